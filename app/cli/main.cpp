@@ -1,0 +1,51 @@
+// taillab-cli: headless runs, scenario listing and latency-log analysis.
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+
+namespace {
+
+const char* kUsage = R"(taillab-cli: TailLab without the window
+
+usage:
+  taillab-cli list                       scenarios, one line each
+  taillab-cli run SCENARIO [--seed N] [--set dotted.path=value ...] [--out FILE]
+                                         run a scenario; writes the result JSON to FILE or stdout
+  taillab-cli hdr [FILE|-] [--input text|u64le] [--hgrm OUT]
+                                         record a latency log (one number a line, or little-endian
+                                         uint64) and print a JSON summary; --hgrm writes the
+                                         percentile distribution in HdrHistogram's format
+  taillab-cli --help
+
+SCENARIO is a path to a scenario file or a name under the scenarios directory
+(e.g. labs/fanout). Exit codes: 0 ok (run: all checks pass or no checks),
+2 bad input, 1 internal error, 3 run finished but a check failed.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace taillab::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::cout << kUsage;
+        return args.empty() ? kExitBadInput : kExitOk;
+    }
+    const std::string command = args[0];
+    args.erase(args.begin());
+    try {
+        if (command == "run") return cmdRun(args);
+        if (command == "list") return cmdList(args);
+        if (command == "hdr") return cmdHdr(args);
+        std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
+        return kExitBadInput;
+    } catch (const UsageError& e) {
+        std::cerr << "taillab-cli " << command << ": " << e.message << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "taillab-cli " << command << ": internal error: " << e.what() << "\n";
+        return kExitInternal;
+    }
+}

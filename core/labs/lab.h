@@ -1,0 +1,42 @@
+// A teaching lab: a small experiment with a closed form, its knobs and its explanation.
+//
+// run() is a pure function of (params, seed): it draws only from RNG streams derived from the
+// seed, never reads a clock, and polls `control` between units of work so a driver can pause or
+// cancel it. When `partial` is set, it is called a few times during the run with a partial result
+// (progress < 1) so a GUI can draw as the run goes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "labs/knob.h"
+#include "labs/lab_result.h"
+#include "sim/run_control.h"
+
+namespace taillab {
+
+using PartialSink = std::function<void(const LabResult&)>;
+
+class Lab {
+public:
+    virtual ~Lab() = default;
+    virtual std::string id() const = 0;            // "fanout"
+    virtual std::string title() const = 0;         // "Fan-out amplification"
+    virtual std::string summary() const = 0;       // one line for `taillab-cli list`
+    virtual std::string explanation() const = 0;   // a few paragraphs, simple HTML allowed
+    virtual std::vector<KnobSpec> knobs() const = 0;
+    // The knob the lab's key chart is drawn against (for the GUI's emphasis).
+    virtual std::string mainKnob() const = 0;
+    virtual LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
+                          const PartialSink& partial) const = 0;
+
+    Params defaultParams() const { return Params(knobs()); }
+};
+
+// All labs, in the order the GUI lists them.
+const std::vector<std::unique_ptr<Lab>>& allLabs();
+const Lab* findLab(const std::string& id);
+
+}  // namespace taillab

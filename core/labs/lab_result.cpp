@@ -1,0 +1,171 @@
+#include "labs/lab_result.h"
+
+#include <cmath>
+
+namespace taillab {
+
+Check makeCheck(std::string name, double simulated, double expected, double tolerance,
+                bool relative, std::string source) {
+    Check c{std::move(name), simulated, expected, tolerance, relative, std::move(source), false};
+    const double allowed = relative ? tolerance * std::abs(expected) : tolerance;
+    c.pass = std::isfinite(simulated) && std::abs(simulated - expected) <= allowed;
+    return c;
+}
+
+Check makeClaim(std::string name, double simulated, double threshold, bool holds,
+                std::string source) {
+    Check c{std::move(name), simulated, threshold, 0.0, false, std::move(source), holds};
+    return c;
+}
+
+bool LabResult::allChecksPass() const {
+    for (const auto& c : checks)
+        if (!c.pass) return false;
+    return true;
+}
+
+const Chart* LabResult::chart(const std::string& id) const {
+    for (const auto& c : charts)
+        if (c.id == id) return &c;
+    return nullptr;
+}
+
+const HdrHistogram* LabResult::distribution(const std::string& name) const {
+    for (const auto& d : distributions)
+        if (d.name == name) return &d.histogram;
+    return nullptr;
+}
+
+std::optional<double> LabResult::figure(const std::string& name) const {
+    for (const auto& [k, v] : figures)
+        if (k == name) return v;
+    return std::nullopt;
+}
+
+std::vector<double> ninesGrid(double max_nines, int points_per_nine) {
+    std::vector<double> grid;
+    const int n = static_cast<int>(std::lround(max_nines * points_per_nine));
+    for (int i = 0; i <= n; ++i) {
+        const double nines = static_cast<double>(i) / points_per_nine;
+        grid.push_back(1.0 - std::pow(10.0, -nines));
+    }
+    return grid;
+}
+
+Series percentileSeries(std::string name, const HdrHistogram& h, double max_nines) {
+    Series s{std::move(name), SeriesRole::Simulated, {}, {}};
+    if (h.empty()) return s;
+    const double resolvable = 1.0 - 1.0 / static_cast<double>(h.totalCount());
+    for (double p : ninesGrid(max_nines)) {
+        if (p > resolvable && !s.x.empty()) break;
+        s.x.push_back(p);
+        s.y.push_back(static_cast<double>(h.valueAtPercentile(p * 100.0)) / 1000.0);
+    }
+    return s;
+}
+
+Series closedFormPercentileSeries(std::string name, const std::function<double(double)>& quantile,
+                                  double max_nines) {
+    Series s{std::move(name), SeriesRole::ClosedForm, {}, {}};
+    for (double p : ninesGrid(max_nines)) {
+        const double q = quantile(p);
+        if (!std::isfinite(q)) continue;
+        s.x.push_back(p);
+        s.y.push_back(q);
+    }
+    return s;
+}
+
+nlohmann::ordered_json summarize(const HdrHistogram& h) {
+    auto ms = [](std::int64_t us) { return static_cast<double>(us) / 1000.0; };
+    nlohmann::ordered_json j;
+    j["count"] = h.totalCount();
+    j["min_ms"] = ms(h.min());
+    j["mean_ms"] = std::round(h.mean()) / 1000.0;
+    j["p50_ms"] = ms(h.valueAtPercentile(50));
+    j["p90_ms"] = ms(h.valueAtPercentile(90));
+    j["p99_ms"] = ms(h.valueAtPercentile(99));
+    j["p99_9_ms"] = ms(h.valueAtPercentile(99.9));
+    j["p99_99_ms"] = ms(h.valueAtPercentile(99.99));
+    j["max_ms"] = ms(h.max());
+    if (h.outOfRangeCount() > 0) j["out_of_range"] = h.outOfRangeCount();
+    return j;
+}
+
+namespace {
+
+const char* roleName(SeriesRole r) {
+    switch (r) {
+        case SeriesRole::Simulated: return "simulated";
+        case SeriesRole::ClosedForm: return "closed_form";
+        case SeriesRole::Published: return "published";
+    }
+    return "simulated";
+}
+
+const char* kindName(ChartKind k) {
+    switch (k) {
+        case ChartKind::Percentile: return "percentile";
+        case ChartKind::XY: return "xy";
+        case ChartKind::Time: return "time";
+    }
+    return "xy";
+}
+
+nlohmann::ordered_json chartJson(const Chart& c) {
+    nlohmann::ordered_json j;
+    j["id"] = c.id;
+    j["title"] = c.title;
+    j["kind"] = kindName(c.kind);
+    j["x_label"] = c.x_label;
+    j["y_label"] = c.y_label;
+    j["log_x"] = c.log_x;
+    j["log_y"] = c.log_y;
+    j["series"] = nlohmann::ordered_json::array();
+    for (const auto& s : c.series) {
+        nlohmann::ordered_json js;
+        js["name"] = s.name;
+        js["role"] = roleName(s.role);
+        js["x"] = s.x;
+        js["y"] = s.y;
+        j["series"].push_back(std::move(js));
+    }
+    return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json toJson(const LabResult& r) {
+    nlohmann::ordered_json j;
+    j["scenario"] = r.scenario;
+    j["lab"] = r.lab;
+    j["seed"] = r.seed;
+    j["parameters"] = r.parameters;
+    if (r.cancelled) j["cancelled"] = true;
+    if (r.progress < 1.0) j["progress"] = r.progress;
+    j["summary"] = nlohmann::ordered_json::object();
+    for (const auto& d : r.distributions) j["summary"][d.name] = summarize(d.histogram);
+    j["figures"] = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.figures) j["figures"][k] = v;
+    j["series"] = nlohmann::ordered_json::array();
+    j["charts"] = nlohmann::ordered_json::array();
+    for (const auto& c : r.charts) {
+        (c.kind == ChartKind::Time ? j["series"] : j["charts"]).push_back(chartJson(c));
+    }
+    j["checks"] = nlohmann::ordered_json::array();
+    for (const auto& c : r.checks) {
+        nlohmann::ordered_json jc;
+        jc["name"] = c.name;
+        jc["simulated"] = c.simulated;
+        jc["closed_form"] = c.closed_form;
+        jc["tolerance"] = c.tolerance;
+        jc["tolerance_kind"] = c.relative ? "relative" : "absolute";
+        jc["source"] = c.source;
+        jc["pass"] = c.pass;
+        j["checks"].push_back(std::move(jc));
+    }
+    j["all_checks_pass"] = r.allChecksPass();
+    return j;
+}
+
+}  // namespace taillab

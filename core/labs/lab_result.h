@@ -1,0 +1,100 @@
+// What a lab run produces: effective parameters, named latency distributions (HDR histograms),
+// charts (simulated series beside their closed-form curves), scalar figures, and checks of
+// simulation against closed form or published figure. Plain data: the GUI draws it, the CLI
+// writes it as JSON, tests assert on it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/hdr_histogram.h"
+
+namespace taillab {
+
+enum class SeriesRole { Simulated, ClosedForm, Published };
+
+struct Series {
+    std::string name;
+    SeriesRole role = SeriesRole::Simulated;
+    std::vector<double> x;
+    std::vector<double> y;
+};
+
+enum class ChartKind {
+    Percentile,  // x: percentile as a fraction in [0, 1), drawn on a log "nines" axis; y: ms
+    XY,          // ordinary x/y
+    Time,        // x: simulated time in seconds; one point per window
+};
+
+struct Chart {
+    std::string id;     // stable, file-name safe: "distribution", "slow_vs_n"
+    std::string title;
+    ChartKind kind = ChartKind::XY;
+    std::string x_label;  // with unit, e.g. "Backends per request (N)"
+    std::string y_label;  // with unit, e.g. "Requests slower than 500 ms (%)"
+    bool log_x = false;
+    bool log_y = false;
+    std::vector<Series> series;
+};
+
+// A simulated value beside its expected value. Passes when |simulated - expected| <= tolerance
+// (absolute) or <= tolerance * |expected| (relative).
+struct Check {
+    std::string name;
+    double simulated = 0;
+    double closed_form = 0;  // the formula's value or the published figure
+    double tolerance = 0;
+    bool relative = false;
+    std::string source;  // "closed form: 1-(1-p)^N" or "published: lab_001.hedge_idle_p95..."
+    bool pass = false;
+};
+
+Check makeCheck(std::string name, double simulated, double expected, double tolerance,
+                bool relative, std::string source);
+// A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
+Check makeClaim(std::string name, double simulated, double threshold, bool holds,
+                std::string source);
+
+struct NamedHistogram {
+    std::string name;      // "request", "backend", ...
+    HdrHistogram histogram;  // in microseconds
+};
+
+struct LabResult {
+    std::string lab;
+    std::string scenario;
+    std::uint64_t seed = 0;
+    nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+    std::vector<NamedHistogram> distributions;
+    std::vector<std::pair<std::string, double>> figures;  // named scalars (units in the name)
+    std::vector<Chart> charts;
+    std::vector<Check> checks;
+    double progress = 1.0;  // < 1 for a partial (streamed) result
+    bool cancelled = false;
+
+    bool allChecksPass() const;
+    const Chart* chart(const std::string& id) const;
+    const HdrHistogram* distribution(const std::string& name) const;
+    std::optional<double> figure(const std::string& name) const;
+};
+
+// Points on the "nines" axis: percentiles 0, 0.5, ... up to 1 - 10^-max_nines, dense in the tail.
+std::vector<double> ninesGrid(double max_nines = 5.0, int points_per_nine = 10);
+// The simulated percentile curve of a histogram (µs in, ms out), up to the last percentile its
+// count can resolve.
+Series percentileSeries(std::string name, const HdrHistogram& h, double max_nines = 5.0);
+// A closed-form percentile curve from a quantile function (probability -> ms).
+Series closedFormPercentileSeries(std::string name, const std::function<double(double)>& quantile,
+                                  double max_nines = 5.0);
+
+// The result file: deterministic bytes for the same inputs.
+nlohmann::ordered_json toJson(const LabResult& r);
+nlohmann::ordered_json summarize(const HdrHistogram& h);
+
+}  // namespace taillab

@@ -1,0 +1,25 @@
+#include "labs/labs.h"
+
+namespace taillab {
+
+const std::vector<std::unique_ptr<Lab>>& allLabs() {
+    static const std::vector<std::unique_ptr<Lab>> labs = [] {
+        std::vector<std::unique_ptr<Lab>> v;
+        v.push_back(makeFanoutLab());
+        v.push_back(makeHedgeIdleLab());
+        v.push_back(makeHedgeLoadedLab());
+        v.push_back(makePowerOfDLab());
+        v.push_back(makeCoordinatedOmissionLab());
+        v.push_back(makeAveragingPercentilesLab());
+        return v;
+    }();
+    return labs;
+}
+
+const Lab* findLab(const std::string& id) {
+    for (const auto& l : allLabs())
+        if (l->id() == id) return l.get();
+    return nullptr;
+}
+
+}  // namespace taillab

@@ -1,0 +1,264 @@
+#include "scenario/scenario.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "labs/lab.h"
+#include "scenario/json_locate.h"
+
+namespace taillab {
+namespace {
+
+std::string formatWhere(const std::string& file, std::optional<int> line, std::optional<int> col,
+                        const std::string& path) {
+    std::ostringstream out;
+    out << (file.empty() ? std::string("<scenario>") : file);
+    if (line) out << ':' << *line;
+    if (line && col) out << ':' << *col;
+    out << ": ";
+    if (!path.empty()) out << path << ": ";
+    return out.str();
+}
+
+class Validator {
+public:
+    Validator(const std::string& text, std::string file, std::vector<std::string> overridden)
+        : text_(text), file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+    [[noreturn]] void fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
+                           LocateTarget target = LocateTarget::Value) const {
+        const std::string path = ptr.to_string();
+        for (const auto& o : overridden_) {
+            if (path == o || path.rfind(o + "/", 0) == 0)
+                throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
+                                    std::nullopt, path, message);
+        }
+        const auto pos = locateJson(text_, ptr, target);
+        throw ScenarioError(file_, pos ? std::optional<int>(pos->line) : std::nullopt,
+                            pos ? std::optional<int>(pos->column) : std::nullopt, path, message);
+    }
+
+    static std::string pointerToDotted(const std::string& p) {
+        std::string s = p.substr(p.empty() ? 0 : 1);
+        std::replace(s.begin(), s.end(), '/', '.');
+        return s;
+    }
+
+    const nlohmann::json& require(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
+                                  const std::string& key, nlohmann::json::value_t type,
+                                  const char* expected) const {
+        if (!obj.contains(key)) fail(at, "missing required key '" + key + "' (" + expected + ")");
+        const auto& v = obj.at(key);
+        const bool ok = type == nlohmann::json::value_t::number_unsigned
+                            ? v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)
+                            : v.type() == type;
+        if (!ok)
+            fail(at / key, std::string("expected ") + expected + ", found " + v.type_name() + " " +
+                               v.dump());
+        return v;
+    }
+
+    void rejectUnknown(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
+                       const std::vector<std::string>& allowed) const {
+        for (const auto& [k, v] : obj.items()) {
+            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+            std::string list;
+            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+            fail(at / k, "unknown key '" + k + "' (expected one of: " + list + ")",
+                 LocateTarget::Key);
+        }
+    }
+
+private:
+    const std::string& text_;
+    std::string file_;
+    std::vector<std::string> overridden_;
+};
+
+nlohmann::json::json_pointer dottedToPointer(const std::string& dotted) {
+    std::string p;
+    std::stringstream ss(dotted);
+    std::string part;
+    while (std::getline(ss, part, '.')) {
+        if (part.empty()) throw std::invalid_argument("empty component in path '" + dotted + "'");
+        p += "/" + part;
+    }
+    return nlohmann::json::json_pointer(p);
+}
+
+}  // namespace
+
+ScenarioError::ScenarioError(std::string file, std::optional<int> line, std::optional<int> column,
+                             std::string path, std::string message)
+    : std::runtime_error(formatWhere(file, line, column, path) + message),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      path_(std::move(path)),
+      detail_(std::move(message)) {}
+
+void applyOverride(nlohmann::json& doc, const std::string& assignment) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw ScenarioError("--set " + assignment, std::nullopt, std::nullopt, "",
+                            "expected dotted.path=value");
+    const std::string path = assignment.substr(0, eq);
+    const std::string raw = assignment.substr(eq + 1);
+    nlohmann::json value = nlohmann::json::parse(raw, nullptr, false);
+    if (value.is_discarded()) value = raw;
+    try {
+        const auto ptr = dottedToPointer(path);
+        if (!doc.is_object())
+            throw std::invalid_argument("the scenario is not an object");
+        // Create intermediate objects only where the parent is an object.
+        if (!ptr.parent_pointer().empty() && !doc.contains(ptr.parent_pointer()))
+            doc[ptr.parent_pointer()] = nlohmann::json::object();
+        if (!doc.at(ptr.parent_pointer()).is_object())
+            throw std::invalid_argument("'" + ptr.parent_pointer().to_string() +
+                                        "' is not an object");
+        doc[ptr] = value;
+    } catch (const ScenarioError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw ScenarioError("--set " + assignment, std::nullopt, std::nullopt, "", e.what());
+    }
+}
+
+Scenario parseScenario(const std::string& text, const std::string& file,
+                       const std::vector<std::string>& overrides) {
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        const auto pos = positionOfOffset(text, e.byte > 0 ? e.byte - 1 : 0);
+        std::string msg = e.what();
+        // nlohmann's message starts with its own prefix; keep the part after "syntax error ".
+        const auto cut = msg.find("syntax error");
+        if (cut != std::string::npos) msg = msg.substr(cut);
+        throw ScenarioError(file, pos.line, pos.column, "", "invalid JSON: " + msg);
+    }
+
+    std::vector<std::string> overridden;
+    for (const auto& o : overrides) {
+        applyOverride(doc, o);
+        overridden.push_back(dottedToPointer(o.substr(0, o.find('='))).to_string());
+    }
+
+    Validator v(text, file, overridden);
+    using json = nlohmann::json;
+    const json::json_pointer root;
+    if (!doc.is_object())
+        v.fail(root, std::string("expected a JSON object, found ") + doc.type_name());
+    v.rejectUnknown(doc, root,
+                    {"schema_version", "name", "title", "lab", "seed", "params", "notes", "expect"});
+
+    const auto& version =
+        v.require(doc, root, "schema_version", json::value_t::number_unsigned, "an integer");
+    if (version.get<std::int64_t>() != kScenarioSchemaVersion)
+        v.fail(root / "schema_version", "unsupported schema version " + version.dump() +
+                                            " (this TailLab reads version " +
+                                            std::to_string(kScenarioSchemaVersion) + ")");
+
+    Scenario s;
+    s.file = file;
+    s.name = v.require(doc, root, "name", json::value_t::string, "a string").get<std::string>();
+    if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+                              std::string::npos)
+        v.fail(root / "name", "expected a non-empty name of a-z, 0-9, '-' and '_', found \"" +
+                                  s.name + "\"");
+    if (doc.contains("title"))
+        s.title = v.require(doc, root, "title", json::value_t::string, "a string").get<std::string>();
+    if (doc.contains("notes"))
+        s.notes = v.require(doc, root, "notes", json::value_t::string, "a string").get<std::string>();
+    if (doc.contains("seed"))
+        s.seed = v.require(doc, root, "seed", json::value_t::number_unsigned,
+                           "a non-negative integer")
+                     .get<std::uint64_t>();
+
+    s.lab = v.require(doc, root, "lab", json::value_t::string, "a string").get<std::string>();
+    const Lab* lab = findLab(s.lab);
+    if (!lab) {
+        std::string list;
+        for (const auto& l : allLabs()) list += (list.empty() ? "" : ", ") + l->id();
+        v.fail(root / "lab", "unknown lab \"" + s.lab + "\" (expected one of: " + list + ")");
+    }
+    if (s.title.empty()) s.title = lab->title();
+
+    s.params = lab->defaultParams();
+    if (doc.contains("params")) {
+        const auto& params = v.require(doc, root, "params", json::value_t::object, "an object");
+        std::vector<std::string> keys;
+        for (const auto& k : s.params.specs()) keys.push_back(k.key);
+        v.rejectUnknown(params, root / "params", keys);
+        for (const auto& [k, value] : params.items()) {
+            try {
+                s.params.setJson(k, value);
+            } catch (const std::invalid_argument& e) {
+                v.fail(root / "params" / k, e.what());
+            }
+        }
+    }
+    if (doc.contains("expect")) {
+        const auto& list = v.require(doc, root, "expect", json::value_t::array, "an array");
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto at = root / "expect" / i;
+            const auto& e = list[i];
+            if (!e.is_object()) v.fail(at, std::string("expected an object, found ") + e.type_name());
+            v.rejectUnknown(e, at, {"figure", "value", "tolerance", "relative", "at_least",
+                                    "at_most", "source"});
+            Expectation x;
+            x.figure = v.require(e, at, "figure", json::value_t::string, "a figure name")
+                           .get<std::string>();
+            auto number = [&](const char* key) -> std::optional<double> {
+                if (!e.contains(key)) return std::nullopt;
+                if (!e.at(key).is_number())
+                    v.fail(at / key, std::string("expected a number, found ") +
+                                         e.at(key).type_name() + " " + e.at(key).dump());
+                return e.at(key).get<double>();
+            };
+            x.value = number("value");
+            x.at_least = number("at_least");
+            x.at_most = number("at_most");
+            if (x.value) {
+                const auto tol = number("tolerance");
+                if (!tol || *tol < 0)
+                    v.fail(at, "an expectation with \"value\" needs a non-negative \"tolerance\"");
+                x.tolerance = *tol;
+            } else if (!x.at_least && !x.at_most) {
+                v.fail(at, "expected \"value\" with \"tolerance\", or \"at_least\"/\"at_most\"");
+            }
+            if (e.contains("relative"))
+                x.relative = v.require(e, at, "relative", json::value_t::boolean, "true or false")
+                                 .get<bool>();
+            if (e.contains("source"))
+                x.source = v.require(e, at, "source", json::value_t::string, "a string")
+                               .get<std::string>();
+            s.expect.push_back(std::move(x));
+        }
+    }
+    return s;
+}
+
+Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ScenarioError(path, std::nullopt, std::nullopt, "", "cannot open file");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return parseScenario(buffer.str(), path, overrides);
+}
+
+std::vector<std::string> findScenarioFiles(const std::string& directory) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(directory, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_regular_file() && it->path().extension() == ".json")
+            out.push_back(it->path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace taillab

@@ -1,0 +1,89 @@
+// Scenario files: JSON with a schema version, parsed into a typed, validated Scenario.
+//
+//   {
+//     "schema_version": 1,
+//     "name": "fanout-100",          // file-name safe identifier
+//     "title": "Fan-out amplification",
+//     "lab": "fanout",               // which lab runs it
+//     "seed": 42,
+//     "params": { "backends": 100 }, // knob values; unlisted knobs take their defaults
+//     "notes": "free text: what fitted parameters stand for",
+//     "expect": [                    // optional: figures the run must reproduce
+//       {"figure": "p999_after_ms", "value": 34, "tolerance": 0.15, "relative": true,
+//        "source": "lab_001.hedge_idle_p95.p999_after_ms"},
+//       {"figure": "median_ratio_dup_at_0_7", "at_least": 5, "source": "..."}
+//     ]
+//   }
+//
+// Every mistake is an error naming the file, the line and column (when the text has them), the
+// JSON path, what was expected and what was found. Unknown keys are errors, so a typo is never
+// silently ignored. Overrides (`--set params.backends=50`) are validated exactly like the file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "labs/knob.h"
+
+namespace taillab {
+
+constexpr int kScenarioSchemaVersion = 1;
+
+class ScenarioError : public std::runtime_error {
+public:
+    ScenarioError(std::string file, std::optional<int> line, std::optional<int> column,
+                  std::string path, std::string message);
+    const std::string& file() const { return file_; }
+    std::optional<int> line() const { return line_; }
+    std::optional<int> column() const { return column_; }
+    const std::string& path() const { return path_; }  // JSON pointer, "" for syntax errors
+    const std::string& detail() const { return detail_; }
+
+private:
+    std::string file_;
+    std::optional<int> line_;
+    std::optional<int> column_;
+    std::string path_;
+    std::string detail_;
+};
+
+// A figure the run must reproduce: either value ± tolerance, or a one-sided bound.
+struct Expectation {
+    std::string figure;
+    std::optional<double> value;
+    double tolerance = 0;
+    bool relative = false;
+    std::optional<double> at_least;
+    std::optional<double> at_most;
+    std::string source;
+};
+
+struct Scenario {
+    std::string file;  // where it came from ("" for built-in)
+    std::string name;
+    std::string title;
+    std::string lab;
+    std::uint64_t seed = 1;
+    Params params;
+    std::string notes;
+    std::vector<Expectation> expect;
+};
+
+// Parses and validates scenario text. `file` is only used in messages.
+Scenario parseScenario(const std::string& text, const std::string& file,
+                       const std::vector<std::string>& overrides = {});
+Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Applies one "dotted.path=value" override to a scenario document (value parsed as JSON when it
+// is valid JSON, else taken as a string). Throws ScenarioError naming the override.
+void applyOverride(nlohmann::json& doc, const std::string& assignment);
+
+// Scenario files under a directory (recursively), sorted by path.
+std::vector<std::string> findScenarioFiles(const std::string& directory);
+
+}  // namespace taillab

@@ -1,0 +1,61 @@
+// Seeded random-number streams.
+//
+// Every component draws from its own stream, derived from (run seed, stream name), so adding a
+// component or a draw in one place never shifts the draws of another. The generator is
+// xoshiro256** (Blackman and Vigna), seeded through SplitMix64; the name is hashed with FNV-1a.
+// All transforms to floating point are written here, not taken from <random>, so results are the
+// same with every standard library.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace taillab {
+
+class Rng {
+public:
+    // A stream for `name` under the run seed `seed`.
+    Rng(std::uint64_t seed, std::string_view name);
+    explicit Rng(std::uint64_t raw_seed);
+
+    std::uint64_t next() {
+        const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+        const std::uint64_t t = s_[1] << 17;
+        s_[2] ^= s_[0];
+        s_[3] ^= s_[1];
+        s_[1] ^= s_[2];
+        s_[0] ^= s_[3];
+        s_[2] ^= t;
+        s_[3] = rotl(s_[3], 45);
+        return result;
+    }
+
+    // Uniform in [0, 1) with 53 random bits.
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    // Uniform in (0, 1]: safe to take the log of.
+    double uniformOpen() { return (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53; }
+    // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift, bias below 2^-64 * n).
+    std::uint64_t below(std::uint64_t n) {
+        __extension__ using U128 = unsigned __int128;
+        return static_cast<std::uint64_t>((static_cast<U128>(next()) * n) >> 64);
+    }
+    bool bernoulli(double p) { return uniform() < p; }
+    // Exponential with the given mean.
+    double exponential(double mean);
+    // Standard normal (Marsaglia polar method; caches the second value).
+    double normal();
+
+    // A child stream, independent of this one, for a named sub-component.
+    Rng fork(std::string_view name) const;
+
+private:
+    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+    std::uint64_t s_[4];
+    double spare_ = 0.0;
+    bool hasSpare_ = false;
+};
+
+// FNV-1a 64-bit hash of a name; stable across platforms.
+std::uint64_t hashName(std::string_view name);
+
+}  // namespace taillab
