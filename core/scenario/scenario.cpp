@@ -1,6 +1,7 @@
 #include "scenario/scenario.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -77,6 +78,23 @@ private:
     std::vector<std::string> overridden_;
 };
 
+// nlohmann reports the byte after the offending token; point at the token's first character.
+std::size_t tokenStart(const std::string& text, std::size_t byteAfter) {
+    if (byteAfter == 0 || text.empty()) return 0;
+    std::size_t i = std::min(byteAfter, text.size()) - 1;
+    if (text[i] == '"') {
+        while (i > 0) {
+            --i;
+            if (text[i] == '"' && (i == 0 || text[i - 1] != '\\')) return i;
+        }
+        return 0;
+    }
+    auto inWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
+    if (!inWord(text[i])) return i;
+    while (i > 0 && inWord(text[i - 1])) --i;
+    return i;
+}
+
 nlohmann::json::json_pointer dottedToPointer(const std::string& dotted) {
     std::string p;
     std::stringstream ss(dotted);
@@ -132,7 +150,7 @@ Scenario parseScenario(const std::string& text, const std::string& file,
     try {
         doc = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-        const auto pos = positionOfOffset(text, e.byte > 0 ? e.byte - 1 : 0);
+        const auto pos = positionOfOffset(text, tokenStart(text, e.byte));
         std::string msg = e.what();
         // nlohmann's message starts with its own prefix; keep the part after "syntax error ".
         const auto cut = msg.find("syntax error");

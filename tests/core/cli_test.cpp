@@ -1,0 +1,141 @@
+// taillab-cli as a user runs it: the real binary, real files, exit codes and messages.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;  // stdout and stderr, merged
+};
+
+Outcome runCli(const std::string& args) {
+    const std::string cmd = std::string(TAILLAB_CLI_PATH) + " " + args + " 2>&1";
+    Outcome o;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return o;
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) o.out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return o;
+}
+
+std::string readFile(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("taillab-cli-test-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    fs::path dir_;
+};
+
+TEST_F(Cli, HelpAndUnknownCommand) {
+    auto o = runCli("--help");
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_NE(o.out.find("taillab-cli run SCENARIO"), std::string::npos);
+    o = runCli("frobnicate");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find("unknown command 'frobnicate'"), std::string::npos);
+    EXPECT_EQ(runCli("").exit_code, 2);
+}
+
+TEST_F(Cli, ListShowsEveryScenarioAndNoneIsInvalid) {
+    const auto o = runCli("list");
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_NE(o.out.find("labs/fanout\tfanout\t"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("INVALID"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, RunWritesTheResultContract) {
+    const auto o = runCli("run labs/fanout --out " + path("r.json"));
+    ASSERT_EQ(o.exit_code, 0) << o.out;
+    const auto j = nlohmann::json::parse(readFile(path("r.json")));
+    EXPECT_EQ(j.at("scenario"), "fanout");
+    EXPECT_EQ(j.at("lab"), "fanout");
+    EXPECT_TRUE(j.at("seed").is_number_unsigned());
+    EXPECT_TRUE(j.at("parameters").is_object());
+    EXPECT_TRUE(j.at("summary").is_object());
+    EXPECT_TRUE(j.at("series").is_array());
+    ASSERT_TRUE(j.at("checks").is_array());
+    EXPECT_FALSE(j.at("checks").empty());
+    for (const auto& c : j.at("checks")) {
+        for (const char* key : {"name", "simulated", "closed_form", "tolerance", "pass"})
+            EXPECT_TRUE(c.contains(key)) << key;
+        EXPECT_TRUE(c.at("pass").get<bool>()) << c.dump();
+    }
+}
+
+TEST_F(Cli, SameSeedSameBytesOtherSeedOtherResult) {
+    ASSERT_EQ(runCli("run labs/fanout --seed 11 --out " + path("a.json")).exit_code, 0);
+    ASSERT_EQ(runCli("run labs/fanout --seed 11 --out " + path("b.json")).exit_code, 0);
+    ASSERT_EQ(runCli("run labs/fanout --seed 12 --out " + path("c.json")).exit_code, 0);
+    const std::string a = readFile(path("a.json"));
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, readFile(path("b.json")));
+    auto ja = nlohmann::json::parse(a), jc = nlohmann::json::parse(readFile(path("c.json")));
+    ja.erase("seed");
+    jc.erase("seed");
+    EXPECT_NE(ja.dump(), jc.dump()) << "a different seed must change the simulated figures";
+}
+
+TEST_F(Cli, SetOverridesAParameterAndIsValidated) {
+    auto o = runCli("run labs/fanout --set params.requests=20000 --out " + path("r.json"));
+    ASSERT_EQ(o.exit_code, 0) << o.out;
+    const auto j = nlohmann::json::parse(readFile(path("r.json")));
+    EXPECT_EQ(j.at("parameters").at("requests"), 20000);
+    o = runCli("run labs/fanout --set params.requests=lots");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find("--set params.requests"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("expected a number"), std::string::npos) << o.out;
+    o = runCli("run labs/fanout --set params.no_such_knob=1");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find("unknown key 'no_such_knob'"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, BadScenarioFileGivesFileLineColumn) {
+    std::ofstream(path("bad.json")) << "{\n  \"schema_version\": 1,\n  \"name\": \"bad\",\n"
+                                       "  \"lab\": \"fanout\",\n  \"params\": {\"requets\": 5}\n}\n";
+    const auto o = runCli("run " + path("bad.json"));
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find(path("bad.json") + ":5:15: /params/requets: unknown key 'requets'"),
+              std::string::npos)
+        << o.out;
+}
+
+TEST_F(Cli, MissingScenarioAndBadOptions) {
+    auto o = runCli("run no/such/scenario");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find("no scenario file 'no/such/scenario'"), std::string::npos) << o.out;
+    o = runCli("run labs/fanout --seed -3");
+    EXPECT_EQ(o.exit_code, 2);
+    o = runCli("run labs/fanout --bogus");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find("unknown option '--bogus'"), std::string::npos);
+    o = runCli("run");
+    EXPECT_EQ(o.exit_code, 2);
+}
+
+}  // namespace

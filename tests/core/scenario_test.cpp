@@ -1,0 +1,159 @@
+// Scenario files: every mistake gets one clear error naming file, line, column, JSON path, what
+// was expected and what was found.
+#include <gtest/gtest.h>
+
+#include "labs/lab.h"
+#include "run/runner.h"
+#include "scenario/json_locate.h"
+#include "scenario/scenario.h"
+
+namespace taillab {
+namespace {
+
+ScenarioError parseError(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    try {
+        parseScenario(text, "bad.json", overrides);
+    } catch (const ScenarioError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "expected a ScenarioError for:\n" << text;
+    return ScenarioError("", std::nullopt, std::nullopt, "", "");
+}
+
+const char* kGood = R"({
+  "schema_version": 1,
+  "name": "fanout-test",
+  "lab": "fanout",
+  "seed": 7,
+  "params": {"requests": 20000}
+})";
+
+TEST(Scenario, ParsesAValidFile) {
+    const Scenario s = parseScenario(kGood, "good.json");
+    EXPECT_EQ(s.name, "fanout-test");
+    EXPECT_EQ(s.lab, "fanout");
+    EXPECT_EQ(s.seed, 7u);
+    EXPECT_EQ(s.params.integer("requests"), 20000);
+    EXPECT_FALSE(s.title.empty());  // falls back to the lab's title
+}
+
+TEST(Scenario, SyntaxErrorNamesLineAndColumn) {
+    const auto e = parseError("{\n  \"schema_version\": 1,\n  \"name\": \"x\" \"lab\": 3\n}");
+    EXPECT_EQ(e.file(), "bad.json");
+    ASSERT_TRUE(e.line());
+    EXPECT_EQ(*e.line(), 3);
+    ASSERT_TRUE(e.column());
+    EXPECT_EQ(*e.column(), 15);
+    EXPECT_NE(std::string(e.what()).find("bad.json:3:15"), std::string::npos) << e.what();
+}
+
+TEST(Scenario, UnknownTopLevelKeyIsAnErrorAtTheKey) {
+    const auto e = parseError(
+        "{\n  \"schema_version\": 1,\n  \"name\": \"x\",\n  \"lab\": \"fanout\",\n  \"sed\": 4\n}");
+    EXPECT_EQ(e.path(), "/sed");
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_EQ(e.column(), 3);
+    EXPECT_NE(e.detail().find("unknown key 'sed'"), std::string::npos) << e.what();
+    EXPECT_NE(e.detail().find("seed"), std::string::npos) << "should list the allowed keys";
+}
+
+TEST(Scenario, UnknownKnobIsAnErrorNamingTheKnobs) {
+    const auto e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "params": {"requestz": 5}})");
+    EXPECT_EQ(e.path(), "/params/requestz");
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.column(), 14);
+    EXPECT_NE(e.detail().find("requests"), std::string::npos) << e.what();
+}
+
+TEST(Scenario, WrongTypeSaysExpectedAndFound) {
+    const auto e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "params": {"requests": "many"}})");
+    EXPECT_EQ(e.path(), "/params/requests");
+    EXPECT_NE(e.detail().find("expected a number"), std::string::npos) << e.what();
+    EXPECT_NE(e.detail().find("\"many\""), std::string::npos) << e.what();
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.column(), 26);
+}
+
+TEST(Scenario, OutOfRangeAndFractionalIntegersAreRejected) {
+    auto e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout", "params": {"requests": -5}})");
+    EXPECT_NE(e.detail().find("expected a number in ["), std::string::npos) << e.what();
+    EXPECT_NE(e.detail().find("-5"), std::string::npos) << e.what();
+    e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout", "params": {"requests": 1500.5}})");
+    EXPECT_NE(e.detail().find("whole number"), std::string::npos) << e.what();
+}
+
+TEST(Scenario, MissingAndUnknownLab) {
+    auto e = parseError(R"({"schema_version": 1, "name": "x"})");
+    EXPECT_NE(e.detail().find("missing required key 'lab'"), std::string::npos) << e.what();
+    e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanot"})");
+    EXPECT_EQ(e.path(), "/lab");
+    EXPECT_NE(e.detail().find("fanout"), std::string::npos) << "should list the labs: " << e.what();
+}
+
+TEST(Scenario, SchemaVersionIsChecked) {
+    const auto e = parseError(R"({"schema_version": 2, "name": "x", "lab": "fanout"})");
+    EXPECT_EQ(e.path(), "/schema_version");
+    EXPECT_NE(e.detail().find("unsupported schema version 2"), std::string::npos);
+}
+
+TEST(Scenario, BadNameAndNegativeSeed) {
+    auto e = parseError(R"({"schema_version": 1, "name": "Has Space", "lab": "fanout"})");
+    EXPECT_EQ(e.path(), "/name");
+    e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout", "seed": -1})");
+    EXPECT_EQ(e.path(), "/seed");
+    EXPECT_NE(e.detail().find("non-negative integer"), std::string::npos);
+}
+
+TEST(Scenario, NotAnObject) {
+    const auto e = parseError("[1, 2]");
+    EXPECT_NE(e.detail().find("expected a JSON object"), std::string::npos);
+}
+
+TEST(Scenario, OverridesApplyAndAreValidatedLikeTheFile) {
+    const Scenario s = parseScenario(kGood, "good.json", {"params.requests=30000", "seed=9"});
+    EXPECT_EQ(s.params.integer("requests"), 30000);
+    EXPECT_EQ(s.seed, 9u);
+    const auto e = parseError(kGood, {"params.requests=oops"});
+    EXPECT_EQ(e.path(), "/params/requests");
+    EXPECT_NE(std::string(e.what()).find("--set params.requests"), std::string::npos) << e.what();
+    const auto typo = parseError(kGood, {"params.requestz=5"});
+    EXPECT_EQ(typo.path(), "/params/requestz");
+    const auto malformed = parseError(kGood, {"params.requests"});
+    EXPECT_NE(malformed.detail().find("dotted.path=value"), std::string::npos);
+}
+
+TEST(Scenario, ExpectationsAreValidated) {
+    auto e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "expect": [{"figure": "f", "value": 1}]})");
+    EXPECT_EQ(e.path(), "/expect/0");
+    EXPECT_NE(e.detail().find("tolerance"), std::string::npos);
+    e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "expect": [{"figure": "f", "at_leest": 1}]})");
+    EXPECT_EQ(e.path(), "/expect/0/at_leest");
+}
+
+TEST(Scenario, ExpectationOfAnUnknownFigureFailsTheRun) {
+    const Scenario s = parseScenario(R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "params": {"requests": 20000},
+  "expect": [{"figure": "no_such_figure", "at_least": 0}]})",
+                                     "x.json");
+    EXPECT_THROW(runScenario(s), ScenarioError);
+}
+
+TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
+    const std::string text = "{\n \"a\": {\"b\": [10, {\"c\": true}]},\n \"d\": 1\n}";
+    auto p = locateJson(text, nlohmann::json::json_pointer("/a/b/1/c"));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->line, 2);
+    EXPECT_EQ(p->column, 24);
+    p = locateJson(text, nlohmann::json::json_pointer("/d"), LocateTarget::Key);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->line, 3);
+    EXPECT_EQ(p->column, 2);
+    EXPECT_FALSE(locateJson(text, nlohmann::json::json_pointer("/zz")));
+}
+
+}  // namespace
+}  // namespace taillab
