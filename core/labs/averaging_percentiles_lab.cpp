@@ -1,32 +1,366 @@
-// PLACEHOLDER: replaced by the real lab. Must not be committed.
+// Lab "averaging_percentiles": the mean of per-host percentiles against the percentile of all
+// requests pooled (from a merged HDR histogram), as the odd host's traffic share moves.
+//
+// Model and closed forms: see labs/averaging_percentiles_model.h. The mean of host pXX ignores
+// traffic; the pooled pXX is the mixture's quantile, sum_j w_j F_j(Q) = p, solved by bisection.
+// A quiet odd host with a bad tail makes the mean overstate the pooled pXX
+// (scenarios/labs/averaging-percentiles.json); a busy host with a moderate tail beside idle fast
+// ones makes it understate (averaging-percentiles-understates.json). Counts over a threshold add
+// across hosts exactly. Illustrates essay 003's "Averaging percentiles across hosts"; the essay
+// gives no figures, so the checks are against the closed forms, with tolerances from the sample
+// quantile's standard error sqrt(p(1-p)/n)/f(q).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "labs/averaging_percentiles_model.h"
 #include "labs/labs.h"
 
 namespace taillab {
 namespace {
 
+using avg::Fleet;
+
+constexpr double kSigmas = 4;                  // check tolerance in standard errors
+constexpr double kHdrResolution = 1.0 / 1024;  // 3 significant digits
+constexpr double kSweepShares[] = {0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.6, 0.9};
+constexpr double kMinShare = 0.001, kMaxShare = 0.99;
+
+double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
+
+std::string percentileName(double percent) {
+    std::ostringstream out;
+    out << "p" << percent;
+    return out.str();
+}
+
+// One fleet's simulated view: what a dashboard averages, and what the pool says.
+struct Measured {
+    double share = 0;
+    std::vector<double> hostMs;  // each host's pXX
+    double meanOfHostsMs = 0;
+    double pooledMs = 0;
+    double errorMs() const { return meanOfHostsMs - pooledMs; }
+};
+
+Measured measure(double share, const std::vector<HdrHistogram>& hosts, const HdrHistogram& pooled,
+                 double percent) {
+    Measured m{share, {}, 0, ms(pooled.valueAtPercentile(percent))};
+    for (const auto& h : hosts) m.hostMs.push_back(ms(h.valueAtPercentile(percent)));
+    for (double v : m.hostMs) m.meanOfHostsMs += v / static_cast<double>(hosts.size());
+    return m;
+}
+
+HdrHistogram mergeAll(const std::vector<HdrHistogram>& hosts) {
+    HdrHistogram pooled(hosts.front().config());
+    for (const auto& h : hosts) pooled.merge(h);
+    return pooled;
+}
+
+std::vector<Rng> streams(std::uint64_t seed, const std::string& prefix, int hosts) {
+    std::vector<Rng> s;
+    for (int h = 0; h < hosts; ++h)
+        s.emplace_back(seed, "averaging_percentiles/" + prefix + "host_" + std::to_string(h));
+    return s;
+}
+
 class AveragingPercentilesLab final : public Lab {
-public:
+  public:
     std::string id() const override { return "averaging_percentiles"; }
     std::string title() const override { return "Averaging percentiles"; }
-    std::string summary() const override { return "Averaging percentiles"; }
-    std::string explanation() const override { return "Averaging percentiles"; }
-    std::vector<KnobSpec> knobs() const override {
-        return {KnobSpec::integer("requests", "Requests", "requests", 1000, 10000000, 100000,
-                                  "How many requests to simulate")};
+    std::string summary() const override {
+        return "The mean of per-host p99s is not the p99 of the requests, and errs both ways";
     }
-    std::string mainKnob() const override { return "requests"; }
-    LabResult run(const Params& params, std::uint64_t seed, RunControl&,
-                  const PartialSink&) const override {
-        LabResult r;
-        r.lab = id();
-        r.seed = seed;
-        r.parameters = params.toJson();
+    std::string explanation() const override;
+    std::vector<KnobSpec> knobs() const override;
+    std::string mainKnob() const override { return "odd_share"; }
+    LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
+                  const PartialSink& partial) const override;
+
+  private:
+    struct Run;
+    void fillMain(Run& run, const std::vector<HdrHistogram>& hosts,
+                  const HdrHistogram& pooled) const;
+    void fillCountChecks(Run& run, const std::vector<HdrHistogram>& hosts,
+                         const HdrHistogram& pooled, double thresholdMs) const;
+    static Chart errorChart(const Run& run);
+};
+
+struct AveragingPercentilesLab::Run {
+    Fleet fleet;
+    double percent = 99;
+    std::int64_t requests = 0;
+    std::vector<std::int64_t> split;
+    LabResult result;
+    Series sweep{"simulated, N/8 requests each", SeriesRole::Simulated, {}, {}};
+    std::optional<Measured> main;
+    double p() const { return percent / 100.0; }
+};
+
+std::vector<KnobSpec> AveragingPercentilesLab::knobs() const {
+    return {
+        KnobSpec::integer("hosts", "Hosts", "hosts", 2, 100, 4,
+                          "Hosts in the fleet, the odd one included"),
+        KnobSpec::real("odd_share", "Odd host's traffic", "fraction", kMinShare, kMaxShare, 0.01,
+                       "Share of all requests the odd host serves; the others split the rest")
+            .log(),
+        KnobSpec::real("odd_slowness", "Odd host's slowness", "x", 1, 100, 10,
+                       "Every quantile of the odd host is this many times the healthy hosts'")
+            .log(),
+        KnobSpec::real("percentile", "Percentile", "%", 50, 99.99, 99,
+                       "Which percentile the dashboard averages (99 = p99)"),
+        KnobSpec::integer(
+            "requests", "Requests", "requests", 1000, 10000000, 100000,
+            "Requests across the fleet for this run (each sweep point uses an eighth)")
+            .log(),
+        KnobSpec::real("sigma", "Latency spread", "sigma", 0.1, 2, 0.5,
+                       "Lognormal shape of every host (healthy median 10 ms)")
+            .hidden(),
+    };
+}
+
+LabResult AveragingPercentilesLab::run(const Params& params, std::uint64_t seed,
+                                       RunControl& control, const PartialSink& partial) const {
+    Run run;
+    run.fleet.hosts = params.integer("hosts");
+    run.fleet.odd_share = params.real("odd_share");
+    run.fleet.odd_slowness = params.real("odd_slowness");
+    run.fleet.healthy.sigma = params.real("sigma");
+    run.percent = params.real("percentile");
+    run.requests = params.integer64("requests");
+    run.split = run.fleet.split(run.requests);
+    LabResult& r = run.result;
+    r.lab = id();
+    r.seed = seed;
+    r.parameters = params.toJson();
+
+    const std::int64_t sweepRequests = std::clamp<std::int64_t>(run.requests / 8, 1000, 125000);
+    const double total = static_cast<double>(run.requests) +
+                         static_cast<double>(sweepRequests) * std::size(kSweepShares);
+    std::vector<HdrHistogram> hosts(static_cast<std::size_t>(run.fleet.hosts),
+                                    HdrHistogram(run.fleet.histogramConfig()));
+    auto main = streams(seed, "", run.fleet.hosts);
+    if (!avg::sampleFleet(run.fleet, run.split, main, hosts, control, 0.0,
+                          static_cast<double>(run.requests) / total)) {
+        r.cancelled = true;
+        r.progress = control.progress();
         return r;
     }
-};
+    const HdrHistogram pooled = mergeAll(hosts);
+    fillMain(run, hosts, pooled);
+    double done = static_cast<double>(run.requests);
+    for (std::size_t i = 0; i < std::size(kSweepShares); ++i) {
+        if (partial) {
+            LabResult p = r;
+            p.progress = done / total;
+            p.charts.push_back(errorChart(run));
+            partial(p);
+        }
+        Fleet f = run.fleet;
+        f.odd_share = kSweepShares[i];
+        for (auto& h : hosts) h.reset();
+        auto s = streams(seed, "sweep_" + std::to_string(i) + "/", f.hosts);
+        const double next = done + static_cast<double>(sweepRequests);
+        if (!avg::sampleFleet(f, f.split(sweepRequests), s, hosts, control, done / total,
+                              next / total)) {
+            r.cancelled = true;
+            r.progress = done / total;
+            r.charts.insert(r.charts.begin(), errorChart(run));
+            return r;
+        }
+        const Measured m = measure(f.odd_share, hosts, mergeAll(hosts), run.percent);
+        run.sweep.x.push_back(m.share);
+        run.sweep.y.push_back(m.errorMs());
+        done = next;
+    }
+    control.reportProgress(1.0);
+    r.charts.insert(r.charts.begin(), errorChart(run));
+    return r;
+}
+
+void AveragingPercentilesLab::fillMain(Run& run, const std::vector<HdrHistogram>& hosts,
+                                       const HdrHistogram& pooled) const {
+    const Fleet& f = run.fleet;
+    const double p = run.p();
+    const Measured m = measure(f.odd_share, hosts, pooled, run.percent);
+    run.main = m;
+    LabResult& r = run.result;
+    r.distributions.push_back({"pooled", pooled});
+    r.distributions.push_back({"odd_host", hosts[0]});
+    r.distributions.push_back({"healthy_host", hosts[1]});
+
+    const double nines = std::clamp(std::log10(static_cast<double>(run.requests)), 2.0, 5.0);
+    Chart pc{"distributions",
+             "Per-host and pooled latency",
+             ChartKind::Percentile,
+             "Percentile",
+             "Latency (ms)",
+             false,
+             true,
+             {}};
+    pc.series.push_back(percentileSeries("odd host", hosts[0], nines));
+    pc.series.push_back(percentileSeries("healthy host", hosts[1], nines));
+    pc.series.push_back(percentileSeries("all requests pooled", pooled, nines));
+    pc.series.push_back(closedFormPercentileSeries(
+        "odd host, closed form", [&](double q) { return f.hostQuantile(0, q); }, nines));
+    pc.series.push_back(closedFormPercentileSeries(
+        "healthy host, closed form", [&](double q) { return f.hostQuantile(1, q); }, nines));
+    pc.series.push_back(closedFormPercentileSeries(
+        "pooled, closed form (mixture)", [&](double q) { return f.pooledQuantile(q); }, nines));
+    r.charts.push_back(std::move(pc));
+
+    const std::string px = percentileName(run.percent);
+    r.figures = {
+        {"odd_host_pxx_ms", m.hostMs[0]},
+        {"healthy_host_pxx_ms", m.hostMs[1]},
+        {"mean_of_host_pxx_ms", m.meanOfHostsMs},
+        {"pooled_pxx_ms", m.pooledMs},
+        {"error_ms", m.errorMs()},
+        {"error_ratio", m.meanOfHostsMs / m.pooledMs},
+        {"closed_form_mean_of_host_pxx_ms", f.meanOfHostQuantiles(p)},
+        {"closed_form_pooled_pxx_ms", f.pooledQuantile(p)},
+        {"closed_form_error_ms", f.error(p)},
+    };
+    if (auto w = avg::zeroCrossingShare(f, p, kMinShare, kMaxShare))
+        r.figures.emplace_back("closed_form_zero_error_share", *w);
+
+    // Each sample quantile within kSigmas standard errors (plus HDR's bucket) of its closed form.
+    auto seOfHost = [&](int h) -> double {
+        const double n = static_cast<double>(run.split[static_cast<std::size_t>(h)]);
+        if (n * std::min(p, 1 - p) < 10)
+            return std::numeric_limits<double>::infinity();  // too few for the normal approximation
+        return avg::quantileStandardError(p, n, f.hostDensity(h, f.hostQuantile(h, p)));
+    };
+    const std::string how = "; tolerance " + std::to_string(static_cast<int>(kSigmas)) +
+                            " x sqrt(p(1-p)/n)/f(q) + value/1024";
+    double seMean = 0;
+    for (int h = 0; h < f.hosts; ++h) seMean += seOfHost(h) / f.hosts;
+    for (int h : {0, 1}) {
+        const double q = f.hostQuantile(h, p);
+        if (std::isfinite(seOfHost(h)))
+            r.checks.push_back(makeCheck((h == 0 ? "odd host " : "healthy host ") + px + " (ms)",
+                                         m.hostMs[static_cast<std::size_t>(h)], q,
+                                         kSigmas * seOfHost(h) + q * kHdrResolution, false,
+                                         "closed form: lognormal quantile" + how));
+    }
+    const double q = f.pooledQuantile(p);
+    const double sePool =
+        avg::quantileStandardError(p, static_cast<double>(run.requests), f.pooledDensity(q));
+    const double tolPool = kSigmas * sePool + q * kHdrResolution;
+    r.checks.push_back(makeCheck("pooled " + px + " from merged HDR (ms)", m.pooledMs, q, tolPool,
+                                 false, "closed form: sum_j w_j F_j(Q) = p by bisection" + how));
+    if (std::isfinite(seMean)) {
+        const double mean = f.meanOfHostQuantiles(p);
+        const double tolMean = kSigmas * seMean + mean * kHdrResolution;
+        r.checks.push_back(makeCheck("mean of host " + px + " (ms)", m.meanOfHostsMs, mean, tolMean,
+                                     false, "closed form: mean_j q_j(p)" + how));
+        const double e = f.error(p);
+        r.checks.push_back(makeCheck("mean minus pooled (ms)", m.errorMs(), e, tolMean + tolPool,
+                                     false, "closed form: mean_j q_j(p) - Q(p)" + how));
+        if (std::abs(e) > tolMean + tolPool)
+            r.checks.push_back(
+                makeClaim(e > 0 ? "mean of host " + px + " overstates the pooled " + px
+                                : "mean of host " + px + " understates the pooled " + px,
+                          m.errorMs(), 0, (m.errorMs() > 0) == (e > 0),
+                          "closed form: the sign of mean_j q_j(p) - Q(p)"));
+    }
+    fillCountChecks(run, hosts, pooled, m.meanOfHostsMs);
+}
+
+void AveragingPercentilesLab::fillCountChecks(Run& run, const std::vector<HdrHistogram>& hosts,
+                                              const HdrHistogram& pooled,
+                                              double thresholdMs) const {
+    LabResult& r = run.result;
+    const std::int64_t thresholdUs = std::llround(thresholdMs * 1000.0);
+    std::int64_t overSum = 0, countSum = 0;
+    double meanFraction = 0;
+    for (const auto& h : hosts) {
+        const std::int64_t over = h.totalCount() - h.countAtOrBelow(thresholdUs);
+        overSum += over;
+        countSum += h.totalCount();
+        meanFraction += static_cast<double>(over) / static_cast<double>(h.totalCount()) /
+                        static_cast<double>(hosts.size());
+    }
+    const std::int64_t overPooled = pooled.totalCount() - pooled.countAtOrBelow(thresholdUs);
+    const double n = static_cast<double>(pooled.totalCount());
+    const double fraction = static_cast<double>(overPooled) / n;
+    r.figures.emplace_back("threshold_ms", thresholdMs);
+    r.figures.emplace_back("over_threshold_sum_of_hosts", static_cast<double>(overSum));
+    r.figures.emplace_back("over_threshold_pooled", static_cast<double>(overPooled));
+    r.figures.emplace_back("fraction_over_threshold", fraction);
+    r.figures.emplace_back("mean_of_host_fractions_over_threshold", meanFraction);
+
+    r.checks.push_back(makeCheck("every request counted once", static_cast<double>(countSum),
+                                 static_cast<double>(run.requests), 0, false,
+                                 "conservation: sum of host counts = requests"));
+    r.checks.push_back(makeCheck("pooled histogram holds every request", n,
+                                 static_cast<double>(run.requests), 0, false,
+                                 "conservation: merged HDR count = requests"));
+    r.checks.push_back(makeCheck("counts over the threshold add across hosts",
+                                 static_cast<double>(overSum), static_cast<double>(overPooled), 0,
+                                 false, "exact: a count is additive, a percentile is not"));
+    const double expected = 1.0 - run.fleet.pooledCdf(thresholdMs);
+    const double tol = kSigmas * std::sqrt(expected * (1 - expected) / n) +
+                       run.fleet.pooledDensity(thresholdMs) * thresholdMs * kHdrResolution +
+                       1.0 / n;
+    r.checks.push_back(makeCheck("fraction of requests over the mean of host percentiles", fraction,
+                                 expected, tol, false,
+                                 "closed form: 1 - sum_j w_j F_j(threshold); tolerance 4 binomial "
+                                 "standard errors + HDR bucket"));
+}
+
+Chart AveragingPercentilesLab::errorChart(const Run& run) {
+    const std::string px = percentileName(run.percent);
+    Chart c{"error_vs_share",
+            "Mean of host " + px + " minus pooled " + px,
+            ChartKind::XY,
+            "Odd host's share of traffic (fraction)",
+            "Mean of host " + px + " - pooled " + px + " (ms)",
+            true,
+            false,
+            {}};
+    Series form{"closed form", SeriesRole::ClosedForm, {}, {}};
+    Fleet f = run.fleet;
+    constexpr int kPoints = 60;
+    for (int i = 0; i <= kPoints; ++i) {
+        f.odd_share = kMinShare * std::pow(kMaxShare / kMinShare, static_cast<double>(i) / kPoints);
+        form.x.push_back(f.odd_share);
+        form.y.push_back(f.error(run.p()));
+    }
+    c.series.push_back(std::move(form));
+    c.series.push_back(run.sweep);
+    if (run.main)
+        c.series.push_back(
+            Series{"this run", SeriesRole::Simulated, {run.main->share}, {run.main->errorMs()}});
+    return c;
+}
+
+std::string AveragingPercentilesLab::explanation() const {
+    return R"(<p>Four hosts each report a p99, and a dashboard shows their average as "the p99".
+It is not the p99 of anything: no request population has that value as its 99th percentile.
+The p99 of the requests is a quantile of the pooled distribution, in which each host counts
+by its traffic, and it can land far from the average on either side.</p>
+<p><b>Overstating.</b> Put a quiet host with a bad tail beside busy healthy ones: 1% of the traffic,
+ten times slower. Its p99 gets one vote in four and drags the average up, yet its requests are
+only 1% of the pool, and the pooled p99 barely moves. Alerts fire on a tail users hardly see.</p>
+<p><b>Understating.</b> Now let the odd host be busy with a moderate tail, 90% of the traffic
+at three times slower, beside idle fast hosts. The pooled p99 is essentially the busy host's own,
+while the idle hosts pull the average down with equal votes. The dashboard looks fine while most
+users wait.</p>
+<p>The average of host percentiles does not depend on traffic at all; the pooled percentile
+solves &Sigma; w<sub>j</sub> F<sub>j</sub>(Q) = p and slides from the healthy hosts' value to the
+odd host's as its share grows. The chart shows the difference against the odd host's share: it
+crosses zero once, at a share nothing on the dashboard tells you.</p>
+<p>What adds correctly is a count. Requests over a threshold, summed over hosts, are exactly the
+pooled requests over it; so are totals. Keep counts (or mergeable histograms) per host and compute
+percentiles from the merged data.</p>)";
+}
 
 }  // namespace
 
-std::unique_ptr<Lab> makeAveragingPercentilesLab() { return std::make_unique<AveragingPercentilesLab>(); }
+std::unique_ptr<Lab> makeAveragingPercentilesLab() {
+    return std::make_unique<AveragingPercentilesLab>();
+}
 
 }  // namespace taillab

@@ -1,0 +1,234 @@
+// The coordinated-omission lab: the stalling server, the ramp closed form, the published runs
+// of essay 003 and HdrHistogram's documentation, and the lab contract (determinism, cancellation,
+// partial results, conservation).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "labs/coordinated_omission_model.h"
+#include "labs/lab.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
+
+namespace taillab {
+namespace {
+
+using co::Config;
+
+const Lab& lab() {
+    const Lab* l = findLab("coordinated_omission");
+    EXPECT_NE(l, nullptr);
+    return *l;
+}
+
+LabResult runWith(const std::vector<std::pair<std::string, nlohmann::json>>& set,
+                  std::uint64_t seed = 1) {
+    Params p = lab().defaultParams();
+    for (const auto& [k, v] : set) p.setJson(k, v);
+    RunControl control;
+    return lab().run(p, seed, control, {});
+}
+
+std::string scenarioPath(const std::string& name) {
+    return std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json";
+}
+
+void expectAllChecksPass(const LabResult& r) {
+    EXPECT_FALSE(r.checks.empty());
+    for (const auto& c : r.checks)
+        EXPECT_TRUE(c.pass) << c.name << ": " << c.simulated << " vs " << c.closed_form << " ± "
+                            << c.tolerance;
+}
+
+TEST(StallingServer, DefersStartsInsideTheStallAndStretchesInterruptedWork) {
+    co::StallingServer s(fromMs(100), fromMs(50));
+    EXPECT_EQ(s.serve(fromMs(0), fromMs(1)), fromMs(1));
+    EXPECT_EQ(s.serve(fromMs(99.5), fromMs(1)), fromMs(150.5));  // interrupted: +50 ms
+    EXPECT_EQ(s.serve(fromMs(120), fromMs(1)), fromMs(151.5));   // queued behind it
+    co::StallingServer t(fromMs(100), fromMs(50));
+    EXPECT_EQ(t.serve(fromMs(120), fromMs(1)), fromMs(151));  // starts when the stall ends
+    EXPECT_EQ(t.serve(fromMs(200), fromMs(1)), fromMs(201));  // after it: untouched
+}
+
+TEST(CoordinatedOmissionClosedForm, EssayRunIsALinearRampOf4000Requests) {
+    const Config c;  // the defaults are essay 003's run
+    const auto open = co::openLoopClosedForm(c);
+    ASSERT_TRUE(open);
+    EXPECT_EQ(open->total(), 100000);
+    EXPECT_EQ(open->rampCount, 4000);  // S R / (1 - R s) = 2 * 1000 / 0.5
+    EXPECT_DOUBLE_EQ(open->quantile(0.99), 1500.5);
+    EXPECT_DOUBLE_EQ(open->quantile(0.999), 1950.5);
+    EXPECT_DOUBLE_EQ(open->max(), 2000.5);
+    EXPECT_DOUBLE_EQ(open->quantile(0.5), 0.5);
+
+    const auto closed = co::closedLoopClosedForm(c);
+    ASSERT_TRUE(closed);
+    EXPECT_EQ(closed->total(), 98000);  // the 2,000 slots of the stall are never sent
+    EXPECT_DOUBLE_EQ(closed->quantile(0.99), 0.5);
+    EXPECT_DOUBLE_EQ(closed->max(), 2000.5);
+
+    const auto corrected = co::correctedClosedForm(c);
+    ASSERT_TRUE(corrected);
+    EXPECT_EQ(corrected->total(), 98000 + 1999);
+    EXPECT_DOUBLE_EQ(corrected->quantile(0.99), 1000.5);  // steps of 1/R, not 1/R - s
+}
+
+TEST(CoordinatedOmissionClosedForm, HdrDocumentationExample) {
+    Config c;
+    c.rate_per_s = 100;
+    c.duration = fromSeconds(200);
+    c.service = ConstantModel{1.0};
+    c.stall_at = fromSeconds(100);
+    c.stall = fromSeconds(100);
+    const auto raw = co::closedLoopClosedForm(c);
+    const auto corrected = co::correctedClosedForm(c);
+    ASSERT_TRUE(raw && corrected);
+    EXPECT_EQ(raw->total(), 10001);
+    EXPECT_EQ(raw->countAtOrBelow(1.0), 10000);
+    EXPECT_EQ(corrected->total(), 20000);
+    EXPECT_EQ(corrected->countAtOrBelow(1.0), 10000);
+}
+
+TEST(CoordinatedOmissionClosedForm, NoneForRandomServiceOrSchedule) {
+    Config c;
+    c.poisson = true;
+    EXPECT_FALSE(co::openLoopClosedForm(c));
+    c.poisson = false;
+    c.service = ExponentialModel{0.5};
+    EXPECT_FALSE(co::closedLoopClosedForm(c));
+    c.service = ConstantModel{1.5};  // R s > 1: no steady state
+    EXPECT_FALSE(co::openLoopClosedForm(c));
+}
+
+TEST(CoordinatedOmissionLab, DefaultRunReproducesTheEssay) {
+    const LabResult r = runWith({});
+    expectAllChecksPass(r);
+    EXPECT_NEAR(*r.figure("open_loop_p99_ms"), 1500.5, 1500.5 * 0.0005);
+    EXPECT_NEAR(*r.figure("open_loop_p999_ms"), 1950.5, 1950.5 * 0.0005);
+    EXPECT_DOUBLE_EQ(*r.figure("closed_loop_p99_ms"), 0.5);
+    EXPECT_NEAR(*r.figure("closed_loop_max_ms"), 2000.5, 2000.5 * 0.0005);
+    ASSERT_NE(r.chart("percentiles"), nullptr);
+    ASSERT_NE(r.chart("windows"), nullptr);
+    EXPECT_EQ(r.chart("windows")->kind, ChartKind::Time);
+    EXPECT_EQ(toJson(r)["series"].size(), 1u);  // the Time chart becomes the file's "series"
+}
+
+TEST(CoordinatedOmissionLab, ClosedFormsHoldOffTheSlotGridAndAtOddRates) {
+    // A stall that starts mid-request (interrupting it), one that falls between two requests,
+    // a rate whose interval is not a whole number of ns, and late sends after the stall.
+    expectAllChecksPass(runWith({{"stall_at_s", 30.0003}}));
+    expectAllChecksPass(runWith({{"stall_at_s", 30.0007}, {"stall_s", 0.0002}}));
+    expectAllChecksPass(runWith({{"rate_per_s", 333}, {"service_ms", 2}, {"stall_s", 5}}));
+    expectAllChecksPass(runWith({{"closed_loop_missed", "send_late"}}));
+    expectAllChecksPass(runWith({{"stall_s", 0}}));
+}
+
+TEST(CoordinatedOmissionLab, EveryRequestCountedOnce) {
+    const LabResult skip = runWith({{"duration_s", 20}, {"stall_at_s", 5}});
+    EXPECT_EQ(*skip.figure("open_loop_requests"), 20000);
+    EXPECT_EQ(*skip.figure("closed_loop_requests") + *skip.figure("closed_loop_skipped_slots"),
+              20000);
+    const LabResult late =
+        runWith({{"duration_s", 20}, {"stall_at_s", 5}, {"closed_loop_missed", "send_late"}});
+    EXPECT_EQ(*late.figure("closed_loop_requests"), 20000);
+    EXPECT_EQ(late.distribution("closed_loop")->totalCount(), 20000);
+}
+
+TEST(CoordinatedOmissionLab, DeterministicForASeedAndSeedMattersWhenRandom) {
+    const std::vector<std::pair<std::string, nlohmann::json>> random = {
+        {"schedule", "poisson"},
+        {"service_model", "exponential"},
+        {"duration_s", 20},
+        {"stall_at_s", 5}};
+    const std::string a = toJson(runWith(random, 7)).dump();
+    EXPECT_EQ(a, toJson(runWith(random, 7)).dump());
+    EXPECT_NE(a, toJson(runWith(random, 8)).dump());
+    const LabResult r = runWith(random, 7);
+    for (const auto& c : r.checks) EXPECT_TRUE(c.pass) << c.name;
+    EXPECT_EQ(toJson(runWith({})).dump(), toJson(runWith({})).dump());
+}
+
+TEST(CoordinatedOmissionLab, CancellationStopsEarly) {
+    Params p = lab().defaultParams();
+    p.set("duration_s", 1000);  // 1M requests
+    RunControl control;
+    int reports = 0;
+    control.onProgress = [&](double) {
+        if (++reports == 3) control.requestCancel();
+    };
+    const LabResult r = lab().run(p, 1, control, {});
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_LT(r.progress, 0.1);
+    EXPECT_TRUE(r.checks.empty());
+}
+
+TEST(CoordinatedOmissionLab, StreamsFiveToTenPartialResults) {
+    std::vector<double> progress;
+    RunControl control;
+    lab().run(lab().defaultParams(), 1, control, [&](const LabResult& p) {
+        progress.push_back(p.progress);
+        EXPECT_LT(p.progress, 1.0);
+        EXPECT_NE(p.chart("percentiles"), nullptr);
+    });
+    EXPECT_GE(progress.size(), 5u);
+    EXPECT_LE(progress.size(), 10u);
+    EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
+}
+
+TEST(CoordinatedOmissionLab, DefaultIsFastAndAMillionRequestsToo) {
+    using Clock = std::chrono::steady_clock;
+    auto time = [](const std::vector<std::pair<std::string, nlohmann::json>>& set) {
+        double best = 1e9;  // the best of three: the machine is shared
+        for (int i = 0; i < 3; ++i) {
+            const auto t0 = Clock::now();
+            runWith(set);
+            best = std::min(best,
+                            std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        }
+        return best;
+    };
+    const double defaultMs = time({});
+    const double millionMs = time({{"duration_s", 1000}, {"stall_at_s", 300}});
+    std::cout << "default run " << defaultMs << " ms, 1M requests " << millionMs << " ms\n";
+    EXPECT_LT(defaultMs, 100.0);  // generous: the machine is shared
+    EXPECT_LT(millionMs, 2000.0);
+}
+
+TEST(CoordinatedOmissionScenarios, PassAndQuoteThePublishedFigures) {
+    std::ifstream in(std::string(TAILLAB_SOURCE_DIR) + "/tests/data/published-figures.json");
+    const nlohmann::json published = nlohmann::json::parse(in)["essay_003"];
+    const std::map<std::string, std::map<std::string, std::string>> cited = {
+        {"coordinated-omission",
+         {{"open_loop_p99_ms", "coordinated_omission"},
+          {"open_loop_p999_ms", "coordinated_omission"},
+          {"closed_loop_p99_ms", "coordinated_omission"},
+          {"closed_loop_max_ms", "coordinated_omission"}}},
+        {"coordinated-omission-hdr-doc",
+         {{"raw_fraction_at_or_below_1ms", "hdrhistogram_doc_example"},
+          {"corrected_fraction_at_or_below_1ms", "hdrhistogram_doc_example"}}},
+    };
+    for (const auto& [name, figures] : cited) {
+        const Scenario s = loadScenarioFile(scenarioPath(name));
+        EXPECT_EQ(s.lab, "coordinated_omission");
+        std::size_t found = 0;
+        for (const auto& e : s.expect) {
+            const auto it = figures.find(e.figure);
+            if (it == figures.end()) continue;
+            ++found;
+            ASSERT_TRUE(e.value);
+            EXPECT_DOUBLE_EQ(*e.value, published[it->second][e.figure].get<double>()) << e.figure;
+            EXPECT_EQ(e.source, "essay_003." + it->second + "." + e.figure);
+        }
+        EXPECT_EQ(found, figures.size()) << name;
+        const LabResult r = runScenario(s);
+        expectAllChecksPass(r);
+    }
+}
+
+}  // namespace
+}  // namespace taillab
