@@ -1,74 +1,96 @@
 #include "metrics/hdr_histogram.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
 namespace taillab {
+
+namespace {
+
+// Smallest m with 2^m >= n, for n >= 1.
+int ceilLog2(std::uint64_t n) { return n <= 1 ? 0 : 64 - std::countl_zero(n - 1); }
+// Largest m with 2^m <= n, for n >= 1.
+int floorLog2(std::uint64_t n) { return 63 - std::countl_zero(n); }
+
+// Buckets needed so that the top of the last one lies above `highest`.
+int bucketsToCover(std::int64_t highest, int subBucketCount, int unitMagnitude) {
+    std::int64_t smallestUntrackable = static_cast<std::int64_t>(subBucketCount) << unitMagnitude;
+    int buckets = 1;
+    while (smallestUntrackable <= highest) {
+        if (smallestUntrackable > std::numeric_limits<std::int64_t>::max() / 2) return buckets + 1;
+        smallestUntrackable <<= 1;
+        ++buckets;
+    }
+    return buckets;
+}
+
+}  // namespace
 
 HdrHistogram::HdrHistogram(const HdrConfig& config) : config_(config) {
     if (config.lowest_discernible < 1)
         throw std::invalid_argument("HDR histogram: lowest discernible value must be >= 1");
     if (config.significant_digits < 1 || config.significant_digits > 5)
         throw std::invalid_argument("HDR histogram: significant digits must be in 1..5");
-    if (config.highest_trackable < 2 * config.lowest_discernible)
+    if (config.highest_trackable / 2 < config.lowest_discernible)
         throw std::invalid_argument(
             "HDR histogram: highest trackable value must be >= 2 x lowest discernible");
 
-    std::int64_t largestSingleUnit = 2;
+    std::uint64_t largestSingleUnit = 2;
     for (int i = 0; i < config.significant_digits; ++i) largestSingleUnit *= 10;
-    const int subBucketCountMagnitude =
-        static_cast<int>(std::ceil(std::log2(static_cast<double>(largestSingleUnit))));
-    subBucketHalfCountMagnitude_ = std::max(subBucketCountMagnitude, 1) - 1;
-    unitMagnitude_ = static_cast<int>(std::floor(std::log2(static_cast<double>(config.lowest_discernible))));
+    subBucketHalfCountMagnitude_ = std::max(ceilLog2(largestSingleUnit), 1) - 1;
+    unitMagnitude_ = floorLog2(static_cast<std::uint64_t>(config.lowest_discernible));
+    if (unitMagnitude_ + subBucketHalfCountMagnitude_ > 61)
+        throw std::invalid_argument("HDR histogram: range and precision do not fit in 64 bits");
     subBucketCount_ = 1 << (subBucketHalfCountMagnitude_ + 1);
     subBucketHalfCount_ = subBucketCount_ / 2;
     subBucketMask_ = (static_cast<std::uint64_t>(subBucketCount_) - 1) << unitMagnitude_;
-    if (unitMagnitude_ + subBucketHalfCountMagnitude_ > 61)
-        throw std::invalid_argument("HDR histogram: range and precision do not fit in 64 bits");
+    highestTrackableUnsigned_ = static_cast<std::uint64_t>(config.highest_trackable);
 
-    std::int64_t smallestUntrackable = static_cast<std::int64_t>(subBucketCount_) << unitMagnitude_;
-    int buckets = 1;
-    while (smallestUntrackable <= config.highest_trackable) {
-        if (smallestUntrackable > std::numeric_limits<std::int64_t>::max() / 2) {
-            ++buckets;
-            break;
-        }
-        smallestUntrackable <<= 1;
-        ++buckets;
-    }
-    bucketCount_ = buckets;
+    bucketCount_ = bucketsToCover(config.highest_trackable, subBucketCount_, unitMagnitude_);
     counts_.assign(static_cast<std::size_t>(bucketCount_ + 1) * subBucketHalfCount_, 0);
 }
 
-bool HdrHistogram::recordCorrected(std::int64_t value, std::int64_t expected_interval) {
-    if (!record(value)) return false;
+bool HdrHistogram::refuse(std::int64_t count) {
+    if (count > 0) outOfRange_ += count;
+    return false;
+}
+
+bool HdrHistogram::recordCorrected(std::int64_t value, std::int64_t expected_interval,
+                                   std::int64_t count) {
+    if (!record(value, count)) return false;
     if (expected_interval <= 0) return true;
     for (std::int64_t missing = value - expected_interval; missing >= expected_interval;
          missing -= expected_interval) {
-        record(missing);
+        record(missing, count);
     }
     return true;
 }
 
 std::int64_t HdrHistogram::merge(const HdrHistogram& other) {
-    std::int64_t dropped = other.outOfRange_;
     outOfRange_ += other.outOfRange_;
-    if (other.empty()) return dropped;
-    const bool sameLayout = other.unitMagnitude_ == unitMagnitude_ &&
-                            other.subBucketCount_ == subBucketCount_ &&
-                            other.counts_.size() <= counts_.size();
-    if (sameLayout) {
+    if (other.empty()) return 0;
+    // Same layout and every recorded value inside this range: add counts index by index.
+    if (sameLayoutAs(other) && other.counts_.size() <= counts_.size() &&
+        other.max_ <= config_.highest_trackable) {
         for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[i] += other.counts_[i];
         totalCount_ += other.totalCount_;
         min_ = std::min(min_, other.min_);
         max_ = std::max(max_, other.max_);
-        return dropped;
+        return 0;
     }
+    const std::int64_t ownMin = min_;
+    const std::int64_t ownMax = max_;
+    std::int64_t dropped = 0;
     for (std::size_t i = 0; i < other.counts_.size(); ++i) {
-        if (other.counts_[i] == 0) continue;
-        if (!record(other.valueFromIndex(i), other.counts_[i])) dropped += other.counts_[i];
+        const std::int64_t n = other.counts_[i];
+        if (n != 0 && !record(other.valueFromIndex(i), n)) dropped += n;
     }
+    // Re-recording at bucket representatives moves the extremes to bucket starts; restore the
+    // exact ones wherever they lie inside this range (then their buckets were recorded).
+    if (other.min_ <= config_.highest_trackable) min_ = std::min(ownMin, other.min_);
+    if (other.max_ <= config_.highest_trackable) max_ = std::max(ownMax, other.max_);
     return dropped;
 }
 
@@ -82,7 +104,8 @@ void HdrHistogram::reset() {
 
 std::int64_t HdrHistogram::valueFromIndex(std::size_t index) const {
     int bucket = static_cast<int>(index >> subBucketHalfCountMagnitude_) - 1;
-    int sub = static_cast<int>(index & (subBucketHalfCount_ - 1)) + subBucketHalfCount_;
+    int sub = static_cast<int>(index & static_cast<std::size_t>(subBucketHalfCount_ - 1)) +
+              subBucketHalfCount_;
     if (bucket < 0) {
         sub -= subBucketHalfCount_;
         bucket = 0;
@@ -91,6 +114,7 @@ std::int64_t HdrHistogram::valueFromIndex(std::size_t index) const {
 }
 
 std::int64_t HdrHistogram::sizeOfEquivalentRange(std::int64_t value) const {
+    value = clampToRange(value);
     const int bucket = bucketIndexOf(value);
     const int sub = subBucketIndexOf(value, bucket);
     const int adjusted = sub >= subBucketCount_ ? bucket + 1 : bucket;
@@ -98,13 +122,18 @@ std::int64_t HdrHistogram::sizeOfEquivalentRange(std::int64_t value) const {
 }
 
 std::int64_t HdrHistogram::lowestEquivalent(std::int64_t value) const {
+    value = clampToRange(value);
     const int bucket = bucketIndexOf(value);
     const int sub = subBucketIndexOf(value, bucket);
     return static_cast<std::int64_t>(sub) << (bucket + unitMagnitude_);
 }
 
 std::int64_t HdrHistogram::highestEquivalent(std::int64_t value) const {
-    return lowestEquivalent(value) + sizeOfEquivalentRange(value) - 1;
+    // The top bucket of a range reaching INT64_MAX ends at 2^63: saturate instead of overflowing.
+    const std::uint64_t next = static_cast<std::uint64_t>(lowestEquivalent(value)) +
+                               static_cast<std::uint64_t>(sizeOfEquivalentRange(value));
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    return static_cast<std::int64_t>(std::min(next - 1, kMax));
 }
 
 std::int64_t HdrHistogram::medianEquivalent(std::int64_t value) const {
@@ -116,47 +145,51 @@ std::int64_t HdrHistogram::max() const { return empty() ? 0 : highestEquivalent(
 
 double HdrHistogram::mean() const {
     if (empty()) return 0.0;
-    double total = 0;
+    // Exact integer sum (128 bits: count * value can exceed 64 bits), converted once at the end,
+    // as the C library's int64 sum is whenever it does not overflow.
+    __extension__ using Int128 = __int128;
+    Int128 total = 0;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
-        total += static_cast<double>(counts_[i]) *
-                 static_cast<double>(medianEquivalent(valueFromIndex(i)));
+        total += static_cast<Int128>(counts_[i]) * medianEquivalent(valueFromIndex(i));
     }
-    return total / static_cast<double>(totalCount_);
+    return static_cast<double>(total) / static_cast<double>(totalCount_);
 }
 
 double HdrHistogram::stddev() const {
     if (empty()) return 0.0;
     const double m = mean();
-    double geometric = 0;
+    double sumSquares = 0;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
         const double dev = static_cast<double>(medianEquivalent(valueFromIndex(i))) - m;
-        geometric += dev * dev * static_cast<double>(counts_[i]);
+        sumSquares += (dev * dev) * static_cast<double>(counts_[i]);
     }
-    return std::sqrt(geometric / static_cast<double>(totalCount_));
+    return std::sqrt(sumSquares / static_cast<double>(totalCount_));
 }
 
 std::int64_t HdrHistogram::valueAtPercentile(double percentile) const {
     if (empty()) return 0;
-    const double p = std::clamp(percentile, 0.0, 100.0);
-    std::int64_t target =
-        static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5);
-    target = std::max<std::int64_t>(target, 1);
+    const double p = std::isnan(percentile) ? 0.0 : std::clamp(percentile, 0.0, 100.0);
+    const std::int64_t target = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5));
     std::int64_t running = 0;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         running += counts_[i];
-        if (running >= target) return highestEquivalent(valueFromIndex(i));
+        if (running >= target) {
+            const std::int64_t v = valueFromIndex(i);
+            return p == 0.0 ? lowestEquivalent(v) : highestEquivalent(v);
+        }
     }
     return max();
 }
 
 std::int64_t HdrHistogram::countAtOrBelow(std::int64_t value) const {
     if (value < 0) return 0;
-    const std::size_t limit =
-        value > config_.highest_trackable ? counts_.size() - 1 : countsIndexFor(value);
+    if (value > config_.highest_trackable) return totalCount_;
+    const std::size_t limit = countsIndexFor(value);
     std::int64_t running = 0;
-    for (std::size_t i = 0; i <= limit && i < counts_.size(); ++i) running += counts_[i];
+    for (std::size_t i = 0; i <= limit; ++i) running += counts_[i];
     return running;
 }
 

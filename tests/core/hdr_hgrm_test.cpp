@@ -1,0 +1,168 @@
+// Percentile ticks and the .hgrm output, against the HdrHistogram_c reference file and against
+// the tick rule computed from sorted samples.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "metrics/hgrm.h"
+#include "sim/rng.h"
+
+namespace taillab {
+namespace {
+
+const std::string kDataDir = std::string(TAILLAB_SOURCE_DIR) + "/tests/data/hdr/";
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(in.good()) << path;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::int64_t> referenceValues() {
+    const std::string bytes = readFile(kDataDir + "lognormal_seed42_n100k.u64le");
+    std::vector<std::int64_t> values(bytes.size() / 8);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        std::uint64_t v = 0;
+        for (int b = 7; b >= 0; --b) v = (v << 8) | static_cast<unsigned char>(bytes[i * 8 + b]);
+        values[i] = static_cast<std::int64_t>(v);
+    }
+    return values;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+HdrHistogram referenceHistogram() {
+    HdrHistogram h(HdrConfig{1, 60'000'000, 3});
+    for (auto v : referenceValues()) EXPECT_TRUE(h.record(v));
+    return h;
+}
+
+TEST(Hgrm, ReproducesHdrHistogramCReferenceByteForByte) {
+    const auto values = referenceValues();
+    ASSERT_EQ(values.size(), 100'000u);
+    const HdrHistogram h = referenceHistogram();
+    const std::string expected = readFile(kDataDir + "lognormal_seed42_n100k.hgrm");
+    const std::string got = formatHgrm(h, HgrmOptions{5, 1.0});
+    const auto expectedLines = lines(expected);
+    const auto gotLines = lines(got);
+    ASSERT_EQ(gotLines.size(), expectedLines.size());
+    for (std::size_t i = 0; i < gotLines.size(); ++i)
+        EXPECT_EQ(gotLines[i], expectedLines[i]) << "line " << i + 1;
+    EXPECT_EQ(got, expected);
+}
+
+// Rows of a classic .hgrm: value, percentile fraction, total count.
+struct Row {
+    double value;
+    double fraction;
+    long long count;
+};
+
+std::vector<Row> rows(const std::string& text) {
+    std::vector<Row> out;
+    for (const auto& line : lines(text)) {
+        Row r{};
+        if (!line.empty() && line[0] != '#' &&
+            std::sscanf(line.c_str(), "%lf %lf %lld", &r.value, &r.fraction, &r.count) == 3)
+            out.push_back(r);
+    }
+    return out;
+}
+
+TEST(Hgrm, ValueScaleDividesValuesAndFooter) {
+    const HdrHistogram h = referenceHistogram();
+    const auto reference = rows(readFile(kDataDir + "lognormal_seed42_n100k.hgrm"));
+    const std::string scaled = formatHgrm(h, HgrmOptions{5, 1000.0});
+    const auto got = rows(scaled);
+    ASSERT_EQ(got.size(), reference.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_NEAR(got[i].value, reference[i].value / 1000.0, 0.0005) << "row " << i;
+        EXPECT_EQ(got[i].fraction, reference[i].fraction);
+        EXPECT_EQ(got[i].count, reference[i].count);
+    }
+    EXPECT_NE(scaled.find("#[Max     =    10158.079,"), std::string::npos) << scaled;
+}
+
+TEST(PercentileTicks, FollowTheHalvingScheduleAndTheCumulativeRule) {
+    Rng rng(17, "hgrm-ticks");
+    std::vector<std::int64_t> values;
+    for (int i = 0; i < 20'000; ++i)
+        values.push_back(static_cast<std::int64_t>(rng.exponential(3000.0)));
+    HdrHistogram h;
+    for (auto v : values) h.record(v);
+    std::sort(values.begin(), values.end());
+    const double n = static_cast<double>(values.size());
+    // share[i]: percentage of samples in sample i's bucket or below.
+    std::vector<double> share;
+    for (auto v : values) {
+        const auto at = std::upper_bound(values.begin(), values.end(), h.highestEquivalent(v));
+        share.push_back(100.0 * static_cast<double>(at - values.begin()) / n);
+    }
+
+    for (int ticksPerHalf : {1, 2, 5, 10}) {
+        const auto ticks = percentileTicks(h, ticksPerHalf);
+        ASSERT_GE(ticks.size(), 3u);
+        EXPECT_EQ(ticks.front().percentile, 0.0);
+        EXPECT_EQ(ticks.back().percentile, 100.0);
+        EXPECT_EQ(ticks.back().cumulative_count, h.totalCount());
+        EXPECT_EQ(ticks.back().value, h.max());
+        // The first half (0..50%) is cut into ticksPerHalf equal steps, the next quarter too.
+        EXPECT_DOUBLE_EQ(ticks[1].percentile, 50.0 / ticksPerHalf);
+        EXPECT_DOUBLE_EQ(ticks[static_cast<std::size_t>(ticksPerHalf)].percentile, 50.0);
+        EXPECT_DOUBLE_EQ(ticks[static_cast<std::size_t>(ticksPerHalf) + 1].percentile,
+                         50.0 + 25.0 / ticksPerHalf);
+        for (std::size_t i = 0; i + 1 < ticks.size(); ++i) {
+            const auto& t = ticks[i];
+            if (i > 0) {
+                ASSERT_GT(t.percentile, ticks[i - 1].percentile);
+            }
+            // The first sample whose cumulative share reaches the tick, reported by its bucket.
+            const auto first = std::lower_bound(share.begin(), share.end(), t.percentile);
+            ASSERT_NE(first, share.end());
+            EXPECT_EQ(t.value,
+                      h.highestEquivalent(values[static_cast<std::size_t>(first - share.begin())]))
+                << "tick " << t.percentile;
+            const auto atOrBelow =
+                std::upper_bound(values.begin(), values.end(), t.value) - values.begin();
+            EXPECT_EQ(t.cumulative_count, atOrBelow) << "tick " << t.percentile;
+        }
+    }
+}
+
+TEST(PercentileTicks, EmptyHistogramHasOnlyTheFinalTick) {
+    HdrHistogram h;
+    const auto ticks = percentileTicks(h, 5);
+    ASSERT_EQ(ticks.size(), 1u);
+    EXPECT_EQ(ticks[0].percentile, 100.0);
+    EXPECT_EQ(ticks[0].cumulative_count, 0);
+    EXPECT_THROW(PercentileTicks(h, 0), std::invalid_argument);
+}
+
+TEST(PercentileTicks, OneValueGivesOneRowAndTheFinalRow) {
+    HdrHistogram h;
+    h.record(5000);
+    const auto ticks = percentileTicks(h, 5);
+    ASSERT_EQ(ticks.size(), 2u);
+    EXPECT_EQ(ticks[0].percentile, 0.0);
+    EXPECT_EQ(ticks[1].percentile, 100.0);
+    for (const auto& t : ticks) {
+        EXPECT_EQ(t.value, h.highestEquivalent(5000));
+        EXPECT_EQ(t.cumulative_count, 1);
+    }
+}
+
+}  // namespace
+}  // namespace taillab
