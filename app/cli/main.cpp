@@ -13,10 +13,12 @@ usage:
   taillab-cli list                       scenarios, one line each
   taillab-cli run SCENARIO [--seed N] [--set dotted.path=value ...] [--out FILE]
                                          run a scenario; writes the result JSON to FILE or stdout
-  taillab-cli hdr [FILE|-] [--input text|u64le] [--hgrm OUT]
+  taillab-cli hdr [FILE|-] [--input text|u64le] [--hgrm OUT] [--ticks N] [--scale X]
+                  [--lowest N] [--highest N] [--digits N]
                                          record a latency log (one number a line, or little-endian
                                          uint64) and print a JSON summary; --hgrm writes the
                                          percentile distribution in HdrHistogram's format
+                                         (taillab-cli hdr --help for details)
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
