@@ -1,0 +1,339 @@
+#include "labs/fanout_lab_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "labs/fanout_stats.h"
+
+namespace taillab {
+namespace {
+
+constexpr std::int64_t kSweepRequests = 20000;
+constexpr double kSweepMaxZ = 4.5;  // max |z| over ~35 sweep points: a false alarm ~2e-4
+
+HdrConfig latencyRange() { return HdrConfig{1, 3'600'000'000LL, 3}; }  // 1 µs .. 1 h
+
+void recordMs(HdrHistogram& h, double ms) { h.record(std::llround(ms * 1000.0)); }
+
+double share(std::int64_t k, std::int64_t n) {
+    return n > 0 ? static_cast<double>(k) / static_cast<double>(n) : 0.0;
+}
+
+std::vector<int> sweepBackends(int n) {
+    std::vector<int> grid{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    grid.push_back(n);
+    std::sort(grid.begin(), grid.end());
+    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+    return grid;
+}
+
+FanoutModel withShared(const FanoutConfig& c, double f) {
+    FanoutConfig copy = c;
+    copy.slowness.shared_fraction = f;
+    return FanoutModel(copy);
+}
+
+double budgetRun(int n, double perBackend, std::int64_t requests, Rng& rng) {
+    BernoulliStream calls(perBackend, rng);
+    std::int64_t slow = 0;
+    for (std::int64_t r = 0; r < requests; ++r)
+        if (calls.advance(n, rng) > 0) ++slow;
+    return share(slow, requests);
+}
+
+}  // namespace
+
+FanoutTally::FanoutTally(const FanoutConfig& c, bool h)
+    : config(c),
+      hedged(h),
+      request(latencyRange()),
+      backend(latencyRange()),
+      hedgedRequest(latencyRange()) {}
+
+void FanoutTally::add(const FanoutDraw& d) {
+    recordMs(request, d.latency_ms);
+    recordMs(backend, d.backend_ms);
+    if (d.latency_ms >= config.threshold_ms) ++slow;
+    if (d.some_call_slow) ++someCallSlow;
+    if (d.backend_ms >= config.threshold_ms) ++backendSlow;
+}
+
+void FanoutTally::addHedged(const FanoutDraw& d) {
+    recordMs(hedgedRequest, d.latency_ms);
+    if (d.some_call_slow) ++hedgedSomeCallSlow;
+}
+
+bool runFanoutSweeps(const FanoutConfig& c, bool hedge, double requestBudget, std::int64_t requests,
+                     std::uint64_t seed, RunControl& control, FanoutSweeps& out) {
+    out.requestsPerPoint = std::min(requests, kSweepRequests);
+    const FanoutModel model(c);
+    Rng nRng(seed, "fanout/sweep_backends");
+    out.n = sweepBackends(c.backends);
+    const double steps = static_cast<double>(out.n.size() + 5 + 1);
+    double done = 0;
+    auto step = [&] {
+        control.reportProgress(0.8 + 0.2 * (++done) / steps);
+        return control.checkpoint();
+    };
+    for (int n : out.n) {
+        out.slowVsN.push_back(simulateSomeCallSlow(model, n, false, out.requestsPerPoint, nRng));
+        if (hedge)
+            out.hedgedVsN.push_back(
+                simulateSomeCallSlow(model, n, true, out.requestsPerPoint, nRng));
+        if (!step()) return false;
+    }
+    Rng fRng(seed, "fanout/sweep_shared");
+    for (int i = 0; i <= 4; ++i) {
+        const double f = i / 4.0;
+        const FanoutModel m = withShared(c, f);
+        out.f.push_back(f);
+        out.slowVsF.push_back(
+            simulateSomeCallSlow(m, c.backends, false, out.requestsPerPoint, fRng));
+        out.hedgedVsF.push_back(
+            simulateSomeCallSlow(m, c.backends, true, out.requestsPerPoint, fRng));
+        if (!step()) return false;
+    }
+    Rng budgetRng(seed, "fanout/budget");
+    out.requestBudget = requestBudget;
+    out.perBackendBudget = perBackendBudget(requestBudget, c.backends);
+    out.budgetRequests = requests;
+    out.budgetSlow = budgetRun(c.backends, out.perBackendBudget, requests, budgetRng);
+    return step();
+}
+
+void fillDistributions(LabResult& r, const FanoutTally& t) {
+    r.distributions.clear();
+    r.distributions.push_back({"request", t.request});
+    r.distributions.push_back({"backend", t.backend});
+    if (t.hedged) r.distributions.push_back({"request_hedged", t.hedgedRequest});
+
+    const FanoutModel model(t.config);
+    const int n = t.config.backends;
+    Chart c{"distribution",
+            "One backend vs the whole request",
+            ChartKind::Percentile,
+            "Percentile",
+            "Latency (ms)",
+            false,
+            true,
+            {}};
+    auto cf = [](std::string name, auto quantile) {
+        return closedFormPercentileSeries(std::move(name),
+                                          [&](double p) { return p > 0 ? quantile(p) : NAN; });
+    };
+    c.series.push_back(percentileSeries("backend (simulated)", t.backend));
+    c.series.push_back(
+        cf("backend (closed form)", [&](double p) { return model.backendQuantile(p); }));
+    c.series.push_back(percentileSeries("request (simulated)", t.request));
+    if (!t.config.sequential)
+        c.series.push_back(cf("request: max of N (closed form)",
+                              [&](double p) { return model.requestQuantile(p, n, false); }));
+    if (t.hedged) {
+        c.series.push_back(percentileSeries("hedged request (simulated)", t.hedgedRequest));
+        if (!t.config.sequential)
+            c.series.push_back(cf("hedged request (closed form)",
+                                  [&](double p) { return model.requestQuantile(p, n, true); }));
+    }
+    r.charts.clear();
+    r.charts.push_back(std::move(c));
+}
+
+namespace {
+
+double ms(const HdrHistogram& h, double percentile) {
+    return static_cast<double>(h.valueAtPercentile(percentile)) / 1000.0;
+}
+
+void addFigures(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
+    const FanoutModel model(t.config);
+    const CorrelatedSlowness& cs = t.config.slowness;
+    const int n = t.config.backends;
+    auto& f = r.figures;
+    f.emplace_back("slow_fraction", share(t.slow, t.requests));
+    f.emplace_back("hit_fraction", share(t.someCallSlow, t.requests));
+    f.emplace_back("slow_fraction_closed_form", model.someCallSlowProbability(n, false));
+    f.emplace_back("slow_fraction_formula", cs.requestSlowProbability(n));
+    f.emplace_back("slow_fraction_independent_formula", 1 - std::pow(1 - cs.slow_probability, n));
+    f.emplace_back("backend_slow_rate", share(t.backendSlow, t.requests));
+    f.emplace_back("backend_p50_ms", ms(t.backend, 50));
+    f.emplace_back("backend_p99_ms", ms(t.backend, 99));
+    f.emplace_back("backend_p999_ms", ms(t.backend, 99.9));
+    f.emplace_back("request_p50_ms", ms(t.request, 50));
+    f.emplace_back("request_p99_ms", ms(t.request, 99));
+    f.emplace_back("request_p999_ms", ms(t.request, 99.9));
+    if (t.hedged) {
+        f.emplace_back("hedged_slow_fraction", share(t.hedgedSomeCallSlow, t.requests));
+        f.emplace_back("hedged_slow_fraction_formula", cs.requestSlowProbabilityHedged(n));
+        f.emplace_back("hedged_request_p999_ms", ms(t.hedgedRequest, 99.9));
+    }
+    f.emplace_back("per_backend_budget", s.perBackendBudget);
+    f.emplace_back("budget_request_slow_fraction", s.budgetSlow);
+}
+
+Series points(std::string name, SeriesRole role, const std::vector<double>& x,
+              const std::vector<double>& y) {
+    Series s{std::move(name), role, x, {}};
+    for (double v : y) s.y.push_back(100.0 * v);
+    return s;
+}
+
+void addSweepCharts(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
+    const FanoutModel model(t.config);
+    const std::string what = t.config.sequential ? "Requests with a call over " : "Requests over ";
+    const std::string yLabel =
+        what + std::to_string(std::lround(t.config.threshold_ms)) + " ms (%)";
+    Chart byN{"slow_vs_n",   "Slow requests vs fan-out",
+              ChartKind::XY, "Backends per request (N)",
+              yLabel,        true,
+              false,         {}};
+    const std::vector<double> nx(s.n.begin(), s.n.end());
+    std::vector<double> dense, closed, hedged, ceiling;
+    for (int i = 0; i <= 60; ++i) dense.push_back(std::round(std::pow(1000.0, i / 60.0)));
+    dense.erase(std::unique(dense.begin(), dense.end()), dense.end());
+    const double p = t.config.slowness.slow_probability;
+    for (double n : dense) {
+        closed.push_back(model.someCallSlowProbability(static_cast<int>(n), false));
+        hedged.push_back(model.someCallSlowProbability(static_cast<int>(n), true));
+        ceiling.push_back(1 - std::pow(1 - p, n));
+    }
+    byN.series.push_back(points("simulated", SeriesRole::Simulated, nx, s.slowVsN));
+    byN.series.push_back(points("closed form", SeriesRole::ClosedForm, dense, closed));
+    if (t.config.slowness.shared_fraction > 0)
+        byN.series.push_back(
+            points("1-(1-p)^N, independent ceiling", SeriesRole::ClosedForm, dense, ceiling));
+    if (t.hedged) {
+        byN.series.push_back(points("hedged (simulated)", SeriesRole::Simulated, nx, s.hedgedVsN));
+        byN.series.push_back(points("hedged (closed form)", SeriesRole::ClosedForm, dense, hedged));
+    }
+    r.charts.push_back(std::move(byN));
+
+    Chart byF{"slow_vs_shared",
+              "Shared stalls and hedging at N = " + std::to_string(t.config.backends),
+              ChartKind::XY,
+              "Shared fraction of slow events (f)",
+              yLabel,
+              false,
+              false,
+              {}};
+    std::vector<double> fx, fc, fh;
+    for (int i = 0; i <= 50; ++i) {
+        const FanoutModel m = withShared(t.config, i / 50.0);
+        fx.push_back(i / 50.0);
+        fc.push_back(m.someCallSlowProbability(t.config.backends, false));
+        fh.push_back(m.someCallSlowProbability(t.config.backends, true));
+    }
+    byF.series.push_back(points("no hedge (simulated)", SeriesRole::Simulated, s.f, s.slowVsF));
+    byF.series.push_back(points("no hedge (closed form)", SeriesRole::ClosedForm, fx, fc));
+    byF.series.push_back(
+        points("immediate hedge (simulated)", SeriesRole::Simulated, s.f, s.hedgedVsF));
+    byF.series.push_back(points("immediate hedge (closed form)", SeriesRole::ClosedForm, fx, fh));
+    r.charts.push_back(std::move(byF));
+}
+
+void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h, double pct,
+                   const std::function<double(double)>& cdf,
+                   const std::function<double(double)>& q) {
+    const double expected = q(pct / 100.0);
+    const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
+    if (!(tol <= 0.25 * expected)) return;  // not resolvable at this sample size (e.g. in a gap)
+    r.checks.push_back(
+        makeCheck(name, ms(h, pct), expected, tol, false,
+                  "closed form: quantile of the model CDF; 4 SE (delta method) + HDR"));
+}
+
+double maxZ(const std::vector<double>& sim, const std::vector<double>& expected, double n) {
+    double z = 0;
+    for (std::size_t i = 0; i < sim.size(); ++i)
+        z = std::max(z, std::abs(sim[i] - expected[i]) / proportionTolerance(expected[i], n, 1.0));
+    return z;
+}
+
+void addSweepClaims(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
+    const FanoutModel model(t.config);
+    const double n = static_cast<double>(s.requestsPerPoint);
+    std::vector<double> e, eh, ef, efh;
+    for (int k : s.n) {
+        e.push_back(model.someCallSlowProbability(k, false));
+        eh.push_back(model.someCallSlowProbability(k, true));
+    }
+    for (double f : s.f) {
+        ef.push_back(withShared(t.config, f).someCallSlowProbability(t.config.backends, false));
+        efh.push_back(withShared(t.config, f).someCallSlowProbability(t.config.backends, true));
+    }
+    double z = std::max(maxZ(s.slowVsN, e, n), maxZ(s.slowVsF, ef, n));
+    z = std::max(z, maxZ(s.hedgedVsF, efh, n));
+    if (t.hedged) z = std::max(z, maxZ(s.hedgedVsN, eh, n));
+    r.checks.push_back(makeClaim("sweep points within 4.5 SE of 1-R(t)", z, kSweepMaxZ,
+                                 z <= kSweepMaxZ, "closed form over the N and f sweeps"));
+}
+
+void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
+    const FanoutModel model(t.config);
+    const int n = t.config.backends;
+    const double reqs = static_cast<double>(t.requests);
+    const double hit = model.someCallSlowProbability(n, false);
+    r.checks.push_back(makeCheck("requests with a slow call", share(t.someCallSlow, t.requests),
+                                 hit, proportionTolerance(hit, reqs), false,
+                                 "closed form: 1-(1-pf)(1-q)^N at the threshold; 4 SE"));
+    if (t.config.sequential)
+        r.checks.push_back(makeClaim("chain slow at least as often as a call",
+                                     share(t.slow, t.requests), share(t.someCallSlow, t.requests),
+                                     t.slow >= t.someCallSlow,
+                                     "a sum is at least its largest term"));
+    const double pb = model.backendSlowProbability();
+    r.checks.push_back(makeCheck("backend slow rate", share(t.backendSlow, t.requests), pb,
+                                 proportionTolerance(pb, reqs), false, "closed form: p; 4 SE"));
+    auto bcdf = [&](double x) { return model.backendCdf(x); };
+    auto bq = [&](double p) { return model.backendQuantile(p); };
+    auto rcdf = [&](double x) { return model.requestCdf(x, n, false); };
+    auto rq = [&](double p) { return model.requestQuantile(p, n, false); };
+    for (double pct : {50.0, 99.0, 99.9}) {
+        const std::string label = pct == 50 ? "p50" : pct == 99 ? "p99" : "p99.9";
+        checkQuantile(r, "backend " + label, t.backend, pct, bcdf, bq);
+        if (!t.config.sequential) checkQuantile(r, "request " + label, t.request, pct, rcdf, rq);
+    }
+    if (t.hedged) {
+        const double h = model.someCallSlowProbability(n, true);
+        r.checks.push_back(makeCheck(
+            "hedged requests with a slow call", share(t.hedgedSomeCallSlow, t.requests), h,
+            proportionTolerance(h, reqs), false, "closed form: 1-(1-pf)(1-q^2)^N; 4 SE"));
+    }
+    r.checks.push_back(makeCheck("request slow share at the per-backend budget", s.budgetSlow,
+                                 s.requestBudget,
+                                 proportionTolerance(s.requestBudget, s.budgetRequests), false,
+                                 "closed form: 1-(1-b_backend)^N = b; 4 SE"));
+    addSweepClaims(r, t, s);
+}
+
+}  // namespace
+
+void fillFanoutReport(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
+    addFigures(r, t, s);
+    addSweepCharts(r, t, s);
+    addChecks(r, t, s);
+}
+
+std::string fanoutExplanation() {
+    return R"(<p>A page that asks <i>N</i> backends for a piece each is finished when the last piece
+arrives, so its latency is the <b>maximum</b> of <i>N</i> calls, not a typical one. If each call is
+slow with probability <i>p</i> and calls are independent, the request escapes only when every call is
+fast: P(slow request) = 1 &minus; (1 &minus; <i>p</i>)<sup><i>N</i></sup>. At <i>p</i> = 1% and
+<i>N</i> = 100 that is 63%: one backend's p99 becomes the request's median.</p>
+<p>Each simulated call is a lognormal body (about 10 ms) or, with probability <i>p</i>, a slow mode
+(about a second). The <b>shared fraction</b> <i>f</i> turns part of the slow events into one cause
+that stalls every call of a request at once, while each backend's own slow rate stays <i>p</i>.
+Shared stalls overlap instead of adding up, so the request tail falls from the formula's ceiling
+towards <i>p</i> itself: 1 &minus; (1 &minus; <i>pf</i>)(1 &minus; <i>q</i>)<sup><i>N</i></sup>.
+The immediate <b>hedge</b> sends each call to two replicas and keeps the faster; it removes the
+independent slowness (<i>q</i> becomes <i>q</i>&sup2;) and none of the shared part.</p>
+<p>How to read it: on <i>slow_vs_n</i> the dots are simulated requests and the line is the closed
+form; on <i>distribution</i> compare one backend's percentile curve with the request's (the request
+curve is the backend's CDF raised to the power <i>N</i>); <i>slow_vs_shared</i> shows hedging's gain
+vanish as <i>f</i> reaches 1. The per-backend budget 1 &minus; (1 &minus; <i>b</i>)<sup>1/<i>N</i></sup>
+is the slow rate each backend may have so that only a share <i>b</i> of requests is slow; at
+<i>b</i> = 1% and <i>N</i> = 100 it is about one call in 10,000. The sequential chain adds the
+calls instead (an agent loop of 30 steps): the chance that a task meets a slow call is the same
+formula.</p>)";
+}
+
+}  // namespace taillab

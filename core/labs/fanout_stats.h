@@ -1,0 +1,39 @@
+// Tolerances justified by sample size, shared by the fan-out and idle-hedging labs (they would
+// move to a common header if more labs need them).
+//
+//  - A proportion estimated from n trials has standard error sqrt(P(1-P)/n); the variance is
+//    floored at one event in n so that a rare event seen once is not a "failure".
+//  - A quantile estimated from n samples has standard error sqrt(p(1-p)/n) / density(x_p) (the
+//    delta method); the density is taken numerically from the CDF. HDR histograms report the top
+//    of a bucket, up to 0.1% above the value at three significant digits.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace taillab {
+
+constexpr double kSigmas = 4.0;  // checks allow 4 standard errors (two-sided miss ~6e-5)
+
+inline double proportionTolerance(double p, double n, double sigmas = kSigmas) {
+    const double var = std::max(p * (1.0 - p), 0.0) + 1.0 / n;
+    return sigmas * std::sqrt(var / n);
+}
+
+// Two independent estimates (ours from n1 trials, a published one from n2) of the same P.
+inline double proportionDifferenceTolerance(double p, double n1, double n2,
+                                            double sigmas = kSigmas) {
+    const double a = proportionTolerance(p, n1, 1.0), b = proportionTolerance(p, n2, 1.0);
+    return sigmas * std::sqrt(a * a + b * b);
+}
+
+inline double quantileTolerance(const std::function<double(double)>& cdf, double x, double p,
+                                double n, double sigmas = kSigmas) {
+    const double h = 0.01;
+    const double density = (cdf(x * (1 + h)) - cdf(x * (1 - h))) / (2 * h * x);
+    const double se = density > 0 ? std::sqrt(p * (1 - p) / n) / density : INFINITY;
+    return sigmas * se + 0.002 * x;
+}
+
+}  // namespace taillab

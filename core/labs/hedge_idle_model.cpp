@@ -1,0 +1,102 @@
+#include "labs/hedge_idle_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace taillab {
+namespace {
+
+double lognormalSurvival(const LognormalParams& p, double t) { return 1.0 - lognormalCdf(p, t); }
+
+// ∫_a^b g(t) dt on a grid dense near a (midpoint rule in log(t - a + h)).
+template <class F>
+double integrate(const F& g, double a, double b, double h) {
+    constexpr int kSteps = 4000;
+    const double lo = std::log(h), hi = std::log(b - a + h);
+    double sum = 0;
+    for (int i = 0; i < kSteps; ++i) {
+        const double y0 = std::exp(lo + (hi - lo) * i / kSteps) - h;
+        const double y1 = std::exp(lo + (hi - lo) * (i + 1) / kSteps) - h;
+        sum += g(a + 0.5 * (y0 + y1)) * (y1 - y0);
+    }
+    return sum;
+}
+
+}  // namespace
+
+double HedgeIdleModel::survival(double t) const {
+    return (1 - c_.slow_probability) * lognormalSurvival(c_.body, t) +
+           c_.slow_probability * lognormalSurvival(c_.slow, t);
+}
+
+double HedgeIdleModel::independentSurvival(double t) const {
+    const CorrelatedSlowness cs{c_.slow_probability, c_.shared_fraction};
+    const double q = cs.independentProbability();
+    return (1 - q) * lognormalSurvival(c_.body, t) + q * lognormalSurvival(c_.slow, t);
+}
+
+double HedgeIdleModel::hedgedSurvival(double t, double d) const {
+    if (t < d) return survival(t);
+    const double s = c_.slow_probability * c_.shared_fraction;
+    return (1 - s) * independentSurvival(t) * independentSurvival(t - d) +
+           s * lognormalSurvival(c_.slow, t) * lognormalSurvival(c_.slow, t - d);
+}
+
+namespace {
+
+template <class Cdf>
+double invert(const Cdf& cdf, double p) {
+    double lo = 1e-6, hi = 1e9;
+    for (int i = 0; i < 200 && hi / lo > 1 + 1e-12; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        (cdf(mid) < p ? lo : hi) = mid;
+    }
+    return std::sqrt(lo * hi);
+}
+
+}  // namespace
+
+double HedgeIdleModel::quantile(double p) const {
+    return invert([&](double t) { return cdf(t); }, p);
+}
+
+double HedgeIdleModel::hedgedQuantile(double p, double d) const {
+    return invert([&](double t) { return hedgedCdf(t, d); }, p);
+}
+
+double HedgeIdleModel::extraWork(double d) const {
+    const double far = 20 * lognormalQuantile(c_.slow, 1 - 1e-12);
+    const double h = 1e-3 * c_.body.median_ms;
+    auto st = [&](double t) { return hedgedSurvival(t, d); };
+    const double backup = integrate(st, d, far, h);
+    const double primary = integrate(st, 0.0, d, h) + backup;
+    return primary > 0 ? backup / primary : 0.0;
+}
+
+HedgeIdleDraw drawHedgeIdle(const HedgeIdleConfig& c, Rng& rng) {
+    HedgeIdleDraw d{rng.uniform(), rng.uniform(), rng.uniform(), lognormalSample(c.body, rng),
+                    lognormalSample(c.body, rng)};
+    // A replica can be slow under some f only if the shared cause fires at f = 1 (uShared < p)
+    // or it is independently slow at f = 0 (u < p); otherwise its slow time is never read.
+    const double p = c.slow_probability;
+    if (d.uShared < p || d.u1 < p) d.slow1 = lognormalSample(c.slow, rng);
+    if (d.uShared < p || d.u2 < p) d.slow2 = lognormalSample(c.slow, rng);
+    return d;
+}
+
+HedgeIdleOutcome replayHedgeIdle(const HedgeIdleConfig& c, const HedgeIdleDraw& draw,
+                                 double delay_ms, double shared_fraction) {
+    const CorrelatedSlowness cs{c.slow_probability, shared_fraction};
+    const bool shared = draw.uShared < cs.sharedProbability();
+    const double q = cs.independentProbability();
+    const double x1 = shared || draw.u1 < q ? draw.slow1 : draw.body1;
+    HedgeIdleOutcome o{x1, x1, false, 0.0};
+    if (x1 <= delay_ms) return o;
+    const double x2 = shared || draw.u2 < q ? draw.slow2 : draw.body2;
+    o.backup_sent = true;
+    o.response_ms = std::min(x1, delay_ms + x2);
+    o.backup_busy_ms = o.response_ms - delay_ms;
+    return o;
+}
+
+}  // namespace taillab

@@ -1,0 +1,160 @@
+// The fan-out lab: closed forms, determinism, cancellation, partial results, and its scenario
+// files (checks pass, published values quoted exactly).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "labs/fanout_model.h"
+#include "labs/lab.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
+
+namespace taillab {
+namespace {
+
+const Lab& fanout() { return *findLab("fanout"); }
+
+LabResult runWith(std::initializer_list<std::pair<const char*, double>> set, std::uint64_t seed) {
+    Params p = fanout().defaultParams();
+    for (const auto& [k, v] : set) p.set(k, v);
+    RunControl control;
+    return fanout().run(p, seed, control, {});
+}
+
+double publishedAt(const std::string& dotted) {
+    std::ifstream in(std::string(TAILLAB_SOURCE_DIR) + "/tests/data/published-figures.json");
+    const nlohmann::json root = nlohmann::json::parse(in);
+    const nlohmann::json* node = &root;
+    std::stringstream ss(dotted);
+    std::string part;
+    while (std::getline(ss, part, '.'))
+        node = node->is_array() ? &(*node)[std::stoul(part)] : &node->at(part);
+    return node->get<double>();
+}
+
+std::vector<std::string> scenarioFiles(const std::string& prefix) {
+    std::vector<std::string> out;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs")) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind(prefix, 0) == 0 && e.path().extension() == ".json") out.push_back(e.path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TEST(FanoutModel, IndependentCallsGiveOneMinusOneMinusPToTheN) {
+    const FanoutModel m(FanoutConfig{});
+    EXPECT_NEAR(m.someCallSlowProbability(100, false), 1 - std::pow(0.99, 100), 1e-9);
+    EXPECT_NEAR(m.someCallSlowProbability(1, false), 0.01, 1e-9);
+    EXPECT_NEAR(m.requestCdf(30.0, 100, false), std::pow(m.backendCdf(30.0), 100), 1e-12);
+}
+
+TEST(FanoutModel, SharedFractionAndHedgeMatchCorrelatedSlowness) {
+    for (double f : {0.0, 0.5, 1.0}) {
+        FanoutConfig c;
+        c.slowness = {0.01, f};
+        const FanoutModel m(c);
+        EXPECT_NEAR(m.someCallSlowProbability(100, false), c.slowness.requestSlowProbability(100),
+                    1e-9);
+        EXPECT_NEAR(m.someCallSlowProbability(100, true),
+                    c.slowness.requestSlowProbabilityHedged(100), 1e-9);
+    }
+}
+
+TEST(FanoutModel, PerBackendBudgetKeepsTheRequestWithinBudget) {
+    EXPECT_NEAR(perBackendBudget(0.01, 100), 0.0001005, 5e-8);
+    EXPECT_NEAR(1 - std::pow(1 - perBackendBudget(0.01, 100), 100), 0.01, 1e-12);
+}
+
+TEST(FanoutModel, BernoulliStreamCountsSuccessesAtRateP) {
+    Rng rng(7, "test");
+    BernoulliStream s(0.01, rng);
+    std::int64_t hits = 0;
+    for (int i = 0; i < 10000; ++i) hits += s.advance(100, rng);
+    EXPECT_NEAR(static_cast<double>(hits) / 1e6, 0.01, 4 * std::sqrt(0.01 * 0.99 / 1e6));
+}
+
+TEST(FanoutLab, DefaultRunPassesItsChecksAndHasTheKeyChart) {
+    const LabResult r = runWith({}, 1);
+    EXPECT_TRUE(r.allChecksPass());
+    ASSERT_NE(r.chart("slow_vs_n"), nullptr);
+    ASSERT_NE(r.chart("distribution"), nullptr);
+    EXPECT_EQ(r.chart("distribution")->kind, ChartKind::Percentile);
+    EXPECT_EQ(fanout().mainKnob(), "backends");
+    EXPECT_GE(fanout().defaultParams().spec("requests")->max, 10'000'000);
+}
+
+TEST(FanoutLab, SameSeedSameBytesOtherSeedOtherResult) {
+    const auto a = toJson(runWith({{"requests", 20000}, {"hedge", 1}}, 5)).dump();
+    const auto b = toJson(runWith({{"requests", 20000}, {"hedge", 1}}, 5)).dump();
+    const auto c = toJson(runWith({{"requests", 20000}, {"hedge", 1}}, 6)).dump();
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+}
+
+TEST(FanoutLab, SequentialChainMatchesTheAgentLoopFormula) {
+    const LabResult r = runWith({{"backends", 30}, {"chain", 1}, {"requests", 50000}}, 3);
+    EXPECT_TRUE(r.allChecksPass());
+    EXPECT_NEAR(*r.figure("slow_fraction_formula"), 1 - std::pow(0.99, 30), 1e-9);
+}
+
+TEST(FanoutLab, CancellationStopsEarlyAndPartialsStream) {
+    Params p = fanout().defaultParams();
+    p.set("requests", 1'000'000);
+    RunControl control;
+    int partials = 0;
+    control.onProgress = [&](double f) {
+        if (f > 0.2) control.requestCancel();
+    };
+    const LabResult r = fanout().run(p, 1, control, [&](const LabResult& part) {
+        ++partials;
+        EXPECT_LT(part.progress, 1.0);
+        EXPECT_FALSE(part.charts.empty());
+    });
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_LT(r.distribution("request")->totalCount(), 400'000);
+    EXPECT_GE(partials, 1);
+
+    RunControl full;
+    partials = 0;
+    p.set("requests", 100'000);
+    fanout().run(p, 1, full, [&](const LabResult&) { ++partials; });
+    EXPECT_GE(partials, 5);
+    EXPECT_LE(partials, 10);
+}
+
+class FanoutScenarios : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FanoutScenarios, RunsPassesAndQuotesPublishedFiguresExactly) {
+    const Scenario s = loadScenarioFile(GetParam());
+    EXPECT_EQ(s.lab, "fanout");
+    const LabResult r = runScenario(s);
+    for (const auto& c : r.checks)
+        EXPECT_TRUE(c.pass) << c.name << " " << c.simulated << " vs " << c.closed_form << " ± "
+                            << c.tolerance;
+    for (const auto& e : s.expect) {
+        ASSERT_TRUE(e.value.has_value());
+        const std::string cite = e.source.substr(0, e.source.find(' '));
+        EXPECT_DOUBLE_EQ(*e.value, publishedAt(cite)) << cite;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(FanoutFiles, FanoutScenarios, ::testing::ValuesIn(scenarioFiles("fanout")),
+                         [](const auto& info) {
+                             std::string n = std::filesystem::path(info.param).stem().string();
+                             for (char& c : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
+
+TEST(FanoutScenarioSet, CoversTheEssayAndTheAgentLoop) {
+    EXPECT_GE(scenarioFiles("fanout").size(), 7u);
+}
+
+}  // namespace
+}  // namespace taillab
