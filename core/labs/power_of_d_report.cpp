@@ -1,0 +1,177 @@
+#include "labs/power_of_d_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "labs/queueing.h"
+
+namespace taillab::power_of_d {
+namespace {
+
+constexpr double kSigmas = 4.0;
+constexpr double kHdrRelativeError = 1e-3;
+
+// Sampling noise and finite-n bias for d >= 2, measured at n = 100 over 40 seeds x 200,000
+// arrivals at λ = 0.1..0.95 (d = 2 and 3):
+//  - the sample mean of N times in system has variance C/N with C <= T_d(λ)/(1-λ)² · 1.1, so we
+//    use 1.5 · T_d(λ)/(1-λ)²;
+//  - the simulated mean exceeds the fixed point by 0.1% (λ = 0.1) to 1.9% (d = 2) and 2.5% (d = 3)
+//    at λ = 0.9, at most 0.31% / (1-λ); the allowance is 0.35% / (1-λ), scaled by 100/n.
+constexpr double kJsqVarianceFactor = 1.5;
+constexpr double kFiniteNBias = 0.0035;
+
+// prefix followed by the number d (built by appending, which keeps GCC 12's -Wrestrict quiet).
+std::string withNumber(const char* prefix, int d) {
+    std::string s = prefix;
+    s += std::to_string(d);
+    return s;
+}
+
+std::string seriesName(int d) { return d == 1 ? "Random (d = 1)" : withNumber("Best of ", d); }
+
+Series formulaCurve(int d) {
+    Series s{d == 1 ? "1/(1-λ) (d = 1)" : withNumber("Fixed point, d = ", d),
+             SeriesRole::ClosedForm,
+             {},
+             {}};
+    for (int i = 1; i <= 95; ++i) {
+        const double lambda = i / 100.0;
+        s.x.push_back(lambda);
+        s.y.push_back(queueing::supermarketMeanTime(lambda, d));
+    }
+    return s;
+}
+
+Chart versusLoad(const std::vector<LoadPoint>& points, const ReportSetup& setup, std::string id,
+                 std::string title, std::string yLabel, double DPoint::*field) {
+    Chart c;
+    c.id = std::move(id);
+    c.title = std::move(title);
+    c.kind = ChartKind::XY;
+    c.x_label = "Load λ (arrivals per server per mean service time)";
+    c.y_label = std::move(yLabel);
+    c.log_y = true;
+    for (int d = 1; d <= setup.maxD; ++d) {
+        Series s{seriesName(d), SeriesRole::Simulated, {}, {}};
+        for (const auto& p : points) {
+            s.x.push_back(p.load);
+            s.y.push_back(p.byD[d - 1].*field);
+        }
+        c.series.push_back(std::move(s));
+    }
+    return c;
+}
+
+}  // namespace
+
+DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
+    DPoint p;
+    p.meanTime = s.meanResponse();
+    p.medianTime = static_cast<double>(response.valueAtPercentile(50)) / 1000.0;
+    p.p99Time = static_cast<double>(response.valueAtPercentile(99)) / 1000.0;
+    p.measured = s.measured;
+    p.conserved = s.departed == s.arrived && response.totalCount() == s.measured;
+    return p;
+}
+
+std::string distributionName(int d) { return withNumber("d", d); }
+
+std::string loadKey(double load) {
+    const long hundredths = std::lround(load * 100);
+    std::string key = std::to_string(hundredths / 100) + "_" + std::to_string(hundredths % 100);
+    if (hundredths % 10 == 0) key.pop_back();
+    return key;
+}
+
+double meanTolerance(double load, int d, int servers, std::int64_t measured) {
+    if (d <= 1) {
+        const double expected = queueing::mm1MeanResponse(load, 1.0);
+        return kSigmas * queueing::mm1MeanStandardError(load, 1.0, measured) +
+               kHdrRelativeError * expected;
+    }
+    const double fixedPoint = queueing::supermarketMeanTime(load, d);
+    const double variance = kJsqVarianceFactor * fixedPoint / ((1 - load) * (1 - load));
+    const double se =
+        std::sqrt(variance / static_cast<double>(std::max<std::int64_t>(measured, 1)));
+    const double bias = kFiniteNBias / (1 - load) * 100.0 / servers * fixedPoint;
+    return kSigmas * se + bias;
+}
+
+void addLoadFigures(LabResult& r, const LoadPoint& p) {
+    const std::string at = "_at_" + loadKey(p.load);
+    for (std::size_t i = 0; i < p.byD.size(); ++i) {
+        const int d = static_cast<int>(i) + 1;
+        const std::string key = withNumber("_d", d) + at;
+        r.figures.emplace_back("mean_time" + key, p.byD[i].meanTime);
+        r.figures.emplace_back("predicted_mean_time" + key,
+                               queueing::supermarketMeanTime(p.load, d));
+        r.figures.emplace_back("median_time" + key, p.byD[i].medianTime);
+        r.figures.emplace_back("p99_time" + key, p.byD[i].p99Time);
+    }
+}
+
+void addCharts(LabResult& r, const std::vector<LoadPoint>& points, const ReportSetup& setup) {
+    Chart mean = versusLoad(points, setup, "mean_time_vs_load", "Mean time in system vs load",
+                            "Mean time in system (mean service times)", &DPoint::meanTime);
+    for (int d = 1; d <= setup.maxD; ++d) mean.series.push_back(formulaCurve(d));
+    r.charts.push_back(std::move(mean));
+    Chart p99 = versusLoad(points, setup, "p99_vs_load", "p99 time in system vs load",
+                           "p99 time in system (mean service times)", &DPoint::p99Time);
+    Series mm1{"M/M/1: ln(100)/(1-λ) (d = 1)", SeriesRole::ClosedForm, {}, {}};
+    for (int i = 1; i <= 95; ++i) {
+        mm1.x.push_back(i / 100.0);
+        mm1.y.push_back(queueing::mm1ResponseQuantile(0.99, i / 100.0, 1.0));
+    }
+    p99.series.push_back(std::move(mm1));
+    r.charts.push_back(std::move(p99));
+    if (r.distributions.empty()) return;
+    Chart dist;
+    dist.id = "distribution";
+    char title[96];
+    std::snprintf(title, sizeof title, "Time in system at load %.2f", setup.chosenLoad);
+    dist.title = title;
+    dist.kind = ChartKind::Percentile;
+    dist.x_label = "Percentile";
+    dist.y_label = "Time in system (mean service times)";
+    dist.log_y = true;
+    for (int d = 1; d <= setup.maxD; ++d)
+        if (const HdrHistogram* h = r.distribution(distributionName(d)))
+            dist.series.push_back(percentileSeries(seriesName(d), *h));
+    const double lambda = setup.chosenLoad;
+    dist.series.push_back(closedFormPercentileSeries("M/M/1: Exp(1-λ) (d = 1)", [&](double p) {
+        return queueing::mm1ResponseQuantile(p, lambda, 1.0);
+    }));
+    r.charts.push_back(std::move(dist));
+}
+
+void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportSetup& setup) {
+    bool conserved = true;
+    for (const auto& p : points)
+        for (const auto& q : p.byD) conserved = conserved && q.conserved;
+    r.checks.push_back(makeClaim("every arrival departs exactly once", conserved ? 1 : 0, 1,
+                                 conserved, "conservation"));
+    for (const auto& p : points) {
+        for (int d = 1; d <= setup.maxD; ++d) {
+            const DPoint& q = p.byD[d - 1];
+            const double expected = queueing::supermarketMeanTime(p.load, d);
+            const std::string name =
+                withNumber("mean time in system, d = ", d) + ", load " + loadKey(p.load);
+            const char* source = d == 1 ? "closed form: M/M/1 1/(1-λ), ±4 SE"
+                                        : "closed form: fixed point Σ λ^((d^i-d)/(d-1)), ±4 SE "
+                                          "+ finite-n allowance";
+            r.checks.push_back(makeCheck(name, q.meanTime, expected,
+                                         meanTolerance(p.load, d, setup.servers, q.measured), false,
+                                         source));
+        }
+        const DPoint& random = p.byD[0];
+        const double p99 = queueing::mm1ResponseQuantile(0.99, p.load, 1.0);
+        r.checks.push_back(makeCheck(
+            "p99 time in system, d = 1, load " + loadKey(p.load), random.p99Time, p99,
+            kSigmas * queueing::mm1QuantileStandardError(0.99, p.load, 1.0, random.measured) +
+                kHdrRelativeError * p99,
+            false, "closed form: M/M/1 p99 = ln(100)/(1-λ), ±4 SE"));
+    }
+}
+
+}  // namespace taillab::power_of_d

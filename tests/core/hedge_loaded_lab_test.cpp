@@ -1,0 +1,182 @@
+// The hedge_loaded lab: the hedged M/M/c-style model on the event core, its cancel rules, the
+// M/M/1 closed form without hedging, the published claims, determinism and cancellation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "labs/hedge_loaded_sim.h"
+#include "labs/lab.h"
+#include "labs/queueing.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
+
+namespace taillab {
+namespace {
+
+HedgeSimStreams streams(std::uint64_t seed) {
+    return HedgeSimStreams{Rng(seed, "a"), Rng(seed, "r"), Rng(seed, "s"), Rng(seed, "br"),
+                           Rng(seed, "bs")};
+}
+
+HedgeSimConfig config(double load, HedgeMode mode, CancelRule cancel, std::int64_t requests) {
+    HedgeSimConfig c;
+    c.servers = 10;
+    c.load = load;
+    c.requests = requests;
+    c.warmup = requests / 10;
+    c.mode = mode;
+    c.hedgeDelay = fromMs(20);
+    c.cancel = cancel;
+    return c;
+}
+
+struct SimRun {
+    HedgeSimStats stats;
+    HdrHistogram response{hedgeResponseHdrConfig()};
+};
+
+SimRun simulate(const HedgeSimConfig& c, std::uint64_t seed = 7) {
+    SimRun r;
+    r.stats = runHedgeSim(c, streams(seed), r.response);
+    return r;
+}
+
+double capacityCost(const HedgeSimStats& s) { return s.busyMs / s.demandMs - 1.0; }
+
+LabResult runFile(const std::string& name) {
+    return runScenario(
+        loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json"));
+}
+
+TEST(HedgeLoadedSim, WithoutHedgingEachServerIsMm1) {
+    const SimRun r = simulate(config(0.5, HedgeMode::None, CancelRule::Both, 200'000));
+    const double mu = 1.0 / 10.0;  // per ms
+    const double mean = queueing::mm1MeanResponse(0.5 * mu, mu);
+    const double se = queueing::mm1MeanStandardError(0.5, mu, r.stats.measured);
+    EXPECT_NEAR(r.response.mean() / 1000.0, mean, 4 * se);
+    const double p99 = queueing::mm1ResponseQuantile(0.99, 0.5 * mu, mu);
+    const double seP99 = queueing::mm1QuantileStandardError(0.99, 0.5, mu, r.stats.measured);
+    EXPECT_NEAR(r.response.valueAtPercentile(99) / 1000.0, p99, 4 * seP99);
+    EXPECT_EQ(r.stats.backupsSent, 0);
+    EXPECT_NEAR(capacityCost(r.stats), 0.0, 1e-12);
+}
+
+TEST(HedgeLoadedSim, EveryRequestEndsExactlyOnceUnderEveryPolicy) {
+    for (auto mode : {HedgeMode::None, HedgeMode::Delayed, HedgeMode::Immediate}) {
+        for (auto cancel : {CancelRule::Both, CancelRule::BackupOnly, CancelRule::Nothing}) {
+            const SimRun r = simulate(config(0.6, mode, cancel, 20'000));
+            const HedgeSimStats& s = r.stats;
+            EXPECT_EQ(s.arrived, 20'000);
+            EXPECT_EQ(s.answered, s.arrived);
+            EXPECT_EQ(s.measured, r.response.totalCount());
+            EXPECT_EQ(s.copiesCreated, s.arrived + s.backupsSent);
+            EXPECT_EQ(s.copiesCreated, s.copiesFinished + s.copiesDropped + s.copiesStopped);
+            if (cancel == CancelRule::Nothing) {
+                EXPECT_EQ(s.copiesDropped + s.copiesStopped, 0);
+            }
+            if (mode == HedgeMode::Immediate) {
+                EXPECT_EQ(s.backupsSent, s.arrived);
+            }
+        }
+    }
+}
+
+// Memorylessness: when either copy may be stopped, two exponential copies in service together
+// finish at rate 2μ, so hedging spends no extra server time at all.
+TEST(HedgeLoadedSim, CancellingBothCopiesCostsNothingWithExponentialService) {
+    const SimRun r = simulate(config(0.3, HedgeMode::Immediate, CancelRule::Both, 100'000));
+    EXPECT_NEAR(capacityCost(r.stats), 0.0, 0.01);
+}
+
+// Duplicate-all with backup_only: the primary always runs in full and the backup runs until the
+// first answer; both exponential, so the backup's busy time averages 1/(2μ): a 50% cost.
+TEST(HedgeLoadedSim, DuplicatingWithBackupOnlyCancelCostsHalfAService) {
+    const SimRun r = simulate(config(0.3, HedgeMode::Immediate, CancelRule::BackupOnly, 100'000));
+    EXPECT_NEAR(capacityCost(r.stats), 0.5, 0.02);
+    const SimRun n = simulate(config(0.2, HedgeMode::Immediate, CancelRule::Nothing, 100'000));
+    EXPECT_NEAR(capacityCost(n.stats), 1.0, 0.02);
+}
+
+TEST(HedgeLoadedLab, DefaultScenarioPassesItsChecks) {
+    const LabResult r = runFile("hedge-loaded");
+    EXPECT_TRUE(r.allChecksPass());
+    ASSERT_NE(r.chart("p99_vs_load"), nullptr);
+    ASSERT_NE(r.chart("median_vs_load"), nullptr);
+    ASSERT_NE(r.chart("distribution"), nullptr);
+    EXPECT_EQ(r.chart("p99_vs_load")->series.size(), 5u);  // four policies + M/M/1
+    EXPECT_EQ(r.distributions.size(), 4u);
+}
+
+// The published claims hold with backup_only cancellation (the scenario file asserts them).
+TEST(HedgeLoadedLab, PublishedClaimsHoldWhenOnlyTheBackupIsCancelled) {
+    const LabResult r = runFile("hedge-loaded-published");
+    for (const auto& c : r.checks) EXPECT_TRUE(c.pass) << c.name << " " << c.simulated;
+    EXPECT_GE(*r.figure("pxx_capacity_cost_min"), 0.015);
+    EXPECT_LE(*r.figure("pxx_capacity_cost_max"), 0.06);
+    EXPECT_LT(*r.figure("dup_median_ratio_at_0_2"), 1.0);
+    EXPECT_GE(*r.figure("dup_median_ratio_at_0_7"), 5.0);
+}
+
+// The verdict depends on what is cancelled: cancelling both copies makes duplicate-all win at
+// every load (no 70% blow-up); cancelling nothing makes the p95 hedge itself diverge at high load.
+TEST(HedgeLoadedLab, OtherCancelRulesDoNotReproduceThePublishedClaims) {
+    const Lab* lab = findLab("hedge_loaded");
+    ASSERT_NE(lab, nullptr);
+    RunControl control;
+    Params p = lab->defaultParams();
+    p.set("requests", 20'000);
+    p.set("cancel", 0);  // both
+    const LabResult both = lab->run(p, 3, control, {});
+    EXPECT_LT(*both.figure("dup_median_ratio_at_0_7"), 1.0);
+    EXPECT_LT(*both.figure("pxx_capacity_cost_max"), 0.015);
+    p.set("cancel", 2);  // nothing
+    const LabResult nothing = lab->run(p, 3, control, {});
+    EXPECT_GT(*nothing.figure("pxx_capacity_cost_max"), 0.06);
+}
+
+TEST(HedgeLoadedLab, SameSeedGivesIdenticalBytes) {
+    const Lab* lab = findLab("hedge_loaded");
+    RunControl control;
+    Params p = lab->defaultParams();
+    p.set("requests", 3000);
+    const std::string a = toJson(lab->run(p, 11, control, {})).dump();
+    const std::string b = toJson(lab->run(p, 11, control, {})).dump();
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, toJson(lab->run(p, 12, control, {})).dump());
+}
+
+TEST(HedgeLoadedLab, StreamsPartialResultsWithCharts) {
+    const Lab* lab = findLab("hedge_loaded");
+    RunControl control;
+    Params p = lab->defaultParams();
+    p.set("requests", 2000);
+    int partials = 0;
+    double lastProgress = 0;
+    lab->run(p, 1, control, [&](const LabResult& r) {
+        ++partials;
+        EXPECT_LT(r.progress, 1.0);
+        EXPECT_GT(r.progress, lastProgress);
+        lastProgress = r.progress;
+        EXPECT_NE(r.chart("p99_vs_load"), nullptr);
+    });
+    EXPECT_GE(partials, 5);
+    EXPECT_LE(partials, 10);
+}
+
+TEST(HedgeLoadedLab, CancellationStopsEarly) {
+    const Lab* lab = findLab("hedge_loaded");
+    RunControl control;
+    control.onProgress = [&](double f) {
+        if (f > 0.2) control.requestCancel();
+    };
+    Params p = lab->defaultParams();
+    p.set("requests", 1'000'000);
+    const LabResult r = lab->run(p, 1, control, {});
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_LT(r.progress, 0.5);
+    EXPECT_LT(control.progress(), 0.5);
+}
+
+}  // namespace
+}  // namespace taillab
