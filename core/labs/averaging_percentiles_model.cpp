@@ -46,11 +46,7 @@ double Fleet::pooledQuantile(double p) const {
     double lo = std::min(hostQuantile(0, p), hostQuantile(1, p));
     double hi = std::max(hostQuantile(0, p), hostQuantile(1, p));
     if (hi / lo < 1 + 1e-12) return lo;
-    for (int i = 0; i < 200 && hi / lo > 1 + 1e-13; ++i) {
-        const double mid = std::sqrt(lo * hi);
-        (pooledCdf(mid) < p ? lo : hi) = mid;
-    }
-    return std::sqrt(lo * hi);
+    return invertCdf([this](double x) { return pooledCdf(x); }, p, lo, hi);
 }
 
 double Fleet::meanOfHostQuantiles(double p) const {

@@ -42,26 +42,12 @@ double HedgeIdleModel::hedgedSurvival(double t, double d) const {
            s * lognormalSurvival(c_.slow, t) * lognormalSurvival(c_.slow, t - d);
 }
 
-namespace {
-
-template <class Cdf>
-double invert(const Cdf& cdf, double p) {
-    double lo = 1e-6, hi = 1e9;
-    for (int i = 0; i < 200 && hi / lo > 1 + 1e-12; ++i) {
-        const double mid = std::sqrt(lo * hi);
-        (cdf(mid) < p ? lo : hi) = mid;
-    }
-    return std::sqrt(lo * hi);
-}
-
-}  // namespace
-
 double HedgeIdleModel::quantile(double p) const {
-    return invert([&](double t) { return cdf(t); }, p);
+    return invertCdf([&](double t) { return cdf(t); }, p);
 }
 
 double HedgeIdleModel::hedgedQuantile(double p, double d) const {
-    return invert([&](double t) { return hedgedCdf(t, d); }, p);
+    return invertCdf([&](double t) { return hedgedCdf(t, d); }, p);
 }
 
 double HedgeIdleModel::extraWork(double d) const {

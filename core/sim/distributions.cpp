@@ -10,36 +10,36 @@ namespace taillab {
 
 double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+double normalQuantileFast(double p) {
+    static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                                   -2.759285104469687e+02, 1.383577518672690e+02,
+                                   -3.066479806614716e+01, 2.506628277459239e+00};
+    static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                                   -1.556989798598866e+02, 6.680131188771972e+01,
+                                   -1.328068155288572e+01};
+    static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                   -2.400758277161838e+00, -2.549732539343734e+00,
+                                   4.374664141464968e+00,  2.938163982698783e+00};
+    static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                   2.445134137142996e+00, 3.754408661907416e+00};
+    if (p <= 0) return -INFINITY;
+    if (p >= 1) return INFINITY;
+    auto tail = [&](double q) {
+        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    };
+    constexpr double kLow = 0.02425;
+    if (p < kLow) return tail(std::sqrt(-2 * std::log(p)));
+    if (p > 1 - kLow) return -tail(std::sqrt(-2 * std::log1p(-p)));
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
 double normalQuantile(double p) {
     if (p <= 0.0) return -INFINITY;
     if (p >= 1.0) return INFINITY;
-    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
-                               -2.759285104469687e+02, 1.383577518672690e+02,
-                               -3.066479806614716e+01, 2.506628277459239e+00};
-    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
-                               -1.556989798598866e+02, 6.680131188771972e+01,
-                               -1.328068155288572e+01};
-    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                               -2.400758277161838e+00, -2.549732539343734e+00,
-                               4.374664141464968e+00,  2.938163982698783e+00};
-    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
-                               2.445134137142996e+00, 3.754408661907416e+00};
-    const double plow = 0.02425;
-    double x;
-    if (p < plow) {
-        const double q = std::sqrt(-2 * std::log(p));
-        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    } else if (p <= 1 - plow) {
-        const double q = p - 0.5;
-        const double r = q * q;
-        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-    } else {
-        const double q = std::sqrt(-2 * std::log(1 - p));
-        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    }
+    const double x = normalQuantileFast(p);
     // One Halley refinement step brings the error to machine precision.
     const double e = normalCdf(x) - p;
     const double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
@@ -151,15 +151,9 @@ double ServiceModel::quantile(double p) const {
     if (auto* m = std::get_if<ConstantModel>(&v_)) return m->value_ms;
     if (auto* m = std::get_if<LognormalWithSlowMode>(&v_); m && m->slow_probability <= 0)
         return lognormalQuantile(m->body, p);
-    // Bisection in log space on the CDF.
-    double lo = 1e-9, hi = 1.0;
+    double hi = 1.0;
     while (cdf(hi) < p && hi < 1e12) hi *= 2;
-    for (int i = 0; i < 200; ++i) {
-        const double mid = std::sqrt(lo * hi);
-        (cdf(mid) < p ? lo : hi) = mid;
-        if (hi / lo < 1 + 1e-12) break;
-    }
-    return std::sqrt(lo * hi);
+    return invertCdf([this](double x) { return cdf(x); }, p, 1e-9, hi);
 }
 
 double ServiceModel::mean() const {

@@ -14,6 +14,7 @@
 // rate stays exactly p:  1 - (1 - p*f)(1 - q) = p  =>  q = (p - p*f) / (1 - p*f).
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <variant>
@@ -93,6 +94,20 @@ double lognormalSample(const LognormalParams& p, Rng& rng);
 // Standard normal CDF and its inverse (Acklam's rational approximation refined by one Halley step).
 double normalCdf(double z);
 double normalQuantile(double p);
+// Acklam's approximation without the refinement step: relative error below 1.2e-9 and several
+// times faster; for inverse-transform sampling, where that error is far below a microsecond.
+double normalQuantileFast(double p);
+
+// Smallest x in [lo, hi] with cdf(x) >= p, by bisection in log space (x > 0): for mixtures and
+// order statistics whose quantile has no closed form.
+template <class Cdf>
+double invertCdf(const Cdf& cdf, double p, double lo = 1e-6, double hi = 1e9) {
+    for (int i = 0; i < 200 && hi / lo > 1 + 1e-13; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        (cdf(mid) < p ? lo : hi) = mid;
+    }
+    return std::sqrt(lo * hi);
+}
 
 // Shared-cause slowness across the calls of one request (essay 003).
 struct CorrelatedSlowness {
