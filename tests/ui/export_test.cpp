@@ -1,0 +1,167 @@
+// Export of the visible chart (PNG, SVG, PDF) and of its data (CSV, JSON) and the whole result,
+// read back and checked.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QtSvg/QSvgRenderer>
+#include <fstream>
+#include <sstream>
+
+#include "chart_data_export.h"
+#include "export_actions.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+std::string readFile(const QString& path) {
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Splits one CSV line (RFC 4180 quoting).
+std::vector<std::string> csvFields(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                out.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                out.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+class ExportTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        window_ = std::make_unique<MainWindow>(scenarioDirectory());
+        recorder_ = std::make_unique<DrawnRecorder>(*window_);
+        window_->show();
+        const quint64 generation = window_->controller()->generation();
+        ASSERT_TRUE(window_->openScenario("fanout"));
+        ASSERT_TRUE(waitForNewFinal(*window_, *recorder_, generation));
+        ASSERT_NE(window_->chartArea()->currentChart(), nullptr) << "fanout produced no charts";
+        ASSERT_TRUE(dir_.isValid());
+    }
+    bool exportTo(ExportFormat f, const QString& name) {
+        QString error;
+        const bool ok = window_->exportActions()->exportTo(f, dir_.filePath(name), &error);
+        EXPECT_TRUE(ok) << error.toStdString();
+        return ok;
+    }
+
+    std::unique_ptr<MainWindow> window_;
+    std::unique_ptr<DrawnRecorder> recorder_;
+    QTemporaryDir dir_;
+};
+
+TEST_F(ExportTest, PngIsAnImageOfSensibleSize) {
+    ASSERT_TRUE(exportTo(ExportFormat::Png, "chart.png"));
+    QImage image(dir_.filePath("chart.png"));
+    ASSERT_FALSE(image.isNull());
+    EXPECT_GE(image.width(), ChartView::kMinExportSize.width());
+    EXPECT_GE(image.height(), ChartView::kMinExportSize.height());
+    EXPECT_LE(image.width(), 8000);
+}
+
+TEST_F(ExportTest, SvgParses) {
+    ASSERT_TRUE(exportTo(ExportFormat::Svg, "chart.svg"));
+    QSvgRenderer svg(dir_.filePath("chart.svg"));
+    EXPECT_TRUE(svg.isValid());
+    EXPECT_GT(svg.defaultSize().width(), 0);
+    const std::string text = readFile(dir_.filePath("chart.svg"));
+    EXPECT_NE(text.find("<svg"), std::string::npos);
+    EXPECT_TRUE(text.find("<polyline") != std::string::npos ||
+                text.find("<path") != std::string::npos);
+    EXPECT_NE(text.find("<text"), std::string::npos) << "the SVG has no text (labels)";
+}
+
+TEST_F(ExportTest, PdfIsAPdf) {
+    ASSERT_TRUE(exportTo(ExportFormat::Pdf, "chart.pdf"));
+    const std::string pdf = readFile(dir_.filePath("chart.pdf"));
+    EXPECT_EQ(pdf.rfind("%PDF-", 0), 0u);
+    EXPECT_GT(pdf.size(), 1024u);
+}
+
+TEST_F(ExportTest, CsvReadsBackAsTheChartsSeries) {
+    ASSERT_TRUE(exportTo(ExportFormat::Csv, "chart.csv"));
+    const Chart& chart = *window_->chartArea()->currentChart();
+    std::istringstream in(readFile(dir_.filePath("chart.csv")));
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_EQ(line, "series,role,x,y");
+    std::map<std::string, std::vector<std::pair<double, double>>> bySeries;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        const auto f = csvFields(line);
+        ASSERT_EQ(f.size(), 4u) << line;
+        bySeries[f[0]].emplace_back(std::stod(f[2]), std::stod(f[3]));
+    }
+    ASSERT_EQ(bySeries.size(), chart.series.size());
+    for (const Series& s : chart.series) {
+        const auto& rows = bySeries[s.name];
+        ASSERT_EQ(rows.size(), s.x.size()) << s.name;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            EXPECT_EQ(rows[i].first, s.x[i]);
+            EXPECT_EQ(rows[i].second, s.y[i]);
+        }
+    }
+}
+
+TEST_F(ExportTest, JsonReadsBackAsTheChartAndTheResult) {
+    ASSERT_TRUE(exportTo(ExportFormat::Json, "chart.json"));
+    const Chart& chart = *window_->chartArea()->currentChart();
+    const auto j = nlohmann::json::parse(readFile(dir_.filePath("chart.json")));
+    EXPECT_EQ(j["id"], chart.id);
+    EXPECT_EQ(j["lab"], "fanout");
+    ASSERT_EQ(j["series"].size(), chart.series.size());
+    for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        EXPECT_EQ(j["series"][i]["name"], chart.series[i].name);
+        EXPECT_EQ(j["series"][i]["x"].get<std::vector<double>>(), chart.series[i].x);
+        EXPECT_EQ(j["series"][i]["y"].get<std::vector<double>>(), chart.series[i].y);
+    }
+
+    ASSERT_TRUE(exportTo(ExportFormat::ResultJson, "result.json"));
+    const auto r = nlohmann::json::parse(readFile(dir_.filePath("result.json")));
+    EXPECT_EQ(r["lab"], "fanout");
+    EXPECT_EQ(r["checks"].size(), window_->latestResult()->checks.size());
+}
+
+TEST_F(ExportTest, SuggestedNamesCarryScenarioAndChart) {
+    const QString name = window_->exportActions()->suggestedName(ExportFormat::Png);
+    EXPECT_TRUE(name.endsWith(".png"));
+    EXPECT_TRUE(name.contains(QString::fromStdString(window_->chartArea()->currentChart()->id)));
+}
+
+TEST(ChartDataExport, CsvQuotesNamesWithCommasAndQuotes) {
+    Chart c;
+    c.series.push_back(Series{"a, \"b\"", SeriesRole::ClosedForm, {1, 2}, {3, 4.5}});
+    c.series.push_back(Series{"plain", SeriesRole::Published, {0.5}, {7}});
+    EXPECT_EQ(chartToCsv(c),
+              "series,role,x,y\n"
+              "\"a, \"\"b\"\"\",closed_form,1,3\n"
+              "\"a, \"\"b\"\"\",closed_form,2,4.5\n"
+              "\n"
+              "plain,published,0.5,7\n");
+}
+
+}  // namespace
+}  // namespace taillab::ui::test

@@ -1,0 +1,158 @@
+// The real main window, driven as a user would: every lab is selected, runs to a final result
+// with charts, and redraws when its main knob's slider moves; a long run can be cancelled while
+// the window stays responsive; a newer request always wins over an older one.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+
+#include "knob_editor.h"
+#include "knob_panel.h"
+#include "run_status.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+std::vector<std::string> labIds() {
+    std::vector<std::string> ids;
+    for (const auto& lab : allLabs()) ids.push_back(lab->id());
+    return ids;
+}
+
+// The knob a user would move: the lab's main knob when it is numeric, else the first numeric.
+KnobEditor* knobToMove(const KnobPanel& panel, const Lab& lab) {
+    KnobEditor* main = panel.editor(lab.mainKnob());
+    if (main && main->isNumeric()) return main;
+    for (const auto& spec : lab.knobs())
+        if (KnobEditor* e = panel.editor(spec.key); e && e->isNumeric() && spec.key != "requests")
+            return e;
+    return nullptr;
+}
+
+class LabWindowTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LabWindowTest, RunsToChartsAndRedrawsWhenTheMainKnobMoves) {
+    const Lab* lab = findLab(GetParam());
+    ASSERT_NE(lab, nullptr);
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.selectLab(QString::fromStdString(lab->id())));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation))
+        << "no final result for " << lab->id();
+    const LabResultPtr first = window.latestResult();
+    EXPECT_EQ(first->lab, lab->id());
+    ASSERT_FALSE(first->charts.empty()) << lab->id() << " produced no charts";
+    ASSERT_NE(window.chartArea()->currentView(), nullptr);
+    EXPECT_TRUE(window.windowTitle().contains(QString::fromStdString(window.scenario().name)));
+    const Drawing before = drawing(window);
+    ASSERT_GT(pointCount(before), 0u) << lab->id() << " drew no points";
+
+    KnobEditor* knob = knobToMove(*window.knobPanel(), *lab);
+    ASSERT_NE(knob, nullptr) << lab->id() << " has no numeric knob";
+    QSlider* slider = knob->slider();
+    ASSERT_NE(slider, nullptr);
+    const int span = slider->maximum() - slider->minimum();
+    const int mid = slider->minimum() + span / 2;
+    const int delta = std::max(1, span / 4);
+    const int target = slider->value() < mid ? slider->value() + delta : slider->value() - delta;
+    const double oldValue = knob->value();
+
+    generation = window.controller()->generation();
+    slider->setValue(target);
+    EXPECT_NE(knob->value(), oldValue) << "slider did not change " << knob->spec().key;
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation))
+        << "no re-run after moving " << knob->spec().key;
+    EXPECT_EQ(window.scenario().lab, lab->id());
+    const Drawing after = drawing(window);
+    EXPECT_GT(pointCount(after), 0u);
+    EXPECT_FALSE(sameDrawing(before, after))
+        << "moving " << knob->spec().key << " of " << lab->id() << " did not change the charts";
+    EXPECT_TRUE(window.isWindowModified());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLabs, LabWindowTest, ::testing::ValuesIn(labIds()),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             for (char& c : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return name;
+                         });
+
+TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+
+    auto* requests = window.findChild<QSpinBox*>("knob_spin_requests");
+    ASSERT_NE(requests, nullptr) << "the fanout lab has no 'requests' knob";
+    QSignalSpy cancelled(window.controller(), &RunController::cancelled);
+    generation = window.controller()->generation();
+    requests->setValue(requests->maximum());
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return window.controller()->generation() > generation; }, 5000));
+    ASSERT_TRUE(window.controller()->running());
+
+    // The event loop keeps turning while the worker computes.
+    for (int i = 0; i < 5; ++i) {
+        bool fired = false;
+        QElapsedTimer clock;
+        clock.start();
+        QTimer::singleShot(0, &window, [&] { fired = true; });
+        ASSERT_TRUE(QTest::qWaitFor([&] { return fired; }, 1000));
+        EXPECT_LT(clock.elapsed(), 500);
+        QTest::qWait(50);
+    }
+    ASSERT_TRUE(window.controller()->running()) << "the long run finished before it was cancelled";
+    QPushButton* cancel = window.runStatus()->cancelButton();
+    ASSERT_TRUE(cancel->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return cancelled.count() > 0; }, 30000))
+        << "the run did not report cancelled";
+    EXPECT_FALSE(window.controller()->running());
+    EXPECT_TRUE(window.runStatus()->message().contains("Cancelled"));
+    EXPECT_FALSE(cancel->isEnabled());
+
+    // And the window still runs the next request.
+    generation = window.controller()->generation();
+    window.knobPanel()->resetToScenario();
+    EXPECT_TRUE(waitForNewFinal(window, recorder, generation));
+}
+
+TEST(MainWindowTest, NewerRequestWinsOverTheRunInFlight) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    const std::vector<std::string> ids = labIds();
+    ASSERT_GE(ids.size(), 2u);
+    const quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.selectLab(QString::fromStdString(ids[0])));
+    ASSERT_TRUE(window.selectLab(QString::fromStdString(ids[1])));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation + 1));
+    for (const LabResultPtr& r : recorder.drawn) EXPECT_EQ(r->lab, ids[1]);
+    EXPECT_EQ(window.latestResult()->lab, ids[1]);
+}
+
+TEST(MainWindowTest, ListsEveryLabWithItsDefaultScenarioFirst) {
+    MainWindow window(scenarioDirectory());
+    ASSERT_EQ(window.catalog().labs().size(), allLabs().size());
+    for (const auto& l : window.catalog().labs()) {
+        ASSERT_FALSE(l.entries.empty()) << l.lab->id();
+        const CatalogEntry* def = window.catalog().defaultEntry(l.lab->id());
+        ASSERT_NE(def, nullptr) << l.lab->id();
+        EXPECT_EQ(def->scenario.lab, l.lab->id());
+        EXPECT_EQ(def, &l.entries.front()) << l.lab->id();
+    }
+}
+
+}  // namespace
+}  // namespace taillab::ui::test

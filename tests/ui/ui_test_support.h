@@ -1,0 +1,81 @@
+// Helpers for the UI tests: the scenario directory, bounded waits for runs, and comparisons of
+// what the charts draw.
+#pragma once
+
+#include <QSignalSpy>
+#include <QtTest/QTest>
+#include <string>
+#include <vector>
+
+#include "chart_area.h"
+#include "chart_pane.h"
+#include "main_window.h"
+#include "plots/chart_view.h"
+#include "run_controller.h"
+
+namespace taillab::ui::test {
+
+constexpr int kRunTimeoutMs = 180000;
+
+inline std::string scenarioDirectory() {
+    const QByteArray env = qgetenv("TAILLAB_SCENARIOS");
+    return env.isEmpty() ? std::string(TAILLAB_SCENARIO_DIR) : env.toStdString();
+}
+
+// Records what the window drew.
+class DrawnRecorder {
+  public:
+    explicit DrawnRecorder(MainWindow& window) {
+        QObject::connect(&window, &MainWindow::resultDrawn, &window,
+                         [this](const LabResultPtr& r) { drawn.push_back(r); });
+    }
+    std::vector<LabResultPtr> drawn;
+};
+
+// Waits until a run newer than `generation` has started, finished and its final result has
+// been drawn.
+inline bool waitForNewFinal(MainWindow& window, DrawnRecorder& recorder, quint64 generation,
+                            int timeoutMs = kRunTimeoutMs) {
+    RunController* c = window.controller();
+    if (!QTest::qWaitFor([&] { return c->generation() > generation; }, 5000)) return false;
+    return QTest::qWaitFor(
+        [&] {
+            const LabResultPtr latest = window.latestResult();
+            return !c->running() && latest && latest->progress >= 1.0 && !recorder.drawn.empty() &&
+                   recorder.drawn.back() == latest;
+        },
+        timeoutMs);
+}
+
+using Drawing = std::vector<std::vector<PlottedSeries>>;
+
+// What both chart panes draw.
+inline Drawing drawing(const MainWindow& window) {
+    Drawing d;
+    for (int i = 0; i < ChartArea::kPanes; ++i) {
+        ChartPane* pane = window.chartArea()->pane(i);
+        if (pane->isVisibleTo(window.chartArea()) && pane->chart() && pane->view())
+            d.push_back(pane->view()->plottedSeries());
+    }
+    return d;
+}
+
+inline bool sameDrawing(const Drawing& a, const Drawing& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].size() != b[i].size()) return false;
+        for (std::size_t j = 0; j < a[i].size(); ++j)
+            if (a[i][j].name != b[i][j].name || a[i][j].x != b[i][j].x || a[i][j].y != b[i][j].y)
+                return false;
+    }
+    return true;
+}
+
+inline std::size_t pointCount(const Drawing& d) {
+    std::size_t n = 0;
+    for (const auto& pane : d)
+        for (const auto& s : pane) n += static_cast<std::size_t>(s.x.size());
+    return n;
+}
+
+}  // namespace taillab::ui::test

@@ -1,0 +1,164 @@
+// The pieces under the window: knob editors, the catalog, a chart's hover read-out and the run
+// controller's latest-wins rule.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QWheelEvent>
+#include <fstream>
+
+#include "knob_editor.h"
+#include "lab_catalog.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+TEST(KnobEditorTest, LogSliderMovesInLogSpaceAndShowsTheUnit) {
+    const KnobSpec spec = KnobSpec::real("delay", "Delay", "ms", 1, 1000, 10, "how long").log();
+    KnobEditor editor(spec, 10);
+    QSignalSpy changed(&editor, &KnobEditor::valueChanged);
+    editor.slider()->setValue(KnobEditor::kSliderSteps / 2);
+    ASSERT_EQ(changed.count(), 1);
+    EXPECT_NEAR(editor.value(), 31.62, 0.05);  // sqrt(1 * 1000), at the spin box's precision
+    auto* spin = editor.findChild<QDoubleSpinBox*>("knob_spin_delay");
+    ASSERT_NE(spin, nullptr);
+    EXPECT_EQ(spin->suffix(), " ms");
+    EXPECT_NEAR(spin->value(), editor.value(), 1e-9);
+    EXPECT_EQ(spin->toolTip(), "how long");
+}
+
+TEST(KnobEditorTest, IntegerSpinBoxDrivesTheSlider) {
+    const KnobSpec spec = KnobSpec::integer("n", "Backends", "backends", 1, 200, 10, "fan-out");
+    KnobEditor editor(spec, 10);
+    auto* spin = editor.findChild<QSpinBox*>("knob_spin_n");
+    ASSERT_NE(spin, nullptr);
+    spin->setValue(150);
+    EXPECT_EQ(editor.value(), 150);
+    EXPECT_EQ(editor.slider()->value(), 150);
+    editor.setValue(20);  // programmatic: no signal, widgets follow
+    EXPECT_EQ(spin->value(), 20);
+}
+
+TEST(LabCatalogTest, DefaultScenarioFirstBrokenFilesLastBuiltInWhenNone) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    auto write = [&](const QString& name, const std::string& text) {
+        std::ofstream(dir.filePath(name).toStdString()) << text;
+    };
+    write("a-variant.json", R"({"schema_version": 1, "name": "a-variant", "lab": "fanout"})");
+    write("fanout.json", R"({"schema_version": 1, "name": "fanout", "lab": "fanout"})");
+    write("broken.json", R"({"schema_version": 1, "name": "broken", "lab": "fanout", "oops": 1})");
+    LabCatalog catalog(dir.path().toStdString());
+    const CatalogLab* fanout = catalog.lab("fanout");
+    ASSERT_NE(fanout, nullptr);
+    ASSERT_EQ(fanout->entries.size(), 3u);
+    EXPECT_EQ(fanout->entries[0].scenario.name, "fanout");
+    EXPECT_EQ(fanout->entries[1].scenario.name, "a-variant");
+    EXPECT_FALSE(fanout->entries[2].error.empty());
+    EXPECT_EQ(catalog.find("a-variant"), &fanout->entries[1]);
+    EXPECT_EQ(catalog.find("fanout"), &fanout->entries[0]);
+    for (const auto& l : catalog.labs()) {
+        if (l.lab->id() == "fanout") continue;
+        ASSERT_EQ(l.entries.size(), 1u) << l.lab->id();
+        EXPECT_TRUE(l.entries[0].builtIn);
+        EXPECT_EQ(catalog.find(l.lab->id()), &l.entries[0]);
+    }
+}
+
+TEST(ChartViewTest, HoverReadoutNamesTheSeriesWithUnits) {
+    Chart chart;
+    chart.id = "distribution";
+    chart.title = "Latency";
+    chart.kind = ChartKind::Percentile;
+    chart.x_label = "Percentile";
+    chart.y_label = "Latency (ms)";
+    chart.log_y = true;
+    chart.series.push_back(
+        Series{"request", SeriesRole::Simulated, {0.0, 0.9, 0.99, 0.999}, {1, 2, 5, 20}});
+    std::unique_ptr<ChartView> view(ChartView::create(ChartKind::Percentile));
+    view->resize(600, 400);
+    view->show();
+    view->setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(view.get()));
+    QString text;
+    for (int x = 0; x < view->width() && text.isEmpty(); x += 8)
+        for (int y = 0; y < view->height() && text.isEmpty(); y += 8) {
+            view->showReadoutNear(QPoint(x, y));
+            text = view->readoutText();
+        }
+    ASSERT_FALSE(text.isEmpty());
+    if (const QByteArray dir = qgetenv("TAILLAB_UI_SHOT_DIR"); !dir.isEmpty()) {
+        QTest::qWait(50);  // the queued replot
+        view->grab().save(QString::fromLocal8Bit(dir) + "/readout.png");
+    }
+    EXPECT_TRUE(text.contains("request")) << text.toStdString();
+    EXPECT_TRUE(text.contains("%")) << text.toStdString();
+    EXPECT_TRUE(text.contains("Latency (ms)")) << text.toStdString();
+    const auto drawn = view->plottedSeries();
+    ASSERT_EQ(drawn.size(), 1u);
+    ASSERT_EQ(drawn[0].x.size(), 4);
+    EXPECT_NEAR(drawn[0].x[2], 0.99, 1e-12);
+}
+
+TEST(ChartViewTest, WheelZoomsNewDataKeepsTheZoomDoubleClickResets) {
+    Chart chart;
+    chart.id = "xy";
+    chart.kind = ChartKind::XY;
+    chart.x_label = "Load (fraction)";
+    chart.y_label = "p99 (ms)";
+    chart.series.push_back(Series{"sim", SeriesRole::Simulated, {0, 1, 2, 3}, {1, 2, 3, 4}});
+    std::unique_ptr<ChartView> view(ChartView::create(ChartKind::XY));
+    view->resize(600, 400);
+    view->show();
+    view->setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(view.get()));
+    const auto fitted = view->viewRange();
+    EXPECT_LE(fitted.xLower, 0);
+    EXPECT_GE(fitted.xUpper, 3);
+
+    auto* plot = view->findChild<QWidget*>();
+    ASSERT_NE(plot, nullptr);
+    const QPointF center(plot->width() / 2.0, plot->height() / 2.0);
+    QWheelEvent wheel(center, plot->mapToGlobal(center), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(plot, &wheel);
+    const auto zoomed = view->viewRange();
+    EXPECT_TRUE(view->hasUserView());
+    EXPECT_LT(zoomed.xUpper - zoomed.xLower, fitted.xUpper - fitted.xLower);
+
+    chart.series[0].y = {2, 4, 6, 8};  // new data of the same series: the zoom stays
+    view->setChart(chart);
+    EXPECT_DOUBLE_EQ(view->viewRange().xLower, zoomed.xLower);
+    EXPECT_DOUBLE_EQ(view->viewRange().xUpper, zoomed.xUpper);
+
+    QTest::mouseDClick(plot, Qt::LeftButton, Qt::NoModifier, center.toPoint());
+    EXPECT_FALSE(view->hasUserView());
+    EXPECT_GE(view->viewRange().yUpper, 8);
+    EXPECT_LE(view->viewRange().xLower, 0);
+}
+
+TEST(RunControllerTest, OnlyTheLatestRunReportsResults) {
+    RunController controller;
+    std::vector<LabResultPtr> seen;
+    QObject::connect(&controller, &RunController::partialResult,
+                     [&](const LabResultPtr& r) { seen.push_back(r); });
+    QObject::connect(&controller, &RunController::finished,
+                     [&](const LabResultPtr& r, double) { seen.push_back(r); });
+    Scenario first = LabCatalog::builtInScenario(*findLab("fanout"));
+    first.name = "first";
+    Scenario second = first;
+    second.name = "second";
+    controller.start(first);
+    controller.start(second);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !controller.running(); }, kRunTimeoutMs));
+    ASSERT_FALSE(seen.empty());
+    for (const auto& r : seen) EXPECT_EQ(r->scenario, "second");
+    EXPECT_GE(seen.back()->progress, 1.0);
+}
+
+}  // namespace
+}  // namespace taillab::ui::test

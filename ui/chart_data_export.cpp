@@ -1,0 +1,101 @@
+#include "chart_data_export.h"
+
+#include <charconv>
+#include <fstream>
+
+namespace taillab::ui {
+namespace {
+
+// Shortest text that reads back as the same double.
+std::string number(double v) {
+    char buffer[64];
+    const auto r = std::to_chars(buffer, buffer + sizeof(buffer), v);
+    return std::string(buffer, r.ptr);
+}
+
+// RFC 4180: quote when the field holds a comma, quote or line break; double inner quotes.
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+const char* kindName(ChartKind k) {
+    switch (k) {
+        case ChartKind::Percentile:
+            return "percentile";
+        case ChartKind::XY:
+            return "xy";
+        case ChartKind::Time:
+            return "time";
+    }
+    return "xy";
+}
+
+}  // namespace
+
+const char* seriesRoleName(SeriesRole role) {
+    switch (role) {
+        case SeriesRole::Simulated:
+            return "simulated";
+        case SeriesRole::ClosedForm:
+            return "closed_form";
+        case SeriesRole::Published:
+            return "published";
+    }
+    return "simulated";
+}
+
+std::string chartToCsv(const Chart& chart) {
+    std::string out = "series,role,x,y\n";
+    bool first = true;
+    for (const auto& s : chart.series) {
+        if (!first) out += "\n";
+        first = false;
+        const std::string name = csvField(s.name);
+        const std::string role = seriesRoleName(s.role);
+        for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+            out += name + "," + role + "," + number(s.x[i]) + "," + number(s.y[i]) + "\n";
+    }
+    return out;
+}
+
+nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result) {
+    nlohmann::ordered_json j;
+    if (result) {
+        j["lab"] = result->lab;
+        j["scenario"] = result->scenario;
+        j["seed"] = result->seed;
+        j["parameters"] = result->parameters;
+    }
+    j["id"] = chart.id;
+    j["title"] = chart.title;
+    j["kind"] = kindName(chart.kind);
+    j["x_label"] = chart.x_label;
+    j["y_label"] = chart.y_label;
+    j["log_x"] = chart.log_x;
+    j["log_y"] = chart.log_y;
+    j["series"] = nlohmann::ordered_json::array();
+    for (const auto& s : chart.series) {
+        nlohmann::ordered_json js;
+        js["name"] = s.name;
+        js["role"] = seriesRoleName(s.role);
+        js["x"] = s.x;
+        js["y"] = s.y;
+        j["series"].push_back(std::move(js));
+    }
+    return j;
+}
+
+bool writeTextFile(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out << text;
+    return static_cast<bool>(out.flush());
+}
+
+}  // namespace taillab::ui

@@ -1,0 +1,144 @@
+#include "chart_pane.h"
+
+#include <QComboBox>
+#include <QSignalBlocker>
+#include <QTabBar>
+#include <QVBoxLayout>
+
+#include "plots/chart_view.h"
+
+namespace taillab::ui {
+
+ChartPane::ChartPane(int preferredIndex, QWidget* parent)
+    : QFrame(parent), preferredIndex_(preferredIndex) {
+    setObjectName(QString("chartPane%1").arg(preferredIndex));
+    layout_ = new QVBoxLayout(this);
+    layout_->setContentsMargins(2, 2, 2, 2);
+    layout_->setSpacing(2);
+    tabs_ = new QTabBar(this);
+    tabs_->setDocumentMode(true);
+    tabs_->setExpanding(false);
+    tabs_->setElideMode(Qt::ElideRight);
+    tabs_->setUsesScrollButtons(true);
+    layout_->addWidget(tabs_);
+    combo_ = new QComboBox(this);
+    combo_->setObjectName(QString("chartSelector%1").arg(preferredIndex));
+    combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo_->setVisible(false);
+    layout_->addWidget(combo_);
+    placeholder_ = new QLabel(this);
+    placeholder_->setAlignment(Qt::AlignCenter);
+    placeholder_->setStyleSheet("color: #777777; font-size: 12pt;");
+    placeholder_->setWordWrap(true);
+    layout_->addWidget(placeholder_, 1);
+    connect(tabs_, &QTabBar::currentChanged, this, &ChartPane::choose);
+    connect(combo_, &QComboBox::currentIndexChanged, this, &ChartPane::choose);
+    setActive(false);
+}
+
+void ChartPane::choose(int index) {
+    if (!result_ || index < 0 || index >= static_cast<int>(result_->charts.size())) return;
+    chosenId_ = result_->charts[static_cast<std::size_t>(index)].id;
+    {
+        const QSignalBlocker blockTabs(tabs_);
+        const QSignalBlocker blockCombo(combo_);
+        tabs_->setCurrentIndex(index);
+        combo_->setCurrentIndex(index);
+    }
+    showCurrent();
+    emit activated();
+}
+
+void ChartPane::resizeEvent(QResizeEvent* event) {
+    QFrame::resizeEvent(event);
+    updateSelectorMode();
+}
+
+// Tabs while every title fits in the pane's width, else the drop-down list.
+void ChartPane::updateSelectorMode() {
+    if (!result_ || result_->charts.empty()) {
+        tabs_->setVisible(false);
+        combo_->setVisible(false);
+        return;
+    }
+    const QFontMetrics metrics(tabs_->font());
+    int needed = 0;
+    for (const Chart& c : result_->charts)
+        needed += metrics.horizontalAdvance(QString::fromStdString(c.title)) + 28;
+    const bool useTabs = needed <= width() - 8;
+    tabs_->setVisible(useTabs);
+    combo_->setVisible(!useTabs);
+}
+
+void ChartPane::setActive(bool active) {
+    setStyleSheet(QString("QFrame#%1 { border: 1px solid %2; border-radius: 3px; }")
+                      .arg(objectName(), active ? "#3a7bd5" : "#d4d4d4"));
+}
+
+void ChartPane::setPlaceholder(const QString& text) {
+    result_.reset();
+    placeholder_->setText(text);
+    placeholder_->setVisible(true);
+    tabs_->setVisible(false);
+    combo_->setVisible(false);
+    if (view_) view_->setVisible(false);
+}
+
+const Chart* ChartPane::chart() const {
+    const int i = chartIndex();
+    return i >= 0 ? &result_->charts[static_cast<std::size_t>(i)] : nullptr;
+}
+
+int ChartPane::chartIndex() const {
+    if (!result_ || result_->charts.empty()) return -1;
+    for (std::size_t i = 0; i < result_->charts.size(); ++i)
+        if (result_->charts[i].id == chosenId_) return static_cast<int>(i);
+    return std::min(preferredIndex_, static_cast<int>(result_->charts.size()) - 1);
+}
+
+void ChartPane::showChart(int index) {
+    if (index >= 0 && index < tabs_->count()) choose(index);
+}
+
+void ChartPane::setResult(const LabResultPtr& result, bool rebuild) {
+    result_ = result;
+    if (!result_ || result_->charts.empty()) {
+        setPlaceholder(tr("This run produced no charts."));
+        return;
+    }
+    const QSignalBlocker blockTabs(tabs_);
+    const QSignalBlocker blockCombo(combo_);
+    if (rebuild || tabs_->count() != static_cast<int>(result_->charts.size())) {
+        while (tabs_->count() > 0) tabs_->removeTab(0);
+        combo_->clear();
+        for (const Chart& c : result_->charts) {
+            const QString title = QString::fromStdString(c.title);
+            const int i = tabs_->addTab(title);
+            tabs_->setTabToolTip(i, title);
+            combo_->addItem(title);
+        }
+    }
+    tabs_->setCurrentIndex(chartIndex());
+    combo_->setCurrentIndex(chartIndex());
+    updateSelectorMode();
+    showCurrent();
+}
+
+void ChartPane::showCurrent() {
+    const Chart* c = chart();
+    if (!c) return;
+    if (view_ && view_->kind() != c->kind) {
+        delete view_;
+        view_ = nullptr;
+    }
+    if (!view_) {
+        view_ = ChartView::create(c->kind, this);
+        layout_->addWidget(view_, 1);
+        connect(view_, &ChartView::activated, this, &ChartPane::activated);
+    }
+    placeholder_->setVisible(false);
+    view_->setVisible(true);
+    view_->setChart(*c);
+}
+
+}  // namespace taillab::ui

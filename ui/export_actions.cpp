@@ -1,0 +1,153 @@
+#include "export_actions.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStyle>
+
+#include "chart_area.h"
+#include "chart_data_export.h"
+#include "plots/chart_view.h"
+
+namespace taillab::ui {
+namespace {
+
+constexpr const char* kLastDirKey = "export/lastDirectory";
+
+struct FormatInfo {
+    const char* text;
+    const char* extension;
+    const char* filter;
+    QKeySequence shortcut;
+    QStyle::StandardPixmap icon;
+};
+
+FormatInfo info(ExportFormat f) {
+    switch (f) {
+        case ExportFormat::Png:
+            return {"Export Chart as &PNG…", "png", "PNG image (*.png)",
+                    QKeySequence(Qt::CTRL | Qt::Key_E), QStyle::SP_DialogSaveButton};
+        case ExportFormat::Svg:
+            return {"Export Chart as &SVG…", "svg", "SVG vector image (*.svg)",
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), QStyle::SP_FileIcon};
+        case ExportFormat::Pdf:
+            return {"Export Chart as P&DF…", "pdf", "PDF document (*.pdf)",
+                    QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E),
+                    QStyle::SP_FileDialogDetailedView};
+        case ExportFormat::Csv:
+            return {"Export Chart Data as &CSV…", "csv", "CSV (*.csv)",
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), QStyle::SP_FileDialogListView};
+        case ExportFormat::Json:
+            return {"Export Chart Data as &JSON…", "json", "JSON (*.json)",
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J),
+                    QStyle::SP_FileDialogContentsView};
+        case ExportFormat::ResultJson:
+            return {"Export Whole &Result as JSON…", "json", "JSON (*.json)",
+                    QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_J), QStyle::SP_DriveFDIcon};
+    }
+    return {"", "", "", QKeySequence(), QStyle::SP_FileIcon};
+}
+
+}  // namespace
+
+ExportActions::ExportActions(ChartArea* charts, std::function<LabResultPtr()> latest,
+                             QWidget* window)
+    : QObject(window), charts_(charts), latest_(std::move(latest)), window_(window) {
+    for (ExportFormat f : {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf,
+                           ExportFormat::Csv, ExportFormat::Json, ExportFormat::ResultJson}) {
+        const FormatInfo i = info(f);
+        auto* a = new QAction(window->style()->standardIcon(i.icon), tr(i.text), this);
+        a->setShortcut(i.shortcut);
+        a->setIconText(f == ExportFormat::ResultJson ? tr("Result")
+                                                     : QString(i.extension).toUpper());
+        a->setToolTip(QString(tr(i.text)).remove('&').remove("…") + " (" +
+                      i.shortcut.toString(QKeySequence::NativeText) + ")");
+        connect(a, &QAction::triggered, this, [this, f] { exportWithDialog(f); });
+        actions_[static_cast<int>(f)] = a;
+    }
+    updateEnabled();
+}
+
+QAction* ExportActions::action(ExportFormat format) const {
+    return actions_[static_cast<int>(format)];
+}
+
+QList<QAction*> ExportActions::chartActions() const {
+    return {actions_[0], actions_[1], actions_[2], actions_[3], actions_[4]};
+}
+
+void ExportActions::updateEnabled() {
+    const bool chart = charts_->currentView() != nullptr;
+    for (QAction* a : chartActions()) a->setEnabled(chart);
+    action(ExportFormat::ResultJson)->setEnabled(latest_() != nullptr);
+}
+
+QString ExportActions::suggestedName(ExportFormat format) const {
+    const LabResultPtr r = latest_();
+    QString base =
+        r ? QString::fromStdString(r->scenario.empty() ? r->lab : r->scenario) : QString("taillab");
+    if (format != ExportFormat::ResultJson) {
+        if (const Chart* c = charts_->currentChart()) base += "-" + QString::fromStdString(c->id);
+    } else {
+        base += "-result";
+    }
+    return base + "." + info(format).extension;
+}
+
+bool ExportActions::exportTo(ExportFormat format, const QString& path, QString* error) const {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    const LabResultPtr result = latest_();
+    if (format == ExportFormat::ResultJson) {
+        if (!result) return fail(tr("There is no result to export yet."));
+        return writeTextFile(path.toStdString(), toJson(*result).dump(2) + "\n")
+                   ? true
+                   : fail(tr("Cannot write %1").arg(path));
+    }
+    ChartView* view = charts_->currentView();
+    const Chart* chart = charts_->currentChart();
+    if (!view || !chart) return fail(tr("There is no chart to export."));
+    bool ok = false;
+    switch (format) {
+        case ExportFormat::Png:
+            ok = view->savePng(path);
+            break;
+        case ExportFormat::Svg:
+            ok = view->saveSvg(path);
+            break;
+        case ExportFormat::Pdf:
+            ok = view->savePdf(path);
+            break;
+        case ExportFormat::Csv:
+            ok = writeTextFile(path.toStdString(), chartToCsv(*chart));
+            break;
+        case ExportFormat::Json:
+            ok =
+                writeTextFile(path.toStdString(), chartToJson(*chart, result.get()).dump(2) + "\n");
+            break;
+        case ExportFormat::ResultJson:
+            break;
+    }
+    return ok ? true : fail(tr("Cannot write %1").arg(path));
+}
+
+void ExportActions::exportWithDialog(ExportFormat format) {
+    QSettings settings;
+    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
+    const FormatInfo i = info(format);
+    const QString path =
+        QFileDialog::getSaveFileName(window_, QString(tr(i.text)).remove('&').remove("…"),
+                                     QDir(dir).filePath(suggestedName(format)), tr(i.filter));
+    if (path.isEmpty()) return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportTo(format, path, &error)) QMessageBox::warning(window_, tr("Export failed"), error);
+}
+
+}  // namespace taillab::ui

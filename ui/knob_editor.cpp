@@ -1,0 +1,187 @@
+#include "knob_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace taillab::ui {
+namespace {
+
+int decimalsFor(const KnobSpec& s) {
+    if (s.kind == KnobKind::Integer) return 0;
+    if (s.step > 0)
+        return std::clamp(static_cast<int>(std::ceil(-std::log10(s.step) - 1e-9)), 0, 6);
+    const double span = s.max - s.min;
+    int d = span <= 1 ? 3 : span <= 100 ? 2 : 1;
+    // Enough digits to show the smallest allowed value of a log-scale knob.
+    if (s.min > 0) d = std::max(d, static_cast<int>(std::ceil(-std::log10(s.min))) + 1);
+    return std::clamp(d, 0, 6);
+}
+
+QString suffixFor(const KnobSpec& s) {
+    return s.unit.empty() ? QString() : " " + QString::fromStdString(s.unit);
+}
+
+}  // namespace
+
+KnobEditor::KnobEditor(const KnobSpec& spec, double value, QWidget* parent)
+    : QWidget(parent), spec_(spec), value_(value) {
+    setObjectName("knob_" + QString::fromStdString(spec.key));
+    const QString help = QString::fromStdString(spec.help);
+    setToolTip(help);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(8);
+    switch (spec.kind) {
+        case KnobKind::Choice:
+            combo_ = new QComboBox(this);
+            combo_->setObjectName("knob_combo_" + QString::fromStdString(spec.key));
+            for (const auto& c : spec.choices) combo_->addItem(QString::fromStdString(c));
+            combo_->setToolTip(help);
+            layout->addWidget(combo_, 1);
+            connect(combo_, &QComboBox::currentIndexChanged, this, [this](int i) { userSet(i); });
+            break;
+        case KnobKind::Boolean:
+            check_ = new QCheckBox(QString::fromStdString(spec.label), this);
+            check_->setObjectName("knob_check_" + QString::fromStdString(spec.key));
+            check_->setToolTip(help);
+            layout->addWidget(check_, 1);
+            connect(check_, &QCheckBox::toggled, this, [this](bool on) { userSet(on ? 1 : 0); });
+            break;
+        case KnobKind::Integer:
+        case KnobKind::Real:
+            buildNumeric();
+            break;
+    }
+    syncWidgets();
+}
+
+bool KnobEditor::isNumeric() const {
+    return spec_.kind == KnobKind::Integer || spec_.kind == KnobKind::Real;
+}
+
+bool KnobEditor::logSlider() const {
+    return spec_.logScale && spec_.min > 0 && spec_.max > spec_.min;
+}
+
+void KnobEditor::buildNumeric() {
+    const QString key = QString::fromStdString(spec_.key);
+    slider_ = new QSlider(Qt::Horizontal, this);
+    slider_->setObjectName("knob_slider_" + key);
+    slider_->setToolTip(QString::fromStdString(spec_.help));
+    const bool direct =
+        spec_.kind == KnobKind::Integer && !logSlider() && spec_.max - spec_.min <= kSliderSteps;
+    slider_->setRange(direct ? static_cast<int>(spec_.min) : 0,
+                      direct ? static_cast<int>(spec_.max) : kSliderSteps);
+    slider_->setPageStep(direct ? std::max(1, (slider_->maximum() - slider_->minimum()) / 10) : 50);
+    layout()->addWidget(slider_);
+    static_cast<QHBoxLayout*>(layout())->setStretch(0, 1);
+
+    const bool intSpin =
+        spec_.kind == KnobKind::Integer && spec_.max <= INT_MAX && spec_.min >= INT_MIN;
+    if (intSpin) {
+        auto* spin = new QSpinBox(this);
+        spin->setRange(static_cast<int>(spec_.min), static_cast<int>(spec_.max));
+        spin->setSuffix(suffixFor(spec_));
+        spin->setGroupSeparatorShown(spec_.max >= 10000);
+        connect(spin, &QSpinBox::valueChanged, this, [this](int v) { userSet(v); });
+        spin_ = spin;
+    } else {
+        auto* spin = new QDoubleSpinBox(this);
+        spin->setDecimals(decimalsFor(spec_));
+        spin->setRange(spec_.min, spec_.max);
+        spin->setSingleStep(spec_.step > 0 ? spec_.step : (spec_.max - spec_.min) / 100);
+        spin->setSuffix(suffixFor(spec_));
+        spin->setGroupSeparatorShown(spec_.max >= 10000);
+        connect(spin, &QDoubleSpinBox::valueChanged, this, [this](double v) { userSet(v); });
+        spin_ = spin;
+    }
+    spin_->setObjectName("knob_spin_" + key);
+    spin_->setToolTip(QString::fromStdString(spec_.help));
+    spin_->setKeyboardTracking(false);
+    spin_->setAlignment(Qt::AlignRight);
+    spin_->setMinimumWidth(std::max(kSpinWidth, spin_->sizeHint().width()));
+    layout()->addWidget(spin_);
+    connect(slider_, &QSlider::valueChanged, this,
+            [this](int position) { userSet(sliderValue(position)); });
+}
+
+int KnobEditor::sliderPosition(double value) const {
+    if (slider_->maximum() != kSliderSteps || slider_->minimum() != 0)
+        return static_cast<int>(std::lround(value));
+    double t = 0;
+    if (logSlider()) {
+        t = std::log(value / spec_.min) / std::log(spec_.max / spec_.min);
+    } else if (spec_.max > spec_.min) {
+        t = (value - spec_.min) / (spec_.max - spec_.min);
+    }
+    return static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * kSliderSteps));
+}
+
+double KnobEditor::sliderValue(int position) const {
+    if (slider_->maximum() != kSliderSteps || slider_->minimum() != 0) return position;
+    const double t = static_cast<double>(position) / kSliderSteps;
+    const double v = logSlider() ? spec_.min * std::pow(spec_.max / spec_.min, t)
+                                 : spec_.min + t * (spec_.max - spec_.min);
+    return snap(v);
+}
+
+double KnobEditor::snap(double v) const {
+    if (spec_.kind != KnobKind::Real)
+        v = std::round(v);
+    else if (spec_.step > 0)
+        v = spec_.min + std::round((v - spec_.min) / spec_.step) * spec_.step;
+    else {
+        // Keep what the spin box can show, so slider and spin box agree.
+        const double scale = std::pow(10.0, decimalsFor(spec_));
+        v = std::round(v * scale) / scale;
+    }
+    return std::clamp(v, spec_.min, spec_.max);
+}
+
+void KnobEditor::setValue(double value) {
+    value_ = std::clamp(value, spec_.min, spec_.max);
+    syncWidgets();
+}
+
+void KnobEditor::userSet(double value) {
+    const double v = isNumeric() ? snap(value) : value;
+    if (v == value_) {
+        syncWidgets();
+        return;
+    }
+    value_ = v;
+    syncWidgets();
+    emit valueChanged(value_);
+}
+
+void KnobEditor::syncWidgets() {
+    if (combo_) {
+        const QSignalBlocker block(combo_);
+        combo_->setCurrentIndex(static_cast<int>(value_));
+    }
+    if (check_) {
+        const QSignalBlocker block(check_);
+        check_->setChecked(value_ != 0);
+    }
+    if (slider_) {
+        const QSignalBlocker block(slider_);
+        slider_->setValue(sliderPosition(value_));
+    }
+    if (auto* spin = qobject_cast<QSpinBox*>(spin_)) {
+        const QSignalBlocker block(spin);
+        spin->setValue(static_cast<int>(std::lround(value_)));
+    } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(spin_)) {
+        const QSignalBlocker block(dspin);
+        dspin->setValue(value_);
+    }
+}
+
+}  // namespace taillab::ui

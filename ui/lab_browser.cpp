@@ -1,0 +1,106 @@
+#include "lab_browser.h"
+
+#include <QHeaderView>
+#include <QSignalBlocker>
+
+namespace taillab::ui {
+namespace {
+
+constexpr int kEntryRole = Qt::UserRole + 1;
+constexpr int kLabRole = Qt::UserRole + 2;
+
+const CatalogEntry* entryOf(const QTreeWidgetItem* item) {
+    if (!item) return nullptr;
+    return static_cast<const CatalogEntry*>(item->data(0, kEntryRole).value<const void*>());
+}
+
+}  // namespace
+
+LabBrowser::LabBrowser(QWidget* parent) : QTreeWidget(parent) {
+    setObjectName("labBrowser");
+    setHeaderLabel(tr("Labs and scenarios"));
+    setRootIsDecorated(true);
+    setUniformRowHeights(true);
+    setAnimated(true);
+    setIndentation(16);
+    connect(this, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem* current, QTreeWidgetItem*) { onCurrentItemChanged(current); });
+}
+
+void LabBrowser::setCatalog(const LabCatalog* catalog) {
+    const QSignalBlocker block(this);
+    clear();
+    catalog_ = catalog;
+    if (!catalog) return;
+    for (const CatalogLab& lab : catalog->labs()) {
+        auto* labItem = new QTreeWidgetItem(this);
+        labItem->setText(0, QString::fromStdString(lab.lab->title()));
+        labItem->setToolTip(0, QString::fromStdString(lab.lab->summary()));
+        labItem->setData(0, kLabRole, QString::fromStdString(lab.lab->id()));
+        QFont f = labItem->font(0);
+        f.setBold(true);
+        labItem->setFont(0, f);
+        for (const CatalogEntry& entry : lab.entries) {
+            auto* item = new QTreeWidgetItem(labItem);
+            item->setData(0, kEntryRole, QVariant::fromValue<const void*>(&entry));
+            if (!entry.error.empty()) {
+                item->setText(0,
+                              QString::fromStdString(entry.file).section('/', -1) + tr(" (error)"));
+                item->setToolTip(0, QString::fromStdString(entry.error));
+                item->setForeground(0, QColor(0xa0, 0x30, 0x30));
+                continue;
+            }
+            const Scenario& s = entry.scenario;
+            QString text = QString::fromStdString(s.name);
+            if (entry.builtIn) text = tr("%1 (defaults)").arg(text);
+            item->setText(0, text);
+            item->setToolTip(
+                0, QString::fromStdString(s.title) + "\n" +
+                       (entry.file.empty() ? tr("built-in") : QString::fromStdString(entry.file)));
+        }
+        labItem->setExpanded(true);
+    }
+}
+
+bool LabBrowser::selectLab(const QString& labId) {
+    if (!catalog_) return false;
+    const CatalogEntry* entry = catalog_->defaultEntry(labId.toStdString());
+    QTreeWidgetItem* item = itemFor(entry);
+    if (!item) return false;
+    if (currentItem() == item) {
+        emit entrySelected(entry);
+    } else {
+        setCurrentItem(item);
+    }
+    scrollToItem(item);
+    return true;
+}
+
+void LabBrowser::setCurrentEntry(const CatalogEntry* entry) {
+    const QSignalBlocker block(this);
+    QTreeWidgetItem* item = itemFor(entry);
+    setCurrentItem(item);
+    if (item) scrollToItem(item);
+}
+
+QTreeWidgetItem* LabBrowser::itemFor(const CatalogEntry* entry) const {
+    if (!entry) return nullptr;
+    for (int i = 0; i < topLevelItemCount(); ++i) {
+        QTreeWidgetItem* lab = topLevelItem(i);
+        for (int j = 0; j < lab->childCount(); ++j)
+            if (entryOf(lab->child(j)) == entry) return lab->child(j);
+    }
+    return nullptr;
+}
+
+void LabBrowser::onCurrentItemChanged(QTreeWidgetItem* current) {
+    if (!current || !catalog_) return;
+    if (const CatalogEntry* entry = entryOf(current)) {
+        emit entrySelected(entry);
+        return;
+    }
+    // A lab row: go to its default scenario.
+    selectLab(current->data(0, kLabRole).toString());
+}
+
+}  // namespace taillab::ui

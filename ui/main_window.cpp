@@ -1,0 +1,299 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <algorithm>
+
+#include "chart_area.h"
+#include "explanation_panel.h"
+#include "export_actions.h"
+#include "knob_panel.h"
+#include "lab_browser.h"
+#include "plots/chart_view.h"
+#include "results_panel.h"
+#include "run_controller.h"
+#include "run_status.h"
+
+namespace taillab::ui {
+
+MainWindow::MainWindow(const std::string& scenarioDirectory, QWidget* parent)
+    : QMainWindow(parent), catalog_(scenarioDirectory) {
+    setObjectName("mainWindow");
+    setWindowIcon(QIcon(":/taillab.svg"));
+    controller_ = new RunController(this);
+    scheduler_ = new RedrawScheduler(this);
+    buildLayout();
+    buildActions();
+    resize(kDefaultSize);
+
+    browser_->setCatalog(&catalog_);
+    connect(browser_, &LabBrowser::entrySelected, this, [this](const CatalogEntry* e) {
+        if (!e) return;
+        if (!e->error.empty()) {
+            explanation_->showError(tr("This scenario file does not load"),
+                                    QString::fromStdString(e->error));
+            return;
+        }
+        open(e->scenario);
+    });
+    connect(knobs_, &KnobPanel::edited, this, &MainWindow::runNow);
+    connect(controller_, &RunController::partialResult, this, &MainWindow::onResult);
+    connect(controller_, &RunController::finished, this,
+            [this](const LabResultPtr& r, double) { onResult(r); });
+    connect(controller_, &RunController::cancelled, this, [this](const LabResultPtr& r, double) {
+        if (r && (!latest_ || !r->charts.empty())) onResult(r);
+    });
+    connect(controller_, &RunController::failed, this, &MainWindow::onFailed);
+    connect(scheduler_, &RedrawScheduler::redraw, this, &MainWindow::onRedraw);
+    connect(charts_, &ChartArea::currentChanged, this,
+            [this] { scheduler_->request(DirtyLevel::Replot); });
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildLayout() {
+    browser_ = new LabBrowser(this);
+    knobs_ = new KnobPanel(this);
+    charts_ = new ChartArea(this);
+    explanation_ = new ExplanationPanel(this);
+    results_ = new ResultsPanel(this);
+    status_ = new RunStatus(controller_, this);
+    statusBar()->addWidget(status_, 1);
+    statusBar()->setSizeGripEnabled(true);
+
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(browser_);
+    left->addWidget(knobs_);
+    left->setStretchFactor(0, 2);
+    left->setStretchFactor(1, 3);
+    left->setSizes({300, 500});
+
+    auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->addWidget(explanation_);
+    bottom->addWidget(results_);
+    bottom->setSizes({480, 620});
+
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(charts_);
+    right->addWidget(bottom);
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 1);
+    right->setSizes({580, 250});
+
+    auto* main = new QSplitter(Qt::Horizontal, this);
+    main->setObjectName("mainSplitter");
+    main->addWidget(left);
+    main->addWidget(right);
+    main->setStretchFactor(0, 0);
+    main->setStretchFactor(1, 1);
+    main->setSizes({340, 1100});
+    main->setContentsMargins(6, 6, 6, 0);
+    for (QSplitter* s : {left, bottom, right, main}) s->setChildrenCollapsible(false);
+    setCentralWidget(main);
+}
+
+void MainWindow::buildActions() {
+    QStyle* st = style();
+    export_ = new ExportActions(
+        charts_, [this] { return latest_; }, this);
+
+    auto* openAct =
+        new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Scenario…"), this);
+    openAct->setShortcut(QKeySequence::Open);
+    openAct->setIconText(tr("Open"));
+    connect(openAct, &QAction::triggered, this, &MainWindow::openFileDialog);
+    auto* reloadAct =
+        new QAction(st->standardIcon(QStyle::SP_BrowserReload), tr("Re&load Scenarios"), this);
+    reloadAct->setShortcut(QKeySequence(Qt::Key_F5));
+    reloadAct->setIconText(tr("Reload"));
+    connect(reloadAct, &QAction::triggered, this, &MainWindow::reloadCatalog);
+    auto* quitAct = new QAction(tr("&Quit"), this);
+    quitAct->setShortcut(QKeySequence::Quit);
+    connect(quitAct, &QAction::triggered, this, &QWidget::close);
+
+    auto* runAct = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this);
+    runAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runAct->setToolTip(tr("Run the scenario with the current knobs (Ctrl+R)"));
+    connect(runAct, &QAction::triggered, this, &MainWindow::runNow);
+    auto* cancelAct = new QAction(st->standardIcon(QStyle::SP_MediaStop), tr("&Cancel Run"), this);
+    cancelAct->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancelAct->setIconText(tr("Cancel"));
+    connect(cancelAct, &QAction::triggered, controller_, &RunController::cancel);
+    auto* resetKnobsAct =
+        new QAction(st->standardIcon(QStyle::SP_DialogResetButton), tr("Reset &Knobs"), this);
+    resetKnobsAct->setIconText(tr("Reset"));
+    connect(resetKnobsAct, &QAction::triggered, knobs_, &KnobPanel::resetToScenario);
+    auto* resetViewAct = new QAction(QIcon(":/zoom-fit.svg"), tr("Reset &Zoom"), this);
+    resetViewAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    resetViewAct->setToolTip(tr("Fit the current chart to its data (or double-click it)"));
+    connect(resetViewAct, &QAction::triggered, charts_, &ChartArea::resetView);
+    auto* aboutAct =
+        new QAction(st->standardIcon(QStyle::SP_MessageBoxInformation), tr("&About TailLab"), this);
+    connect(aboutAct, &QAction::triggered, this, &MainWindow::showAbout);
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addActions({openAct, reloadAct});
+    file->addSeparator();
+    file->addActions(export_->chartActions());
+    file->addAction(export_->action(ExportFormat::ResultJson));
+    file->addSeparator();
+    file->addAction(quitAct);
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addActions({runAct, cancelAct, resetKnobsAct});
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(resetViewAct);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(aboutAct);
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName("mainToolBar");
+    bar->setMovable(false);
+    bar->setIconSize(QSize(20, 20));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addActions({openAct, reloadAct});
+    bar->addSeparator();
+    bar->addActions({runAct, cancelAct, resetKnobsAct});
+    bar->addSeparator();
+    bar->addAction(resetViewAct);
+    bar->addSeparator();
+    bar->addActions(export_->chartActions());
+    bar->addAction(export_->action(ExportFormat::ResultJson));
+
+    cancelAct->setEnabled(false);
+    connect(controller_, &RunController::started, cancelAct,
+            [cancelAct] { cancelAct->setEnabled(true); });
+    for (auto signal : {&RunController::finished, &RunController::cancelled})
+        connect(controller_, signal, cancelAct, [cancelAct] { cancelAct->setEnabled(false); });
+    connect(controller_, &RunController::failed, cancelAct,
+            [cancelAct] { cancelAct->setEnabled(false); });
+}
+
+bool MainWindow::openScenario(const QString& key) {
+    if (const CatalogEntry* e = catalog_.find(key.toStdString()); e && e->error.empty()) {
+        browser_->setCurrentEntry(e);
+        open(e->scenario);
+        return true;
+    }
+    try {
+        open(loadScenarioFile(key.toStdString()));
+        browser_->setCurrentEntry(nullptr);
+        return true;
+    } catch (const std::exception& e) {
+        explanation_->showError(tr("Cannot open %1").arg(key), QString::fromUtf8(e.what()));
+        status_->showMessage(tr("Cannot open %1").arg(key));
+        return false;
+    }
+}
+
+bool MainWindow::selectLab(const QString& labId) { return browser_->selectLab(labId); }
+
+void MainWindow::open(const Scenario& scenario) {
+    const Lab* lab = findLab(scenario.lab);
+    if (!lab) return;
+    scenario_ = scenario;
+    knobs_->setScenario(scenario, lab->mainKnob());
+    explanation_->show(*lab, scenario);
+    latest_.reset();
+    rebuildNext_ = true;
+    charts_->setPlaceholder(tr("Running %1…").arg(QString::fromStdString(scenario.name)));
+    results_->setNote({});
+    results_->setResult(nullptr);
+    export_->updateEnabled();
+    updateTitle();
+    runNow();
+}
+
+void MainWindow::runNow() {
+    if (scenario_.lab.empty()) return;
+    Scenario s = knobs_->editedScenario();
+    const bool paramsEdited = !(s.params == scenario_.params);
+    if (paramsEdited && !s.expect.empty()) {
+        s.expect.clear();
+        results_->setNote(
+            tr("The scenario's expectations apply to its own parameters; reset the "
+               "knobs to check them."));
+    } else {
+        results_->setNote({});
+    }
+    updateTitle();
+    controller_->start(s);
+}
+
+void MainWindow::onResult(const LabResultPtr& result) {
+    if (!result) return;
+    latest_ = result;
+    scheduler_->request(rebuildNext_ ? DirtyLevel::Rebuild : DirtyLevel::Data);
+    rebuildNext_ = false;
+}
+
+void MainWindow::onRedraw(DirtyLevel level) {
+    if (!latest_) return;
+    if (level >= DirtyLevel::Data) {
+        charts_->setResult(latest_, level == DirtyLevel::Rebuild);
+        results_->setResult(latest_.get());
+        export_->updateEnabled();
+    } else {
+        export_->updateEnabled();
+        if (auto* v = charts_->currentView()) v->replot();
+    }
+    if (latest_->progress >= 1.0 && !latest_->cancelled && !controller_->running()) {
+        const auto& checks = latest_->checks;
+        const auto passed =
+            std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.pass; });
+        status_->showMessage(
+            checks.empty() ? tr("Finished")
+                           : tr("Finished: %1 of %2 checks pass").arg(passed).arg(checks.size()));
+    }
+    emit resultDrawn(latest_);
+}
+
+void MainWindow::onFailed(const QString& message) {
+    explanation_->showError(tr("The run failed"), message);
+    if (!latest_) charts_->setPlaceholder(tr("The run failed:\n%1").arg(message));
+}
+
+void MainWindow::openFileDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Scenario"),
+                                                      QString::fromStdString(catalog_.directory()),
+                                                      tr("Scenario files (*.json)"));
+    if (!path.isEmpty()) openScenario(path);
+}
+
+void MainWindow::reloadCatalog() {
+    catalog_.reload();
+    browser_->setCatalog(&catalog_);
+    if (const CatalogEntry* e =
+            catalog_.find(scenario_.file.empty() ? scenario_.lab : scenario_.file))
+        browser_->setCurrentEntry(e);
+    status_->showMessage(
+        tr("Scenarios reloaded from %1").arg(QString::fromStdString(catalog_.directory())));
+}
+
+void MainWindow::updateTitle() {
+    const QString title =
+        QString::fromStdString(scenario_.title.empty() ? scenario_.name : scenario_.title);
+    setWindowTitle(tr("%1 (%2)[*] — TailLab").arg(title, QString::fromStdString(scenario_.name)));
+    setWindowModified(knobs_->isEdited());
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About TailLab"),
+        tr("<h3>TailLab %1</h3>"
+           "<p>A desktop lab for tail latency: fan-out, hedging, the power of d choices, "
+           "coordinated omission and why percentiles must never be averaged, each simulated "
+           "beside its closed form or published figure.</p>"
+           "<p>Charts: wheel to zoom, drag to pan, double-click to reset; hover a curve for "
+           "its values. Percentile charts use HdrHistogram's \"nines\" axis.</p>"
+           "<p>Built with Qt %2 and QCustomPlot.</p>")
+            .arg(QApplication::applicationVersion(), qVersion()));
+}
+
+}  // namespace taillab::ui

@@ -1,0 +1,245 @@
+#include "plots/chart_style.h"
+
+#include <qcustomplot.h>
+
+#include <QLocale>
+#include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
+
+namespace taillab::ui::chart_style {
+namespace {
+
+// Tableau 10: distinct, print-safe, colour-blind friendly enough for a handful of series.
+const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                           QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
+                           QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                           QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f),
+                           QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
+constexpr int kPaletteSize = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
+constexpr int kLegendColumns = 3;
+
+QFont font(int pointSize, bool bold = false) {
+    QFont f;
+    f.setPointSize(pointSize);
+    f.setBold(bold);
+    return f;
+}
+
+// A series name without words that only say its role, so "p99 (closed form)" pairs with "p99".
+QString pairingKey(const std::string& name) {
+    QString key = QString::fromStdString(name).toLower();
+    static const QRegularExpression kRoleWords(
+        "\\b(simulated|simulation|sim|closed[- ]form|theory|theoretical|formula|expected|"
+        "published|paper|measured)\\b");
+    key.remove(kRoleWords);
+    key.remove(QRegularExpression("[^a-z0-9.=<>%]"));
+    return key;
+}
+
+}  // namespace
+
+void setUpPlot(QCustomPlot& plot) {
+    plot.setBackground(Qt::white);
+    plot.setAntialiasedElements(QCP::aeAll);
+    plot.setNoAntialiasingOnDrag(true);
+    plot.plotLayout()->setRowSpacing(2);
+
+    auto* title = new QCPTextElement(&plot, QString(), font(11, true));
+    title->setMargins(QMargins(8, 6, 8, 0));
+    plot.plotLayout()->insertRow(0);
+    plot.plotLayout()->addElement(0, 0, title);
+
+    for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+        axis->setLabelFont(font(10));
+        axis->setTickLabelFont(font(9));
+        axis->setLabelPadding(6);
+        axis->grid()->setPen(QPen(QColor(215, 215, 215), 0, Qt::SolidLine));
+        axis->grid()->setSubGridPen(QPen(QColor(235, 235, 235), 0, Qt::DotLine));
+        axis->grid()->setSubGridVisible(true);
+        axis->setBasePen(QPen(QColor(90, 90, 90)));
+        axis->setTickPen(QPen(QColor(90, 90, 90)));
+        axis->setSubTickPen(QPen(QColor(120, 120, 120)));
+    }
+    plot.axisRect()->setupFullAxesBox(false);
+    // The top and right axes only close the box: their ticks would not follow a log scale.
+    plot.xAxis2->setTicks(false);
+    plot.yAxis2->setTicks(false);
+
+    // Legend below the axes, in columns, so it never hides data.
+    plot.legend->setVisible(true);
+    plot.legend->setFont(font(9));
+    plot.legend->setBorderPen(Qt::NoPen);
+    plot.legend->setBrush(Qt::NoBrush);
+    plot.legend->setIconSize(28, 12);
+    plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot.legend->setWrap(kLegendColumns);
+    plot.legend->setColumnSpacing(18);
+    plot.legend->setRowSpacing(0);
+    plot.axisRect()->insetLayout()->take(plot.legend);
+    plot.plotLayout()->addElement(2, 0, plot.legend);
+    plot.plotLayout()->setRowStretchFactor(2, 0.001);
+    plot.legend->setMargins(QMargins(8, 0, 8, 8));
+}
+
+void setTitle(QCustomPlot& plot, const QString& title) {
+    if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0))) {
+        t->setText(title);
+        t->setVisible(!title.isEmpty());
+    }
+}
+
+void fitLegend(QCustomPlot& plot, int width) {
+    QCPLegend* legend = plot.legend;
+    const int items = legend->itemCount();
+    if (items == 0) return;
+    const QFontMetrics metrics(legend->font());
+    int widest = 0;
+    for (int i = 0; i < items; ++i) {
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+            widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+    }
+    const int itemWidth = legend->iconSize().width() + legend->iconTextPadding() + widest + 16;
+    const int available = width - legend->margins().left() - legend->margins().right();
+    const int columns =
+        std::clamp((available + legend->columnSpacing()) / (itemWidth + legend->columnSpacing()), 1,
+                   std::min(items, kLegendColumns));
+    if (columns != legend->wrap() || legend->columnCount() > columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
+std::vector<QColor> seriesColors(const Chart& chart) {
+    std::vector<QColor> colors(chart.series.size());
+    std::vector<QString> keys(chart.series.size());
+    int next = 0;
+    for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        keys[i] = pairingKey(chart.series[i].name);
+        bool paired = false;
+        for (std::size_t j = 0; j < i && !keys[i].isEmpty(); ++j) {
+            if (keys[j] == keys[i] && chart.series[j].role != chart.series[i].role) {
+                colors[i] = colors[j];
+                paired = true;
+                break;
+            }
+        }
+        if (!paired) colors[i] = kPalette[next++ % kPaletteSize];
+    }
+    return colors;
+}
+
+void styleGraph(QCPGraph& graph, const Series& series, const QColor& color) {
+    graph.setName(QString::fromStdString(series.name));
+    graph.setAdaptiveSampling(false);
+    switch (series.role) {
+        case SeriesRole::Simulated:
+            graph.setPen(QPen(color, 2.0));
+            graph.setLineStyle(QCPGraph::lsLine);
+            graph.setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, 5));
+            break;
+        case SeriesRole::ClosedForm: {
+            QPen pen(color.darker(125), 2.0, Qt::DashLine);
+            pen.setDashPattern({5, 3});
+            graph.setPen(pen);
+            graph.setLineStyle(QCPGraph::lsLine);
+            graph.setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+            break;
+        }
+        case SeriesRole::Published:
+            graph.setPen(QPen(color.darker(150), 1.5));
+            graph.setLineStyle(QCPGraph::lsNone);
+            graph.setScatterStyle(QCPScatterStyle(
+                QCPScatterStyle::ssDiamond, QPen(QColor(30, 30, 30), 1.2), QBrush(color), 11));
+            break;
+    }
+}
+
+void setMarkerDensity(QCPGraph& graph, const Series& series, int points) {
+    if (series.role != SeriesRole::Simulated) return;
+    constexpr int kMaxMarkers = 50;
+    graph.setScatterSkip(std::max(0, points / kMaxMarkers - 1));
+}
+
+void padRange(QCPAxis& axis) {
+    QCPRange r = axis.range();
+    if (axis.scaleType() == QCPAxis::stLogarithmic) {
+        if (!(r.lower > 0) || !(r.upper > 0)) {
+            axis.setRange(1, 10);
+            return;
+        }
+        if (r.upper / r.lower < 1.0001) {
+            axis.setRange(r.lower / 2, r.upper * 2);
+            return;
+        }
+        const double f = std::max(1.08, std::pow(r.upper / r.lower, 0.05));
+        axis.setRange(r.lower / f, r.upper * f);
+        return;
+    }
+    double size = r.size();
+    if (size <= 0) size = std::max(1.0, std::abs(r.lower) * 0.2);
+    const double margin = size * 0.05;
+    axis.setRange(r.lower - (r.size() <= 0 ? size / 2 : margin),
+                  r.upper + (r.size() <= 0 ? size / 2 : margin));
+}
+
+void setUpReadoutLabel(QCPItemText& label) {
+    label.setFont(font(9));
+    label.setColor(QColor(20, 20, 20));
+    label.setBrush(QBrush(QColor(255, 255, 240, 235)));
+    label.setPen(QPen(QColor(120, 120, 120)));
+    label.setPadding(QMargins(6, 4, 6, 4));
+    label.setTextAlignment(Qt::AlignLeft);
+    label.position->setType(QCPItemPosition::ptAbsolute);
+    label.setClipToAxisRect(false);
+    label.setLayer("overlay");
+}
+
+void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, double value,
+                       const QString& text) {
+    const double px = plot.xAxis->coordToPixel(key);
+    const double py = plot.yAxis->coordToPixel(value);
+    const QRect area = plot.axisRect()->rect();
+    constexpr int kOffset = 12;
+    const bool left = px > area.center().x();
+    const bool below = py < area.center().y();
+    label.setText(text);
+    label.setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
+                               (below ? Qt::AlignTop : Qt::AlignBottom));
+    label.position->setCoords(px + (left ? -kOffset : kOffset), py + (below ? kOffset : -kOffset));
+}
+
+QString roleLabel(SeriesRole role) {
+    switch (role) {
+        case SeriesRole::Simulated:
+            return "simulated";
+        case SeriesRole::ClosedForm:
+            return "closed form";
+        case SeriesRole::Published:
+            return "published";
+    }
+    return {};
+}
+
+QString formatNumber(double v) {
+    if (!std::isfinite(v)) return QString::number(v);
+    const double a = std::abs(v);
+    QLocale locale(QLocale::English);
+    locale.setNumberOptions(QLocale::OmitGroupSeparator);
+    QString s;
+    if (a >= 1e7) return QString::number(v, 'g', 4);
+    if (a >= 1000) return QLocale(QLocale::English).toString(v, 'f', 0);
+    if (a >= 100)
+        s = locale.toString(v, 'f', 1);
+    else if (a >= 1 || a == 0)
+        s = locale.toString(v, 'f', 3);
+    else
+        s = QString::number(v, 'g', 3);
+    if (s.contains('.') && !s.contains('e')) {
+        while (s.endsWith('0')) s.chop(1);
+        if (s.endsWith('.')) s.chop(1);
+    }
+    return s;
+}
+
+}  // namespace taillab::ui::chart_style

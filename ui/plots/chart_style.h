@@ -1,0 +1,42 @@
+// The look of every chart: fonts, colours, series styles (simulated: solid line with markers;
+// closed form: dashed line; published: scatter points), title and legend placement, range
+// padding and number formatting. Shared by the chart wrappers in ui/plots/.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <vector>
+
+#include "labs/lab_result.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPAxis;
+class QCPItemText;
+
+namespace taillab::ui::chart_style {
+
+// Title row, axis rect, legend row below the axes; fonts and grid.
+void setUpPlot(QCustomPlot& plot);
+void setTitle(QCustomPlot& plot, const QString& title);
+// As many legend columns as fit `width` pixels without clipping a name.
+void fitLegend(QCustomPlot& plot, int width);
+// One colour per series: a closed-form or published series takes the colour of the simulated
+// series it names (e.g. "N=10" and "N=10 closed form"), otherwise the next palette colour.
+std::vector<QColor> seriesColors(const Chart& chart);
+void styleGraph(QCPGraph& graph, const Series& series, const QColor& color);
+// Thins the markers of a dense simulated series so the line stays readable.
+void setMarkerDensity(QCPGraph& graph, const Series& series, int points);
+// Adds a margin around the data range (multiplicative on log axes).
+void padRange(QCPAxis& axis);
+
+void setUpReadoutLabel(QCPItemText& label);
+// Puts the read-out next to the point (plot coordinates), on the side with room.
+void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, double value,
+                       const QString& text);
+
+QString roleLabel(SeriesRole role);
+// Compact human formatting: 0.0123, 4.56, 123.4, 12,345.
+QString formatNumber(double v);
+
+}  // namespace taillab::ui::chart_style

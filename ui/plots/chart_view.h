@@ -1,0 +1,99 @@
+// One chart of a lab result drawn with QCustomPlot. The base class owns the plot, the series
+// styling (simulated: solid line with markers; closed form: dashed line; published: scatter
+// points), the legend, the interactions (wheel zoom, drag pan, double-click reset, hover
+// read-out of the nearest point) and export. Subclasses, one per ChartKind, set up the axes and
+// map data x to plot x. qcustomplot.h stays out of this header.
+#pragma once
+
+#include <QSize>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "labs/lab_result.h"
+
+class QCustomPlot;
+class QMouseEvent;
+class QWheelEvent;
+class QResizeEvent;
+
+namespace taillab::ui {
+
+// One series as drawn, in the chart's data units.
+struct PlottedSeries {
+    QString name;
+    SeriesRole role = SeriesRole::Simulated;
+    QVector<double> x;
+    QVector<double> y;
+};
+
+class ChartView : public QWidget {
+    Q_OBJECT
+  public:
+    // The wrapper for a chart kind.
+    static ChartView* create(ChartKind kind, QWidget* parent = nullptr);
+    ~ChartView() override;
+
+    virtual ChartKind kind() const = 0;
+    // Shows `chart`: same series set -> new data only; otherwise the graphs are rebuilt. The view
+    // is rescaled to the data unless the user has zoomed or panned since the last reset.
+    void setChart(const Chart& chart);
+    const Chart& chart() const { return chart_; }
+    // Rescales to the data and forgets the user's zoom.
+    void resetView();
+    void replot();
+
+    std::vector<PlottedSeries> plottedSeries() const;
+    // The visible axis ranges, in plot coordinates.
+    struct ViewRange {
+        double xLower, xUpper, yLower, yUpper;
+    };
+    ViewRange viewRange() const;
+    // True after the user zoomed or panned, until a reset.
+    bool hasUserView() const { return userView_; }
+    // The hover read-out's text ("" when hidden) and a way to drive it (tests, keyboard).
+    QString readoutText() const;
+    void showReadoutNear(QPoint widgetPos);
+
+    // Export at `size` (default: the widget's size, at least kMinExportSize).
+    bool savePng(const QString& path, QSize size = {}) const;
+    bool saveSvg(const QString& path, QSize size = {}) const;
+    bool savePdf(const QString& path, QSize size = {}) const;
+
+    static constexpr QSize kMinExportSize{960, 600};
+
+  signals:
+    // The user clicked into the chart (makes its pane the current one).
+    void activated();
+
+  protected:
+    explicit ChartView(QWidget* parent);
+    void resizeEvent(QResizeEvent* event) override;
+    QCustomPlot* plot() const { return plot_; }
+    // Axis types, tickers and ranges for the chart; called on every setChart.
+    virtual void configureAxes(const Chart& chart) = 0;
+    // Data x -> plot x (the percentile chart draws 1/(1-p)); return NaN to drop a point.
+    virtual double toPlotX(double x) const { return x; }
+    virtual double fromPlotX(double plotX) const { return plotX; }
+    virtual QString formatX(double x) const;
+    // Called by resetView after the axes are fitted to the data.
+    virtual void adjustRanges() {}
+
+  private:
+    void rebuildGraphs();
+    void updateData();
+    void fitToData();
+    void onMouseMove(QMouseEvent* event);
+    void markUserView();
+    QSize exportSize(QSize requested) const;
+
+    QCustomPlot* plot_ = nullptr;
+    Chart chart_;
+    bool userView_ = false;  // the user zoomed or panned: new data keeps the view
+    struct Readout;
+    std::unique_ptr<Readout> readout_;
+};
+
+}  // namespace taillab::ui

@@ -1,0 +1,134 @@
+#include "results_panel.h"
+
+#include <QHeaderView>
+#include <QTableWidget>
+#include <cmath>
+
+namespace taillab::ui {
+namespace {
+
+QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
+    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->setVisible(false);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setAlternatingRowColors(true);
+    t->setWordWrap(false);
+    t->horizontalHeader()->setStretchLastSection(false);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    return t;
+}
+
+QString number(double v) {
+    if (!std::isfinite(v)) return QString::number(v);
+    if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-3)) return QString::number(v, 'g', 4);
+    QString s = QString::number(v, 'f', std::abs(v) >= 100 ? 1 : 4);
+    if (s.contains('.')) {
+        while (s.endsWith('0')) s.chop(1);
+        if (s.endsWith('.')) s.chop(1);
+    }
+    return s;
+}
+
+QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignLeft) {
+    auto* i = new QTableWidgetItem(text);
+    i->setTextAlignment(align | Qt::AlignVCenter);
+    return i;
+}
+
+}  // namespace
+
+ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
+    setObjectName("resultsPanel");
+    checks_ = makeTable(
+        {tr("Check"), tr("Simulated"), tr("Expected"), tr("Tolerance"), tr("Result")}, this);
+    checks_->setObjectName("checksTable");
+    checks_->horizontalHeaderItem(2)->setToolTip(
+        tr("The closed form's value or the published figure"));
+    checks_->horizontalHeader()->setMinimumSectionSize(48);
+    checks_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < 5; ++c)
+        checks_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    figures_ = makeTable({tr("Figure"), tr("Value")}, this);
+    figures_->setObjectName("figuresTable");
+    figures_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    figures_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    addTab(checks_, tr("Checks"));
+    addTab(figures_, tr("Figures"));
+}
+
+void ResultsPanel::setNote(const QString& note) { note_ = note; }
+
+void ResultsPanel::setResult(const LabResult* result) {
+    checks_->clearSpans();
+    checks_->setRowCount(0);
+    figures_->setRowCount(0);
+    if (!result) {
+        setTabText(0, tr("Checks"));
+        setTabText(1, tr("Figures"));
+        return;
+    }
+    fillChecks(*result);
+    fillFigures(*result);
+}
+
+void ResultsPanel::fillChecks(const LabResult& r) {
+    const bool partial = r.progress < 1.0 || r.cancelled;
+    int passed = 0;
+    checks_->setRowCount(static_cast<int>(r.checks.size()) + (note_.isEmpty() ? 0 : 1));
+    for (int row = 0; row < static_cast<int>(r.checks.size()); ++row) {
+        const Check& c = r.checks[static_cast<std::size_t>(row)];
+        passed += c.pass ? 1 : 0;
+        const QString source =
+            QString::fromStdString(c.name) + "\n" + QString::fromStdString(c.source);
+        auto* name = item(QString::fromStdString(c.name));
+        name->setToolTip(source);
+        checks_->setItem(row, 0, name);
+        checks_->setItem(row, 1, item(number(c.simulated), Qt::AlignRight));
+        checks_->setItem(row, 2, item(number(c.closed_form), Qt::AlignRight));
+        const QString tolerance =
+            c.tolerance == 0
+                ? QString("—")
+                : (c.relative ? "± " + QString::number(c.tolerance * 100, 'g', 3) + " %"
+                              : "± " + QString::number(c.tolerance, 'g', 3));
+        checks_->setItem(row, 3, item(tolerance, Qt::AlignRight));
+        auto* verdict = item(partial  ? tr("(partial)")
+                             : c.pass ? tr("pass")
+                                      : tr("FAIL"),
+                             Qt::AlignCenter);
+        if (!partial) {
+            verdict->setBackground(c.pass ? QColor(0xd4, 0xf4, 0xdc) : QColor(0xfa, 0xd4, 0xd4));
+            verdict->setForeground(c.pass ? QColor(0x1b, 0x6e, 0x2e) : QColor(0xa3, 0x1d, 0x1d));
+            QFont f = verdict->font();
+            f.setBold(true);
+            verdict->setFont(f);
+        }
+        verdict->setToolTip(source);
+        checks_->setItem(row, 4, verdict);
+        for (int col = 0; col < 4; ++col) checks_->item(row, col)->setToolTip(source);
+    }
+    if (!note_.isEmpty()) {
+        const int row = static_cast<int>(r.checks.size());
+        auto* note = item(note_);
+        note->setForeground(QColor(0x66, 0x66, 0x66));
+        checks_->setItem(row, 0, note);
+        checks_->setSpan(row, 0, 1, 5);
+    }
+    const int total = static_cast<int>(r.checks.size());
+    setTabText(0, total == 0 ? tr("Checks")
+                  : partial  ? tr("Checks (%1)").arg(total)
+                             : tr("Checks (%1/%2 pass)").arg(passed).arg(total));
+}
+
+void ResultsPanel::fillFigures(const LabResult& r) {
+    figures_->setRowCount(static_cast<int>(r.figures.size()));
+    for (int row = 0; row < static_cast<int>(r.figures.size()); ++row) {
+        const auto& [name, value] = r.figures[static_cast<std::size_t>(row)];
+        figures_->setItem(row, 0, item(QString::fromStdString(name)));
+        figures_->setItem(row, 1, item(number(value), Qt::AlignRight));
+    }
+    setTabText(1, tr("Figures (%1)").arg(r.figures.size()));
+}
+
+}  // namespace taillab::ui
