@@ -5,18 +5,23 @@
 // lognormal slow mode; a fraction f of slow events is a shared cause that slows every call of the
 // request (CorrelatedSlowness), the rest are independent with q chosen to keep each backend at p.
 // The optional immediate hedge sends every call to two replicas and keeps the faster; a shared
-// cause slows both. The closed forms are in fanout_model.h; the headline ones:
+// cause slows both. The delayed hedge sends the backup only when the first replica has not
+// answered after d ms, so a call takes min(X1, d + X2) and costs S(d) extra requests per call.
+// The closed forms are in fanout_model.h; the headline ones:
 //   P(request slow) = 1 - (1-p)^N                       independent slow calls
 //                   = 1 - (1 - p f)(1 - q)^N            shared fraction f (a ceiling at f = 0)
 //   hedged          = 1 - (1 - p f)(1 - q^2)^N
 //   budget          b_backend = 1 - (1 - b)^(1/N)
+//   hedged after d  P(call > t) = S(t)·S(t-d) (t >= d), request 1 - (1 - that)^N, extra S(d)
 // Regimes: with f = 0 the request tail climbs to 1 - (1-p)^N; as f -> 1 it falls to p, whatever
 // N; hedging removes only the independent part.
 //
 // Published figures it reproduces (scenarios/labs/fanout*.json): essay_003's 0.634 at N = 100,
 // p = 1%, its healthy-looking backend (p = 0.9%: p50 10.0 ms, p99 25.3 ms, p99.9 1,132 ms,
 // fan-out 100 slow 59.7% vs 59.5%), its idealised-hedge table under f = 0, 0.5, 1, its per-backend
-// budget (0.0001005, 1.01% simulated), and gateway_000's agent loop (30 calls, 1% slow -> 26%).
+// budget (0.0001005, 1.01% simulated), gateway_000's agent loop (30 calls, 1% slow -> 26%), and
+// Dean and Barroso's benchmark (1,000 keys: p99.9 1,800 -> 74 ms hedging after 10 ms, 2% extra)
+// with a fitted model (scenarios/labs/fanout-tail-at-scale.json).
 #include <algorithm>
 #include <cmath>
 
@@ -56,8 +61,12 @@ std::vector<KnobSpec> FanoutLab::knobs() const {
         KnobSpec::choice(
             "chain", "Calls", {"parallel", "sequential"}, 0,
             "Parallel fan-out waits for the slowest call; a sequential chain adds them"),
-        KnobSpec::boolean("hedge", "Immediate hedge", false,
-                          "Also run every call on two replicas at once and keep the faster"),
+        KnobSpec::choice("hedge_mode", "Hedge", {"none", "immediate", "delayed"}, 0,
+                         "Also run each call on a second replica: at once, or only when the first "
+                         "has not answered after the hedge delay; keep the faster"),
+        KnobSpec::real("hedge_delay_ms", "Hedge delay", "ms", 0.1, 10000, 10,
+                       "Delayed hedge: how long a call may take before its backup is sent")
+            .log(),
         KnobSpec::real("threshold_ms", "Slow threshold", "ms", 1, 10000, 500,
                        "A request or call at or over this latency counts as slow")
             .log(),
@@ -92,15 +101,19 @@ FanoutConfig configFrom(const Params& params) {
     c.slow = {params.real("slow_median_ms"), params.real("slow_sigma")};
     c.threshold_ms = params.real("threshold_ms");
     c.sequential = params.choice("chain") == "sequential";
+    const std::string& hedge = params.choice("hedge_mode");
+    c.hedge = hedge == "immediate" ? HedgeMode::Immediate
+              : hedge == "delayed" ? HedgeMode::Delayed
+                                   : HedgeMode::None;
+    c.hedge_delay_ms = params.real("hedge_delay_ms");
     return c;
 }
 
 LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& control,
                          const PartialSink& partial) const {
     const FanoutConfig config = configFrom(params);
-    const bool hedge = params.flag("hedge");
     const std::int64_t requests = params.integer64("requests");
-    FanoutTally tally(config, hedge);
+    FanoutTally tally(config);
     Rng rng(seed, "fanout/requests");
     Rng hedgeRng(seed, "fanout/hedged");
     const FanoutSampler sampler(config, false), hedgedSampler(config, true);
@@ -114,8 +127,12 @@ LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& c
     while (tally.requests < requests) {
         const std::int64_t end = std::min(requests, tally.requests + kChunk);
         for (std::int64_t i = tally.requests; i < end; ++i) {
+            if (config.hedge == HedgeMode::Delayed) {
+                tally.addDelayed(sampler.drawDelayed(rng, hedgeRng));
+                continue;
+            }
             tally.add(sampler.draw(rng));
-            if (hedge) tally.addHedged(hedgedSampler.draw(hedgeRng));
+            if (config.hedge == HedgeMode::Immediate) tally.addHedged(hedgedSampler.draw(hedgeRng));
         }
         tally.requests = end;
         const double progress = 0.8 * static_cast<double>(end) / static_cast<double>(requests);
@@ -136,7 +153,7 @@ LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& c
     }
     FanoutSweeps sweeps;
     const double budget = params.real("request_budget");
-    if (!runFanoutSweeps(config, hedge, budget, requests, seed, control, sweeps)) {
+    if (!runFanoutSweeps(config, budget, requests, seed, control, sweeps)) {
         fillDistributions(result, tally);
         result.progress = 0.8;
         result.cancelled = true;

@@ -14,17 +14,20 @@ namespace taillab {
 
 // Counts and histograms (µs) of the main run.
 struct FanoutTally {
-    FanoutTally(const FanoutConfig& c, bool hedged);
+    explicit FanoutTally(const FanoutConfig& c);
     void add(const FanoutDraw& d);
     void addHedged(const FanoutDraw& d);
+    void addDelayed(const HedgedDraw& h);  // before and after of one request, same draws
+    bool delayed() const { return config.hedge == HedgeMode::Delayed; }
 
     FanoutConfig config;
-    bool hedged;
+    bool hedged;  // any hedge: the hedged histogram and counts are filled
     std::int64_t requests = 0;
     std::int64_t slow = 0;          // request latency at or over the threshold
     std::int64_t someCallSlow = 0;  // at least one call at or over the threshold
     std::int64_t backendSlow = 0;   // backend 0's call at or over the threshold
     std::int64_t hedgedSomeCallSlow = 0;
+    std::int64_t calls = 0, backups = 0;  // delayed hedge: backups sent over all calls
     HdrHistogram request, backend, hedgedRequest;
 };
 
@@ -41,8 +44,8 @@ struct FanoutSweeps {
     double budgetSlow = 0;  // simulated share of requests with a slow call at the budget rate
 };
 
-// Returns false when cancelled.
-bool runFanoutSweeps(const FanoutConfig& c, bool hedge, double requestBudget, std::int64_t requests,
+// Returns false when cancelled. The hedged sweep points use c's hedge (immediate when none).
+bool runFanoutSweeps(const FanoutConfig& c, double requestBudget, std::int64_t requests,
                      std::uint64_t seed, RunControl& control, FanoutSweeps& out);
 // Distributions and the percentile chart: all a partial result carries.
 void fillDistributions(LabResult& r, const FanoutTally& t);

@@ -9,6 +9,13 @@ namespace {
 
 double powInt(double x, int n) { return std::pow(x, static_cast<double>(n)); }
 
+// P(X > x) of a lognormal, accurate far into the tail (no 1 - CDF cancellation).
+double lognormalSurvival(const LognormalParams& p, double x) {
+    if (x <= 0) return 1.0;
+    if (p.sigma <= 0) return x >= p.median_ms ? 0.0 : 1.0;
+    return normalCdf(-std::log(x / p.median_ms) / p.sigma);
+}
+
 }  // namespace
 
 double FanoutModel::independentCallCdf(double x) const {
@@ -44,6 +51,52 @@ double FanoutModel::someCallSlowProbability(int n, bool hedged) const {
     return 1.0 - requestCdf(c_.threshold_ms, n, hedged);
 }
 
+double FanoutModel::independentCallSurvival(double x) const {
+    const double q = c_.slowness.independentProbability();
+    return (1 - q) * lognormalSurvival(c_.body, x) + q * lognormalSurvival(c_.slow, x);
+}
+
+double FanoutModel::hedgeDelay() const {
+    switch (c_.hedge) {
+        case HedgeMode::Immediate:
+            return 0.0;
+        case HedgeMode::Delayed:
+            return c_.hedge_delay_ms;
+        case HedgeMode::None:
+            break;
+    }
+    return std::numeric_limits<double>::infinity();
+}
+
+double FanoutModel::hedgedCallSurvival(double x, double delay, bool shared) const {
+    auto survival = [&](double t) {
+        return shared ? lognormalSurvival(c_.slow, t) : independentCallSurvival(t);
+    };
+    // x - delay <= 0 (including delay = infinity) gives S = 1: no backup has answered yet.
+    return survival(x) * survival(x - delay);
+}
+
+double FanoutModel::requestCdfAfter(double x, int n, double delay) const {
+    const double s = c_.slowness.sharedProbability();
+    auto allFast = [&](bool shared) {
+        return std::exp(n * std::log1p(-hedgedCallSurvival(x, delay, shared)));
+    };
+    return (1 - s) * allFast(false) + s * allFast(true);
+}
+
+double FanoutModel::requestQuantileAfter(double p, int n, double delay) const {
+    return invertCdf([&](double x) { return requestCdfAfter(x, n, delay); }, p);
+}
+
+double FanoutModel::someCallSlowProbabilityAfter(int n, double delay) const {
+    return 1.0 - requestCdfAfter(c_.threshold_ms, n, delay);
+}
+
+double FanoutModel::extraRequests(double delay) const {
+    const double p = c_.slowness.slow_probability;
+    return (1 - p) * lognormalSurvival(c_.body, delay) + p * lognormalSurvival(c_.slow, delay);
+}
+
 double perBackendBudget(double request_budget, int n) {
     return -std::expm1(std::log1p(-request_budget) / n);
 }
@@ -52,7 +105,20 @@ FanoutSampler::FanoutSampler(const FanoutConfig& c, bool hedged)
     : c_(c),
       hedged_(hedged),
       s_(c.slowness.sharedProbability()),
-      q_(c.slowness.independentProbability()) {}
+      q_(c.slowness.independentProbability()),
+      cuts_(cutsFor(q_)),
+      sharedCuts_(cutsFor(1.0)) {}
+
+FanoutSampler::Call FanoutSampler::rawCall(double u, double qEff) const {
+    return u < qEff ? Call{true, u / qEff} : Call{false, (u - qEff) / (1 - qEff)};
+}
+
+// A call answers later than the delay when its quantile within its mode is above that mode's
+// CDF at the delay: u > qEff·F_s(d) in the slow mode, u > qEff + (1 - qEff)·F_b(d) in the body.
+FanoutSampler::Cuts FanoutSampler::cutsFor(double qEff) const {
+    const double d = c_.hedge_delay_ms;
+    return {qEff + (1 - qEff) * lognormalCdf(c_.body, d), qEff * lognormalCdf(c_.slow, d)};
+}
 
 double FanoutSampler::toMs(const Call& call) const {
     const LognormalParams& l = call.slow ? c_.slow : c_.body;
@@ -133,6 +199,78 @@ FanoutDraw FanoutSampler::draw(Rng& rng) const {
     return c_.sequential ? drawSum(rng, shared) : drawMax(rng, shared);
 }
 
+struct FanoutSampler::DelayedMaxima {
+    Maxima before;
+    double afterMs = 0;  // largest min(X1, d + X2) over calls that sent a backup
+    int backups = 0;
+};
+
+// One call under a delayed hedge: its first reply joins the per-mode maxima (the unhedged
+// request); only when it is later than the delay is it resolved in ms against d + X2.
+void FanoutSampler::addDelayedCall(Rng& rng, Rng& backupRng, double qEff, const Cuts& cut,
+                                   DelayedMaxima& m) const {
+    const double u = rng.uniform();
+    const bool slow = u < qEff;
+    double& top = slow ? m.before.slowRaw : m.before.bodyRaw;
+    top = std::max(top, u);
+    if (u <= (slow ? cut.slow : cut.body)) return;  // answered within the delay
+    ++m.backups;
+    const double backup = c_.hedge_delay_ms + toMs(rawCall(backupRng.uniform(), qEff));
+    m.afterMs = std::max(m.afterMs, std::min(toMs(rawCall(u, qEff)), backup));
+}
+
+// Calls that answer within d are at most d and a call that sent a backup at least d, so the
+// hedged request is the largest resolved call when there is one, else the unhedged maximum.
+HedgedDraw FanoutSampler::drawMaxDelayed(Rng& rng, Rng& backupRng, bool shared) const {
+    const double qEff = shared ? 1.0 : q_;
+    const Cuts& cut = shared ? sharedCuts_ : cuts_;
+    DelayedMaxima first, rest;
+    addDelayedCall(rng, backupRng, qEff, cut, first);
+    for (int i = 1; i < c_.backends; ++i) addDelayedCall(rng, backupRng, qEff, cut, rest);
+    HedgedDraw h;
+    h.backups = first.backups + rest.backups;
+    h.before.backend_ms = first.before.toMs(*this, qEff);
+    h.before.latency_ms = std::max(h.before.backend_ms, rest.before.toMs(*this, qEff));
+    h.after.backend_ms = first.backups > 0 ? first.afterMs : h.before.backend_ms;
+    h.after.latency_ms =
+        h.backups > 0 ? std::max(first.afterMs, rest.afterMs) : h.before.latency_ms;
+    h.before.some_call_slow = h.before.latency_ms >= c_.threshold_ms;
+    h.after.some_call_slow = h.after.latency_ms >= c_.threshold_ms;
+    return h;
+}
+
+HedgedDraw FanoutSampler::drawSumDelayed(Rng& rng, Rng& backupRng, bool shared) const {
+    const double q = shared ? 1.0 : q_, d = c_.hedge_delay_ms;
+    auto replicaMs = [&](Rng& r) {
+        const bool slow = r.uniform() < q;
+        return lognormalSample(slow ? c_.slow : c_.body, r);
+    };
+    HedgedDraw h;
+    for (int i = 0; i < c_.backends; ++i) {
+        const double first = replicaMs(rng);
+        double ms = first;
+        if (first > d) {
+            ++h.backups;
+            ms = std::min(first, d + replicaMs(backupRng));
+        }
+        if (i == 0) {
+            h.before.backend_ms = first;
+            h.after.backend_ms = ms;
+        }
+        h.before.latency_ms += first;
+        h.after.latency_ms += ms;
+        h.before.some_call_slow = h.before.some_call_slow || first >= c_.threshold_ms;
+        h.after.some_call_slow = h.after.some_call_slow || ms >= c_.threshold_ms;
+    }
+    return h;
+}
+
+HedgedDraw FanoutSampler::drawDelayed(Rng& rng, Rng& backupRng) const {
+    const bool shared = rng.uniform() < s_;
+    return c_.sequential ? drawSumDelayed(rng, backupRng, shared)
+                         : drawMaxDelayed(rng, backupRng, shared);
+}
+
 BernoulliStream::BernoulliStream(double p, Rng& rng)
     : logFail_(std::log1p(-std::clamp(p, 0.0, 1.0))),
       never_(p <= 0),
@@ -170,21 +308,25 @@ std::int64_t BernoulliStream::advanceBoth(std::int64_t n, double p2, Rng& rng) {
 }
 
 double simulateSomeCallSlow(const FanoutModel& m, int n, bool hedged, std::int64_t requests,
-                            Rng& rng) {
+                            Rng& rng, double hedgeDelay) {
     const FanoutConfig& c = m.config();
     const double s = c.slowness.sharedProbability();
     const double q = c.slowness.independentProbability();
-    // Per-replica probabilities of reaching the threshold in each state.
-    const double a = 1 - ((1 - q) * lognormalCdf(c.body, c.threshold_ms) +
-                          q * lognormalCdf(c.slow, c.threshold_ms));
-    const double b = 1 - lognormalCdf(c.slow, c.threshold_ms);
+    // Per-replica probabilities of reaching x in each state (at x <= 0 the CDFs are 0: certain).
+    auto independentTail = [&](double x) {
+        return 1 - ((1 - q) * lognormalCdf(c.body, x) + q * lognormalCdf(c.slow, x));
+    };
+    auto sharedTail = [&](double x) { return 1 - lognormalCdf(c.slow, x); };
+    const double a = independentTail(c.threshold_ms), b = sharedTail(c.threshold_ms);
+    const double a2 = independentTail(c.threshold_ms - hedgeDelay);
+    const double b2 = sharedTail(c.threshold_ms - hedgeDelay);
     BernoulliStream independent(a, rng), sharedStream(b, rng);
     std::int64_t slow = 0;
     for (std::int64_t r = 0; r < requests; ++r) {
         const bool shared = rng.uniform() < s;
         BernoulliStream& stream = shared ? sharedStream : independent;
         const std::int64_t k =
-            hedged ? stream.advanceBoth(n, shared ? b : a, rng) : stream.advance(n, rng);
+            hedged ? stream.advanceBoth(n, shared ? b2 : a2, rng) : stream.advance(n, rng);
         if (k > 0) ++slow;
     }
     return static_cast<double>(slow) / static_cast<double>(requests);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -66,6 +67,29 @@ TEST(FanoutModel, SharedFractionAndHedgeMatchCorrelatedSlowness) {
     }
 }
 
+TEST(FanoutModel, DelayedHedgeSpansImmediateHedgeToNoHedge) {
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double f : {0.0, 0.5}) {
+        FanoutConfig c;
+        c.slowness = {0.01, f};
+        const FanoutModel m(c);
+        for (double x : {5.0, 12.0, 30.0, 900.0, 1100.0}) {
+            EXPECT_NEAR(m.requestCdfAfter(x, 100, 0.0), m.requestCdf(x, 100, true), 1e-12) << x;
+            EXPECT_NEAR(m.requestCdfAfter(x, 100, inf), m.requestCdf(x, 100, false), 1e-12) << x;
+            EXPECT_NEAR(m.requestCdfAfter(x, 100, 1e9), m.requestCdf(x, 100, false), 1e-12) << x;
+        }
+    }
+}
+
+TEST(FanoutModel, DelayedHedgeCallTailIsTheProductOfTheTwoReplies) {
+    const FanoutModel m(FanoutConfig{});
+    auto s = [&](double x) { return 1 - m.backendCdf(x); };
+    EXPECT_NEAR(m.hedgedCallSurvival(20.0, 8.0, false), s(20.0) * s(12.0), 1e-12);
+    EXPECT_NEAR(m.hedgedCallSurvival(6.0, 8.0, false), s(6.0), 1e-12);  // before the backup
+    EXPECT_NEAR(m.requestCdfAfter(20.0, 50, 8.0), std::pow(1 - s(20.0) * s(12.0), 50), 1e-12);
+    EXPECT_NEAR(m.extraRequests(12.0), s(12.0), 1e-12);
+}
+
 TEST(FanoutModel, PerBackendBudgetKeepsTheRequestWithinBudget) {
     EXPECT_NEAR(perBackendBudget(0.01, 100), 0.0001005, 5e-8);
     EXPECT_NEAR(1 - std::pow(1 - perBackendBudget(0.01, 100), 100), 0.01, 1e-12);
@@ -90,11 +114,38 @@ TEST(FanoutLab, DefaultRunPassesItsChecksAndHasTheKeyChart) {
 }
 
 TEST(FanoutLab, SameSeedSameBytesOtherSeedOtherResult) {
-    const auto a = toJson(runWith({{"requests", 20000}, {"hedge", 1}}, 5)).dump();
-    const auto b = toJson(runWith({{"requests", 20000}, {"hedge", 1}}, 5)).dump();
-    const auto c = toJson(runWith({{"requests", 20000}, {"hedge", 1}}, 6)).dump();
+    const auto a = toJson(runWith({{"requests", 20000}, {"hedge_mode", 1}}, 5)).dump();
+    const auto b = toJson(runWith({{"requests", 20000}, {"hedge_mode", 1}}, 5)).dump();
+    const auto c = toJson(runWith({{"requests", 20000}, {"hedge_mode", 1}}, 6)).dump();
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
+}
+
+TEST(FanoutLab, DelayedHedgeSendsSOfDExtraRequestsAndKeepsTheUnhedgedDraws) {
+    // Body median 10 ms, sigma 0.3: S(15) = P(Z > ln 1.5 / 0.3) = 0.088.
+    const LabResult r =
+        runWith({{"hedge_mode", 2}, {"hedge_delay_ms", 15}, {"requests", 20000}}, 4);
+    EXPECT_TRUE(r.allChecksPass());
+    const double sd = *r.figure("extra_requests_closed_form");
+    EXPECT_NEAR(sd, 0.99 * 0.5 * std::erfc(std::log(1.5) / 0.3 / std::sqrt(2.0)) + 0.01, 1e-9);
+    const double calls = 20000.0 * 100;
+    EXPECT_NEAR(*r.figure("extra_requests"), sd, 4 * std::sqrt(sd * (1 - sd) / calls));
+    EXPECT_LT(*r.figure("p999_after_ms"), *r.figure("p999_before_ms"));
+    // The first replies are the unhedged run's draws: "before" is that run's request.
+    const LabResult plain = runWith({{"requests", 20000}}, 4);
+    EXPECT_EQ(*r.figure("p999_before_ms"), *plain.figure("request_p999_ms"));
+    EXPECT_EQ(*r.figure("slow_fraction"), *plain.figure("slow_fraction"));
+}
+
+TEST(FanoutLab, DelayedHedgeIsDeterministicAndWorksOnAChain) {
+    const std::initializer_list<std::pair<const char*, double>> set{
+        {"hedge_mode", 2}, {"hedge_delay_ms", 20}, {"requests", 10000}};
+    EXPECT_EQ(toJson(runWith(set, 5)).dump(), toJson(runWith(set, 5)).dump());
+    EXPECT_NE(toJson(runWith(set, 5)).dump(), toJson(runWith(set, 6)).dump());
+    const LabResult chain =
+        runWith({{"backends", 30}, {"chain", 1}, {"hedge_mode", 2}, {"requests", 20000}}, 3);
+    EXPECT_TRUE(chain.allChecksPass());
+    EXPECT_LT(*chain.figure("p999_after_ms"), *chain.figure("p999_before_ms"));
 }
 
 TEST(FanoutLab, SequentialChainMatchesTheAgentLoopFormula) {
@@ -153,7 +204,27 @@ INSTANTIATE_TEST_SUITE_P(FanoutFiles, FanoutScenarios, ::testing::ValuesIn(scena
                          });
 
 TEST(FanoutScenarioSet, CoversTheEssayAndTheAgentLoop) {
-    EXPECT_GE(scenarioFiles("fanout").size(), 7u);
+    EXPECT_GE(scenarioFiles("fanout").size(), 8u);
+}
+
+// The fitted model's closed forms (the run itself is checked by FanoutScenarios above).
+TEST(FanoutScenarioSet, TailAtScaleFitHitsThePublishedFigures) {
+    const Scenario s = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) +
+                                        "/scenarios/labs/fanout-tail-at-scale.json");
+    EXPECT_EQ(s.expect.size(), 6u);
+    EXPECT_EQ(s.params.choice("hedge_mode"), "delayed");
+    FanoutConfig c;
+    c.backends = s.params.integer("backends");
+    c.slowness = {s.params.real("slow_probability"), s.params.real("shared_fraction")};
+    c.body = {s.params.real("body_median_ms"), s.params.real("body_sigma")};
+    c.slow = {s.params.real("slow_median_ms"), s.params.real("slow_sigma")};
+    const FanoutModel m(c);
+    const double d = s.params.real("hedge_delay_ms");
+    EXPECT_EQ(c.backends, 1000);
+    EXPECT_NEAR(m.requestQuantile(0.999, c.backends, false), 1800, 1);
+    EXPECT_NEAR(m.requestQuantileAfter(0.999, c.backends, d), 74, 0.05);
+    EXPECT_NEAR(m.extraRequests(d), 0.02, 1e-4);
+    EXPECT_GE(s.params.integer64("requests"), 100000);
 }
 
 }  // namespace
