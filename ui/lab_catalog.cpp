@@ -22,9 +22,14 @@ std::string labFieldOf(const std::string& path) {
     return {};
 }
 
+// A lab's default scenario is the file named after it, with '-' for '_' (labs/hedge-idle.json
+// for "hedge_idle").
 bool isDefaultFor(const CatalogEntry& e, const std::string& labId) {
-    return e.error.empty() &&
-           (e.scenario.name == labId || fs::path(e.file).stem().string() == labId);
+    std::string fileName = labId;
+    std::replace(fileName.begin(), fileName.end(), '_', '-');
+    const std::string stem = fs::path(e.file).stem().string();
+    return e.error.empty() && (e.scenario.name == fileName || stem == fileName ||
+                               e.scenario.name == labId || stem == labId);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <QElapsedTimer>
 #include <QPushButton>
 #include <QSlider>
+#include <algorithm>
+#include <filesystem>
 #include <QSpinBox>
 #include <QTimer>
 
@@ -151,6 +153,10 @@ TEST(MainWindowTest, ListsEveryLabWithItsDefaultScenarioFirst) {
         ASSERT_NE(def, nullptr) << l.lab->id();
         EXPECT_EQ(def->scenario.lab, l.lab->id());
         EXPECT_EQ(def, &l.entries.front()) << l.lab->id();
+        std::string fileName = l.lab->id();
+        std::replace(fileName.begin(), fileName.end(), '_', '-');
+        EXPECT_EQ(std::filesystem::path(def->file).stem().string(), fileName)
+            << "the default is the file named after the lab";
     }
 }
 
