@@ -134,12 +134,12 @@ double KnobEditor::sliderValue(int position) const {
 }
 
 double KnobEditor::snap(double v) const {
-    if (spec_.kind != KnobKind::Real)
+    if (spec_.kind != KnobKind::Real) {
         v = std::round(v);
-    else if (spec_.step > 0)
-        v = spec_.min + std::round((v - spec_.min) / spec_.step) * spec_.step;
-    else {
-        // Keep what the spin box can show, so slider and spin box agree.
+    } else {
+        if (spec_.step > 0) v = spec_.min + std::round((v - spec_.min) / spec_.step) * spec_.step;
+        // Keep what the spin box can show, so slider and spin box agree and a step lands on the
+        // same double as the value typed in a scenario file (0.05 + 13 x 0.05 is not 0.7).
         const double scale = std::pow(10.0, decimalsFor(spec_));
         v = std::round(v * scale) / scale;
     }
