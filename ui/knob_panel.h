@@ -22,7 +22,7 @@ class KnobEditor;
 class KnobPanel : public QWidget {
     Q_OBJECT
   public:
-    static constexpr int kDebounceMs = 90;
+    static constexpr int kDebounceMs = 25;
 
     explicit KnobPanel(QWidget* parent = nullptr);
 

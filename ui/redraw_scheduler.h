@@ -1,8 +1,10 @@
 // One timer for every redraw, with dirty levels (as Wireshark's I/O graph does): requests
 // between two ticks merge into the highest level, and the window redraws at most once per
-// kIntervalMs however fast results arrive.
+// kIntervalMs however fast results arrive. A request after a quiet spell is drawn at the next
+// turn of the event loop, so throttling never adds latency to a lone result.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 
@@ -29,6 +31,7 @@ class RedrawScheduler : public QObject {
 
   private:
     QTimer timer_;
+    QElapsedTimer sinceRedraw_;
     DirtyLevel pending_ = DirtyLevel::None;
 };
 

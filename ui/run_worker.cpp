@@ -16,7 +16,10 @@ void RunWorker::run(quint64 generation, std::shared_ptr<const Scenario> scenario
     QElapsedTimer clock;
     clock.start();
     QElapsedTimer sinceProgress;
+    // The first partial waits as long as the interval too: a run that finishes within it shows
+    // only its final result, drawn once.
     QElapsedTimer sincePartial;
+    sincePartial.start();
     control->onProgress = [&](double fraction) {
         if (sinceProgress.isValid() && sinceProgress.elapsed() < kMinEmitIntervalMs) return;
         sinceProgress.start();

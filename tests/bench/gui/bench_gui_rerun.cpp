@@ -1,0 +1,121 @@
+// The GUI's re-run latency: from a slider move to the redrawn final result, per lab, in the real
+// main window (offscreen). Prints one JSON object. This is the figure behind the target "a lab
+// re-run after a slider move is redrawn within 100 ms": it includes the knob panel's debounce,
+// the worker's run, the queued hand-over and the redraw.
+//
+//   QT_QPA_PLATFORM=offscreen taillab_gui_bench [--repeat N]
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSlider>
+#include <QtTest/QTest>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "knob_editor.h"
+#include "knob_panel.h"
+#include "labs/lab.h"
+#include "main_window.h"
+#include "run_controller.h"
+
+namespace {
+
+using taillab::ui::LabResultPtr;
+using taillab::ui::MainWindow;
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+// Waits for the final result of a run newer than `generation` to be drawn; returns false on
+// time-out.
+bool waitDrawn(MainWindow& w, const std::vector<LabResultPtr>& drawn, quint64 generation) {
+    auto* c = w.controller();
+    return QTest::qWaitFor(
+        [&] {
+            const LabResultPtr latest = w.latestResult();
+            return c->generation() > generation && !c->running() && latest &&
+                   latest->progress >= 1.0 && !drawn.empty() && drawn.back() == latest;
+        },
+        10000);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen"
+                                                                    : qgetenv("QT_QPA_PLATFORM"));
+    QApplication app(argc, argv);
+    int repeat = 20;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::max(1, std::atoi(argv[i + 1]));
+
+    MainWindow window(TAILLAB_SCENARIO_DIR);
+    window.resize(MainWindow::kDefaultSize);
+    window.show();
+    std::vector<LabResultPtr> drawn;
+    QObject::connect(&window, &MainWindow::resultDrawn, &window,
+                     [&](const LabResultPtr& r) { drawn.push_back(r); });
+
+    std::printf("{\n  \"benchmark\": \"gui_rerun_after_slider_move\",\n");
+    std::printf("  \"debounce_ms\": %d,\n  \"repeat\": %d,\n  \"labs\": [\n",
+                taillab::ui::KnobPanel::kDebounceMs, repeat);
+    bool first = true;
+    for (const auto& lab : taillab::allLabs()) {
+        const quint64 before = window.controller()->generation();
+        if (!window.selectLab(QString::fromStdString(lab->id())) ||
+            !waitDrawn(window, drawn, before)) {
+            std::fprintf(stderr, "%s: the default scenario did not finish\n", lab->id().c_str());
+            return 1;
+        }
+        taillab::ui::KnobEditor* editor = window.knobPanel()->editor(lab->mainKnob());
+        QSlider* slider = editor ? editor->slider() : nullptr;
+        if (!slider) {
+            std::fprintf(stderr, "%s: main knob has no slider\n", lab->id().c_str());
+            continue;
+        }
+        // A small drag: the nearest slider position that changes the knob's value (knobs snap
+        // to their step), found once and undone before timing starts.
+        const int home = slider->value();
+        const double homeValue = editor->value();
+        int away = home;
+        for (int k = 1; k <= slider->maximum() - slider->minimum() && away == home; ++k) {
+            for (int candidate : {home - k, home + k}) {
+                if (candidate < slider->minimum() || candidate > slider->maximum()) continue;
+                const quint64 g = window.controller()->generation();
+                slider->setValue(candidate);
+                if (editor->value() != homeValue) {
+                    away = candidate;
+                    slider->setValue(home);
+                    waitDrawn(window, drawn, g);
+                    break;
+                }
+            }
+        }
+        std::vector<double> ms;
+        for (int i = 0; i < repeat; ++i) {
+            const quint64 generation = window.controller()->generation();
+            QElapsedTimer timer;
+            timer.start();
+            slider->setValue(i % 2 == 0 ? away : home);  // as a drag step would
+            if (!waitDrawn(window, drawn, generation)) {
+                std::fprintf(stderr, "%s: re-run %d timed out \n", lab->id().c_str(), i);
+                return 1;
+            }
+            ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        }
+        std::printf("%s    {\"lab\": \"%s\", \"scenario\": \"%s\", \"knob\": \"%s\", \"rerun_ms_median\": %.1f, \"rerun_ms_p90\": %.1f, "
+                    "\"rerun_ms_max\": %.1f}",
+                    first ? "" : ",\n", lab->id().c_str(), window.scenario().name.c_str(),
+                    lab->mainKnob().c_str(), percentile(ms, 0.5),
+                    percentile(ms, 0.9), percentile(ms, 1.0));
+        first = false;
+    }
+    std::printf("\n  ]\n}\n");
+    return 0;
+}
