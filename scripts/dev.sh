@@ -2,7 +2,7 @@
 # TailLab developer entry point: installs what is missing, configures, builds, then runs or tests.
 #   scripts/dev.sh run  [lab]   build and open TailLab (default lab: fanout)
 #   scripts/dev.sh test         build and run the whole test suite (ctest; UI tests offscreen)
-#   scripts/dev.sh bench        build and run the benchmarks, printing JSON
+#   scripts/dev.sh bench        build and run the benchmarks (engine, HDR, labs, GUI re-run), JSON
 #   scripts/dev.sh build        install, configure and build only
 set -euo pipefail
 
@@ -58,7 +58,8 @@ case "$cmd" in
     bench)
         install_missing
         configure_and_build
-        "$build_dir/tests/bench/taillab_bench" --benchmark_format=json "$@"
+        "$build_dir/tests/taillab_bench" --benchmark_format=json "$@"
+        QT_QPA_PLATFORM=offscreen "$build_dir/tests/taillab_gui_bench"
         ;;
     *)
         echo "usage: scripts/dev.sh run|test|bench|build" >&2
