@@ -25,6 +25,17 @@ int decimalsFor(const KnobSpec& s) {
     return std::clamp(d, 0, 6);
 }
 
+// Digits for a value: the knob's own, or more where the value is smaller than they can show
+// (a scenario may set 1.6e-5 on a knob whose step is 1e-4): two significant digits at least.
+int decimalsFor(const KnobSpec& s, double value) {
+    int d = decimalsFor(s);
+    if (s.kind == KnobKind::Real && value != 0) {
+        const int needed = static_cast<int>(std::ceil(-std::log10(std::abs(value)))) + 1;
+        d = std::max(d, needed);
+    }
+    return std::clamp(d, 0, 8);
+}
+
 QString suffixFor(const KnobSpec& s) {
     return s.unit.empty() ? QString() : " " + QString::fromStdString(s.unit);
 }
@@ -95,7 +106,7 @@ void KnobEditor::buildNumeric() {
         spin_ = spin;
     } else {
         auto* spin = new QDoubleSpinBox(this);
-        spin->setDecimals(decimalsFor(spec_));
+        spin->setDecimals(decimalsFor(spec_, value_));
         spin->setRange(spec_.min, spec_.max);
         spin->setSingleStep(spec_.step > 0 ? spec_.step : (spec_.max - spec_.min) / 100);
         spin->setSuffix(suffixFor(spec_));
@@ -140,7 +151,7 @@ double KnobEditor::snap(double v) const {
         if (spec_.step > 0) v = spec_.min + std::round((v - spec_.min) / spec_.step) * spec_.step;
         // Keep what the spin box can show, so slider and spin box agree and a step lands on the
         // same double as the value typed in a scenario file (0.05 + 13 x 0.05 is not 0.7).
-        const double scale = std::pow(10.0, decimalsFor(spec_));
+        const double scale = std::pow(10.0, decimalsFor(spec_, v));
         v = std::round(v * scale) / scale;
     }
     return std::clamp(v, spec_.min, spec_.max);

@@ -55,7 +55,7 @@ std::vector<KnobSpec> FanoutLab::knobs() const {
                           "How many calls one request makes (N)")
             .log(),
         KnobSpec::real("slow_probability", "Per-call slow probability", "fraction", 0, 0.5, 0.01,
-                       "Chance that one call comes from the slow mode (p)", 0.0001),
+                       "Chance that one call comes from the slow mode (p)", 0.000001),
         KnobSpec::real("shared_fraction", "Shared (correlated) fraction", "fraction", 0, 1, 0,
                        "Share of slow events that hit every call of the request at once (f)", 0.01),
         KnobSpec::choice(
