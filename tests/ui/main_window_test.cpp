@@ -104,14 +104,15 @@ TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
         QTest::qWaitFor([&] { return window.controller()->generation() > generation; }, 5000));
     ASSERT_TRUE(window.controller()->running());
 
-    // The event loop keeps turning while the worker computes.
+    // The event loop keeps turning while the worker computes (a frozen window would hold a
+    // zero-delay timer for the whole multi-second run; the bound is loose for a busy machine).
     for (int i = 0; i < 5; ++i) {
         bool fired = false;
         QElapsedTimer clock;
         clock.start();
         QTimer::singleShot(0, &window, [&] { fired = true; });
-        ASSERT_TRUE(QTest::qWaitFor([&] { return fired; }, 1000));
-        EXPECT_LT(clock.elapsed(), 500);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return fired; }, 3000));
+        EXPECT_LT(clock.elapsed(), 1500);
         QTest::qWait(50);
     }
     ASSERT_TRUE(window.controller()->running()) << "the long run finished before it was cancelled";
