@@ -13,6 +13,7 @@
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
+#include "test_support.h"
 
 namespace taillab {
 namespace {
@@ -181,8 +182,7 @@ TEST(CoordinatedOmissionLab, StreamsFiveToTenPartialResults) {
 
 
 TEST(CoordinatedOmissionScenarios, PassAndQuoteThePublishedFigures) {
-    std::ifstream in(std::string(TAILLAB_SOURCE_DIR) + "/tests/data/published-figures.json");
-    const nlohmann::json published = nlohmann::json::parse(in)["essay_003"];
+    const nlohmann::json& published = test::publishedFigures()["essay_003"];
     const std::map<std::string, std::map<std::string, std::string>> cited = {
         {"coordinated-omission",
          {{"open_loop_p99_ms", "coordinated_omission"},

@@ -13,6 +13,7 @@
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
+#include "test_support.h"
 
 namespace taillab {
 namespace {
@@ -27,14 +28,8 @@ LabResult runWith(std::initializer_list<std::pair<const char*, double>> set, std
 }
 
 double publishedAt(const std::string& dotted) {
-    std::ifstream in(std::string(TAILLAB_SOURCE_DIR) + "/tests/data/published-figures.json");
-    const nlohmann::json root = nlohmann::json::parse(in);
-    const nlohmann::json* node = &root;
-    std::stringstream ss(dotted);
-    std::string part;
-    while (std::getline(ss, part, '.'))
-        node = node->is_array() ? &(*node)[std::stoul(part)] : &node->at(part);
-    return node->get<double>();
+    const nlohmann::json* node = test::publishedAt(dotted);
+    return node ? node->get<double>() : std::nan("");
 }
 
 std::vector<std::string> scenarioFiles(const std::string& prefix) {

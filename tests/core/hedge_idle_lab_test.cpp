@@ -12,6 +12,7 @@
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
+#include "test_support.h"
 
 namespace taillab {
 namespace {
@@ -25,17 +26,8 @@ LabResult runWith(std::initializer_list<std::pair<const char*, double>> set, std
     return hedgeIdle().run(p, seed, control, {});
 }
 
-const nlohmann::json& published() {
-    static const nlohmann::json j = [] {
-        std::ifstream in(std::string(TAILLAB_SOURCE_DIR) + "/tests/data/published-figures.json");
-        return nlohmann::json::parse(in);
-    }();
-    return j;
-}
-
-std::string scenarioPath(const std::string& name) {
-    return std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json";
-}
+const nlohmann::json& published() { return test::publishedFigures(); }
+std::string scenarioPath(const std::string& name) { return test::labScenarioPath(name); }
 
 TEST(HedgeIdleModel, TailIsTheTwoReplicaSurvivalProduct) {
     const HedgeIdleModel m(HedgeIdleConfig{});

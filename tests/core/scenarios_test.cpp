@@ -11,6 +11,7 @@
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
+#include "test_support.h"
 
 namespace taillab {
 namespace {
@@ -28,34 +29,7 @@ std::string shortName(const std::string& path) {
     return s;
 }
 
-const nlohmann::json& published() {
-    static const nlohmann::json j = [] {
-        std::ifstream in(std::string(TAILLAB_SOURCE_DIR) + "/tests/data/published-figures.json");
-        return nlohmann::json::parse(in);
-    }();
-    return j;
-}
-
-// Resolves "lab_001.hedge_idle_p95.p999_after_ms" (numeric parts index arrays).
-const nlohmann::json* publishedAt(const std::string& dotted) {
-    const nlohmann::json* node = &published();
-    std::stringstream ss(dotted);
-    std::string part;
-    while (std::getline(ss, part, '.')) {
-        if (node->is_array()) {
-            if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
-                return nullptr;
-            const auto i = std::stoul(part);
-            if (i >= node->size()) return nullptr;
-            node = &(*node)[i];
-        } else if (node->is_object() && node->contains(part)) {
-            node = &(*node)[part];
-        } else {
-            return nullptr;
-        }
-    }
-    return node;
-}
+using test::publishedAt;
 
 class EveryScenario : public ::testing::TestWithParam<std::string> {};
 
