@@ -24,31 +24,7 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
-const char* kindName(ChartKind k) {
-    switch (k) {
-        case ChartKind::Percentile:
-            return "percentile";
-        case ChartKind::XY:
-            return "xy";
-        case ChartKind::Time:
-            return "time";
-    }
-    return "xy";
-}
-
 }  // namespace
-
-const char* seriesRoleName(SeriesRole role) {
-    switch (role) {
-        case SeriesRole::Simulated:
-            return "simulated";
-        case SeriesRole::ClosedForm:
-            return "closed_form";
-        case SeriesRole::Published:
-            return "published";
-    }
-    return "simulated";
-}
 
 std::string chartToCsv(const Chart& chart) {
     std::string out = "series,role,x,y\n";
@@ -72,22 +48,8 @@ nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result) 
         j["seed"] = result->seed;
         j["parameters"] = result->parameters;
     }
-    j["id"] = chart.id;
-    j["title"] = chart.title;
-    j["kind"] = kindName(chart.kind);
-    j["x_label"] = chart.x_label;
-    j["y_label"] = chart.y_label;
-    j["log_x"] = chart.log_x;
-    j["log_y"] = chart.log_y;
-    j["series"] = nlohmann::ordered_json::array();
-    for (const auto& s : chart.series) {
-        nlohmann::ordered_json js;
-        js["name"] = s.name;
-        js["role"] = seriesRoleName(s.role);
-        js["x"] = s.x;
-        js["y"] = s.y;
-        j["series"].push_back(std::move(js));
-    }
+    nlohmann::ordered_json fields = toJson(chart);  // alive for the loop: items() is a view
+    for (auto& [key, value] : fields.items()) j[key] = std::move(value);
     return j;
 }
 

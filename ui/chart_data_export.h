@@ -13,7 +13,6 @@ namespace taillab::ui {
 std::string chartToCsv(const Chart& chart);
 // `result` supplies the context (lab, scenario, seed, parameters); may be null.
 nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result);
-const char* seriesRoleName(SeriesRole role);
 // Writes text to a file; false on failure.
 bool writeTextFile(const std::string& path, const std::string& text);
 

@@ -92,9 +92,7 @@ nlohmann::ordered_json summarize(const HdrHistogram& h) {
     return j;
 }
 
-namespace {
-
-const char* roleName(SeriesRole r) {
+const char* seriesRoleName(SeriesRole r) {
     switch (r) {
         case SeriesRole::Simulated: return "simulated";
         case SeriesRole::ClosedForm: return "closed_form";
@@ -103,7 +101,7 @@ const char* roleName(SeriesRole r) {
     return "simulated";
 }
 
-const char* kindName(ChartKind k) {
+const char* chartKindName(ChartKind k) {
     switch (k) {
         case ChartKind::Percentile: return "percentile";
         case ChartKind::XY: return "xy";
@@ -112,11 +110,11 @@ const char* kindName(ChartKind k) {
     return "xy";
 }
 
-nlohmann::ordered_json chartJson(const Chart& c) {
+nlohmann::ordered_json toJson(const Chart& c) {
     nlohmann::ordered_json j;
     j["id"] = c.id;
     j["title"] = c.title;
-    j["kind"] = kindName(c.kind);
+    j["kind"] = chartKindName(c.kind);
     j["x_label"] = c.x_label;
     j["y_label"] = c.y_label;
     j["log_x"] = c.log_x;
@@ -125,15 +123,13 @@ nlohmann::ordered_json chartJson(const Chart& c) {
     for (const auto& s : c.series) {
         nlohmann::ordered_json js;
         js["name"] = s.name;
-        js["role"] = roleName(s.role);
+        js["role"] = seriesRoleName(s.role);
         js["x"] = s.x;
         js["y"] = s.y;
         j["series"].push_back(std::move(js));
     }
     return j;
 }
-
-}  // namespace
 
 nlohmann::ordered_json toJson(const LabResult& r) {
     nlohmann::ordered_json j;
@@ -150,7 +146,7 @@ nlohmann::ordered_json toJson(const LabResult& r) {
     j["series"] = nlohmann::ordered_json::array();
     j["charts"] = nlohmann::ordered_json::array();
     for (const auto& c : r.charts) {
-        (c.kind == ChartKind::Time ? j["series"] : j["charts"]).push_back(chartJson(c));
+        (c.kind == ChartKind::Time ? j["series"] : j["charts"]).push_back(toJson(c));
     }
     j["checks"] = nlohmann::ordered_json::array();
     for (const auto& c : r.checks) {

@@ -95,6 +95,10 @@ Series closedFormPercentileSeries(std::string name, const std::function<double(d
 
 // The result file: deterministic bytes for the same inputs.
 nlohmann::ordered_json toJson(const LabResult& r);
+// One chart as it appears in the result file (and in the GUI's chart export).
+nlohmann::ordered_json toJson(const Chart& c);
+const char* seriesRoleName(SeriesRole role);  // "simulated", "closed_form", "published"
+const char* chartKindName(ChartKind kind);    // "percentile", "xy", "time"
 nlohmann::ordered_json summarize(const HdrHistogram& h);
 
 }  // namespace taillab
