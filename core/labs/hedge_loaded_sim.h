@@ -72,12 +72,7 @@ struct HedgeSimStats {
     bool cancelled = false;
 };
 
-// How the run reports to a driver: progress goes out as base + span · (arrived / requests).
-struct HedgeSimProgress {
-    RunControl* control = nullptr;
-    double base = 0;
-    double span = 1;
-};
+using HedgeSimProgress = ProgressSlice;
 
 // The HDR layout of response times: 1 µs to one hour, 3 significant digits.
 HdrConfig hedgeResponseHdrConfig();

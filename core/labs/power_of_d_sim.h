@@ -45,11 +45,7 @@ struct SupermarketStats {
     bool cancelled = false;
 };
 
-struct SupermarketProgress {
-    RunControl* control = nullptr;
-    double base = 0;
-    double span = 1;
-};
+using SupermarketProgress = ProgressSlice;
 
 // The HDR layout of times in system: 1 µs to 10,000 mean service times, 3 significant digits.
 HdrConfig supermarketHdrConfig();

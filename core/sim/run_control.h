@@ -43,4 +43,12 @@ private:
     std::atomic<double> progress_{0.0};
 };
 
+// A share of a run's progress: a computation that is one part of a larger run (one point of a
+// sweep) reports its own fraction f as base + span * f to the run's control.
+struct ProgressSlice {
+    RunControl* control = nullptr;
+    double base = 0;
+    double span = 1;
+};
+
 }  // namespace taillab
