@@ -1,3 +1,4 @@
+#include "gateway/gateway_lab.h"
 #include "labs/labs.h"
 
 namespace taillab {
@@ -11,6 +12,7 @@ const std::vector<std::unique_ptr<Lab>>& allLabs() {
         v.push_back(makePowerOfDLab());
         v.push_back(makeCoordinatedOmissionLab());
         v.push_back(makeAveragingPercentilesLab());
+        v.push_back(gateway::makeGatewayLab());
         return v;
     }();
     return labs;

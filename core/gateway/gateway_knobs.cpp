@@ -1,0 +1,192 @@
+// The gateway path's knobs: one declaration each, shared by scenario files, --set, sweeps and the
+// GUI's sliders. Defaults are the v4 (September) configuration of seed 000 with the fleet fitted
+// in scenarios/gateway/week-v4-september.json; the fitted numbers are explained there.
+#include "gateway/gateway_sim.h"
+
+namespace taillab::gateway {
+namespace {
+
+void engineKnobs(std::vector<KnobSpec>& k, const std::string& e, const std::string& name,
+                 double median, double sigma, double slowP, double slowMedian, double slowSigma,
+                 double invalid, double quality) {
+    const std::string n = name + " ";
+    k.push_back(KnobSpec::real(e + "_median_ms", n + "body median", "ms", 1, 5000, median,
+                               "Median of the engine's usual (fast) latency, warm connection")
+                    .log()
+                    .hidden());
+    k.push_back(KnobSpec::real(e + "_sigma", n + "body sigma", "σ (log)", 0.01, 3, sigma,
+                               "Log-space spread of the usual latency", 0.01)
+                    .hidden());
+    k.push_back(KnobSpec::real(e + "_slow_probability", n + "slow probability", "fraction", 0, 0.9,
+                               slowP, "Chance that a call hits one of the engine's slow moments",
+                               0.001)
+                    .hidden());
+    k.push_back(KnobSpec::real(e + "_slow_median_ms", n + "slow median", "ms", 1, 60000,
+                               slowMedian, "Median latency of a slow moment")
+                    .log()
+                    .hidden());
+    k.push_back(KnobSpec::real(e + "_slow_sigma", n + "slow sigma", "σ (log)", 0.01, 3, slowSigma,
+                               "Log-space spread of a slow moment", 0.01)
+                    .hidden());
+    k.push_back(KnobSpec::real(e + "_invalid_rate", n + "invalid answers", "fraction", 0, 1,
+                               invalid,
+                               "Share of answers that fail validation (empty, block page, "
+                               "CAPTCHA, consent wall, reset)",
+                               0.001)
+                    .hidden());
+    k.push_back(KnobSpec::real(e + "_quality", n + "class quality", "weight", 0, 10, quality,
+                               "Weight with which the router samples this engine as primary (power "
+                               "of two choices); 0: only a backup, or primary when no weighted "
+                               "engine is eligible",
+                               0.01)
+                    .hidden());
+}
+
+}  // namespace
+
+std::vector<KnobSpec> GatewaySim::knobs() {
+    std::vector<KnobSpec> k;
+    // Workload.
+    k.push_back(KnobSpec::integer("days", "Days simulated", "days", 1, 7, 7,
+                                  "Length of the run, in days of seed 000's week"));
+    k.push_back(KnobSpec::choice("start_day", "First day", {"Mon", "Tue", "Wed", "Thu", "Fri",
+                                                            "Sat", "Sun"},
+                                 0, "Day of the week the run starts on"));
+    k.push_back(KnobSpec::real("load_multiplier", "Load multiplier", "×", 0.1, 200, 1,
+                               "Scales every hour's request count of the week", 0.1)
+                    .log());
+    k.push_back(KnobSpec::real("agent_share", "Agent bursts", "fraction", 0, 0.9, 0.15,
+                               "Share of requests that come from agents retrying or running in "
+                               "parallel: identical queries milliseconds apart (coalescing's case)",
+                               0.01));
+    k.push_back(KnobSpec::integer("customers", "Customers", "keys", 5, 2000, 120,
+                                  "API keys sending traffic (plans: free, pro, enterprise)")
+                    .hidden());
+    k.push_back(KnobSpec::real("unknown_key_rate", "Unknown keys", "fraction", 0, 0.5, 0.001,
+                               "Share of requests carrying an unknown API key (401)", 0.001)
+                    .hidden());
+    k.push_back(KnobSpec::boolean("probes", "Synthetic probes", true,
+                                  "Fixed queries from each region every 15 s, kept out of the "
+                                  "customer figures"));
+    k.push_back(KnobSpec::real("window_s", "Chart window", "s", 10, 3600, 600,
+                               "Length of one point of the time series", 10)
+                    .log());
+    // Edge and gateway.
+    k.push_back(KnobSpec::boolean("rate_limits", "Rate limits", true,
+                                  "Token bucket per key and endpoint, sized by plan (429 when "
+                                  "empty)"));
+    k.push_back(KnobSpec::boolean("admission", "Adaptive admission", true,
+                                  "Concurrency limit per region by the gradient rule every 250 ms; "
+                                  "over it: spill or a fast 503"));
+    k.push_back(KnobSpec::integer("admission_min_limit", "Min concurrency limit", "requests", 1,
+                                  10000, 10, "Floor of the adaptive limit")
+                    .hidden());
+    k.push_back(KnobSpec::integer("admission_max_limit", "Max concurrency limit", "requests", 1,
+                                  10000, 200, "Ceiling of the adaptive limit")
+                    .hidden());
+    k.push_back(KnobSpec::integer("batch_lane_limit", "Batch lane limit", "requests", 1, 10000, 8,
+                                  "Concurrency of the batch lane, which yields while the "
+                                  "interactive lane is above 80% of its limit")
+                    .hidden());
+    k.push_back(KnobSpec::integer("instances", "Instances per region", "instances", 1, 64, 3,
+                                  "Gateway instances per region (each has its own L1 cache)")
+                    .hidden());
+    // Deadline.
+    k.push_back(KnobSpec::real("deadline_ms", "Deadline", "ms", 50, 60000, 600,
+                               "Absolute deadline set at accept; every stage gets what remains")
+                    .log());
+    k.push_back(KnobSpec::real("serialization_margin_ms", "Serialization margin", "ms", 0, 200, 10,
+                               "Kept back from the deadline for serializing and writing", 1)
+                    .hidden());
+    k.push_back(KnobSpec::real("min_useful_ms", "Engine minUsefulMs", "ms", 0, 2000, 40,
+                               "An engine is not called when less than this remains", 1)
+                    .hidden());
+    // Cache.
+    k.push_back(KnobSpec::choice("cache_tiers", "Cache tiers", {"off", "L1 only", "L1 + L2"}, 2,
+                                 "In-process LRU per instance, regional store 1-2 ms away"));
+    k.push_back(KnobSpec::integer("l1_entries", "L1 entries", "entries", 10, 10000000, 20000,
+                                  "Capacity of each instance's LRU")
+                    .log()
+                    .hidden());
+    k.push_back(KnobSpec::boolean("stale_while_revalidate", "Stale-while-revalidate", true,
+                                  "Serve a stale entry and refresh it in the background where the "
+                                  "class allows"));
+    k.push_back(KnobSpec::choice("coalescing", "Coalescing",
+                                 {"off", "per instance", "per instance + L2 lease"}, 2,
+                                 "One upstream flight per key; waiters detach near their deadline"));
+    k.push_back(KnobSpec::real("l2_lease_ms", "L2 lease", "ms", 1, 5000, 50,
+                               "Lease of the cross-instance coalescing lock", 1)
+                    .hidden());
+    // Router and breakers.
+    k.push_back(KnobSpec::choice("routing", "Routing",
+                                 {"static (first engine)", "best score", "power of two choices"},
+                                 2, "How the primary engine is picked"));
+    k.push_back(KnobSpec::real("ewma_half_life_s", "Latency EWMA half-life", "s", 1, 3600, 30,
+                               "Half-life of the router's latency average")
+                    .log()
+                    .hidden());
+    k.push_back(KnobSpec::boolean("breakers", "Circuit breakers", true,
+                                  "Per (region, engine), tripped by the valid-result rate"));
+    k.push_back(KnobSpec::real("breaker_threshold", "Breaker threshold", "fraction valid", 0.05,
+                               1, 0.8, "Open when the valid-result rate falls below this", 0.01));
+    k.push_back(KnobSpec::integer("breaker_min_samples", "Breaker min samples", "calls", 1, 10000,
+                                  50, "Calls needed in the window before the breaker may open"));
+    k.push_back(KnobSpec::real("breaker_window_s", "Breaker window", "s", 1, 600, 10,
+                               "Window of the valid-result rate", 1));
+    k.push_back(KnobSpec::real("breaker_open_s", "Breaker open time", "s", 0.5, 600, 5,
+                               "Time open before half-open probing", 0.5));
+    k.push_back(KnobSpec::real("breaker_probe_fraction", "Half-open probes", "fraction", 0.001, 1,
+                               0.05, "Share of eligible traffic let through while half-open",
+                               0.001)
+                    .hidden());
+    // Hedging.
+    k.push_back(KnobSpec::choice("hedge_mode", "Hedge delay",
+                                 {"off", "fixed", "rolling p90 per (region, engine)",
+                                  "rolling p90 per query class"},
+                                 2, "When the backup call is sent"));
+    k.push_back(KnobSpec::real("hedge_delay_ms", "Fixed hedge delay", "ms", 0, 5000, 420,
+                               "Delay before the backup when the mode is 'fixed'", 1));
+    k.push_back(KnobSpec::real("hedge_percentile", "Rolling percentile", "%", 50, 99.9, 90,
+                               "Percentile of the primary's 60 s histogram used as the delay",
+                               0.1)
+                    .hidden());
+    k.push_back(KnobSpec::real("hedge_clamp_min_ms", "Delay clamp, low", "ms", 0, 5000, 120,
+                               "The rolling delay is never below this", 1)
+                    .hidden());
+    k.push_back(KnobSpec::real("hedge_clamp_max_ms", "Delay clamp, high", "ms", 0, 5000, 450,
+                               "The rolling delay is never above this", 1)
+                    .hidden());
+    k.push_back(KnobSpec::real("hedge_budget", "Hedge budget", "of primary rate", 0, 2, 0.15,
+                               "Hedge tokens refill at this fraction of the primary call rate",
+                               0.01));
+    k.push_back(KnobSpec::boolean("last_chance_hedge", "Last-chance hedge", false,
+                                  "A third, cheaper engine when both calls are slow, under its own "
+                                  "budget"));
+    k.push_back(KnobSpec::real("last_chance_delay_ms", "Last-chance delay", "ms", 0, 5000, 300,
+                               "Time after the hedge before the third call", 1)
+                    .hidden());
+    k.push_back(KnobSpec::real("last_chance_budget", "Last-chance budget", "of primary rate", 0, 1,
+                               0.02, "Refill of the third engine's budget", 0.005)
+                    .hidden());
+    // Fleet.
+    k.push_back(KnobSpec::real("engine_correlation", "Engine correlation", "fraction", 0, 1, 0,
+                               "Share of slow moments that hit every engine at once", 0.01));
+    k.push_back(KnobSpec::real("slow_multiplier", "Slow moments", "×", 0, 10, 1,
+                               "Multiplies every engine's slow-moment probability", 0.05));
+    k.push_back(KnobSpec::real("fault_multiplier", "Faults", "×", 0, 50, 1,
+                               "Multiplies every engine's invalid-answer rate", 0.1));
+    k.push_back(KnobSpec::choice("egress", "Egress", {"warm pools", "cold connections"}, 0,
+                                 "Cold pays DNS + TCP + TLS + CONNECT before the query is sent"));
+    k.push_back(KnobSpec::real("cold_connect_median_ms", "Cold connect median", "ms", 0, 2000, 41.8,
+                               "Median cost of a cold connection (DNS, TCP, TLS, CONNECT)")
+                    .hidden());
+    k.push_back(KnobSpec::real("cold_connect_sigma", "Cold connect sigma", "σ (log)", 0.01, 3, 1.12,
+                               "Log-space spread of the cold-connection cost", 0.01)
+                    .hidden());
+    engineKnobs(k, "atlas", "Atlas", 158.6, 0.506, 0.100, 611, 0.629, 0.005, 1.0);
+    engineKnobs(k, "borealis", "Borealis", 97.8, 0.359, 0.122, 965, 1.42, 0.01, 0.0);
+    engineKnobs(k, "cirrus", "Cirrus", 260, 0.4, 0.05, 800, 0.6, 0.02, 0.0);
+    return k;
+}
+
+}  // namespace taillab::gateway

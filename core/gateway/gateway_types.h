@@ -1,0 +1,50 @@
+// Vocabulary shared by the gateway's stages, the simulated fleet and workload, the drivers and the
+// views: regions, query classes, stages, engines' breaker states and request outcomes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace taillab::gateway {
+
+enum class Region : std::uint8_t { EU, US, APAC };
+constexpr int kRegions = 3;
+constexpr std::array<std::string_view, kRegions> kRegionNames{"EU", "US", "APAC"};
+
+// Freshness classes of seed 000's cache table, in its order.
+enum class QueryClass : std::uint8_t { Navigational, Evergreen, Product, LongTail, News };
+constexpr int kClasses = 5;
+constexpr std::array<std::string_view, kClasses> kClassNames{
+    "navigational", "evergreen_reference", "product_pricing", "long_tail_agent", "news_live"};
+
+// The request path, left to right, as in seed 000's budget table.
+enum class Stage : std::uint8_t { Edge, Gateway, Compiler, Cache, Router, Engines, Merge };
+constexpr int kStages = 7;
+constexpr std::array<std::string_view, kStages> kStageNames{"edge",   "gateway", "compiler", "cache",
+                                                             "router", "engines", "merge"};
+
+enum class BreakerState : std::uint8_t { Closed, Open, HalfOpen };
+constexpr std::array<std::string_view, 3> kBreakerStateNames{"closed", "open", "half_open"};
+
+// How an accepted request ended. Every accepted request ends exactly once, in one of these.
+enum class Outcome : std::uint8_t {
+    Ok,             // 200 with at least one result (or a legitimately empty site:/exact answer)
+    Unauthorized,   // 401: unknown API key
+    RateLimited,    // 429: the key's token bucket for this endpoint is empty
+    Shed,           // 503: region at its concurrency limit and no region to spill to
+    DeadlineMissed, // 503: no valid answer before the deadline
+    NoEngine,       // 503: every engine's breaker open, or every call failed in time
+};
+constexpr int kOutcomes = 6;
+constexpr std::array<std::string_view, kOutcomes> kOutcomeNames{
+    "ok", "unauthorized", "rate_limited", "shed", "deadline_missed", "no_engine"};
+constexpr std::array<int, kOutcomes> kOutcomeStatus{200, 401, 429, 503, 503, 503};
+// Rejected: turned away before any upstream work (401, 429, shed). Failed: accepted into the
+// path but ended without an answer (deadline, no engine).
+constexpr bool isRejected(Outcome o) {
+    return o == Outcome::Unauthorized || o == Outcome::RateLimited || o == Outcome::Shed;
+}
+constexpr bool isFailed(Outcome o) { return o == Outcome::DeadlineMissed || o == Outcome::NoEngine; }
+
+}  // namespace taillab::gateway

@@ -1,0 +1,249 @@
+#include "gateway/workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace taillab::gateway {
+namespace {
+
+struct DayFigures {
+    std::int64_t total;
+    int busiestHour;
+    std::int64_t busiest;
+};
+// Seed 000's week of search traffic.
+constexpr std::array<DayFigures, 7> kWeek{{{159892, 15, 12342},
+                                           {196152, 4, 20412},
+                                           {159432, 16, 12435},
+                                           {193781, 2, 19937},
+                                           {158299, 16, 12400},
+                                           {107588, 15, 8398},
+                                           {108857, 15, 8308}}};
+
+bool isBatchDay(const DayFigures& d) { return d.busiestHour < 8; }
+
+// Splits `total` into integer parts proportional to `w` (largest remainder; exact sum).
+std::vector<std::int64_t> apportion(std::int64_t total, const std::vector<double>& w) {
+    const double sum = std::accumulate(w.begin(), w.end(), 0.0);
+    std::vector<std::int64_t> out(w.size());
+    std::vector<std::pair<double, std::size_t>> rest;
+    std::int64_t given = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const double exact = total * w[i] / sum;
+        out[i] = static_cast<std::int64_t>(std::floor(exact));
+        given += out[i];
+        rest.emplace_back(exact - out[i], i);
+    }
+    std::stable_sort(rest.begin(), rest.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::int64_t k = 0; k < total - given; ++k) ++out[rest[static_cast<std::size_t>(k)].second];
+    return out;
+}
+
+std::vector<double> cosineDay(double a, double peak) {
+    std::vector<double> w(24);
+    for (int h = 0; h < 24; ++h) w[h] = 1 + a * std::cos(2 * M_PI * (h - peak) / 24.0);
+    return w;
+}
+
+std::uint64_t mix64(std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+}  // namespace
+
+const std::array<ClassMix, kClasses>& Workload::classMix() {
+    // share of requests, catalog size, one-off share: fitted (see week-v4-september.json).
+    static const std::array<ClassMix, kClasses> mix{{{0.12, 100, 0.07},
+                                                     {0.22, 3000, 0.25},
+                                                     {0.15, 2000, 0.14},
+                                                     {0.41, 5000, 0.55},
+                                                     {0.10, 100, 0.22}}};
+    return mix;
+}
+
+void Workload::weekHours(std::vector<std::int64_t>& interactive,
+                         std::vector<std::int64_t>& batch) {
+    double aSum = 0;
+    int aCount = 0;
+    for (const DayFigures& d : kWeek) {
+        if (isBatchDay(d)) continue;
+        aSum += 24.0 * d.busiest / d.total - 1;
+        ++aCount;
+    }
+    const double aMean = aSum / aCount;
+    interactive.clear();
+    batch.clear();
+    for (const DayFigures& d : kWeek) {
+        std::vector<std::int64_t> hours;
+        std::vector<std::int64_t> jobs(24, 0);
+        if (!isBatchDay(d)) {
+            hours = apportion(d.total, cosineDay(24.0 * d.busiest / d.total - 1, d.busiestHour));
+        } else {
+            const std::vector<double> w = cosineDay(aMean, 15);
+            const double share = w[d.busiestHour] / std::accumulate(w.begin(), w.end(), 0.0);
+            // busiest = share * interactive + job, interactive = total - job.
+            const double interactiveTotal = (d.total - d.busiest) / (1 - share);
+            const auto job = static_cast<std::int64_t>(std::llround(d.total - interactiveTotal));
+            hours = apportion(d.total - job, w);
+            jobs[d.busiestHour] = d.busiest - hours[d.busiestHour];
+            // Whatever rounding left over stays in the day total.
+            const std::int64_t sum = std::accumulate(hours.begin(), hours.end(), std::int64_t{0}) +
+                                     jobs[d.busiestHour];
+            hours[15] += d.total - sum;
+        }
+        interactive.insert(interactive.end(), hours.begin(), hours.end());
+        batch.insert(batch.end(), jobs.begin(), jobs.end());
+    }
+}
+
+Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gateway/workload") {
+    const int days = params.integer("days");
+    const int start = params.choiceIndex("start_day");
+    const double load = params.real("load_multiplier");
+    unknownKeyRate_ = params.real("unknown_key_rate");
+    std::vector<std::int64_t> weekI, weekB;
+    weekHours(weekI, weekB);
+    for (int d = 0; d < days; ++d) {
+        const int day = (start + d) % 7;
+        for (int h = 0; h < 24; ++h) {
+            const auto i = static_cast<std::size_t>(day * 24 + h);
+            hourCounts_.push_back(static_cast<std::int64_t>(std::llround(weekI[i] * load)));
+            batchCounts_.push_back(static_cast<std::int64_t>(std::llround(weekB[i] * load)));
+        }
+    }
+
+    // Customers: plans, home regions, pins, Zipf-like traffic weights.
+    const int n = params.integer("customers");
+    Rng crng(seed, "gateway/customers");
+    double total = 0;
+    for (int i = 0; i < n; ++i) {
+        Customer c;
+        const double u = crng.uniform();
+        c.plan = u < 0.06 ? Plan::Enterprise : u < 0.32 ? Plan::Pro : Plan::Free;
+        const double r = crng.uniform();
+        c.home = r < 0.35 ? Region::EU : r < 0.8 ? Region::US : Region::APAC;
+        c.pins = crng.bernoulli(0.2);
+        c.lang = static_cast<std::uint8_t>(crng.below(4));
+        const double planWeight = c.plan == Plan::Enterprise ? 4 : c.plan == Plan::Pro ? 2 : 1;
+        c.weight = planWeight / std::pow(i + 1.0, 0.9);
+        char name[48];
+        std::snprintf(name, sizeof name, "cust-%03d (%s)", i + 1,
+                      std::string(kPlanNames[static_cast<int>(c.plan)]).c_str());
+        c.name = name;
+        total += c.weight;
+        customers_.push_back(c);
+    }
+    double acc = 0;
+    for (const Customer& c : customers_) {
+        acc += c.weight / total;
+        customerCdf_.push_back(acc);
+    }
+    customerCdf_.back() = 1.0;
+    Customer job;
+    job.name = "batch-nightly (enterprise)";
+    job.plan = Plan::Enterprise;
+    job.home = Region::US;
+    job.weight = 0;
+    batchCustomer_ = static_cast<std::uint32_t>(customers_.size());
+    customers_.push_back(job);
+
+    // Query classes and their popularity.
+    acc = 0;
+    for (int c = 0; c < kClasses; ++c) {
+        acc += classMix()[c].share;
+        classCdf_[c] = acc;
+        std::vector<double>& cdf = zipfCdf_[c];
+        cdf.resize(static_cast<std::size_t>(classMix()[c].catalog));
+        double s = 0;
+        for (std::size_t k = 0; k < cdf.size(); ++k) cdf[k] = (s += 1.0 / (k + 1.0));
+        for (double& x : cdf) x /= s;
+    }
+    classCdf_.back() = 1.0;
+    // Bursts: sizes 2 + Geometric(mean 3) capped at 40 (mean about 5). A unit starts a burst with
+    // probability b so that bursts hold `agent_share` of requests: b k / (b k + 1 - b) = share.
+    const double share = params.real("agent_share");
+    const double k = 5.0;
+    burstStart_ = share / (k - share * (k - 1));
+}
+
+std::uint64_t Workload::drawQuery(QueryClass c, std::uint32_t customer) {
+    const ClassMix& m = classMix()[static_cast<int>(c)];
+    if (rng_.bernoulli(m.one_off)) {
+        return mix64(0x9e3779b97f4a7c15ULL * (++oneOffCounter_) + customer);
+    }
+    const std::vector<double>& cdf = zipfCdf_[static_cast<int>(c)];
+    const auto rank = static_cast<std::uint64_t>(
+        std::lower_bound(cdf.begin(), cdf.end(), rng_.uniform()) - cdf.begin());
+    return mix64((static_cast<std::uint64_t>(c) + 1) << 40 | rank);
+}
+
+RequestSpec Workload::draw(Time at, bool batch) {
+    RequestSpec r;
+    r.at = at;
+    r.batch = batch;
+    if (batch) {
+        r.customer = batchCustomer_;
+    } else if (rng_.bernoulli(unknownKeyRate_)) {
+        r.customer = kUnknownCustomer;
+    } else {
+        r.customer = static_cast<std::uint32_t>(
+            std::lower_bound(customerCdf_.begin(), customerCdf_.end(), rng_.uniform()) -
+            customerCdf_.begin());
+    }
+    const double u = rng_.uniform();
+    int c = 0;
+    while (c < kClasses - 1 && u >= classCdf_[c]) ++c;
+    r.query_class = static_cast<QueryClass>(c);
+    r.endpoint = rng_.bernoulli(0.7) ? 0 : 1;
+    const double m = rng_.uniform();
+    r.max_results = m < 0.8 ? 10 : m < 0.95 ? 20 : 50;
+    r.zero_results_allowed = rng_.bernoulli(0.02);
+    r.query = drawQuery(r.query_class, r.customer);
+    return r;
+}
+
+void Workload::generateHour(int h, std::vector<RequestSpec>& out) {
+    const std::size_t first = out.size();
+    const Time hourStart = fromSeconds(3600.0 * h);
+    const double hourNs = 3600e9;
+    auto uniformTime = [&] {
+        return hourStart + Duration{static_cast<std::int64_t>(rng_.uniform() * hourNs)};
+    };
+    std::int64_t left = hourCounts_[static_cast<std::size_t>(h)];
+    while (left > 0) {
+        const Time t = uniformTime();
+        RequestSpec r = draw(t, false);
+        std::int64_t copies = 1;
+        if (rng_.bernoulli(burstStart_)) {
+            copies = 2;
+            while (copies < 40 && !rng_.bernoulli(1.0 / 3.0)) ++copies;
+        }
+        copies = std::min(copies, left);
+        out.push_back(r);
+        for (std::int64_t i = 1; i < copies; ++i) {
+            RequestSpec c = r;
+            c.at = std::min(hourStart + fromSeconds(3600) - Duration{1},
+                            t + Duration{static_cast<std::int64_t>(rng_.uniform() * 20e6)});
+            out.push_back(c);
+        }
+        left -= copies;
+    }
+    // The batch job: evenly paced by its scheduler across the hour, one request at a time.
+    const std::int64_t jobs = batchCounts_[static_cast<std::size_t>(h)];
+    for (std::int64_t i = 0; i < jobs; ++i) {
+        out.push_back(draw(hourStart + Duration{static_cast<std::int64_t>((i + rng_.uniform()) *
+                                                                          hourNs / jobs)},
+                           true));
+    }
+    std::sort(out.begin() + static_cast<long>(first), out.end(),
+              [](const RequestSpec& a, const RequestSpec& b) { return a.at < b.at; });
+}
+
+}  // namespace taillab::gateway
