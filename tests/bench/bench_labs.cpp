@@ -69,6 +69,7 @@ void runDefault(benchmark::State& state, const std::string& id) {
 const bool kRegistered = [] {
     for (const auto& lab : taillab::allLabs()) {
         const std::string id = lab->id();
+        if (id == "gateway") continue;  // bench_gateway.cpp: a day and the whole week
         benchmark::RegisterBenchmark(("lab_default/" + id).c_str(),
                                      [id](benchmark::State& s) { runDefault(s, id); })
             ->Unit(benchmark::kMillisecond)
