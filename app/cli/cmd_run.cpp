@@ -1,12 +1,12 @@
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "commands.h"
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
+#include "scenario_options.h"
 
 namespace taillab::cli {
 
@@ -30,62 +30,30 @@ int cmdRun(const std::vector<std::string>& args) {
     std::string scenarioArg, outPath;
     std::vector<std::string> overrides;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
-            return args[++i];
-        };
-        if (a == "--seed") {
-            const std::string& v = value();
-            if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-                throw UsageError{"--seed expects a non-negative integer, found '" + v + "'"};
-            overrides.push_back("seed=" + v);
-        } else if (a == "--set") {
-            overrides.push_back(value());
-        } else if (a == "--out") {
-            outPath = value();
-        } else if (a.rfind("--", 0) == 0) {
-            throw UsageError{"unknown option '" + a + "'"};
-        } else if (scenarioArg.empty()) {
-            scenarioArg = a;
+        if (takeOverrideOption(args, i, overrides)) continue;
+        if (args[i] == "--out") {
+            outPath = optionValue(args, i);
         } else {
-            throw UsageError{"more than one scenario given ('" + scenarioArg + "', '" + a + "')"};
+            takeScenarioArgument(args[i], scenarioArg);
         }
     }
-    if (scenarioArg.empty()) throw UsageError{"missing SCENARIO (try taillab-cli list)"};
-
-    Scenario scenario;
-    try {
-        scenario = loadScenarioFile(resolveScenarioPath(scenarioArg), overrides);
-    } catch (const ScenarioError& e) {
-        throw UsageError{e.what()};
-    }
+    const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
     LabResult result;
     try {
         result = runScenario(scenario);
     } catch (const ScenarioError& e) {
         throw UsageError{e.what()};
     }
-    const std::string text = toJson(result).dump(2) + "\n";
-    if (outPath.empty() || outPath == "-") {
-        std::cout << text;
-    } else {
-        std::ofstream out(outPath, std::ios::binary);
-        if (!out) throw UsageError{"cannot write '" + outPath + "'"};
-        out << text;
-        if (!out.flush()) throw UsageError{"failed writing '" + outPath + "'"};
-    }
+    writeOutput(toJson(result).dump(2) + "\n", outPath);
     int failed = 0;
     for (const auto& c : result.checks) {
         if (!c.pass) {
             ++failed;
-            std::cerr << "check failed: " << c.name << ": simulated " << c.simulated
-                      << ", expected " << c.closed_form << " ± " << c.tolerance
-                      << (c.relative ? " (relative)" : "") << " [" << c.source << "]\n";
+            std::cerr << failedCheckMessage(c) << "\n";
         }
     }
     std::cerr << result.checks.size() - failed << " checks passed, " << failed << " failed\n";
-    return failed == 0 ? kExitOk : 3;
+    return failed == 0 ? kExitOk : kExitChecksFailed;
 }
 
 int cmdList(const std::vector<std::string>& args) {

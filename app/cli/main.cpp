@@ -1,4 +1,4 @@
-// taillab-cli: headless runs, scenario listing and latency-log analysis.
+// taillab-cli: headless runs and sweeps, scenario listing and latency-log analysis.
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -13,6 +13,14 @@ usage:
   taillab-cli list                       scenarios, one line each
   taillab-cli run SCENARIO [--seed N] [--set dotted.path=value ...] [--out FILE]
                                          run a scenario; writes the result JSON to FILE or stdout
+  taillab-cli sweep SCENARIO --vary dotted.path=v1,v2,... [--vary ...] [--seed N]
+                    [--set dotted.path=value ...] [--jobs N] [--format csv|json|md]
+                    [--figures f1,f2,...] [--out FILE] [--quiet]
+                                         run a scenario once per point of the cartesian product
+                                         of the --vary lists (first --vary slowest), --jobs at a
+                                         time (default: one per core); writes one table: the
+                                         varied values, the lab's figures (or just --figures),
+                                         checks_passed, checks_total; progress on stderr
   taillab-cli hdr [FILE|-] [--input text|u64le] [--hgrm OUT] [--ticks N] [--scale X]
                   [--lowest N] [--highest N] [--digits N]
                                          record a latency log (one number a line, or little-endian
@@ -22,8 +30,9 @@ usage:
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
-(e.g. labs/fanout). Exit codes: 0 ok (run: all checks pass or no checks),
-2 bad input, 1 internal error, 3 run finished but a check failed.
+(e.g. labs/fanout). Exit codes: 0 ok (run, sweep: all checks pass or no checks),
+2 bad input, 1 internal error, 3 run finished but a check failed (sweep: at any point;
+the whole table is still written).
 )";
 
 }  // namespace
@@ -41,6 +50,7 @@ int main(int argc, char** argv) {
         if (command == "run") return cmdRun(args);
         if (command == "list") return cmdList(args);
         if (command == "hdr") return cmdHdr(args);
+        if (command == "sweep") return cmdSweep(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {

@@ -1,0 +1,448 @@
+// taillab-cli sweep: runs a scenario once per point of the cartesian product of the --vary lists,
+// on a pool of threads, and writes one table (csv, json or md) with a row per point: the varied
+// values, the lab's named figures and the point's check counts. Every point's overrides are
+// validated before any run starts, and the table's bytes depend only on the arguments, never on
+// --jobs or on which thread finished first (each point is a pure function of its scenario).
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
+#include "scenario_options.h"
+
+namespace taillab::cli {
+namespace {
+
+constexpr std::size_t kMaxPoints = 1000000;
+
+struct Vary {
+    std::string path;
+    std::vector<std::string> values;  // as typed; parsed like --set values
+};
+
+enum class Format { Csv, Json, Markdown };
+
+struct SweepOptions {
+    std::string scenarioArg;
+    std::string outPath;
+    std::vector<std::string> overrides;  // --seed and --set, in order
+    std::vector<Vary> vary;
+    std::optional<std::vector<std::string>> figures;
+    Format format = Format::Csv;
+    unsigned jobs = 0;  // 0: one per hardware thread
+    bool quiet = false;
+};
+
+struct Point {
+    std::vector<std::string> assignments;  // "path=value", one per --vary, in --vary order
+    Scenario scenario;
+};
+
+struct Outcome {
+    std::optional<LabResult> result;
+    std::string error;  // set when the run threw
+    bool badInput = false;
+};
+
+std::vector<std::string> splitList(const std::string& option, const std::string& list) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = list.find(',', start);
+        const std::string item =
+            list.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (item.empty()) throw UsageError{option + ": empty item in '" + list + "'"};
+        items.push_back(item);
+        if (comma == std::string::npos) return items;
+        start = comma + 1;
+    }
+}
+
+Vary parseVary(const std::string& text) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw UsageError{"--vary expects dotted.path=v1,v2,..., found '" + text + "'"};
+    Vary v{text.substr(0, eq), {}};
+    v.values = splitList("--vary " + v.path, text.substr(eq + 1));
+    return v;
+}
+
+unsigned parseJobs(const std::string& text) {
+    unsigned n = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n == 0)
+        throw UsageError{"--jobs expects an integer >= 1, found '" + text + "'"};
+    return n;
+}
+
+Format parseFormat(const std::string& text) {
+    if (text == "csv") return Format::Csv;
+    if (text == "json") return Format::Json;
+    if (text == "md") return Format::Markdown;
+    throw UsageError{"--format expects csv, json or md, found '" + text + "'"};
+}
+
+SweepOptions parseArguments(const std::vector<std::string>& args) {
+    SweepOptions o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (takeOverrideOption(args, i, o.overrides)) continue;
+        const std::string& a = args[i];
+        if (a == "--vary") {
+            Vary v = parseVary(optionValue(args, i));
+            for (const auto& other : o.vary)
+                if (other.path == v.path) throw UsageError{"--vary " + v.path + " given twice"};
+            o.vary.push_back(std::move(v));
+        } else if (a == "--figures") {
+            std::vector<std::string> names = splitList("--figures", optionValue(args, i));
+            for (std::size_t k = 0; k < names.size(); ++k)
+                if (std::find(names.begin(), names.begin() + k, names[k]) != names.begin() + k)
+                    throw UsageError{"--figures lists '" + names[k] + "' twice"};
+            o.figures = std::move(names);
+        } else if (a == "--jobs") {
+            o.jobs = parseJobs(optionValue(args, i));
+        } else if (a == "--format") {
+            o.format = parseFormat(optionValue(args, i));
+        } else if (a == "--out") {
+            o.outPath = optionValue(args, i);
+        } else if (a == "--quiet") {
+            o.quiet = true;
+        } else {
+            takeScenarioArgument(a, o.scenarioArg);
+        }
+    }
+    if (o.scenarioArg.empty()) throw UsageError{"missing SCENARIO (try taillab-cli list)"};
+    if (o.vary.empty()) throw UsageError{"missing --vary dotted.path=v1,v2,..."};
+    return o;
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+    std::string s;
+    for (const auto& item : items) s += (s.empty() ? "" : separator) + item;
+    return s;
+}
+
+std::string readText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError{path + ": cannot open file"};
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+// Builds and validates every point before anything runs: first each --vary value on its own (so
+// the message names the one bad path and value), then each combination.
+std::vector<Point> buildPoints(const SweepOptions& o) {
+    const std::string file = resolveScenarioPath(o.scenarioArg);
+    const std::string text = readText(file);
+    try {
+        parseScenario(text, file, o.overrides);
+    } catch (const ScenarioError& e) {
+        throw UsageError{e.what()};
+    }
+    std::size_t total = 1;
+    for (const auto& v : o.vary) {
+        for (const auto& value : v.values) {
+            std::vector<std::string> overrides = o.overrides;
+            overrides.push_back(v.path + "=" + value);
+            try {
+                parseScenario(text, file, overrides);
+            } catch (const ScenarioError& e) {
+                throw UsageError{"--vary " + overrides.back() + ": " +
+                                 (e.path().empty() ? "" : e.path() + ": ") + e.detail()};
+            }
+        }
+        if (total > kMaxPoints / v.values.size())
+            throw UsageError{"the --vary lists make more than " + std::to_string(kMaxPoints) +
+                             " points"};
+        total *= v.values.size();
+    }
+    std::vector<Point> points;
+    points.reserve(total);
+    for (std::size_t index = 0; index < total; ++index) {
+        Point p;
+        // Mixed radix, the last --vary fastest.
+        std::size_t rest = index;
+        p.assignments.resize(o.vary.size());
+        for (std::size_t k = o.vary.size(); k-- > 0;) {
+            const auto& v = o.vary[k];
+            p.assignments[k] = v.path + "=" + v.values[rest % v.values.size()];
+            rest /= v.values.size();
+        }
+        std::vector<std::string> overrides = o.overrides;
+        overrides.insert(overrides.end(), p.assignments.begin(), p.assignments.end());
+        try {
+            p.scenario = parseScenario(text, file, overrides);
+        } catch (const ScenarioError& e) {
+            throw UsageError{"point " + join(p.assignments, " ") + ": " + e.what()};
+        }
+        points.push_back(std::move(p));
+    }
+    return points;
+}
+
+std::size_t passedChecks(const LabResult& r) {
+    return static_cast<std::size_t>(
+        std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; }));
+}
+
+unsigned poolSize(const SweepOptions& o, std::size_t points) {
+    unsigned jobs = o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency();
+    if (jobs == 0) jobs = 1;
+    return static_cast<unsigned>(std::min<std::size_t>(jobs, points));
+}
+
+// Runs every point on a pool of threads. After the first failure no new point starts and the
+// running ones are cancelled.
+std::vector<Outcome> runPoints(const std::vector<Point>& points, unsigned jobs, bool quiet) {
+    const std::size_t n = points.size();
+    std::vector<Outcome> outcomes(n);
+    std::vector<RunControl> controls(n);
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex reportMutex;
+    std::size_t finished = 0;
+
+    auto work = [&] {
+        while (!stop.load()) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= n) return;
+            const auto start = std::chrono::steady_clock::now();
+            Outcome& out = outcomes[i];
+            try {
+                out.result = runScenario(points[i].scenario, controls[i]);
+            } catch (const ScenarioError& e) {
+                out.error = e.what();
+                out.badInput = true;
+            } catch (const std::exception& e) {
+                out.error = std::string("internal error: ") + e.what();
+            }
+            if (!out.error.empty() && !stop.exchange(true)) {
+                for (auto& c : controls) c.requestCancel();
+            }
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::lock_guard lock(reportMutex);
+            ++finished;
+            if (quiet) continue;
+            char time[32];
+            std::snprintf(time, sizeof time, "%.2f", seconds);
+            std::cerr << "[" << finished << "/" << n << "] " << join(points[i].assignments, " ")
+                      << (out.error.empty() ? " done in " : " failed after ") << time << " s";
+            if (out.result && passedChecks(*out.result) < out.result->checks.size())
+                std::cerr << ", " << out.result->checks.size() - passedChecks(*out.result)
+                          << " checks failed";
+            std::cerr << "\n";
+        }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+    return outcomes;
+}
+
+// The union of the points' figure names, each point's names kept in the lab's order (a name only
+// some points produce goes after the name that precedes it in the first point producing it).
+std::vector<std::string> figureColumns(const std::vector<Outcome>& outcomes) {
+    std::vector<std::string> columns;
+    for (const auto& o : outcomes) {
+        std::size_t insertAt = 0;
+        for (const auto& [name, value] : o.result->figures) {
+            const auto it = std::find(columns.begin(), columns.end(), name);
+            if (it == columns.end()) {
+                columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(insertAt), name);
+                ++insertAt;
+            } else {
+                insertAt = static_cast<std::size_t>(it - columns.begin()) + 1;
+            }
+        }
+    }
+    return columns;
+}
+
+// Numbers as the result JSON of `taillab-cli run` writes them (shortest round-trip form).
+std::string formatNumber(double x) {
+    if (std::isnan(x)) return "nan";
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    return nlohmann::json(x).dump();
+}
+
+struct Table {
+    std::vector<std::string> header;  // varied paths, figure names, checks_passed, checks_total
+    std::size_t pointColumns = 0;
+    std::vector<std::vector<std::string>> rows;  // "" for a figure the point does not produce
+};
+
+Table makeTable(const SweepOptions& o, const std::vector<Point>& points,
+                const std::vector<Outcome>& outcomes, const std::vector<std::string>& figures) {
+    Table t;
+    for (const auto& v : o.vary) t.header.push_back(v.path);
+    t.pointColumns = t.header.size();
+    t.header.insert(t.header.end(), figures.begin(), figures.end());
+    t.header.push_back("checks_passed");
+    t.header.push_back("checks_total");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const LabResult& r = *outcomes[i].result;
+        std::vector<std::string> row;
+        for (const auto& a : points[i].assignments) row.push_back(a.substr(a.find('=') + 1));
+        for (const auto& name : figures) {
+            const auto value = r.figure(name);
+            row.push_back(value ? formatNumber(*value) : "");
+        }
+        row.push_back(std::to_string(passedChecks(r)));
+        row.push_back(std::to_string(r.checks.size()));
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string toCsv(const Table& t) {
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t k = 0; k < cells.size(); ++k) {
+            if (k > 0) out += ',';
+            out += csvField(cells[k]);
+        }
+        out += "\n";
+    };
+    line(t.header);
+    for (const auto& row : t.rows) line(row);
+    return out;
+}
+
+std::string markdownCell(const std::string& s) {
+    std::string cell;
+    for (char c : s) {
+        if (c == '|') {
+            cell += "\\|";
+        } else if (c == '\n' || c == '\r') {
+            cell += ' ';
+        } else {
+            cell += c;
+        }
+    }
+    return cell;
+}
+
+std::string toMarkdown(const Table& t) {
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells) {
+        out += "|";
+        for (const auto& c : cells) {
+            out += ' ';
+            out += markdownCell(c);
+            out += " |";
+        }
+        out += "\n";
+    };
+    line(t.header);
+    out += "|";
+    for (std::size_t k = 0; k < t.header.size(); ++k) out += k < t.pointColumns ? "---|" : "---:|";
+    out += "\n";
+    for (const auto& row : t.rows) line(row);
+    return out;
+}
+
+std::string toJsonTable(const std::vector<Point>& points, const std::vector<Outcome>& outcomes,
+                        const std::vector<std::string>& figures) {
+    using ojson = nlohmann::ordered_json;
+    ojson table = ojson::array();
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const LabResult& r = *outcomes[i].result;
+        ojson row;
+        row["point"] = ojson::object();
+        for (const auto& a : points[i].assignments) {
+            const auto eq = a.find('=');
+            // Parsed as --set parses it: JSON when the text is JSON, else a string.
+            ojson value = ojson::parse(a.substr(eq + 1), nullptr, false);
+            if (value.is_discarded()) value = a.substr(eq + 1);
+            row["point"][a.substr(0, eq)] = std::move(value);
+        }
+        row["figures"] = ojson::object();
+        for (const auto& name : figures) {
+            const auto value = r.figure(name);
+            row["figures"][name] = value ? ojson(*value) : ojson(nullptr);
+        }
+        row["checks_passed"] = passedChecks(r);
+        row["checks_total"] = r.checks.size();
+        row["checks"] = toJson(r).at("checks");
+        table.push_back(std::move(row));
+    }
+    return table.dump(2) + "\n";
+}
+
+}  // namespace
+
+int cmdSweep(const std::vector<std::string>& args) {
+    const SweepOptions o = parseArguments(args);
+    const std::vector<Point> points = buildPoints(o);
+    const std::vector<Outcome> outcomes = runPoints(points, poolSize(o, points.size()), o.quiet);
+
+    int errorCode = kExitOk;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const Outcome& out = outcomes[i];
+        if (out.error.empty()) continue;
+        std::cerr << "taillab-cli sweep: point " << join(points[i].assignments, " ") << ": "
+                  << out.error << "\n";
+        if (errorCode != kExitInternal) errorCode = out.badInput ? kExitBadInput : kExitInternal;
+    }
+    if (errorCode != kExitOk) return errorCode;
+    for (const auto& out : outcomes)
+        if (!out.result) throw std::logic_error("a sweep point did not run");
+
+    const std::vector<std::string> all = figureColumns(outcomes);
+    std::vector<std::string> figures = all;
+    if (o.figures) {
+        for (const auto& name : *o.figures)
+            if (std::find(all.begin(), all.end(), name) == all.end())
+                throw UsageError{"unknown figure '" + name + "' (lab '" + points[0].scenario.lab +
+                                 "' produces: " + join(all, ", ") + ")"};
+        figures = *o.figures;
+    }
+
+    std::string text;
+    if (o.format == Format::Json) {
+        text = toJsonTable(points, outcomes, figures);
+    } else {
+        const Table table = makeTable(o, points, outcomes, figures);
+        text = o.format == Format::Csv ? toCsv(table) : toMarkdown(table);
+    }
+    writeOutput(text, o.outPath);
+
+    std::size_t failedPoints = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        bool failed = false;
+        for (const auto& c : outcomes[i].result->checks) {
+            if (c.pass) continue;
+            failed = true;
+            std::cerr << "point " << join(points[i].assignments, " ") << ": "
+                      << failedCheckMessage(c) << "\n";
+        }
+        if (failed) ++failedPoints;
+    }
+    std::cerr << points.size() << " points: " << points.size() - failedPoints
+              << " with all checks passing, " << failedPoints << " with a failed check\n";
+    return failedPoints == 0 ? kExitOk : kExitChecksFailed;
+}
+
+}  // namespace taillab::cli

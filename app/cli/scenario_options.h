@@ -1,0 +1,37 @@
+// Argument handling shared by the commands that run a scenario (`run`, `sweep`): option values,
+// --seed/--set, the positional SCENARIO, writing the output, and reporting a failed check.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "labs/lab_result.h"
+#include "scenario/scenario.h"
+
+namespace taillab::cli {
+
+// The value after the option at args[i]; advances i past it. Throws UsageError "X needs a value".
+const std::string& optionValue(const std::vector<std::string>& args, std::size_t& i);
+
+// Handles `--seed N` and `--set dotted.path=value` at args[i]: appends the override ("seed=N" or
+// the assignment) and advances i past the value. Returns false when args[i] is neither.
+bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
+                        std::vector<std::string>& overrides);
+
+// Takes a non-option argument as the SCENARIO; throws UsageError for an unknown --option or a
+// second scenario.
+void takeScenarioArgument(const std::string& arg, std::string& scenarioArg);
+
+// Loads a scenario argument (resolved with resolveScenarioPath) with its overrides; a
+// ScenarioError becomes a UsageError.
+Scenario loadScenarioArgument(const std::string& scenarioArg,
+                              const std::vector<std::string>& overrides);
+
+// Writes text to path, or to stdout when path is "" or "-".
+void writeOutput(const std::string& text, const std::string& path);
+
+// "check failed: NAME: simulated X, expected Y ± T [source]" (no newline).
+std::string failedCheckMessage(const Check& c);
+
+}  // namespace taillab::cli

@@ -1,0 +1,282 @@
+// taillab-cli sweep as a user runs it: the real binary, real files, exit codes and messages.
+// Small request counts keep each point well under a second.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+};
+
+std::string readFile(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    for (std::string line; std::getline(s, line);) out.push_back(line);
+    return out;
+}
+
+std::vector<std::string> cells(const std::string& csvLine) {
+    std::vector<std::string> out;
+    std::stringstream s(csvLine);
+    for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
+    if (!csvLine.empty() && csvLine.back() == ',') out.emplace_back();
+    return out;
+}
+
+// hedge-idle has no scenario expectations and its lab checks hold at small request counts.
+const std::string kHedge =
+    "labs/hedge-idle --set params.requests=4000 --set params.calibration_samples=4000";
+
+class SweepCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("taillab-sweep-test-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    Outcome runCli(const std::string& args) const {
+        const std::string errPath = path("stderr.txt");
+        const std::string cmd = std::string(TAILLAB_CLI_PATH) + " " + args + " 2>" + errPath;
+        Outcome o;
+        FILE* pipe = popen(cmd.c_str(), "r");
+        if (!pipe) return o;
+        std::array<char, 4096> buf{};
+        std::size_t n;
+        while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) o.out.append(buf.data(), n);
+        const int status = pclose(pipe);
+        o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        o.err = readFile(errPath);
+        return o;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(SweepCli, RowsFollowTheCartesianProductAndMatchSingleRuns) {
+    const auto o = runCli("sweep " + kHedge +
+                          " --set params.hedge_mode=fixed --vary params.hedge_delay_ms=15,40"
+                          " --vary params.shared_fraction=0,0.5,1 --jobs 2");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto rows = lines(o.out);
+    ASSERT_EQ(rows.size(), 1u + 6u) << o.out;
+    const auto header = cells(rows[0]);
+    ASSERT_GE(header.size(), 5u);
+    EXPECT_EQ(header[0], "params.hedge_delay_ms");
+    EXPECT_EQ(header[1], "params.shared_fraction");
+    EXPECT_EQ(header[header.size() - 2], "checks_passed");
+    EXPECT_EQ(header.back(), "checks_total");
+
+    const std::vector<std::pair<std::string, std::string>> expected = {
+        {"15", "0"}, {"15", "0.5"}, {"15", "1"}, {"40", "0"}, {"40", "0.5"}, {"40", "1"}};
+    for (std::size_t r = 0; r < expected.size(); ++r) {
+        const auto row = cells(rows[r + 1]);
+        ASSERT_EQ(row.size(), header.size()) << rows[r + 1];
+        EXPECT_EQ(row[0], expected[r].first);
+        EXPECT_EQ(row[1], expected[r].second);
+        EXPECT_EQ(row[row.size() - 2], row.back()) << "all checks pass at " << rows[r + 1];
+    }
+
+    // Two points, each against a single `run` with the same overrides: the same figures, in the
+    // lab's order, written with the same bytes.
+    for (const std::size_t r : {std::size_t{1}, std::size_t{5}}) {
+        const auto single = runCli("run " + kHedge + " --set params.hedge_mode=fixed" +
+                                   " --set params.hedge_delay_ms=" + expected[r].first +
+                                   " --set params.shared_fraction=" + expected[r].second);
+        ASSERT_EQ(single.exit_code, 0) << single.err;
+        const auto j = nlohmann::ordered_json::parse(single.out);
+        const auto& figures = j.at("figures");
+        const auto row = cells(rows[r + 1]);
+        ASSERT_EQ(header.size(), 2 + figures.size() + 2);
+        std::size_t column = 2;
+        for (const auto& [name, value] : figures.items()) {
+            EXPECT_EQ(header[column], name);
+            EXPECT_EQ(row[column], value.dump()) << name;
+            ++column;
+        }
+        EXPECT_EQ(row[column], std::to_string(j.at("checks").size()));
+    }
+}
+
+TEST_F(SweepCli, SameBytesForAnyNumberOfJobs) {
+    const std::string args = "sweep labs/fanout --set params.requests=2000 --quiet"
+                             " --vary params.backends=1,10,100 --vary seed=1,2";
+    const auto one = runCli(args + " --jobs 1");
+    const auto two = runCli(args + " --jobs 2");
+    const auto all = runCli(args);
+    EXPECT_EQ(lines(one.out).size(), 7u) << one.out;
+    EXPECT_FALSE(one.out.empty());
+    EXPECT_EQ(one.out, two.out);
+    EXPECT_EQ(one.out, all.out);
+    EXPECT_EQ(one.exit_code, two.exit_code);
+    EXPECT_EQ(one.exit_code, all.exit_code);
+}
+
+TEST_F(SweepCli, FiguresOptionPicksAndOrdersColumns) {
+    const auto o = runCli("sweep " + kHedge +
+                          " --vary params.hedge_percentile=0.9,0.99 --quiet"
+                          " --figures p999_after_ms,hedge_delay_ms --out " + path("t.csv"));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    const auto rows = lines(readFile(path("t.csv")));
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0],
+              "params.hedge_percentile,p999_after_ms,hedge_delay_ms,checks_passed,checks_total");
+    EXPECT_EQ(cells(rows[1]).size(), 5u);
+    EXPECT_EQ(cells(rows[1])[0], "0.9");
+    EXPECT_EQ(cells(rows[2])[0], "0.99");
+}
+
+TEST_F(SweepCli, BadPathValueOrFigureIsExit2WithNoTable) {
+    auto o = runCli("sweep " + kHedge + " --vary params.no_such_knob=1,2 --out " + path("a.csv"));
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("--vary params.no_such_knob=1"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("unknown key 'no_such_knob'"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(path("a.csv")));
+
+    o = runCli("sweep " + kHedge + " --vary params.hedge_delay_ms=10,lots");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_NE(o.err.find("--vary params.hedge_delay_ms=lots"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("expected a number"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("[1/"), std::string::npos) << "nothing may run: " << o.err;
+
+    o = runCli("sweep " + kHedge + " --vary params.hedge_mode=fixed,sometimes");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_NE(o.err.find("--vary params.hedge_mode=sometimes"), std::string::npos) << o.err;
+
+    o = runCli("sweep " + kHedge + " --quiet --vary params.hedge_delay_ms=10,20"
+               " --figures p999_after_ms,no_such_figure");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_NE(o.err.find("unknown figure 'no_such_figure'"), std::string::npos) << o.err;
+
+    for (const char* bad : {"--vary params.hedge_delay_ms", "--vary params.hedge_delay_ms=10,,20",
+                            "--vary params.hedge_delay_ms=10 --jobs 0",
+                            "--vary params.hedge_delay_ms=10 --format xml",
+                            "--vary params.hedge_delay_ms=10 --vary params.hedge_delay_ms=20",
+                            "--set params.requests=2000"}) {
+        o = runCli("sweep labs/hedge-idle " + std::string(bad));
+        EXPECT_EQ(o.exit_code, 2) << bad;
+        EXPECT_TRUE(o.out.empty()) << bad << ": " << o.out;
+        EXPECT_FALSE(o.err.empty()) << bad;
+    }
+}
+
+TEST_F(SweepCli, APointThatCannotRunIsExit2NamingThePoint) {
+    // The scenario expects a hedged figure, which an unhedged point does not produce.
+    const auto o = runCli("sweep labs/fanout-hedge-independent --set params.requests=2000"
+                          " --vary params.hedge_mode=immediate,none --out " + path("t.csv"));
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("point params.hedge_mode=none: "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("no figure 'hedged_slow_fraction'"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(path("t.csv")));
+}
+
+TEST_F(SweepCli, JsonFormat) {
+    const auto o = runCli("sweep " + kHedge +
+                          " --quiet --format json --vary params.hedge_mode=fixed,percentile"
+                          " --vary params.hedge_delay_ms=10,30");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto j = nlohmann::ordered_json::parse(o.out);
+    ASSERT_TRUE(j.is_array());
+    ASSERT_EQ(j.size(), 4u);
+    EXPECT_EQ(j[0].at("point").at("params.hedge_mode"), "fixed");
+    EXPECT_EQ(j[0].at("point").at("params.hedge_delay_ms"), 10);
+    EXPECT_EQ(j[1].at("point").at("params.hedge_delay_ms"), 30);
+    EXPECT_EQ(j[3].at("point").at("params.hedge_mode"), "percentile");
+    for (const auto& row : j) {
+        ASSERT_TRUE(row.at("figures").is_object());
+        EXPECT_TRUE(row.at("figures").at("p999_after_ms").is_number());
+        ASSERT_TRUE(row.at("checks").is_array());
+        EXPECT_EQ(row.at("checks_total"), row.at("checks").size());
+        EXPECT_EQ(row.at("checks_passed"), row.at("checks_total"));
+        for (const auto& c : row.at("checks")) {
+            for (const char* key : {"name", "simulated", "closed_form", "tolerance", "pass"})
+                EXPECT_TRUE(c.contains(key)) << key;
+        }
+    }
+    // A fixed delay is the knob's value, whatever the delay is; a percentile delay is not.
+    EXPECT_EQ(j[0].at("figures").at("hedge_delay_ms"), 10.0);
+    EXPECT_EQ(j[1].at("figures").at("hedge_delay_ms"), 30.0);
+    EXPECT_EQ(j[2].at("figures").at("hedge_delay_ms"), j[3].at("figures").at("hedge_delay_ms"));
+}
+
+TEST_F(SweepCli, MarkdownFormat) {
+    const auto o = runCli("sweep " + kHedge +
+                          " --quiet --format md --vary params.hedge_delay_ms=10,30"
+                          " --set params.hedge_mode=fixed --figures p99_after_ms,extra_work");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto rows = lines(o.out);
+    ASSERT_EQ(rows.size(), 4u) << o.out;
+    EXPECT_EQ(rows[0], "| params.hedge_delay_ms | p99_after_ms | extra_work | checks_passed | "
+                       "checks_total |");
+    EXPECT_EQ(rows[1], "|---|---:|---:|---:|---:|");
+    EXPECT_EQ(rows[2].rfind("| 10 | ", 0), 0u) << rows[2];
+    EXPECT_EQ(rows[3].rfind("| 30 | ", 0), 0u) << rows[3];
+    for (const auto& r : rows) EXPECT_EQ(r.back(), '|');
+}
+
+TEST_F(SweepCli, FailedCheckAtAPointIsExit3AndTheTableIsComplete) {
+    // labs/fanout expects the 100-backend figures; one backend cannot reproduce them.
+    const auto o = runCli("sweep labs/fanout --set params.requests=2000"
+                          " --vary params.backends=1,100 --figures slow_fraction");
+    EXPECT_EQ(o.exit_code, 3) << o.err;
+    const auto rows = lines(o.out);
+    ASSERT_EQ(rows.size(), 3u) << o.out;
+    EXPECT_EQ(rows[0], "params.backends,slow_fraction,checks_passed,checks_total");
+    const auto first = cells(rows[1]);
+    ASSERT_EQ(first.size(), 4u);
+    EXPECT_EQ(first[0], "1");
+    EXPECT_LT(std::stoi(first[2]), std::stoi(first[3])) << rows[1];
+    EXPECT_EQ(cells(rows[2])[0], "100");
+    EXPECT_NE(o.err.find("point params.backends=1: check failed: slow_fraction"), std::string::npos)
+        << o.err;
+}
+
+TEST_F(SweepCli, ProgressLinesOnStderrUnlessQuiet) {
+    const std::string args = "sweep " + kHedge + " --vary params.hedge_delay_ms=10,30 --jobs 1";
+    auto o = runCli(args);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.err.find("[1/2] params.hedge_delay_ms=10 done in "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("[2/2] params.hedge_delay_ms=30 done in "), std::string::npos) << o.err;
+    EXPECT_EQ(o.out.find("done in"), std::string::npos);
+    o = runCli(args + " --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.err.find("done in"), std::string::npos) << o.err;
+}
+
+TEST_F(SweepCli, HelpMentionsSweep) {
+    const auto o = runCli("--help");
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_NE(o.out.find("taillab-cli sweep SCENARIO --vary"), std::string::npos) << o.out;
+}
+
+}  // namespace
