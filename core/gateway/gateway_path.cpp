@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gateway/compiler.h"
+#include "sim/distributions.h"
 
 namespace taillab::gateway {
 namespace {
@@ -77,12 +78,12 @@ struct GatewayPath::Lru {
         CacheEntry entry;
         std::uint32_t prev, next;
     };
-    explicit Lru(std::size_t capacity) : capacity_(capacity) { index_.reserve(capacity); }
+    explicit Lru(std::size_t capacity) : capacity_(capacity), index_(capacity) {}
     CacheEntry* find(std::uint64_t key) {
-        auto it = index_.find(key);
-        if (it == index_.end()) return nullptr;
-        touch(it->second);
-        return &nodes_[it->second].entry;
+        const std::uint32_t* n = index_.find(key);
+        if (!n) return nullptr;
+        touch(*n);
+        return &nodes_[*n].entry;
     }
     void put(std::uint64_t key, CacheEntry e) {
         if (CacheEntry* found = find(key)) {
@@ -99,7 +100,7 @@ struct GatewayPath::Lru {
             index_.erase(nodes_[n].key);
             nodes_[n] = Node{key, e, kNone, kNone};
         }
-        index_[key] = n;
+        index_.put(key, n);
         pushFront(n);
     }
 
@@ -124,7 +125,7 @@ private:
     }
     std::size_t capacity_;
     std::vector<Node> nodes_;
-    std::unordered_map<std::uint64_t, std::uint32_t> index_;
+    FlatMap<std::uint32_t> index_;
     std::uint32_t head_ = kNone, tail_ = kNone;
 };
 
@@ -183,6 +184,11 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
       hedgeBudget_(config.hedge_budget, 10), lastChanceBudget_(config.last_chance_budget, 3) {
     for (int i = 0; i < kRegions * cfg_.instances; ++i)
         l1_.push_back(std::make_unique<Lru>(static_cast<std::size_t>(cfg_.l1_entries)));
+    // L2 holds every key fetched in the run (entries expire, they are not evicted): size it for
+    // the run's misses up front rather than rehashing as it grows.
+    std::int64_t total = 0;
+    for (std::int64_t n : workload.hourCounts()) total += n;
+    for (auto& l2 : l2_) l2 = FlatMap<CacheEntry>(static_cast<std::size_t>(total / 4 + 16));
     const std::size_t customers = workload.customers().size();
     buckets_.resize(customers);
     for (std::size_t c = 0; c < customers; ++c) {
@@ -207,7 +213,7 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
                                  BreakerState::Closed);
     for (int s = 0; s < kStages; ++s) totals_.stages[s].budget_ms = kBudget[s];
     totals_.hedge_allowance = 10;
-    customerLatency_.resize(customers);
+    customerLatency_.assign(customers, HdrHistogram(HdrConfig{1, 60'000'000, 2}));
 }
 
 GatewayPath::~GatewayPath() = default;
@@ -247,9 +253,34 @@ std::uint32_t GatewayPath::newRequest() {
     return r;
 }
 
-Duration GatewayPath::stageCost(Stage s) {
-    const CostModel& m = kCost[static_cast<int>(s)];
-    return fromMs(m.median * std::exp(m.sigma * rng_.normal()));
+namespace {
+// Stage costs are drawn from a table of each stage's lognormal quantiles at 1,024 evenly spaced
+// probabilities (one uniform draw and a lookup instead of a normal draw and an exp; the costs are
+// a few ms inside their budgets, where 1/1024 steps in probability are invisible).
+constexpr int kCostLevels = 1024;
+struct CostTable {
+    std::array<std::array<std::int64_t, kCostLevels>, kStages + 1> ns{};  // + 1: the L2 lookup
+    CostTable() {
+        for (int s = 0; s <= kStages; ++s) {
+            const CostModel m = s < kStages ? kCost[s] : kL2;
+            for (int i = 0; i < kCostLevels; ++i) {
+                const double z = normalQuantile((i + 0.5) / kCostLevels);
+                ns[s][i] = fromMs(m.median * std::exp(m.sigma * z)).count();
+            }
+        }
+    }
+};
+const CostTable& costTable() {
+    static const CostTable table;
+    return table;
+}
+constexpr int kL2Row = kStages;
+}  // namespace
+
+Duration GatewayPath::stageCost(Stage s) { return drawCost(static_cast<int>(s)); }
+
+Duration GatewayPath::drawCost(int row) {
+    return Duration{costTable().ns[row][rng_.below(kCostLevels)]};
 }
 
 void GatewayPath::accept(Time now, const RequestSpec& spec) {
@@ -398,11 +429,11 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
         if (e && usable(*e)) {
             hit = true;
         } else if (cfg_.cache_tiers >= 2) {
-            cost += fromMs(kL2.median * std::exp(kL2.sigma * rng_.normal()));
-            auto it = l2_[q.region].find(q.key);
-            if (it != l2_[q.region].end() && usable(it->second)) {
+            cost += drawCost(kL2Row);
+            const CacheEntry* l2 = l2_[q.region].find(q.key);
+            if (l2 && usable(*l2)) {
                 hit = true;
-                l1.put(q.key, it->second);  // written back so the next request stays in-process
+                l1.put(q.key, *l2);  // written back so the next request stays in-process
             }
         }
     }
@@ -412,7 +443,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
     if (hit) {
         if (!q.spec.probe) ++totals_.cache_hits[cls], ++windowHits_[cls];
         ++st[3].passed;
-        if (stale && refreshing_[q.region].insert(q.key).second) {
+        if (stale && refreshing_[q.region].insert(q.key, 1)) {
             // Stale-while-revalidate: answer now, refresh in the background.
             const Request copy = q;
             const std::uint32_t b = newRequest();
@@ -434,10 +465,9 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
         const std::uint64_t mapKey =
             cfg_.coalescing == 1 ? q.key ^ (0x9e3779b97f4a7c15ULL * (q.instance + 1)) : q.key;
         auto& index = flightIndex_[q.region];
-        auto it = index.find(mapKey);
-        if (it != index.end()) {
-            Flight& f = flights_[it->second];
-            q.flight = it->second;
+        if (const std::uint32_t* joined = index.find(mapKey)) {
+            Flight& f = flights_[*joined];
+            q.flight = *joined;
             f.waiters.push_back(r);
             ++totals_.coalesced;
             ++st[3].passed;
@@ -459,7 +489,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
         f.leader = r;
         f.waiters.clear();
         f.live = true;
-        index.emplace(mapKey, fi);
+        index.put(mapKey, fi);
         q.flight = fi;
         q.leader = true;
     }
@@ -478,6 +508,17 @@ void GatewayPath::serveFromCache(Time now, std::uint32_t r, Time t, bool) {
     st[6].time_ms_max = std::max(st[6].time_ms_max, toMs(merge));
     ++st[6].passed;
     finish(now, r, Outcome::Ok, t + merge);
+}
+
+std::size_t GatewayPath::delayIndex(const Request& q, int engine) const {
+    const int cls = cfg_.hedge_mode == 3 ? static_cast<int>(q.spec.query_class) : 0;
+    return static_cast<std::size_t>((q.region * kEngines + engine) * kClasses + cls);
+}
+
+// The rolling histogram of the mode in use learns from every primary call (a mode switched on
+// mid-run starts from an empty window and the clamp's high end).
+void GatewayPath::recordPrimary(Time now, const Request& q, int engine, double ms) {
+    if (cfg_.hedge_mode >= 2) delays_[delayIndex(q, engine)].record(now, ms);
 }
 
 double GatewayPath::score(const Request& q, int engine) const {
@@ -615,10 +656,7 @@ void GatewayPath::startEngines(Time now, std::uint32_t r, Time t) {
     if (cfg_.hedge_mode != 0 && !q.background) {
         double delay = cfg_.hedge_delay_ms;
         if (cfg_.hedge_mode >= 2) {
-            const int cls = cfg_.hedge_mode == 3 ? static_cast<int>(q.spec.query_class) : 0;
-            delay = delays_[static_cast<std::size_t>((q.region * kEngines + primary) * kClasses +
-                                                     cls)]
-                        .delayMs(now);
+            delay = delays_[delayIndex(q, primary)].delayMs(now);
         }
         q.hedgeTimer = port_.setTimer(t + fromMs(delay), TimerKind::Hedge, r);
     }
@@ -690,13 +728,7 @@ void GatewayPath::cancelOutstanding(Time now, std::uint32_t r) {
         // What the loser already took is a lower bound on its latency: keep it in the rolling
         // delay and the router's average, so cancelled slow calls do not vanish from either.
         const double elapsed = toMs(now - c.start);
-        if (c.role == CallRole::Primary) {
-            delays_[static_cast<std::size_t>((q.region * kEngines + c.engine) * kClasses)]
-                .record(now, elapsed);
-            delays_[static_cast<std::size_t>((q.region * kEngines + c.engine) * kClasses +
-                                             static_cast<int>(q.spec.query_class))]
-                .record(now, elapsed);
-        }
+        if (c.role == CallRole::Primary) recordPrimary(now, q, c.engine, elapsed);
         freeCalls_.push_back(q.calls[i]);
     }
     q.outstanding = 0;
@@ -728,12 +760,7 @@ void GatewayPath::onAnswer(Time now, std::uint32_t callId, const AnswerSummary& 
         .record(now, ms, valid, fromSeconds(cfg_.ewma_half_life_s));
     breakers_[q.region][c.engine].record(now, valid);
     noteBreaker(now, q.region, c.engine);
-    if (c.role == CallRole::Primary) {
-        delays_[static_cast<std::size_t>((q.region * kEngines + c.engine) * kClasses)].record(now, ms);
-        delays_[static_cast<std::size_t>((q.region * kEngines + c.engine) * kClasses +
-                                         static_cast<int>(q.spec.query_class))]
-            .record(now, ms);
-    }
+    if (c.role == CallRole::Primary) recordPrimary(now, q, c.engine, ms);
     if (!valid) ++totals_.invalid_answers;
     if (q.done) return;
     auto& st = totals_.stages;
@@ -780,7 +807,7 @@ void GatewayPath::writeCache(Time now, const Request& q) {
     const int cls = static_cast<int>(q.spec.query_class);
     CacheEntry e{now + fromSeconds(kTtlS[cls]), now + fromSeconds(kTtlS[cls] + kSwrS[cls])};
     l1_[static_cast<std::size_t>(q.region * cfg_.instances + q.instance)]->put(q.key, e);
-    if (cfg_.cache_tiers >= 2) l2_[q.region][q.key] = e;
+    if (cfg_.cache_tiers >= 2) l2_[q.region].put(q.key, e);
 }
 
 void GatewayPath::completeFlight(Time now, std::uint32_t r, bool ok) {

@@ -21,10 +21,9 @@
 #include <deque>
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "gateway/flat_map.h"
 #include "gateway/fleet.h"
 #include "gateway/gateway_sim.h"
 #include "gateway/stages.h"
@@ -104,12 +103,15 @@ private:
     bool startCall(Time at, std::uint32_t r, int engine, CallRole role);
     int pickEngine(Time now, std::uint32_t r, std::uint32_t excludeMask, bool bestOnly);
     double score(const Request& q, int engine) const;
+    std::size_t delayIndex(const Request& q, int engine) const;
+    void recordPrimary(Time now, const Request& q, int engine, double ms);
     void completeFlight(Time now, std::uint32_t r, bool ok);
     void cancelOutstanding(Time now, std::uint32_t r);
     void writeCache(Time now, const Request& q);
     void admitBatch(Time now);
     void releaseSlot(Time now, std::uint32_t r);
     Duration stageCost(Stage s);
+    Duration drawCost(int row);
     void noteBreaker(Time now, int region, int engine);
 
     PathConfig cfg_;
@@ -122,10 +124,10 @@ private:
     std::vector<std::uint32_t> freeCalls_;
     std::deque<Flight> flights_;
     std::vector<std::uint32_t> freeFlights_;
-    std::array<std::unordered_map<std::uint64_t, std::uint32_t>, kRegions> flightIndex_;
+    std::array<FlatMap<std::uint32_t>, kRegions> flightIndex_;
     std::vector<std::unique_ptr<Lru>> l1_;  // [region * instances + instance]
-    std::array<std::unordered_map<std::uint64_t, CacheEntry>, kRegions> l2_;
-    std::array<std::unordered_set<std::uint64_t>, kRegions> refreshing_;  // SWR refreshes in the air
+    std::array<FlatMap<CacheEntry>, kRegions> l2_;
+    std::array<FlatMap<std::uint8_t>, kRegions> refreshing_;  // SWR refreshes in the air
     std::vector<std::array<TokenBucket, 2>> buckets_;  // per customer, per endpoint
     std::array<AdaptiveLimit, kRegions> limits_;
     std::array<int, kRegions> inflight_{}, inflightPeak_{}, batchInflight_{};
@@ -142,7 +144,7 @@ private:
 
     // Measurement.
     GatewaySnapshot totals_;  // counters, stages, spans, histograms (windows kept separately)
-    std::vector<HdrHistogram> customerLatency_;
+    std::vector<HdrHistogram> customerLatency_;  // 2 significant digits: 1% is plenty per key
     HdrHistogram windowLatency_;
     WindowPoint window_{};
     std::array<std::uint64_t, kClasses> windowLookups_{}, windowHits_{};

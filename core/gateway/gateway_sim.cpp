@@ -17,7 +17,7 @@
 namespace taillab::gateway {
 namespace {
 
-enum class EventType : std::uint8_t { Arrival, Answer, Timer, Hour, Window, Probe };
+enum class EventType : std::uint8_t { Answer, Timer, Hour, Window, Probe };
 
 struct Event {
     EventType type;
@@ -145,12 +145,39 @@ struct GatewaySim::Impl final : Port {
         --engineBusy[region][engine];
     }
 
+    // Runs every event at or before `target`: the heap's, and the arrivals of the current hour,
+    // which are already sorted and so stream past the heap instead of through it (an hour holds
+    // up to 20k of them; the heap keeps only timers and answers). On equal times the heap goes
+    // first, so an hour's Hour event loads its arrivals before the first of them runs.
+    bool runUntil(Time target, RunControl* control) {
+        std::uint32_t sincePoll = 0;
+        for (;;) {
+            const std::optional<Time> next = queue.nextTime();
+            const bool haveArrival = nextArrival < hourBuffer.size();
+            const Time arrivalAt = haveArrival ? hourBuffer[nextArrival].at : Time::max();
+            if (next && *next <= arrivalAt) {
+                if (*next > target) return true;
+                step(*queue.pop());
+            } else if (haveArrival) {
+                if (arrivalAt > target) return true;
+                now = arrivalAt;
+                ++events;
+                path.accept(now, hourBuffer[nextArrival++]);
+            } else {
+                return true;
+            }
+            if (control && ++sincePoll >= 4096) {
+                sincePoll = 0;
+                if (!control->checkpoint()) return false;
+            }
+        }
+    }
+
     void step(const EventQueue<Event>::Event& ev) {
         now = ev.at;
         ++events;
         const Event& e = ev.payload;
         switch (e.type) {
-            case EventType::Arrival: path.accept(now, hourBuffer[e.index]); break;
             case EventType::Answer: {
                 CallState& c = calls[e.index];
                 if (!c.live) break;
@@ -163,9 +190,8 @@ struct GatewaySim::Impl final : Port {
             case EventType::Hour: {
                 const int h = static_cast<int>(e.index);
                 hourBuffer.clear();
+                nextArrival = 0;
                 workload.generateHour(h, hourBuffer);
-                for (std::uint32_t i = 0; i < hourBuffer.size(); ++i)
-                    queue.schedule(hourBuffer[i].at, Event{EventType::Arrival, 0, i});
                 if (h + 1 < workload.hours())
                     queue.schedule(fromSeconds(3600.0 * (h + 1)), Event{EventType::Hour, 0,
                                                                         static_cast<std::uint32_t>(h + 1)});
@@ -208,6 +234,7 @@ struct GatewaySim::Impl final : Port {
     Rng rng;
     EventQueue<Event> queue;
     std::vector<RequestSpec> hourBuffer;
+    std::size_t nextArrival = 0;
     std::vector<CallState> calls;
     std::array<std::array<int, kEngines>, kRegions> engineBusy{};
     std::array<std::array<std::deque<std::uint32_t>, kEngines>, kRegions> waiting;
@@ -235,16 +262,7 @@ const Params& GatewaySim::params() const { return impl_->params; }
 bool GatewaySim::advanceTo(double t_s, RunControl* control) {
     Impl& s = *impl_;
     const Time target = std::min(s.end, fromSeconds(t_s));
-    std::uint32_t sincePoll = 0;
-    for (;;) {
-        const std::optional<Time> next = s.queue.nextTime();
-        if (!next || *next > target) break;
-        s.step(*s.queue.pop());
-        if (control && ++sincePoll >= 4096) {
-            sincePoll = 0;
-            if (!control->checkpoint()) return false;
-        }
-    }
+    if (!s.runUntil(target, control)) return false;
     s.now = std::max(s.now, target);
     return true;
 }
@@ -252,15 +270,7 @@ bool GatewaySim::advanceTo(double t_s, RunControl* control) {
 bool GatewaySim::drain(RunControl* control) {
     Impl& s = *impl_;
     if (!advanceTo(end_s(), control)) return false;
-    std::uint32_t sincePoll = 0;
-    while (auto ev = s.queue.pop()) {
-        s.step(*ev);
-        if (control && ++sincePoll >= 4096) {
-            sincePoll = 0;
-            if (!control->checkpoint()) return false;
-        }
-    }
-    return true;
+    return s.runUntil(Time::max(), control);
 }
 
 void GatewaySim::applyParams(const Params& p) {
