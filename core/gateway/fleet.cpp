@@ -21,6 +21,7 @@ FleetConfig FleetConfig::fromParams(const Params& p) {
     c.slow_multiplier = p.real("slow_multiplier");
     c.fault_multiplier = p.real("fault_multiplier");
     c.cold_egress = p.choiceIndex("egress") == 1;
+    c.class_variability = p.real("class_variability");
     c.cold_connect = {p.real("cold_connect_median_ms"), p.real("cold_connect_sigma")};
     return c;
 }
@@ -28,7 +29,11 @@ FleetConfig FleetConfig::fromParams(const Params& p) {
 Fleet::Fleet(const FleetConfig& config, std::uint64_t seed)
     : cfg_(config), rng_(seed, "gateway/fleet") {}
 
-Fleet::Draw Fleet::call(int engine, std::uint64_t key, int results, double shared) {
+namespace {
+constexpr std::array<double, kClasses> kClassSlowness{0.6, 0.8, 1.0, 1.0, 1.5};
+}
+
+Fleet::Draw Fleet::call(int engine, QueryClass cls, std::uint64_t key, int results, double shared) {
     const EngineModel& m = cfg_.engines[static_cast<std::size_t>(engine)];
     Draw d;
     const double invalid = std::min(1.0, m.invalid_rate * cfg_.fault_multiplier);
@@ -43,7 +48,10 @@ Fleet::Draw Fleet::call(int engine, std::uint64_t key, int results, double share
         ms = lognormalSample(m.latency.body, rng_) *
              (d.answer.kind == AnswerKind::Reset ? 0.3 : 0.6);
     } else {
-        const double p = std::min(0.95, m.latency.slow_probability * cfg_.slow_multiplier);
+        const double classFactor =
+            1 + cfg_.class_variability * (kClassSlowness[static_cast<int>(cls)] - 1);
+        const double p =
+            std::min(0.95, m.latency.slow_probability * cfg_.slow_multiplier * classFactor);
         const double f = cfg_.correlation;
         const double q = (p - f * p) / (1 - f * p);
         const bool slow = shared < f * p || rng_.bernoulli(q);

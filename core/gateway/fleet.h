@@ -8,6 +8,8 @@
 // f * p_e for engine e from one shared uniform draw, and each engine is also independently slow
 // with q_e = (p_e - f p_e) / (1 - f p_e), so every engine keeps its own slow rate p_e.
 //
+// Slow moments are more frequent for some classes than others (class_variability).
+//
 // Failure modes (invalid answers, `invalid_rate` x `fault_multiplier`): an empty page, a block
 // page, a CAPTCHA, a consent wall, a reset connection. They come back fast (a fast wrong answer).
 // Each egress IP has a rate limit per engine (a token bucket); a call over it draws a block page,
@@ -54,6 +56,10 @@ struct FleetConfig {
     double slow_multiplier = 1;
     double fault_multiplier = 1;
     bool cold_egress = false;
+    // Per-class variability: each class's slow-moment probability is the engine's times
+    // 1 + v (m_c - 1), with m = {0.6, 0.8, 1.0, 1.0, 1.5} for navigational .. news (news is the
+    // most variable, seed 000), and v = `class_variability` in [0, 1].
+    double class_variability = 1;
     LognormalParams cold_connect{80, 0.5};
     static FleetConfig fromParams(const Params& p);
 };
@@ -72,7 +78,7 @@ public:
     };
     // One call to `engine` for a query (key) asking for `results` results; `shared` is the
     // request's shared draw.
-    Draw call(int engine, std::uint64_t key, int results, double shared);
+    Draw call(int engine, QueryClass cls, std::uint64_t key, int results, double shared);
 
 private:
     FleetConfig cfg_;

@@ -84,6 +84,11 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::integer("admission_max_limit", "Max concurrency limit", "requests", 1,
                                   10000, 200, "Ceiling of the adaptive limit")
                     .hidden());
+    k.push_back(KnobSpec::real("admission_tolerance", "Latency tolerance", "×", 1, 10, 2,
+                               "The limit shrinks only when the window p90 exceeds the quiet "
+                               "baseline by more than this factor",
+                               0.1)
+                    .hidden());
     k.push_back(KnobSpec::integer("batch_lane_limit", "Batch lane limit", "requests", 1, 10000, 8,
                                   "Concurrency of the batch lane, which yields while the "
                                   "interactive lane is above 80% of its limit")
@@ -159,6 +164,9 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::real("hedge_budget", "Hedge budget", "of primary rate", 0, 2, 0.15,
                                "Hedge tokens refill at this fraction of the primary call rate",
                                0.01));
+    k.push_back(KnobSpec::integer("hedge_budget_burst", "Hedge budget burst", "hedges", 1, 10000,
+                                  50, "Capacity of the hedge token bucket (it starts full)")
+                    .hidden());
     k.push_back(KnobSpec::boolean("last_chance_hedge", "Last-chance hedge", false,
                                   "A third, cheaper engine when both calls are slow, under its own "
                                   "budget"));
@@ -175,6 +183,20 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                "Multiplies every engine's slow-moment probability", 0.05));
     k.push_back(KnobSpec::real("fault_multiplier", "Faults", "×", 0, 50, 1,
                                "Multiplies every engine's invalid-answer rate", 0.1));
+    k.push_back(KnobSpec::real("class_variability", "Class variability", "fraction", 0, 1, 1,
+                               "How much slow moments depend on the query class (news most, "
+                               "navigational least); 0: the same for every class",
+                               0.05)
+                    .hidden());
+    k.push_back(KnobSpec::integer("engine_capacity", "Engine capacity", "calls", 1, 100000, 64,
+                                  "Calls one engine serves at once per region; more wait in its "
+                                  "queue")
+                    .log()
+                    .hidden());
+    k.push_back(KnobSpec::integer("egress_ips", "Egress IPs", "IPs", 1, 64, 4,
+                                  "Egress IPs per region; each has its own rate limit at every "
+                                  "engine")
+                    .hidden());
     k.push_back(KnobSpec::choice("egress", "Egress", {"warm pools", "cold connections"}, 0,
                                  "Cold pays DNS + TCP + TLS + CONNECT before the query is sent"));
     k.push_back(KnobSpec::real("cold_connect_median_ms", "Cold connect median", "ms", 0, 2000, 41.8,

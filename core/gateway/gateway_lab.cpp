@@ -46,7 +46,7 @@ public:
                "hedge delay, hedge budget, engine correlation and slow moments.</p>";
     }
     std::vector<KnobSpec> knobs() const override { return GatewaySim::knobs(); }
-    std::string mainKnob() const override { return "hedge_delay_ms"; }
+    std::string mainKnob() const override { return "hedge_budget"; }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override {
         GatewaySim sim(params, seed);
@@ -116,6 +116,8 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     f.emplace_back("refresh_calls", static_cast<double>(s.refresh_calls));
     f.emplace_back("cancelled_calls", static_cast<double>(s.cancelled_calls));
     f.emplace_back("invalid_answers", static_cast<double>(s.invalid_answers));
+    f.emplace_back("duplicate_answers", static_cast<double>(s.duplicate_answers));
+    f.emplace_back("egress_rests", static_cast<double>(s.egress_rests));
     f.emplace_back("hedges_denied", static_cast<double>(s.hedges_denied));
     f.emplace_back("spilled", static_cast<double>(s.spilled));
     f.emplace_back("probes", static_cast<double>(s.probes));

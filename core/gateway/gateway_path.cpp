@@ -36,6 +36,7 @@ constexpr std::array<std::array<int, 2>, kRegions> kNearest{{{1, 2}, {0, 2}, {0,
 // (none for long-tail and news, which are never served stale).
 constexpr std::array<double, kClasses> kTtlS{21600, 86400, 7200, 3600, 300};
 constexpr std::array<double, kClasses> kSwrS{3600, 86400, 1800, 0, 0};
+constexpr double kRestS = 60;  // an egress IP rests this long for an engine after a block page
 
 }  // namespace
 
@@ -58,6 +59,7 @@ struct GatewayPath::Request {
 struct GatewayPath::Call {
     std::uint32_t request = kNone;
     std::uint8_t engine = 0;
+    std::uint8_t ip = 0;
     CallRole role = CallRole::Primary;
     Time start{};
     bool live = false;
@@ -162,12 +164,15 @@ PathConfig PathConfig::fromParams(const Params& p) {
     c.l2_lease_ms = p.real("l2_lease_ms");
     c.l1_entries = p.integer("l1_entries");
     c.instances = p.integer("instances");
+    c.egress_ips = p.integer("egress_ips");
     c.min_limit = p.integer("admission_min_limit");
     c.max_limit = p.integer("admission_max_limit");
     if (c.max_limit < c.min_limit) {
         throw std::invalid_argument("admission_max_limit is below admission_min_limit");
     }
     c.batch_limit = p.integer("batch_lane_limit");
+    c.admission_tolerance = p.real("admission_tolerance");
+    c.hedge_burst = p.real("hedge_budget_burst");
     c.breaker.threshold = p.real("breaker_threshold");
     c.breaker.min_samples = p.integer("breaker_min_samples");
     c.breaker.window = fromSeconds(p.real("breaker_window_s"));
@@ -181,7 +186,8 @@ PathConfig PathConfig::fromParams(const Params& p) {
 GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std::uint64_t seed,
                          Port& port)
     : cfg_(config), workload_(workload), port_(port), rng_(seed, "gateway/path"),
-      hedgeBudget_(config.hedge_budget, 10), lastChanceBudget_(config.last_chance_budget, 3) {
+      hedgeBudget_(config.hedge_budget, config.hedge_burst),
+      lastChanceBudget_(config.last_chance_budget, 3) {
     for (int i = 0; i < kRegions * cfg_.instances; ++i)
         l1_.push_back(std::make_unique<Lru>(static_cast<std::size_t>(cfg_.l1_entries)));
     // L2 holds every key fetched in the run (entries expire, they are not evicted): size it for
@@ -202,9 +208,11 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
     lc.min_limit = cfg_.min_limit;
     lc.max_limit = cfg_.max_limit;
     lc.initial = cfg_.max_limit / 2;
+    lc.tolerance = cfg_.admission_tolerance;
     limits_.fill(AdaptiveLimit(lc));
     for (auto& row : breakers_) row.fill(Breaker(cfg_.breaker));
     stats_.resize(static_cast<std::size_t>(kRegions * kEngines * kClasses));
+    egress_.resize(static_cast<std::size_t>(kRegions * cfg_.egress_ips * kEngines));
     engineInflight_.assign(static_cast<std::size_t>(kRegions * cfg_.instances * kEngines), 0);
     delays_.assign(static_cast<std::size_t>(kRegions * kEngines * kClasses),
                    RollingDelay(cfg_.clamp_lo_ms, cfg_.clamp_hi_ms, cfg_.hedge_percentile));
@@ -212,7 +220,7 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
     totals_.breaker_state.assign(static_cast<std::size_t>(kRegions * kEngines),
                                  BreakerState::Closed);
     for (int s = 0; s < kStages; ++s) totals_.stages[s].budget_ms = kBudget[s];
-    totals_.hedge_allowance = 10;
+    totals_.hedge_allowance = cfg_.hedge_burst;
     customerLatency_.assign(customers, HdrHistogram(HdrConfig{1, 60'000'000, 2}));
 }
 
@@ -224,11 +232,15 @@ void GatewayPath::setConfig(const PathConfig& config) {
                                config.hedge_percentile != cfg_.hedge_percentile;
     cfg_.rate_limits = config.rate_limits;
     // Structural sizes (instances, L1 capacity) stay as built; everything else applies now.
-    const int instances = cfg_.instances, l1 = cfg_.l1_entries;
+    const int instances = cfg_.instances, l1 = cfg_.l1_entries, ips = cfg_.egress_ips;
     cfg_ = config;
     cfg_.instances = instances;
     cfg_.l1_entries = l1;
-    for (auto& lim : limits_) lim.setBounds(cfg_.min_limit, cfg_.max_limit);
+    cfg_.egress_ips = ips;
+    for (auto& lim : limits_) {
+        lim.setBounds(cfg_.min_limit, cfg_.max_limit);
+        lim.setTolerance(cfg_.admission_tolerance);
+    }
     for (auto& row : breakers_)
         for (Breaker& b : row) b.setConfig(cfg_.breaker);
     hedgeBudget_.setFraction(cfg_.hedge_budget);
@@ -338,6 +350,8 @@ void GatewayPath::accept(Time now, const RequestSpec& spec) {
                     return finish(now, r, Outcome::Shed, t);
                 q.engineStart = t;  // remembers where it stood
                 batchQueue_[region].push_back(r);
+                // Its deadline runs while it waits: a 503 at the deadline if still queued.
+                q.deadlineTimer = port_.setTimer(q.deadline, TimerKind::Deadline, r);
                 return;  // waits in the batch lane; admitBatch() resumes it
             }
         }
@@ -381,6 +395,8 @@ void GatewayPath::admitBatch(Time now) {
             const std::uint32_t r = queue[head++];
             ++batchInflight_[region];
             requests_[r].holdsSlot = true;
+            if (requests_[r].deadlineTimer) port_.cancelTimer(requests_[r].deadlineTimer);
+            requests_[r].deadlineTimer = 0;
             ++totals_.stages[1].passed;
             lookupCache(now, r, std::max(now, requests_[r].engineStart));
         }
@@ -501,6 +517,9 @@ void GatewayPath::serveFromCache(Time now, std::uint32_t r, Time t, bool) {
     auto& st = totals_.stages;
     ++st[6].entered;
     const Request& q = requests_[r];
+    if (t > q.deadline) {  // the stages before merge used up what the deadline left
+        return finish(now, r, Outcome::DeadlineMissed, std::max(now, q.deadline));
+    }
     Duration merge = stageCost(Stage::Merge);
     const Time hard = q.accept + fromMs(cfg_.deadline_ms);
     if (t + merge > hard) merge = std::max(kZero, hard - t);
@@ -614,7 +633,9 @@ bool GatewayPath::startCall(Time at, std::uint32_t r, int engine, CallRole role)
         c = static_cast<std::uint32_t>(calls_.size());
         calls_.emplace_back();
     }
-    calls_[c] = Call{r, static_cast<std::uint8_t>(engine), role, at, true};
+    const int ip = pickEgress(at, q.region, engine);
+    calls_[c] = Call{r, static_cast<std::uint8_t>(engine), static_cast<std::uint8_t>(ip), role, at,
+                     true};
     q.calls[q.ncalls++] = c;
     ++q.outstanding;
     q.tried |= 1u << engine;
@@ -629,8 +650,27 @@ bool GatewayPath::startCall(Time at, std::uint32_t r, int engine, CallRole role)
         case CallRole::Refresh: break;
     }
     const int results = maxResultsBucket(q.spec.max_results);
-    port_.startCall(c, engine, q.region, q.key, results, q.shared, at);
+    port_.startCall(c, engine, q.region, ip, q.spec.query_class, q.key, results, q.shared, at);
     return true;
+}
+
+int GatewayPath::pickEgress(Time at, int region, int engine) {
+    // Rotate through the IPs that are not resting for this engine; if all are, the one whose
+    // rest ends first.
+    const int n = cfg_.egress_ips;
+    int best = -1;
+    Time soonest = Time::max();
+    for (int k = 0; k < n; ++k) {
+        const int ip = (nextIp_[region] + k) % n;
+        const EgressState& e = egress_[static_cast<std::size_t>((region * n + ip) * kEngines + engine)];
+        if (at >= e.rest_until) {
+            best = ip;
+            break;
+        }
+        if (e.rest_until < soonest) soonest = e.rest_until, best = ip;
+    }
+    nextIp_[region] = (best + 1) % n;
+    return best;
 }
 
 void GatewayPath::startEngines(Time now, std::uint32_t r, Time t) {
@@ -647,7 +687,7 @@ void GatewayPath::startEngines(Time now, std::uint32_t r, Time t) {
     ++st[4].passed;
     ++st[5].entered;
     if (q.deadline - t - fromMs(cfg_.merge_reserve_ms) < fromMs(cfg_.min_useful_ms)) {
-        return finish(now, r, Outcome::DeadlineMissed, std::max(t, q.deadline));
+        return finish(now, r, Outcome::DeadlineMissed, std::max(now, std::min(t, q.deadline)));
     }
     q.primary = static_cast<std::uint8_t>(primary);
     q.engineStart = t;
@@ -751,9 +791,23 @@ void GatewayPath::onAnswer(Time now, std::uint32_t callId, const AnswerSummary& 
     // Validation: schema, non-empty unless site:/exact, not a block page, CAPTCHA or consent
     // wall, at least half complete. (The byte-identical check runs in the driver's egress, which
     // turns a repeated block page into a BlockPage answer.)
+    EgressState& eg = egress_[static_cast<std::size_t>(
+        (q.region * cfg_.egress_ips + c.ip) * kEngines + c.engine)];
+    const bool duplicate = a.kind == AnswerKind::Results && eg.last_fingerprint != 0 &&
+                           a.fingerprint == eg.last_fingerprint && eg.last_key != q.key;
     const bool valid =
-        (a.kind == AnswerKind::Results && a.results > 0 && 2 * a.complete >= a.results) ||
-        (a.kind == AnswerKind::Empty && q.spec.zero_results_allowed);
+        !duplicate &&
+        ((a.kind == AnswerKind::Results && a.results > 0 && 2 * a.complete >= a.results) ||
+         (a.kind == AnswerKind::Empty && q.spec.zero_results_allowed));
+    if (duplicate) ++totals_.duplicate_answers;
+    if (duplicate || a.kind == AnswerKind::BlockPage || a.kind == AnswerKind::Captcha) {
+        if (now >= eg.rest_until) ++totals_.egress_rests;
+        eg.rest_until = now + fromSeconds(kRestS);
+    }
+    if (a.kind == AnswerKind::Results) {
+        eg.last_fingerprint = a.fingerprint;
+        eg.last_key = q.key;
+    }
     const double ms = toMs(now - c.start);
     stats_[static_cast<std::size_t>((q.region * kEngines + c.engine) * kClasses +
                                     static_cast<int>(q.spec.query_class))]

@@ -49,8 +49,10 @@ struct PathConfig {
     double deadline_ms = 600, margin_ms = 10, merge_reserve_ms = 12, min_useful_ms = 40;
     double detach_reserve_ms = 150;
     double l2_lease_ms = 50;
-    int l1_entries = 20000, instances = 3;
+    int l1_entries = 20000, instances = 3, egress_ips = 4;
     int min_limit = 10, max_limit = 200, batch_limit = 8;
+    double admission_tolerance = 2.0;
+    double hedge_burst = 50;
     Breaker::Config breaker{};
     double ewma_half_life_s = 30;
     std::array<double, kEngines> quality{1, 0.8, 0};
@@ -63,8 +65,9 @@ public:
     virtual ~Port() = default;
     // Starts an upstream call at `at` (>= now); its answer must come back through onAnswer, or
     // never if cancelled first.
-    virtual void startCall(std::uint32_t call, int engine, int region, std::uint64_t key,
-                           int results, double shared, Time at) = 0;
+    virtual void startCall(std::uint32_t call, int engine, int region, int egressIp,
+                           QueryClass cls, std::uint64_t key, int results, double shared,
+                           Time at) = 0;
     virtual void cancelCall(std::uint32_t call) = 0;
     virtual std::uint64_t setTimer(Time at, TimerKind kind, std::uint32_t request) = 0;
     virtual void cancelTimer(std::uint64_t timer) = 0;
@@ -113,6 +116,16 @@ private:
     Duration stageCost(Stage s);
     Duration drawCost(int row);
     void noteBreaker(Time now, int region, int engine);
+    int pickEgress(Time at, int region, int engine);
+    // Egress IPs, scored per upstream: rested after a block page, CAPTCHA or a byte-identical
+    // answer to a different query (a cached block page), back after kRestS.
+    struct EgressState {
+        Time rest_until{};
+        std::uint64_t last_fingerprint = 0;
+        std::uint64_t last_key = 0;
+    };
+    std::vector<EgressState> egress_;  // [(region * egress_ips + ip) * kEngines + engine]
+    std::array<int, kRegions> nextIp_{};
 
     PathConfig cfg_;
     const Workload& workload_;

@@ -25,9 +25,7 @@ struct Event {
     std::uint32_t index; // arrival index in the hour buffer, call id, request id
 };
 
-constexpr int kEgressIps = 4;
 constexpr double kIpBurst = 30, kIpRatePerS = 3;  // an upstream's limit per egress IP
-constexpr double kRestS = 60;                     // an IP rests this long after a block page
 constexpr double kProbeIntervalS = 15;
 
 std::string formatValue(const Params& p, const KnobSpec& k) {
@@ -51,7 +49,11 @@ struct GatewaySim::Impl final : Port {
         end = workload.end();
         window = fromSeconds(p.real("window_s"));
         probes = p.flag("probes");
-        capacity = 64;
+        capacity = p.integer("engine_capacity");
+        egressIps = p.integer("egress_ips");
+        ipBuckets.assign(static_cast<std::size_t>(kRegions * egressIps * kEngines),
+                         TokenBucket(kIpBurst, kIpRatePerS, kZero));
+        lastServed.assign(ipBuckets.size(), 0);
         queue.reserve(1 << 16);
         queue.schedule(kZero, Event{EventType::Hour, 0, 0});
         queue.schedule(window, Event{EventType::Window, 0, 0});
@@ -60,18 +62,18 @@ struct GatewaySim::Impl final : Port {
                 queue.schedule(fromSeconds(kProbeIntervalS * (g + 1) / kRegions),
                                Event{EventType::Probe, static_cast<std::uint8_t>(g), 0});
         }
-        for (auto& perRegion : ipBuckets)
-            for (auto& perIp : perRegion) perIp.fill(TokenBucket(kIpBurst, kIpRatePerS, kZero));
     }
 
     // Port.
-    void startCall(std::uint32_t call, int engine, int region, std::uint64_t key, int results,
-                   double shared, Time at) override {
+    void startCall(std::uint32_t call, int engine, int region, int egressIp, QueryClass cls,
+                   std::uint64_t key, int results, double shared, Time at) override {
         if (call >= calls.size()) calls.resize(call + 1);
         CallState& c = calls[call];
         c = CallState{};
         c.engine = static_cast<std::uint8_t>(engine);
         c.region = static_cast<std::uint8_t>(region);
+        c.ip = static_cast<std::uint8_t>(egressIp);
+        c.cls = cls;
         c.key = key;
         c.results = static_cast<std::uint16_t>(results);
         c.shared = shared;
@@ -106,29 +108,18 @@ struct GatewaySim::Impl final : Port {
     void launch(std::uint32_t call, Time at) {
         CallState& c = calls[call];
         c.queued = false;
-        // Egress: the next IP that is not resting for this engine.
-        int ip = -1;
-        for (int k = 0; k < kEgressIps; ++k) {
-            const int cand = (nextIp[c.region] + k) % kEgressIps;
-            if (at >= restUntil[c.region][cand][c.engine]) {
-                ip = cand;
-                break;
-            }
-        }
-        if (ip < 0) ip = nextIp[c.region] % kEgressIps;  // all resting: use one anyway
-        nextIp[c.region] = (ip + 1) % kEgressIps;
-        c.ip = static_cast<std::uint8_t>(ip);
-        Fleet::Draw d = fleet.call(c.engine, c.key, c.results, c.shared);
-        if (!ipBuckets[c.region][ip][c.engine].take(at)) {
-            // Over the upstream's per-IP limit: the same cached block page as last time.
-            d.answer = AnswerSummary{AnswerKind::BlockPage, 0, 0, lastBlock[c.region][ip][c.engine]};
+        Fleet::Draw d = fleet.call(c.engine, c.cls, c.key, c.results, c.shared);
+        const std::size_t slot =
+            static_cast<std::size_t>((c.region * egressIps + c.ip) * kEngines + c.engine);
+        if (!ipBuckets[slot].take(at) && d.answer.kind == AnswerKind::Results) {
+            // Over the upstream's limit for this egress IP: it serves its cached page, the
+            // same bytes as its previous answer on this IP (or a block page if there was none).
+            d.answer = lastServed[slot] ? AnswerSummary{AnswerKind::Results, c.results, c.results,
+                                                        lastServed[slot]}
+                                        : AnswerSummary{AnswerKind::BlockPage, 0, 0, 0};
             d.latency = d.latency / 3;
         }
-        if (d.answer.kind == AnswerKind::BlockPage) {
-            restUntil[c.region][ip][c.engine] = at + fromSeconds(kRestS);
-            if (d.answer.fingerprint == 0) d.answer.fingerprint = c.key;
-            lastBlock[c.region][ip][c.engine] = d.answer.fingerprint;
-        }
+        if (d.answer.kind == AnswerKind::Results) lastServed[slot] = d.answer.fingerprint;
         c.answer = d.answer;
         c.event = queue.schedule(at + d.latency, Event{EventType::Answer, 0, call});
     }
@@ -223,6 +214,7 @@ struct GatewaySim::Impl final : Port {
         double shared = 0;
         std::uint16_t results = 0;
         std::uint8_t engine = 0, region = 0, ip = 0;
+        QueryClass cls = QueryClass::Evergreen;
         bool live = false, queued = false;
     };
 
@@ -238,10 +230,9 @@ struct GatewaySim::Impl final : Port {
     std::vector<CallState> calls;
     std::array<std::array<int, kEngines>, kRegions> engineBusy{};
     std::array<std::array<std::deque<std::uint32_t>, kEngines>, kRegions> waiting;
-    std::array<std::array<std::array<TokenBucket, kEngines>, kEgressIps>, kRegions> ipBuckets;
-    std::array<std::array<std::array<Time, kEngines>, kEgressIps>, kRegions> restUntil{};
-    std::array<std::array<std::array<std::uint64_t, kEngines>, kEgressIps>, kRegions> lastBlock{};
-    std::array<int, kRegions> nextIp{};
+    std::vector<TokenBucket> ipBuckets;      // [(region * egressIps + ip) * kEngines + engine]
+    std::vector<std::uint64_t> lastServed;   // the last answer's bytes (fingerprint), same index
+    int egressIps = 4;
     int capacity = 64;
     std::uint64_t probeCount = 0;
     std::uint64_t events = 0;
@@ -276,7 +267,7 @@ bool GatewaySim::drain(RunControl* control) {
 void GatewaySim::applyParams(const Params& p) {
     Impl& s = *impl_;
     for (const char* fixed : {"days", "start_day", "customers", "instances", "l1_entries",
-                              "window_s", "probes"}) {
+                              "window_s", "probes", "egress_ips"}) {
         if (p.real(fixed) != s.params.real(fixed)) {
             throw std::invalid_argument(std::string(fixed) + " cannot change during a run");
         }
@@ -297,6 +288,7 @@ void GatewaySim::applyParams(const Params& p) {
     }
     s.path.setConfig(pc);
     s.fleet.setConfig(FleetConfig::fromParams(p));
+    s.capacity = p.integer("engine_capacity");
     s.params = p;
 }
 

@@ -84,6 +84,8 @@ struct GatewaySnapshot {
     std::uint64_t coalesced = 0;          // requests served by joining another request's flight
     std::uint64_t primary_calls = 0, hedge_calls = 0, last_chance_calls = 0, cancelled_calls = 0;
     std::uint64_t invalid_answers = 0;    // upstream answers that failed validation
+    std::uint64_t duplicate_answers = 0;  // of which byte-identical to another query's answer
+    std::uint64_t egress_rests = 0;       // an egress IP rested for an engine
     std::uint64_t retry_calls = 0, refresh_calls = 0;  // after an invalid answer; SWR refreshes
     std::uint64_t hedges_denied = 0;      // hedge timers that found the budget empty
     double hedge_allowance = 0;           // tokens ever credited to the hedge budget (+ burst)

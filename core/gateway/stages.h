@@ -9,9 +9,13 @@
 //        limit' = clamp(round(limit * clamp(minRtt / sampleRtt, 0.5, 1) + sqrt(limit)), min, max)
 //    sampleRtt is the window's p90. A window needs `min_samples` latencies to have a p90; a
 //    quieter window is merged into the next one. minRtt is the no-queueing baseline of the same
-//    statistic: the lowest window p90 of the last `baseline_windows` windows. (Comparing a p90
-//    with the single fastest request would pin the gradient at 0.5 whenever 20 ms cache hits and
-//    400 ms misses mix, and the limit would collapse to its floor with no queueing at all.)
+//    statistic: the lowest window p90 of the last `baseline_windows` windows, times a tolerance
+//    (as rttTolerance in Netflix's Gradient2Limit, default 2). Why both: comparing a p90 with
+//    the single fastest request pins the gradient at 0.5 whenever 20 ms cache hits and 400 ms
+//    misses mix; and even p90 against the lowest p90 averages a gradient near 0.8 from sampling
+//    noise alone, where the rule's fixed point, limit = 1 / (1 - gradient)^2, is about 25: the
+//    limit would sit near its floor with no queueing at all. With the tolerance it shrinks only
+//    when the window's p90 is more than twice its quiet baseline.
 //  - Breaker: per (region, engine), trips on the valid-result rate (not HTTP status): opens when
 //    the rate over the last `window` falls below `threshold` with at least `min_samples` calls;
 //    half-open after `open_for`, letting `probe_fraction` of eligible traffic through; closes
@@ -46,31 +50,33 @@ public:
 
     bool take(Time now) {
         refill(now);
-        if (tokens_ >= 1.0) {
-            tokens_ -= 1.0;
+        if (tokens_ >= 1.0 - kSlack) {
+            tokens_ = std::max(0.0, tokens_ - 1.0);
             return true;
         }
         return false;
     }
-    // Time until one token is available (zero when one is).
+    // Time until one token is available (zero when one is), rounded up to the nanosecond, so a
+    // client that retries exactly then is served.
     Duration retryAfter(Time now) {
         refill(now);
-        if (tokens_ >= 1.0 || rate_ <= 0) return kZero;
-        return fromSeconds((1.0 - tokens_) / rate_);
+        if (tokens_ >= 1.0 - kSlack || rate_ <= 0) return kZero;
+        return Duration{static_cast<std::int64_t>(std::ceil((1.0 - tokens_) / rate_ * 1e9))};
     }
     // Time until the bucket is full again.
     Duration resetIn(Time now) {
         refill(now);
-        if (rate_ <= 0) return kZero;
-        return fromSeconds((capacity_ - tokens_) / rate_);
+        if (rate_ <= 0 || tokens_ >= capacity_ - kSlack) return kZero;
+        return Duration{static_cast<std::int64_t>(std::ceil((capacity_ - tokens_) / rate_ * 1e9))};
     }
     int remaining(Time now) {
         refill(now);
-        return static_cast<int>(tokens_);
+        return static_cast<int>(tokens_ + kSlack);
     }
     double capacity() const { return capacity_; }
 
 private:
+    static constexpr double kSlack = 1e-9;  // rounding of rate x elapsed, far below one token
     void refill(Time now) {
         if (now > last_) {
             tokens_ = std::min(capacity_, tokens_ + rate_ * toSeconds(now - last_));
@@ -92,6 +98,7 @@ public:
         Duration interval = fromMs(250);
         int min_samples = 20;
         int baseline_windows = 40;
+        double tolerance = 2.0;
     };
     AdaptiveLimit() = default;
     explicit AdaptiveLimit(const Config& c)
@@ -105,6 +112,7 @@ public:
     }
 
     int limit() const { return limit_; }
+    void setTolerance(double t) { cfg_.tolerance = t; }
     void setBounds(int minLimit, int maxLimit) {
         cfg_.min_limit = minLimit;
         cfg_.max_limit = std::max(minLimit, maxLimit);
@@ -128,7 +136,8 @@ public:
             baselineCount_ = std::min<int>(baselineCount_ + 1, cfg_.baseline_windows);
             double minRtt = p90;
             for (int i = 0; i < baselineCount_; ++i) minRtt = std::min(minRtt, baseline_[i]);
-            limit_ = nextLimit(limit_, minRtt, p90, cfg_.min_limit, cfg_.max_limit);
+            limit_ = nextLimit(limit_, minRtt * cfg_.tolerance, p90, cfg_.min_limit,
+                               cfg_.max_limit);
             samples_.clear();
             ++updates_;
         }
@@ -324,6 +333,13 @@ private:
         const std::int64_t index = now.count() / slice_.count();
         if (index == sliceIndex_) return;
         const std::int64_t steps = std::min<std::int64_t>(index - sliceIndex_, kSlices);
+        if (steps >= kSlices) {  // the whole window is older than 60 s
+            for (Counts& c : slices_) c.fill(0);
+            window_.fill(0);
+            count_ = 0;
+            sliceIndex_ = index;
+            return;
+        }
         for (std::int64_t i = 0; i < steps; ++i) {
             current_ = (current_ + 1) % kSlices;
             Counts& old = slices_[current_];
@@ -374,8 +390,9 @@ public:
         : fraction_(fraction), capacity_(capacity), tokens_(capacity) {}
     void setFraction(double f) { fraction_ = f; }
     void onPrimary() { tokens_ = std::min(capacity_, tokens_ + fraction_); }
+    // A budget of zero allows no hedge at all, not even the burst.
     bool take() {
-        if (tokens_ >= 1.0) {
+        if (fraction_ > 0 && tokens_ >= 1.0) {
             tokens_ -= 1.0;
             return true;
         }

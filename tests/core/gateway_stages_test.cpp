@@ -1,0 +1,610 @@
+// The gateway's stage mechanisms (core/gateway/stages.h), each driven with explicit `now` values,
+// and seed 000's week of hourly counts (Workload::weekHours) against the published figures.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "gateway/stages.h"
+#include "gateway/workload.h"
+#include "test_support.h"
+
+namespace taillab::gateway {
+namespace {
+
+Time at(double seconds) { return fromSeconds(seconds); }
+
+// ---- TokenBucket ---------------------------------------------------------------------------
+
+TEST(GatewayStagesTokenBucket, BurstThenEmpty) {
+    TokenBucket b(5, 2, kZero);
+    EXPECT_EQ(b.remaining(kZero), 5);
+    for (int i = 0; i < 5; ++i) EXPECT_TRUE(b.take(kZero)) << "token " << i;
+    EXPECT_FALSE(b.take(kZero));  // the 429
+    EXPECT_FALSE(b.take(kZero));
+    EXPECT_EQ(b.remaining(kZero), 0);
+}
+
+TEST(GatewayStagesTokenBucket, RetryAfterIsTheTimeToTheNextToken) {
+    TokenBucket b(5, 2, kZero);
+    EXPECT_EQ(b.retryAfter(kZero), kZero);  // a token is available now
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(b.take(kZero));
+    EXPECT_EQ(b.retryAfter(kZero), fromMs(500));    // 1 token at 2 per second
+    EXPECT_EQ(b.retryAfter(fromMs(250)), fromMs(250));  // half a token already back
+    // One nanosecond early is still a 429; exactly on time succeeds.
+    EXPECT_FALSE(b.take(fromMs(500) - Duration{1}));
+    EXPECT_TRUE(b.take(fromMs(500)));
+    EXPECT_FALSE(b.take(fromMs(500)));
+}
+
+// A client that waits exactly Retry-After must get its token, also when the rate does not divide
+// a second into whole nanoseconds (with 3 tokens/s, a Retry-After rounded to the nearest
+// nanosecond, 333333333 ns, would bring back only 0.999999999 tokens: a 429 again).
+TEST(GatewayStagesTokenBucket, TakeSucceedsExactlyAtRetryAfterForAnyRate) {
+    for (double rate : {2.0, 3.0, 7.0, 0.3, 1e3 / 7}) {
+        TokenBucket b(1, rate, kZero);
+        ASSERT_TRUE(b.take(kZero));
+        const Duration wait = b.retryAfter(kZero);
+        EXPECT_GT(wait, kZero);
+        EXPECT_NEAR(toSeconds(wait), 1.0 / rate, 2e-9) << "rate " << rate;
+        EXPECT_TRUE(b.take(wait)) << "rate " << rate << ": 429 again at exactly Retry-After";
+        EXPECT_FALSE(b.take(wait)) << "rate " << rate;
+        // Well before it, still a 429.
+        TokenBucket early(1, rate, kZero);
+        ASSERT_TRUE(early.take(kZero));
+        EXPECT_FALSE(early.take(wait - wait / 1000)) << "rate " << rate;
+    }
+}
+
+// X-RateLimit-Reset: at now + resetIn the bucket reports itself full.
+// (resetIn rounds up, as retryAfter does; this test found it rounding to nearest.)
+TEST(GatewayStagesTokenBucket, FullExactlyAtResetForAnyRate) {
+    for (double rate : {2.0, 3.0, 7.0, 0.3, 1e3 / 7}) {
+        TokenBucket b(4, rate, kZero);
+        for (int i = 0; i < 4; ++i) ASSERT_TRUE(b.take(kZero));
+        const Duration reset = b.resetIn(kZero);
+        EXPECT_NEAR(toSeconds(reset), 4.0 / rate, 2e-9) << "rate " << rate;
+        EXPECT_EQ(b.remaining(reset), 4) << "rate " << rate << ": not full at the reset time";
+        EXPECT_EQ(b.resetIn(reset), kZero) << "rate " << rate;
+    }
+}
+
+TEST(GatewayStagesTokenBucket, ResetInAndRefill) {
+    TokenBucket b(10, 4, kZero);
+    EXPECT_EQ(b.resetIn(kZero), kZero);  // full
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(b.take(kZero));
+    EXPECT_EQ(b.resetIn(kZero), fromMs(2500));   // 10 tokens at 4 per second
+    EXPECT_EQ(b.resetIn(fromMs(1000)), fromMs(1500));
+    EXPECT_EQ(b.remaining(fromMs(1000)), 4);
+    EXPECT_EQ(b.remaining(fromMs(1100)), 4);  // 4.4 tokens: whole ones only
+    EXPECT_EQ(b.remaining(fromMs(1250)), 5);
+    // Refill stops at the capacity.
+    EXPECT_EQ(b.remaining(at(100)), 10);
+    EXPECT_EQ(b.resetIn(at(100)), kZero);
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(b.take(at(100)));
+    EXPECT_FALSE(b.take(at(100)));
+    EXPECT_DOUBLE_EQ(b.capacity(), 10);
+}
+
+TEST(GatewayStagesTokenBucket, SteadyRateAdmitsTheRefillRate) {
+    // Asking every 100 ms (10/s) against 2/s with burst 5: over 10 s exactly 5 + 2*10 = 25 pass.
+    TokenBucket b(5, 2, kZero);
+    int granted = 0;
+    for (int i = 0; i <= 100; ++i) granted += b.take(fromMs(100.0 * i)) ? 1 : 0;
+    EXPECT_EQ(granted, 25);
+}
+
+// ---- AdaptiveLimit -------------------------------------------------------------------------
+
+TEST(GatewayStagesAdaptiveLimit, GradientRuleByHand) {
+    // limit * clamp(minRtt / sampleRtt, 0.5, 1) + sqrt(limit), rounded, clamped to [min, max].
+    EXPECT_EQ(AdaptiveLimit::nextLimit(100, 100, 100, 1, 1000), 110);  // 100 + 10
+    EXPECT_EQ(AdaptiveLimit::nextLimit(100, 80, 100, 1, 1000), 90);    // 80 + 10
+    EXPECT_EQ(AdaptiveLimit::nextLimit(100, 50, 200, 1, 1000), 60);    // 0.25 -> 0.5: 50 + 10
+    EXPECT_EQ(AdaptiveLimit::nextLimit(100, 10, 1000, 1, 1000), 60);   // 0.01 -> 0.5
+    EXPECT_EQ(AdaptiveLimit::nextLimit(100, 200, 100, 1, 1000), 110);  // 2 -> 1
+    EXPECT_EQ(AdaptiveLimit::nextLimit(16, 1, 2, 1, 1000), 12);        // 8 + 4
+    // Rounding: 50 + 7.07 -> 57; 9 * 0.5 + 3 = 7.5 -> 8 (half away from zero); 4.5+2.83 -> 7.
+    EXPECT_EQ(AdaptiveLimit::nextLimit(50, 1, 1, 1, 1000), 57);
+    EXPECT_EQ(AdaptiveLimit::nextLimit(9, 1, 2, 1, 1000), 8);
+    EXPECT_EQ(AdaptiveLimit::nextLimit(8, 1, 2, 1, 1000), 7);   // 4 + 2.83 = 6.83 -> 7
+    EXPECT_EQ(AdaptiveLimit::nextLimit(2, 1, 1, 1, 1000), 3);   // 2 + 1.41 = 3.41 -> 3
+    // Clamps.
+    EXPECT_EQ(AdaptiveLimit::nextLimit(195, 1, 1, 10, 200), 200);  // 208.96 -> max
+    EXPECT_EQ(AdaptiveLimit::nextLimit(10, 1, 2, 10, 200), 10);    // 5 + 3.16 = 8.16 -> min
+    EXPECT_EQ(AdaptiveLimit::nextLimit(10, 1, 2, 1, 200), 8);
+}
+
+// One 250 ms window [k * 250 ms, (k + 1) * 250 ms) with `n` samples of `latencyMs`.
+void feedWindow(AdaptiveLimit& a, int k, int n, double latencyMs) {
+    for (int i = 0; i < n; ++i)
+        a.onSample(fromMs(250.0 * k + 240.0 * i / n), fromMs(latencyMs));
+}
+
+AdaptiveLimit::Config limitConfig() {
+    AdaptiveLimit::Config c;
+    c.min_limit = 10;
+    c.max_limit = 1000;
+    c.initial = 100;
+    c.interval = fromMs(250);
+    c.min_samples = 20;
+    c.baseline_windows = 40;
+    c.tolerance = 1.0;  // the seed's rule as written; the tolerance has its own test
+    return c;
+}
+
+TEST(GatewayStagesAdaptiveLimit, GrowsBySqrtLimitPerWindowAtBaseline) {
+    AdaptiveLimit a(limitConfig());
+    EXPECT_EQ(a.limit(), 100);
+    int expected = 100;
+    for (int k = 0; k < 8; ++k) {
+        feedWindow(a, k, 25, 100);
+        a.advance(fromMs(250.0 * (k + 1)));  // the window closes
+        const int grown = expected + static_cast<int>(std::lround(std::sqrt(expected)));
+        EXPECT_EQ(a.limit(), grown) << "window " << k;
+        EXPECT_GE(a.limit() - expected, static_cast<int>(std::floor(std::sqrt(expected))));
+        EXPECT_LE(a.limit() - expected, static_cast<int>(std::ceil(std::sqrt(expected))));
+        expected = grown;
+        EXPECT_EQ(a.updates(), static_cast<std::uint64_t>(k + 1));
+    }
+}
+
+TEST(GatewayStagesAdaptiveLimit, ShrinksWhenTheWindowP90Rises) {
+    AdaptiveLimit a(limitConfig());
+    for (int k = 0; k < 5; ++k) {
+        feedWindow(a, k, 25, 100);
+        a.advance(fromMs(250.0 * (k + 1)));
+    }
+    const int before = a.limit();
+    ASSERT_GT(before, 100);
+    // Queueing: latencies rise to 125 ms; gradient 100 / 125 = 0.8.
+    feedWindow(a, 5, 25, 125);
+    a.advance(fromMs(250.0 * 6));
+    const int afterMild = a.limit();
+    EXPECT_EQ(afterMild, AdaptiveLimit::nextLimit(before, 100, 125, 10, 1000));
+    EXPECT_LT(afterMild, before);
+    // Heavy queueing: 400 ms, gradient 0.25 clamped to 0.5.
+    feedWindow(a, 6, 25, 400);
+    a.advance(fromMs(250.0 * 7));
+    EXPECT_EQ(a.limit(), static_cast<int>(std::lround(afterMild * 0.5 + std::sqrt(afterMild))));
+    // Back to baseline: it grows again.
+    const int low = a.limit();
+    feedWindow(a, 7, 25, 100);
+    a.advance(fromMs(250.0 * 8));
+    EXPECT_GT(a.limit(), low);
+}
+
+TEST(GatewayStagesAdaptiveLimit, ToleranceIgnoresRisesBelowItsFactor) {
+    AdaptiveLimit::Config c = limitConfig();
+    c.tolerance = 2.0;
+    AdaptiveLimit a(c);
+    feedWindow(a, 0, 25, 100);
+    a.advance(fromMs(250));
+    const int l0 = a.limit();
+    // 1.8x the baseline p90: within the tolerance, so the limit still grows by sqrt(limit).
+    feedWindow(a, 1, 25, 180);
+    a.advance(fromMs(500));
+    const int l1 = a.limit();
+    EXPECT_EQ(l1, AdaptiveLimit::nextLimit(l0, 200, 180, 10, 1000));
+    EXPECT_GT(l1, l0);
+    // 3x: gradient 200 / 300, the limit shrinks.
+    feedWindow(a, 2, 25, 300);
+    a.advance(fromMs(750));
+    EXPECT_EQ(a.limit(), AdaptiveLimit::nextLimit(l1, 200, 300, 10, 1000));
+    EXPECT_LT(a.limit(), l1);
+}
+
+TEST(GatewayStagesAdaptiveLimit, SampleRttIsTheWindowP90) {
+    // 20 samples: 18 at 100 ms and 2 at 500 ms. p90 is the 18th of 20 (index 17): 100 ms, no
+    // shrink. With 4 at 500 ms the 18th is 500 ms: gradient clamped to 0.5.
+    AdaptiveLimit a(limitConfig());
+    feedWindow(a, 0, 20, 100);
+    a.advance(fromMs(250));
+    const int l0 = a.limit();
+    for (int i = 0; i < 20; ++i) a.onSample(fromMs(250 + 10.0 * i), fromMs(i < 18 ? 100 : 500));
+    a.advance(fromMs(500));
+    const int l1 = a.limit();
+    EXPECT_EQ(l1, AdaptiveLimit::nextLimit(l0, 100, 100, 10, 1000));
+    for (int i = 0; i < 20; ++i) a.onSample(fromMs(500 + 10.0 * i), fromMs(i < 16 ? 100 : 500));
+    a.advance(fromMs(750));
+    EXPECT_EQ(a.limit(), AdaptiveLimit::nextLimit(l1, 100, 500, 10, 1000));
+    EXPECT_LT(a.limit(), l1);
+}
+
+TEST(GatewayStagesAdaptiveLimit, QuietWindowsDoNotUpdateAndCarryOver) {
+    AdaptiveLimit a(limitConfig());
+    feedWindow(a, 0, 19, 100);  // one short of min_samples
+    a.advance(fromMs(250));
+    EXPECT_EQ(a.updates(), 0u);
+    EXPECT_EQ(a.limit(), 100);
+    // Empty windows change nothing either.
+    a.advance(at(10));
+    EXPECT_EQ(a.updates(), 0u);
+    EXPECT_EQ(a.limit(), 100);
+    // The 19 samples were merged into the next window: one more sample makes 20.
+    a.onSample(at(10) + fromMs(10), fromMs(100));
+    a.advance(at(10) + fromMs(250));
+    EXPECT_EQ(a.updates(), 1u);
+    EXPECT_EQ(a.limit(), 110);
+}
+
+TEST(GatewayStagesAdaptiveLimit, SetBoundsClampsTheLimit) {
+    AdaptiveLimit a(limitConfig());
+    a.setBounds(10, 60);
+    EXPECT_EQ(a.limit(), 60);
+    for (int k = 0; k < 5; ++k) {
+        feedWindow(a, k, 25, 100);
+        a.advance(fromMs(250.0 * (k + 1)));
+        EXPECT_LE(a.limit(), 60);
+    }
+    a.setBounds(80, 90);
+    EXPECT_EQ(a.limit(), 80);
+}
+
+// ---- Breaker -------------------------------------------------------------------------------
+
+Breaker::Config breakerConfig() {
+    Breaker::Config c;
+    c.threshold = 0.8;
+    c.min_samples = 50;
+    c.window = fromSeconds(10);
+    c.open_for = fromSeconds(5);
+    c.probe_fraction = 0.05;
+    c.close_after = 3;
+    return c;
+}
+
+TEST(GatewayStagesBreaker, StaysClosedBelowMinSamplesEvenAtZeroValid) {
+    Breaker b(breakerConfig());
+    for (int i = 0; i < 49; ++i) b.record(fromMs(10.0 * i), false);
+    EXPECT_EQ(b.state(fromMs(500)), BreakerState::Closed);
+    EXPECT_TRUE(b.admits(fromMs(500), 0.999));
+    EXPECT_FALSE(b.takeChange(nullptr));
+    b.record(fromMs(500), false);  // the 50th
+    EXPECT_EQ(b.state(fromMs(500)), BreakerState::Open);
+}
+
+TEST(GatewayStagesBreaker, OpensWhenTheValidRateFallsBelowTheThreshold) {
+    Breaker b(breakerConfig());
+    for (int i = 0; i < 40; ++i) b.record(fromMs(10.0 * i), true);
+    for (int i = 0; i < 10; ++i) b.record(fromMs(400 + 10.0 * i), false);
+    // 40 of 50 valid: exactly at the threshold, not below it.
+    EXPECT_EQ(b.state(fromMs(500)), BreakerState::Closed);
+    b.record(fromMs(510), false);  // 40 of 51
+    EXPECT_EQ(b.state(fromMs(510)), BreakerState::Open);
+    EXPECT_FALSE(b.admits(fromMs(510), 0.0));
+    Time t{};
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, fromMs(510));
+    EXPECT_FALSE(b.takeChange(&t));
+}
+
+TEST(GatewayStagesBreaker, OldSamplesLeaveTheWindow) {
+    {
+        Breaker b(breakerConfig());
+        for (int i = 0; i < 45; ++i) b.record(fromMs(10.0 * i), false);
+        // 9.5 s later the first 45 are still in the 10 s window: 50 invalid, open.
+        for (int i = 0; i < 5; ++i) b.record(fromMs(9500 + 10.0 * i), false);
+        EXPECT_EQ(b.state(at(9.6)), BreakerState::Open);
+    }
+    {
+        Breaker b(breakerConfig());
+        for (int i = 0; i < 45; ++i) b.record(fromMs(10.0 * i), false);
+        // 10.5 s later they have left it: only the 45 new ones count, still closed.
+        for (int i = 0; i < 45; ++i) b.record(fromMs(10500 + 10.0 * i), false);
+        EXPECT_EQ(b.state(at(11)), BreakerState::Closed);
+        b.record(at(11), false);
+        b.record(at(11), false);
+        b.record(at(11), false);
+        b.record(at(11), false);
+        b.record(at(11), false);  // now 50 in the window
+        EXPECT_EQ(b.state(at(11)), BreakerState::Open);
+    }
+}
+
+// Opens a breaker at `t` (50 invalid calls at t).
+void openAt(Breaker& b, Time t) {
+    for (int i = 0; i < 50; ++i) b.record(t, false);
+    ASSERT_EQ(b.state(t), BreakerState::Open);
+}
+
+TEST(GatewayStagesBreaker, HalfOpenAfterOpenForThenProbes) {
+    Breaker b(breakerConfig());
+    openAt(b, at(20));
+    Time t{};
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(20));
+    EXPECT_EQ(b.state(at(25) - Duration{1}), BreakerState::Open);
+    EXPECT_FALSE(b.admits(at(24.9), 0.0));
+    EXPECT_FALSE(b.takeChange(&t));
+    // Queried late (at 27 s): half-open, and the change is dated when it happened (25 s).
+    EXPECT_EQ(b.state(at(27)), BreakerState::HalfOpen);
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(25));
+    EXPECT_FALSE(b.takeChange(&t));
+    // The probe lottery: u < probe_fraction.
+    EXPECT_TRUE(b.admits(at(27), 0.0));
+    EXPECT_TRUE(b.admits(at(27), 0.0499));
+    EXPECT_FALSE(b.admits(at(27), 0.05));
+    EXPECT_FALSE(b.admits(at(27), 0.7));
+    int admitted = 0;
+    for (int i = 0; i < 1000; ++i) admitted += b.admits(at(27), (i + 0.5) / 1000) ? 1 : 0;
+    EXPECT_EQ(admitted, 50);
+    // close_after = 3 valid probes close it.
+    b.record(at(27), true);
+    b.record(at(27.1), true);
+    EXPECT_EQ(b.state(at(27.1)), BreakerState::HalfOpen);
+    EXPECT_FALSE(b.takeChange(&t));
+    b.record(at(27.2), true);
+    EXPECT_EQ(b.state(at(27.2)), BreakerState::Closed);
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(27.2));
+    EXPECT_FALSE(b.takeChange(&t));
+    EXPECT_TRUE(b.admits(at(27.2), 0.99));
+    // Closing cleared the window: 49 failures are below min_samples again.
+    for (int i = 0; i < 49; ++i) b.record(at(27.3), false);
+    EXPECT_EQ(b.state(at(27.3)), BreakerState::Closed);
+}
+
+TEST(GatewayStagesBreaker, FailedProbeReopens) {
+    Breaker b(breakerConfig());
+    Time t{};
+    openAt(b, at(0));
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(0));
+    EXPECT_EQ(b.state(at(5)), BreakerState::HalfOpen);
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(5));
+    b.record(at(5.1), true);
+    b.record(at(5.2), true);
+    EXPECT_FALSE(b.takeChange(&t));
+    b.record(at(5.3), false);  // the third probe fails
+    EXPECT_EQ(b.state(at(5.3)), BreakerState::Open);
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(5.3));
+    EXPECT_FALSE(b.takeChange(&t));
+    // Open for another open_for from the failed probe; the probe count starts over.
+    EXPECT_EQ(b.state(at(10.3) - Duration{1}), BreakerState::Open);
+    EXPECT_FALSE(b.takeChange(&t));
+    EXPECT_EQ(b.state(at(10.3)), BreakerState::HalfOpen);
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(10.3));
+    b.record(at(10.4), true);
+    b.record(at(10.5), true);
+    EXPECT_EQ(b.state(at(10.5)), BreakerState::HalfOpen);
+    EXPECT_FALSE(b.takeChange(&t));
+    b.record(at(10.6), true);
+    EXPECT_EQ(b.state(at(10.6)), BreakerState::Closed);
+    ASSERT_TRUE(b.takeChange(&t));
+    EXPECT_EQ(t, at(10.6));
+    EXPECT_FALSE(b.takeChange(&t));
+}
+
+TEST(GatewayStagesBreaker, StragglersWhileOpenAreIgnored) {
+    Breaker b(breakerConfig());
+    openAt(b, at(0));
+    for (int i = 0; i < 100; ++i) b.record(at(1), true);  // answers of calls sent before
+    EXPECT_EQ(b.state(at(4.9)), BreakerState::Open);
+    EXPECT_EQ(b.state(at(5)), BreakerState::HalfOpen);
+}
+
+// ---- LatencyEwma ---------------------------------------------------------------------------
+
+TEST(GatewayStagesLatencyEwma, EmptyUsesThePrior) {
+    LatencyEwma e;
+    EXPECT_TRUE(e.empty());
+    EXPECT_DOUBLE_EQ(e.ewmaMs(300), 300);
+    EXPECT_DOUBLE_EQ(e.success(), 1.0);
+}
+
+TEST(GatewayStagesLatencyEwma, HalfLifeDecay) {
+    const Duration half = fromSeconds(30);
+    LatencyEwma e;
+    e.record(at(0), 100, true, half);
+    EXPECT_FALSE(e.empty());
+    EXPECT_DOUBLE_EQ(e.ewmaMs(0), 100);
+    // 30 s later the first sample weighs half the fresh one: (0.5 * 100 + 200) / 1.5.
+    e.record(at(30), 200, false, half);
+    EXPECT_NEAR(e.ewmaMs(0), 250.0 / 1.5, 1e-9);
+    EXPECT_NEAR(e.success(), 0.5 / 1.5, 1e-12);
+    // Two samples at one moment weigh the same.
+    LatencyEwma same;
+    same.record(at(5), 100, true, half);
+    same.record(at(5), 300, false, half);
+    EXPECT_NEAR(same.ewmaMs(0), 200, 1e-9);
+    EXPECT_NEAR(same.success(), 0.5, 1e-12);
+    // 60 s: a quarter.
+    LatencyEwma q;
+    q.record(at(0), 400, true, half);
+    q.record(at(60), 100, true, half);
+    EXPECT_NEAR(q.ewmaMs(0), (0.25 * 400 + 100) / 1.25, 1e-9);
+    EXPECT_NEAR(q.success(), 1.0, 1e-12);
+}
+
+TEST(GatewayStagesLatencyEwma, ScoreFormula) {
+    // ewma / max(0.05, success) + inflight * ewma * 0.1
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 1.0, 0), 100);
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 0.5, 0), 200);
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 0.5, 2), 220);
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(250, 1.0, 4), 350);
+    // The success floor: 0.05.
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 0.0, 0), 2000);
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 0.01, 0), 2000);
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 0.04, 1), 2010);
+    EXPECT_DOUBLE_EQ(LatencyEwma::score(100, 0.1, 0), 1000);
+}
+
+// ---- RollingDelay --------------------------------------------------------------------------
+
+constexpr double kLo = 120, kHi = 450;
+constexpr double kWidth = (kHi - kLo) / RollingDelay::kBuckets;
+
+TEST(GatewayStagesRollingDelay, NoSamplesGivesTheUpperClamp) {
+    RollingDelay d(kLo, kHi, 90);
+    EXPECT_DOUBLE_EQ(d.delayMs(at(0)), kHi);
+    EXPECT_EQ(d.samples(), 0);
+}
+
+TEST(GatewayStagesRollingDelay, P90OfAKnownSetWithinOneBucket) {
+    RollingDelay d(kLo, kHi, 90);
+    EXPECT_DOUBLE_EQ(d.delayMs(at(0)), kHi);  // refreshed at 0; next refresh at 10 s
+    // 100 samples 200, 201, ..., 299 ms within the first slice: p90 (nearest rank) is 289.
+    for (int i = 0; i < 100; ++i) d.record(at(0.05 * i), 200.0 + ((i * 37) % 100));
+    EXPECT_EQ(d.samples(), 100);
+    // Not refreshed before the slice ends: the new samples are not seen yet.
+    EXPECT_DOUBLE_EQ(d.delayMs(at(9.99)), kHi);
+    const double p90 = d.delayMs(at(10));
+    EXPECT_NEAR(p90, 289, kWidth);
+    // p50 of the same set is 249 (or 250).
+    RollingDelay m(kLo, kHi, 50);
+    for (int i = 0; i < 100; ++i) m.record(at(0.05 * i), 200.0 + i);
+    EXPECT_NEAR(m.delayMs(at(6)), 249.5, 0.5 + kWidth);
+}
+
+TEST(GatewayStagesRollingDelay, ClampsToTheRange) {
+    RollingDelay low(kLo, kHi, 90);
+    for (int i = 0; i < 50; ++i) low.record(at(1), 30);
+    EXPECT_DOUBLE_EQ(low.delayMs(at(2)), kLo);
+    RollingDelay high(kLo, kHi, 90);
+    for (int i = 0; i < 50; ++i) high.record(at(1), 2000);
+    EXPECT_DOUBLE_EQ(high.delayMs(at(2)), kHi);
+    // Nine in ten fast, one in ten very slow: p90 sits inside the range.
+    RollingDelay mix(kLo, kHi, 90);
+    for (int i = 0; i < 100; ++i) mix.record(at(1), i < 90 ? 200 : 5000);
+    const double v = mix.delayMs(at(2));
+    EXPECT_GE(v, kLo);
+    EXPECT_LE(v, kHi);
+    EXPECT_NEAR(v, 200, kWidth);
+}
+
+TEST(GatewayStagesRollingDelay, RefreshAtMostOncePerSlice) {
+    RollingDelay d(kLo, kHi, 90);
+    for (int i = 0; i < 100; ++i) d.record(at(1), 200);
+    const double first = d.delayMs(at(2));  // refresh at 2 s; next at 12 s
+    EXPECT_NEAR(first, 200, kWidth);
+    for (int i = 0; i < 1000; ++i) d.record(at(3), 400);
+    EXPECT_DOUBLE_EQ(d.delayMs(at(5)), first);
+    EXPECT_DOUBLE_EQ(d.delayMs(at(12) - Duration{1}), first);
+    EXPECT_NEAR(d.delayMs(at(12)), 400, kWidth);
+}
+
+TEST(GatewayStagesRollingDelay, SamplesOlderThanSixtySecondsLeave) {
+    RollingDelay d(kLo, kHi, 90);
+    for (int i = 0; i < 100; ++i) d.record(at(1 + 0.05 * i), 400);   // slice [0, 10)
+    for (int i = 0; i < 100; ++i) d.record(at(31 + 0.05 * i), 200);  // slice [30, 40)
+    EXPECT_NEAR(d.delayMs(at(50)), 400, kWidth);  // both in the window; p90 is a 400
+    EXPECT_EQ(d.samples(), 200);
+    EXPECT_NEAR(d.delayMs(at(70)), 200, kWidth);  // the 400s are over 60 s old
+    EXPECT_EQ(d.samples(), 100);
+    EXPECT_DOUBLE_EQ(d.delayMs(at(100)), kHi);    // all gone: the upper clamp again
+    EXPECT_EQ(d.samples(), 0);
+}
+
+// ---- HedgeBudget ---------------------------------------------------------------------------
+
+TEST(GatewayStagesHedgeBudget, CreditsAFractionPerPrimary) {
+    HedgeBudget b(0.15, 10);
+    EXPECT_DOUBLE_EQ(b.level(), 1.0);
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(b.take()) << i;
+    EXPECT_FALSE(b.take());  // empty
+    EXPECT_DOUBLE_EQ(b.level(), 0.0);
+    for (int i = 0; i < 6; ++i) b.onPrimary();  // 0.9 tokens
+    EXPECT_FALSE(b.take());
+    b.onPrimary();  // 1.05
+    EXPECT_TRUE(b.take());
+    EXPECT_FALSE(b.take());
+    // Over many primaries, hedges never exceed fraction x primaries (+ what was left).
+    HedgeBudget c(0.15, 10);
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(c.take());
+    int hedges = 0;
+    for (int i = 0; i < 1000; ++i) {
+        c.onPrimary();
+        hedges += c.take() ? 1 : 0;
+    }
+    EXPECT_LE(hedges, 150);
+    EXPECT_GE(hedges, 149);
+}
+
+TEST(GatewayStagesHedgeBudget, NeverExceedsCapacity) {
+    HedgeBudget b(0.5, 4);
+    for (int i = 0; i < 1000; ++i) b.onPrimary();
+    EXPECT_DOUBLE_EQ(b.level(), 1.0);
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(b.take());
+    EXPECT_FALSE(b.take());
+    b.setFraction(0.0);
+    for (int i = 0; i < 100; ++i) b.onPrimary();
+    EXPECT_FALSE(b.take());
+    // A zero budget allows no hedge at all, not even the burst it starts with.
+    HedgeBudget zero(0.0, 10);
+    EXPECT_FALSE(zero.take());
+    for (int i = 0; i < 100; ++i) zero.onPrimary();
+    EXPECT_FALSE(zero.take());
+    HedgeBudget none(0.15, 0);
+    EXPECT_FALSE(none.take());
+    EXPECT_DOUBLE_EQ(none.level(), 0.0);
+}
+
+// ---- Workload::weekHours -------------------------------------------------------------------
+
+TEST(GatewayStagesWorkload, WeekHoursMatchThePublishedDays) {
+    std::vector<std::int64_t> interactive, batch;
+    Workload::weekHours(interactive, batch);
+    ASSERT_EQ(interactive.size(), 168u);
+    ASSERT_EQ(batch.size(), 168u);
+    const nlohmann::json* days = test::publishedAt("gateway_000.week_traffic.days");
+    ASSERT_NE(days, nullptr);
+    ASSERT_EQ(days->size(), 7u);
+    std::int64_t week = 0;
+    for (int d = 0; d < 7; ++d) {
+        const nlohmann::json& pub = (*days)[static_cast<std::size_t>(d)];
+        std::int64_t total = 0;
+        int busiest = -1;
+        std::int64_t busiestCount = -1;
+        for (int h = 0; h < 24; ++h) {
+            const auto i = static_cast<std::size_t>(d * 24 + h);
+            EXPECT_GE(interactive[i], 0);
+            EXPECT_GE(batch[i], 0);
+            const std::int64_t n = interactive[i] + batch[i];
+            total += n;
+            if (n > busiestCount) busiestCount = n, busiest = h;
+        }
+        week += total;
+        SCOPED_TRACE(pub["day"].get<std::string>());
+        EXPECT_EQ(total, pub["requests"].get<std::int64_t>());
+        EXPECT_EQ(busiest, pub["busiest_hour_utc"].get<int>());
+        EXPECT_EQ(busiestCount, pub["busiest_hour_requests"].get<std::int64_t>());
+        // The busiest hour is the only one at that count.
+        int atMax = 0;
+        for (int h = 0; h < 24; ++h)
+            atMax += interactive[static_cast<std::size_t>(d * 24 + h)] +
+                                 batch[static_cast<std::size_t>(d * 24 + h)] ==
+                             busiestCount
+                         ? 1
+                         : 0;
+        EXPECT_EQ(atMax, 1);
+    }
+    // The table's rows sum to 1,084,001; the seed's text rounds it to 1,084,000.
+    EXPECT_EQ(week, 1'084'001);
+    const nlohmann::json* text = test::publishedAt("gateway_000.week_traffic.total");
+    ASSERT_NE(text, nullptr);
+    EXPECT_EQ(text->get<std::int64_t>(), 1'084'000);
+}
+
+TEST(GatewayStagesWorkload, BatchJobsOnlyOnTheNightPeaks) {
+    std::vector<std::int64_t> interactive, batch;
+    Workload::weekHours(interactive, batch);
+    for (int i = 0; i < 168; ++i) {
+        const bool jobHour = i == 24 + 4 || i == 72 + 2;  // Tue 04:00, Thu 02:00
+        if (jobHour) {
+            EXPECT_GT(batch[static_cast<std::size_t>(i)], 0) << "hour " << i;
+        } else {
+            EXPECT_EQ(batch[static_cast<std::size_t>(i)], 0) << "hour " << i;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace taillab::gateway
