@@ -8,12 +8,15 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QToolBar>
+#include <QVBoxLayout>
 #include <algorithm>
 
 #include "chart_area.h"
 #include "explanation_panel.h"
 #include "export_actions.h"
+#include "gateway/gateway_view.h"
 #include "knob_panel.h"
 #include "lab_browser.h"
 #include "plots/chart_view.h"
@@ -96,7 +99,42 @@ void MainWindow::buildLayout() {
     main->setSizes({340, 1100});
     main->setContentsMargins(6, 6, 6, 0);
     for (QSplitter* s : {left, bottom, right, main}) s->setChildrenCollapsible(false);
-    setCentralWidget(main);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName("mainTabs");
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(main, tr("Labs"));
+    gatewayPage_ = new QWidget(tabs_);
+    auto* gatewayLayout = new QVBoxLayout(gatewayPage_);
+    gatewayLayout->setContentsMargins(6, 4, 6, 0);
+    tabs_->addTab(gatewayPage_, tr("Gateway (live)"));
+    tabs_->setTabToolTip(1, tr("Seed 000's search gateway, simulated and streamed as it happens"));
+    connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
+    setCentralWidget(tabs_);
+}
+
+GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool play) {
+    if (!gateway_) {
+        gateway_ = new GatewayView(catalog_.directory(), gatewayPage_);
+        gatewayPage_->layout()->addWidget(gateway_);
+    }
+    if (spec) {
+        gateway_->startRun(*spec, play);
+    } else if (!gateway_->hasRun()) {
+        gateway_->startRun(defaultGatewayRun(), play);
+    }
+    tabs_->setCurrentWidget(gatewayPage_);
+    return gateway_;
+}
+
+bool MainWindow::gatewayShown() const { return tabs_->currentWidget() == gatewayPage_; }
+
+void MainWindow::onTabChanged(int) {
+    const bool gateway = gatewayShown();
+    if (gateway && (!gateway_ || !gateway_->hasRun())) openGateway();
+    // The toolbar's actions (run, export) are the labs'; the gateway view has its own.
+    if (toolBar_) toolBar_->setVisible(!gateway);
+    updateTitle();
 }
 
 void MainWindow::buildActions() {
@@ -152,7 +190,18 @@ void MainWindow::buildActions() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(aboutAct);
 
+    auto* gatewayAct = new QAction(tr("&Gateway (live)"), this);
+    gatewayAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    gatewayAct->setToolTip(tr("Seed 000's search gateway, simulated and streamed as it happens"));
+    connect(gatewayAct, &QAction::triggered, this, [this] { openGateway(); });
+    auto* labsAct = new QAction(tr("&Labs"), this);
+    labsAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    connect(labsAct, &QAction::triggered, this, [this] { tabs_->setCurrentIndex(0); });
+    view->addSeparator();
+    view->addActions({labsAct, gatewayAct});
+
     QToolBar* bar = addToolBar(tr("Main"));
+    toolBar_ = bar;
     bar->setObjectName("mainToolBar");
     bar->setMovable(false);
     bar->setIconSize(QSize(20, 20));
@@ -277,6 +326,11 @@ void MainWindow::reloadCatalog() {
 }
 
 void MainWindow::updateTitle() {
+    if (gatewayShown()) {
+        setWindowTitle(tr("Gateway, seed 000 (live)[*] — TailLab"));
+        setWindowModified(false);
+        return;
+    }
     const QString title =
         QString::fromStdString(scenario_.title.empty() ? scenario_.name : scenario_.title);
     setWindowTitle(tr("%1 (%2)[*] — TailLab").arg(title, QString::fromStdString(scenario_.name)));

@@ -5,20 +5,29 @@
 // Results arrive from the RunController as immutable snapshots; the window keeps only the
 // latest and redraws through one RedrawScheduler. Editing a knob re-runs (debounced), and a new
 // run always supersedes the one in flight.
+//
+// Beside the labs, a second tab holds the Gateway view (ui/gateway/): a simulated run of seed
+// 000's search gateway streamed as it happens. It is built the first time it is shown.
 #pragma once
 
 #include <QMainWindow>
 #include <memory>
+#include <optional>
 
+#include "gateway/gateway_scenario.h"
 #include "lab_catalog.h"
 #include "lab_result_ptr.h"
 #include "redraw_scheduler.h"
+
+class QTabWidget;
+class QToolBar;
 
 namespace taillab::ui {
 
 class ChartArea;
 class ExplanationPanel;
 class ExportActions;
+class GatewayView;
 class KnobPanel;
 class LabBrowser;
 class ResultsPanel;
@@ -51,6 +60,12 @@ class MainWindow : public QMainWindow {
     ExportActions* exportActions() const { return export_; }
     LabBrowser* labBrowser() const { return browser_; }
 
+    // Shows the Gateway tab (building the view the first time) and starts a run of `spec`
+    // (default knobs when none is given and no run was started yet).
+    GatewayView* openGateway(std::optional<GatewayRunSpec> spec = std::nullopt, bool play = true);
+    GatewayView* gatewayView() const { return gateway_; }
+    bool gatewayShown() const;
+
   signals:
     // A result has been drawn (charts and tables show it).
     void resultDrawn(taillab::ui::LabResultPtr result);
@@ -66,6 +81,7 @@ class MainWindow : public QMainWindow {
     void reloadCatalog();
     void showAbout();
     void updateTitle();
+    void onTabChanged(int index);
 
     LabCatalog catalog_;
     Scenario scenario_;  // as selected (file values); the knobs may differ
@@ -81,6 +97,10 @@ class MainWindow : public QMainWindow {
     ResultsPanel* results_ = nullptr;
     RunStatus* status_ = nullptr;
     ExportActions* export_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QWidget* gatewayPage_ = nullptr;  // holds gateway_ once built
+    GatewayView* gateway_ = nullptr;
+    QToolBar* toolBar_ = nullptr;
 };
 
 }  // namespace taillab::ui

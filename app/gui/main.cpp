@@ -1,6 +1,8 @@
 // taillab: the TailLab window.
 //
 //   taillab [SCENARIO-or-lab-id] [--screenshot FILE.png] [--export FILE] [--size WxH]
+//   taillab --gateway [GATEWAY-SCENARIO] [--until TIME] [--sweep] [--chart ID]
+//           [--screenshot FILE.png | --export FILE] [--size WxH]
 //
 // SCENARIO is a scenario file, a scenario name, "labs/<name>" under the scenario directory, or a
 // lab id (its default scenario); default "fanout". The scenario directory is $TAILLAB_SCENARIOS,
@@ -8,6 +10,13 @@
 // be drawn, saves a grab of itself to FILE.png and exits (0 on success). --export does the same
 // with the visible chart, in the format its extension names (png, svg, pdf, csv, json), as
 // File > Export would: a figure for a post-mortem or a lecture from a script.
+//
+// --gateway opens the Gateway tab (seed 000's search gateway, simulated as it happens), with the
+// knobs of GATEWAY-SCENARIO (a gateway scenario file or name) or the defaults, playing. With
+// --screenshot or --export it first runs, as fast as it goes, to --until (simulated time since
+// the run started: 90m, 36h, 2d; a bare number is hours; default 36h), and with --sweep also runs
+// the hedge-delay sweep and shows its tab; --export writes the chart named by --chart (default
+// gateway_percentiles).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -20,6 +29,9 @@
 #include <optional>
 
 #include "export_actions.h"
+#include "gateway/gateway_session.h"
+#include "gateway/gateway_view.h"
+#include "gateway/sweep_panel.h"
 #include "main_window.h"
 
 namespace {
@@ -50,6 +62,46 @@ void armFirstResult(taillab::ui::MainWindow& window, std::function<bool()> actio
     });
 }
 
+// "90m", "36h", "2d", "45s" or a bare number of hours, in seconds; nullopt when malformed.
+std::optional<double> parseDuration(const QString& text) {
+    const auto m = QRegularExpression("^\\s*([0-9]*\\.?[0-9]+)\\s*([smhd]?)\\s*$").match(text);
+    if (!m.hasMatch()) return std::nullopt;
+    const double v = m.captured(1).toDouble();
+    const QString unit = m.captured(2);
+    const double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "d" ? 86400 : 3600;
+    return v * scale;
+}
+
+// Runs the gateway to `until_s` (and the sweep when asked), lets the view draw, then runs
+// `action` and exits with its outcome.
+void armGateway(taillab::ui::GatewayView& view, double until_s, bool sweep,
+                std::function<bool()> action) {
+    using taillab::ui::GatewayFramePtr;
+    auto taken = std::make_shared<bool>(false);
+    const quint64 seek = view.session()->seek(until_s);
+    auto finish = [&view, action] {
+        QTimer::singleShot(kSettleMs, &view, [action] { QApplication::exit(action() ? 0 : 1); });
+    };
+    QObject::connect(&view, &taillab::ui::GatewayView::frameDrawn, &view,
+                     [&view, taken, seek, sweep, finish](const GatewayFramePtr& f) {
+                         if (*taken || !f || f->commandSeq < seek || f->seeking) return;
+                         *taken = true;
+                         if (!sweep) {
+                             finish();
+                             return;
+                         }
+                         view.showSweepTab(true);
+                         QObject::connect(view.sweepPanel(), &taillab::ui::SweepPanel::finished,
+                                          &view, [finish](bool) { finish(); });
+                         if (!view.sweepPanel()->run()) QApplication::exit(1);
+                     });
+    QTimer::singleShot(kScreenshotTimeoutMs, &view, [] {
+        std::fprintf(stderr, "taillab: the gateway did not get there within %d s\n",
+                     kScreenshotTimeoutMs / 1000);
+        QApplication::exit(1);
+    });
+}
+
 std::optional<taillab::ui::ExportFormat> formatFor(const QString& path) {
     using taillab::ui::ExportFormat;
     const QString ext = QFileInfo(path).suffix().toLower();
@@ -59,6 +111,65 @@ std::optional<taillab::ui::ExportFormat> formatFor(const QString& path) {
     if (ext == "csv") return ExportFormat::Csv;
     if (ext == "json") return ExportFormat::Json;
     return std::nullopt;
+}
+
+struct GatewayArgs {
+    QStringList positional;
+    QString until;
+    bool sweep = false;
+    QString chart;
+    QString screenshot;  // "" when not asked for
+    QString exportTo;
+};
+
+// taillab --gateway: opens the Gateway tab and, when scripted, arms the screenshot or export.
+int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
+    const auto untilS = parseDuration(a.until);
+    if (!untilS) {
+        std::fprintf(stderr, "taillab: --until expects a simulated time such as 36h\n");
+        return 2;
+    }
+    taillab::ui::GatewayRunSpec spec = taillab::ui::defaultGatewayRun();
+    if (!a.positional.isEmpty()) {
+        try {
+            spec = taillab::ui::loadGatewayRun(a.positional.first().toStdString(),
+                                               scenarioDirectory());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "taillab: cannot open gateway scenario: %s\n", e.what());
+            return 2;
+        }
+    }
+    const bool scripted = !a.screenshot.isEmpty() || !a.exportTo.isEmpty();
+    std::optional<taillab::ui::ExportFormat> format;
+    if (!a.exportTo.isEmpty() && !(format = formatFor(a.exportTo))) {
+        std::fprintf(stderr, "taillab: --export needs a .png, .svg, .pdf, .csv or .json file\n");
+        return 2;
+    }
+    const std::string chartId = a.chart.toStdString();
+    taillab::ui::GatewayView* view = window.openGateway(spec, !scripted);
+    if (!a.exportTo.isEmpty() && !view->chartView(chartId)) {
+        std::fprintf(stderr, "taillab: no gateway chart '%s'\n", chartId.c_str());
+        return 2;
+    }
+    if (!a.screenshot.isEmpty()) {
+        const QString path = a.screenshot;
+        armGateway(*view, *untilS, a.sweep, [&window, path] {
+            if (window.grab().save(path, "PNG")) return true;
+            std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(path));
+            return false;
+        });
+    } else if (!a.exportTo.isEmpty()) {
+        const QString path = a.exportTo;
+        armGateway(*view, *untilS, a.sweep, [view, path, format, chartId] {
+            QString error;
+            if (view->exportChart(chartId, *format, path, &error)) return true;
+            std::fprintf(stderr, "taillab: export failed: %s\n", qPrintable(error));
+            return false;
+        });
+    }
+    window.show();
+    if (!scripted) window.openScenario("fanout");
+    return QApplication::exec();
 }
 
 }  // namespace
@@ -85,9 +196,24 @@ int main(int argc, char** argv) {
                                       "or .json) after the first complete result and exit.",
                                       "FILE");
     const QCommandLineOption size("size", "Window size, e.g. 1440x900.", "WxH");
+    const QCommandLineOption gateway(
+        "gateway", "Open the Gateway view (seed 000's search gateway, simulated live); SCENARIO "
+                   "is then a gateway scenario file or name.");
+    const QCommandLineOption until("until",
+                                   "With --gateway and --screenshot/--export: simulated time to "
+                                   "run to first (90m, 36h, 2d; default 36h).",
+                                   "TIME", "36h");
+    const QCommandLineOption sweep("sweep", "With --gateway and --screenshot/--export: also run "
+                                            "the hedge-delay sweep and show it.");
+    const QCommandLineOption chart("chart", "With --gateway --export: the chart to write.", "ID",
+                                   "gateway_percentiles");
     parser.addOption(screenshot);
     parser.addOption(exportTo);
     parser.addOption(size);
+    parser.addOption(gateway);
+    parser.addOption(until);
+    parser.addOption(sweep);
+    parser.addOption(chart);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -102,6 +228,12 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot) && parser.isSet(exportTo)) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
         return 2;
+    }
+    if (parser.isSet(gateway)) {
+        return runGateway(window, {parser.positionalArguments(), parser.value(until),
+                                   parser.isSet(sweep), parser.value(chart),
+                                   parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
+                                   parser.isSet(exportTo) ? parser.value(exportTo) : QString()});
     }
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);

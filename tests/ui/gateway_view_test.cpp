@@ -1,0 +1,312 @@
+// The Gateway view in a real window, driven as a user would (offscreen): it opens beside the
+// labs; a one-day run played as fast as it goes fills every chart; pause stops simulated time;
+// a knob change mid-run lands in the snapshot's timeline; seeking back gives exactly what a
+// fresh run advanced to that moment gives; the hedge-delay sweep runs off the UI thread and is
+// drawn beside the published points; every chart exports to PNG and CSV; and `taillab --gateway`
+// exports from a script. No assertion depends on wall-clock speed.
+#include <gtest/gtest.h>
+
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProcess>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <functional>
+
+#include "plots/breaker_strip_chart.h"
+#include "gateway/gateway_charts.h"
+#include "gateway/gateway_session.h"
+#include "gateway/gateway_tables.h"
+#include "plots/gateway_time_chart.h"
+#include "gateway/gateway_view.h"
+#include "gateway/stage_path_widget.h"
+#include "plots/sweep_chart.h"
+#include "gateway/sweep_panel.h"
+#include "knob_panel.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+constexpr int kGatewayTimeoutMs = 240000;
+constexpr double kHour = 3600;
+
+GatewayRunSpec oneDay() {
+    GatewayRunSpec spec = defaultGatewayRun();
+    spec.params.set("days", 1);
+    return spec;
+}
+
+std::size_t points(const ChartView& view) {
+    std::size_t n = 0;
+    for (const auto& s : view.plottedSeries()) n += static_cast<std::size_t>(s.x.size());
+    return n;
+}
+
+// The counters a run's state is judged by.
+std::vector<std::uint64_t> counters(const gateway::GatewaySnapshot& s) {
+    std::vector<std::uint64_t> c{s.accepted,      s.answered,    s.rejected,
+                                 s.failed,        s.in_flight,   s.coalesced,
+                                 s.primary_calls, s.hedge_calls, s.last_chance_calls,
+                                 s.cancelled_calls, s.invalid_answers, s.probes,
+                                 s.windows.size(), s.timeline.size()};
+    c.insert(c.end(), s.outcomes.begin(), s.outcomes.end());
+    for (const auto& st : s.stages) c.insert(c.end(), {st.entered, st.passed});
+    return c;
+}
+
+class GatewayViewTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        window_ = std::make_unique<MainWindow>(scenarioDirectory());
+        window_->show();
+        view_ = window_->openGateway(oneDay(), /*play=*/false);
+        ASSERT_NE(view_, nullptr);
+        ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.snapshot != nullptr; }))
+            << "no first frame";
+    }
+
+    GatewaySession& session() { return *view_->session(); }
+
+    // Waits until the view has drawn a frame for which `pred` holds.
+    bool waitDrawn(const std::function<bool(const GatewayFrame&)>& pred,
+                   int timeoutMs = kGatewayTimeoutMs) {
+        return QTest::qWaitFor(
+            [&] {
+                const GatewayFramePtr f = view_->latestFrame();
+                return f && f->snapshot && pred(*f);
+            },
+            timeoutMs);
+    }
+    // Waits until command `seq` has been handled and no seek is under way.
+    bool waitSettled(quint64 seq) {
+        return waitDrawn([seq](const GatewayFrame& f) { return f.commandSeq >= seq && !f.seeking; });
+    }
+    bool seekAndWait(double t_s) { return waitSettled(session().seek(t_s)); }
+
+    std::unique_ptr<MainWindow> window_;
+    GatewayView* view_ = nullptr;
+};
+
+TEST_F(GatewayViewTest, OpensBesideTheLabsWithTheRequestPathAndCharts) {
+    EXPECT_TRUE(window_->gatewayShown());
+    EXPECT_TRUE(view_->isVisible());
+    EXPECT_TRUE(window_->windowTitle().contains("Gateway"));
+    auto* toolbar = window_->findChild<QToolBar*>("mainToolBar");
+    ASSERT_NE(toolbar, nullptr);
+    EXPECT_FALSE(toolbar->isVisible()) << "the labs' toolbar does not apply to the gateway";
+
+    const GatewayFramePtr f = view_->latestFrame();
+    EXPECT_EQ(f->snapshot->now_s, 0);
+    EXPECT_FALSE(f->playing);
+    EXPECT_EQ(view_->chartIds(), gateway_charts::chartIds());
+    for (const auto& id : view_->chartIds()) {
+        ChartView* chart = view_->chartView(id);
+        ASSERT_NE(chart, nullptr) << id;
+        EXPECT_FALSE(chart->chart().x_label.empty()) << id;
+        EXPECT_FALSE(chart->chart().y_label.empty()) << id;
+    }
+    for (int stage = 0; stage < gateway::kStages; ++stage)
+        EXPECT_EQ(view_->stagePath()->stageLines(stage).first().toStdString(),
+                  gateway::kStageNames[static_cast<std::size_t>(stage)]);
+    EXPECT_NE(view_->knobPanel()->editor("hedge_delay_ms"), nullptr);
+
+    // Back to the labs and again: the same view, the same run.
+    window_->findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
+    EXPECT_TRUE(toolbar->isVisible());
+    EXPECT_EQ(window_->openGateway(), view_);
+}
+
+TEST_F(GatewayViewTest, PlayingAShortRunFillsEveryChartAndTable) {
+    session().setSpeed(0);
+    session().play();
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.finished() && !f.playing; }))
+        << "a one-day run did not finish";
+    const gateway::GatewaySnapshot& s = *view_->latestFrame()->snapshot;
+    EXPECT_GT(s.accepted, 0u);
+    EXPECT_EQ(s.accepted, s.answered + s.rejected + s.failed + s.in_flight);
+    EXPECT_FALSE(s.windows.empty());
+    for (const std::string id : {gateway_charts::kPercentiles, gateway_charts::kQueue,
+                                 gateway_charts::kHedging, gateway_charts::kBreakers,
+                                 gateway_charts::kCache}) {
+        ChartView* chart = view_->chartView(id);
+        for (const auto& series : chart->plottedSeries()) {
+            if (id != gateway_charts::kBreakers || series.name == "closed") {
+                EXPECT_GT(series.x.size(), 0) << id << " / " << series.name.toStdString();
+            }
+        }
+        EXPECT_GT(points(*chart), 0u) << id;
+    }
+    EXPECT_GT(static_cast<BreakerStripChart*>(view_->chartView(gateway_charts::kBreakers))
+                  ->stripCount(),
+              0);
+    EXPECT_GT(view_->tables()->customersTable()->rowCount(), 0);
+    EXPECT_GT(view_->tables()->countersTable()->rowCount(), 0);
+    EXPECT_TRUE(view_->findChild<QLabel*>("gatewayConservation")->text().contains("✓"));
+    EXPECT_GT(s.stages[0].entered, 0u);
+    EXPECT_TRUE(view_->stagePath()->stageLines(0)[1].startsWith("in "));
+}
+
+TEST_F(GatewayViewTest, PauseStopsSimulatedTime) {
+    // 10,000x: the day takes hours of wall time to run out, so the pause lands mid-run however
+    // the machine is loaded (nothing here depends on how fast it actually goes).
+    session().setSpeed(10000);
+    session().play();
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.snapshot->now_s > 0; }));
+    const quint64 pause = session().pause();
+    ASSERT_TRUE(waitSettled(pause));
+    const double pausedAt = session().latest()->snapshot->now_s;
+    EXPECT_FALSE(session().latest()->playing);
+    EXPECT_LT(pausedAt, session().latest()->snapshot->end_s) << "finished before the pause";
+    QTest::qWait(400);
+    EXPECT_EQ(session().latest()->snapshot->now_s, pausedAt);
+    EXPECT_EQ(view_->latestFrame()->snapshot->now_s, pausedAt);
+}
+
+TEST_F(GatewayViewTest, KnobChangeMidRunAppearsInTheTimeline) {
+    ASSERT_TRUE(seekAndWait(6 * kHour));
+    const quint64 before = session().lastCommand();
+    auto* spin = view_->knobPanel()->findChild<QDoubleSpinBox*>("knob_spin_hedge_delay_ms");
+    ASSERT_NE(spin, nullptr);
+    spin->setValue(300);  // as typed: the panel debounces, then the view applies it mid-run
+    ASSERT_TRUE(waitDrawn([before](const GatewayFrame& f) {
+        return f.commandSeq > before && f.params.real("hedge_delay_ms") == 300;
+    }));
+    const GatewayFramePtr f = view_->latestFrame();
+    EXPECT_EQ(f->snapshot->now_s, 6 * kHour);
+    EXPECT_EQ(f->changeTimes, std::vector<double>{6 * kHour});
+    bool found = false;
+    for (const auto& e : f->snapshot->timeline)
+        found = found || (e.t_s == 6 * kHour && e.what.find("hedge_delay_ms") != std::string::npos);
+    EXPECT_TRUE(found) << "no hedge_delay_ms event at 06:00 in the timeline";
+    EXPECT_GT(view_->tables()->timelineTable()->rowCount(), 0);
+
+    ASSERT_TRUE(seekAndWait(8 * kHour));
+    const auto& markers =
+        static_cast<GatewayTimeChart*>(view_->chartView(gateway_charts::kPercentiles))->markers();
+    EXPECT_EQ(markers, std::vector<double>{6 * kHour}) << "the change is marked on the charts";
+}
+
+TEST_F(GatewayViewTest, SeekingBackGivesTheSameStateAsAFreshRun) {
+    const GatewayRunSpec spec = oneDay();
+    ASSERT_TRUE(seekAndWait(2 * kHour));
+    Params changed = spec.params;
+    changed.set("hedge_delay_ms", 250);
+    changed.set("hedge_mode", 1);
+    ASSERT_TRUE(waitSettled(session().applyParams(changed)));
+    ASSERT_TRUE(seekAndWait(10 * kHour));
+    ASSERT_TRUE(seekAndWait(5 * kHour));  // back: rebuilt, the 02:00 change re-applied
+    const GatewayFramePtr seeked = view_->latestFrame();
+    ASSERT_EQ(seeked->snapshot->now_s, 5 * kHour);
+    EXPECT_EQ(seeked->params.real("hedge_delay_ms"), 250);
+
+    gateway::GatewaySim fresh(spec.params, spec.seed);
+    fresh.advanceTo(2 * kHour);
+    fresh.applyParams(changed);
+    fresh.advanceTo(5 * kHour);
+    const gateway::GatewaySnapshot expected = fresh.snapshot();
+    EXPECT_EQ(counters(*seeked->snapshot), counters(expected));
+    EXPECT_EQ(seeked->snapshot->latency_us.totalCount(), expected.latency_us.totalCount());
+    EXPECT_EQ(seeked->snapshot->latency_us.valueAtPercentile(99),
+              expected.latency_us.valueAtPercentile(99));
+}
+
+TEST_F(GatewayViewTest, HedgeSweepRunsOffTheUiThreadBesideThePublishedPoints) {
+    SweepPanel* sweep = view_->sweepPanel();
+    view_->showSweepTab(true);
+    const Chart& before = sweep->currentChart();
+    ASSERT_EQ(before.series.size(), 2u) << "published-figures.json not found";
+    EXPECT_EQ(before.series[1].role, SeriesRole::Published);
+    EXPECT_EQ(before.series[1].x.size(), 6u);
+
+    sweep->delaysEdit()->setText("200, 450");
+    QSignalSpy done(sweep, &SweepPanel::finished);
+    ASSERT_TRUE(sweep->run());
+    EXPECT_TRUE(sweep->running());
+    ASSERT_TRUE(done.wait(kGatewayTimeoutMs)) << "the sweep did not finish";
+    EXPECT_FALSE(done.first().first().toBool()) << "cancelled";
+    ASSERT_EQ(sweep->points().size(), 2u);
+    for (const auto& p : sweep->points()) {
+        EXPECT_GT(p.p99_ms, 0);
+        EXPECT_GE(p.extra_load, 0);
+    }
+    const auto drawn = sweep->chart()->plottedSeries();
+    ASSERT_EQ(drawn.size(), 2u);
+    EXPECT_EQ(drawn[0].x.size(), 2);
+    EXPECT_GE(sweep->chart()->labelCount(), 1 + 6);  // coinciding points share a label
+    EXPECT_LE(sweep->chart()->labelCount(), 2 + 6);
+}
+
+TEST_F(GatewayViewTest, EveryChartExportsPngAndCsv) {
+    ASSERT_TRUE(seekAndWait(6 * kHour));
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    for (const auto& id : view_->chartIds()) {
+        const QString png = dir.filePath(QString::fromStdString(id) + ".png");
+        const QString csv = dir.filePath(QString::fromStdString(id) + ".csv");
+        QString error;
+        ASSERT_TRUE(view_->exportChart(id, ExportFormat::Png, png, &error))
+            << id << ": " << error.toStdString();
+        const QImage image(png);
+        ASSERT_FALSE(image.isNull()) << id;
+        EXPECT_GE(image.width(), ChartView::kMinExportSize.width()) << id;
+        ASSERT_TRUE(view_->exportChart(id, ExportFormat::Csv, csv, &error))
+            << id << ": " << error.toStdString();
+        QFile file(csv);
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << id;
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        EXPECT_EQ(lines.first(), "series,role,x,y") << id;
+        EXPECT_GT(lines.size(), 2) << id << " exported no rows";
+    }
+    EXPECT_FALSE(view_->exportChart("no_such_chart", ExportFormat::Png, dir.filePath("x.png")));
+}
+
+TEST(GatewayChartsTest, BreakerLanesAreClosedBetweenTheirSpans) {
+    gateway::GatewaySnapshot s;
+    s.now_s = 100;
+    s.engines = {"atlas", "borealis"};
+    s.breaker_spans = {{1, 0, gateway::BreakerState::Open, 10, 15, false},
+                       {1, 0, gateway::BreakerState::HalfOpen, 15, 20, false},
+                       {2, 1, gateway::BreakerState::Open, 90, 90, true}};
+    const Chart c = gateway_charts::breakers(s, 86400);  // a run that starts on Tuesday
+    ASSERT_EQ(c.series.size(), 3u);
+    const Series& open = c.series[1];
+    EXPECT_EQ(open.x, (std::vector<double>{86410, 86415, 86490, 86500}));
+    EXPECT_EQ(open.y, (std::vector<double>{2, 2, 5, 5}));  // lane = region * engines + engine
+    EXPECT_EQ(c.series[2].x, (std::vector<double>{86415, 86420}));
+    // Closed: every lane from the start to now, but US / atlas around its spans.
+    const Series& closed = c.series[0];
+    std::vector<double> lane2;
+    for (std::size_t i = 0; i < closed.x.size(); ++i)
+        if (closed.y[i] == 2) lane2.push_back(closed.x[i] - 86400);
+    EXPECT_EQ(lane2, (std::vector<double>{0, 10, 20, 100}));
+    EXPECT_EQ(gateway_charts::laneName(s, 5), "APAC / borealis");
+}
+
+TEST(GatewayAppTest, ExportsAGatewayChartFromTheCommandLine) {
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("queue.csv");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    p.start(TAILLAB_GUI_PATH, {"--gateway", "--until", "3h", "--chart", "gateway_queue",
+                               "--export", csv});
+    ASSERT_TRUE(p.waitForFinished(kGatewayTimeoutMs));
+    ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+    QFile file(csv);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(file.readAll().contains("EU limit"));
+
+    p.start(TAILLAB_GUI_PATH, {"--gateway", "--until", "soon", "--screenshot",
+                               dir.filePath("x.png")});
+    ASSERT_TRUE(p.waitForFinished(30000));
+    EXPECT_EQ(p.exitCode(), 2);
+}
+
+}  // namespace
+}  // namespace taillab::ui::test

@@ -1,0 +1,172 @@
+#include "gateway/gateway_charts.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace taillab::ui::gateway_charts {
+namespace {
+
+using gateway::GatewaySnapshot;
+using gateway::WindowPoint;
+
+constexpr const char* kTimeLabel = "Simulated time (s since Mon 00:00 UTC)";
+
+Chart timeChart(std::string id, std::string title, std::string yLabel, bool logY = false) {
+    Chart c;
+    c.id = std::move(id);
+    c.title = std::move(title);
+    c.kind = ChartKind::Time;
+    c.x_label = kTimeLabel;
+    c.y_label = std::move(yLabel);
+    c.log_y = logY;
+    return c;
+}
+
+// One series of a per-window value; non-finite values (empty windows) are left out.
+template <typename F>
+Series windowSeries(std::string name, const GatewaySnapshot& s, double offset_s, F value) {
+    Series out;
+    out.name = std::move(name);
+    out.x.reserve(s.windows.size());
+    out.y.reserve(s.windows.size());
+    for (const WindowPoint& w : s.windows) {
+        const double v = value(w);
+        if (!std::isfinite(v)) continue;
+        out.x.push_back(offset_s + w.t_s);
+        out.y.push_back(v);
+    }
+    return out;
+}
+
+std::string str(std::string_view v) { return std::string(v); }
+
+}  // namespace
+
+std::vector<std::string> chartIds() {
+    return {kPercentiles, kQueue, kHedging, kBreakers, kCache, kSweep};
+}
+
+std::string laneName(const GatewaySnapshot& s, int lane) {
+    const int engines = std::max<int>(1, static_cast<int>(s.engines.size()));
+    const int region = lane / engines;
+    const int engine = lane % engines;
+    std::string r = region < gateway::kRegions ? str(gateway::kRegionNames[region]) : "?";
+    std::string e = engine < static_cast<int>(s.engines.size()) ? s.engines[engine] : "?";
+    return r + " / " + e;
+}
+
+Chart percentiles(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kPercentiles, "Latency percentiles per window", "Latency (ms)", true);
+    auto positive = [](double v) { return v > 0 ? v : std::nan(""); };
+    c.series.push_back(
+        windowSeries("p50", s, offset_s, [&](const WindowPoint& w) { return positive(w.p50_ms); }));
+    c.series.push_back(
+        windowSeries("p90", s, offset_s, [&](const WindowPoint& w) { return positive(w.p90_ms); }));
+    c.series.push_back(
+        windowSeries("p99", s, offset_s, [&](const WindowPoint& w) { return positive(w.p99_ms); }));
+    c.series.push_back(windowSeries("p99.9", s, offset_s,
+                                    [&](const WindowPoint& w) { return positive(w.p999_ms); }));
+    return c;
+}
+
+Chart queue(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kQueue, "Queue depth and admission limit", "Requests in flight");
+    for (int r = 0; r < gateway::kRegions; ++r) {
+        const std::string region = str(gateway::kRegionNames[r]);
+        c.series.push_back(windowSeries(region + " peak in flight", s, offset_s,
+                                        [r](const WindowPoint& w) { return w.inflight_peak[r]; }));
+    }
+    for (int r = 0; r < gateway::kRegions; ++r) {
+        const std::string region = str(gateway::kRegionNames[r]);
+        c.series.push_back(windowSeries(region + " limit", s, offset_s, [r](const WindowPoint& w) {
+            return w.admission_limit[r];
+        }));
+    }
+    return c;
+}
+
+Chart hedging(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kHedging, "Hedging", "Percent (%)");
+    c.series.push_back(windowSeries("hedges (% of primary calls)", s, offset_s,
+                                    [](const WindowPoint& w) { return 100 * w.hedge_rate; }));
+    c.series.push_back(windowSeries("extra load (% of primary calls)", s, offset_s,
+                                    [](const WindowPoint& w) { return 100 * w.extra_load; }));
+    c.series.push_back(windowSeries("budget (% of bucket)", s, offset_s,
+                                    [](const WindowPoint& w) {
+                                        return 100 * w.hedge_budget_level;
+                                    }));
+    return c;
+}
+
+Chart breakers(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kBreakers, "Circuit breakers per region / engine", "Region / engine (lane)");
+    const int engines = static_cast<int>(s.engines.size());
+    const int lanes = gateway::kRegions * engines;
+    Series states[3];
+    for (int i = 0; i < 3; ++i) states[i].name = kBreakerStates[i];
+    auto add = [&](int state, int lane, double t0, double t1) {
+        states[state].x.insert(states[state].x.end(), {offset_s + t0, offset_s + t1});
+        states[state].y.insert(states[state].y.end(), {double(lane), double(lane)});
+    };
+    for (int lane = 0; lane < lanes; ++lane) {
+        std::vector<gateway::BreakerSpan> spans;
+        for (const auto& span : s.breaker_spans)
+            if (span.region * engines + span.engine == lane) spans.push_back(span);
+        std::sort(spans.begin(), spans.end(),
+                  [](const auto& a, const auto& b) { return a.t0_s < b.t0_s; });
+        double closedFrom = 0;
+        for (const auto& span : spans) {
+            const double t1 = span.ongoing ? s.now_s : std::max(span.t1_s, span.t0_s);
+            if (span.t0_s > closedFrom) add(0, lane, closedFrom, span.t0_s);
+            const int state = span.state == gateway::BreakerState::HalfOpen ? 2 : 1;
+            add(state, lane, span.t0_s, t1);
+            closedFrom = std::max(closedFrom, t1);
+        }
+        if (s.now_s > closedFrom) add(0, lane, closedFrom, s.now_s);
+    }
+    for (auto& series : states) c.series.push_back(std::move(series));
+    return c;
+}
+
+Chart cache(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kCache, "Cache hit rate by query class", "Hit rate (%)");
+    // Short names of seed 000's classes, in kClassNames' order, so the legend fits two columns.
+    static constexpr const char* kShort[gateway::kClasses] = {
+        "navigational", "evergreen", "product pricing", "long-tail agent", "news live"};
+    for (int k = 0; k < gateway::kClasses; ++k)
+        c.series.push_back(windowSeries(kShort[k], s, offset_s,
+                                        [k](const WindowPoint& w) {
+                                            return 100 * w.cache_hit_rate[k];
+                                        }));
+    c.series.push_back(windowSeries("all classes", s, offset_s, [](const WindowPoint& w) {
+        return 100 * w.cache_hit_rate_all;
+    }));
+    return c;
+}
+
+Chart sweep(const std::vector<SweepPoint>& simulated, const std::vector<SweepPoint>& published) {
+    Chart c;
+    c.id = kSweep;
+    c.title = "Hedge delay: p99 against extra upstream load";
+    c.kind = ChartKind::XY;
+    c.x_label = "Extra upstream load (% of primary calls)";
+    c.y_label = "p99 latency (ms)";
+    auto series = [](std::string name, SeriesRole role, std::vector<SweepPoint> points) {
+        std::sort(points.begin(), points.end(),
+                  [](const auto& a, const auto& b) { return a.delay_ms < b.delay_ms; });
+        Series out;
+        out.name = std::move(name);
+        out.role = role;
+        for (const auto& p : points) {
+            out.x.push_back(100 * p.extra_load);
+            out.y.push_back(p.p99_ms);
+        }
+        return out;
+    };
+    c.series.push_back(series("simulated, fixed delay", SeriesRole::Simulated, simulated));
+    if (!published.empty())
+        c.series.push_back(series("published (seed 000)", SeriesRole::Published, published));
+    return c;
+}
+
+}  // namespace taillab::ui::gateway_charts

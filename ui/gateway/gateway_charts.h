@@ -1,0 +1,44 @@
+// The gateway view's charts as plain Chart values, built from a snapshot (time series) or from
+// sweep points. Time charts keep x in seconds since Mon 00:00 UTC of seed 000's week, so the
+// axis reads "Tue 04:00" whatever day the run starts on; percentages are in %, latency in ms.
+// Plain functions, so tests and exports see exactly what is drawn.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gateway/gateway_sim.h"
+#include "labs/lab_result.h"
+
+namespace taillab::ui::gateway_charts {
+
+// Chart ids, in the order the view shows them.
+inline constexpr const char* kPercentiles = "gateway_percentiles";
+inline constexpr const char* kQueue = "gateway_queue";
+inline constexpr const char* kHedging = "gateway_hedging";
+inline constexpr const char* kBreakers = "gateway_breakers";
+inline constexpr const char* kCache = "gateway_cache";
+inline constexpr const char* kSweep = "gateway_hedge_sweep";
+std::vector<std::string> chartIds();
+
+// The breaker chart's lanes: one per (region, engine), lane = region * engines + engine.
+inline constexpr const char* kBreakerStates[] = {"closed", "open", "half-open"};
+std::string laneName(const gateway::GatewaySnapshot& s, int lane);
+
+Chart percentiles(const gateway::GatewaySnapshot& s, double offset_s);
+Chart queue(const gateway::GatewaySnapshot& s, double offset_s);
+Chart hedging(const gateway::GatewaySnapshot& s, double offset_s);
+// Series "closed", "open", "half-open"; each span is two points (t0, lane), (t1, lane).
+Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
+Chart cache(const gateway::GatewaySnapshot& s, double offset_s);
+
+// One point of a hedge-delay sweep.
+struct SweepPoint {
+    double delay_ms = 0;
+    double p99_ms = 0;
+    double extra_load = 0;  // extra engine calls / primary calls (0.1 = 10%)
+};
+// x: extra load in %, y: p99 in ms; points in delay order.
+Chart sweep(const std::vector<SweepPoint>& simulated, const std::vector<SweepPoint>& published);
+
+}  // namespace taillab::ui::gateway_charts

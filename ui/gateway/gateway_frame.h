@@ -1,0 +1,42 @@
+// What the gateway session publishes to the UI: one immutable frame per publication (at most
+// ~30 Hz, latest wins), holding the simulator's snapshot and the playback state it was taken in.
+#pragma once
+
+#include <QMetaType>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gateway/gateway_sim.h"
+#include "labs/knob.h"
+
+namespace taillab::ui {
+
+using GatewaySnapshotPtr = std::shared_ptr<const gateway::GatewaySnapshot>;
+
+// A knob change made during a run: the parameters in force from simulated time t_s on.
+struct KnobChange {
+    double t_s = 0;
+    Params params;
+};
+
+struct GatewayFrame {
+    GatewaySnapshotPtr snapshot;
+    Params params;      // in force at snapshot->now_s
+    std::uint64_t seed = 0;
+    std::vector<double> changeTimes;  // simulated times of the recorded knob changes
+    bool playing = false;
+    bool seeking = false;      // advancing at full speed towards seekTarget_s
+    double seekTarget_s = 0;
+    double speed = 1;          // simulated seconds per wall second; 0 = as fast as it goes
+    std::uint64_t commandSeq = 0;  // the last session command the worker had handled
+    std::uint64_t runId = 0;       // bumped when the run is rebuilt from scratch (new params)
+
+    bool finished() const { return snapshot && snapshot->now_s >= snapshot->end_s; }
+};
+
+using GatewayFramePtr = std::shared_ptr<const GatewayFrame>;
+
+}  // namespace taillab::ui
+
+Q_DECLARE_METATYPE(taillab::ui::GatewayFramePtr)

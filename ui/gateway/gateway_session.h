@@ -1,0 +1,65 @@
+// Plays a simulated run of seed 000's search gateway off the UI thread. Lives on the UI thread
+// and owns a QThread with a GatewayWorker, which owns the GatewaySim.
+//
+// Commands (start, play, pause, speed, seek, knob changes) go in as small values through queued
+// calls and return a sequence number; frames (GatewayFramePtr: the simulator's snapshot and the
+// playback state) come back at most ~30 Hz and the session keeps only the latest. A frame's
+// commandSeq says which commands it reflects, so a caller can wait for one to take effect.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <vector>
+
+#include "gateway/gateway_frame.h"
+
+namespace taillab::ui {
+
+class GatewayWorker;
+
+class GatewaySession : public QObject {
+    Q_OBJECT
+  public:
+    // The speeds the view offers, in simulated seconds per wall second; 0 = as fast as it goes.
+    static const std::vector<double>& speeds();
+    static QString speedLabel(double speed);
+    static constexpr std::uint64_t kDefaultSeed = 1;
+
+    explicit GatewaySession(QObject* parent = nullptr);
+    ~GatewaySession() override;
+
+    // A new run from simulated time 0 (drops the recorded knob changes).
+    quint64 start(const Params& params, std::uint64_t seed = kDefaultSeed, bool play = true);
+    quint64 play() { return setPlaying(true); }
+    quint64 pause() { return setPlaying(false); }
+    quint64 setPlaying(bool playing);
+    quint64 setSpeed(double speed);
+    // Moves to simulated time t_s (seconds since the run started).
+    quint64 seek(double t_s);
+    // New knob values from the current simulated moment on (a workload-shape knob restarts).
+    quint64 applyParams(const Params& params);
+
+    GatewayFramePtr latest() const { return latest_; }
+    quint64 lastCommand() const { return seq_; }
+    bool started() const { return started_; }
+    // True once a frame reflecting command `seq` has arrived.
+    bool handled(quint64 seq) const { return latest_ && latest_->commandSeq >= seq; }
+
+  signals:
+    void frameArrived(taillab::ui::GatewayFramePtr frame);
+    void failed(QString message);
+    // Something the user should know that is not a failure (a knob change restarted the run).
+    void notice(QString message);
+
+  private:
+    void onFrame(const GatewayFramePtr& frame);
+
+    QThread thread_;
+    GatewayWorker* worker_ = nullptr;  // owned by thread_ (deleted on its finish)
+    GatewayFramePtr latest_;
+    quint64 seq_ = 0;
+    bool started_ = false;
+};
+
+}  // namespace taillab::ui

@@ -1,0 +1,164 @@
+#include "gateway/gateway_tables.h"
+
+#include <QHeaderView>
+#include <QLocale>
+#include <QTableWidget>
+#include <cmath>
+
+#include "gateway/week_time.h"
+
+namespace taillab::ui {
+namespace {
+
+QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
+    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->setVisible(false);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setAlternatingRowColors(true);
+    t->setWordWrap(false);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < headers.size(); ++c)
+        t->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    return t;
+}
+
+QString grouped(std::uint64_t v) {
+    return QLocale(QLocale::English).toString(static_cast<qulonglong>(v));
+}
+
+QString percent(double num, double den) {
+    return den > 0 ? QString::number(100.0 * num / den, 'f', 1) + " %" : QString("–");
+}
+
+void setRow(QTableWidget* t, int row, const QStringList& cells) {
+    for (int c = 0; c < cells.size(); ++c) {
+        auto* item = t->item(row, c);
+        if (!item) {
+            item = new QTableWidgetItem;
+            item->setTextAlignment((c == 0 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+            t->setItem(row, c, item);
+        }
+        if (item->text() != cells[c]) item->setText(cells[c]);
+    }
+}
+
+}  // namespace
+
+GatewayTables::GatewayTables(QWidget* parent) : QTabWidget(parent) {
+    setObjectName("gatewayTables");
+    setDocumentMode(true);
+    customers_ = makeTable({tr("Customer"), tr("Requests"), tr("p99 (ms)"), tr("vs global p99")},
+                           this);
+    customers_->setObjectName("gatewayCustomersTable");
+    customers_->horizontalHeaderItem(3)->setToolTip(
+        tr("How many times the global p99 this customer's own p99 is"));
+    counters_ = makeTable({tr("Counter"), tr("Value"), tr("Share")}, this);
+    counters_->setObjectName("gatewayCountersTable");
+    timeline_ = makeTable({tr("Event"), tr("Simulated time (UTC)")}, this);
+    timeline_->setObjectName("gatewayTimelineTable");
+    addTab(customers_, tr("Worst customers"));
+    addTab(counters_, tr("Counters"));
+    addTab(timeline_, tr("Timeline"));
+}
+
+double GatewayTables::globalP99_ms(const gateway::GatewaySnapshot& s) {
+    return s.latency_us.empty()
+               ? std::nan("")
+               : static_cast<double>(s.latency_us.valueAtPercentile(99.0)) / 1000.0;
+}
+
+QString GatewayTables::conservationLine(const gateway::GatewaySnapshot& s) {
+    const bool holds = s.accepted == s.answered + s.rejected + s.failed + s.in_flight;
+    return tr("accepted %1 = answered %2 + rejected %3 + failed %4 + in flight %5  %6")
+        .arg(grouped(s.accepted), grouped(s.answered), grouped(s.rejected), grouped(s.failed),
+             grouped(s.in_flight), holds ? QString("✓") : tr("✗ does not add up"));
+}
+
+void GatewayTables::setFrame(const GatewayFramePtr& frame) {
+    if (!frame || !frame->snapshot) return;
+    fillCustomers(*frame->snapshot);
+    fillCounters(*frame->snapshot);
+    fillTimeline(*frame);
+}
+
+void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s) {
+    const double global = globalP99_ms(s);
+    customers_->setRowCount(static_cast<int>(s.worst_customers.size()));
+    for (std::size_t i = 0; i < s.worst_customers.size(); ++i) {
+        const auto& c = s.worst_customers[i];
+        const QString ratio =
+            global > 0 ? QString::number(c.p99_ms / global, 'f', 2) + " ×" : QString("–");
+        setRow(customers_, static_cast<int>(i),
+               {QString::fromStdString(c.name), grouped(c.requests),
+                QString::number(c.p99_ms, 'f', c.p99_ms >= 100 ? 0 : 1), ratio});
+    }
+}
+
+void GatewayTables::fillCounters(const gateway::GatewaySnapshot& s) {
+    std::vector<QStringList> rows;
+    const double accepted = static_cast<double>(s.accepted);
+    rows.push_back({tr("accepted"), grouped(s.accepted), QString()});
+    rows.push_back({tr("answered"), grouped(s.answered), percent(s.answered, accepted)});
+    rows.push_back({tr("rejected"), grouped(s.rejected), percent(s.rejected, accepted)});
+    rows.push_back({tr("failed"), grouped(s.failed), percent(s.failed, accepted)});
+    rows.push_back({tr("in flight"), grouped(s.in_flight), percent(s.in_flight, accepted)});
+    for (int o = 0; o < gateway::kOutcomes; ++o)
+        rows.push_back({tr("outcome %1 (%2)")
+                            .arg(QString::fromUtf8(gateway::kOutcomeNames[o]))
+                            .arg(gateway::kOutcomeStatus[o]),
+                        grouped(s.outcomes[o]), percent(s.outcomes[o], accepted)});
+    const double primary = static_cast<double>(s.primary_calls);
+    rows.push_back({tr("engine calls: primary"), grouped(s.primary_calls), QString()});
+    rows.push_back({tr("engine calls: hedges"), grouped(s.hedge_calls),
+                    percent(s.hedge_calls, primary)});
+    rows.push_back({tr("engine calls: last-chance"), grouped(s.last_chance_calls),
+                    percent(s.last_chance_calls, primary)});
+    rows.push_back({tr("engine calls: cancelled"), grouped(s.cancelled_calls),
+                    percent(s.cancelled_calls, primary)});
+    rows.push_back({tr("invalid upstream answers"), grouped(s.invalid_answers),
+                    percent(s.invalid_answers, primary)});
+    rows.push_back({tr("coalesced requests"), grouped(s.coalesced), percent(s.coalesced, accepted)});
+    std::uint64_t lookups = 0, hits = 0;
+    for (int k = 0; k < gateway::kClasses; ++k) {
+        lookups += s.cache_lookups[k];
+        hits += s.cache_hits[k];
+    }
+    rows.push_back({tr("cache hits / lookups"), grouped(hits) + " / " + grouped(lookups),
+                    percent(hits, lookups)});
+    rows.push_back({tr("synthetic probes (not in accepted)"), grouped(s.probes), QString()});
+    rows.push_back({tr("hedge budget level"), QString::number(100 * s.hedge_budget_level, 'f', 1) + " %",
+                    QString()});
+    for (int r = 0; r < gateway::kRegions; ++r)
+        rows.push_back({tr("%1 in flight / admission limit")
+                            .arg(QString::fromUtf8(gateway::kRegionNames[r])),
+                        QString("%1 / %2").arg(s.inflight[r]).arg(s.admission_limit[r]),
+                        QString()});
+    counters_->setRowCount(static_cast<int>(rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) setRow(counters_, static_cast<int>(i), rows[i]);
+}
+
+void GatewayTables::fillTimeline(const GatewayFrame& f) {
+    const auto& events = f.snapshot->timeline;
+    // Redrawn only when it changed (a seek back can shrink it and regrow it differently).
+    const QString key = QString("%1/%2/%3")
+                            .arg(events.size())
+                            .arg(events.empty() ? 0.0 : events.back().t_s, 0, 'g', 17)
+                            .arg(f.runId);
+    if (key == timelineKey_) return;
+    timelineKey_ = key;
+    const int startDay = f.params.spec("start_day") ? f.params.choiceIndex("start_day") : 0;
+    const double offset = week_time::startOffset_s(startDay);
+    // Newest first.
+    timeline_->setRowCount(static_cast<int>(events.size()));
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const auto& e = events[events.size() - 1 - i];
+        setRow(timeline_, static_cast<int>(i),
+               {QString::fromStdString(e.what), week_time::label(offset + e.t_s, true)});
+    }
+}
+
+}  // namespace taillab::ui

@@ -1,0 +1,39 @@
+// The gateway's numbers that are not charts: the customers whose p99 sits furthest above the
+// global p99, every counter of the run (requests, outcomes, engine calls, cache, coalescing),
+// and the timeline of knob changes and breaker events. conservationLine() is the one-line
+// account accepted = answered + rejected + failed + in flight shown above the charts.
+#pragma once
+
+#include <QTabWidget>
+
+#include "gateway/gateway_frame.h"
+
+class QTableWidget;
+
+namespace taillab::ui {
+
+class GatewayTables : public QTabWidget {
+    Q_OBJECT
+  public:
+    explicit GatewayTables(QWidget* parent = nullptr);
+    void setFrame(const GatewayFramePtr& frame);
+
+    QTableWidget* customersTable() const { return customers_; }
+    QTableWidget* countersTable() const { return counters_; }
+    QTableWidget* timelineTable() const { return timeline_; }
+
+    static QString conservationLine(const gateway::GatewaySnapshot& s);
+    static double globalP99_ms(const gateway::GatewaySnapshot& s);
+
+  private:
+    void fillCustomers(const gateway::GatewaySnapshot& s);
+    void fillCounters(const gateway::GatewaySnapshot& s);
+    void fillTimeline(const GatewayFrame& f);
+
+    QTableWidget* customers_ = nullptr;
+    QTableWidget* counters_ = nullptr;
+    QTableWidget* timeline_ = nullptr;
+    QString timelineKey_;  // what the timeline table shows
+};
+
+}  // namespace taillab::ui

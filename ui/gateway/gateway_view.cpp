@@ -1,0 +1,396 @@
+#include "gateway/gateway_view.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "chart_data_export.h"
+#include "plots/breaker_strip_chart.h"
+#include "gateway/gateway_charts.h"
+#include "gateway/gateway_session.h"
+#include "gateway/gateway_tables.h"
+#include "plots/gateway_time_chart.h"
+#include "gateway/hedge_sweep.h"
+#include "gateway/stage_path_widget.h"
+#include "plots/sweep_chart.h"
+#include "gateway/sweep_panel.h"
+#include "gateway/transport_bar.h"
+#include "gateway/week_time.h"
+#include "knob_editor.h"
+#include "knob_panel.h"
+#include "plots/chart_view.h"
+
+namespace taillab::ui {
+namespace {
+
+constexpr const char* kLastDirKey = "export/lastDirectory";
+constexpr ExportFormat kChartFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf,
+                                          ExportFormat::Csv, ExportFormat::Json};
+
+const char* extension(ExportFormat f) {
+    switch (f) {
+        case ExportFormat::Png:
+            return "png";
+        case ExportFormat::Svg:
+            return "svg";
+        case ExportFormat::Pdf:
+            return "pdf";
+        case ExportFormat::Csv:
+            return "csv";
+        case ExportFormat::Json:
+        case ExportFormat::ResultJson:
+            return "json";
+    }
+    return "";
+}
+
+QString formatText(ExportFormat f) {
+    switch (f) {
+        case ExportFormat::Png:
+            return QObject::tr("Export Chart as PNG…");
+        case ExportFormat::Svg:
+            return QObject::tr("Export Chart as SVG…");
+        case ExportFormat::Pdf:
+            return QObject::tr("Export Chart as PDF…");
+        case ExportFormat::Csv:
+            return QObject::tr("Export Chart Data as CSV…");
+        default:
+            return QObject::tr("Export Chart Data as JSON…");
+    }
+}
+
+int startDayOf(const Params& p) { return p.spec("start_day") ? p.choiceIndex("start_day") : 0; }
+
+Scenario knobScenario(const GatewayRunSpec& spec) {
+    Scenario s;
+    s.name = spec.name;
+    s.title = spec.title;
+    s.lab = "gateway";
+    s.seed = spec.seed;
+    s.params = spec.params;
+    return s;
+}
+
+}  // namespace
+
+GatewayView::GatewayView(const std::string& scenarioDirectory, QWidget* parent)
+    : QWidget(parent),
+      scenarioDirectory_(scenarioDirectory),
+      spec_(defaultGatewayRun()),
+      session_(new GatewaySession(this)),
+      scheduler_(new RedrawScheduler(this)) {
+    setObjectName("gatewayView");
+    buildLayout();
+    connect(session_, &GatewaySession::frameArrived, this, &GatewayView::onFrame);
+    connect(session_, &GatewaySession::failed, this, [this](const QString& m) {
+        message_->setText(tr("The simulation stopped: %1").arg(m));
+        message_->setVisible(true);
+    });
+    connect(session_, &GatewaySession::notice, this, [this](const QString& m) {
+        message_->setText(m);
+        message_->setVisible(true);
+    });
+    connect(scheduler_, &RedrawScheduler::redraw, this, [this](DirtyLevel) { onRedraw(); });
+    connect(knobs_, &KnobPanel::edited, this, &GatewayView::onKnobsEdited);
+    connect(transport_, &TransportBar::playRequested, this,
+            [this](bool play) { session_->setPlaying(play); });
+    connect(transport_, &TransportBar::speedRequested, session_, &GatewaySession::setSpeed);
+    connect(transport_, &TransportBar::seekRequested, session_, &GatewaySession::seek);
+    connect(transport_, &TransportBar::restartRequested, this, &GatewayView::restart);
+
+    const std::string published = findPublishedFigures(scenarioDirectory_);
+    sweep_->setPublished(readPublishedHedgeSweep(published), QString::fromStdString(published));
+    knobs_->setScenario(knobScenario(spec_), "hedge_delay_ms");
+    shownParams_ = spec_.params;
+}
+
+GatewayView::~GatewayView() = default;
+
+void GatewayView::buildLayout() {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+
+    auto* top = new QHBoxLayout;
+    transport_ = new TransportBar(this);
+    top->addWidget(transport_, 1);
+    exportButton_ = new QToolButton(this);
+    exportButton_->setObjectName("gatewayExportButton");
+    exportButton_->setText(tr("Export chart"));
+    exportButton_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+    exportButton_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    exportButton_->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(exportButton_);
+    for (ExportFormat f : kChartFormats)
+        menu->addAction(formatText(f), this, [this, f] { exportWithDialog(current_, f); });
+    exportButton_->setMenu(menu);
+    top->addWidget(exportButton_, 0, Qt::AlignTop);
+    layout->addLayout(top);
+
+    stagePath_ = new StagePathWidget(this);
+    layout->addWidget(stagePath_);
+
+    knobs_ = new KnobPanel(this);
+    knobs_->setObjectName("gatewayKnobPanel");
+    knobs_->setMinimumWidth(270);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName("gatewayTabs");
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(buildLivePage(), tr("Live"));
+    sweep_ = new SweepPanel([this] { return currentParams(); }, tabs_);
+    addChart(gateway_charts::kSweep, sweep_->chart());
+    tabs_->addTab(sweep_, tr("Hedge-delay sweep"));
+    tabs_->setCornerWidget(conservation_, Qt::TopRightCorner);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName("gatewaySplitter");
+    split->addWidget(knobs_);
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({290, 1150});
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
+    setCurrentChart(gateway_charts::kPercentiles);
+}
+
+QWidget* GatewayView::buildLivePage() {
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(4, 2, 4, 4);
+    layout->setSpacing(2);
+    // The conservation line sits beside the tabs (Live | Hedge-delay sweep), leaving the height
+    // to the charts.
+    conservation_ = new QLabel(this);
+    conservation_->setObjectName("gatewayConservation");
+    conservation_->setContentsMargins(0, 0, 8, 0);
+    conservation_->setToolTip(tr("Every accepted request ends exactly once: answered, rejected "
+                                 "(401, 429, shed) or failed (deadline, no engine), or is still "
+                                 "in flight"));
+    message_ = new QLabel(page);
+    message_->setStyleSheet("color: #a02020;");
+    message_->setWordWrap(true);
+    message_->setVisible(false);
+    layout->addWidget(message_);
+
+    auto* grid = new QGridLayout;
+    grid->setSpacing(4);
+    percentiles_ = new GatewayTimeChart(page);
+    queue_ = new GatewayTimeChart(page);
+    hedging_ = new GatewayTimeChart(page);
+    breakers_ = new BreakerStripChart(page);
+    cache_ = new GatewayTimeChart(page);
+    tables_ = new GatewayTables(page);
+    addChart(gateway_charts::kPercentiles, percentiles_);
+    addChart(gateway_charts::kQueue, queue_);
+    addChart(gateway_charts::kHedging, hedging_);
+    addChart(gateway_charts::kBreakers, breakers_);
+    addChart(gateway_charts::kCache, cache_);
+    grid->addWidget(percentiles_, 0, 0);
+    grid->addWidget(queue_, 0, 1);
+    grid->addWidget(hedging_, 0, 2);
+    grid->addWidget(breakers_, 1, 0);
+    grid->addWidget(cache_, 1, 1);
+    grid->addWidget(tables_, 1, 2);
+    for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
+    for (int r = 0; r < 2; ++r) grid->setRowStretch(r, 1);
+    layout->addLayout(grid, 1);
+    return page;
+}
+
+void GatewayView::addChart(const std::string& id, ChartView* view) {
+    view->setObjectName(QString::fromStdString(id));
+    view->setMinimumSize(300, 220);
+    charts_[id] = view;
+    view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view, &ChartView::activated, this, [this, id] { setCurrentChart(id); });
+    connect(view, &QWidget::customContextMenuRequested, this, [this, id, view](const QPoint& p) {
+        setCurrentChart(id);
+        QMenu menu(view);
+        for (ExportFormat f : kChartFormats)
+            menu.addAction(formatText(f), this, [this, id, f] { exportWithDialog(id, f); });
+        menu.addSeparator();
+        menu.addAction(tr("Reset Zoom"), view, &ChartView::resetView);
+        menu.exec(view->mapToGlobal(p));
+    });
+}
+
+std::vector<std::string> GatewayView::chartIds() const { return gateway_charts::chartIds(); }
+
+ChartView* GatewayView::chartView(const std::string& id) const {
+    const auto it = charts_.find(id);
+    return it == charts_.end() ? nullptr : it->second;
+}
+
+void GatewayView::setCurrentChart(const std::string& id) {
+    if (!chartView(id)) return;
+    current_ = id;
+    const QString title = QString::fromStdString(chartView(id)->chart().title);
+    exportButton_->setToolTip(
+        tr("Export the chart last clicked: %1\n(or right-click any chart)")
+            .arg(title.isEmpty() ? QString::fromStdString(id) : title));
+}
+
+void GatewayView::showSweepTab(bool sweep) { tabs_->setCurrentIndex(sweep ? 1 : 0); }
+
+void GatewayView::startRun(const GatewayRunSpec& spec, bool play) {
+    spec_ = spec;
+    started_ = true;
+    knobs_->setScenario(knobScenario(spec_), "hedge_delay_ms");
+    shownParams_ = spec_.params;
+    message_->setVisible(false);
+    if (!session_->started()) session_->setSpeed(kDefaultSpeed);
+    knobCommand_ = session_->start(spec_.params, spec_.seed, play);
+}
+
+void GatewayView::restart() {
+    const Scenario s = knobs_->editedScenario();
+    GatewayRunSpec spec = spec_;
+    spec.params = s.params;
+    spec.seed = s.seed;
+    const bool play = drawn_ ? drawn_->playing || drawn_->finished() : true;
+    spec_ = spec;
+    shownParams_ = spec.params;
+    message_->setVisible(false);
+    knobCommand_ = session_->start(spec.params, spec.seed, play);
+}
+
+std::pair<Params, std::uint64_t> GatewayView::currentParams() const {
+    const Scenario s = knobs_->editedScenario();
+    return {s.params, s.seed};
+}
+
+void GatewayView::onKnobsEdited() {
+    const Scenario s = knobs_->editedScenario();
+    if (!drawn_ || s.seed != drawn_->seed) {  // a new seed is a new run
+        restart();
+        return;
+    }
+    message_->setVisible(false);
+    shownParams_ = s.params;
+    knobCommand_ = session_->applyParams(s.params);
+}
+
+void GatewayView::onFrame(const GatewayFramePtr& frame) {
+    pending_ = frame;
+    scheduler_->request(DirtyLevel::Data);
+}
+
+void GatewayView::onRedraw() {
+    if (!pending_) return;
+    const GatewayFramePtr frame = pending_;
+    drawn_ = frame;
+    transport_->setFrame(frame);
+    if (frame->snapshot) {
+        stagePath_->setSnapshot(frame->snapshot);
+        conservation_->setText(tr("Requests: %1").arg(
+            GatewayTables::conservationLine(*frame->snapshot)));
+        tables_->setFrame(frame);
+        if (frame->snapshot != chartsSnapshot_) drawCharts(*frame);
+    }
+    syncKnobs(*frame);
+    emit frameDrawn(frame);
+}
+
+void GatewayView::drawCharts(const GatewayFrame& frame) {
+    const gateway::GatewaySnapshot& s = *frame.snapshot;
+    chartsSnapshot_ = frame.snapshot;
+    const double offset = week_time::startOffset_s(startDayOf(frame.params));
+    std::vector<double> markers;
+    for (double t : frame.changeTimes)
+        if (t <= s.now_s) markers.push_back(offset + t);
+    for (GatewayTimeChart* c :
+         std::initializer_list<GatewayTimeChart*>{percentiles_, queue_, hedging_, breakers_, cache_})
+        c->setMarkers(markers);
+    percentiles_->setChart(gateway_charts::percentiles(s, offset));
+    queue_->setChart(gateway_charts::queue(s, offset));
+    hedging_->setChart(gateway_charts::hedging(s, offset));
+    cache_->setChart(gateway_charts::cache(s, offset));
+    QStringList lanes;
+    const int engines = static_cast<int>(s.engines.size());
+    for (int lane = 0; lane < gateway::kRegions * engines; ++lane) {
+        QString name = QString::fromStdString(gateway_charts::laneName(s, lane));
+        if (static_cast<std::size_t>(lane) < s.breaker_state.size() &&
+            s.breaker_state[static_cast<std::size_t>(lane)] != gateway::BreakerState::Closed)
+            name += s.breaker_state[static_cast<std::size_t>(lane)] == gateway::BreakerState::Open
+                        ? tr(" (open)")
+                        : tr(" (half-open)");
+        lanes << name;
+    }
+    breakers_->setLanes(lanes);
+    breakers_->showStrips(gateway_charts::breakers(s, offset));
+}
+
+void GatewayView::syncKnobs(const GatewayFrame& frame) {
+    // Only once the worker has seen the last edit, so an older frame never undoes it.
+    if (frame.commandSeq < knobCommand_ || frame.params == shownParams_) return;
+    for (const auto& spec : frame.params.specs())
+        if (KnobEditor* e = knobs_->editor(spec.key)) e->setValue(frame.params.real(spec.key));
+    shownParams_ = frame.params;
+}
+
+bool GatewayView::exportChart(const std::string& id, ExportFormat format, const QString& path,
+                              QString* error) const {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    ChartView* view = chartView(id);
+    if (!view) return fail(tr("There is no gateway chart '%1'.").arg(QString::fromStdString(id)));
+    bool ok = false;
+    switch (format) {
+        case ExportFormat::Png:
+            ok = view->savePng(path);
+            break;
+        case ExportFormat::Svg:
+            ok = view->saveSvg(path);
+            break;
+        case ExportFormat::Pdf:
+            ok = view->savePdf(path);
+            break;
+        case ExportFormat::Csv:
+            ok = writeTextFile(path.toStdString(), chartToCsv(view->chart()));
+            break;
+        case ExportFormat::Json:
+        case ExportFormat::ResultJson: {
+            LabResult context;
+            context.lab = "gateway";
+            context.scenario = spec_.name;
+            context.seed = drawn_ ? drawn_->seed : spec_.seed;
+            context.parameters = (drawn_ ? drawn_->params : spec_.params).toJson();
+            nlohmann::ordered_json j = chartToJson(view->chart(), &context);
+            if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
+            ok = writeTextFile(path.toStdString(), j.dump(2) + "\n");
+            break;
+        }
+    }
+    return ok ? true : fail(tr("Cannot write %1").arg(path));
+}
+
+void GatewayView::exportWithDialog(const std::string& id, ExportFormat format) {
+    QSettings settings;
+    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
+    const QString name = QString("gateway-%1.%2")
+                             .arg(QString::fromStdString(id).remove("gateway_"),
+                                  extension(format));
+    const QString path = QFileDialog::getSaveFileName(this, formatText(format).remove("…"),
+                                                      QDir(dir).filePath(name));
+    if (path.isEmpty()) return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportChart(id, format, path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+}  // namespace taillab::ui

@@ -1,0 +1,114 @@
+// The Gateway view: a simulated run of seed 000's search gateway streamed as it happens. On top
+// the playback controls and the request path stage by stage; on the left the knobs (applied
+// mid-run from the moment they change); on the right, in the "Live" tab, the conservation line,
+// five time charts (latency percentiles, queue depth and admission limit, hedging, breaker
+// strips, cache hit rates) and the worst customers / counters / timeline; in the "Hedge-delay
+// sweep" tab the sweep of fixed hedge delays against seed 000's published points.
+//
+// Frames come from a GatewaySession (its own thread); the view keeps only the latest and redraws
+// through one RedrawScheduler. Every chart exports like the labs' (PNG, SVG, PDF, CSV, JSON),
+// from its context menu, the Export button (the chart last clicked) or exportChart().
+#pragma once
+
+#include <QWidget>
+#include <map>
+#include <string>
+
+#include "export_actions.h"
+#include "gateway/gateway_frame.h"
+#include "gateway/gateway_scenario.h"
+#include "redraw_scheduler.h"
+
+class QLabel;
+class QTabWidget;
+class QToolButton;
+
+namespace taillab::ui {
+
+class BreakerStripChart;
+class ChartView;
+class GatewaySession;
+class GatewayTables;
+class GatewayTimeChart;
+class KnobPanel;
+class StagePathWidget;
+class SweepPanel;
+class TransportBar;
+
+class GatewayView : public QWidget {
+    Q_OBJECT
+  public:
+    static constexpr double kDefaultSpeed = 1000;
+
+    explicit GatewayView(const std::string& scenarioDirectory, QWidget* parent = nullptr);
+    ~GatewayView() override;
+
+    // A new run from simulated time 0 with these knobs (shown in the knob panel).
+    void startRun(const GatewayRunSpec& spec, bool play = true);
+    bool hasRun() const { return started_; }
+
+    GatewaySession* session() const { return session_; }
+    GatewayFramePtr latestFrame() const { return drawn_; }  // the frame last drawn
+
+    std::vector<std::string> chartIds() const;
+    ChartView* chartView(const std::string& id) const;
+    std::string currentChartId() const { return current_; }
+    void setCurrentChart(const std::string& id);
+    bool exportChart(const std::string& id, ExportFormat format, const QString& path,
+                     QString* error = nullptr) const;
+
+    KnobPanel* knobPanel() const { return knobs_; }
+    TransportBar* transport() const { return transport_; }
+    StagePathWidget* stagePath() const { return stagePath_; }
+    GatewayTables* tables() const { return tables_; }
+    SweepPanel* sweepPanel() const { return sweep_; }
+    QTabWidget* tabs() const { return tabs_; }
+    void showSweepTab(bool sweep);
+
+  signals:
+    // A frame has been drawn (charts, path and tables show it).
+    void frameDrawn(taillab::ui::GatewayFramePtr frame);
+
+  private:
+    void buildLayout();
+    QWidget* buildLivePage();
+    void addChart(const std::string& id, ChartView* view);
+    void onFrame(const GatewayFramePtr& frame);
+    void onRedraw();
+    void drawCharts(const GatewayFrame& frame);
+    void syncKnobs(const GatewayFrame& frame);
+    void onKnobsEdited();
+    void restart();
+    void exportWithDialog(const std::string& id, ExportFormat format);
+    std::pair<Params, std::uint64_t> currentParams() const;
+
+    std::string scenarioDirectory_;
+    GatewayRunSpec spec_;
+    bool started_ = false;
+    GatewaySession* session_ = nullptr;
+    RedrawScheduler* scheduler_ = nullptr;
+    GatewayFramePtr pending_;
+    GatewayFramePtr drawn_;
+    GatewaySnapshotPtr chartsSnapshot_;  // the snapshot the charts show
+    quint64 knobCommand_ = 0;           // the last applyParams sent
+    Params shownParams_;                // what the knob panel shows
+
+    TransportBar* transport_ = nullptr;
+    QToolButton* exportButton_ = nullptr;
+    StagePathWidget* stagePath_ = nullptr;
+    KnobPanel* knobs_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QLabel* conservation_ = nullptr;
+    QLabel* message_ = nullptr;
+    GatewayTimeChart* percentiles_ = nullptr;
+    GatewayTimeChart* queue_ = nullptr;
+    GatewayTimeChart* hedging_ = nullptr;
+    BreakerStripChart* breakers_ = nullptr;
+    GatewayTimeChart* cache_ = nullptr;
+    GatewayTables* tables_ = nullptr;
+    SweepPanel* sweep_ = nullptr;
+    std::map<std::string, ChartView*> charts_;
+    std::string current_;
+};
+
+}  // namespace taillab::ui

@@ -1,0 +1,169 @@
+#include "gateway/stage_path_widget.h"
+
+#include <QHelpEvent>
+#include <QLocale>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+namespace taillab::ui {
+namespace {
+
+constexpr int kMargin = 6;
+constexpr int kArrow = 24;  // gap between boxes, holding the arrow
+constexpr int kPad = 7;
+constexpr int kBarHeight = 7;
+
+using gateway::kStages;
+
+QString count(std::uint64_t v) {
+    if (v >= 10'000'000) return QString::number(static_cast<double>(v) / 1e6, 'f', 2) + " M";
+    return QLocale(QLocale::English).toString(static_cast<qulonglong>(v));
+}
+
+// Milliseconds with three significant digits or so, without the unit.
+QString ms(double v) {
+    if (!std::isfinite(v)) return "–";
+    const int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    return QString::number(v, 'f', decimals);
+}
+
+double mean(const gateway::StageStats& s) {
+    return s.entered > 0 ? s.time_ms_total / static_cast<double>(s.entered) : 0.0;
+}
+
+// Green within budget, amber when the worst request went over, red when the mean did.
+QColor verdictColor(const gateway::StageStats& s) {
+    if (s.entered == 0 || s.budget_ms <= 0) return QColor(150, 150, 150);
+    if (mean(s) > s.budget_ms) return QColor(0xc0, 0x2a, 0x2a);
+    if (s.time_ms_max > s.budget_ms) return QColor(0xd9, 0x8a, 0x00);
+    return QColor(0x2c, 0x8c, 0x3c);
+}
+
+}  // namespace
+
+StagePathWidget::StagePathWidget(QWidget* parent) : QWidget(parent) {
+    setObjectName("gatewayStagePath");
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setMouseTracking(true);
+}
+
+void StagePathWidget::setSnapshot(GatewaySnapshotPtr snapshot) {
+    snapshot_ = std::move(snapshot);
+    update();
+}
+
+int StagePathWidget::captionHeight() const { return fontMetrics().height() + 4; }
+
+QSize StagePathWidget::sizeHint() const {
+    const int line = fontMetrics().height();
+    return {1200, captionHeight() + 2 * kMargin + 2 * kPad + 4 * line + kBarHeight + 6};
+}
+
+QSize StagePathWidget::minimumSizeHint() const { return {7 * 120, sizeHint().height()}; }
+
+QRectF StagePathWidget::boxRect(int stage) const {
+    const double top = kMargin + captionHeight();
+    const double w = (width() - 2.0 * kMargin - (kStages - 1) * kArrow) / kStages;
+    return {kMargin + stage * (w + kArrow), top, w, height() - top - kMargin};
+}
+
+QStringList StagePathWidget::stageLines(int stage) const {
+    const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
+    if (!snapshot_) return {name, tr("in – → out –"), tr("mean – · max – ms"), tr("budget – ms")};
+    const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
+    return {name, tr("in %1 → out %2").arg(count(s.entered), count(s.passed)),
+            tr("mean %1 · max %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)),
+            tr("budget %1 ms").arg(ms(s.budget_ms))};
+}
+
+void StagePathWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.fillRect(rect(), palette().window());
+    const QFontMetrics fm = fontMetrics();
+    const int line = fm.height();
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(kMargin, kMargin - 2, width() - 2 * kMargin, captionHeight()),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               tr("Request path — totals since the run started; mean and max simulated time in "
+                  "each stage against its budget (bar: mean; tick: max)"));
+    QFont bold = font();
+    bold.setBold(true);
+    for (int i = 0; i < kStages; ++i) {
+        const QRectF box = boxRect(i);
+        const gateway::StageStats* s =
+            snapshot_ ? &snapshot_->stages[static_cast<std::size_t>(i)] : nullptr;
+        const QColor verdict = s ? verdictColor(*s) : QColor(150, 150, 150);
+        p.setPen(QPen(verdict, 1.6));
+        p.setBrush(QColor(252, 252, 250));
+        p.drawRoundedRect(box.adjusted(0.8, 0.8, -0.8, -0.8), 6, 6);
+
+        const QStringList lines = stageLines(i);
+        QRectF text = box.adjusted(kPad, kPad - 2, -kPad, 0);
+        p.setFont(bold);
+        p.setPen(QColor(25, 25, 25));
+        p.drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignLeft,
+                   lines[0]);
+        p.setFont(font());
+        p.setPen(QColor(90, 90, 90));
+        p.drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignRight, lines[3]);
+        p.setPen(QColor(25, 25, 25));
+        for (int k = 1; k <= 2; ++k)
+            p.drawText(QRectF(text.left(), text.top() + k * line, text.width(), line),
+                       Qt::AlignLeft, fm.elidedText(lines[k], Qt::ElideRight,
+                                                    static_cast<int>(text.width())));
+
+        // Budget bar: full width = budget (over budget fills it and turns red), tick at the max.
+        const QRectF bar(text.left(), text.top() + 3 * line + 5, text.width(), kBarHeight);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(228, 228, 228));
+        p.drawRoundedRect(bar, 2, 2);
+        if (s && s->budget_ms > 0 && s->entered > 0) {
+            const double fill = std::clamp(mean(*s) / s->budget_ms, 0.0, 1.0);
+            p.setBrush(verdict);
+            p.drawRoundedRect(QRectF(bar.left(), bar.top(), bar.width() * fill, bar.height()), 2,
+                              2);
+            const double tick = std::clamp(s->time_ms_max / s->budget_ms, 0.0, 1.0);
+            const double x = bar.left() + bar.width() * tick;
+            p.setPen(QPen(QColor(30, 30, 30), 2));
+            p.drawLine(QPointF(x, bar.top() - 2), QPointF(x, bar.bottom() + 2));
+        }
+
+        if (i + 1 < kStages) {  // arrow to the next stage
+            const double y = box.top() + box.height() / 2;
+            const double x0 = box.right() + 3, x1 = box.right() + kArrow - 3;
+            p.setPen(QPen(QColor(80, 80, 80), 1.6));
+            p.drawLine(QPointF(x0, y), QPointF(x1 - 5, y));
+            QPainterPath head;
+            head.moveTo(x1, y);
+            head.lineTo(x1 - 7, y - 4.5);
+            head.lineTo(x1 - 7, y + 4.5);
+            head.closeSubpath();
+            p.fillPath(head, QColor(80, 80, 80));
+        }
+    }
+}
+
+bool StagePathWidget::event(QEvent* event) {
+    if (event->type() != QEvent::ToolTip) return QWidget::event(event);
+    auto* help = static_cast<QHelpEvent*>(event);
+    for (int i = 0; i < kStages; ++i) {
+        if (!boxRect(i).contains(help->pos())) continue;
+        QString tip = stageLines(i).join("\n");
+        if (snapshot_) {
+            const auto& s = snapshot_->stages[static_cast<std::size_t>(i)];
+            tip += tr("\ntotal time %1 ms over %2 requests").arg(s.time_ms_total, 0, 'f', 0)
+                       .arg(count(s.entered));
+        }
+        QToolTip::showText(help->globalPos(), tip, this);
+        return true;
+    }
+    QToolTip::hideText();
+    event->ignore();
+    return true;
+}
+
+}  // namespace taillab::ui

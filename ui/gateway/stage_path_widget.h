@@ -1,0 +1,34 @@
+// The request path drawn stage by stage (edge -> gateway -> compiler -> cache -> router ->
+// engines -> merge): one box per stage with how many requests entered and passed it, the mean
+// and max simulated time spent in it, and a bar of that time against the stage's budget (seed
+// 000's budget table). Painted with QPainter from the latest snapshot.
+#pragma once
+
+#include <QWidget>
+
+#include "gateway/gateway_frame.h"
+
+namespace taillab::ui {
+
+class StagePathWidget : public QWidget {
+    Q_OBJECT
+  public:
+    explicit StagePathWidget(QWidget* parent = nullptr);
+    void setSnapshot(GatewaySnapshotPtr snapshot);
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    // The text of one stage's box, as drawn (tests and tooltips).
+    QStringList stageLines(int stage) const;
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+  private:
+    QRectF boxRect(int stage) const;
+    int captionHeight() const;
+
+    GatewaySnapshotPtr snapshot_;
+};
+
+}  // namespace taillab::ui

@@ -1,0 +1,54 @@
+// Playback controls of the gateway view: play / pause, the speed (simulated seconds per wall
+// second), a seek slider over the run labelled with simulated day and time ("Tue 04:00"), the
+// current simulated time and what the session is doing. Emits requests; shows frames.
+#pragma once
+
+#include <QWidget>
+
+#include "gateway/gateway_frame.h"
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QToolButton;
+
+namespace taillab::ui {
+
+class TransportBar : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TransportBar(QWidget* parent = nullptr);
+
+    void setFrame(const GatewayFramePtr& frame);
+    void setSpeed(double speed);  // no signal
+
+    QToolButton* playButton() const { return play_; }
+    QComboBox* speedBox() const { return speed_; }
+    QSlider* seekSlider() const { return slider_; }
+    QLabel* timeLabel() const { return time_; }
+    QToolButton* restartButton() const { return restart_; }
+    // Slider units: simulated seconds since the run started, in steps of kSliderStep_s.
+    static constexpr int kSliderStep_s = 60;
+
+  signals:
+    void playRequested(bool play);
+    void speedRequested(double speed);
+    void seekRequested(double t_s);
+    void restartRequested();
+
+  private:
+    void showTime(double t_s, const GatewayFrame* frame);
+
+    QToolButton* play_ = nullptr;
+    QComboBox* speed_ = nullptr;
+    QSlider* slider_ = nullptr;
+    QWidget* ruler_ = nullptr;
+    QLabel* time_ = nullptr;
+    QLabel* state_ = nullptr;
+    QToolButton* restart_ = nullptr;
+    GatewayFramePtr frame_;
+    double offset_s_ = 0;  // Mon 00:00 -> run start
+    double end_s_ = 0;
+};
+
+}  // namespace taillab::ui

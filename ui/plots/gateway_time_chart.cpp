@@ -1,0 +1,63 @@
+#include "plots/gateway_time_chart.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gateway/week_time.h"
+
+namespace taillab::ui {
+namespace {
+
+// Ticks at round simulated times (1 min ... 1 day), labelled "Tue\n04:00".
+class WeekTicker : public QCPAxisTicker {
+  protected:
+    double getTickStep(const QCPRange& range) override {
+        static constexpr double kSteps[] = {60,    300,   600,   900,   1800,   3600,  7200,
+                                            10800, 21600, 43200, 86400, 172800, 604800};
+        const double ideal = range.size() / std::max(1, tickCount());
+        for (double s : kSteps)
+            if (s >= ideal) return s;
+        return kSteps[std::size(kSteps) - 1] * std::ceil(ideal / kSteps[std::size(kSteps) - 1]);
+    }
+    int getSubTickCount(double tickStep) override {
+        if (tickStep == 86400 || tickStep == 43200 || tickStep == 21600 || tickStep == 10800)
+            return 2;
+        return tickStep == 7200 || tickStep == 600 ? 1 : 2;
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        return week_time::tickLabel(tick);
+    }
+};
+
+}  // namespace
+
+GatewayTimeChart::GatewayTimeChart(QWidget* parent) : TimeChart(parent) {
+    auto ticker = QSharedPointer<WeekTicker>::create();
+    ticker->setTickCount(5);
+    plot()->xAxis->setTicker(ticker);
+}
+
+void GatewayTimeChart::setMarkers(std::vector<double> x) { markers_ = std::move(x); }
+
+void GatewayTimeChart::configureAxes(const Chart& chart) {
+    TimeChart::configureAxes(chart);
+    if (!plot()->xAxis->ticker().dynamicCast<WeekTicker>())
+        plot()->xAxis->setTicker(QSharedPointer<WeekTicker>::create());
+    for (QCPAbstractItem* item : markerItems_) plot()->removeItem(item);
+    markerItems_.clear();
+    for (double x : markers_) {
+        auto* line = new QCPItemStraightLine(plot());
+        line->point1->setCoords(x, 1);
+        line->point2->setCoords(x, 10);
+        QPen pen(QColor(110, 110, 110), 1.2, Qt::DashLine);
+        line->setPen(pen);
+        line->setSelectable(false);
+        markerItems_.push_back(line);
+    }
+}
+
+QString GatewayTimeChart::formatX(double x) const { return week_time::label(x, true); }
+
+}  // namespace taillab::ui
