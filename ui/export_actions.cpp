@@ -113,28 +113,22 @@ bool ExportActions::exportTo(ExportFormat format, const QString& path, QString* 
     ChartView* view = charts_->currentView();
     const Chart* chart = charts_->currentChart();
     if (!view || !chart) return fail(tr("There is no chart to export."));
-    bool ok = false;
-    switch (format) {
-        case ExportFormat::Png:
-            ok = view->savePng(path);
-            break;
-        case ExportFormat::Svg:
-            ok = view->saveSvg(path);
-            break;
-        case ExportFormat::Pdf:
-            ok = view->savePdf(path);
-            break;
-        case ExportFormat::Csv:
-            ok = writeTextFile(path.toStdString(), chartToCsv(*chart));
-            break;
-        case ExportFormat::Json:
-            ok =
-                writeTextFile(path.toStdString(), chartToJson(*chart, result.get()).dump(2) + "\n");
-            break;
-        case ExportFormat::ResultJson:
-            break;
-    }
+    const bool ok =
+        saveChart(*view, *chart, format, path, [&] { return chartToJson(*chart, result.get()); });
     return ok ? true : fail(tr("Cannot write %1").arg(path));
+}
+
+bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
+               const std::function<nlohmann::ordered_json()>& json) {
+    switch (format) {
+        case ExportFormat::Png: return view.savePng(path);
+        case ExportFormat::Svg: return view.saveSvg(path);
+        case ExportFormat::Pdf: return view.savePdf(path);
+        case ExportFormat::Csv: return writeTextFile(path.toStdString(), chartToCsv(chart));
+        case ExportFormat::Json:
+        case ExportFormat::ResultJson: return writeTextFile(path.toStdString(), json().dump(2) + "\n");
+    }
+    return false;
 }
 
 void ExportActions::exportWithDialog(ExportFormat format) {

@@ -8,6 +8,9 @@
 #include <QString>
 #include <functional>
 
+#include <nlohmann/json.hpp>
+
+#include "labs/lab_result.h"
 #include "lab_result_ptr.h"
 
 class QAction;
@@ -16,8 +19,14 @@ class QWidget;
 namespace taillab::ui {
 
 class ChartArea;
+class ChartView;
 
 enum class ExportFormat { Png, Svg, Pdf, Csv, Json, ResultJson };
+
+// Writes one chart: the view as PNG/SVG/PDF, its data as CSV, or `json` (the caller's JSON of
+// the chart, built only for Json/ResultJson). False when the file cannot be written.
+bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
+               const std::function<nlohmann::ordered_json()>& json);
 
 class ExportActions : public QObject {
     Q_OBJECT

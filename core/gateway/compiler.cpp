@@ -451,14 +451,20 @@ std::uint64_t hashText(std::string_view bytes) {
     return fmix64(f.h);
 }
 
-std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
-                           std::string_view lang, std::uint64_t normalizedQueryHash, int bucket,
-                           std::string_view mode, bool include_media) {
+CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,
+                              std::string_view lang) {
     Fnv1a f;
     f.field("v4");
     f.field(endpoint);
     f.field(region);
     f.field(lang);
+    return CacheKeyPrefix{f.h};
+}
+
+std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket,
+                           std::string_view mode, bool include_media) {
+    Fnv1a f;
+    f.h = prefix.state;
     f.u64(normalizedQueryHash);
     f.byte(0);
     f.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(bucket)));
@@ -466,6 +472,13 @@ std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
     f.field(mode);
     f.byte(include_media ? 1 : 0);
     return fmix64(f.h);
+}
+
+std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
+                           std::string_view lang, std::uint64_t normalizedQueryHash, int bucket,
+                           std::string_view mode, bool include_media) {
+    return foldCacheKey(cacheKeyPrefix(endpoint, region, lang), normalizedQueryHash, bucket, mode,
+                        include_media);
 }
 
 QueryClass classifyQuery(std::string_view normalized) {

@@ -93,6 +93,17 @@ std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
                            std::string_view lang, std::uint64_t normalizedQueryHash, int bucket,
                            std::string_view mode, bool include_media);
 
+// The same key in two steps, for callers that fold many queries under few (endpoint, region,
+// lang) triples (the simulator): the prefix's hash state is computed once.
+// foldCacheKey(cacheKeyPrefix(e, r, l), q, b, m, i) == foldCacheKey(e, r, l, q, b, m, i).
+struct CacheKeyPrefix {
+    std::uint64_t state = 0;
+};
+CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,
+                              std::string_view lang);
+std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket,
+                           std::string_view mode, bool include_media);
+
 // See the header comment. `normalized` should come from normalizeQuery; other text is
 // classified as if it had been split on ASCII spaces.
 QueryClass classifyQuery(std::string_view normalized);

@@ -36,7 +36,8 @@ constexpr std::array<std::array<int, 2>, kRegions> kNearest{{{1, 2}, {0, 2}, {0,
 // (none for long-tail and news, which are never served stale).
 constexpr std::array<double, kClasses> kTtlS{21600, 86400, 7200, 3600, 300};
 constexpr std::array<double, kClasses> kSwrS{3600, 86400, 1800, 0, 0};
-constexpr double kRestS = 60;  // an egress IP rests this long for an engine after a block page
+constexpr double kRestS = 60;
+constexpr std::array<std::string_view, 2> kEndpoints{"/search/lite", "/search/fast"};  // an egress IP rests this long for an engine after a block page
 
 }  // namespace
 
@@ -212,6 +213,10 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
     limits_.fill(AdaptiveLimit(lc));
     for (auto& row : breakers_) row.fill(Breaker(cfg_.breaker));
     stats_.resize(static_cast<std::size_t>(kRegions * kEngines * kClasses));
+    for (std::size_t e = 0; e < kEndpoints.size(); ++e)
+        for (int g = 0; g < kRegions; ++g)
+            for (std::string_view lang : kLanguages)
+                keyPrefix_.push_back(cacheKeyPrefix(kEndpoints[e], kRegionNames[g], lang));
     egress_.resize(static_cast<std::size_t>(kRegions * cfg_.egress_ips * kEngines));
     engineInflight_.assign(static_cast<std::size_t>(kRegions * cfg_.instances * kEngines), 0);
     delays_.assign(static_cast<std::size_t>(kRegions * kEngines * kClasses),
@@ -251,15 +256,22 @@ void GatewayPath::setConfig(const PathConfig& config) {
     }
 }
 
-std::uint32_t GatewayPath::newRequest() {
-    std::uint32_t r;
-    if (!freeRequests_.empty()) {
-        r = freeRequests_.back();
-        freeRequests_.pop_back();
-    } else {
-        r = static_cast<std::uint32_t>(requests_.size());
-        requests_.emplace_back();
+namespace {
+// A slot from a pool: a freed index if there is one, else a new element at the end.
+template <typename T>
+std::uint32_t acquire(std::deque<T>& pool, std::vector<std::uint32_t>& freed) {
+    if (!freed.empty()) {
+        const std::uint32_t i = freed.back();
+        freed.pop_back();
+        return i;
     }
+    pool.emplace_back();
+    return static_cast<std::uint32_t>(pool.size() - 1);
+}
+}  // namespace
+
+std::uint32_t GatewayPath::newRequest() {
+    const std::uint32_t r = acquire(requests_, freeRequests_);
     requests_[r] = Request{};
     requests_[r].live = true;
     return r;
@@ -416,13 +428,12 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
     t += comp;
     st[2].time_ms_total += toMs(comp);
     st[2].time_ms_max = std::max(st[2].time_ms_max, toMs(comp));
-    const std::string_view lang = "en";  // folded through the customer's language index below
-    const int lang_index = q.spec.customer < workload_.customers().size()
-                               ? workload_.customers()[q.spec.customer].lang
-                               : 0;
-    q.key = foldCacheKey(q.spec.endpoint ? "/search/fast" : "/search/lite",
-                         kRegionNames[q.region], lang, q.spec.query ^ (0x100000001b3ULL * lang_index),
-                         maxResultsBucket(q.spec.max_results), "web", false);
+    const int lang = q.spec.customer < workload_.customers().size()
+                         ? workload_.customers()[q.spec.customer].lang
+                         : 0;
+    q.key = foldCacheKey(keyPrefix_[(q.spec.endpoint * kRegions + q.region) * kLanguages.size() +
+                                    static_cast<std::size_t>(lang)],
+                         q.spec.query, maxResultsBucket(q.spec.max_results), "web", false);
     ++st[2].passed;
     // Cache: L1, then L2, then a flight upstream (joined if one is in the air).
     ++st[3].entered;
@@ -491,14 +502,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
             if (detachAt > t) q.detachTimer = port_.setTimer(detachAt, TimerKind::Detach, r);
             return;
         }
-        std::uint32_t fi;
-        if (!freeFlights_.empty()) {
-            fi = freeFlights_.back();
-            freeFlights_.pop_back();
-        } else {
-            fi = static_cast<std::uint32_t>(flights_.size());
-            flights_.emplace_back();
-        }
+        const std::uint32_t fi = acquire(flights_, freeFlights_);
         Flight& f = flights_[fi];
         f.mapKey = mapKey;
         f.region = q.region;
@@ -625,14 +629,7 @@ void GatewayPath::noteBreaker(Time now, int region, int engine) {
 bool GatewayPath::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
     Request& q = requests_[r];
     if (q.ncalls >= kMaxCalls) return false;
-    std::uint32_t c;
-    if (!freeCalls_.empty()) {
-        c = freeCalls_.back();
-        freeCalls_.pop_back();
-    } else {
-        c = static_cast<std::uint32_t>(calls_.size());
-        calls_.emplace_back();
-    }
+    const std::uint32_t c = acquire(calls_, freeCalls_);
     const int ip = pickEgress(at, q.region, engine);
     calls_[c] = Call{r, static_cast<std::uint8_t>(engine), static_cast<std::uint8_t>(ip), role, at,
                      true};

@@ -23,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "gateway/compiler.h"
 #include "gateway/flat_map.h"
 #include "gateway/fleet.h"
 #include "gateway/gateway_sim.h"
@@ -124,6 +125,7 @@ private:
         std::uint64_t last_fingerprint = 0;
         std::uint64_t last_key = 0;
     };
+    std::vector<CacheKeyPrefix> keyPrefix_;  // [(endpoint * kRegions + region) * langs + lang]
     std::vector<EgressState> egress_;  // [(region * egress_ips + ip) * kEngines + engine]
     std::array<int, kRegions> nextIp_{};
 

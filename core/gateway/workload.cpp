@@ -130,7 +130,7 @@ Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gatew
         const double r = crng.uniform();
         c.home = r < 0.35 ? Region::EU : r < 0.8 ? Region::US : Region::APAC;
         c.pins = crng.bernoulli(0.2);
-        c.lang = static_cast<std::uint8_t>(crng.below(4));
+        c.lang = static_cast<std::uint8_t>(crng.below(kLanguages.size()));
         const double planWeight = c.plan == Plan::Enterprise ? 4 : c.plan == Plan::Pro ? 2 : 1;
         c.weight = planWeight / std::pow(i + 1.0, 0.9);
         char name[48];

@@ -33,6 +33,7 @@
 namespace taillab::gateway {
 
 enum class Plan : std::uint8_t { Free, Pro, Enterprise };
+constexpr std::array<std::string_view, 4> kLanguages{"en", "de", "fr", "ja"};
 constexpr std::array<std::string_view, 3> kPlanNames{"free", "pro", "enterprise"};
 
 struct Customer {
@@ -40,7 +41,7 @@ struct Customer {
     Plan plan = Plan::Free;
     Region home = Region::EU;
     bool pins = false;     // sends X-Region: stays in its home region
-    std::uint8_t lang = 0; // index into a small language list
+    std::uint8_t lang = 0; // index into kLanguages
     double weight = 1;     // share of interactive traffic
 };
 

@@ -348,33 +348,16 @@ bool GatewayView::exportChart(const std::string& id, ExportFormat format, const 
     };
     ChartView* view = chartView(id);
     if (!view) return fail(tr("There is no gateway chart '%1'.").arg(QString::fromStdString(id)));
-    bool ok = false;
-    switch (format) {
-        case ExportFormat::Png:
-            ok = view->savePng(path);
-            break;
-        case ExportFormat::Svg:
-            ok = view->saveSvg(path);
-            break;
-        case ExportFormat::Pdf:
-            ok = view->savePdf(path);
-            break;
-        case ExportFormat::Csv:
-            ok = writeTextFile(path.toStdString(), chartToCsv(view->chart()));
-            break;
-        case ExportFormat::Json:
-        case ExportFormat::ResultJson: {
-            LabResult context;
-            context.lab = "gateway";
-            context.scenario = spec_.name;
-            context.seed = drawn_ ? drawn_->seed : spec_.seed;
-            context.parameters = (drawn_ ? drawn_->params : spec_.params).toJson();
-            nlohmann::ordered_json j = chartToJson(view->chart(), &context);
-            if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
-            ok = writeTextFile(path.toStdString(), j.dump(2) + "\n");
-            break;
-        }
-    }
+    const bool ok = saveChart(*view, view->chart(), format, path, [&] {
+        LabResult context;
+        context.lab = "gateway";
+        context.scenario = spec_.name;
+        context.seed = drawn_ ? drawn_->seed : spec_.seed;
+        context.parameters = (drawn_ ? drawn_->params : spec_.params).toJson();
+        nlohmann::ordered_json j = chartToJson(view->chart(), &context);
+        if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
+        return j;
+    });
     return ok ? true : fail(tr("Cannot write %1").arg(path));
 }
 
