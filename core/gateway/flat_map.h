@@ -2,7 +2,9 @@
 // lookups (L1 index, L2, in-flight keys). One array of slots, linear probing, deletion by
 // backward shift (no tombstones), growth at 70% load. Keys are already well-mixed hashes (cache
 // keys), so a multiplicative hash of the key picks the slot. Iteration order is never used, so
-// results do not depend on the layout.
+// results do not depend on the layout. Key 0 marks an empty slot, so it is stored as kZeroKey
+// (a key that is itself remapped would collide with 0; both are 64-bit hashes, so that is a
+// 2^-64 event per pair, and it only merges two cache entries).
 #pragma once
 
 #include <cstdint>
@@ -16,10 +18,11 @@ public:
     explicit FlatMap(std::size_t expected = 16) { rehash(capacityFor(expected)); }
 
     Value* find(std::uint64_t key) {
+        key = stored(key);
         std::size_t i = slotOf(key);
         for (;;) {
             Slot& s = slots_[i];
-            if (!s.used) return nullptr;
+            if (s.key == 0) return nullptr;
             if (s.key == key) return &s.value;
             i = (i + 1) & mask_;
         }
@@ -39,9 +42,10 @@ public:
         return inserted;
     }
     bool erase(std::uint64_t key) {
+        key = stored(key);
         std::size_t i = slotOf(key);
         for (;;) {
-            if (!slots_[i].used) return false;
+            if (slots_[i].key == 0) return false;
             if (slots_[i].key == key) break;
             i = (i + 1) & mask_;
         }
@@ -50,7 +54,7 @@ public:
         std::size_t j = i;
         for (;;) {
             j = (j + 1) & mask_;
-            if (!slots_[j].used) break;
+            if (slots_[j].key == 0) break;
             const std::size_t home = slotOf(slots_[j].key);
             // Move j into the hole unless its home lies cyclically in (hole, j].
             const bool between = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
@@ -59,17 +63,18 @@ public:
                 hole = j;
             }
         }
-        slots_[hole].used = false;
+        slots_[hole].key = 0;
         --size_;
         return true;
     }
     std::size_t size() const { return size_; }
 
 private:
+    static constexpr std::uint64_t kZeroKey = 0x9e3779b97f4a7c15ULL;
+    static std::uint64_t stored(std::uint64_t key) { return key == 0 ? kZeroKey : key; }
     struct Slot {
-        std::uint64_t key = 0;
+        std::uint64_t key = 0;  // 0: empty
         Value value{};
-        bool used = false;
     };
     static std::size_t capacityFor(std::size_t n) {
         std::size_t c = 16;
@@ -80,12 +85,12 @@ private:
         return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> shift_);
     }
     Value& slot(std::uint64_t key, bool& inserted) {
+        key = stored(key);
         if ((size_ + 1) * 10 > slots_.size() * 7) rehash(slots_.size() * 2);
         std::size_t i = slotOf(key);
         for (;;) {
             Slot& s = slots_[i];
-            if (!s.used) {
-                s.used = true;
+            if (s.key == 0) {
                 s.key = key;
                 ++size_;
                 inserted = true;
@@ -105,7 +110,7 @@ private:
         shift_ = 64 - bits;
         size_ = 0;
         for (const Slot& s : old) {
-            if (!s.used) continue;
+            if (s.key == 0) continue;
             bool inserted = false;
             slot(s.key, inserted) = s.value;
         }

@@ -447,7 +447,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
         CacheEntry* e = l1.find(q.key);
         auto usable = [&](const CacheEntry& x) {
             if (t < x.fresh_until) return true;
-            if (cfg_.swr && t < x.usable_until) {
+            if (cfg_.swr && t < x.fresh_until + fromSeconds(kSwrS[cls])) {
                 stale = true;
                 return true;
             }
@@ -856,7 +856,7 @@ void GatewayPath::onAnswer(Time now, std::uint32_t callId, const AnswerSummary& 
 void GatewayPath::writeCache(Time now, const Request& q) {
     if (cfg_.cache_tiers == 0) return;
     const int cls = static_cast<int>(q.spec.query_class);
-    CacheEntry e{now + fromSeconds(kTtlS[cls]), now + fromSeconds(kTtlS[cls] + kSwrS[cls])};
+    const CacheEntry e{now + fromSeconds(kTtlS[cls])};
     l1_[static_cast<std::size_t>(q.region * cfg_.instances + q.instance)]->put(q.key, e);
     if (cfg_.cache_tiers >= 2) l2_[q.region].put(q.key, e);
 }

@@ -95,9 +95,10 @@ private:
     struct Call;
     struct Flight;
     struct Lru;
+    // A cached answer: fresh until this time; usable (stale-while-revalidate) for its class's
+    // revalidate window after that. The class is part of the key's query, so one time suffices.
     struct CacheEntry {
         Time fresh_until{};
-        Time usable_until{};
     };
     std::uint32_t newRequest();
     void finish(Time now, std::uint32_t r, Outcome o, Time at);

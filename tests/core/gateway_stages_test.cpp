@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <vector>
 
+#include "gateway/flat_map.h"
 #include "gateway/stages.h"
+#include "sim/rng.h"
 #include "gateway/workload.h"
 #include "test_support.h"
 
@@ -604,6 +607,40 @@ TEST(GatewayStagesWorkload, BatchJobsOnlyOnTheNightPeaks) {
             EXPECT_EQ(batch[static_cast<std::size_t>(i)], 0) << "hour " << i;
         }
     }
+}
+
+// The flat map against std::map over random inserts, overwrites and erases, with clustered keys
+// (to exercise probe runs and backward-shift deletion) and key 0 (the empty marker's remap).
+TEST(GatewayStagesFlatMap, AgreesWithStdMapUnderRandomOperations) {
+    FlatMap<std::uint64_t> flat(4);
+    std::map<std::uint64_t, std::uint64_t> ref;
+    Rng rng(7, "flat_map_test");
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint64_t key = rng.below(3) == 0 ? rng.below(64) : rng.next();
+        switch (rng.below(4)) {
+            case 0:
+            case 1:
+                flat.put(key, static_cast<std::uint64_t>(i));
+                ref[key] = static_cast<std::uint64_t>(i);
+                break;
+            case 2:
+                EXPECT_EQ(flat.erase(key), ref.erase(key) == 1);
+                break;
+            default: {
+                const std::uint64_t* v = flat.find(key);
+                const auto it = ref.find(key);
+                ASSERT_EQ(v != nullptr, it != ref.end()) << "key " << key;
+                if (v) EXPECT_EQ(*v, it->second);
+            }
+        }
+        ASSERT_EQ(flat.size(), ref.size());
+    }
+    for (const auto& [k, v] : ref) {
+        ASSERT_NE(flat.find(k), nullptr) << k;
+        EXPECT_EQ(*flat.find(k), v);
+    }
+    EXPECT_TRUE(flat.insert(0, 5) || flat.find(0) != nullptr);
+    EXPECT_FALSE(flat.insert(0, 6));
 }
 
 }  // namespace
