@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gateway/table_allocator.h"
+
 namespace taillab::gateway {
 
 template <typename Value>
@@ -101,7 +103,7 @@ private:
         }
     }
     void rehash(std::size_t capacity) {
-        std::vector<Slot> old;
+        std::vector<Slot, TableAllocator<Slot>> old;
         old.swap(slots_);
         slots_.assign(capacity, Slot{});
         mask_ = capacity - 1;
@@ -116,7 +118,7 @@ private:
         }
     }
 
-    std::vector<Slot> slots_;
+    std::vector<Slot, TableAllocator<Slot>> slots_;
     std::size_t mask_ = 0;
     int shift_ = 60;
     std::size_t size_ = 0;
