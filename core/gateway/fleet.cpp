@@ -40,13 +40,16 @@ Fleet::Draw Fleet::call(int engine, QueryClass cls, std::uint64_t key, int resul
     double ms;
     if (rng_.bernoulli(invalid)) {
         const double u = rng_.uniform();
-        d.answer.kind = u < 0.4    ? AnswerKind::Empty
-                        : u < 0.65 ? AnswerKind::BlockPage
-                        : u < 0.8  ? AnswerKind::Captcha
-                        : u < 0.9  ? AnswerKind::ConsentWall
-                                   : AnswerKind::Reset;
-        ms = lognormalSample(m.latency.body, rng_) *
-             (d.answer.kind == AnswerKind::Reset ? 0.3 : 0.6);
+        d.answer.kind = u < 0.38   ? AnswerKind::Empty
+                        : u < 0.62 ? AnswerKind::BlockPage
+                        : u < 0.76 ? AnswerKind::Captcha
+                        : u < 0.86 ? AnswerKind::ConsentWall
+                        : u < 0.95 ? AnswerKind::Reset
+                                   : AnswerKind::Timeout;
+        ms = d.answer.kind == AnswerKind::Timeout
+                 ? kHangMs
+                 : lognormalSample(m.latency.body, rng_) *
+                       (d.answer.kind == AnswerKind::Reset ? 0.3 : 0.6);
     } else {
         const double classFactor =
             1 + cfg_.class_variability * (kClassSlowness[static_cast<int>(cls)] - 1);

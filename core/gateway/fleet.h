@@ -11,7 +11,8 @@
 // Slow moments are more frequent for some classes than others (class_variability).
 //
 // Failure modes (invalid answers, `invalid_rate` x `fault_multiplier`): an empty page, a block
-// page, a CAPTCHA, a consent wall, a reset connection. They come back fast (a fast wrong answer).
+// page, a CAPTCHA, a consent wall, a reset connection, which come back fast (a fast wrong
+// answer); and a hung call that gives up only after kHangMs (the gateway's deadline ends it first).
 // Each egress IP has a rate limit per engine (a token bucket); a call over it draws a block page,
 // and an IP that has drawn one serves the same cached block page (byte-identical) to the next
 // query; the gateway rests an IP for that engine after a block page.
@@ -30,7 +31,7 @@
 
 namespace taillab::gateway {
 
-enum class AnswerKind : std::uint8_t { Results, Empty, BlockPage, Captcha, ConsentWall, Reset };
+enum class AnswerKind : std::uint8_t { Results, Empty, BlockPage, Captcha, ConsentWall, Reset, Timeout };
 
 // What the gateway sees of an upstream answer; enough to validate it.
 struct AnswerSummary {
@@ -47,6 +48,7 @@ struct EngineModel {
     double quality = 1;
 };
 
+constexpr double kHangMs = 30000;  // an upstream's own timeout on a hung call
 constexpr int kEngines = 3;  // atlas, borealis, cirrus
 constexpr std::array<std::string_view, kEngines> kEngineNames{"atlas", "borealis", "cirrus"};
 
