@@ -131,6 +131,12 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     for (int c = 0; c < kClasses; ++c)
         if (!s.latency_by_class_us[c].empty())
             dist.series.push_back(percentileSeries(std::string(kClassNames[c]), s.latency_by_class_us[c]));
+    // Seed 000's before/after table, for comparison on the same axes.
+    const std::vector<double> at{0.5, 0.9, 0.99, 0.999};
+    dist.series.push_back(Series{"published v3 (August)", SeriesRole::Published, at,
+                                 {248, 612, 1480, 2950}});
+    dist.series.push_back(Series{"published v4 (September)", SeriesRole::Published, at,
+                                 {148, 341, 587, 1020}});
     r.charts.push_back(std::move(dist));
 
     Chart pw{"percentiles_over_time", "Percentiles per window", ChartKind::Time,
