@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <stdexcept>
 
 #include "gateway/compiler.h"
 #include "sim/distributions.h"
@@ -147,9 +149,10 @@ PathConfig PathConfig::fromParams(const Params& p) {
     c.clamp_lo_ms = p.real("hedge_clamp_min_ms");
     c.clamp_hi_ms = p.real("hedge_clamp_max_ms");
     if (c.clamp_hi_ms < c.clamp_lo_ms) {
-        throw std::invalid_argument("hedge_clamp_max_ms (" + std::to_string(c.clamp_hi_ms) +
-                                    ") is below hedge_clamp_min_ms (" +
-                                    std::to_string(c.clamp_lo_ms) + ")");
+        std::ostringstream msg;
+        msg << "hedge_clamp_max_ms (" << c.clamp_hi_ms << " ms) is below hedge_clamp_min_ms ("
+            << c.clamp_lo_ms << " ms)";
+        throw std::invalid_argument(msg.str());
     }
     c.hedge_budget = p.real("hedge_budget");
     c.last_chance = p.flag("last_chance_hedge");

@@ -3,7 +3,8 @@
 // run() is a pure function of (params, seed): it draws only from RNG streams derived from the
 // seed, never reads a clock, and polls `control` between units of work so a driver can pause or
 // cancel it. When `partial` is set, it is called a few times during the run with a partial result
-// (progress < 1) so a GUI can draw as the run goes.
+// (progress < 1) so a GUI can draw as the run goes. Knob values that are each in range but
+// contradict one another make run() throw std::invalid_argument naming the knobs.
 #pragma once
 
 #include <functional>

@@ -41,7 +41,14 @@ LabResult runScenario(const Scenario& scenario, RunControl& control, const Parti
             partial(copy);
         };
     }
-    LabResult result = lab->run(scenario.params, scenario.seed, control, named);
+    LabResult result;
+    try {
+        result = lab->run(scenario.params, scenario.seed, control, named);
+    } catch (const std::invalid_argument& e) {
+        // Knob values that are each in range but contradict one another: bad input, reported
+        // against the scenario's params like any other mistake in them.
+        throw ScenarioError(scenario.file, std::nullopt, std::nullopt, "/params", e.what());
+    }
     result.lab = lab->id();
     result.scenario = scenario.name;
     result.seed = scenario.seed;

@@ -17,6 +17,8 @@
 #include "gateway/workload.h"
 #include "labs/lab.h"
 #include "labs/lab_result.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
 
 namespace taillab::gateway {
 namespace {
@@ -368,6 +370,21 @@ TEST(GatewaySimApplyParams, WorkloadShapeCannotChange) {
 }
 
 // ---- knob validation -----------------------------------------------------------------------
+
+// Through a scenario file, the same contradiction is bad input against its params (the CLI's
+// exit 2 with file and JSON path), not an internal error.
+TEST(GatewaySimKnobs, ContradictionInAScenarioIsAScenarioErrorAtParams) {
+    const std::string file = std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/gateway.json";
+    const Scenario s = loadScenarioFile(file, {"params.hedge_clamp_max_ms=100"});
+    try {
+        runScenario(s);
+        FAIL() << "expected ScenarioError";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.path(), "/params");
+        EXPECT_EQ(e.file(), file);
+        EXPECT_NE(std::string(e.what()).find("hedge_clamp_min_ms"), std::string::npos) << e.what();
+    }
+}
 
 TEST(GatewaySimKnobs, ClampMaxBelowMinIsRejectedNamingBothKnobs) {
     Params p = params({{"hedge_clamp_min_ms", 300}, {"hedge_clamp_max_ms", 200}});
