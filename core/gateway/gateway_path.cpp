@@ -230,6 +230,7 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
     for (int s = 0; s < kStages; ++s) totals_.stages[s].budget_ms = kBudget[s];
     totals_.hedge_allowance = cfg_.hedge_burst;
     customerLatency_.assign(customers, HdrHistogram(HdrConfig{1, 60'000'000, 2}));
+    customerFailed_.assign(customers, 0);
 }
 
 GatewayPath::~GatewayPath() = default;
@@ -957,7 +958,10 @@ void GatewayPath::finish(Time now, std::uint32_t r, Outcome o, Time at) {
         totals_.latency_us.record(us);
         totals_.latency_by_class_us[static_cast<int>(q.spec.query_class)].record(us);
         windowLatency_.record(us);
-        if (q.spec.customer < customerLatency_.size()) customerLatency_[q.spec.customer].record(us);
+        if (q.spec.customer < customerLatency_.size()) {
+            customerLatency_[q.spec.customer].record(us);
+            if (isFailed(o)) ++customerFailed_[q.spec.customer];
+        }
         if (q.holdsSlot || !isRejected(o)) {
             // The admission limit learns from requests that reached the upstream path.
             if (q.engineStart > kZero && !q.spec.batch) limits_[q.region].onSample(now, latency);
@@ -1023,20 +1027,24 @@ void GatewayPath::fillSnapshot(GatewaySnapshot& s, Time now) const {
         }
     }
     // Customers whose p99 sits furthest above the global one (at least 20 requests).
-    const double global = s.latency_us.empty() ? 0 : s.latency_us.valueAtPercentile(99) / 1000.0;
     std::vector<CustomerTail> tails;
     for (std::size_t c = 0; c < customerLatency_.size(); ++c) {
         const HdrHistogram& h = customerLatency_[c];
         if (h.totalCount() < 20) continue;
         tails.push_back(CustomerTail{workload_.customers()[c].name,
                                      static_cast<std::uint64_t>(h.totalCount()),
-                                     h.valueAtPercentile(99) / 1000.0});
+                                     h.valueAtPercentile(99) / 1000.0,
+                                     h.valueAtPercentile(99.9) / 1000.0, customerFailed_[c]});
     }
-    std::stable_sort(tails.begin(), tails.end(), [](const CustomerTail& a, const CustomerTail& b) {
-        return a.p99_ms > b.p99_ms;
+    auto failedShare = [](const CustomerTail& t) {
+        return static_cast<double>(t.failed) / static_cast<double>(t.requests);
+    };
+    std::stable_sort(tails.begin(), tails.end(), [&](const CustomerTail& a, const CustomerTail& b) {
+        if (a.p99_ms != b.p99_ms) return a.p99_ms > b.p99_ms;
+        if (failedShare(a) != failedShare(b)) return failedShare(a) > failedShare(b);
+        return a.p999_ms > b.p999_ms;
     });
     if (tails.size() > 10) tails.resize(10);
-    (void)global;
     s.worst_customers = std::move(tails);
 }
 

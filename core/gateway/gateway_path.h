@@ -161,6 +161,7 @@ private:
     // Measurement.
     GatewaySnapshot totals_;  // counters, stages, spans, histograms (windows kept separately)
     std::vector<HdrHistogram> customerLatency_;  // 2 significant digits: 1% is plenty per key
+    std::vector<std::uint64_t> customerFailed_;
     HdrHistogram windowLatency_;
     WindowPoint window_{};
     std::array<std::uint64_t, kClasses> windowLookups_{}, windowHits_{};

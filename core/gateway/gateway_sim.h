@@ -64,7 +64,9 @@ struct BreakerSpan {
 struct CustomerTail {
     std::string name;  // "cust-017 (pro)"
     std::uint64_t requests = 0;
-    double p99_ms = 0;  // from that customer's own histogram
+    double p99_ms = 0;   // from that customer's own histogram
+    double p999_ms = 0;
+    std::uint64_t failed = 0;  // 503s after acceptance (deadline, no engine): the tail's cost
 };
 
 struct TimelineEvent {
@@ -103,7 +105,9 @@ struct GatewaySnapshot {
     std::vector<std::string> engines;     // engine names, index = engine id
     std::vector<BreakerState> breaker_state;  // [region * engines.size() + engine]
     std::vector<BreakerSpan> breaker_spans;
-    std::vector<CustomerTail> worst_customers;  // p99 furthest above the global p99, worst first
+    // p99 furthest above the global p99, worst first (ties, as when every p99 sits at the
+    // deadline: by share of failed requests, then p99.9).
+    std::vector<CustomerTail> worst_customers;
     std::vector<TimelineEvent> timeline;
     HdrHistogram latency_us;  // all accepted requests since the start, merged
     std::array<HdrHistogram, kClasses> latency_by_class_us;

@@ -31,7 +31,7 @@ QString grouped(std::uint64_t v) {
 }
 
 QString percent(double num, double den) {
-    return den > 0 ? QString::number(100.0 * num / den, 'f', 1) + " %" : QString("–");
+    return den > 0 ? QString::number(100.0 * num / den, 'f', 1) + "%" : QString("–");
 }
 
 void setRow(QTableWidget* t, int row, const QStringList& cells) {
@@ -51,11 +51,14 @@ void setRow(QTableWidget* t, int row, const QStringList& cells) {
 GatewayTables::GatewayTables(QWidget* parent) : QTabWidget(parent) {
     setObjectName("gatewayTables");
     setDocumentMode(true);
-    customers_ = makeTable({tr("Customer"), tr("Requests"), tr("p99 (ms)"), tr("vs global p99")},
-                           this);
+    customers_ = makeTable(
+        {tr("Customer"), tr("Requests"), tr("p99 (ms)"), tr("× global"), tr("503s")}, this);
     customers_->setObjectName("gatewayCustomersTable");
     customers_->horizontalHeaderItem(3)->setToolTip(
         tr("How many times the global p99 this customer's own p99 is"));
+    customers_->horizontalHeaderItem(4)->setToolTip(
+        tr("Share of this customer's requests that ended in a 503 after acceptance (deadline "
+           "missed or no engine), each recorded at its latency"));
     counters_ = makeTable({tr("Counter"), tr("Value"), tr("Share")}, this);
     counters_->setObjectName("gatewayCountersTable");
     timeline_ = makeTable({tr("Event"), tr("Simulated time (UTC)")}, this);
@@ -94,7 +97,10 @@ void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s) {
             global > 0 ? QString::number(c.p99_ms / global, 'f', 2) + " ×" : QString("–");
         setRow(customers_, static_cast<int>(i),
                {QString::fromStdString(c.name), grouped(c.requests),
-                QString::number(c.p99_ms, 'f', c.p99_ms >= 100 ? 0 : 1), ratio});
+                QString::number(c.p99_ms, 'f', c.p99_ms >= 100 ? 0 : 1), ratio,
+                percent(c.failed, static_cast<double>(c.requests))});
+        customers_->item(static_cast<int>(i), 2)->setToolTip(
+            tr("p99.9: %1 ms").arg(c.p999_ms, 0, 'f', c.p999_ms >= 100 ? 0 : 1));
     }
 }
 
