@@ -19,7 +19,7 @@ Series timeSeries(std::string name, const std::vector<WindowPoint>& w,
     for (const WindowPoint& p : w) {
         const double v = value(p);
         if (std::isnan(v)) continue;
-        s.x.push_back(p.t_s);
+        s.x.push_back(p.t_s / 3600.0);
         s.y.push_back(v);
     }
     return s;
@@ -140,7 +140,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     r.charts.push_back(std::move(dist));
 
     Chart pw{"percentiles_over_time", "Percentiles per window", ChartKind::Time,
-             "Simulated time (s)", "Latency (ms)", false, true, {}};
+             "Simulated time (h since the first day's 00:00)", "Latency (ms)", false, true, {}};
     pw.series.push_back(timeSeries("p50", s.windows, [](const WindowPoint& p) { return p.p50_ms; }));
     pw.series.push_back(timeSeries("p90", s.windows, [](const WindowPoint& p) { return p.p90_ms; }));
     pw.series.push_back(timeSeries("p99", s.windows, [](const WindowPoint& p) { return p.p99_ms; }));
@@ -148,7 +148,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     r.charts.push_back(std::move(pw));
 
     Chart hedge{"hedging_over_time", "Hedging and upstream load per window", ChartKind::Time,
-                "Simulated time (s)", "Share of primary calls (%)", false, false, {}};
+                "Simulated time (h since the first day's 00:00)", "Share of primary calls (%)", false, false, {}};
     hedge.series.push_back(timeSeries("hedge rate", s.windows, [](const WindowPoint& p) {
         return 100 * p.hedge_rate;
     }));
@@ -160,7 +160,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     }));
     r.charts.push_back(std::move(hedge));
 
-    Chart cache{"cache_over_time", "Cache hit rate per class", ChartKind::Time, "Simulated time (s)",
+    Chart cache{"cache_over_time", "Cache hit rate per class", ChartKind::Time, "Simulated time (h since the first day's 00:00)",
                 "Hit rate (%)", false, false, {}};
     cache.series.push_back(timeSeries("all classes", s.windows, [](const WindowPoint& p) {
         return 100 * p.cache_hit_rate_all;
@@ -176,7 +176,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     r.charts.push_back(std::move(cache));
 
     Chart adm{"admission_over_time", "Requests in flight and concurrency limit per region",
-              ChartKind::Time, "Simulated time (s)", "Requests", false, false, {}};
+              ChartKind::Time, "Simulated time (h since the first day's 00:00)", "Requests", false, false, {}};
     static constexpr std::array<double (*)(const WindowPoint&), kRegions> kPeak{
         [](const WindowPoint& p) { return p.inflight_peak[0]; },
         [](const WindowPoint& p) { return p.inflight_peak[1]; },
