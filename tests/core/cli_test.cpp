@@ -10,47 +10,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-    int exit_code = -1;
-    std::string out;  // stdout and stderr, merged
-};
+using Outcome = taillab::test::ShellOutcome;  // stdout and stderr, merged
+using taillab::test::readFile;
 
 Outcome runCli(const std::string& args) {
-    const std::string cmd = std::string(TAILLAB_CLI_PATH) + " " + args + " 2>&1";
-    Outcome o;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return o;
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) o.out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return o;
+    return taillab::test::runShell(std::string(TAILLAB_CLI_PATH) + " " + args + " 2>&1");
 }
 
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("taillab-cli-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
-};
+class Cli : public taillab::test::ScratchDirTest {};
 
 TEST_F(Cli, HelpAndUnknownCommand) {
     auto o = runCli("--help");

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.h"
 #include "sim/rng.h"
 
 namespace {
@@ -21,12 +22,7 @@ namespace fs = std::filesystem;
 
 const std::string kDataDir = std::string(TAILLAB_SOURCE_DIR) + "/tests/data/hdr/";
 
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using taillab::test::readFile;
 
 void writeFile(const fs::path& path, const std::string& content) {
     std::ofstream out(path, std::ios::binary);
@@ -39,17 +35,8 @@ struct Result {
     std::string err;
 };
 
-class HdrCli : public ::testing::Test {
+class HdrCli : public taillab::test::ScratchDirTest {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("taillab_hdr_cli_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     // Runs `taillab-cli hdr ARGS...`, optionally with standard input from a file. (Strings are
     // built with += : GCC 12 raises a false -Wrestrict on long operator+ chains.)
     Result run(const std::vector<std::string>& args, const std::string& stdinFile = "") {
@@ -66,14 +53,10 @@ class HdrCli : public ::testing::Test {
             command += " <";
             command += quoted(stdinFile);
         }
+        const auto shell = taillab::test::runShell(command);
         Result r;
-        FILE* pipe = ::popen(command.c_str(), "r");
-        if (!pipe) return r;
-        char buffer[4096];
-        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-            r.out.append(buffer, n);
-        const int status = ::pclose(pipe);
-        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.exitCode = shell.exit_code;
+        r.out = shell.out;
         r.err = readFile(errPath);
         return r;
     }
@@ -83,9 +66,6 @@ class HdrCli : public ::testing::Test {
         q += '\'';
         return q;
     }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-    fs::path dir_;
 };
 
 TEST_F(HdrCli, SummaryMatchesSortedSamples) {

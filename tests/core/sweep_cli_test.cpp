@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -24,12 +26,7 @@ struct Outcome {
     std::string err;  // stderr
 };
 
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using taillab::test::readFile;
 
 std::vector<std::string> lines(const std::string& text) {
     std::vector<std::string> out;
@@ -50,33 +47,14 @@ std::vector<std::string> cells(const std::string& csvLine) {
 const std::string kHedge =
     "labs/hedge-idle --set params.requests=4000 --set params.calibration_samples=4000";
 
-class SweepCli : public ::testing::Test {
+class SweepCli : public taillab::test::ScratchDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("taillab-sweep-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
     Outcome runCli(const std::string& args) const {
         const std::string errPath = path("stderr.txt");
-        const std::string cmd = std::string(TAILLAB_CLI_PATH) + " " + args + " 2>" + errPath;
-        Outcome o;
-        FILE* pipe = popen(cmd.c_str(), "r");
-        if (!pipe) return o;
-        std::array<char, 4096> buf{};
-        std::size_t n;
-        while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) o.out.append(buf.data(), n);
-        const int status = pclose(pipe);
-        o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        o.err = readFile(errPath);
-        return o;
+        const auto r = taillab::test::runShell(std::string(TAILLAB_CLI_PATH) + " " + args + " 2>" +
+                                               errPath);
+        return Outcome{r.exit_code, r.out, readFile(errPath)};
     }
-
-    fs::path dir_;
 };
 
 TEST_F(SweepCli, RowsFollowTheCartesianProductAndMatchSingleRuns) {
