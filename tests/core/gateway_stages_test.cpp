@@ -630,7 +630,9 @@ TEST(GatewayStagesFlatMap, AgreesWithStdMapUnderRandomOperations) {
                 const std::uint64_t* v = flat.find(key);
                 const auto it = ref.find(key);
                 ASSERT_EQ(v != nullptr, it != ref.end()) << "key " << key;
-                if (v) EXPECT_EQ(*v, it->second);
+                if (v) {
+                    EXPECT_EQ(*v, it->second);
+                }
             }
         }
         ASSERT_EQ(flat.size(), ref.size());

@@ -38,8 +38,11 @@ TEST(GatewaySweep, EveryPublishedDelayReproducesItsP99AndExtraLoad) {
         previousP99 = simP99;
         previousLoad = simLoad;
         // The scenario's own expectations quote the 420 ms row; the invariants hold everywhere.
-        for (const Check& c : r.checks)
-            if (c.source.rfind("invariant", 0) == 0) EXPECT_TRUE(c.pass) << c.name << " at " << delay;
+        for (const Check& c : r.checks) {
+            if (c.source.rfind("invariant", 0) == 0) {
+                EXPECT_TRUE(c.pass) << c.name << " at " << delay;
+            }
+        }
     }
 }
 
