@@ -4,21 +4,10 @@
 #include <QTableWidget>
 #include <cmath>
 
+#include "table_widgets.h"
+
 namespace taillab::ui {
 namespace {
-
-QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
-    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->setVisible(false);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setAlternatingRowColors(true);
-    t->setWordWrap(false);
-    t->horizontalHeader()->setStretchLastSection(false);
-    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    return t;
-}
 
 QString number(double v) {
     if (!std::isfinite(v)) return QString::number(v);
@@ -41,7 +30,7 @@ QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignLeft)
 
 ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
     setObjectName("resultsPanel");
-    checks_ = makeTable(
+    checks_ = makeReadOnlyTable(
         {tr("Check"), tr("Simulated"), tr("Expected"), tr("Tolerance"), tr("Result")}, this);
     checks_->setObjectName("checksTable");
     checks_->horizontalHeaderItem(2)->setToolTip(
@@ -50,7 +39,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
     checks_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 5; ++c)
         checks_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    figures_ = makeTable({tr("Figure"), tr("Value")}, this);
+    figures_ = makeReadOnlyTable({tr("Figure"), tr("Value")}, this);
     figures_->setObjectName("figuresTable");
     figures_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     figures_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);

@@ -305,6 +305,12 @@ const CostTable& costTable() {
 constexpr int kL2Row = kStages;
 }  // namespace
 
+void GatewayPath::chargeStage(int stage, double ms) {
+    StageStats& st = totals_.stages[static_cast<std::size_t>(stage)];
+    st.time_ms_total += ms;
+    st.time_ms_max = std::max(st.time_ms_max, ms);
+}
+
 Duration GatewayPath::stageCost(Stage s) { return drawCost(static_cast<int>(s)); }
 
 Duration GatewayPath::drawCost(int row) {
@@ -339,15 +345,13 @@ void GatewayPath::accept(Time now, const RequestSpec& spec) {
         q.pinned = c.pins;
     }
     t += edge;
-    st[0].time_ms_total += toMs(edge);
-    st[0].time_ms_max = std::max(st[0].time_ms_max, toMs(edge));
+    chargeStage(0, toMs(edge));
     ++st[0].passed;
     // Gateway: key, bucket, admission.
     ++st[1].entered;
     const Duration gw = stageCost(Stage::Gateway);
     t += gw;
-    st[1].time_ms_total += toMs(gw);
-    st[1].time_ms_max = std::max(st[1].time_ms_max, toMs(gw));
+    chargeStage(1, toMs(gw));
     if (!spec.probe) {
         if (!known) return finish(now, r, Outcome::Unauthorized, t);
         if (cfg_.rate_limits && !buckets_[spec.customer][spec.endpoint].take(now))
@@ -430,8 +434,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
     ++st[2].entered;
     const Duration comp = stageCost(Stage::Compiler);
     t += comp;
-    st[2].time_ms_total += toMs(comp);
-    st[2].time_ms_max = std::max(st[2].time_ms_max, toMs(comp));
+    chargeStage(2, toMs(comp));
     const int lang = q.spec.customer < workload_.customers().size()
                          ? workload_.customers()[q.spec.customer].lang
                          : 0;
@@ -469,8 +472,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
         }
     }
     t += cost;
-    st[3].time_ms_total += toMs(cost);
-    st[3].time_ms_max = std::max(st[3].time_ms_max, toMs(cost));
+    chargeStage(3, toMs(cost));
     if (hit) {
         if (!q.spec.probe) ++totals_.cache_hits[cls], ++windowHits_[cls];
         ++st[3].passed;
@@ -531,8 +533,7 @@ void GatewayPath::serveFromCache(Time now, std::uint32_t r, Time t, bool) {
     Duration merge = stageCost(Stage::Merge);
     const Time hard = q.accept + fromMs(cfg_.deadline_ms);
     if (t + merge > hard) merge = std::max(kZero, hard - t);
-    st[6].time_ms_total += toMs(merge);
-    st[6].time_ms_max = std::max(st[6].time_ms_max, toMs(merge));
+    chargeStage(6, toMs(merge));
     ++st[6].passed;
     finish(now, r, Outcome::Ok, t + merge);
 }
@@ -679,8 +680,7 @@ void GatewayPath::startEngines(Time now, std::uint32_t r, Time t) {
     ++st[4].entered;
     const Duration routeCost = stageCost(Stage::Router);
     t += routeCost;
-    st[4].time_ms_total += toMs(routeCost);
-    st[4].time_ms_max = std::max(st[4].time_ms_max, toMs(routeCost));
+    chargeStage(4, toMs(routeCost));
     Request& q = requests_[r];
     q.shared = rng_.uniform();
     const int primary = pickEngine(now, r, 0, false);
@@ -822,8 +822,7 @@ void GatewayPath::onAnswer(Time now, std::uint32_t callId, const AnswerSummary& 
     if (valid) {
         cancelOutstanding(now, r);
         const double engineMs = toMs(now - q.engineStart);
-        st[5].time_ms_total += engineMs;
-        st[5].time_ms_max = std::max(st[5].time_ms_max, engineMs);
+        chargeStage(5, engineMs);
         ++st[5].passed;
         writeCache(now, q);
         if (q.background) {

@@ -116,6 +116,7 @@ private:
     void admitBatch(Time now);
     void releaseSlot(Time now, std::uint32_t r);
     Duration stageCost(Stage s);
+    void chargeStage(int stage, double ms);  // time spent in a stage, into its totals
     Duration drawCost(int row);
     void noteBreaker(Time now, int region, int engine);
     int pickEgress(Time at, int region, int engine);

@@ -35,48 +35,36 @@ GatewaySession::~GatewaySession() {
     thread_.wait();
 }
 
-quint64 GatewaySession::start(const Params& params, std::uint64_t seed, bool play) {
-    started_ = true;
+template <typename Command>
+quint64 GatewaySession::post(Command command) {
     const quint64 seq = ++seq_;
     GatewayWorker* worker = worker_;
     QMetaObject::invokeMethod(
-        worker_, [worker, seq, params, seed, play] { worker->reset(seq, params, seed, play); },
-        Qt::QueuedConnection);
+        worker_, [worker, seq, command] { command(worker, seq); }, Qt::QueuedConnection);
     return seq;
+}
+
+quint64 GatewaySession::start(const Params& params, std::uint64_t seed, bool play) {
+    started_ = true;
+    return post([params, seed, play](GatewayWorker* w, quint64 seq) {
+        w->reset(seq, params, seed, play);
+    });
 }
 
 quint64 GatewaySession::setPlaying(bool playing) {
-    const quint64 seq = ++seq_;
-    GatewayWorker* worker = worker_;
-    QMetaObject::invokeMethod(
-        worker_, [worker, seq, playing] { worker->setPlaying(seq, playing); },
-        Qt::QueuedConnection);
-    return seq;
+    return post([playing](GatewayWorker* w, quint64 seq) { w->setPlaying(seq, playing); });
 }
 
 quint64 GatewaySession::setSpeed(double speed) {
-    const quint64 seq = ++seq_;
-    GatewayWorker* worker = worker_;
-    QMetaObject::invokeMethod(
-        worker_, [worker, seq, speed] { worker->setSpeed(seq, speed); }, Qt::QueuedConnection);
-    return seq;
+    return post([speed](GatewayWorker* w, quint64 seq) { w->setSpeed(seq, speed); });
 }
 
 quint64 GatewaySession::seek(double t_s) {
-    const quint64 seq = ++seq_;
-    GatewayWorker* worker = worker_;
-    QMetaObject::invokeMethod(
-        worker_, [worker, seq, t_s] { worker->seek(seq, t_s); }, Qt::QueuedConnection);
-    return seq;
+    return post([t_s](GatewayWorker* w, quint64 seq) { w->seek(seq, t_s); });
 }
 
 quint64 GatewaySession::applyParams(const Params& params) {
-    const quint64 seq = ++seq_;
-    GatewayWorker* worker = worker_;
-    QMetaObject::invokeMethod(
-        worker_, [worker, seq, params] { worker->applyParams(seq, params); },
-        Qt::QueuedConnection);
-    return seq;
+    return post([params](GatewayWorker* w, quint64 seq) { w->applyParams(seq, params); });
 }
 
 void GatewaySession::onFrame(const GatewayFramePtr& frame) {

@@ -53,6 +53,9 @@ class GatewaySession : public QObject {
     void notice(QString message);
 
   private:
+    // Queues command(worker, seq) on the worker's thread under the next sequence number.
+    template <typename Command>
+    quint64 post(Command command);
     void onFrame(const GatewayFramePtr& frame);
 
     QThread thread_;

@@ -6,20 +6,15 @@
 #include <cmath>
 
 #include "gateway/week_time.h"
+#include "table_widgets.h"
 
 namespace taillab::ui {
 namespace {
 
+// The shared read-only table, with compact rows, the first column taking the spare width.
 QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
-    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->setVisible(false);
+    QTableWidget* t = makeReadOnlyTable(headers, parent);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setAlternatingRowColors(true);
-    t->setWordWrap(false);
-    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < headers.size(); ++c)
         t->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
