@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "gateway/gateway_sim.h"
+#include "gateway/workload.h"
 
 namespace {
 
@@ -33,9 +34,31 @@ void runDays(benchmark::State& state, int days) {
     state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+// The week's arrivals alone (drawn hour by hour, as the simulator streams them): the part of the
+// week's time that is workload generation rather than the request path.
+void BM_GatewayWorkloadWeek(benchmark::State& state) {
+    taillab::Params params(GatewaySim::knobs());
+    params.set("days", 7);
+    params.set("start_day", 2);
+    std::uint64_t requests = 0;
+    std::vector<taillab::gateway::RequestSpec> hour;
+    for (auto _ : state) {
+        taillab::gateway::Workload workload(params, 1);
+        for (int h = 0; h < workload.hours(); ++h) {
+            hour.clear();
+            workload.generateHour(h, hour);
+            requests += hour.size();
+            benchmark::DoNotOptimize(hour.data());
+        }
+    }
+    state.counters["requests_per_s"] =
+        benchmark::Counter(static_cast<double>(requests), benchmark::Counter::kIsRate);
+}
+
 void BM_GatewayV4Day(benchmark::State& state) { runDays(state, 1); }
 void BM_GatewayV4Week(benchmark::State& state) { runDays(state, 7); }
 
+BENCHMARK(BM_GatewayWorkloadWeek)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_GatewayV4Day)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 // Runs after the day (registration order), so peak_rss_mb is the week's peak.
 BENCHMARK(BM_GatewayV4Week)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
