@@ -38,8 +38,8 @@ constexpr std::array<std::array<int, 2>, kRegions> kNearest{{{1, 2}, {0, 2}, {0,
 // (none for long-tail and news, which are never served stale).
 constexpr std::array<double, kClasses> kTtlS{21600, 86400, 7200, 3600, 300};
 constexpr std::array<double, kClasses> kSwrS{3600, 86400, 1800, 0, 0};
-constexpr double kRestS = 60;
-constexpr std::array<std::string_view, 2> kEndpoints{"/search/lite", "/search/fast"};  // an egress IP rests this long for an engine after a block page
+constexpr double kRestS = 60;  // an egress IP rests this long for an engine after a block page
+constexpr std::array<std::string_view, 2> kEndpoints{"/search/lite", "/search/fast"};
 
 }  // namespace
 
@@ -74,64 +74,6 @@ struct GatewayPath::Flight {
     std::uint32_t leader = kNone;
     std::vector<std::uint32_t> waiters;
     bool live = false;
-};
-
-// A fixed-capacity LRU of cache entries, as an intrusive list over a vector.
-struct GatewayPath::Lru {
-    struct Node {
-        std::uint64_t key;
-        CacheEntry entry;
-        std::uint32_t prev, next;
-    };
-    explicit Lru(std::size_t capacity) : capacity_(capacity), index_(capacity) {}
-    CacheEntry* find(std::uint64_t key) {
-        const std::uint32_t* n = index_.find(key);
-        if (!n) return nullptr;
-        touch(*n);
-        return &nodes_[*n].entry;
-    }
-    void put(std::uint64_t key, CacheEntry e) {
-        if (CacheEntry* found = find(key)) {
-            *found = e;
-            return;
-        }
-        std::uint32_t n;
-        if (nodes_.size() < capacity_) {
-            n = static_cast<std::uint32_t>(nodes_.size());
-            nodes_.push_back(Node{key, e, kNone, kNone});
-        } else {
-            n = tail_;  // evict the least recently used
-            unlink(n);
-            index_.erase(nodes_[n].key);
-            nodes_[n] = Node{key, e, kNone, kNone};
-        }
-        index_.put(key, n);
-        pushFront(n);
-    }
-
-private:
-    void unlink(std::uint32_t n) {
-        Node& x = nodes_[n];
-        if (x.prev != kNone) nodes_[x.prev].next = x.next; else head_ = x.next;
-        if (x.next != kNone) nodes_[x.next].prev = x.prev; else tail_ = x.prev;
-        x.prev = x.next = kNone;
-    }
-    void pushFront(std::uint32_t n) {
-        nodes_[n].next = head_;
-        nodes_[n].prev = kNone;
-        if (head_ != kNone) nodes_[head_].prev = n;
-        head_ = n;
-        if (tail_ == kNone) tail_ = n;
-    }
-    void touch(std::uint32_t n) {
-        if (head_ == n) return;
-        unlink(n);
-        pushFront(n);
-    }
-    std::size_t capacity_;
-    std::vector<Node> nodes_;
-    FlatMap<std::uint32_t> index_;
-    std::uint32_t head_ = kNone, tail_ = kNone;
 };
 
 PathConfig PathConfig::fromParams(const Params& p) {
@@ -192,13 +134,9 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
     : cfg_(config), workload_(workload), port_(port), rng_(seed, "gateway/path"),
       hedgeBudget_(config.hedge_budget, config.hedge_burst),
       lastChanceBudget_(config.last_chance_budget, 3) {
-    for (int i = 0; i < kRegions * cfg_.instances; ++i)
-        l1_.push_back(std::make_unique<Lru>(static_cast<std::size_t>(cfg_.l1_entries)));
-    // L2 holds every key fetched in the run (entries expire, they are not evicted): size it for
-    // the run's misses up front rather than rehashing as it grows.
-    std::int64_t total = 0;
-    for (std::int64_t n : workload.hourCounts()) total += n;
-    for (auto& l2 : l2_) l2 = FlatMap<CacheEntry>(static_cast<std::size_t>(total / 4 + 16));
+    for (int i = 0; i < kRegions; ++i)
+        l1_.emplace_back(static_cast<std::size_t>(cfg_.instances),
+                         static_cast<std::size_t>(cfg_.l1_entries));
     const std::size_t customers = workload.customers().size();
     buckets_.resize(customers);
     for (std::size_t c = 0; c < customers; ++c) {
@@ -406,6 +344,25 @@ void GatewayPath::accept(Time now, const RequestSpec& spec) {
     lookupCache(now, r, t);
 }
 
+std::uint64_t GatewayPath::cacheKey(const RequestSpec& spec, int region) const {
+    const int lang =
+        spec.customer < workload_.customers().size() ? workload_.customers()[spec.customer].lang : 0;
+    return foldCacheKey(keyPrefix_[(spec.endpoint * kRegions + region) * kLanguages.size() +
+                                   static_cast<std::size_t>(lang)],
+                        spec.query, maxResultsBucket(spec.max_results), "web", false);
+}
+
+void GatewayPath::prefetch(const RequestSpec& spec, std::uint32_t ahead) const {
+    if (cfg_.cache_tiers == 0 || spec.customer >= workload_.customers().size()) return;
+    // The customer's home region (a spill moves a few requests elsewhere; the hint is then
+    // wasted, never wrong) and the instance the round robin will give it.
+    const int region = static_cast<int>(workload_.customers()[spec.customer].home);
+    const std::uint64_t key = cacheKey(spec, region);
+    const auto instance = (nextInstance_ + ahead) % static_cast<std::uint32_t>(cfg_.instances);
+    l1_[static_cast<std::size_t>(region)].prefetch(instance, key);
+    if (cfg_.cache_tiers >= 2) l2_[static_cast<std::size_t>(region)].prefetch(key);
+}
+
 void GatewayPath::admitBatch(Time now) {
     for (int region = 0; region < kRegions; ++region) {
         auto& queue = batchQueue_[region];
@@ -435,12 +392,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
     const Duration comp = stageCost(Stage::Compiler);
     t += comp;
     chargeStage(2, toMs(comp));
-    const int lang = q.spec.customer < workload_.customers().size()
-                         ? workload_.customers()[q.spec.customer].lang
-                         : 0;
-    q.key = foldCacheKey(keyPrefix_[(q.spec.endpoint * kRegions + q.region) * kLanguages.size() +
-                                    static_cast<std::size_t>(lang)],
-                         q.spec.query, maxResultsBucket(q.spec.max_results), "web", false);
+    q.key = cacheKey(q.spec, q.region);
     ++st[2].passed;
     // Cache: L1, then L2, then a flight upstream (joined if one is in the air).
     ++st[3].entered;
@@ -450,8 +402,8 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
     q.instance = static_cast<std::uint8_t>(nextInstance_++ % static_cast<std::uint32_t>(cfg_.instances));
     bool hit = false, stale = false;
     if (cfg_.cache_tiers >= 1) {
-        Lru& l1 = *l1_[static_cast<std::size_t>(q.region * cfg_.instances + q.instance)];
-        CacheEntry* e = l1.find(q.key);
+        LruMap<CacheEntry>& l1 = l1_[q.region];
+        CacheEntry* e = l1.find(q.instance, q.key);
         auto usable = [&](const CacheEntry& x) {
             if (t < x.fresh_until) return true;
             if (cfg_.swr && t < x.fresh_until + fromSeconds(kSwrS[cls])) {
@@ -467,7 +419,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
             const CacheEntry* l2 = l2_[q.region].find(q.key);
             if (l2 && usable(*l2)) {
                 hit = true;
-                l1.put(q.key, *l2);  // written back so the next request stays in-process
+                l1.put(q.instance, q.key, *l2);  // written back so the next request stays in-process
             }
         }
     }
@@ -860,8 +812,29 @@ void GatewayPath::writeCache(Time now, const Request& q) {
     if (cfg_.cache_tiers == 0) return;
     const int cls = static_cast<int>(q.spec.query_class);
     const CacheEntry e{now + fromSeconds(kTtlS[cls])};
-    l1_[static_cast<std::size_t>(q.region * cfg_.instances + q.instance)]->put(q.key, e);
-    if (cfg_.cache_tiers >= 2) l2_[q.region].put(q.key, e);
+    l1_[q.region].put(q.instance, q.key, e);
+    if (cfg_.cache_tiers >= 2) {
+        l2_[q.region].put(q.key, e);
+        l2Lapses_[q.region][static_cast<std::size_t>(cls)].push_back(
+            Lapse{q.key, e.fresh_until + fromSeconds(kSwrS[cls])});
+        dropLapsedL2(now, q.region);
+    }
+}
+
+// Removes the region's L2 entries that no lookup can use any more: past fresh-until plus the
+// class's stale-while-revalidate window, the longest any setting of the swr knob allows. A queued
+// key that was written again since is kept; its later write is further back in the queue.
+void GatewayPath::dropLapsedL2(Time now, int region) {
+    FlatMap<CacheEntry>& l2 = l2_[static_cast<std::size_t>(region)];
+    for (std::size_t cls = 0; cls < kClasses; ++cls) {
+        std::deque<Lapse>& queue = l2Lapses_[static_cast<std::size_t>(region)][cls];
+        while (!queue.empty() && queue.front().at <= now) {
+            const std::uint64_t key = queue.front().key;
+            queue.pop_front();
+            const CacheEntry* e = l2.find(key);
+            if (e && e->fresh_until + fromSeconds(kSwrS[cls]) <= now) l2.erase(key);
+        }
+    }
 }
 
 void GatewayPath::completeFlight(Time now, std::uint32_t r, bool ok) {

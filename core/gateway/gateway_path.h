@@ -26,6 +26,7 @@
 #include "gateway/compiler.h"
 #include "gateway/flat_map.h"
 #include "gateway/fleet.h"
+#include "gateway/lru_map.h"
 #include "gateway/gateway_sim.h"
 #include "gateway/stages.h"
 #include "gateway/workload.h"
@@ -82,6 +83,9 @@ public:
     const PathConfig& config() const { return cfg_; }
 
     void accept(Time now, const RequestSpec& spec);
+    // A hint that `spec` arrives `ahead` requests from now: starts loading the cache slots its
+    // lookup will probe, so that the lookup does not wait on memory. Changes no state.
+    void prefetch(const RequestSpec& spec, std::uint32_t ahead) const;
     void onAnswer(Time now, std::uint32_t call, const AnswerSummary& answer);
     void onTimer(Time now, TimerKind kind, std::uint32_t request);
 
@@ -94,7 +98,6 @@ private:
     struct Request;
     struct Call;
     struct Flight;
-    struct Lru;
     // A cached answer: fresh until this time; usable (stale-while-revalidate) for its class's
     // revalidate window after that. The class is part of the key's query, so one time suffices.
     struct CacheEntry {
@@ -113,8 +116,10 @@ private:
     void completeFlight(Time now, std::uint32_t r, bool ok);
     void cancelOutstanding(Time now, std::uint32_t r);
     void writeCache(Time now, const Request& q);
+    void dropLapsedL2(Time now, int region);
     void admitBatch(Time now);
     void releaseSlot(Time now, std::uint32_t r);
+    std::uint64_t cacheKey(const RequestSpec& spec, int region) const;
     Duration stageCost(Stage s);
     void chargeStage(int stage, double ms);  // time spent in a stage, into its totals
     Duration drawCost(int row);
@@ -142,8 +147,18 @@ private:
     std::deque<Flight> flights_;
     std::vector<std::uint32_t> freeFlights_;
     std::array<FlatMap<std::uint32_t>, kRegions> flightIndex_;
-    std::vector<std::unique_ptr<Lru>> l1_;  // [region * instances + instance]
+    std::vector<LruMap<CacheEntry>> l1_;  // per region, a part per instance
     std::array<FlatMap<CacheEntry>, kRegions> l2_;
+    // L2 entries by the time they stop being usable, so that lapsed ones leave the table: a lapsed
+    // entry answers nothing (a lookup treats it as a miss, a write replaces it), and without this
+    // the table would hold every key the run ever fetched, a third of them one-off long-tail
+    // queries. One queue per (region, class): a class's lifetime is fixed, so appending at write
+    // time keeps each queue in lapse order. A key's class is a function of its query.
+    struct Lapse {
+        std::uint64_t key;
+        Time at;
+    };
+    std::array<std::array<std::deque<Lapse>, kClasses>, kRegions> l2Lapses_;
     std::array<FlatMap<std::uint8_t>, kRegions> refreshing_;  // SWR refreshes in the air
     std::vector<std::array<TokenBucket, 2>> buckets_;  // per customer, per endpoint
     std::array<AdaptiveLimit, kRegions> limits_;

@@ -27,6 +27,7 @@ struct Event {
 
 constexpr double kIpBurst = 30, kIpRatePerS = 3;  // an upstream's limit per egress IP
 constexpr double kProbeIntervalS = 15;
+constexpr std::uint32_t kPrefetchAhead = 4;  // arrivals whose cache slots are loaded ahead
 
 std::string formatValue(const Params& p, const KnobSpec& k) {
     switch (k.kind) {
@@ -153,6 +154,8 @@ struct GatewaySim::Impl final : Port {
                 if (arrivalAt > target) return true;
                 now = arrivalAt;
                 ++events;
+                if (nextArrival + kPrefetchAhead < hourBuffer.size())
+                    path.prefetch(hourBuffer[nextArrival + kPrefetchAhead], kPrefetchAhead);
                 path.accept(now, hourBuffer[nextArrival++]);
             } else {
                 return true;

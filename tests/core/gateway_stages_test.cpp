@@ -3,13 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <list>
 #include <map>
+#include <unordered_map>
 #include <numeric>
 #include <vector>
 
 #include "gateway/flat_map.h"
+#include "gateway/lru_map.h"
 #include "gateway/stages.h"
 #include "sim/rng.h"
 #include "gateway/workload.h"
@@ -643,6 +647,67 @@ TEST(GatewayStagesFlatMap, AgreesWithStdMapUnderRandomOperations) {
     }
     EXPECT_TRUE(flat.insert(0, 5) || flat.find(0) != nullptr);
     EXPECT_FALSE(flat.insert(0, 6));
+}
+
+// The log-based LRUs against textbook ones (a list in recency order and an index), over random
+// lookups and writes with a skewed key mix, at capacities from 1 (every new key evicts) to ones
+// where the log fills with stale records and must compact, with three parts sharing keys (each
+// part is its own LRU): the same entries must be present, with the same values, after every
+// operation.
+TEST(GatewayStagesLruMap, EachPartEvictsExactlyLikeATextbookLru) {
+    struct Textbook {
+        std::list<std::pair<std::uint64_t, std::uint64_t>> order;  // front: most recently used
+        std::unordered_map<std::uint64_t, std::list<std::pair<std::uint64_t, std::uint64_t>>::iterator>
+            where;
+        std::uint64_t evictions = 0;
+    };
+    constexpr std::size_t kParts = 3;
+    for (const std::size_t capacity : {std::size_t{1}, std::size_t{3}, std::size_t{50}, std::size_t{700}}) {
+        LruMap<std::uint64_t> lru(kParts, capacity);
+        std::array<Textbook, kParts> ref;
+        Rng rng(11 + capacity, "lru_map_test");
+        for (int i = 0; i < 90000; ++i) {
+            const std::size_t part = rng.below(kParts);
+            Textbook& t = ref[part];
+            // Hot keys (used again and again, so the log fills with stale records), a warm range
+            // about the capacity's size, and one-offs that push entries out.
+            const std::uint64_t r = rng.below(10);
+            const std::uint64_t key = r < 4   ? rng.below(capacity / 2 + 1)
+                                      : r < 8 ? rng.below(2 * capacity + 1)
+                                              : rng.next();
+            if (rng.below(2) == 0) {
+                const std::uint64_t value = static_cast<std::uint64_t>(i);
+                lru.put(part, key, value);
+                if (auto it = t.where.find(key); it != t.where.end()) t.order.erase(it->second);
+                t.order.emplace_front(key, value);
+                t.where[key] = t.order.begin();
+                if (t.order.size() > capacity) {
+                    t.where.erase(t.order.back().first);
+                    t.order.pop_back();
+                    ++t.evictions;
+                }
+            } else {
+                const std::uint64_t* v = lru.find(part, key);
+                const auto it = t.where.find(key);
+                ASSERT_EQ(v != nullptr, it != t.where.end())
+                    << "capacity " << capacity << " part " << part << " op " << i;
+                if (v) {
+                    EXPECT_EQ(*v, it->second->second);
+                    t.order.splice(t.order.begin(), t.order, it->second);
+                }
+            }
+            ASSERT_EQ(lru.size(part), t.order.size()) << "capacity " << capacity << " op " << i;
+        }
+        for (std::size_t part = 0; part < kParts; ++part) {
+            EXPECT_GT(ref[part].evictions, 1000U) << "capacity " << capacity;
+            // What is left is exactly the textbook's set.
+            for (const auto& [k, v] : ref[part].order) {
+                const std::uint64_t* got = lru.find(part, k);
+                ASSERT_NE(got, nullptr) << k;
+                EXPECT_EQ(*got, v);
+            }
+        }
+    }
 }
 
 }  // namespace
