@@ -27,6 +27,7 @@
 
 #include "gateway/gateway_types.h"
 #include "labs/knob.h"
+#include "sim/cdf_table.h"
 #include "sim/rng.h"
 #include "sim/time.h"
 
@@ -87,11 +88,12 @@ private:
     std::uint64_t drawQuery(QueryClass c, std::uint32_t customer);
 
     Rng rng_;
+    std::vector<RequestSpec> sortScratch_;
     std::vector<Customer> customers_;
-    std::vector<double> customerCdf_;
+    CdfTable customerCdf_;
     std::uint32_t batchCustomer_ = 0;
     std::vector<std::int64_t> hourCounts_, batchCounts_;
-    std::array<std::vector<double>, kClasses> zipfCdf_;
+    std::array<CdfTable, kClasses> zipfCdf_;
     std::array<double, kClasses> classCdf_{};
     double burstStart_ = 0;
     double unknownKeyRate_ = 0;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gateway/flat_map.h"
+#include "gateway/gateway_sim.h"
 #include "gateway/lru_map.h"
 #include "gateway/stages.h"
 #include "sim/rng.h"
@@ -598,6 +599,33 @@ TEST(GatewayStagesWorkload, WeekHoursMatchThePublishedDays) {
     const nlohmann::json* text = test::publishedAt("gateway_000.week_traffic.total");
     ASSERT_NE(text, nullptr);
     EXPECT_EQ(text->get<std::int64_t>(), 1'084'000);
+}
+
+// Each generated hour holds its interactive and batch counts, every arrival inside the hour, in
+// time order (the simulator streams them in that order), over a Tuesday with its 04:00 batch job.
+TEST(GatewayStagesWorkload, HoursArriveInTimeOrder) {
+    Params p(GatewaySim::knobs());
+    p.set("days", 1);
+    p.set("start_day", 1);  // Tuesday
+    Workload workload(p, 5);
+    std::vector<RequestSpec> hour;
+    std::int64_t batchSeen = 0;
+    for (int h = 0; h < workload.hours(); ++h) {
+        hour.clear();
+        workload.generateHour(h, hour);
+        const auto hh = static_cast<std::size_t>(h);
+        ASSERT_EQ(static_cast<std::int64_t>(hour.size()),
+                  workload.hourCounts()[hh] + workload.batchCounts()[hh]) << "hour " << h;
+        for (std::size_t i = 0; i < hour.size(); ++i) {
+            ASSERT_GE(hour[i].at, at(3600.0 * h)) << "hour " << h;
+            ASSERT_LT(hour[i].at, at(3600.0 * (h + 1))) << "hour " << h;
+            if (i > 0) {
+                ASSERT_LE(hour[i - 1].at, hour[i].at) << "hour " << h << " arrival " << i;
+            }
+            batchSeen += hour[i].batch ? 1 : 0;
+        }
+    }
+    EXPECT_GT(batchSeen, 0);
 }
 
 TEST(GatewayStagesWorkload, BatchJobsOnlyOnTheNightPeaks) {

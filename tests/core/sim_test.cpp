@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "sim/cdf_table.h"
 #include "sim/distributions.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
@@ -257,6 +258,37 @@ TEST(Distributions, EmpiricalModelReproducesTheRecordedDistribution) {
     }
     EXPECT_NEAR(empirical.mean(), truth.mean(), truth.mean() * 0.02);
     EXPECT_NEAR(empirical.cdf(truth.quantile(0.9)), 0.9, 0.005);
+}
+
+// The guide table must give exactly std::lower_bound's index for every u: random u, u on and
+// next to every cumulative value and band edge, the ends, and CDFs with flat runs (zero-weight
+// categories), a heavy head (Zipf), a last entry short of 1 (rounding) and a single category.
+TEST(CdfTable, AgreesWithLowerBoundEverywhere) {
+    std::vector<std::vector<double>> cdfs;
+    std::vector<double> zipf(5000);
+    double s = 0;
+    for (std::size_t k = 0; k < zipf.size(); ++k) zipf[k] = (s += 1.0 / (k + 1.0));
+    for (double& x : zipf) x /= s;
+    cdfs.push_back(zipf);
+    cdfs.push_back({0.0, 0.0, 0.25, 0.25, 0.25, 0.9, 1.0});
+    cdfs.push_back({0.1, 0.3, 0.6, 0.9999999});
+    cdfs.push_back({1.0});
+    Rng rng(3, "cdf_table_test");
+    for (const std::vector<double>& cdf : cdfs) {
+        const CdfTable table(cdf);
+        std::vector<double> us{0.0, 1.0, 1.5, std::nextafter(1.0, 0.0)};
+        for (double c : cdf) us.insert(us.end(), {c, std::nextafter(c, 0.0), std::nextafter(c, 2.0)});
+        for (std::size_t k = 0; k <= cdf.size(); ++k) {
+            const double edge = static_cast<double>(k) / static_cast<double>(cdf.size());
+            us.insert(us.end(), {edge, std::nextafter(edge, 0.0), std::nextafter(edge, 2.0)});
+        }
+        for (int i = 0; i < 200000; ++i) us.push_back(rng.uniform());
+        for (double u : us) {
+            const auto want = static_cast<std::size_t>(
+                std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+            ASSERT_EQ(table.index(u), want) << "u " << u << " over " << cdf.size() << " categories";
+        }
+    }
 }
 
 }  // namespace
