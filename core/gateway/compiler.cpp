@@ -452,33 +452,29 @@ std::uint64_t hashText(std::string_view bytes) {
 }
 
 CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,
-                              std::string_view lang) {
+                              std::string_view lang, std::string_view mode, bool include_media) {
     Fnv1a f;
     f.field("v4");
     f.field(endpoint);
     f.field(region);
     f.field(lang);
-    return CacheKeyPrefix{f.h};
-}
-
-std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket,
-                           std::string_view mode, bool include_media) {
-    Fnv1a f;
-    f.h = prefix.state;
-    f.u64(normalizedQueryHash);
-    f.byte(0);
-    f.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(bucket)));
-    f.byte(0);
     f.field(mode);
     f.byte(include_media ? 1 : 0);
-    return fmix64(f.h);
+    return CacheKeyPrefix{fmix64(f.h)};
+}
+
+std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket) {
+    // fmix64 is a bijection: for one prefix, distinct query hashes stay distinct before the
+    // bucket goes in; the second mix spreads the bucket over every bit.
+    const std::uint64_t query = fmix64(prefix.state ^ normalizedQueryHash);
+    return fmix64(query + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(bucket));
 }
 
 std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
                            std::string_view lang, std::uint64_t normalizedQueryHash, int bucket,
                            std::string_view mode, bool include_media) {
-    return foldCacheKey(cacheKeyPrefix(endpoint, region, lang), normalizedQueryHash, bucket, mode,
-                        include_media);
+    return foldCacheKey(cacheKeyPrefix(endpoint, region, lang, mode, include_media),
+                        normalizedQueryHash, bucket);
 }
 
 QueryClass classifyQuery(std::string_view normalized) {

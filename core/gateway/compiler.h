@@ -83,9 +83,10 @@ int maxResultsBucket(int n);
 // cryptographic; stable across platforms and runs.
 std::uint64_t hashText(std::string_view bytes);
 
-// The cache key from its fields: schema tag "v4", endpoint, region, lang, the normalized
-// query's hash, the maxResults bucket, mode and include_media. Each string field is folded as
-// its length, its bytes and a NUL, so no two different field lists give the same byte stream.
+// The cache key from its fields: schema tag "v4", endpoint, region, lang, mode and
+// include_media (each string folded as its length, its bytes and a NUL, so no two different
+// field lists give the same byte stream), then the normalized query's hash and the maxResults
+// bucket, mixed in as whole words.
 // compileQuery(in).cache_key == foldCacheKey(in.endpoint, in.region, in.lang,
 //     hashText(normalizeQuery(in.query)), maxResultsBucket(in.max_results), in.mode,
 //     in.include_media); the simulator calls it with synthetic query hashes.
@@ -93,16 +94,16 @@ std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
                            std::string_view lang, std::uint64_t normalizedQueryHash, int bucket,
                            std::string_view mode, bool include_media);
 
-// The same key in two steps, for callers that fold many queries under few (endpoint, region,
-// lang) triples (the simulator): the prefix's hash state is computed once.
-// foldCacheKey(cacheKeyPrefix(e, r, l), q, b, m, i) == foldCacheKey(e, r, l, q, b, m, i).
+// The same key in two steps, for callers that fold many queries under few sets of the other
+// fields (the simulator: one per endpoint, region and lang): the prefix is hashed once, and the
+// fold of a query is then two multiply-xorshift mixes.
+// foldCacheKey(cacheKeyPrefix(e, r, l, m, i), q, b) == foldCacheKey(e, r, l, q, b, m, i).
 struct CacheKeyPrefix {
     std::uint64_t state = 0;
 };
 CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,
-                              std::string_view lang);
-std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket,
-                           std::string_view mode, bool include_media);
+                              std::string_view lang, std::string_view mode, bool include_media);
+std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket);
 
 // See the header comment. `normalized` should come from normalizeQuery; other text is
 // classified as if it had been split on ASCII spaces.

@@ -157,7 +157,7 @@ GatewayPath::GatewayPath(const PathConfig& config, const Workload& workload, std
     for (std::size_t e = 0; e < kEndpoints.size(); ++e)
         for (int g = 0; g < kRegions; ++g)
             for (std::string_view lang : kLanguages)
-                keyPrefix_.push_back(cacheKeyPrefix(kEndpoints[e], kRegionNames[g], lang));
+                keyPrefix_.push_back(cacheKeyPrefix(kEndpoints[e], kRegionNames[g], lang, "web", false));
     egress_.resize(static_cast<std::size_t>(kRegions * cfg_.egress_ips * kEngines));
     engineInflight_.assign(static_cast<std::size_t>(kRegions * cfg_.instances * kEngines), 0);
     delays_.assign(static_cast<std::size_t>(kRegions * kEngines * kClasses),
@@ -349,7 +349,7 @@ std::uint64_t GatewayPath::cacheKey(const RequestSpec& spec, int region) const {
         spec.customer < workload_.customers().size() ? workload_.customers()[spec.customer].lang : 0;
     return foldCacheKey(keyPrefix_[(spec.endpoint * kRegions + region) * kLanguages.size() +
                                    static_cast<std::size_t>(lang)],
-                        spec.query, maxResultsBucket(spec.max_results), "web", false);
+                        spec.query, maxResultsBucket(spec.max_results));
 }
 
 void GatewayPath::prefetch(const RequestSpec& spec, std::uint32_t ahead) const {

@@ -289,6 +289,29 @@ TEST(GatewayCompilerKey, CompileQueryFoldsTheSameFieldsAsFoldCacheKey) {
     EXPECT_EQ(keys.size(), 5000u);
 }
 
+// The simulator's two-step fold gives the compiler's key, and every field of the key separates
+// keys: small query hashes (as the simulator's probes use) under every combination of endpoint,
+// region, lang, bucket, mode and media, 2 x 3 x 2 x 3 x 2 x 2 x 500 keys, all distinct.
+TEST(GatewayCompilerKey, TwoStepFoldMatchesAndEveryFieldSeparates) {
+    std::set<std::uint64_t> keys;
+    std::size_t n = 0;
+    for (std::string_view endpoint : {"/search/lite", "/search/fast"})
+        for (std::string_view region : {"EU", "US", "APAC"})
+            for (std::string_view lang : {"en", "de"})
+                for (std::string_view mode : {"web", "news"})
+                    for (bool media : {false, true}) {
+                        const CacheKeyPrefix prefix = cacheKeyPrefix(endpoint, region, lang, mode, media);
+                        for (int bucket : {10, 20, 50})
+                            for (std::uint64_t h = 0; h < 500; ++h) {
+                                const std::uint64_t key = foldCacheKey(prefix, h, bucket);
+                                ASSERT_EQ(key, foldCacheKey(endpoint, region, lang, h, bucket, mode, media));
+                                keys.insert(key);
+                                ++n;
+                            }
+                    }
+    EXPECT_EQ(keys.size(), n);
+}
+
 TEST(GatewayCompilerKey, HashTextIsStableAndMixesWell) {
     EXPECT_EQ(hashText("api"), hashText(std::string("api")));
     EXPECT_NE(hashText("api"), hashText("apj"));
