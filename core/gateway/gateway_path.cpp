@@ -38,6 +38,7 @@ constexpr std::array<std::array<int, 2>, kRegions> kNearest{{{1, 2}, {0, 2}, {0,
 // (none for long-tail and news, which are never served stale).
 constexpr std::array<double, kClasses> kTtlS{21600, 86400, 7200, 3600, 300};
 constexpr std::array<double, kClasses> kSwrS{3600, 86400, 1800, 0, 0};
+constexpr std::size_t kLapseAhead = 8;
 constexpr double kRestS = 60;  // an egress IP rests this long for an engine after a block page
 constexpr std::array<std::string_view, 2> kEndpoints{"/search/lite", "/search/fast"};
 
@@ -829,6 +830,8 @@ void GatewayPath::dropLapsedL2(Time now, int region) {
     for (std::size_t cls = 0; cls < kClasses; ++cls) {
         std::deque<Lapse>& queue = l2Lapses_[static_cast<std::size_t>(region)][cls];
         while (!queue.empty() && queue.front().at <= now) {
+            // The key that lapses a few writes from now: its slot is loaded by then.
+            if (queue.size() > kLapseAhead) l2.prefetch(queue[kLapseAhead].key);
             const std::uint64_t key = queue.front().key;
             queue.pop_front();
             const CacheEntry* e = l2.find(key);
@@ -927,7 +930,6 @@ void GatewayPath::finish(Time now, std::uint32_t r, Outcome o, Time at) {
         }
         ++window_.requests;
         const std::int64_t us = std::max<std::int64_t>(1, toUs(latency));
-        totals_.latency_us.record(us);
         totals_.latency_by_class_us[static_cast<int>(q.spec.query_class)].record(us);
         windowLatency_.record(us);
         if (q.spec.customer < customerLatency_.size()) {
@@ -984,6 +986,8 @@ void GatewayPath::closeWindow(Time now) {
 
 void GatewayPath::fillSnapshot(GatewaySnapshot& s, Time now) const {
     s = totals_;
+    // All requests: the classes' histograms merged (each request is recorded in its class only).
+    for (const HdrHistogram& c : totals_.latency_by_class_us) s.latency_us.merge(c);
     s.now_s = toSeconds(now);
     s.windows = windows_;
     s.hedge_budget_level = hedgeBudget_.level();

@@ -109,7 +109,7 @@ struct GatewaySnapshot {
     // deadline: by share of failed requests, then p99.9).
     std::vector<CustomerTail> worst_customers;
     std::vector<TimelineEvent> timeline;
-    HdrHistogram latency_us;  // all accepted requests since the start, merged
+    HdrHistogram latency_us;  // all accepted requests since the start: the classes merged
     std::array<HdrHistogram, kClasses> latency_by_class_us;
 };
 
