@@ -10,6 +10,7 @@
 #include "sim/distributions.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
+#include "sim/time.h"
 
 namespace taillab {
 namespace {
@@ -289,6 +290,26 @@ TEST(CdfTable, AgreesWithLowerBoundEverywhere) {
             ASSERT_EQ(table.index(u), want) << "u " << u << " over " << cdf.size() << " categories";
         }
     }
+}
+
+// The inlined rounding behind fromMs/fromUs/fromSeconds rounds exactly as std::llround: halves
+// away from zero, values a hair either side of a half, huge integral values, tiny fractions and
+// random values across the ranges the conversions see.
+TEST(Time, RoundToInt64IsLlround) {
+    std::vector<double> xs{0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+                           -0.49999999999999994, 4503599627370495.5, 4503599627370497.0,
+                           9007199254740993.0, -9007199254740993.0, 1e18, -1e18, 5e-324};
+    for (double h = 0.5; h < 1e15; h = h * 2 + 1) {
+        xs.insert(xs.end(), {h, -h, std::nextafter(h, 0.0), std::nextafter(h, 1e300),
+                             std::nextafter(-h, 0.0), std::nextafter(-h, -1e300)});
+    }
+    Rng rng(9, "round_test");
+    for (int i = 0; i < 100000; ++i) {
+        const double scale = std::pow(10.0, static_cast<double>(rng.below(19)));
+        xs.push_back((rng.uniform() * 2 - 1) * scale);
+        xs.push_back(std::floor(rng.uniform() * scale) + 0.5);
+    }
+    for (double x : xs) ASSERT_EQ(roundToInt64(x), std::llround(x)) << x;
 }
 
 }  // namespace
