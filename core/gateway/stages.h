@@ -307,8 +307,9 @@ public:
     void record(Time now, double latencyMs) {
         rotate(now);
         const int b = bucketOf(latencyMs);
-        ++slices_[current_][b];
+        slices_[current_].push_back(static_cast<std::uint16_t>(b));
         ++window_[b];
+        ++groups_[b / kGroup];
         ++count_;
     }
     // The delay to use now: refreshed at most once per slice, from the last six slices.
@@ -323,31 +324,38 @@ public:
     std::int64_t samples() const { return count_; }
 
 private:
-    using Counts = std::array<std::uint32_t, kBuckets + 2>;  // [0] under lo, [kBuckets+1] over hi
+    // Window counts per bucket: [0] under lo, [kBuckets + 1] over hi; and per group of kGroup
+    // buckets, so the percentile walk skips empty stretches a group at a time.
+    static constexpr int kGroup = 32;
+    static constexpr int kGroups = (kBuckets + 2 + kGroup - 1) / kGroup;
     int bucketOf(double ms) const {
         if (ms < lo_) return 0;
         if (ms >= hi_) return kBuckets + 1;
         return 1 + std::min(kBuckets - 1, static_cast<int>((ms - lo_) / (hi_ - lo_) * kBuckets));
     }
+    // A slice keeps its samples' buckets rather than a count per bucket: a slice holds a few
+    // samples at the traffic one (region, engine) sees, and expiring it touches only those.
     void rotate(Time now) {
         const std::int64_t index = now.count() / slice_.count();
         if (index == sliceIndex_) return;
         const std::int64_t steps = std::min<std::int64_t>(index - sliceIndex_, kSlices);
         if (steps >= kSlices) {  // the whole window is older than 60 s
-            for (Counts& c : slices_) c.fill(0);
+            for (auto& slice : slices_) slice.clear();
             window_.fill(0);
+            groups_.fill(0);
             count_ = 0;
             sliceIndex_ = index;
             return;
         }
         for (std::int64_t i = 0; i < steps; ++i) {
             current_ = (current_ + 1) % kSlices;
-            Counts& old = slices_[current_];
-            for (int b = 0; b < kBuckets + 2; ++b) {
-                window_[b] -= old[b];
-                count_ -= old[b];
+            std::vector<std::uint16_t>& old = slices_[current_];
+            for (const std::uint16_t b : old) {
+                --window_[b];
+                --groups_[b / kGroup];
             }
-            old.fill(0);
+            count_ -= static_cast<std::int64_t>(old.size());
+            old.clear();
         }
         sliceIndex_ = index;
     }
@@ -360,13 +368,19 @@ private:
         const std::int64_t above =
             count_ - std::max<std::int64_t>(1, std::llround(percentile_ / 100.0 * count_));
         std::int64_t seen = 0;
-        for (int b = kBuckets + 1; b >= 0; --b) {
-            seen += window_[b];
-            if (seen > above) {
-                delayMs_ = b == kBuckets + 1 ? hi_
-                           : b == 0          ? lo_
-                                             : lo_ + (hi_ - lo_) * b / kBuckets;
-                return;
+        for (int g = kGroups - 1; g >= 0; --g) {
+            if (seen + groups_[g] <= above) {
+                seen += groups_[g];
+                continue;
+            }
+            for (int b = std::min(kBuckets + 1, (g + 1) * kGroup - 1); b >= g * kGroup; --b) {
+                seen += window_[b];
+                if (seen > above) {
+                    delayMs_ = b == kBuckets + 1 ? hi_
+                               : b == 0          ? lo_
+                                                 : lo_ + (hi_ - lo_) * b / kBuckets;
+                    return;
+                }
             }
         }
         delayMs_ = lo_;
@@ -374,8 +388,9 @@ private:
 
     double lo_ = 120, hi_ = 450, percentile_ = 90;
     Duration slice_ = fromSeconds(10);
-    std::array<Counts, kSlices> slices_{};
-    Counts window_{};
+    std::array<std::vector<std::uint16_t>, kSlices> slices_{};
+    std::array<std::uint32_t, kBuckets + 2> window_{};
+    std::array<std::uint32_t, kGroups> groups_{};
     std::int64_t count_ = 0;
     int current_ = 0;
     std::int64_t sliceIndex_ = 0;

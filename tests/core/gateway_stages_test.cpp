@@ -511,6 +511,55 @@ TEST(GatewayStagesRollingDelay, SamplesOlderThanSixtySecondsLeave) {
     EXPECT_EQ(d.samples(), 0);
 }
 
+// The delay against the raw samples: at random times (bursts, quiet stretches, gaps longer
+// than the window), with latencies under, inside and over the clamp range, each refresh must
+// equal the percentile of the samples in the six slices up to now, taken the same way (the
+// sample at the percentile's rank counted from the slowest, reported at its bucket's lower edge).
+TEST(GatewayStagesRollingDelay, EveryRefreshIsThePercentileOfTheWindowsRawSamples) {
+    constexpr double kLoMs = 120, kHiMs = 450;
+    constexpr int kBuckets = RollingDelay::kBuckets;
+    for (const double pct : {50.0, 90.0, 99.0}) {
+        RollingDelay d(kLoMs, kHiMs, pct);
+        std::vector<std::pair<std::int64_t, double>> samples;  // (slice index, ms)
+        Rng rng(static_cast<std::uint64_t>(pct), "rolling_delay_test");
+        double t = 0;
+        int refreshes = 0;
+        for (int i = 0; i < 20000; ++i) {
+            const std::uint64_t gap = rng.below(100);
+            t += gap < 90 ? rng.uniform() * 0.5 : gap < 99 ? rng.uniform() * 15 : 40 + rng.uniform() * 60;
+            const double ms = rng.uniform() * 600;
+            d.record(at(t), ms);
+            samples.emplace_back(static_cast<std::int64_t>(std::floor(t / 10)), ms);
+            if (i % 50 != 49) continue;
+            t += 10;  // a refresh is due at most once per slice: step past it
+            const double got = d.delayMs(at(t));
+            const auto slice = static_cast<std::int64_t>(std::floor(t / 10));
+            std::vector<int> buckets;
+            for (const auto& [s, v] : samples) {
+                if (s <= slice - RollingDelay::kSlices) continue;
+                buckets.push_back(v < kLoMs   ? 0
+                                  : v >= kHiMs ? kBuckets + 1
+                                               : 1 + std::min(kBuckets - 1,
+                                                              static_cast<int>((v - kLoMs) / (kHiMs - kLoMs) *
+                                                                               kBuckets)));
+            }
+            ASSERT_EQ(d.samples(), static_cast<std::int64_t>(buckets.size())) << "at " << t;
+            if (buckets.empty()) {
+                EXPECT_DOUBLE_EQ(got, kHiMs);
+                continue;
+            }
+            std::sort(buckets.begin(), buckets.end(), std::greater<>());
+            const auto n = static_cast<std::int64_t>(buckets.size());
+            const std::int64_t above = n - std::max<std::int64_t>(1, std::llround(pct / 100.0 * n));
+            const int b = buckets[static_cast<std::size_t>(above)];
+            const double want = b == kBuckets + 1 ? kHiMs : b == 0 ? kLoMs : kLoMs + (kHiMs - kLoMs) * b / kBuckets;
+            ASSERT_DOUBLE_EQ(got, want) << "p" << pct << " at " << t << " over " << n << " samples";
+            ++refreshes;
+        }
+        EXPECT_GT(refreshes, 300) << "p" << pct;
+    }
+}
+
 // ---- HedgeBudget ---------------------------------------------------------------------------
 
 TEST(GatewayStagesHedgeBudget, CreditsAFractionPerPrimary) {
