@@ -932,12 +932,8 @@ void GatewayPath::finish(Time now, std::uint32_t r, Outcome o, Time at) {
         }
         ++window_.requests;
         const std::int64_t us = std::max<std::int64_t>(1, toUs(latency));
-        totals_.latency_by_class_us[static_cast<int>(q.spec.query_class)].record(us);
-        windowLatency_.record(us);
-        if (q.spec.customer < customerLatency_.size()) {
-            customerLatency_[q.spec.customer].record(us);
-            if (isFailed(o)) ++customerFailed_[q.spec.customer];
-        }
+        pendingLatency_.push_back(PendingLatency{us, q.spec.customer, q.spec.query_class});
+        if (q.spec.customer < customerLatency_.size() && isFailed(o)) ++customerFailed_[q.spec.customer];
         if (q.holdsSlot || !isRejected(o)) {
             // The admission limit learns from requests that reached the upstream path.
             if (q.engineStart > kZero && !q.spec.batch) limits_[q.region].onSample(now, latency);
@@ -947,7 +943,21 @@ void GatewayPath::finish(Time now, std::uint32_t r, Outcome o, Time at) {
     freeRequests_.push_back(r);
 }
 
+// Records the latencies of the requests finished since the last call into the class, window and
+// customer histograms. Done in a batch rather than as each request finishes: the records are
+// independent, so their cache misses (the customer histograms alone are 2.4 MB) overlap instead
+// of stalling the request path one at a time. Every reader of the histograms calls this first.
+void GatewayPath::recordPendingLatencies() {
+    for (const PendingLatency& p : pendingLatency_) {
+        totals_.latency_by_class_us[static_cast<int>(p.cls)].record(p.us);
+        windowLatency_.record(p.us);
+        if (p.customer < customerLatency_.size()) customerLatency_[p.customer].record(p.us);
+    }
+    pendingLatency_.clear();
+}
+
 void GatewayPath::closeWindow(Time now) {
+    recordPendingLatencies();
     WindowPoint w = window_;
     w.t_s = toSeconds(now);
     if (windowLatency_.empty()) {
@@ -986,7 +996,8 @@ void GatewayPath::closeWindow(Time now) {
     windowStart_ = now;
 }
 
-void GatewayPath::fillSnapshot(GatewaySnapshot& s, Time now) const {
+void GatewayPath::fillSnapshot(GatewaySnapshot& s, Time now) {
+    recordPendingLatencies();
     s = totals_;
     // All requests: the classes' histograms merged (each request is recorded in its class only).
     for (const HdrHistogram& c : totals_.latency_by_class_us) s.latency_us.merge(c);

@@ -91,7 +91,8 @@ public:
 
     // Closes the current chart window at `now` and starts the next.
     void closeWindow(Time now);
-    void fillSnapshot(GatewaySnapshot& s, Time now) const;
+    // Non-const: first records the latencies still waiting in the batch (recordPendingLatencies).
+    void fillSnapshot(GatewaySnapshot& s, Time now);
     void setWindowStart(Time t) { windowStart_ = t; }
 
 private:
@@ -179,6 +180,13 @@ private:
     std::vector<HdrHistogram> customerLatency_;  // 2 significant digits: 1% is plenty per key
     std::vector<std::uint64_t> customerFailed_;
     HdrHistogram windowLatency_;
+    struct PendingLatency {
+        std::int64_t us;
+        std::uint32_t customer;
+        QueryClass cls;
+    };
+    std::vector<PendingLatency> pendingLatency_;  // finished, not yet in the histograms
+    void recordPendingLatencies();
     WindowPoint window_{};
     std::array<std::uint64_t, kClasses> windowLookups_{}, windowHits_{};
     std::uint64_t windowPrimaries_ = 0, windowHedges_ = 0, windowCalls_ = 0;
