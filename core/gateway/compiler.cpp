@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/rng.h"
+
 namespace taillab::gateway {
 namespace {
 
@@ -38,15 +40,6 @@ struct Fnv1a {
     }
 };
 
-// MurmurHash3's 64-bit finalizer: every input bit affects every output bit.
-std::uint64_t fmix64(std::uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-}
 
 // ---- small text helpers --------------------------------------------------------------------
 
@@ -448,7 +441,7 @@ int maxResultsBucket(int n) {
 std::uint64_t hashText(std::string_view bytes) {
     Fnv1a f;
     f.bytes(bytes);
-    return fmix64(f.h);
+    return mix64(f.h);
 }
 
 CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,
@@ -460,14 +453,14 @@ CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region
     f.field(lang);
     f.field(mode);
     f.byte(include_media ? 1 : 0);
-    return CacheKeyPrefix{fmix64(f.h)};
+    return CacheKeyPrefix{mix64(f.h)};
 }
 
 std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket) {
-    // fmix64 is a bijection: for one prefix, distinct query hashes stay distinct before the
+    // mix64 is a bijection: for one prefix, distinct query hashes stay distinct before the
     // bucket goes in; the second mix spreads the bucket over every bit.
-    const std::uint64_t query = fmix64(prefix.state ^ normalizedQueryHash);
-    return fmix64(query + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(bucket));
+    const std::uint64_t query = mix64(prefix.state ^ normalizedQueryHash);
+    return mix64(query + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(bucket));
 }
 
 std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,

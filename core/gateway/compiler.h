@@ -79,7 +79,7 @@ std::string normalizeQuery(std::string_view utf8);
 // std::invalid_argument for n outside 1..50.
 int maxResultsBucket(int n);
 
-// A well-mixed 64-bit hash of bytes (FNV-1a, then the MurmurHash3 64-bit finalizer). Not
+// A well-mixed 64-bit hash of bytes (FNV-1a, then the splitmix64 finalizer). Not
 // cryptographic; stable across platforms and runs.
 std::uint64_t hashText(std::string_view bytes);
 

@@ -355,14 +355,21 @@ std::uint64_t GatewayPath::cacheKey(const RequestSpec& spec, int region) const {
                         spec.query, maxResultsBucket(spec.max_results));
 }
 
-void GatewayPath::prefetch(const RequestSpec& spec, std::uint32_t ahead) const {
+// The region's load balancer spreads requests over its instances with no regard to their
+// content: modelled as a hash of the arrival (its time and query), so it is known before the
+// request reaches the cache and its slots can be loaded ahead.
+std::uint32_t GatewayPath::instanceFor(const RequestSpec& spec) const {
+    const std::uint64_t h = mix64(static_cast<std::uint64_t>(spec.at.count()) ^ spec.query);
+    return static_cast<std::uint32_t>(h % static_cast<std::uint64_t>(cfg_.instances));
+}
+
+void GatewayPath::prefetch(const RequestSpec& spec) const {
     if (cfg_.cache_tiers == 0 || spec.customer >= workload_.customers().size()) return;
     // The customer's home region (a spill moves a few requests elsewhere; the hint is then
-    // wasted, never wrong) and the instance the round robin will give it.
+    // wasted, never wrong) and the instance its load balancer picks.
     const int region = static_cast<int>(workload_.customers()[spec.customer].home);
     const std::uint64_t key = cacheKey(spec, region);
-    const auto instance = (nextInstance_ + ahead) % static_cast<std::uint32_t>(cfg_.instances);
-    l1_[static_cast<std::size_t>(region)].prefetch(instance, key);
+    l1_[static_cast<std::size_t>(region)].prefetch(instanceFor(spec), key);
     if (cfg_.cache_tiers >= 2) l2_[static_cast<std::size_t>(region)].prefetch(key);
 }
 
@@ -402,7 +409,7 @@ void GatewayPath::lookupCache(Time now, std::uint32_t r, Time t) {
     Duration cost = stageCost(Stage::Cache);
     const int cls = static_cast<int>(q.spec.query_class);
     if (!q.spec.probe) ++totals_.cache_lookups[cls], ++windowLookups_[cls];
-    q.instance = static_cast<std::uint8_t>(nextInstance_++ % static_cast<std::uint32_t>(cfg_.instances));
+    q.instance = static_cast<std::uint8_t>(instanceFor(q.spec));
     bool hit = false, stale = false;
     if (cfg_.cache_tiers >= 1) {
         LruMap<CacheEntry>& l1 = l1_[q.region];

@@ -83,9 +83,9 @@ public:
     const PathConfig& config() const { return cfg_; }
 
     void accept(Time now, const RequestSpec& spec);
-    // A hint that `spec` arrives `ahead` requests from now: starts loading the cache slots its
-    // lookup will probe, so that the lookup does not wait on memory. Changes no state.
-    void prefetch(const RequestSpec& spec, std::uint32_t ahead) const;
+    // A hint that `spec` arrives soon: starts loading the cache slots its lookup will probe, so
+    // that the lookup does not wait on memory. Changes no state.
+    void prefetch(const RequestSpec& spec) const;
     void onAnswer(Time now, std::uint32_t call, const AnswerSummary& answer);
     void onTimer(Time now, TimerKind kind, std::uint32_t request);
 
@@ -121,6 +121,7 @@ private:
     void admitBatch(Time now);
     void releaseSlot(Time now, std::uint32_t r);
     std::uint64_t cacheKey(const RequestSpec& spec, int region) const;
+    std::uint32_t instanceFor(const RequestSpec& spec) const;
     Duration stageCost(Stage s);
     void chargeStage(int stage, double ms);  // time spent in a stage, into its totals
     Duration drawCost(int row);
@@ -173,7 +174,6 @@ private:
     std::vector<int> engineInflight_;            // [(region * instances + instance) * kEngines + e]
     std::vector<RollingDelay> delays_;           // per (region, engine) or per class
     HedgeBudget hedgeBudget_, lastChanceBudget_;
-    std::uint32_t nextInstance_ = 0;
 
     // Measurement.
     GatewaySnapshot totals_;  // counters, stages, spans, histograms (windows kept separately)

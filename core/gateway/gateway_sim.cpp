@@ -155,7 +155,7 @@ struct GatewaySim::Impl final : Port {
                 now = arrivalAt;
                 ++events;
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
-                    path.prefetch(hourBuffer[nextArrival + kPrefetchAhead], kPrefetchAhead);
+                    path.prefetch(hourBuffer[nextArrival + kPrefetchAhead]);
                 path.accept(now, hourBuffer[nextArrival++]);
             } else {
                 return true;

@@ -47,15 +47,6 @@ std::vector<double> cosineDay(double a, double peak) {
     return w;
 }
 
-std::uint64_t mix64(std::uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 }  // namespace
 
 const std::array<ClassMix, kClasses>& Workload::classMix() {

@@ -58,4 +58,13 @@ private:
 // FNV-1a 64-bit hash of a name; stable across platforms.
 std::uint64_t hashName(std::string_view name);
 
+// A 64-bit mixer (splitmix64's finalizer): a bijection in which every input bit affects every
+// output bit. For hashing keys that are already distinct, and for turning counters into
+// well-spread values.
+inline std::uint64_t mix64(std::uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
 }  // namespace taillab
