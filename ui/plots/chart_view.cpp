@@ -213,7 +213,7 @@ void ChartView::showReadoutNear(QPoint pos) {
         const QString text =
             QString("%1 (%2)\n%3: %4\n%5: %6")
                 .arg(QString::fromStdString(s.name), chart_style::roleLabel(s.role),
-                     QString::fromStdString(chart_.x_label), formatX(fromPlotX(bestKey)),
+                     plot_->xAxis->label(), formatX(fromPlotX(bestKey)),
                      QString::fromStdString(chart_.y_label), chart_style::formatNumber(bestValue));
         chart_style::placeReadoutLabel(*readout_->label, *plot_, bestKey, bestValue, text);
     }

@@ -43,6 +43,9 @@ void GatewayTimeChart::setMarkers(std::vector<double> x) { markers_ = std::move(
 
 void GatewayTimeChart::configureAxes(const Chart& chart) {
     TimeChart::configureAxes(chart);
+    // The ticks read as days and times of the week; the data (and its CSV column) stay in
+    // seconds since Mon 00:00, which the chart's own label says.
+    plot()->xAxis->setLabel(tr("Simulated time (UTC)"));
     if (!plot()->xAxis->ticker().dynamicCast<WeekTicker>())
         plot()->xAxis->setTicker(QSharedPointer<WeekTicker>::create());
     for (QCPAbstractItem* item : markerItems_) plot()->removeItem(item);
