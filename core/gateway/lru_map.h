@@ -12,10 +12,12 @@
 // the log from its oldest end and decrementing counts, the first entry whose count reaches zero
 // is the one whose last use is the oldest: the least recently used. Eviction pops until that
 // happens, prefetching the slots of the records behind, so the checks overlap instead of waiting
-// on memory one at a time. When the log fills, it is compacted to each entry's last record, which
-// keeps it bounded when entries are rarely evicted. The order of evictions is exactly LRU's.
+// on memory one at a time. The log grows to twice the capacity; when it is full at that size, it
+// is compacted to each entry's last record, which keeps it bounded when entries are rarely
+// evicted. The order of evictions is exactly LRU's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,15 +29,12 @@ namespace taillab::gateway {
 template <typename Value>
 class LruMap {
 public:
+    // Memory grows with the entries actually held, up to the capacity: a large capacity that a
+    // run never fills costs nothing.
     LruMap(std::size_t parts, std::size_t capacityPerPart)
-        : capacity_(capacityPerPart < 1 ? 1 : capacityPerPart),
-          index_(parts * (capacity_ + 1)), parts_(parts < 1 ? 1 : parts) {
-        std::size_t ring = 16;
-        while (ring < 2 * capacity_ + kSlack) ring <<= 1;
-        for (Part& p : parts_) {
-            p.log.reset(new std::uint64_t[ring]);  // written before it is read: not zeroed
-            p.mask = ring - 1;
-        }
+        : capacity_(capacityPerPart < 1 ? 1 : capacityPerPart), parts_(parts < 1 ? 1 : parts) {
+        while (maxRing_ < 2 * capacity_ + kSlack) maxRing_ <<= 1;
+        for (Part& p : parts_) resizeLog(p, std::min<std::size_t>(maxRing_, 1024));
     }
 
     // The value for `key` in `part`, marked as just used; nullptr when absent.
@@ -81,9 +80,24 @@ private:
         return key ^ (0xd6e8feb86659fd93ULL * part);  // part 0 keeps its keys as they are
     }
     void use(Part& p, std::uint64_t key, Entry& e) {
-        if (p.count == p.mask + 1) compact(p);
+        if (p.count == p.mask + 1) {
+            if (p.mask + 1 < maxRing_) {
+                resizeLog(p, 2 * (p.mask + 1));
+            } else {
+                compact(p);
+            }
+        }
         ++e.records;
         p.log[(p.head + p.count++) & p.mask] = key;
+    }
+    // Moves the log into a ring of `size` records (a power of two, at least its count), oldest
+    // first.
+    static void resizeLog(Part& p, std::size_t size) {
+        std::unique_ptr<std::uint64_t[]> log(new std::uint64_t[size]);  // written before read
+        for (std::size_t i = 0; i < p.count; ++i) log[i] = p.log[(p.head + i) & p.mask];
+        p.log = std::move(log);
+        p.head = 0;
+        p.mask = size - 1;
     }
     // Takes the oldest record off the log, starting the load of a later record's slot.
     std::uint64_t pop(Part& p) {
@@ -104,9 +118,9 @@ private:
             }
         }
     }
-    // Keeps each entry's last record, in order. When the log is full at least half of it is
-    // stale (at most capacity + 1 entries, one last record each), so this runs at most once per
-    // capacity uses.
+    // Keeps each entry's last record, in order. Once the log has its full size and is full, at
+    // least half of it is stale (at most capacity + 1 entries, one last record each), so this runs
+    // at most once per capacity uses.
     void compact(Part& p) {
         const std::size_t n = p.count;
         std::size_t kept = 0;
@@ -125,7 +139,8 @@ private:
     }
 
     std::size_t capacity_;
-    FlatMap<Entry> index_;
+    std::size_t maxRing_ = 16;  // the log's full size: a power of two >= 2 * capacity + kSlack
+    FlatMap<Entry> index_{1024};
     std::vector<Part> parts_;
 };
 

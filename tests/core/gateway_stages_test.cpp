@@ -726,6 +726,23 @@ TEST(GatewayStagesFlatMap, AgreesWithStdMapUnderRandomOperations) {
     EXPECT_FALSE(flat.insert(0, 6));
 }
 
+// Capacity is a bound, not an allocation: 64 parts of ten million entries each (the l1_entries
+// and instances knobs at their maximum) would need tens of GB up front; holding a few thousand
+// entries must cost memory for a few thousand, and still evict exactly at a small capacity.
+TEST(GatewayStagesLruMap, MemoryFollowsTheEntriesHeldNotTheCapacity) {
+    LruMap<std::uint64_t> big(64, 10'000'000);
+    for (std::uint64_t k = 0; k < 5000; ++k) big.put(k % 64, k, k * 3);
+    for (std::uint64_t k = 0; k < 5000; ++k) {
+        const std::uint64_t* v = big.find(k % 64, k);
+        ASSERT_NE(v, nullptr) << k;
+        EXPECT_EQ(*v, k * 3);
+    }
+    EXPECT_EQ(big.find(1, 0), nullptr);  // key 0 lives in part 0 only
+    std::size_t held = 0;
+    for (std::size_t part = 0; part < 64; ++part) held += big.size(part);
+    EXPECT_EQ(held, 5000U);
+}
+
 // The log-based LRUs against textbook ones (a list in recency order and an index), over random
 // lookups and writes with a skewed key mix, at capacities from 1 (every new key evicts) to ones
 // where the log fills with stale records and must compact, with three parts sharing keys (each
