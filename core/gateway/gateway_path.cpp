@@ -787,13 +787,7 @@ void GatewayPath::onAnswer(Time now, std::uint32_t callId, const AnswerSummary& 
         chargeStage(5, engineMs);
         ++st[5].passed;
         writeCache(now, q);
-        if (q.background) {
-            refreshing_[q.region].erase(q.key);
-            q.done = true;
-            q.live = false;
-            freeRequests_.push_back(r);
-            return;
-        }
+        if (q.background) return retireRefresh(r);
         const bool empty = a.kind == AnswerKind::Empty;
         if (empty && !q.spec.zero_results_allowed) ++totals_.empty_ok;
         completeFlight(now, r, true);
@@ -807,13 +801,7 @@ void GatewayPath::onAnswer(Time now, std::uint32_t callId, const AnswerSummary& 
         if (next >= 0 && startCall(now, r, next, CallRole::Retry)) return;
     }
     cancelOutstanding(now, r);
-    if (q.background) {
-        refreshing_[q.region].erase(q.key);
-        q.done = true;
-        q.live = false;
-        freeRequests_.push_back(r);
-        return;
-    }
+    if (q.background) return retireRefresh(r);
     completeFlight(now, r, false);
     finish(now, r, Outcome::NoEngine, now);
 }
@@ -897,19 +885,23 @@ void GatewayPath::releaseSlot(Time now, std::uint32_t r) {
     admitBatch(now);
 }
 
+// A stale-while-revalidate refresh is over (answered or failed): nobody waits on it, so it only
+// lets the next stale hit start another and frees its slot.
+void GatewayPath::retireRefresh(std::uint32_t r) {
+    Request& q = requests_[r];
+    refreshing_[q.region].erase(q.key);
+    q.done = true;
+    q.live = false;
+    freeRequests_.push_back(r);
+}
+
 void GatewayPath::finish(Time now, std::uint32_t r, Outcome o, Time at) {
     Request& q = requests_[r];
     if (q.done) {
         ++totals_.double_answers;
         return;
     }
-    if (q.background) {  // a stale-while-revalidate refresh that failed: nobody waits on it
-        refreshing_[q.region].erase(q.key);
-        q.done = true;
-        q.live = false;
-        freeRequests_.push_back(r);
-        return;
-    }
+    if (q.background) return retireRefresh(r);  // a refresh that failed
     if (q.leader && q.flight != kNone) completeFlight(now, r, false);
     q.done = true;
     if (q.detachTimer) port_.cancelTimer(q.detachTimer), q.detachTimer = 0;

@@ -106,6 +106,7 @@ private:
     };
     std::uint32_t newRequest();
     void finish(Time now, std::uint32_t r, Outcome o, Time at);
+    void retireRefresh(std::uint32_t r);
     void serveFromCache(Time now, std::uint32_t r, Time at, bool stale);
     void lookupCache(Time now, std::uint32_t r, Time at);
     void startEngines(Time now, std::uint32_t r, Time at);
