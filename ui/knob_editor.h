@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "labs/knob.h"
+#include "knobs/knob.h"
 
 class QSlider;
 class QAbstractSpinBox;

@@ -25,13 +25,13 @@
 
 #include "gateway/compiler.h"
 #include "gateway/flat_map.h"
-#include "gateway/fleet.h"
+#include "fleet/fleet.h"
 #include "gateway/lru_map.h"
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 #include "gateway/stages.h"
-#include "gateway/workload.h"
+#include "workload/workload.h"
 #include "metrics/hdr_histogram.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab::gateway {
 

@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "gateway/gateway_types.h"
-#include "sim/time.h"
+#include "base/time.h"
 
 namespace taillab::gateway {
 

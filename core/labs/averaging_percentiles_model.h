@@ -28,7 +28,7 @@
 
 #include "metrics/hdr_histogram.h"
 #include "sim/distributions.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 #include "sim/run_control.h"
 
 namespace taillab::avg {

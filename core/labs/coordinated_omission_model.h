@@ -35,8 +35,8 @@
 
 #include "metrics/hdr_histogram.h"
 #include "sim/distributions.h"
-#include "sim/rng.h"
-#include "sim/time.h"
+#include "base/rng.h"
+#include "base/time.h"
 
 namespace taillab::co {
 

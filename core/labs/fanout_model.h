@@ -25,7 +25,7 @@
 #include <cstdint>
 
 #include "sim/distributions.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 

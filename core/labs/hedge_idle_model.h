@@ -17,7 +17,7 @@
 #pragma once
 
 #include "sim/distributions.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 

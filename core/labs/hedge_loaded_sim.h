@@ -26,9 +26,9 @@
 
 #include "metrics/hdr_histogram.h"
 #include "sim/distributions.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 #include "sim/run_control.h"
-#include "sim/time.h"
+#include "base/time.h"
 
 namespace taillab {
 

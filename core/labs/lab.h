@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "labs/knob.h"
+#include "knobs/knob.h"
 #include "labs/lab_result.h"
 #include "sim/run_control.h"
 

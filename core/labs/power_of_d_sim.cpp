@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/time.h"
+#include "base/time.h"
 
 namespace taillab {
 namespace {

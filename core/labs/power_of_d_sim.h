@@ -17,7 +17,7 @@
 #include <cstdint>
 
 #include "metrics/hdr_histogram.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 #include "sim/run_control.h"
 
 namespace taillab {

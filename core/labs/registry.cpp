@@ -1,4 +1,4 @@
-#include "gateway/gateway_lab.h"
+#include "gateway_sim/gateway_lab.h"
 #include "labs/labs.h"
 
 namespace taillab {

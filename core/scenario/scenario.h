@@ -28,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "labs/knob.h"
+#include "knobs/knob.h"
 
 namespace taillab {
 

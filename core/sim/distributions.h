@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sim/event_queue.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 namespace {

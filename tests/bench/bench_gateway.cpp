@@ -5,8 +5,8 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include "gateway/gateway_sim.h"
-#include "gateway/workload.h"
+#include "gateway_sim/gateway_sim.h"
+#include "workload/workload.h"
 
 namespace {
 

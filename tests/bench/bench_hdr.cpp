@@ -9,7 +9,7 @@
 #include "metrics/hdr_histogram.h"
 #include "metrics/hgrm.h"
 #include "metrics/latency_log.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 namespace {

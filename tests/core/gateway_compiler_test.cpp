@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gateway/compiler.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab::gateway {
 namespace {

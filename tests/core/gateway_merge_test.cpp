@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gateway/merge.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab::gateway {
 namespace {

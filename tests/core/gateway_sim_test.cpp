@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "gateway/gateway_lab.h"
-#include "gateway/gateway_sim.h"
-#include "gateway/workload.h"
+#include "gateway_sim/gateway_lab.h"
+#include "gateway_sim/gateway_sim.h"
+#include "workload/workload.h"
 #include "labs/lab.h"
 #include "labs/lab_result.h"
 #include "run/runner.h"

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "gateway/flat_map.h"
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 #include "gateway/lru_map.h"
 #include "gateway/stages.h"
-#include "sim/rng.h"
-#include "gateway/workload.h"
+#include "base/rng.h"
+#include "workload/workload.h"
 #include "test_support.h"
 
 namespace taillab::gateway {

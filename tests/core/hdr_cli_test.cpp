@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli_support.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace {
 

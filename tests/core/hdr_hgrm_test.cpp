@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "metrics/hgrm.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 namespace {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "metrics/latency_log.h"
-#include "sim/rng.h"
+#include "base/rng.h"
 
 namespace taillab {
 namespace {

@@ -9,8 +9,8 @@
 #include "sim/cdf_table.h"
 #include "sim/distributions.h"
 #include "sim/event_queue.h"
-#include "sim/rng.h"
-#include "sim/time.h"
+#include "base/rng.h"
+#include "base/time.h"
 
 namespace taillab {
 namespace {

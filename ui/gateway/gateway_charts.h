@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 #include "labs/lab_result.h"
 
 namespace taillab::ui::gateway_charts {

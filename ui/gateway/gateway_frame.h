@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "gateway/gateway_sim.h"
-#include "labs/knob.h"
+#include "gateway_sim/gateway_sim.h"
+#include "knobs/knob.h"
 
 namespace taillab::ui {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "labs/knob.h"
+#include "knobs/knob.h"
 
 namespace taillab::ui {
 

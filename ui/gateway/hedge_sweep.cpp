@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 
 namespace taillab::ui {
 

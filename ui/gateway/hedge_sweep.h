@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gateway/gateway_charts.h"
-#include "labs/knob.h"
+#include "knobs/knob.h"
 #include "sim/run_control.h"
 
 namespace taillab::ui {

@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "gateway/gateway_types.h"
-#include "labs/knob.h"
+#include "knobs/knob.h"
 #include "sim/cdf_table.h"
-#include "sim/rng.h"
-#include "sim/time.h"
+#include "base/rng.h"
+#include "base/time.h"
 
 namespace taillab::gateway {
 

@@ -1,7 +1,7 @@
 // The simulation driver of the gateway path: a discrete-event loop on a virtual clock that feeds
 // GatewayPath with arrivals from the Workload, answers from the simulated Fleet (through egress
 // IPs with per-IP rate limits and a per-engine concurrency capacity), and timers.
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gateway/fleet.h"
+#include "fleet/fleet.h"
 #include "gateway/gateway_path.h"
-#include "gateway/workload.h"
+#include "workload/workload.h"
 #include "sim/event_queue.h"
 
 namespace taillab::gateway {

@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "gateway/gateway_types.h"
-#include "labs/knob.h"
+#include "knobs/knob.h"
 #include "sim/distributions.h"
-#include "sim/rng.h"
-#include "sim/time.h"
+#include "base/rng.h"
+#include "base/time.h"
 
 namespace taillab::gateway {
 

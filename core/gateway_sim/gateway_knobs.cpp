@@ -1,7 +1,7 @@
 // The gateway path's knobs: one declaration each, shared by scenario files, --set, sweeps and the
 // GUI's sliders. Defaults are the v4 (September) configuration of seed 000 with the fleet fitted
 // in scenarios/gateway/week-v4-september.json; the fitted numbers are explained there.
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 
 namespace taillab::gateway {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_sim.h"
 #include "labs/lab.h"
 
 namespace taillab::gateway {

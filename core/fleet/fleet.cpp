@@ -1,4 +1,4 @@
-#include "gateway/fleet.h"
+#include "fleet/fleet.h"
 
 #include <algorithm>
 #include <cmath>

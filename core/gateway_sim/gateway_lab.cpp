@@ -3,8 +3,8 @@
 // the GUI's lab view all reach the gateway path the way they reach the teaching labs.
 #include <cmath>
 
-#include "gateway/gateway_lab.h"
-#include "gateway/gateway_sim.h"
+#include "gateway_sim/gateway_lab.h"
+#include "gateway_sim/gateway_sim.h"
 #include "labs/lab.h"
 
 namespace taillab::gateway {

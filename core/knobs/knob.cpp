@@ -1,4 +1,4 @@
-#include "labs/knob.h"
+#include "knobs/knob.h"
 
 #include <cmath>
 #include <sstream>

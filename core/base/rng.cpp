@@ -1,4 +1,4 @@
-#include "sim/rng.h"
+#include "base/rng.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "gateway/workload.h"
+#include "workload/workload.h"
 
 #include <algorithm>
 #include <cmath>

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gateway/gateway_types.h"
-#include "labs/knob.h"
+#include "knobs/knob.h"
 #include "metrics/hdr_histogram.h"
 #include "sim/run_control.h"
 
