@@ -3,14 +3,6 @@
 #include <cmath>
 
 namespace taillab {
-namespace {
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-    return mix64(state += 0x9E3779B97F4A7C15ull);
-}
-
-}  // namespace
-
 std::uint64_t hashName(std::string_view name) {
     std::uint64_t h = 0xcbf29ce484222325ull;
     for (unsigned char c : name) {
@@ -18,11 +10,6 @@ std::uint64_t hashName(std::string_view name) {
         h *= 0x100000001b3ull;
     }
     return h;
-}
-
-Rng::Rng(std::uint64_t raw_seed) {
-    std::uint64_t state = raw_seed;
-    for (auto& word : s_) word = splitmix64(state);
 }
 
 Rng::Rng(std::uint64_t seed, std::string_view name) : Rng(seed ^ rotl(hashName(name), 29)) {}

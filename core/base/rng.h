@@ -16,7 +16,10 @@ class Rng {
 public:
     // A stream for `name` under the run seed `seed`.
     Rng(std::uint64_t seed, std::string_view name);
-    explicit Rng(std::uint64_t raw_seed);
+    explicit Rng(std::uint64_t raw_seed) {
+        std::uint64_t state = raw_seed;
+        for (auto& word : s_) word = splitmix64(state);
+    }
 
     std::uint64_t next() {
         const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
@@ -49,6 +52,7 @@ public:
     Rng fork(std::string_view name) const;
 
 private:
+    static std::uint64_t splitmix64(std::uint64_t& state);
     static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t s_[4];
     double spare_ = 0.0;
@@ -65,6 +69,25 @@ inline std::uint64_t mix64(std::uint64_t x) {
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
+}
+
+inline std::uint64_t Rng::splitmix64(std::uint64_t& state) {
+    return mix64(state += 0x9E3779B97F4A7C15ull);
+}
+
+// Randomness per concern and per entity: the key of a stream of draws that belongs to one purpose
+// (a stage cost, an upstream call, a routing choice) of one entity (a request, identified by an id
+// its driver gives it). It depends only on (seed, id, purpose), never on what else was drawn
+// before, so two runs with the same seed draw the same numbers for the same request and purpose
+// whatever their knobs: Rng(streamKey(seed, id, purpose)) is that stream. Purposes are small
+// integers or name hashes (hashName).
+inline std::uint64_t streamKey(std::uint64_t seed, std::uint64_t id, std::uint64_t purpose) {
+    return mix64(seed ^ mix64(id ^ mix64(purpose + 0x9E3779B97F4A7C15ull)));
+}
+// One uniform draw in [0, 1) from a stream key and an index, without building a stream: for the
+// many single draws a simulation makes per request (53 bits).
+inline double uniformAt(std::uint64_t key, std::uint64_t index) {
+    return static_cast<double>(mix64(key + (index + 1) * 0xD1B54A32D192ED03ull) >> 11) * 0x1.0p-53;
 }
 
 }  // namespace taillab

@@ -29,6 +29,7 @@ public:
             i = (i + 1) & mask_;
         }
     }
+    const Value* find(std::uint64_t key) const { return const_cast<FlatMap*>(this)->find(key); }
     // Inserts or overwrites; returns the stored value.
     Value& put(std::uint64_t key, const Value& value) {
         bool inserted = false;

@@ -1,5 +1,5 @@
-// Vocabulary shared by the gateway's stages, the simulated fleet and workload, the drivers and the
-// views: regions, query classes, stages, engines' breaker states and request outcomes.
+// Vocabulary shared by the gateway's stages, its drivers (simulated and live) and the views:
+// regions, endpoints, query classes, stages, breaker states and request outcomes.
 #pragma once
 
 #include <array>
@@ -11,6 +11,10 @@ namespace taillab::gateway {
 enum class Region : std::uint8_t { EU, US, APAC };
 constexpr int kRegions = 3;
 constexpr std::array<std::string_view, kRegions> kRegionNames{"EU", "US", "APAC"};
+
+enum class Endpoint : std::uint8_t { Lite, Fast };
+constexpr int kEndpoints = 2;
+constexpr std::array<std::string_view, kEndpoints> kEndpointPaths{"/search/lite", "/search/fast"};
 
 // Freshness classes of seed 000's cache table, in its order.
 enum class QueryClass : std::uint8_t { Navigational, Evergreen, Product, LongTail, News };
@@ -30,20 +34,22 @@ constexpr std::array<std::string_view, 3> kBreakerStateNames{"closed", "open", "
 // How an accepted request ended. Every accepted request ends exactly once, in one of these.
 enum class Outcome : std::uint8_t {
     Ok,             // 200 with at least one result (or a legitimately empty site:/exact answer)
+    BadRequest,     // 400: the query is not valid UTF-8, empty, or max_results is out of range
     Unauthorized,   // 401: unknown API key
     RateLimited,    // 429: the key's token bucket for this endpoint is empty
     Shed,           // 503: region at its concurrency limit and no region to spill to
     DeadlineMissed, // 503: no valid answer before the deadline
     NoEngine,       // 503: every engine's breaker open, or every call failed in time
 };
-constexpr int kOutcomes = 6;
+constexpr int kOutcomes = 7;
 constexpr std::array<std::string_view, kOutcomes> kOutcomeNames{
-    "ok", "unauthorized", "rate_limited", "shed", "deadline_missed", "no_engine"};
-constexpr std::array<int, kOutcomes> kOutcomeStatus{200, 401, 429, 503, 503, 503};
-// Rejected: turned away before any upstream work (401, 429, shed). Failed: accepted into the
+    "ok", "bad_request", "unauthorized", "rate_limited", "shed", "deadline_missed", "no_engine"};
+constexpr std::array<int, kOutcomes> kOutcomeStatus{200, 400, 401, 429, 503, 503, 503};
+// Rejected: turned away before any upstream work (400, 401, 429, shed). Failed: accepted into the
 // path but ended without an answer (deadline, no engine).
 constexpr bool isRejected(Outcome o) {
-    return o == Outcome::Unauthorized || o == Outcome::RateLimited || o == Outcome::Shed;
+    return o == Outcome::BadRequest || o == Outcome::Unauthorized || o == Outcome::RateLimited ||
+           o == Outcome::Shed;
 }
 constexpr bool isFailed(Outcome o) { return o == Outcome::DeadlineMissed || o == Outcome::NoEngine; }
 

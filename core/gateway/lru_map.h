@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gateway/flat_map.h"
@@ -46,18 +47,22 @@ public:
         return &e->value;
     }
     // Inserts or overwrites `key` in `part`, marked as just used; evicts the part's least
-    // recently used entry when a new key would exceed its capacity.
-    void put(std::size_t part, std::uint64_t key, const Value& value) {
+    // recently used entry when a new key would exceed its capacity. Returns the value that left
+    // the map, if any: the one overwritten, or the one evicted.
+    std::optional<Value> put(std::size_t part, std::uint64_t key, const Value& value) {
         key = salted(part, key);
         Part& p = parts_[part];
         if (Entry* e = index_.find(key)) {
+            std::optional<Value> old = e->value;
             e->value = value;
             use(p, key, *e);
-            return;
+            return old;
         }
-        if (p.size >= capacity_) evictOne(p);
+        std::optional<Value> evicted;
+        if (p.size >= capacity_) evicted = evictOne(p);
         ++p.size;
         use(p, key, index_.put(key, Entry{value, 0}));
+        return evicted;
     }
     // Starts loading the slot a lookup of `key` in `part` begins with.
     void prefetch(std::size_t part, std::uint64_t key) const { index_.prefetch(salted(part, key)); }
@@ -107,14 +112,15 @@ private:
         --p.count;
         return key;
     }
-    void evictOne(Part& p) {
+    Value evictOne(Part& p) {
         for (;;) {
             const std::uint64_t key = pop(p);
             Entry* e = index_.find(key);  // present: entries leave only here, with no records left
             if (--e->records == 0) {
+                const Value v = e->value;
                 index_.erase(key);
                 --p.size;
-                return;
+                return v;
             }
         }
     }

@@ -1,7 +1,6 @@
 #include "gateway/merge.h"
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -36,29 +35,6 @@ bool isScheme(std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
     });
-}
-
-bool present(std::string_view field) { return !trimAscii(field).empty(); }
-
-// Absolute http(s) URL with a non-empty host.
-bool isHttpUrl(std::string_view url) {
-    url = trimAscii(url);
-    const std::size_t sep = url.find("://");
-    if (sep == std::string_view::npos) return false;
-    const std::string scheme = lowerAscii(url.substr(0, sep));
-    if (scheme != "http" && scheme != "https") return false;
-    std::string_view authority = url.substr(sep + 3);
-    authority = authority.substr(0, authority.find_first_of("/?#"));
-    const std::size_t at = authority.rfind('@');
-    if (at != std::string_view::npos) authority.remove_prefix(at + 1);
-    return !authority.empty() && authority.front() != ':';
-}
-
-bool itemMalformed(const ResultItem& item) {
-    if (!std::isfinite(item.score)) return true;
-    for (const std::string* f : {&item.title, &item.url, &item.snippet})
-        if (invalidUtf8Offset(*f)) return true;
-    return present(item.url) && !isHttpUrl(item.url);
 }
 
 // Ranks NaN below every number, so the ordering stays a strict weak order.
@@ -163,54 +139,17 @@ std::vector<ResultItem> mergeResults(std::vector<std::vector<ResultItem>> answer
     return out;
 }
 
-const char* validityName(Validity v) {
-    switch (v) {
-        case Validity::Valid:
-            return "valid";
-        case Validity::Malformed:
-            return "malformed";
-        case Validity::Empty:
-            return "empty";
-        case Validity::BlockPage:
-            return "block_page";
-        case Validity::Incomplete:
-            return "incomplete";
-        case Validity::DuplicateOfOtherQuery:
-            return "duplicate_of_other_query";
+std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const ResultBody*>& pages) {
+    if (pages.size() == 1) return pages.front()->ranked();
+    std::vector<std::vector<ResultItem>> answers;
+    std::size_t total = 0;
+    for (const ResultBody* p : pages) {
+        answers.push_back(p->items());
+        total += p->items().size();
     }
-    return "unknown";
-}
-
-std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items) {
-    std::string bytes;
-    const auto put_u64 = [&](std::uint64_t v) {
-        for (int i = 0; i < 8; ++i) bytes += static_cast<char>(v >> (8 * i));
-    };
-    put_u64(items.size());
-    for (const ResultItem& item : items) {
-        for (const std::string* f : {&item.title, &item.url, &item.snippet}) {
-            put_u64(f->size());
-            bytes += *f;
-        }
-        put_u64(std::bit_cast<std::uint64_t>(item.score));
-    }
-    return hashText(bytes);
-}
-
-Validity validateResults(const std::vector<ResultItem>& items, bool zero_results_allowed,
-                         bool looks_like_block_page,
-                         std::optional<std::uint64_t> previous_fingerprint_other_query) {
-    if (looks_like_block_page) return Validity::BlockPage;
-    if (std::any_of(items.begin(), items.end(), itemMalformed)) return Validity::Malformed;
-    if (items.empty()) return zero_results_allowed ? Validity::Valid : Validity::Empty;
-    const auto complete = std::count_if(items.begin(), items.end(), [](const ResultItem& item) {
-        return present(item.title) && present(item.url) && present(item.snippet);
-    });
-    if (2 * static_cast<std::size_t>(complete) < items.size()) return Validity::Incomplete;
-    if (previous_fingerprint_other_query &&
-        *previous_fingerprint_other_query == resultsFingerprint(items))
-        return Validity::DuplicateOfOtherQuery;
-    return Validity::Valid;
+    auto merged = std::make_shared<RankedResults>();
+    merged->items = mergeResults(std::move(answers), static_cast<int>(total));
+    return merged;
 }
 
 }  // namespace taillab::gateway

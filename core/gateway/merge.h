@@ -1,20 +1,17 @@
-// The merge stage (seed 000, "'Valid' is not '200'"): the checks an upstream answer must pass
-// before it may win the race, and the merge of the answers that passed (dedupe by canonical URL,
-// rank, slice to the requested maxResults). Pure functions: no clocks, no I/O.
+// The merge stage (seed 000): the answers that passed validation (validation.h) are deduplicated
+// by canonical URL, ranked, and sliced to the requested maxResults. Pure functions: no clocks, no
+// I/O.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace taillab::gateway {
+#include "gateway/answer.h"
 
-struct ResultItem {
-    std::string title, url, snippet;
-    double score = 0;  // higher ranks first
-};
+namespace taillab::gateway {
 
 // The identity of a result's URL, for dedupe. Leading and trailing ASCII whitespace is trimmed;
 // the scheme and host are lowercased (ASCII); the default port (http :80, https :443) and an
@@ -34,33 +31,10 @@ std::string canonicalUrl(std::string_view url);
 // Throws std::invalid_argument for a negative max_results.
 std::vector<ResultItem> mergeResults(std::vector<std::vector<ResultItem>> answers, int max_results);
 
-enum class Validity : std::uint8_t {
-    Valid,
-    Malformed,              // an item does not fit the schema: non-finite score, a URL that is
-                            // not absolute http(s) with a host, or a field that is not UTF-8
-    Empty,                  // no items, and the query does not allow zero results
-    BlockPage,              // the answer is a block page, CAPTCHA or consent wall
-    Incomplete,             // fewer than half the items have a title, a URL and a snippet
-    DuplicateOfOtherQuery,  // byte-identical to the previous answer for a different query
-};
-
-// "valid", "malformed", "empty", "block_page", "incomplete", "duplicate_of_other_query".
-const char* validityName(Validity v);
-
-// A 64-bit fingerprint of a result list's bytes: the item count and, per item in order, the
-// title, url and snippet (each length-prefixed) and the score's bit pattern. Equal lists give
-// equal fingerprints; any changed byte, order or score changes it (up to hash collisions).
-std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items);
-
-// Whether an upstream answer may be used. The first failing check, in this order, is returned:
-// BlockPage (looks_like_block_page, decided by the caller from the page's structure), Malformed,
-// Empty (no items and !zero_results_allowed), Incomplete (a field counts as present when it has
-// a non-whitespace character), DuplicateOfOtherQuery (resultsFingerprint(items) equals
-// previous_fingerprint_other_query: the previous answer from the same egress for a different
-// query). An empty list that is allowed is Valid without the duplicate check: two different
-// site: queries may both legitimately find nothing.
-Validity validateResults(const std::vector<ResultItem>& items, bool zero_results_allowed,
-                         bool looks_like_block_page,
-                         std::optional<std::uint64_t> previous_fingerprint_other_query);
+// The merge of the answers that won a request, every item kept (each response slices to its own
+// maxResults, so one merged list serves every request that shares the cache entry). One page, the
+// path's case (the first valid answer wins and the others are cancelled), is its body's ranked(),
+// computed once per body; several are merged afresh.
+std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const ResultBody*>& pages);
 
 }  // namespace taillab::gateway

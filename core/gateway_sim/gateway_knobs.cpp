@@ -3,6 +3,11 @@
 // in scenarios/gateway/week-v4-september.json; the fitted numbers are explained there.
 #include "gateway_sim/gateway_sim.h"
 
+#include <sstream>
+#include <stdexcept>
+
+#include "gateway_sim/sim_config.h"
+
 namespace taillab::gateway {
 namespace {
 
@@ -209,6 +214,105 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     engineKnobs(k, "borealis", "Borealis", 97.8, 0.359, 0.122, 965, 1.42, 0.01, 0.0);
     engineKnobs(k, "cirrus", "Cirrus", 260, 0.4, 0.05, 800, 0.6, 0.02, 0.0);
     return k;
+}
+
+namespace {
+
+// Token buckets per endpoint, by plan: burst, refill per second.
+constexpr std::array<std::array<double, 2>, 3> kPlanBucket{{{20, 1}, {60, 8}, {400, 60}}};
+
+}  // namespace
+
+GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload) {
+    GatewayConfig c;
+    for (int e = 0; e < kEngines; ++e) {
+        const std::string name(kEngineNames[static_cast<std::size_t>(e)]);
+        c.engines.push_back(EngineSpec{name, e == 2 ? EngineRole::LastChance : EngineRole::Routed,
+                                       p.real(name + "_quality")});
+    }
+    const auto& customers = workload.customers();
+    for (std::uint32_t i = 0; i < customers.size(); ++i) {
+        const Customer& cu = customers[i];
+        const auto& bucket = kPlanBucket[static_cast<std::size_t>(cu.plan)];
+        c.keys.push_back(ApiKey{cu.key, cu.name, cu.home,
+                                i == workload.batchCustomer() ? Lane::Batch : Lane::Interactive,
+                                false, bucket[0], bucket[1]});
+    }
+    for (int g = 0; g < kRegions; ++g)
+        c.keys.push_back(ApiKey{std::string(kProbeKeys[static_cast<std::size_t>(g)]),
+                                "probe " + std::string(kRegionNames[static_cast<std::size_t>(g)]),
+                                static_cast<Region>(g), Lane::Interactive, true, 1, 0});
+    c.rate_limits = p.flag("rate_limits");
+    c.admission = p.flag("admission");
+    c.breakers = p.flag("breakers");
+    c.stale_while_revalidate = p.flag("stale_while_revalidate");
+    c.cache_tiers = static_cast<CacheTiers>(p.choiceIndex("cache_tiers"));
+    c.coalescing = static_cast<CoalescingMode>(p.choiceIndex("coalescing"));
+    c.routing = static_cast<Routing>(p.choiceIndex("routing"));
+    c.hedge_mode = static_cast<HedgeMode>(p.choiceIndex("hedge_mode"));
+    c.hedge_delay_ms = p.real("hedge_delay_ms");
+    c.hedge_percentile = p.real("hedge_percentile");
+    c.clamp_lo_ms = p.real("hedge_clamp_min_ms");
+    c.clamp_hi_ms = p.real("hedge_clamp_max_ms");
+    if (c.clamp_hi_ms < c.clamp_lo_ms) {
+        std::ostringstream msg;
+        msg << "hedge_clamp_max_ms (" << c.clamp_hi_ms << " ms) is below hedge_clamp_min_ms ("
+            << c.clamp_lo_ms << " ms)";
+        throw std::invalid_argument(msg.str());
+    }
+    c.hedge_budget = p.real("hedge_budget");
+    c.hedge_burst = p.real("hedge_budget_burst");
+    c.last_chance = p.flag("last_chance_hedge");
+    c.last_chance_delay_ms = p.real("last_chance_delay_ms");
+    c.last_chance_budget = p.real("last_chance_budget");
+    c.deadline_ms = p.real("deadline_ms");
+    c.margin_ms = p.real("serialization_margin_ms");
+    c.min_useful_ms = p.real("min_useful_ms");
+    if (c.margin_ms + c.merge_reserve_ms >= c.deadline_ms) {
+        throw std::invalid_argument("deadline_ms must exceed serialization_margin_ms plus the merge "
+                                    "reserve (12 ms)");
+    }
+    c.l2_lease_ms = p.real("l2_lease_ms");
+    c.l1_entries = p.integer("l1_entries");
+    c.instances = p.integer("instances");
+    c.egress_ips = p.integer("egress_ips");
+    c.min_limit = p.integer("admission_min_limit");
+    c.max_limit = p.integer("admission_max_limit");
+    if (c.max_limit < c.min_limit) {
+        throw std::invalid_argument("admission_max_limit is below admission_min_limit");
+    }
+    c.batch_limit = p.integer("batch_lane_limit");
+    c.admission_tolerance = p.real("admission_tolerance");
+    c.breaker.threshold = p.real("breaker_threshold");
+    c.breaker.min_samples = p.integer("breaker_min_samples");
+    c.breaker.window = fromSeconds(p.real("breaker_window_s"));
+    c.breaker.open_for = fromSeconds(p.real("breaker_open_s"));
+    c.breaker.probe_fraction = p.real("breaker_probe_fraction");
+    c.ewma_half_life_s = p.real("ewma_half_life_s");
+    c.validate();
+    return c;
+}
+
+fleet::FleetConfig fleetConfigFromParams(const Params& p) {
+    fleet::FleetConfig c;
+    for (int e = 0; e < kEngines; ++e) {
+        const std::string k(kEngineNames[static_cast<std::size_t>(e)]);
+        fleet::EngineModel m;
+        m.name = k;
+        m.latency.body = {p.real(k + "_median_ms"), p.real(k + "_sigma")};
+        m.latency.slow_probability = p.real(k + "_slow_probability");
+        m.latency.slow = {p.real(k + "_slow_median_ms"), p.real(k + "_slow_sigma")};
+        m.invalid_rate = p.real(k + "_invalid_rate");
+        c.engines.push_back(m);
+    }
+    c.correlation = p.real("engine_correlation");
+    c.slow_multiplier = p.real("slow_multiplier");
+    c.fault_multiplier = p.real("fault_multiplier");
+    c.cold_egress = p.choiceIndex("egress") == 1;
+    c.class_variability = p.real("class_variability");
+    c.cold_connect = {p.real("cold_connect_median_ms"), p.real("cold_connect_sigma")};
+    c.egress_ips = p.integer("egress_ips");
+    return c;
 }
 
 }  // namespace taillab::gateway

@@ -1,6 +1,7 @@
-// The simulation driver of the gateway path: a discrete-event loop on a virtual clock that feeds
-// GatewayPath with arrivals from the Workload, answers from the simulated Fleet (through egress
-// IPs with per-IP rate limits and a per-engine concurrency capacity), and timers.
+// The simulation driver: a discrete-event loop on a virtual clock that feeds the Gateway arrivals
+// from the Workload, answers from the simulated Fleet (each engine serving at most
+// `engine_capacity` calls at once per region; more wait in its queue), and the gateway's own
+// timers; it charges the modelled cost of every stage when the gateway asks its clock.
 #include "gateway_sim/gateway_sim.h"
 
 #include <algorithm>
@@ -10,24 +11,71 @@
 #include <stdexcept>
 
 #include "fleet/fleet.h"
-#include "gateway/gateway_path.h"
-#include "workload/workload.h"
+#include "gateway/gateway.h"
+#include "gateway_sim/sim_config.h"
+#include "sim/distributions.h"
 #include "sim/event_queue.h"
 
 namespace taillab::gateway {
 namespace {
 
-enum class EventType : std::uint8_t { Answer, Timer, Hour, Window, Probe };
+enum class EventType : std::uint8_t { Answer, Hour, Window, Probe };
 
 struct Event {
     EventType type;
-    std::uint8_t kind;   // TimerKind for timers, region for probes
-    std::uint32_t index; // arrival index in the hour buffer, call id, request id
+    std::uint8_t region;  // probes
+    std::uint32_t index;  // hour, call slot
 };
 
-constexpr double kIpBurst = 30, kIpRatePerS = 3;  // an upstream's limit per egress IP
 constexpr double kProbeIntervalS = 15;
 constexpr std::uint32_t kPrefetchAhead = 4;  // arrivals whose cache slots are loaded ahead
+constexpr std::uint64_t kProbeTrace = std::uint64_t{1} << 63;
+
+// Stage costs: lognormal (median ms, sigma), well inside each stage's budget. A cache hit costs
+// edge + gateway + compiler + cache + merge/serialize, about 20 ms end to end (seed 000).
+struct CostModel {
+    double median, sigma;
+};
+constexpr std::array<CostModel, kStages> kCost{{{5.0, 0.3},    // edge: TLS, region pin
+                                                {0.6, 0.4},    // gateway: auth, bucket, admission
+                                                {0.8, 0.4},    // compiler
+                                                {0.05, 0.3},   // cache: L1 (L2 adds kL2)
+                                                {0.1, 0.3},    // router
+                                                {0, 0},        // engines: the upstream calls
+                                                {9.0, 0.3}}};  // merge: validate, rank, serialize
+constexpr CostModel kL2{1.4, 0.25};
+constexpr double kMergeBudgetMs = 12;
+constexpr int kL2Row = kStages;
+// Extra edge time when an unpinned request spills into another region (one-way, ms).
+constexpr std::array<std::array<double, kRegions>, kRegions> kSpillMs{
+    {{0, 40, 110}, {40, 0, 80}, {110, 80, 0}}};
+
+// Stage costs are drawn from a table of each stage's lognormal quantiles at 1,024 evenly spaced
+// probabilities (one uniform draw and a lookup instead of a normal draw and an exp; the costs are
+// a few ms inside their budgets, where 1/1024 steps in probability are invisible). Merge is capped
+// at its 12 ms budget (seed 000: "the one stage that has never been near it"): the deadline keeps
+// margin + merge reserve = 22 ms for it after the engines' cutoff, so no answer is late.
+constexpr int kCostLevels = 1024;
+struct CostTable {
+    // 32-bit: the largest cost, the merge stage's top quantile, is about 25 ms.
+    std::array<std::array<std::int32_t, kCostLevels>, kStages + 1> ns{};  // + 1: the L2 lookup
+    CostTable() {
+        for (int s = 0; s <= kStages; ++s) {
+            const CostModel m = s < kStages ? kCost[static_cast<std::size_t>(s)] : kL2;
+            for (int i = 0; i < kCostLevels; ++i) {
+                const double z = normalQuantile((i + 0.5) / kCostLevels);
+                double ms = m.median * std::exp(m.sigma * z);
+                if (s == static_cast<int>(Stage::Merge)) ms = std::min(ms, kMergeBudgetMs);
+                ns[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)] =
+                    static_cast<std::int32_t>(fromMs(ms).count());
+            }
+        }
+    }
+};
+const CostTable& costTable() {
+    static const CostTable table;
+    return table;
+}
 
 std::string formatValue(const Params& p, const KnobSpec& k) {
     switch (k.kind) {
@@ -45,16 +93,14 @@ std::string formatValue(const Params& p, const KnobSpec& k) {
 
 struct GatewaySim::Impl final : Port {
     Impl(const Params& p, std::uint64_t s)
-        : params(p), seed(s), workload(p, s), fleet(FleetConfig::fromParams(p), s),
-          path(PathConfig::fromParams(p), workload, s, *this), rng(s, "gateway/driver") {
+        : params(p), seed(s), workload(p, s), fleet(fleetConfigFromParams(p), s),
+          gateway(gatewayConfigFromParams(p, workload), s, *this) {
         end = workload.end();
         window = fromSeconds(p.real("window_s"));
         probes = p.flag("probes");
         capacity = p.integer("engine_capacity");
-        egressIps = p.integer("egress_ips");
-        ipBuckets.assign(static_cast<std::size_t>(kRegions * egressIps * kEngines),
-                         TokenBucket(kIpBurst, kIpRatePerS, kZero));
-        lastServed.assign(ipBuckets.size(), 0);
+        engineBusy.assign(static_cast<std::size_t>(kRegions * kEngines), 0);
+        waiting.resize(engineBusy.size());
         queue.reserve(1 << 16);
         queue.schedule(kZero, Event{EventType::Hour, 0, 0});
         queue.schedule(window, Event{EventType::Window, 0, 0});
@@ -65,67 +111,72 @@ struct GatewaySim::Impl final : Port {
         }
     }
 
-    // Port.
-    void startCall(std::uint32_t call, int engine, int region, int egressIp, QueryClass cls,
-                   std::uint64_t key, int results, double shared, Time at) override {
-        if (call >= calls.size()) calls.resize(call + 1);
-        CallState& c = calls[call];
+    // ---- Port ----------------------------------------------------------------------------
+    Time stageEnd(Time start, const StageWork& w) override {
+        if (w.stage == Stage::Engines) return start;
+        const std::uint64_t purpose = static_cast<std::uint64_t>(w.stage) |
+                                      (w.background ? 8u : 0u) | (w.shared_answer ? 16u : 0u);
+        const std::uint64_t key = streamKey(seed, w.trace, purpose);
+        auto level = [&](std::uint64_t i) {
+            return static_cast<std::size_t>(mix64(key + i * 0x9E3779B97F4A7C15ULL) >> 54);
+        };
+        const CostTable& t = costTable();
+        std::int64_t ns = 0;
+        if (w.shared_answer) {
+            ns = t.ns[kL2Row][level(0)];  // a waiter on another instance reads the answer from L2
+        } else {
+            ns = t.ns[static_cast<std::size_t>(w.stage)][level(0)];
+            if (w.l2) ns += t.ns[kL2Row][level(1)];
+        }
+        if (w.spilled_from)
+            ns += fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
+                                 [static_cast<std::size_t>(w.region)]).count();
+        return start + Duration{ns};
+    }
+
+    void startCall(const UpstreamCall& call) override {
+        if (call.id.slot >= calls.size()) calls.resize(call.id.slot + 1);
+        CallState& c = calls[call.id.slot];
         c = CallState{};
-        c.engine = static_cast<std::uint8_t>(engine);
-        c.region = static_cast<std::uint8_t>(region);
-        c.ip = static_cast<std::uint8_t>(egressIp);
-        c.cls = cls;
-        c.key = key;
-        c.results = static_cast<std::uint16_t>(results);
-        c.shared = shared;
+        c.call = call;
+        c.call.query = {};  // the text is only valid during this call; the fleet keys by cache key
         c.live = true;
-        int& busy = engineBusy[region][engine];
+        int& busy = engineBusy[slot(call.region, call.engine)];
         if (busy >= capacity) {
             c.queued = true;
-            waiting[region][engine].push_back(call);
+            waiting[slot(call.region, call.engine)].push_back(call.id.slot);
             return;
         }
         ++busy;
-        launch(call, at);
+        launch(call.id.slot, call.at);
     }
-    void cancelCall(std::uint32_t call) override {
-        CallState& c = calls[call];
-        if (!c.live) return;
+
+    void cancelCall(CallId id) override {
+        CallState& c = calls[id.slot];
+        if (!c.live || c.call.id.generation != id.generation) return;
         c.live = false;
         if (c.queued) return;  // skipped when its turn comes
         queue.cancel(c.event);
-        release(c.region, c.engine);
-    }
-    std::uint64_t setTimer(Time at, TimerKind kind, std::uint32_t request) override {
-        const TimerId id =
-            queue.schedule(std::max(at, now), Event{EventType::Timer, static_cast<std::uint8_t>(kind), request});
-        return (static_cast<std::uint64_t>(id.slot) << 32 | id.generation) + 1;
-    }
-    void cancelTimer(std::uint64_t timer) override {
-        const std::uint64_t v = timer - 1;
-        queue.cancel(TimerId{static_cast<std::uint32_t>(v >> 32), static_cast<std::uint32_t>(v)});
+        release(c.call.region, c.call.engine);
     }
 
-    void launch(std::uint32_t call, Time at) {
-        CallState& c = calls[call];
-        c.queued = false;
-        Fleet::Draw d = fleet.call(c.engine, c.cls, c.key, c.results, c.shared);
-        const std::size_t slot =
-            static_cast<std::size_t>((c.region * egressIps + c.ip) * kEngines + c.engine);
-        if (!ipBuckets[slot].take(at) && d.answer.kind == AnswerKind::Results) {
-            // Over the upstream's limit for this egress IP: it serves its cached page, the
-            // same bytes as its previous answer on this IP (or a block page if there was none).
-            d.answer = lastServed[slot] ? AnswerSummary{AnswerKind::Results, c.results, c.results,
-                                                        lastServed[slot]}
-                                        : AnswerSummary{AnswerKind::BlockPage, 0, 0, 0};
-            d.latency = d.latency / 3;
-        }
-        if (d.answer.kind == AnswerKind::Results) lastServed[slot] = d.answer.fingerprint;
-        c.answer = d.answer;
-        c.event = queue.schedule(at + d.latency, Event{EventType::Answer, 0, call});
+    void respond(const Response&) override {}
+
+    // ---- the fleet's side ------------------------------------------------------------------
+    static std::size_t slot(Region region, int engine) {
+        return static_cast<std::size_t>(static_cast<int>(region) * kEngines + engine);
     }
-    void release(int region, int engine) {
-        auto& w = waiting[region][engine];
+
+    void launch(std::uint32_t callSlot, Time at) {
+        CallState& c = calls[callSlot];
+        c.queued = false;
+        c.answer = fleet.answer(c.call, at);
+        if (observer.call) observer.call(c.call, c.answer.latency);
+        c.event = queue.schedule(at + c.answer.latency, Event{EventType::Answer, 0, callSlot});
+    }
+
+    void release(Region region, int engine) {
+        auto& w = waiting[slot(region, engine)];
         while (!w.empty()) {
             const std::uint32_t next = w.front();
             w.pop_front();
@@ -134,29 +185,41 @@ struct GatewaySim::Impl final : Port {
                 return;
             }
         }
-        --engineBusy[region][engine];
+        --engineBusy[slot(region, engine)];
     }
 
-    // Runs every event at or before `target`: the heap's, and the arrivals of the current hour,
-    // which are already sorted and so stream past the heap instead of through it (an hour holds
-    // up to 20k of them; the heap keeps only timers and answers). On equal times the heap goes
-    // first, so an hour's Hour event loads its arrivals before the first of them runs.
+    // ---- the event loop --------------------------------------------------------------------
+    // Runs every event at or before `target`: the queue's, the gateway's timers, and the
+    // arrivals of the current hour, which are already sorted and so stream past the queue instead
+    // of through it (an hour holds up to 20k of them). On equal times the queue goes first (so an
+    // hour's Hour event loads its arrivals before the first of them runs), then the gateway's
+    // timers, then arrivals.
     bool runUntil(Time target, RunControl* control) {
         std::uint32_t sincePoll = 0;
         for (;;) {
             const std::optional<Time> next = queue.nextTime();
+            const std::optional<Time> timer = gateway.pollTimeout();
             const bool haveArrival = nextArrival < hourBuffer.size();
             const Time arrivalAt = haveArrival ? hourBuffer[nextArrival].at : Time::max();
-            if (next && *next <= arrivalAt) {
-                if (*next > target) return true;
+            const Time eventAt = next ? *next : Time::max();
+            const Time timerAt = timer ? *timer : Time::max();
+            if (next && eventAt <= timerAt && eventAt <= arrivalAt) {
+                if (eventAt > target) return true;
                 step(*queue.pop());
+            } else if (timer && timerAt <= arrivalAt) {
+                if (timerAt > target) return true;
+                now = timerAt;
+                ++events;
+                gateway.onTimeout(now);
             } else if (haveArrival) {
                 if (arrivalAt > target) return true;
                 now = arrivalAt;
                 ++events;
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
-                    path.prefetch(hourBuffer[nextArrival + kPrefetchAhead]);
-                path.accept(now, hourBuffer[nextArrival++]);
+                    gateway.prefetch(request(hourBuffer[nextArrival + kPrefetchAhead]));
+                const RequestSpec& spec = hourBuffer[nextArrival++];
+                if (observer.arrival) observer.arrival(spec);
+                gateway.onRequest(now, request(spec));
             } else {
                 return true;
             }
@@ -165,6 +228,23 @@ struct GatewaySim::Impl final : Port {
                 if (!control->checkpoint()) return false;
             }
         }
+    }
+
+    Request request(const RequestSpec& spec) const {
+        Request r;
+        r.trace = spec.trace;
+        r.endpoint = static_cast<Endpoint>(spec.endpoint);
+        r.query = spec.query();
+        r.max_results = spec.max_results;
+        if (spec.customer == kUnknownCustomer) {
+            r.api_key = kUnknownKey;
+        } else {
+            const Customer& c = workload.customers()[spec.customer];
+            r.api_key = c.key;
+            r.lang = kLanguages[c.lang];
+            if (c.pins) r.region_pin = c.home;
+        }
+        return r;
     }
 
     void step(const EventQueue<Event>::Event& ev) {
@@ -176,33 +256,32 @@ struct GatewaySim::Impl final : Port {
                 CallState& c = calls[e.index];
                 if (!c.live) break;
                 c.live = false;
-                release(c.region, c.engine);
-                path.onAnswer(now, e.index, c.answer);
+                release(c.call.region, c.call.engine);
+                gateway.onAnswer(now, c.call.id, c.answer.answer());
                 break;
             }
-            case EventType::Timer: path.onTimer(now, static_cast<TimerKind>(e.kind), e.index); break;
             case EventType::Hour: {
                 const int h = static_cast<int>(e.index);
                 hourBuffer.clear();
                 nextArrival = 0;
                 workload.generateHour(h, hourBuffer);
                 if (h + 1 < workload.hours())
-                    queue.schedule(fromSeconds(3600.0 * (h + 1)), Event{EventType::Hour, 0,
-                                                                        static_cast<std::uint32_t>(h + 1)});
+                    queue.schedule(fromSeconds(3600.0 * (h + 1)),
+                                   Event{EventType::Hour, 0, static_cast<std::uint32_t>(h + 1)});
                 break;
             }
             case EventType::Window:
-                path.closeWindow(now);
+                gateway.closeWindow(now);
                 if (now + window <= end) queue.schedule(now + window, Event{EventType::Window, 0, 0});
                 break;
             case EventType::Probe: {
-                RequestSpec probe;
-                probe.at = now;
-                probe.probe = true;
-                probe.customer = e.kind;  // the probing region
-                probe.query_class = QueryClass::Navigational;
-                probe.query = 0xC0FFEE00ULL + (probeCount++ % 10);
-                path.accept(now, probe);
+                Request probe;
+                probe.trace = kProbeTrace | probeCount;
+                probe.api_key = kProbeKeys[e.region];
+                probe.query = kProbeQueries[probeCount % kProbeQueries.size()];
+                probe.region_pin = static_cast<Region>(e.region);
+                ++probeCount;
+                gateway.onRequest(now, probe);
                 if (now + fromSeconds(kProbeIntervalS) < end)
                     queue.schedule(now + fromSeconds(kProbeIntervalS), ev.payload);
                 break;
@@ -210,38 +289,36 @@ struct GatewaySim::Impl final : Port {
         }
     }
 
+    // A fixed set of navigational queries, as synthetic probes send them.
+    static constexpr std::array<std::string_view, 10> kProbeQueries{
+        "taillab.dev",      "example.com",      "wikipedia.org", "github.com",  "python.org",
+        "kernel.org",       "debian.org",       "qt.io",         "isocpp.org",  "gnu.org"};
+
     struct CallState {
-        AnswerSummary answer;
+        UpstreamCall call;
+        fleet::FleetAnswer answer;
         TimerId event{};
-        std::uint64_t key = 0;
-        double shared = 0;
-        std::uint16_t results = 0;
-        std::uint8_t engine = 0, region = 0, ip = 0;
-        QueryClass cls = QueryClass::Evergreen;
         bool live = false, queued = false;
     };
 
     Params params;
     std::uint64_t seed;
     Workload workload;
-    Fleet fleet;
-    GatewayPath path;
-    Rng rng;
+    fleet::Fleet fleet;
+    Gateway gateway;
     EventQueue<Event> queue;
     std::vector<RequestSpec> hourBuffer;
     std::size_t nextArrival = 0;
     std::vector<CallState> calls;
-    std::array<std::array<int, kEngines>, kRegions> engineBusy{};
-    std::array<std::array<std::deque<std::uint32_t>, kEngines>, kRegions> waiting;
-    std::vector<TokenBucket> ipBuckets;      // [(region * egressIps + ip) * kEngines + engine]
-    std::vector<std::uint64_t> lastServed;   // the last answer's bytes (fingerprint), same index
-    int egressIps = 4;
+    std::vector<int> engineBusy;                     // [region * engines + engine]
+    std::vector<std::deque<std::uint32_t>> waiting;  // same index
     int capacity = 64;
     std::uint64_t probeCount = 0;
     std::uint64_t events = 0;
     bool probes = true;
     Time now{}, end{};
     Duration window{};
+    Observer observer;
 };
 
 GatewaySim::GatewaySim(const Params& params, std::uint64_t seed)
@@ -252,6 +329,7 @@ double GatewaySim::now_s() const { return toSeconds(impl_->now); }
 double GatewaySim::end_s() const { return toSeconds(impl_->end); }
 bool GatewaySim::finished() const { return impl_->now >= impl_->end; }
 const Params& GatewaySim::params() const { return impl_->params; }
+void GatewaySim::setObserver(Observer observer) { impl_->observer = std::move(observer); }
 
 bool GatewaySim::advanceTo(double t_s, RunControl* control) {
     Impl& s = *impl_;
@@ -282,22 +360,22 @@ void GatewaySim::applyParams(const Params& p) {
             "the workload (load_multiplier, agent_share, unknown_key_rate) cannot change during "
             "a run");
     }
-    PathConfig pc = PathConfig::fromParams(p);  // validates before anything changes
+    const GatewayConfig gc = gatewayConfigFromParams(p, s.workload);  // validates first
     for (const KnobSpec& k : p.specs()) {
         if (p.real(k.key) == s.params.real(k.key)) continue;
-        s.path.totals_.timeline.push_back(
-            TimelineEvent{toSeconds(s.now), k.key + " " + formatValue(s.params, k) + " -> " +
-                                                formatValue(p, k)});
+        s.gateway.metrics().addMark(TimelineMark{
+            toSeconds(s.now), std::nullopt, MarkKind::Knob,
+            k.key + " " + formatValue(s.params, k) + " -> " + formatValue(p, k)});
     }
-    s.path.setConfig(pc);
-    s.fleet.setConfig(FleetConfig::fromParams(p));
+    s.gateway.reconfigure(gc);
+    s.fleet.setConfig(fleetConfigFromParams(p));
     s.capacity = p.integer("engine_capacity");
     s.params = p;
 }
 
 GatewaySnapshot GatewaySim::snapshot() const {
     GatewaySnapshot snap;
-    impl_->path.fillSnapshot(snap, impl_->now);
+    impl_->gateway.fillSnapshot(snap, impl_->now);
     snap.end_s = end_s();
     snap.events = impl_->events;
     return snap;

@@ -94,9 +94,51 @@ void Workload::weekHours(std::vector<std::int64_t>& interactive,
     }
 }
 
-Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gateway/workload") {
+namespace {
+
+constexpr std::array<const char*, 16> kSyllables{"ka", "lo", "mi", "nu", "pe", "ra", "si", "to",
+                                                 "va", "ze", "bo", "du", "fi", "gu", "ha", "jo"};
+constexpr std::size_t kArenaBlock = 1 << 16;
+
+// A word spelled from n in syllables, at least `min` of them.
+void spell(std::string& out, std::uint64_t n, int min) {
+    int k = 0;
+    do {
+        out += kSyllables[n & 15];
+        n >>= 4;
+        ++k;
+    } while (n != 0 || k < min);
+}
+
+// The text of a query of class `c` built from two words; `site` adds a site: operator (zero
+// results is then a legitimate answer). Written already normalized: lowercase, single spaces,
+// operators last.
+std::string queryText(QueryClass c, std::uint64_t a, std::uint64_t b, int min, bool site) {
+    std::string w1, w2, t;
+    spell(w1, a, min);
+    spell(w2, b, 2);
+    switch (c) {
+        case QueryClass::Navigational: t = w1 + ".com"; break;
+        case QueryClass::Evergreen: t = w1 + " " + w2 + " history"; break;
+        case QueryClass::Product: t = w1 + " price"; break;
+        case QueryClass::LongTail: t = "how does " + w1 + " work with " + w2 + " in practice"; break;
+        case QueryClass::News: t = w1 + " latest"; break;
+    }
+    if (site) t += " site:" + w2 + ".org";
+    return t;
+}
+
+}  // namespace
+
+std::string Workload::oneOffText(QueryClass c, std::uint64_t n) {
+    return queryText(c, n, mix64(n) & 0xfff, 5, false);
+}
+
+Workload::Workload(const Params& params, std::uint64_t seed)
+    : seed_(seed) {
     const int days = params.integer("days");
     const int start = params.choiceIndex("start_day");
+    startHour_ = start * 24;
     const double load = params.real("load_multiplier");
     unknownKeyRate_ = params.real("unknown_key_rate");
     std::vector<std::int64_t> weekI, weekB;
@@ -128,6 +170,10 @@ Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gatew
         std::snprintf(name, sizeof name, "cust-%03d (%s)", i + 1,
                       std::string(kPlanNames[static_cast<int>(c.plan)]).c_str());
         c.name = name;
+        char key[48];
+        std::snprintf(key, sizeof key, "tl-cust-%03d-%08llx", i + 1,
+                      static_cast<unsigned long long>(mix64(static_cast<std::uint64_t>(i) + 1) & 0xffffffffULL));
+        c.key = key;
         total += c.weight;
         customers_.push_back(c);
     }
@@ -141,6 +187,7 @@ Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gatew
     customerCdf_ = CdfTable(std::move(customerCdf));
     Customer job;
     job.name = "batch-nightly (enterprise)";
+    job.key = "tl-batch-nightly";
     job.plan = Plan::Enterprise;
     job.home = Region::US;
     job.weight = 0;
@@ -159,6 +206,14 @@ Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gatew
         zipfCdf_[c] = CdfTable(std::move(cdf));
     }
     classCdf_.back() = 1.0;
+    for (int c = 0; c < kClasses; ++c) {
+        const auto cls = static_cast<QueryClass>(c);
+        auto& texts = catalog_[static_cast<std::size_t>(c)];
+        for (int rank = 0; rank < classMix()[c].catalog; ++rank) {
+            const std::uint64_t id = static_cast<std::uint64_t>(rank) * kClasses + static_cast<std::uint64_t>(c);
+            texts.push_back(queryText(cls, id, mix64(id) & 0xfff, 2, mix64(id ^ 0x5173) % 50 == 0));
+        }
+    }
     // Bursts: sizes 2 + Geometric(mean 3) capped at 40 (mean about 5). A unit starts a burst with
     // probability b so that bursts hold `agent_share` of requests: b k / (b k + 1 - b) = share.
     const double share = params.real("agent_share");
@@ -166,13 +221,30 @@ Workload::Workload(const Params& params, std::uint64_t seed) : rng_(seed, "gatew
     burstStart_ = share / (k - share * (k - 1));
 }
 
-std::uint64_t Workload::drawQuery(QueryClass c, std::uint32_t customer) {
-    const ClassMix& m = classMix()[static_cast<int>(c)];
-    if (rng_.bernoulli(m.one_off)) {
-        return mix64(0x9e3779b97f4a7c15ULL * (++oneOffCounter_) + customer);
+const char* Workload::store(const std::string& text, std::uint16_t& len) {
+    len = static_cast<std::uint16_t>(std::min<std::size_t>(text.size(), 0xffff));
+    if (arenaUsed_ + len > kArenaBlock) {
+        ++arenaBlock_;
+        arenaUsed_ = 0;
     }
-    const auto rank = static_cast<std::uint64_t>(zipfCdf_[static_cast<int>(c)].index(rng_.uniform()));
-    return mix64((static_cast<std::uint64_t>(c) + 1) << 40 | rank);
+    if (arenaBlock_ == arena_.size()) arena_.push_back(std::make_unique<char[]>(kArenaBlock));
+    char* at = arena_[arenaBlock_].get() + arenaUsed_;
+    std::copy(text.begin(), text.begin() + len, at);
+    arenaUsed_ += len;
+    return at;
+}
+
+void Workload::drawQuery(Rng& rng, RequestSpec& r) {
+    const int c = static_cast<int>(r.query_class);
+    const ClassMix& m = classMix()[c];
+    if (rng.bernoulli(m.one_off)) {
+        const std::string text = oneOffText(r.query_class, ++oneOffCounter_);
+        r.text = store(text, r.text_len);
+        return;
+    }
+    const std::string& text = catalog_[static_cast<std::size_t>(c)][zipfCdf_[c].index(rng.uniform())];
+    r.text = text.data();
+    r.text_len = static_cast<std::uint16_t>(text.size());
 }
 
 namespace {
@@ -209,51 +281,55 @@ void sortByTime(std::vector<RequestSpec>& out, std::size_t first, Time from, Tim
 
 }  // namespace
 
-RequestSpec Workload::draw(Time at, bool batch) {
+std::uint32_t Workload::drawCustomer(Rng& rng) {
+    if (rng.bernoulli(unknownKeyRate_)) return kUnknownCustomer;
+    return static_cast<std::uint32_t>(customerCdf_.index(rng.uniform()));
+}
+
+RequestSpec Workload::draw(Rng& rng, Time at, bool batch, std::uint32_t customer) {
     RequestSpec r;
     r.at = at;
     r.batch = batch;
-    if (batch) {
-        r.customer = batchCustomer_;
-    } else if (rng_.bernoulli(unknownKeyRate_)) {
-        r.customer = kUnknownCustomer;
-    } else {
-        r.customer = static_cast<std::uint32_t>(customerCdf_.index(rng_.uniform()));
-    }
-    const double u = rng_.uniform();
+    r.customer = customer;
+    const double u = rng.uniform();
     int c = 0;
     while (c < kClasses - 1 && u >= classCdf_[c]) ++c;
     r.query_class = static_cast<QueryClass>(c);
-    r.endpoint = rng_.bernoulli(0.7) ? 0 : 1;
-    const double m = rng_.uniform();
+    r.endpoint = rng.bernoulli(0.7) ? 0 : 1;
+    const double m = rng.uniform();
     r.max_results = m < 0.8 ? 10 : m < 0.95 ? 20 : 50;
-    r.zero_results_allowed = rng_.bernoulli(0.02);
-    r.query = drawQuery(r.query_class, r.customer);
+    drawQuery(rng, r);
     return r;
 }
 
 void Workload::generateHour(int h, std::vector<RequestSpec>& out) {
+    arenaBlock_ = 0;
+    arenaUsed_ = 0;
     const std::size_t first = out.size();
     const Time hourStart = fromSeconds(3600.0 * h);
     const double hourNs = 3600e9;
+    // Each hour draws from its own stream, keyed by its hour of the week: a run that starts on
+    // Wednesday sees the same Wednesday as a run of the whole week.
+    Rng rng(streamKey(seed_, static_cast<std::uint64_t>(startHour_ + h), hashName("workload/hour")));
+    oneOffCounter_ = static_cast<std::uint64_t>(startHour_ + h) << 32;
     auto uniformTime = [&] {
-        return hourStart + Duration{static_cast<std::int64_t>(rng_.uniform() * hourNs)};
+        return hourStart + Duration{static_cast<std::int64_t>(rng.uniform() * hourNs)};
     };
     std::int64_t left = hourCounts_[static_cast<std::size_t>(h)];
     while (left > 0) {
         const Time t = uniformTime();
-        RequestSpec r = draw(t, false);
+        RequestSpec r = draw(rng, t, false, drawCustomer(rng));
         std::int64_t copies = 1;
-        if (rng_.bernoulli(burstStart_)) {
+        if (rng.bernoulli(burstStart_)) {
             copies = 2;
-            while (copies < 40 && !rng_.bernoulli(1.0 / 3.0)) ++copies;
+            while (copies < 40 && !rng.bernoulli(1.0 / 3.0)) ++copies;
         }
         copies = std::min(copies, left);
         out.push_back(r);
         for (std::int64_t i = 1; i < copies; ++i) {
             RequestSpec c = r;
             c.at = std::min(hourStart + fromSeconds(3600) - Duration{1},
-                            t + Duration{static_cast<std::int64_t>(rng_.uniform() * 20e6)});
+                            t + Duration{static_cast<std::int64_t>(rng.uniform() * 20e6)});
             out.push_back(c);
         }
         left -= copies;
@@ -261,11 +337,38 @@ void Workload::generateHour(int h, std::vector<RequestSpec>& out) {
     // The batch job: evenly paced by its scheduler across the hour, one request at a time.
     const std::int64_t jobs = batchCounts_[static_cast<std::size_t>(h)];
     for (std::int64_t i = 0; i < jobs; ++i) {
-        out.push_back(draw(hourStart + Duration{static_cast<std::int64_t>((i + rng_.uniform()) *
-                                                                          hourNs / jobs)},
-                           true));
+        out.push_back(draw(rng, hourStart + Duration{static_cast<std::int64_t>((i + rng.uniform()) *
+                                                                               hourNs / jobs)},
+                           true, batchCustomer_));
     }
     sortByTime(out, first, hourStart, hourStart + fromSeconds(3600), sortScratch_);
+    for (std::size_t i = first; i < out.size(); ++i)
+        out[i].trace = static_cast<std::uint64_t>(h) << 32 | (i - first);
+}
+
+void Workload::generateSurge(int h, double share, Time from, Time to, std::optional<Region> region,
+                             std::uint64_t stream, std::vector<RequestSpec>& out) {
+    if (!(share > 0) || to <= from) return;
+    Rng rng(streamKey(seed_, static_cast<std::uint64_t>(startHour_ + h), stream));
+    const double span = static_cast<double>((to - from).count());
+    const auto n = static_cast<std::int64_t>(
+        std::llround(share * static_cast<double>(hourCounts_[static_cast<std::size_t>(h)]) * span / 3600e9));
+    const std::uint64_t base = (std::uint64_t{1} << 62) | (stream & 0xffff) << 40 |
+                               static_cast<std::uint64_t>(h) << 24;
+    const std::uint64_t counter = oneOffCounter_;
+    oneOffCounter_ = (std::uint64_t{1} << 62) | (stream & 0xffff) << 40 | static_cast<std::uint64_t>(h) << 24;
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::uint32_t c = drawCustomer(rng);
+        // Customers of other regions are redrawn (a few tries), so the surge comes from `region`.
+        for (int k = 0; region && c != kUnknownCustomer && customers_[c].home != *region && k < 64; ++k)
+            c = drawCustomer(rng);
+        if (region && c != kUnknownCustomer && customers_[c].home != *region) continue;
+        RequestSpec r = draw(rng, from + Duration{static_cast<std::int64_t>(rng.uniform() * span)},
+                             false, c);
+        r.trace = base | static_cast<std::uint64_t>(i);
+        out.push_back(r);
+    }
+    oneOffCounter_ = counter;
 }
 
 }  // namespace taillab::gateway

@@ -18,11 +18,26 @@
 //
 // Agent bursts. A share of requests arrive as bursts of 2-40 identical queries from one
 // customer within 20 ms (an agent framework retrying, or copies of one agent in parallel).
+//
+// Query text. Every request carries real text that the gateway's compiler normalizes and
+// classifies: each class's queries are written so that the compiler's rules put them in that class
+// (navigational "kalomi.com", evergreen "kalomi pefi history", product "kalomi price", long-tail
+// "how does kalomi work with pefi in practice", news "kalomi latest"), with words spelled from a
+// query's rank in syllables (no digits, so no year or version triggers). 2% of catalog queries
+// carry a site: operator, where zero results is a legitimate answer. One-off queries spell a
+// counter instead of a rank. Texts are already in normalized form, as most agents send them.
+//
+// Ids. Each arrival has a trace id (its hour and its place in that hour), the same in every run of
+// the same workload and seed whatever the gateway's knobs: per-request randomness elsewhere is
+// keyed by it.
 #pragma once
 
 #include <array>
+#include <memory>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gateway/gateway_types.h"
@@ -39,6 +54,7 @@ constexpr std::array<std::string_view, 3> kPlanNames{"free", "pro", "enterprise"
 
 struct Customer {
     std::string name;
+    std::string key;       // its API key (bearer token)
     Plan plan = Plan::Free;
     Region home = Region::EU;
     bool pins = false;     // sends X-Region: stays in its home region
@@ -48,16 +64,18 @@ struct Customer {
 
 struct RequestSpec {
     Time at{};
+    std::uint64_t trace = 0;
     std::uint32_t customer = 0;  // index; kUnknownCustomer for an unknown API key
-    QueryClass query_class = QueryClass::Evergreen;
+    QueryClass query_class = QueryClass::Evergreen;  // the class its text was written for
     std::uint8_t endpoint = 0;  // 0 /search/lite, 1 /search/fast
     std::uint8_t max_results = 10;
     bool batch = false;
-    bool zero_results_allowed = false;  // site:/exact-match
-    bool probe = false;
-    std::uint64_t query = 0;  // hash of the normalized query text
+    const char* text = nullptr;  // valid until the next generateHour()
+    std::uint16_t text_len = 0;
+    std::string_view query() const { return {text, text_len}; }
 };
 constexpr std::uint32_t kUnknownCustomer = 0xffffffffu;
+constexpr std::string_view kUnknownKey = "tl-unknown-key";
 
 struct ClassMix {
     double share;         // of requests
@@ -71,8 +89,16 @@ public:
 
     int hours() const { return static_cast<int>(hourCounts_.size()); }
     Time end() const { return fromSeconds(3600.0 * hours()); }
-    // The requests arriving in hour `h` of the run, in time order (appends to `out`).
+    // The requests arriving in hour `h` of the run, in time order (appends to `out`). Their text
+    // stays valid until the next call.
     void generateHour(int h, std::vector<RequestSpec>& out);
+    // Extra requests for a traffic surge: `share` x the hour's interactive count, spread over
+    // [from, to) within hour `h`, from the customers homed in `region` (all when nullopt), drawn
+    // from their own stream (keyed by `stream`) so the hour's own arrivals do not change. Trace
+    // ids are distinct from every regular arrival's. Appends to `out` unsorted; their text stays
+    // valid until the next generateHour().
+    void generateSurge(int h, double share, Time from, Time to, std::optional<Region> region,
+                       std::uint64_t stream, std::vector<RequestSpec>& out);
     const std::vector<Customer>& customers() const { return customers_; }
     std::uint32_t batchCustomer() const { return batchCustomer_; }
     // Interactive and batch counts per hour of the run.
@@ -83,11 +109,25 @@ public:
     // Seed 000's week, hour by hour (168 interactive and 168 batch counts, Mon 00:00 first).
     static void weekHours(std::vector<std::int64_t>& interactive, std::vector<std::int64_t>& batch);
 
-private:
-    RequestSpec draw(Time at, bool batch);
-    std::uint64_t drawQuery(QueryClass c, std::uint32_t customer);
+    // The catalog text of query `rank` of class `c` (tests check the compiler's class for it).
+    const std::string& catalogText(QueryClass c, std::size_t rank) const {
+        return catalog_[static_cast<std::size_t>(c)][rank];
+    }
+    // A one-off query's text for class `c` and counter `n`.
+    static std::string oneOffText(QueryClass c, std::uint64_t n);
 
-    Rng rng_;
+private:
+    RequestSpec draw(Rng& rng, Time at, bool batch, std::uint32_t customer);
+    void drawQuery(Rng& rng, RequestSpec& r);
+    std::uint32_t drawCustomer(Rng& rng);
+    void sortHour(std::vector<RequestSpec>& out, std::size_t first, int h);
+
+    std::vector<std::unique_ptr<char[]>> arena_;  // one-off texts of the current hour, in blocks
+    std::size_t arenaBlock_ = 0, arenaUsed_ = 0;
+    const char* store(const std::string& text, std::uint16_t& len);
+    std::array<std::vector<std::string>, kClasses> catalog_;
+    std::uint64_t seed_ = 0;
+    int startHour_ = 0;  // the first hour's hour of the week
     std::vector<RequestSpec> sortScratch_;
     std::vector<Customer> customers_;
     CdfTable customerCdf_;

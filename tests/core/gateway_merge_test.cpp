@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gateway/merge.h"
+#include "gateway/validation.h"
 #include "base/rng.h"
 
 namespace taillab::gateway {

@@ -46,7 +46,7 @@ std::uint64_t outcome(const GatewaySnapshot& s, Outcome o) {
 bool hasBreakerOpen(const GatewaySnapshot& s) {
     for (const BreakerSpan& b : s.breaker_spans)
         if (b.state == BreakerState::Open) return true;
-    for (const TimelineEvent& e : s.timeline)
+    for (const TimelineMark& e : s.timeline)
         if (e.what.find("breaker open") != std::string::npos) return true;
     return false;
 }
@@ -316,7 +316,7 @@ TEST(GatewaySimApplyParams, HedgeDelayChangeAppliesFromItsMoment) {
     expectInvariants(b);
     // The change is on the timeline, at its moment.
     bool found = false;
-    for (const TimelineEvent& e : a.timeline) {
+    for (const TimelineMark& e : a.timeline) {
         if (e.what.find("hedge_delay_ms") == std::string::npos) continue;
         found = true;
         EXPECT_DOUBLE_EQ(e.t_s, noon);
@@ -324,7 +324,7 @@ TEST(GatewaySimApplyParams, HedgeDelayChangeAppliesFromItsMoment) {
         EXPECT_NE(e.what.find("150"), std::string::npos) << e.what;
     }
     EXPECT_TRUE(found);
-    for (const TimelineEvent& e : b.timeline)
+    for (const TimelineMark& e : b.timeline)
         EXPECT_EQ(e.what.find("hedge_delay_ms"), std::string::npos) << e.what;
     // Identical up to noon, different after.
     ASSERT_EQ(a.windows.size(), b.windows.size());
@@ -402,7 +402,7 @@ TEST(GatewaySimKnobs, ClampMaxBelowMinIsRejectedNamingBothKnobs) {
     ASSERT_TRUE(sim.advanceTo(600));
     EXPECT_THROW(sim.applyParams(p), std::invalid_argument);
     EXPECT_EQ(sim.params().real("hedge_clamp_max_ms"), 450);
-    for (const TimelineEvent& e : sim.snapshot().timeline)
+    for (const TimelineMark& e : sim.snapshot().timeline)
         EXPECT_EQ(e.what.find("hedge_clamp"), std::string::npos) << e.what;
 }
 

@@ -1,0 +1,88 @@
+// What an upstream engine answers, as the gateway sees it: either a failure (a reset connection, a
+// call that timed out, an HTTP error, a payload that does not parse) or a result page.
+//
+// A page is parsed once, by whoever received it (the live driver's HTTP client, or the simulated
+// fleet), into a ResultBody: its items, the kind of page its structure says it is (results, or a
+// block page, CAPTCHA or consent wall, fingerprinted by structure rather than text), and what
+// validation needs of the items, computed at construction (schema check, complete items, the
+// fingerprint of its bytes). A body is immutable and shared: the cache keeps answers by handle,
+// and the merge of a body's items is computed once and kept with it.
+//
+// An answer's bytes are its body plus the query the upstream says it answered (`echo`, a hash of
+// the query text; 0 when the upstream does not echo it). A block page cached by an upstream and
+// served again for another query has the same bytes, echo included: that is how validation
+// recognises it (seed 000: "byte-identical to the previous answer from that egress IP for a
+// different query").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/rng.h"
+
+namespace taillab::gateway {
+
+struct ResultItem {
+    std::string title, url, snippet;
+    double score = 0;  // higher ranks first
+};
+
+// The items of one answer after merge: deduplicated by canonical URL and ranked (merge.h).
+struct RankedResults {
+    std::vector<ResultItem> items;
+};
+
+enum class PageKind : std::uint8_t { Results, BlockPage, Captcha, ConsentWall };
+
+class ResultBody : public std::enable_shared_from_this<ResultBody> {
+public:
+    explicit ResultBody(std::vector<ResultItem> items, PageKind kind = PageKind::Results);
+
+    const std::vector<ResultItem>& items() const { return items_; }
+    PageKind kind() const { return kind_; }
+    // Some item does not fit the schema (non-finite score, a URL that is not absolute http(s)
+    // with a host, a field that is not UTF-8).
+    bool malformed() const { return malformed_; }
+    // Items with a title, a URL and a snippet (each with a non-whitespace character).
+    std::size_t complete() const { return complete_; }
+    // resultsFingerprint(items()): equal lists, equal fingerprints.
+    std::uint64_t fingerprint() const { return fingerprint_; }
+    // The items merged on their own (mergeResults of this one answer, every item kept), computed
+    // on first use. Not thread-safe: a body belongs to one gateway at a time.
+    const std::shared_ptr<const RankedResults>& ranked() const;
+
+private:
+    std::vector<ResultItem> items_;
+    PageKind kind_;
+    bool malformed_ = false;
+    std::size_t complete_ = 0;
+    std::uint64_t fingerprint_ = 0;
+    mutable std::shared_ptr<const RankedResults> ranked_;
+};
+
+enum class CallFailure : std::uint8_t {
+    None,        // a page arrived
+    Reset,       // the connection was reset or refused
+    Timeout,     // the upstream gave up (or its own timeout fired) before answering
+    HttpError,   // a status other than 200
+    BadPayload,  // a 200 whose body does not parse as a result page
+};
+
+struct UpstreamAnswer {
+    CallFailure failure = CallFailure::None;
+    // The page when failure == None. Borrowed for the duration of the call that hands it over;
+    // the gateway keeps its own reference (shared_from_this) when it caches the answer.
+    const ResultBody* page = nullptr;
+    std::uint64_t echo = 0;  // hash of the query text the upstream says it answered; 0: none
+    int http_status = 200;
+
+    // The fingerprint of the answer's bytes: the body's, and the echoed query's.
+    std::uint64_t fingerprint() const {
+        if (!page) return 0;
+        return echo == 0 ? page->fingerprint() : mix64(page->fingerprint() ^ mix64(echo));
+    }
+};
+
+}  // namespace taillab::gateway

@@ -1,0 +1,48 @@
+#include "gateway/coalescing.h"
+
+#include <algorithm>
+
+namespace taillab::gateway {
+
+std::optional<std::uint32_t> Flights::join(Region region, std::uint64_t flightKey,
+                                           std::uint32_t waiter) {
+    const std::uint32_t* f = index_[static_cast<std::size_t>(region)].find(flightKey);
+    if (!f) return std::nullopt;
+    flights_[*f].waiters.push_back(waiter);
+    return *f;
+}
+
+std::uint32_t Flights::lead(Region region, std::uint64_t flightKey, std::uint32_t leader) {
+    std::uint32_t i;
+    if (!free_.empty()) {
+        i = free_.back();
+        free_.pop_back();
+    } else {
+        flights_.emplace_back();
+        i = static_cast<std::uint32_t>(flights_.size() - 1);
+    }
+    Flight& f = flights_[i];
+    f.key = flightKey;
+    f.region = region;
+    f.leader = leader;
+    f.waiters.clear();
+    index_[static_cast<std::size_t>(region)].put(flightKey, i);
+    return i;
+}
+
+std::vector<std::uint32_t> Flights::land(std::uint32_t flight) {
+    Flight& f = flights_[flight];
+    index_[static_cast<std::size_t>(f.region)].erase(f.key);
+    std::vector<std::uint32_t> waiters;
+    waiters.swap(f.waiters);
+    f.leader = kNone;
+    free_.push_back(flight);
+    return waiters;
+}
+
+void Flights::leave(std::uint32_t flight, std::uint32_t waiter) {
+    auto& w = flights_[flight].waiters;
+    w.erase(std::remove(w.begin(), w.end(), waiter), w.end());
+}
+
+}  // namespace taillab::gateway

@@ -1,0 +1,752 @@
+#include "gateway/gateway.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "gateway/edge.h"
+#include "gateway/merge.h"
+#include "gateway/validation.h"
+
+namespace taillab::gateway {
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr int kMaxCalls = 6;
+constexpr Duration kRetryAfter503 = std::chrono::seconds(1);
+constexpr std::uint64_t kRouterPurpose = 0x726f75746572ULL;  // "router"
+
+}  // namespace
+
+struct Gateway::Req {
+    std::uint32_t generation = 0;
+    bool live = false, done = false, background = false, holdsSlot = false, queued = false;
+    bool pinned = false, leader = false, probe = false, zeroOk = false, hasRate = false;
+    Lane lane = Lane::Interactive;
+    Endpoint endpoint = Endpoint::Lite;
+    Region region = Region::EU;
+    QueryClass cls = QueryClass::Evergreen;
+    std::uint8_t instance = 0, maxResults = 10, fetchCount = 10;
+    std::uint8_t ncalls = 0, outstanding = 0;
+    std::uint32_t key = GatewayMetrics::kNoKey;
+    std::uint32_t flight = kNone;
+    std::uint32_t tried = 0;
+    std::uint64_t trace = 0, cacheKey = 0, draws = 0;
+    Time accepted{}, deadline{}, engineStart{}, resumeAt{};
+    std::array<std::uint32_t, kMaxCalls> calls{};
+    std::array<std::uint64_t, kTimerKinds> timers{};  // armed sequence number per kind, 0: none
+    RateLimitFields rate;
+    std::string query;  // raw while waiting in the batch lane, then normalized
+    std::string lang;   // kept only while waiting in the batch lane
+};
+
+struct Gateway::Call {
+    std::uint32_t generation = 0;
+    std::uint32_t request = kNone;
+    std::uint8_t engine = 0, ip = 0;
+    CallRole role = CallRole::Primary;
+    Time start{};
+    bool live = false;
+};
+
+struct Gateway::Busy {
+    explicit Busy(bool& flag) : flag_(flag) {
+        if (flag_)
+            throw std::logic_error(
+                "Gateway re-entered from inside one of its outputs (a Port call): queue the input "
+                "and deliver it after the current one returns");
+        flag_ = true;
+    }
+    ~Busy() { flag_ = false; }
+    bool& flag_;
+};
+
+namespace {
+std::vector<std::string> engineNames(const GatewayConfig& c) {
+    std::vector<std::string> out;
+    for (const EngineSpec& e : c.engines) out.push_back(e.name);
+    return out;
+}
+std::vector<std::string> keyNames(const GatewayConfig& c) {
+    std::vector<std::string> out;
+    for (const ApiKey& k : c.keys) out.push_back(k.name);
+    return out;
+}
+std::vector<bool> probeKeys(const GatewayConfig& c) {
+    std::vector<bool> out;
+    for (const ApiKey& k : c.keys) out.push_back(k.probe);
+    return out;
+}
+const GatewayConfig& validated(const GatewayConfig& c) {
+    c.validate();
+    return c;
+}
+}  // namespace
+
+Gateway::Gateway(const GatewayConfig& config, std::uint64_t seed, Port& port)
+    : cfg_(validated(config)), seed_(seed), port_(port), deadline_(Deadline::from(cfg_)),
+      keys_(cfg_.keys), rateLimits_(keys_), admission_(cfg_), memo_(cfg_.compile_memo_entries),
+      cache_(cfg_), router_(cfg_), hedging_(cfg_), egress_(cfg_),
+      metrics_(engineNames(cfg_), keyNames(cfg_), probeKeys(cfg_)) {
+    flights_.setMode(cfg_.coalescing);
+    for (int s = 0; s < kStages; ++s) {
+        static constexpr std::array<double, kStages> kBudgetMs{8, 4, 3, 2, 1, 520, 12};
+        metrics_.totals.stages[static_cast<std::size_t>(s)].budget_ms = kBudgetMs[static_cast<std::size_t>(s)];
+    }
+    metrics_.totals.hedge_allowance = cfg_.hedge_burst;
+}
+
+Gateway::~Gateway() = default;
+
+void Gateway::reconfigure(const GatewayConfig& config) {
+    Busy busy(busy_);
+    config.validate();
+    auto same = [&](auto GatewayConfig::*field, const char* name) {
+        if (!(config.*field == cfg_.*field))
+            throw std::invalid_argument(std::string(name) + " cannot change while the gateway runs");
+    };
+    same(&GatewayConfig::instances, "instances");
+    same(&GatewayConfig::l1_entries, "l1_entries");
+    same(&GatewayConfig::egress_ips, "egress_ips");
+    same(&GatewayConfig::compile_memo_entries, "compile_memo_entries");
+    if (config.engines.size() != cfg_.engines.size() || config.keys.size() != cfg_.keys.size())
+        throw std::invalid_argument("the engines and API keys cannot change while the gateway runs");
+    cfg_ = config;
+    deadline_ = Deadline::from(cfg_);
+    admission_.reconfigure(cfg_);
+    cache_.reconfigure(cfg_);
+    flights_.setMode(cfg_.coalescing);
+    router_.reconfigure(cfg_);
+    hedging_.reconfigure(cfg_);
+}
+
+std::uint32_t Gateway::newRequest() {
+    std::uint32_t r;
+    if (!freeReqs_.empty()) {
+        r = freeReqs_.back();
+        freeReqs_.pop_back();
+    } else {
+        reqs_.emplace_back();
+        r = static_cast<std::uint32_t>(reqs_.size() - 1);
+    }
+    Req& q = reqs_[r];
+    const std::uint32_t generation = q.generation + 1;
+    std::string query = std::move(q.query);  // keeps its capacity for the next request
+    query.clear();
+    q = Req{};
+    q.generation = generation == 0 ? 1 : generation;
+    q.query = std::move(query);
+    q.live = true;
+    ++live_;
+    return r;
+}
+
+// Runs a stage's accounting around the driver's clock: the stage's work started at `start` and
+// ended when the driver says.
+Time Gateway::stage(Stage s, Time start, const Req& q, StageWork work) {
+    work.stage = s;
+    work.trace = q.trace;
+    work.region = q.region;
+    work.background = q.background;
+    const Time end = std::max(start, port_.stageEnd(start, work));
+    metrics_.charge(s, end - start);
+    return end;
+}
+
+int Gateway::instanceFor(std::uint64_t trace) const {
+    // The region's load balancer spreads requests over its instances with no regard to content.
+    return static_cast<int>(mix64(trace ^ 0x5bd1e9955bd1e995ULL) % static_cast<std::uint64_t>(cfg_.instances));
+}
+
+CacheKeyPrefix Gateway::keyPrefix(Endpoint endpoint, Region region, std::string_view lang) {
+    const std::uint64_t id = mix64(hashText(lang) ^ (static_cast<std::uint64_t>(endpoint) << 8 |
+                                                     static_cast<std::uint64_t>(region)));
+    if (const CacheKeyPrefix* p = prefixes_.find(id)) return *p;
+    const CacheKeyPrefix p = cacheKeyPrefix(kEndpointPaths[static_cast<std::size_t>(endpoint)],
+                                            kRegionNames[static_cast<std::size_t>(region)], lang,
+                                            "web", false);
+    prefixes_.put(id, p);
+    return p;
+}
+
+RequestId Gateway::onRequest(Time now, const Request& in) {
+    Busy busy(busy_);
+    const std::uint32_t r = newRequest();
+    Req& q = reqs_[r];
+    q.trace = in.trace;
+    q.draws = streamKey(seed_, in.trace, kRouterPurpose);
+    q.endpoint = in.endpoint;
+    q.accepted = in.accepted.value_or(now);
+    q.deadline = deadline_.of(q.accepted);
+    const std::optional<std::uint32_t> key = keys_.find(in.api_key);
+    if (key) q.key = *key;
+    q.probe = key && keys_[*key].probe;
+    if (q.probe) {
+        ++metrics_.totals.probes;
+    } else {
+        ++metrics_.totals.accepted;
+        ++metrics_.totals.in_flight;
+    }
+    const RequestId id{r, q.generation};
+    // Edge: the region from the pin, else the key's home.
+    q.pinned = in.region_pin.has_value();
+    q.region = Edge::route(in.region_pin, key ? keys_[*key].home : Region::EU);
+    metrics_.enter(Stage::Edge);
+    Time t = stage(Stage::Edge, now, q);
+    metrics_.pass(Stage::Edge);
+    // Gateway: API key, token bucket, admission.
+    metrics_.enter(Stage::Gateway);
+    if (!key) {
+        finish(now, r, Outcome::Unauthorized, stage(Stage::Gateway, t, q), nullptr, {},
+               "unknown API key");
+        return id;
+    }
+    const RateLimits::Verdict v =
+        rateLimits_.take(now, *key, in.endpoint, cfg_.rate_limits && !q.probe);
+    q.rate = v.fields;
+    q.hasRate = true;
+    if (!v.allowed) {
+        finish(now, r, Outcome::RateLimited, stage(Stage::Gateway, t, q), nullptr, v.retry_after,
+               "the key's token bucket for this endpoint is empty");
+        return id;
+    }
+    q.lane = keys_[*key].lane;
+    q.query.assign(in.query);
+    q.maxResults = static_cast<std::uint8_t>(std::clamp(in.max_results, 0, 255));
+    if (in.max_results < 1 || in.max_results > 50) q.maxResults = 0;  // a 400 in the compiler
+    StageWork work;
+    if (!q.probe && q.lane == Lane::Batch) {
+        const Admission::Decision d = admission_.admitBatch(now, q.region, r);
+        if (d.verdict == Admission::Verdict::Shed) {
+            finish(now, r, Outcome::Shed, stage(Stage::Gateway, t, q), nullptr, kRetryAfter503,
+                   "the batch lane's queue is full");
+            return id;
+        }
+        if (d.verdict == Admission::Verdict::Queued) {
+            // Waits in the batch lane, its deadline running: a 503 at the deadline if still queued.
+            q.queued = true;
+            q.lang.assign(in.lang);
+            q.resumeAt = stage(Stage::Gateway, t, q);
+            arm(r, TimerKind::Deadline, q.deadline);
+            return id;
+        }
+        q.holdsSlot = true;
+    } else if (!q.probe) {
+        const Admission::Decision d = admission_.admitInteractive(now, q.region, q.pinned);
+        if (d.verdict == Admission::Verdict::Shed) {
+            finish(now, r, Outcome::Shed, stage(Stage::Gateway, t, q), nullptr, kRetryAfter503,
+                   "the region is at its concurrency limit");
+            return id;
+        }
+        if (d.verdict == Admission::Verdict::Spilled) {
+            work.spilled_from = q.region;
+            q.region = d.region;
+            ++metrics_.totals.spilled;
+        }
+        q.holdsSlot = true;
+    }
+    t = stage(Stage::Gateway, t, q, work);
+    q.lang.assign(in.lang);
+    admitted(now, r, t);
+    return id;
+}
+
+// Compiler and cache, for a request that holds its admission slot (or needs none).
+void Gateway::admitted(Time now, std::uint32_t r, Time t) {
+    metrics_.pass(Stage::Gateway);
+    Req& q = reqs_[r];
+    metrics_.enter(Stage::Compiler);
+    std::string_view problem;
+    std::string detail;
+    if (q.maxResults == 0) {
+        problem = "max_results must be between 1 and 50";
+    } else {
+        try {
+            const QueryFacts& f = memo_.analyze(q.query);
+            q.cls = f.query_class;
+            q.zeroOk = f.zero_results_allowed;
+            q.fetchCount = static_cast<std::uint8_t>(maxResultsBucket(q.maxResults));
+            q.cacheKey = foldCacheKey(keyPrefix(q.endpoint, q.region, q.lang), f.normalized_hash,
+                                      q.fetchCount);
+            q.query.assign(f.normalized);
+        } catch (const std::invalid_argument& e) {
+            detail = e.what();
+            problem = detail;
+        }
+    }
+    q.lang.clear();
+    t = stage(Stage::Compiler, t, q);
+    if (!problem.empty()) return finish(now, r, Outcome::BadRequest, t, nullptr, {}, problem);
+    metrics_.pass(Stage::Compiler);
+    lookup(now, r, t);
+}
+
+void Gateway::lookup(Time now, std::uint32_t r, Time t) {
+    Req& q = reqs_[r];
+    metrics_.enter(Stage::Cache);
+    q.instance = static_cast<std::uint8_t>(instanceFor(q.trace));
+    const Cache::Lookup found = cache_.lookup(t, q.region, q.instance, q.cacheKey, q.cls);
+    StageWork work;
+    work.l2 = found.consulted_l2;
+    t = stage(Stage::Cache, t, q, work);
+    if (!q.probe) metrics_.onLookup(q.cls, found.hit.has_value());
+    if (found.hit) {
+        metrics_.pass(Stage::Cache);
+        // Stale-while-revalidate: answer now, refresh in the background (one per key).
+        if (found.hit->stale && cache_.startRefresh(q.region, q.cacheKey)) spawnRefresh(now, r, t);
+        return serve(now, r, t, &cache_.answer(found.hit->answer), true, found.hit->stale);
+    }
+    // A miss: join the flight in the air for this key, or lead one.
+    if (flights_.enabled()) {
+        const std::uint64_t fk = flights_.flightKey(q.cacheKey, q.instance);
+        if (const std::optional<std::uint32_t> f = flights_.join(q.region, fk, r)) {
+            q.flight = *f;
+            ++metrics_.totals.coalesced;
+            metrics_.pass(Stage::Cache);
+            const Time detachAt = deadline_.detachAt(q.deadline);
+            if (detachAt > t) arm(r, TimerKind::Detach, detachAt);
+            return;
+        }
+        q.flight = flights_.lead(q.region, fk, r);
+        q.leader = true;
+    }
+    metrics_.pass(Stage::Cache);
+    startEngines(now, r, t);
+}
+
+void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t) {
+    const std::uint32_t b = newRequest();
+    Req& bg = reqs_[b];
+    const Req& q = reqs_[r];
+    bg.background = true;
+    bg.trace = q.trace;
+    bg.draws = streamKey(seed_, q.trace, kRouterPurpose + 1);
+    bg.key = q.key;
+    bg.probe = q.probe;
+    bg.region = q.region;
+    bg.instance = q.instance;
+    bg.cls = q.cls;
+    bg.zeroOk = q.zeroOk;
+    bg.endpoint = q.endpoint;
+    bg.maxResults = q.maxResults;
+    bg.fetchCount = q.fetchCount;
+    bg.cacheKey = q.cacheKey;
+    bg.query.assign(q.query);
+    bg.accepted = t;
+    bg.deadline = t + deadline_.total;
+    ++metrics_.totals.refresh_calls;
+    startEngines(now, b, t);
+}
+
+void Gateway::serve(Time now, std::uint32_t r, Time t, const RankedResults* results, bool cached,
+                    bool stale) {
+    (void)cached;
+    (void)stale;
+    metrics_.enter(Stage::Merge);
+    const Req& q = reqs_[r];
+    if (t > q.deadline)  // the stages before merge used up what the deadline left
+        return finish(now, r, Outcome::DeadlineMissed, t, nullptr, kRetryAfter503,
+                      "the deadline passed before the answer could be merged");
+    const Time end = stage(Stage::Merge, t, q);
+    if (end > deadline_.hard(q.accepted)) {
+        ++metrics_.totals.late_merges;
+        return finish(now, r, Outcome::DeadlineMissed, end, nullptr, kRetryAfter503,
+                      "the deadline passed while the answer was merged");
+    }
+    metrics_.pass(Stage::Merge);
+    finish(now, r, Outcome::Ok, end, results);
+}
+
+void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
+    Req& q = reqs_[r];
+    metrics_.enter(Stage::Router);
+    t = stage(Stage::Router, t, q);
+    Router::Draws draws{q.draws, 0};
+    const std::optional<int> primary =
+        router_.pick(now, q.region, q.instance, q.cls, 0, false, draws);
+    q.draws = mix64(q.draws + draws.next);
+    noteBreakers();
+    if (!primary) {
+        return finish(now, r, Outcome::NoEngine, t, nullptr, kRetryAfter503,
+                      "every engine's breaker is open");
+    }
+    metrics_.pass(Stage::Router);
+    metrics_.enter(Stage::Engines);
+    if (!deadline_.worthCalling(q.deadline, t)) {
+        return finish(now, r, Outcome::DeadlineMissed, t, nullptr, kRetryAfter503,
+                      "too little time left to call an engine");
+    }
+    q.engineStart = t;
+    startCall(t, r, *primary, q.background ? CallRole::Refresh : CallRole::Primary);
+    if (q.background) return arm(r, TimerKind::Deadline, deadline_.callCutoff(q.deadline));
+    hedging_.onPrimary();
+    metrics_.totals.hedge_allowance += hedging_.fraction();
+    if (const std::optional<Duration> d = hedging_.delay(now, q.region, *primary, q.cls))
+        arm(r, TimerKind::Hedge, t + *d);
+    arm(r, TimerKind::Deadline, deadline_.callCutoff(q.deadline));
+}
+
+bool Gateway::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
+    Req& q = reqs_[r];
+    if (q.ncalls >= kMaxCalls) return false;
+    std::uint32_t c;
+    if (!freeCalls_.empty()) {
+        c = freeCalls_.back();
+        freeCalls_.pop_back();
+    } else {
+        calls_.emplace_back();
+        c = static_cast<std::uint32_t>(calls_.size() - 1);
+    }
+    Call& call = calls_[c];
+    const std::uint32_t generation = call.generation + 1 == 0 ? 1 : call.generation + 1;
+    const int ip = egress_.pick(at, q.region, engine);
+    call = Call{generation, r, static_cast<std::uint8_t>(engine), static_cast<std::uint8_t>(ip),
+                role, at, true};
+    ++liveCalls_;
+    q.calls[q.ncalls++] = c;
+    ++q.outstanding;
+    q.tried |= 1u << engine;
+    router_.onCallStart(q.region, q.instance, engine);
+    metrics_.onCall(role == CallRole::Primary, role == CallRole::Hedge, role != CallRole::Refresh);
+    switch (role) {
+        case CallRole::Primary: ++metrics_.totals.primary_calls; break;
+        case CallRole::Hedge: ++metrics_.totals.hedge_calls; break;
+        case CallRole::LastChance: ++metrics_.totals.last_chance_calls; break;
+        case CallRole::Retry: ++metrics_.totals.retry_calls; break;
+        case CallRole::Refresh: break;
+    }
+    UpstreamCall out;
+    out.id = CallId{c, generation};
+    out.request = RequestId{r, q.generation};
+    out.trace = q.trace;
+    out.engine = engine;
+    out.region = q.region;
+    out.egress_ip = ip;
+    out.role = role;
+    out.query_class = q.cls;
+    out.query = q.query;
+    out.cache_key = q.cacheKey;
+    out.fetch_count = q.fetchCount;
+    out.at = at;
+    out.budget = deadline_.callBudget(q.deadline, at);
+    port_.startCall(out);
+    return true;
+}
+
+void Gateway::arm(std::uint32_t r, TimerKind kind, Time at) {
+    reqs_[r].timers[static_cast<std::size_t>(kind)] = timers_.arm(at, r, kind);
+}
+
+void Gateway::disarm(std::uint32_t r, TimerKind kind) {
+    reqs_[r].timers[static_cast<std::size_t>(kind)] = 0;
+}
+
+std::optional<Time> Gateway::pollTimeout() {
+    while (!timers_.empty()) {
+        const TimerQueue::Entry& e = timers_.top();
+        if (reqs_[e.request].timers[static_cast<std::size_t>(e.kind)] == e.seq) return e.at;
+        timers_.pop();  // cancelled
+    }
+    return std::nullopt;
+}
+
+void Gateway::onTimeout(Time now) {
+    Busy busy(busy_);
+    while (!timers_.empty() && timers_.top().at <= now) {
+        const TimerQueue::Entry e = timers_.pop();
+        Req& q = reqs_[e.request];
+        if (q.timers[static_cast<std::size_t>(e.kind)] != e.seq) continue;  // cancelled
+        q.timers[static_cast<std::size_t>(e.kind)] = 0;
+        onTimer(now, e.request, e.kind);
+    }
+}
+
+void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
+    Req& q = reqs_[r];
+    if (!q.live || q.done) return;
+    switch (kind) {
+        case TimerKind::Hedge: {
+            if (!deadline_.worthCalling(q.deadline, now)) return;
+            if (!hedging_.takeHedge()) {
+                ++metrics_.totals.hedges_denied;
+                return;
+            }
+            Router::Draws draws{q.draws, 0};
+            const std::optional<int> backup =
+                router_.pick(now, q.region, q.instance, q.cls, q.tried, true, draws);
+            q.draws = mix64(q.draws + draws.next);
+            noteBreakers();
+            if (!backup) return;
+            startCall(now, r, *backup, CallRole::Hedge);
+            if (const std::optional<Duration> d = hedging_.lastChanceDelay())
+                arm(r, TimerKind::LastChance, now + *d);
+            return;
+        }
+        case TimerKind::LastChance: {
+            const std::optional<int> third = hedging_.lastChanceEngine();
+            if (!third || (q.tried >> *third & 1u)) return;
+            if (!deadline_.worthCalling(q.deadline, now)) return;
+            Router::Draws draws{q.draws, 0};
+            const bool admitted = router_.admits(now, q.region, *third, draws);
+            q.draws = mix64(q.draws + draws.next);
+            noteBreakers();
+            if (!admitted || !hedging_.takeLastChance()) return;
+            startCall(now, r, *third, CallRole::LastChance);
+            return;
+        }
+        case TimerKind::Deadline:
+            if (q.queued) {
+                admission_.dropQueued(q.region, r);
+                q.queued = false;
+            }
+            cancelOutstanding(now, r);
+            if (q.background) return retire(r);
+            return finish(now, r, Outcome::DeadlineMissed, now, nullptr, kRetryAfter503,
+                          "no valid answer before the deadline");
+        case TimerKind::Detach:
+            // A waiter whose leader is still in the air goes on its own, with what it has left.
+            if (q.flight == kNone || q.leader) return;
+            flights_.leave(q.flight, r);
+            q.flight = kNone;
+            return startEngines(now, r, now);
+    }
+}
+
+void Gateway::cancelOutstanding(Time now, std::uint32_t r) {
+    Req& q = reqs_[r];
+    for (int i = 0; i < q.ncalls; ++i) {
+        Call& c = calls_[q.calls[i]];
+        if (!c.live) continue;
+        port_.cancelCall(CallId{q.calls[i], c.generation});
+        c.live = false;
+        --liveCalls_;
+        ++metrics_.totals.cancelled_calls;
+        router_.onCallEnd(q.region, q.instance, c.engine);
+        // What the loser already took is a lower bound on its latency: keep it in the rolling
+        // delay, so cancelled slow calls do not vanish from it.
+        if (c.role == CallRole::Primary)
+            hedging_.recordPrimary(now, q.region, c.engine, q.cls, toMs(now - c.start));
+        freeCalls_.push_back(q.calls[i]);
+    }
+    q.outstanding = 0;
+    for (TimerKind k : {TimerKind::Hedge, TimerKind::LastChance, TimerKind::Deadline}) disarm(r, k);
+}
+
+void Gateway::onAnswer(Time now, CallId id, const UpstreamAnswer& answer) {
+    Busy busy(busy_);
+    if (id.slot >= calls_.size() || calls_[id.slot].generation != id.generation ||
+        !calls_[id.slot].live) {
+        ++metrics_.totals.stale_answers;
+        return;
+    }
+    calls_[id.slot].live = false;
+    const Call c = calls_[id.slot];  // a copy: a retry below may reuse the slot
+    --liveCalls_;
+    freeCalls_.push_back(id.slot);
+    const std::uint32_t r = c.request;
+    Req& q = reqs_[r];
+    --q.outstanding;
+    router_.onCallEnd(q.region, q.instance, c.engine);
+    const Validity v = validateAnswer(answer, q.zeroOk,
+                                      egress_.previousOtherQuery(q.region, c.ip, c.engine, q.cacheKey));
+    const bool valid = v == Validity::Valid;
+    if (v == Validity::DuplicateOfOtherQuery) ++metrics_.totals.duplicate_answers;
+    const bool results = answer.page && answer.page->kind() == PageKind::Results;
+    const bool blocked = v == Validity::DuplicateOfOtherQuery ||
+                         (answer.page && (answer.page->kind() == PageKind::BlockPage ||
+                                          answer.page->kind() == PageKind::Captcha));
+    const std::uint64_t fingerprint =
+        results && !answer.page->items().empty() ? answer.fingerprint() : 0;
+    if (egress_.onAnswer(now, q.region, c.ip, c.engine, q.cacheKey, fingerprint, blocked))
+        ++metrics_.totals.egress_rests;
+    const double ms = toMs(now - c.start);
+    router_.onAnswer(now, q.region, c.engine, q.cls, ms, valid);
+    noteBreakers();
+    if (c.role == CallRole::Primary) hedging_.recordPrimary(now, q.region, c.engine, q.cls, ms);
+    if (!valid) ++metrics_.totals.invalid_answers;
+    if (q.done) return;
+    if (valid) {
+        cancelOutstanding(now, r);
+        metrics_.charge(Stage::Engines, now - q.engineStart);
+        metrics_.pass(Stage::Engines);
+        const std::shared_ptr<const RankedResults> merged = mergeAnswers({answer.page});
+        cache_.write(now, q.region, q.instance, q.cacheKey, q.cls, merged);
+        if (q.background) return retire(r);
+        if (answer.page->items().empty() && !q.zeroOk) ++metrics_.totals.empty_ok;
+        completeFlight(now, r, merged);
+        return serve(now, r, now, merged.get(), false, false);
+    }
+    if (q.outstanding > 0) return;  // the hedge may still answer
+    // Nothing left in the air: retry on the best untried engine if the deadline allows.
+    if (deadline_.worthCalling(q.deadline, now)) {
+        Router::Draws draws{q.draws, 0};
+        const std::optional<int> next =
+            router_.pick(now, q.region, q.instance, q.cls, q.tried, true, draws);
+        q.draws = mix64(q.draws + draws.next);
+        noteBreakers();
+        if (next && startCall(now, r, *next, CallRole::Retry)) return;
+    }
+    cancelOutstanding(now, r);
+    if (q.background) return retire(r);
+    completeFlight(now, r, nullptr);
+    finish(now, r, Outcome::NoEngine, now, nullptr, kRetryAfter503,
+           "every engine called failed to give a valid answer");
+}
+
+// The leader's flight has landed: its waiters get the answer (through L2 when they sit on another
+// instance), or go on alone when the leader has none.
+void Gateway::completeFlight(Time now, std::uint32_t r,
+                             const std::shared_ptr<const RankedResults>& answer) {
+    Req& q = reqs_[r];
+    if (q.flight == kNone) return;
+    const std::uint32_t fi = q.flight;
+    q.flight = kNone;
+    if (!q.leader) return;
+    const int leaderInstance = q.instance;
+    for (const std::uint32_t w : flights_.land(fi)) {
+        Req& x = reqs_[w];
+        x.flight = kNone;
+        disarm(w, TimerKind::Detach);
+        if (x.done) continue;
+        if (answer) {
+            Time at = now;
+            if (x.instance != leaderInstance && flights_.regionWide()) {
+                StageWork work;
+                work.shared_answer = true;
+                at = stage(Stage::Cache, now, x, work);
+            }
+            serve(now, w, at, answer.get(), false, false);
+        } else {
+            startEngines(now, w, now);  // the leader failed: go on alone
+        }
+    }
+}
+
+void Gateway::release(Time now, std::uint32_t r) {
+    Req& q = reqs_[r];
+    if (q.queued) {  // still waiting in the batch lane: take it out
+        admission_.dropQueued(q.region, r);
+        q.queued = false;
+        return;
+    }
+    if (!q.holdsSlot) return;
+    q.holdsSlot = false;
+    admission_.release(now, q.region, q.lane);
+    // A slot came free (and limits move over time): start what the batch lanes can take.
+    for (int g = 0; g < kRegions; ++g) {
+        while (const std::optional<std::uint32_t> next = admission_.nextQueued(static_cast<Region>(g))) {
+            Req& b = reqs_[*next];
+            b.queued = false;
+            b.holdsSlot = true;
+            disarm(*next, TimerKind::Deadline);
+            admitted(now, *next, std::max(now, b.resumeAt));
+        }
+    }
+}
+
+// A stale-while-revalidate refresh is over (answered or failed): nobody waits on it, so it only
+// lets the next stale hit start another.
+void Gateway::retire(std::uint32_t r) {
+    Req& q = reqs_[r];
+    cache_.endRefresh(q.region, q.cacheKey);
+    q.done = true;
+    q.live = false;
+    for (TimerKind k : {TimerKind::Hedge, TimerKind::LastChance, TimerKind::Deadline, TimerKind::Detach})
+        disarm(r, k);
+    --live_;
+    freeReqs_.push_back(r);
+}
+
+void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const RankedResults* results,
+                     std::optional<Duration> retryAfter, std::string_view message) {
+    Req& q = reqs_[r];
+    if (q.done) {
+        ++metrics_.totals.double_answers;
+        return;
+    }
+    if (q.background) return retire(r);
+    if (q.leader && q.flight != kNone) completeFlight(now, r, nullptr);
+    q.done = true;
+    disarm(r, TimerKind::Detach);
+    if (q.flight != kNone && !q.leader) {
+        flights_.leave(q.flight, r);
+        q.flight = kNone;
+    }
+    const Duration latency = at - q.accepted;
+    if (o == Outcome::Ok && latency > deadline_.total) ++metrics_.totals.over_deadline;
+    release(now, r);
+    if (q.probe) {
+        if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
+    } else {
+        metrics_.onOutcome(o, latency, q.key, q.cls);
+        // The admission limit learns from interactive requests that reached the upstream path.
+        if (q.engineStart > kZero && q.lane == Lane::Interactive)
+            admission_.onSample(now, q.region, latency);
+    }
+    Response out;
+    out.request = RequestId{r, q.generation};
+    out.trace = q.trace;
+    out.outcome = o;
+    out.status = kOutcomeStatus[static_cast<std::size_t>(o)];
+    if (o == Outcome::Ok && results) {
+        out.results = results;
+        out.result_count = std::min<int>(q.maxResults, static_cast<int>(results->items.size()));
+    }
+    out.retry_after = retryAfter;
+    if (q.hasRate) out.rate_limit = q.rate;
+    out.error = o == Outcome::Ok ? std::string_view{} : kOutcomeNames[static_cast<std::size_t>(o)];
+    out.message = message;
+    out.region = q.region;
+    out.query_class = q.cls;
+    out.probe = q.probe;
+    out.accepted = q.accepted;
+    out.at = at;
+    out.latency = latency;
+    q.live = false;
+    --live_;
+    freeReqs_.push_back(r);
+    port_.respond(out);
+}
+
+void Gateway::noteBreakers() {
+    if (!router_.hasChanges()) return;
+    for (const BreakerChange& c : router_.takeChanges())
+        metrics_.onBreaker(c.at, c.region, c.engine, c.state);
+}
+
+void Gateway::prefetch(const Request& in) {
+    if (cache_.tiers() == CacheTiers::Off) return;
+    const std::optional<std::uint32_t> key = keys_.find(in.api_key);
+    if (!key || in.max_results < 1 || in.max_results > 50) return;
+    try {
+        const QueryFacts& f = memo_.analyze(in.query);
+        const Region region = Edge::route(in.region_pin, keys_[*key].home);
+        const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
+                                                    f.normalized_hash, maxResultsBucket(in.max_results));
+        cache_.prefetch(region, instanceFor(in.trace), cacheKey);
+    } catch (const std::invalid_argument&) {
+        // A request that will be a 400: nothing to load.
+    }
+}
+
+void Gateway::closeWindow(Time now) {
+    GatewayMetrics::WindowState w;
+    for (int g = 0; g < kRegions; ++g) {
+        w.inflightPeak[static_cast<std::size_t>(g)] = admission_.takePeak(static_cast<Region>(g));
+        w.limit[static_cast<std::size_t>(g)] = admission_.limit(static_cast<Region>(g));
+    }
+    w.hedgeBudgetLevel = hedging_.budgetLevel();
+    metrics_.closeWindow(now, w);
+}
+
+void Gateway::fillSnapshot(GatewaySnapshot& s, Time now) {
+    metrics_.fill(s, now);
+    s.hedge_budget_level = hedging_.budgetLevel();
+    for (int g = 0; g < kRegions; ++g) {
+        const auto i = static_cast<std::size_t>(g);
+        s.admission_limit[i] = admission_.limit(static_cast<Region>(g));
+        s.inflight[i] = admission_.inflight(static_cast<Region>(g));
+        s.batch_queue[i] = admission_.batchQueued(static_cast<Region>(g));
+    }
+}
+
+}  // namespace taillab::gateway

@@ -1,0 +1,135 @@
+// Gateway: seed 000's search path as one sans-I/O state machine (see contract.h for the inputs,
+// outputs and rules). It orchestrates the stages, each in its own file:
+//   edge.h         region from the X-Region pin, else the key's home; spill order
+//   rate_limits.h  API keys (401) and token buckets per key and endpoint (429)
+//   admission.h    the adaptive concurrency limit per region (adaptive_limit.h), spill or shed
+//                  (503), the batch lane
+//   compiler.h     normalization, freshness class, cache key (compiler_memo.h remembers recent
+//                  queries' analyses)
+//   cache.h        L1 per instance, regional L2, stale-while-revalidate; coalescing.h one flight
+//                  per key with waiters that detach near their deadline
+//   router.h       power of two choices on the latency EWMA score, breakers per (region, engine)
+//   hedging.h      hedge after a fixed or rolling delay under a budget; last-chance hedge
+//   deadline.h     the absolute deadline and what each stage may still spend
+//   validation.h   whether an answer may win; egress.h rests IPs that draw block pages
+//   merge.h        dedupe, rank, slice
+//   metrics.h      counters, windows, histograms for snapshots
+// A request's life: onRequest runs edge, gateway, compiler and cache stages; a hit is merged and
+// answered; a miss joins or leads a flight, the router picks the primary, the call goes out with
+// a hedge timer and a deadline timer; the first valid answer wins (losers cancelled), is cached,
+// answers the waiters, and is merged and answered. Every request ends exactly once, with one
+// respond(). Stage time comes from the driver (Port::stageEnd): the gateway never invents it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gateway/admission.h"
+#include "gateway/cache.h"
+#include "gateway/coalescing.h"
+#include "gateway/compiler.h"
+#include "gateway/compiler_memo.h"
+#include "gateway/config.h"
+#include "gateway/contract.h"
+#include "gateway/deadline.h"
+#include "gateway/egress.h"
+#include "gateway/hedging.h"
+#include "gateway/metrics.h"
+#include "gateway/rate_limits.h"
+#include "gateway/router.h"
+#include "gateway/timer_queue.h"
+
+namespace taillab::gateway {
+
+class Gateway {
+public:
+    // Throws std::invalid_argument when the config is invalid (GatewayConfig::validate).
+    Gateway(const GatewayConfig& config, std::uint64_t seed, Port& port);
+    ~Gateway();
+    Gateway(const Gateway&) = delete;
+    Gateway& operator=(const Gateway&) = delete;
+
+    // New settings from now on. Structural sizes (engines, keys, instances, L1 capacity, egress
+    // IPs) stay as built; changing one throws std::invalid_argument and changes nothing.
+    void reconfigure(const GatewayConfig& config);
+    const GatewayConfig& config() const { return cfg_; }
+
+    // Inputs. `now` never goes backwards from one call to the next.
+    RequestId onRequest(Time now, const Request& request);
+    void onAnswer(Time now, CallId call, const UpstreamAnswer& answer);
+    void onTimeout(Time now);
+    // When onTimeout next has work; nullopt when no timer is armed.
+    std::optional<Time> pollTimeout();
+    // A hint that `request` arrives soon: starts loading the cache slots its lookup will probe.
+    // Changes nothing a run can observe.
+    void prefetch(const Request& request);
+
+    // Measurement: the driver closes chart windows at its cadence and takes snapshots.
+    void closeWindow(Time now);
+    void fillSnapshot(GatewaySnapshot& s, Time now);
+    GatewayMetrics& metrics() { return metrics_; }
+
+    // State, for drivers, views and tests.
+    int inflight(Region r) const { return admission_.inflight(r); }
+    int admissionLimit(Region r) const { return admission_.limit(r); }
+    double hedgeBudgetLevel() const { return hedging_.budgetLevel(); }
+    std::size_t requestsInFlight() const { return live_; }
+    std::size_t callsInFlight() const { return liveCalls_; }
+
+private:
+    struct Req;
+    struct Call;
+    struct Busy;  // the re-entry guard
+
+    std::uint32_t newRequest();
+    Time stage(Stage s, Time start, const Req& q, StageWork work = {});
+    void admitted(Time now, std::uint32_t r, Time t);
+    void lookup(Time now, std::uint32_t r, Time t);
+    void serve(Time now, std::uint32_t r, Time t, const RankedResults* results, bool cached,
+               bool stale);
+    void startEngines(Time now, std::uint32_t r, Time t);
+    bool startCall(Time at, std::uint32_t r, int engine, CallRole role);
+    void onTimer(Time now, std::uint32_t r, TimerKind kind);
+    void cancelOutstanding(Time now, std::uint32_t r);
+    void completeFlight(Time now, std::uint32_t r, const std::shared_ptr<const RankedResults>& answer);
+    void spawnRefresh(Time now, std::uint32_t r, Time t);
+    void finish(Time now, std::uint32_t r, Outcome o, Time at, const RankedResults* results = nullptr,
+                std::optional<Duration> retryAfter = {}, std::string_view message = {});
+    void release(Time now, std::uint32_t r);
+    void retire(std::uint32_t r);
+    void arm(std::uint32_t r, TimerKind kind, Time at);
+    void disarm(std::uint32_t r, TimerKind kind);
+    void noteBreakers();
+    CacheKeyPrefix keyPrefix(Endpoint endpoint, Region region, std::string_view lang);
+    int instanceFor(std::uint64_t trace) const;
+
+    GatewayConfig cfg_;
+    std::uint64_t seed_;
+    Port& port_;
+    bool busy_ = false;
+    Deadline deadline_;
+    ApiKeys keys_;
+    RateLimits rateLimits_;
+    Admission admission_;
+    CompilerMemo memo_;
+    Cache cache_;
+    Flights flights_;
+    Router router_;
+    Hedging hedging_;
+    Egress egress_;
+    GatewayMetrics metrics_;
+    TimerQueue timers_;
+    FlatMap<CacheKeyPrefix> prefixes_{16};
+    std::deque<Req> reqs_;  // deques: references stay valid as they grow
+    std::vector<std::uint32_t> freeReqs_;
+    std::deque<Call> calls_;
+    std::vector<std::uint32_t> freeCalls_;
+    std::size_t live_ = 0, liveCalls_ = 0;
+};
+
+}  // namespace taillab::gateway

@@ -1,0 +1,163 @@
+#include "gateway/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace taillab::gateway {
+
+GatewayMetrics::GatewayMetrics(std::vector<std::string> engines, std::vector<std::string> keyNames,
+                               std::vector<bool> probeKeys)
+    : keyNames_(std::move(keyNames)), probeKeys_(std::move(probeKeys)) {
+    const std::size_t n = engines.size();
+    totals.engines = std::move(engines);
+    totals.breaker_state.assign(static_cast<std::size_t>(kRegions) * n, BreakerState::Closed);
+    keyLatency_.assign(keyNames_.size(), HdrHistogram(HdrConfig{1, 60'000'000, 2}));
+    keyFailed_.assign(keyNames_.size(), 0);
+    shown_.assign(static_cast<std::size_t>(kRegions) * n, BreakerState::Closed);
+    since_.assign(shown_.size(), 0.0);
+}
+
+void GatewayMetrics::onLookup(QueryClass cls, bool hit) {
+    const auto c = static_cast<std::size_t>(cls);
+    ++totals.cache_lookups[c];
+    ++windowLookups_[c];
+    if (hit) ++totals.cache_hits[c], ++windowHits_[c];
+}
+
+void GatewayMetrics::onCall(bool primary, bool hedge, bool counted) {
+    if (!counted) return;
+    ++windowCalls_;
+    if (primary) ++windowPrimaries_;
+    if (hedge) ++windowHedges_;
+}
+
+void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls) {
+    ++totals.outcomes[static_cast<std::size_t>(o)];
+    --totals.in_flight;
+    if (o == Outcome::Ok) {
+        ++totals.answered;
+        ++window_.ok;
+    } else if (isRejected(o)) {
+        ++totals.rejected;
+        ++window_.rejected;
+    } else {
+        ++totals.failed;
+        ++window_.failed;
+    }
+    ++window_.requests;
+    pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key, cls});
+    if (key < keyFailed_.size() && isFailed(o)) ++keyFailed_[key];
+}
+
+// Records the latencies of the requests ended since the last call into the class, window and
+// key histograms. Done in a batch rather than as each request ends: the records are independent,
+// so their cache misses (the key histograms alone are megabytes) overlap instead of stalling the
+// request path one at a time. Every reader of the histograms calls this first.
+void GatewayMetrics::recordPending() {
+    for (const Pending& p : pending_) {
+        totals.latency_by_class_us[static_cast<std::size_t>(p.cls)].record(p.us);
+        windowLatency_.record(p.us);
+        if (p.key < keyLatency_.size()) keyLatency_[p.key].record(p.us);
+    }
+    pending_.clear();
+}
+
+void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState state) {
+    const std::size_t i =
+        static_cast<std::size_t>(region) * totals.engines.size() + static_cast<std::size_t>(engine);
+    const double t = toSeconds(at);
+    if (shown_[i] != BreakerState::Closed)
+        totals.breaker_spans.push_back(BreakerSpan{static_cast<int>(region), engine, shown_[i],
+                                                   since_[i], t, false});
+    shown_[i] = state;
+    since_[i] = t;
+    totals.breaker_state[i] = state;
+    addMark(TimelineMark{t, std::nullopt, MarkKind::Breaker,
+                         std::string(kRegionNames[static_cast<std::size_t>(region)]) + "/" +
+                             totals.engines[static_cast<std::size_t>(engine)] + " breaker " +
+                             std::string(kBreakerStateNames[static_cast<std::size_t>(state)])});
+}
+
+void GatewayMetrics::addMark(TimelineMark mark) {
+    auto& marks = totals.timeline;
+    // Keep time order: marks arrive nearly sorted (a breaker change may be stamped a little
+    // before the moment it is noticed).
+    auto it = marks.end();
+    while (it != marks.begin() && std::prev(it)->t_s > mark.t_s) --it;
+    marks.insert(it, std::move(mark));
+}
+
+void GatewayMetrics::closeWindow(Time now, const WindowState& state) {
+    recordPending();
+    WindowPoint w = window_;
+    w.t_s = toSeconds(now);
+    if (windowLatency_.empty()) {
+        w.p50_ms = w.p90_ms = w.p99_ms = w.p999_ms = std::nan("");
+    } else {
+        w.p50_ms = windowLatency_.valueAtPercentile(50) / 1000.0;
+        w.p90_ms = windowLatency_.valueAtPercentile(90) / 1000.0;
+        w.p99_ms = windowLatency_.valueAtPercentile(99) / 1000.0;
+        w.p999_ms = windowLatency_.valueAtPercentile(99.9) / 1000.0;
+    }
+    w.hedge_rate = windowPrimaries_ ? static_cast<double>(windowHedges_) / windowPrimaries_ : 0;
+    w.extra_load = windowPrimaries_
+                       ? static_cast<double>(windowCalls_ - windowPrimaries_) / windowPrimaries_
+                       : 0;
+    w.hedge_budget_level = state.hedgeBudgetLevel;
+    std::uint64_t hits = 0, lookups = 0;
+    for (std::size_t c = 0; c < kClasses; ++c) {
+        w.cache_hit_rate[c] = windowLookups_[c]
+                                  ? static_cast<double>(windowHits_[c]) / windowLookups_[c]
+                                  : std::nan("");
+        hits += windowHits_[c];
+        lookups += windowLookups_[c];
+    }
+    w.cache_hit_rate_all = lookups ? static_cast<double>(hits) / lookups : std::nan("");
+    for (std::size_t g = 0; g < kRegions; ++g) {
+        w.inflight_peak[g] = state.inflightPeak[g];
+        w.admission_limit[g] = state.limit[g];
+    }
+    windows_.push_back(w);
+    window_ = WindowPoint{};
+    windowLatency_.reset();
+    windowLookups_.fill(0);
+    windowHits_.fill(0);
+    windowPrimaries_ = windowHedges_ = windowCalls_ = 0;
+}
+
+void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
+    recordPending();
+    s = totals;
+    // All requests: the classes' histograms merged (each request is recorded in its class only).
+    for (const HdrHistogram& c : totals.latency_by_class_us) s.latency_us.merge(c);
+    s.now_s = toSeconds(now);
+    s.windows = windows_;
+    const std::size_t engines = totals.engines.size();
+    for (std::size_t i = 0; i < shown_.size(); ++i) {
+        if (shown_[i] == BreakerState::Closed) continue;
+        s.breaker_spans.push_back(BreakerSpan{static_cast<int>(i / engines),
+                                              static_cast<int>(i % engines), shown_[i], since_[i],
+                                              s.now_s, true});
+    }
+    // Keys whose p99 sits furthest above the global one (at least 20 requests).
+    std::vector<CustomerTail> tails;
+    for (std::size_t k = 0; k < keyLatency_.size(); ++k) {
+        const HdrHistogram& h = keyLatency_[k];
+        if (probeKeys_[k] || h.totalCount() < 20) continue;
+        tails.push_back(CustomerTail{keyNames_[k], static_cast<std::uint64_t>(h.totalCount()),
+                                     h.valueAtPercentile(99) / 1000.0,
+                                     h.valueAtPercentile(99.9) / 1000.0, keyFailed_[k]});
+    }
+    auto failedShare = [](const CustomerTail& t) {
+        return static_cast<double>(t.failed) / static_cast<double>(t.requests);
+    };
+    std::stable_sort(tails.begin(), tails.end(), [&](const CustomerTail& a, const CustomerTail& b) {
+        if (a.p99_ms != b.p99_ms) return a.p99_ms > b.p99_ms;
+        if (failedShare(a) != failedShare(b)) return failedShare(a) > failedShare(b);
+        return a.p999_ms > b.p999_ms;
+    });
+    if (tails.size() > 10) tails.resize(10);
+    s.worst_customers = std::move(tails);
+}
+
+}  // namespace taillab::gateway

@@ -1,0 +1,75 @@
+// The gateway's accounting: counters and per-stage totals since the start, the current chart
+// window (closed by the driver at a fixed cadence), per-key latency histograms for the customers
+// with the worst tails, breaker spans and the timeline. Everything a snapshot shows is kept here;
+// the stages only count into it. Latencies run from accept to the response; failures are
+// recorded at their latency; every percentile comes from an HDR histogram.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+#include "gateway/snapshot.h"
+
+namespace taillab::gateway {
+
+class GatewayMetrics {
+public:
+    GatewayMetrics(std::vector<std::string> engines, std::vector<std::string> keyNames,
+                   std::vector<bool> probeKeys);
+
+    // Totals since the start: the stages count into these directly.
+    GatewaySnapshot totals;
+
+    void enter(Stage s) { ++stage(s).entered; }
+    void pass(Stage s) { ++stage(s).passed; }
+    void charge(Stage s, Duration d) {
+        StageStats& st = stage(s);
+        const double ms = toMs(d);
+        st.time_ms_total += ms;
+        st.time_ms_max = std::max(st.time_ms_max, ms);
+    }
+    void onLookup(QueryClass cls, bool hit);
+    void onCall(bool primary, bool hedge, bool counted);
+    // A request ended (never a probe): into the outcome counters, the window and, in a batch, the
+    // histograms. `key` indexes the key table; kNoKey for an unknown key.
+    static constexpr std::uint32_t kNoKey = 0xffffffffu;
+    void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls);
+    void onBreaker(Time at, Region region, int engine, BreakerState state);
+    void addMark(TimelineMark mark);
+
+    struct WindowState {
+        std::array<int, kRegions> inflightPeak{};
+        std::array<int, kRegions> limit{};
+        double hedgeBudgetLevel = 0;
+    };
+    void closeWindow(Time now, const WindowState& state);
+    // The snapshot at `now`; the caller fills what the stages own (limits, in flight, budget).
+    void fill(GatewaySnapshot& s, Time now);
+
+private:
+    StageStats& stage(Stage s) { return totals.stages[static_cast<std::size_t>(s)]; }
+    void recordPending();
+
+    std::vector<std::string> keyNames_;
+    std::vector<bool> probeKeys_;
+    std::vector<HdrHistogram> keyLatency_;  // 2 significant digits: 1% is plenty per key
+    std::vector<std::uint64_t> keyFailed_;
+    HdrHistogram windowLatency_;
+    struct Pending {
+        std::int64_t us;
+        std::uint32_t key;
+        QueryClass cls;
+    };
+    std::vector<Pending> pending_;  // ended, not yet in the histograms
+    WindowPoint window_{};
+    std::array<std::uint64_t, kClasses> windowLookups_{}, windowHits_{};
+    std::uint64_t windowPrimaries_ = 0, windowHedges_ = 0, windowCalls_ = 0;
+    std::vector<WindowPoint> windows_;
+    std::vector<BreakerState> shown_;   // [region * engines + engine]
+    std::vector<double> since_;
+};
+
+}  // namespace taillab::gateway

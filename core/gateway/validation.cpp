@@ -1,0 +1,115 @@
+#include "gateway/validation.h"
+
+#include <bit>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "gateway/compiler.h"
+
+namespace taillab::gateway {
+namespace {
+
+bool isAsciiSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+std::string_view trimAscii(std::string_view s) {
+    while (!s.empty() && isAsciiSpace(s.front())) s.remove_prefix(1);
+    while (!s.empty() && isAsciiSpace(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+bool present(std::string_view field) { return !trimAscii(field).empty(); }
+
+bool equalsLowerAscii(std::string_view s, std::string_view lower) {
+    if (s.size() != lower.size()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (c != lower[i]) return false;
+    }
+    return true;
+}
+
+// Absolute http(s) URL with a non-empty host.
+bool isHttpUrl(std::string_view url) {
+    url = trimAscii(url);
+    const std::size_t sep = url.find("://");
+    if (sep == std::string_view::npos) return false;
+    const std::string_view scheme = url.substr(0, sep);
+    if (!equalsLowerAscii(scheme, "http") && !equalsLowerAscii(scheme, "https")) return false;
+    std::string_view authority = url.substr(sep + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    const std::size_t at = authority.rfind('@');
+    if (at != std::string_view::npos) authority.remove_prefix(at + 1);
+    return !authority.empty() && authority.front() != ':';
+}
+
+}  // namespace
+
+bool itemMalformed(const ResultItem& item) {
+    if (!std::isfinite(item.score)) return true;
+    for (const std::string* f : {&item.title, &item.url, &item.snippet})
+        if (invalidUtf8Offset(*f)) return true;
+    return present(item.url) && !isHttpUrl(item.url);
+}
+
+bool itemComplete(const ResultItem& item) {
+    return present(item.title) && present(item.url) && present(item.snippet);
+}
+
+const char* validityName(Validity v) {
+    switch (v) {
+        case Validity::Valid: return "valid";
+        case Validity::Malformed: return "malformed";
+        case Validity::Empty: return "empty";
+        case Validity::BlockPage: return "block_page";
+        case Validity::Incomplete: return "incomplete";
+        case Validity::DuplicateOfOtherQuery: return "duplicate_of_other_query";
+        case Validity::NoAnswer: return "no_answer";
+    }
+    return "unknown";
+}
+
+std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items) {
+    std::string bytes;
+    const auto put_u64 = [&](std::uint64_t v) {
+        for (int i = 0; i < 8; ++i) bytes += static_cast<char>(v >> (8 * i));
+    };
+    put_u64(items.size());
+    for (const ResultItem& item : items) {
+        for (const std::string* f : {&item.title, &item.url, &item.snippet}) {
+            put_u64(f->size());
+            bytes += *f;
+        }
+        put_u64(std::bit_cast<std::uint64_t>(item.score));
+    }
+    return hashText(bytes);
+}
+
+Validity validateAnswer(const UpstreamAnswer& answer, bool zero_results_allowed,
+                        std::optional<std::uint64_t> previous_fingerprint_other_query) {
+    if (answer.failure != CallFailure::None || !answer.page) return Validity::NoAnswer;
+    const ResultBody& page = *answer.page;
+    if (page.kind() != PageKind::Results) return Validity::BlockPage;
+    if (page.malformed()) return Validity::Malformed;
+    const std::size_t n = page.items().size();
+    if (n == 0) return zero_results_allowed ? Validity::Valid : Validity::Empty;
+    if (2 * page.complete() < n) return Validity::Incomplete;
+    if (previous_fingerprint_other_query &&
+        *previous_fingerprint_other_query == answer.fingerprint())
+        return Validity::DuplicateOfOtherQuery;
+    return Validity::Valid;
+}
+
+Validity validateResults(const std::vector<ResultItem>& items, bool zero_results_allowed,
+                         bool looks_like_block_page,
+                         std::optional<std::uint64_t> previous_fingerprint_other_query) {
+    const ResultBody body(items, looks_like_block_page ? PageKind::BlockPage : PageKind::Results);
+    UpstreamAnswer answer;
+    answer.page = &body;
+    return validateAnswer(answer, zero_results_allowed, previous_fingerprint_other_query);
+}
+
+}  // namespace taillab::gateway
