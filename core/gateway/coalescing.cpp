@@ -30,14 +30,13 @@ std::uint32_t Flights::lead(Region region, std::uint64_t flightKey, std::uint32_
     return i;
 }
 
-std::vector<std::uint32_t> Flights::land(std::uint32_t flight) {
+void Flights::land(std::uint32_t flight, std::vector<std::uint32_t>& out) {
     Flight& f = flights_[flight];
     index_[static_cast<std::size_t>(f.region)].erase(f.key);
-    std::vector<std::uint32_t> waiters;
-    waiters.swap(f.waiters);
+    out.assign(f.waiters.begin(), f.waiters.end());
+    f.waiters.clear();  // keeps its capacity for the flight that reuses the slot
     f.leader = kNone;
     free_.push_back(flight);
-    return waiters;
 }
 
 void Flights::leave(std::uint32_t flight, std::uint32_t waiter) {

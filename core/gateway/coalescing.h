@@ -35,8 +35,8 @@ public:
     std::optional<std::uint32_t> join(Region region, std::uint64_t flightKey, std::uint32_t waiter);
     // Opens a flight led by `leader`.
     std::uint32_t lead(Region region, std::uint64_t flightKey, std::uint32_t leader);
-    // Closes a flight (its leader has an answer, or has given up); returns its waiters.
-    std::vector<std::uint32_t> land(std::uint32_t flight);
+    // Closes a flight (its leader has an answer, or has given up); its waiters go into `out`.
+    void land(std::uint32_t flight, std::vector<std::uint32_t>& out);
     // A waiter that goes on its own (detached, or finished by its deadline).
     void leave(std::uint32_t flight, std::uint32_t waiter);
     std::uint32_t leader(std::uint32_t flight) const { return flights_[flight].leader; }

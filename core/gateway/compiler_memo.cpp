@@ -10,22 +10,29 @@ const QueryFacts& CompilerMemo::analyze(std::string_view raw) {
     const std::uint64_t h = hashText(raw);
     if (const std::uint32_t* i = index_.find(h)) {
         ++hits_;
-        return facts_[*i];
+        return slots_[*i].facts;
     }
     ++misses_;
-    QueryFacts f;
-    f.normalized = normalizeQuery(raw);
+    std::uint32_t i;
+    if (slots_.size() < capacity_) {
+        slots_.emplace_back();
+        i = static_cast<std::uint32_t>(slots_.size() - 1);
+    } else {
+        i = static_cast<std::uint32_t>(next_);
+        next_ = (next_ + 1) % capacity_;
+        if (slots_[i].raw_hash != 0) index_.erase(slots_[i].raw_hash);
+    }
+    Slot& slot = slots_[i];
+    QueryFacts& f = slot.facts;
+    slot.raw_hash = 0;
+    f.normalized = normalizeQuery(raw);  // throws before the slot is filed
     if (f.normalized.empty()) throw std::invalid_argument("the query is empty after normalization");
     f.normalized_hash = hashText(f.normalized);
     f.query_class = classifyQuery(f.normalized);
     f.zero_results_allowed = zeroResultsAllowed(f.normalized);
-    if (facts_.size() >= capacity_) {
-        facts_.clear();
-        index_ = FlatMap<std::uint32_t>(1024);
-    }
-    facts_.push_back(std::move(f));
-    index_.put(h, static_cast<std::uint32_t>(facts_.size() - 1));
-    return facts_.back();
+    slot.raw_hash = h;
+    index_.put(h, i);
+    return f;
 }
 
 }  // namespace taillab::gateway

@@ -1,8 +1,8 @@
 // The compiler stage's memo: the analysis of recently seen raw queries (normalized text, its hash,
 // freshness class, whether zero results is a legitimate answer), keyed by a 64-bit hash of the
 // raw text. Agents repeat themselves (retries, parallel copies, the same question across a loop),
-// so most requests skip normalization. Bounded: when it holds `capacity` entries it starts over
-// (amortized O(1), no per-entry bookkeeping). A raw-hash collision would give one query another's
+// so most requests skip normalization. Bounded: `capacity` entries in a ring, the oldest replaced
+// first, each slot's strings reused (no allocation once the ring has filled). A raw-hash collision would give one query another's
 // analysis; with 64-bit hashes that is a 2^-64 event per pair, the same odds the cache key takes.
 #pragma once
 
@@ -26,16 +26,21 @@ struct QueryFacts {
 class CompilerMemo {
 public:
     explicit CompilerMemo(std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {}
-    // The analysis of `raw`. Throws std::invalid_argument (a 400) for invalid UTF-8 or a query
-    // that is empty after normalization; failures are not remembered.
+    // The analysis of `raw`, valid until the next call. Throws std::invalid_argument (a 400) for
+    // invalid UTF-8 or a query that is empty after normalization; failures are not remembered.
     const QueryFacts& analyze(std::string_view raw);
     std::uint64_t hits() const { return hits_; }
     std::uint64_t misses() const { return misses_; }
 
 private:
+    struct Slot {
+        std::uint64_t raw_hash = 0;
+        QueryFacts facts;
+    };
     std::size_t capacity_;
     FlatMap<std::uint32_t> index_{1024};
-    std::vector<QueryFacts> facts_;
+    std::vector<Slot> slots_;
+    std::size_t next_ = 0;
     std::uint64_t hits_ = 0, misses_ = 0;
 };
 

@@ -568,7 +568,7 @@ void Gateway::onAnswer(Time now, CallId id, const UpstreamAnswer& answer) {
         cancelOutstanding(now, r);
         metrics_.charge(Stage::Engines, now - q.engineStart);
         metrics_.pass(Stage::Engines);
-        const std::shared_ptr<const RankedResults> merged = mergeAnswers({answer.page});
+        const std::shared_ptr<const RankedResults>& merged = mergeAnswer(*answer.page);
         cache_.write(now, q.region, q.instance, q.cacheKey, q.cls, merged);
         if (q.background) return retire(r);
         if (answer.page->items().empty() && !q.zeroOk) ++metrics_.totals.empty_ok;
@@ -602,7 +602,13 @@ void Gateway::completeFlight(Time now, std::uint32_t r,
     q.flight = kNone;
     if (!q.leader) return;
     const int leaderInstance = q.instance;
-    for (const std::uint32_t w : flights_.land(fi)) {
+    // Landing never nests (serving a waiter never completes another flight), but a local buffer
+    // keeps that an assumption about speed, not about correctness.
+    std::vector<std::uint32_t> local;
+    std::vector<std::uint32_t>& waiters = landing_.empty() ? landing_ : local;
+    flights_.land(fi, waiters);
+    for (std::size_t i = 0; i < waiters.size(); ++i) {
+        const std::uint32_t w = waiters[i];
         Req& x = reqs_[w];
         x.flight = kNone;
         disarm(w, TimerKind::Detach);
@@ -619,6 +625,7 @@ void Gateway::completeFlight(Time now, std::uint32_t r,
             startEngines(now, w, now);  // the leader failed: go on alone
         }
     }
+    waiters.clear();
 }
 
 void Gateway::release(Time now, std::uint32_t r) {

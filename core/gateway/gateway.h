@@ -130,6 +130,7 @@ private:
     std::deque<Call> calls_;
     std::vector<std::uint32_t> freeCalls_;
     std::size_t live_ = 0, liveCalls_ = 0;
+    std::vector<std::uint32_t> landing_;  // waiters of the flight being completed
 };
 
 }  // namespace taillab::gateway

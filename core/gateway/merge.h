@@ -36,5 +36,8 @@ std::vector<ResultItem> mergeResults(std::vector<std::vector<ResultItem>> answer
 // path's case (the first valid answer wins and the others are cancelled), is its body's ranked(),
 // computed once per body; several are merged afresh.
 std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const ResultBody*>& pages);
+inline const std::shared_ptr<const RankedResults>& mergeAnswer(const ResultBody& page) {
+    return page.ranked();
+}
 
 }  // namespace taillab::gateway

@@ -116,7 +116,9 @@ struct GatewaySim::Impl final : Port {
         if (w.stage == Stage::Engines) return start;
         const std::uint64_t purpose = static_cast<std::uint64_t>(w.stage) |
                                       (w.background ? 8u : 0u) | (w.shared_answer ? 16u : 0u);
-        const std::uint64_t key = streamKey(seed, w.trace, purpose);
+        // One mix per draw, keyed by (seed, trace, purpose): the draws of a request's stages do
+        // not depend on any other request's.
+        const std::uint64_t key = seedKey ^ (w.trace * 0xD1B54A32D192ED03ULL) ^ (purpose << 56);
         auto level = [&](std::uint64_t i) {
             return static_cast<std::size_t>(mix64(key + i * 0x9E3779B97F4A7C15ULL) >> 54);
         };
@@ -303,6 +305,7 @@ struct GatewaySim::Impl final : Port {
 
     Params params;
     std::uint64_t seed;
+    std::uint64_t seedKey = mix64(seed ^ 0x5374616765436f73ULL);  // "StageCos"
     Workload workload;
     fleet::Fleet fleet;
     Gateway gateway;

@@ -100,33 +100,53 @@ constexpr std::array<const char*, 16> kSyllables{"ka", "lo", "mi", "nu", "pe", "
                                                  "va", "ze", "bo", "du", "fi", "gu", "ha", "jo"};
 constexpr std::size_t kArenaBlock = 1 << 16;
 
-// A word spelled from n in syllables, at least `min` of them.
-void spell(std::string& out, std::uint64_t n, int min) {
+// Appends a word spelled from n in syllables, at least `min` of them.
+template <typename Out>
+void spell(Out& out, std::uint64_t n, int min) {
     int k = 0;
     do {
-        out += kSyllables[n & 15];
+        out.append(kSyllables[n & 15]);
         n >>= 4;
         ++k;
     } while (n != 0 || k < min);
 }
 
-// The text of a query of class `c` built from two words; `site` adds a site: operator (zero
-// results is then a legitimate answer). Written already normalized: lowercase, single spaces,
-// operators last.
-std::string queryText(QueryClass c, std::uint64_t a, std::uint64_t b, int min, bool site) {
-    std::string w1, w2, t;
-    spell(w1, a, min);
-    spell(w2, b, 2);
+// Writes the text of a query of class `c` built from two words; `site` adds a site: operator
+// (zero results is then a legitimate answer). Written already normalized: lowercase, single
+// spaces, operators last.
+template <typename Out>
+void writeQuery(Out& t, QueryClass c, std::uint64_t a, std::uint64_t b, int min, bool site) {
     switch (c) {
-        case QueryClass::Navigational: t = w1 + ".com"; break;
-        case QueryClass::Evergreen: t = w1 + " " + w2 + " history"; break;
-        case QueryClass::Product: t = w1 + " price"; break;
-        case QueryClass::LongTail: t = "how does " + w1 + " work with " + w2 + " in practice"; break;
-        case QueryClass::News: t = w1 + " latest"; break;
+        case QueryClass::Navigational: spell(t, a, min), t.append(".com"); break;
+        case QueryClass::Evergreen:
+            spell(t, a, min), t.append(" "), spell(t, b, 2), t.append(" history");
+            break;
+        case QueryClass::Product: spell(t, a, min), t.append(" price"); break;
+        case QueryClass::LongTail:
+            t.append("how does "), spell(t, a, min), t.append(" work with "), spell(t, b, 2),
+                t.append(" in practice");
+            break;
+        case QueryClass::News: spell(t, a, min), t.append(" latest"); break;
     }
-    if (site) t += " site:" + w2 + ".org";
+    if (site) t.append(" site:"), spell(t, b, 2), t.append(".org");
+}
+
+std::string queryText(QueryClass c, std::uint64_t a, std::uint64_t b, int min, bool site) {
+    std::string t;
+    writeQuery(t, c, a, b, min, site);
     return t;
 }
+
+// Appends into a fixed buffer (the longest text is well under its size).
+struct TextBuffer {
+    char* at;
+    std::size_t n = 0;
+    void append(std::string_view s) {
+        std::copy(s.begin(), s.end(), at + n);
+        n += s.size();
+    }
+};
+constexpr std::size_t kMaxText = 128;
 
 }  // namespace
 
@@ -221,25 +241,26 @@ Workload::Workload(const Params& params, std::uint64_t seed)
     burstStart_ = share / (k - share * (k - 1));
 }
 
-const char* Workload::store(const std::string& text, std::uint16_t& len) {
-    len = static_cast<std::uint16_t>(std::min<std::size_t>(text.size(), 0xffff));
-    if (arenaUsed_ + len > kArenaBlock) {
+char* Workload::reserveText() {
+    if (arenaUsed_ + kMaxText > kArenaBlock) {
         ++arenaBlock_;
         arenaUsed_ = 0;
     }
     if (arenaBlock_ == arena_.size()) arena_.push_back(std::make_unique<char[]>(kArenaBlock));
-    char* at = arena_[arenaBlock_].get() + arenaUsed_;
-    std::copy(text.begin(), text.begin() + len, at);
-    arenaUsed_ += len;
-    return at;
+    return arena_[arenaBlock_].get() + arenaUsed_;
 }
 
 void Workload::drawQuery(Rng& rng, RequestSpec& r) {
     const int c = static_cast<int>(r.query_class);
     const ClassMix& m = classMix()[c];
     if (rng.bernoulli(m.one_off)) {
-        const std::string text = oneOffText(r.query_class, ++oneOffCounter_);
-        r.text = store(text, r.text_len);
+        // A one-off: its text is written straight into the hour's arena.
+        const std::uint64_t n = ++oneOffCounter_;
+        TextBuffer t{reserveText()};
+        writeQuery(t, r.query_class, n, mix64(n) & 0xfff, 5, false);
+        r.text = t.at;
+        r.text_len = static_cast<std::uint16_t>(t.n);
+        arenaUsed_ += t.n;
         return;
     }
     const std::string& text = catalog_[static_cast<std::size_t>(c)][zipfCdf_[c].index(rng.uniform())];

@@ -124,7 +124,7 @@ private:
 
     std::vector<std::unique_ptr<char[]>> arena_;  // one-off texts of the current hour, in blocks
     std::size_t arenaBlock_ = 0, arenaUsed_ = 0;
-    const char* store(const std::string& text, std::uint16_t& len);
+    char* reserveText();  // room for one text in the arena
     std::array<std::vector<std::string>, kClasses> catalog_;
     std::uint64_t seed_ = 0;
     int startHour_ = 0;  // the first hour's hour of the week
