@@ -8,6 +8,7 @@
 
 #include "labs/lab.h"
 #include "scenario/json_locate.h"
+#include "scenario/json_validator.h"
 
 namespace taillab {
 namespace {
@@ -22,61 +23,6 @@ std::string formatWhere(const std::string& file, std::optional<int> line, std::o
     if (!path.empty()) out << path << ": ";
     return out.str();
 }
-
-class Validator {
-public:
-    Validator(const std::string& text, std::string file, std::vector<std::string> overridden)
-        : text_(text), file_(std::move(file)), overridden_(std::move(overridden)) {}
-
-    [[noreturn]] void fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
-                           LocateTarget target = LocateTarget::Value) const {
-        const std::string path = ptr.to_string();
-        for (const auto& o : overridden_) {
-            if (path == o || path.rfind(o + "/", 0) == 0)
-                throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
-                                    std::nullopt, path, message);
-        }
-        const auto pos = locateJson(text_, ptr, target);
-        throw ScenarioError(file_, pos ? std::optional<int>(pos->line) : std::nullopt,
-                            pos ? std::optional<int>(pos->column) : std::nullopt, path, message);
-    }
-
-    static std::string pointerToDotted(const std::string& p) {
-        std::string s = p.substr(p.empty() ? 0 : 1);
-        std::replace(s.begin(), s.end(), '/', '.');
-        return s;
-    }
-
-    const nlohmann::json& require(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
-                                  const std::string& key, nlohmann::json::value_t type,
-                                  const char* expected) const {
-        if (!obj.contains(key)) fail(at, "missing required key '" + key + "' (" + expected + ")");
-        const auto& v = obj.at(key);
-        const bool ok = type == nlohmann::json::value_t::number_unsigned
-                            ? v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)
-                            : v.type() == type;
-        if (!ok)
-            fail(at / key, std::string("expected ") + expected + ", found " + v.type_name() + " " +
-                               v.dump());
-        return v;
-    }
-
-    void rejectUnknown(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
-                       const std::vector<std::string>& allowed) const {
-        for (const auto& [k, v] : obj.items()) {
-            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-            std::string list;
-            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-            fail(at / k, "unknown key '" + k + "' (expected one of: " + list + ")",
-                 LocateTarget::Key);
-        }
-    }
-
-private:
-    const std::string& text_;
-    std::string file_;
-    std::vector<std::string> overridden_;
-};
 
 // nlohmann reports the byte after the offending token; point at the token's first character.
 std::size_t tokenStart(const std::string& text, std::size_t byteAfter) {
@@ -164,7 +110,7 @@ Scenario parseScenario(const std::string& text, const std::string& file,
         overridden.push_back(dottedToPointer(o.substr(0, o.find('='))).to_string());
     }
 
-    Validator v(text, file, overridden);
+    JsonValidator v(text, file, overridden);
     using json = nlohmann::json;
     const json::json_pointer root;
     if (!doc.is_object())
