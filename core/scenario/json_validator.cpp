@@ -30,12 +30,13 @@ const nlohmann::json& JsonValidator::require(const nlohmann::json& obj,
                                              const char* expected) const {
     if (!obj.contains(key)) fail(at, "missing required key '" + key + "' (" + expected + ")");
     const auto& v = obj.at(key);
-    const bool ok = type == nlohmann::json::value_t::number_unsigned
-                        ? v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)
-                        : v.type() == type;
+    const bool ok =
+        type == nlohmann::json::value_t::number_unsigned
+            ? v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)
+            : v.type() == type;
     if (!ok)
-        fail(at / key, std::string("expected ") + expected + ", found " + v.type_name() + " " +
-                           v.dump());
+        fail(at / key,
+             std::string("expected ") + expected + ", found " + v.type_name() + " " + v.dump());
     return v;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -52,6 +53,30 @@ nlohmann::json::json_pointer dottedToPointer(const std::string& dotted) {
     return nlohmann::json::json_pointer(p);
 }
 
+// An override changes an element of an array but never adds one: nlohmann would fill the gap up
+// to an index past the end with nulls, which then fail far from the override that made them.
+void requireExistingIndices(const nlohmann::json& doc, const std::string& dotted) {
+    const nlohmann::json* node = &doc;
+    std::string walked;
+    std::stringstream ss(dotted);
+    std::string part;
+    while (node && std::getline(ss, part, '.')) {
+        if (node->is_array()) {
+            std::size_t index = 0;
+            const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+            if (ec != std::errc() || end != part.data() + part.size() || index >= node->size())
+                throw std::invalid_argument(
+                    "'" + walked + "' has " + std::to_string(node->size()) +
+                    " entries, numbered from 0: an override changes an entry, it cannot add '" +
+                    part + "'");
+            node = &(*node)[index];
+        } else {
+            node = node->is_object() && node->contains(part) ? &node->at(part) : nullptr;
+        }
+        walked += (walked.empty() ? "" : ".") + part;
+    }
+}
+
 }  // namespace
 
 ScenarioError::ScenarioError(std::string file, std::optional<int> line, std::optional<int> column,
@@ -76,10 +101,13 @@ void applyOverride(nlohmann::json& doc, const std::string& assignment) {
         const auto ptr = dottedToPointer(path);
         if (!doc.is_object())
             throw std::invalid_argument("the scenario is not an object");
-        // Create intermediate objects only where the parent is an object.
+        requireExistingIndices(doc, path);
+        // Create intermediate objects only where the parent is missing; set a member of an object
+        // or an existing element of an array ("timeline.0.at").
         if (!ptr.parent_pointer().empty() && !doc.contains(ptr.parent_pointer()))
             doc[ptr.parent_pointer()] = nlohmann::json::object();
-        if (!doc.at(ptr.parent_pointer()).is_object())
+        const auto& parent = doc.at(ptr.parent_pointer());
+        if (!parent.is_object() && !parent.is_array())
             throw std::invalid_argument("'" + ptr.parent_pointer().to_string() +
                                         "' is not an object");
         doc[ptr] = value;
@@ -116,7 +144,8 @@ Scenario parseScenario(const std::string& text, const std::string& file,
     if (!doc.is_object())
         v.fail(root, std::string("expected a JSON object, found ") + doc.type_name());
     v.rejectUnknown(doc, root,
-                    {"schema_version", "name", "title", "lab", "seed", "params", "notes", "expect"});
+                    {"schema_version", "name", "title", "lab", "seed", "params", "notes", "expect",
+                     "timeline"});
 
     const auto& version =
         v.require(doc, root, "schema_version", json::value_t::number_unsigned, "an integer");
@@ -201,6 +230,19 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                                .get<std::string>();
             s.expect.push_back(std::move(x));
         }
+    }
+    if (doc.contains("timeline")) {
+        const auto vocabulary = lab->timelineVocabulary(s.params);
+        if (!vocabulary) {
+            std::string takers;
+            for (const auto& l : allLabs())
+                if (l->timelineVocabulary(l->defaultParams()))
+                    takers += (takers.empty() ? "" : ", ") + l->id();
+            v.fail(root / "timeline", "lab '" + s.lab + "' applies no timeline (labs that do: " +
+                                          (takers.empty() ? "none" : takers) + ")",
+                   LocateTarget::Key);
+        }
+        s.timeline = parseTimeline(doc.at("timeline"), root / "timeline", *vocabulary, v);
     }
     return s;
 }
