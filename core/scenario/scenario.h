@@ -89,6 +89,14 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                        const std::vector<std::string>& overrides = {});
 Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// The scenario as a file holds it, so that parsing the text gives back an equal Scenario:
+// schema_version, name, title, lab, seed, params (the knobs that differ from their defaults),
+// then notes, expect and timeline when there are any. Indented by two, ending in a newline.
+std::string writeScenarioJson(const Scenario& scenario);
+// Writes writeScenarioJson(scenario) to `path` atomically (io/atomic_file.h): a reader sees the
+// old file or the new one, never a part.
+void saveScenarioFile(const std::string& path, const Scenario& scenario);
+
 // Applies one "dotted.path=value" override to a scenario document (value parsed as JSON when it
 // is valid JSON, else taken as a string). Throws ScenarioError naming the override.
 void applyOverride(nlohmann::json& doc, const std::string& assignment);
