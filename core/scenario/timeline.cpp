@@ -13,7 +13,6 @@ namespace {
 
 constexpr std::array<std::string_view, 7> kEffectNames{
     "down", "slow", "invalid", "resets", "latency", "capacity_lost", "surge"};
-constexpr std::array<const char*, 7> kWeekdays{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
 
 std::string formatNumber(double v) {
     std::ostringstream out;
@@ -198,7 +197,7 @@ std::string formatRunTime(double seconds, int start_weekday) {
     const int s = static_cast<int>(inDay / 1000 % 60);
     const int frac = static_cast<int>(inDay % 1000);
     char buffer[32];
-    const char* weekday = kWeekdays[static_cast<std::size_t>((start_weekday + day) % 7)];
+    const char* weekday = kWeekdayNames[static_cast<std::size_t>((start_weekday + day) % 7)];
     if (frac != 0)
         std::snprintf(buffer, sizeof buffer, "%s %02d:%02d:%02d.%03d", weekday, h, m, s, frac);
     else if (s != 0)

@@ -45,6 +45,7 @@
 // from ("/timeline/3") for later messages. Labs that apply no timeline reject the key.
 #pragma once
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -57,6 +58,10 @@
 namespace taillab {
 
 class JsonValidator;
+
+// Weekdays as timeline times write them; index 0 is Monday, as TimelineVocabulary counts.
+inline constexpr std::array<const char*, 7> kWeekdayNames{"Mon", "Tue", "Wed", "Thu",
+                                                          "Fri", "Sat", "Sun"};
 
 enum class FaultEffect { Down, Slow, Invalid, Resets, Latency, CapacityLost, Surge };
 

@@ -17,7 +17,6 @@ using json = nlohmann::json;
 using Ptr = json::json_pointer;
 
 constexpr double kDay = 86400;
-constexpr std::array<const char*, 7> kWeekdays{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
 
 // Shortest text that reads back as the same double ("7200", "0.01", "5.123").
 std::string formatNumber(double v) {
@@ -162,7 +161,7 @@ private:
         std::string days;
         for (int d = 0; d < coveredDays(); ++d)
             days += std::string(d ? ", " : "") +
-                    kWeekdays[static_cast<std::size_t>((vocab_.start_weekday + d) % 7)];
+                    kWeekdayNames[static_cast<std::size_t>((vocab_.start_weekday + d) % 7)];
         return "the run covers " + days;
     }
 
@@ -204,8 +203,8 @@ private:
             return n;
         };
         if (text.size() < 9 || text[3] != ' ' || text[6] != ':') bad();
-        const auto day = std::find(kWeekdays.begin(), kWeekdays.end(), text.substr(0, 3));
-        if (day == kWeekdays.end()) bad();
+        const auto day = std::find(kWeekdayNames.begin(), kWeekdayNames.end(), text.substr(0, 3));
+        if (day == kWeekdayNames.end()) bad();
         const int hours = twoDigits(4, 23);
         const int minutes = twoDigits(7, 59);
         int seconds = 0;
@@ -220,7 +219,7 @@ private:
                     bad();
             }
         }
-        const int weekday = static_cast<int>(day - kWeekdays.begin());
+        const int weekday = static_cast<int>(day - kWeekdayNames.begin());
         const int offset = (weekday - vocab_.start_weekday + 7) % 7;
         if (offset >= coveredDays())
             v_.fail(at, std::string(*day) + " is not within the run (" + coverage() +
