@@ -5,9 +5,10 @@
 // mistake in a scenario reads the same way.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "scenario/json_locate.h"
 
