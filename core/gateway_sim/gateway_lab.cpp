@@ -3,6 +3,7 @@
 // the GUI's lab view all reach the gateway path the way they reach the teaching labs.
 #include <cmath>
 
+#include "fleet/fleet.h"
 #include "gateway_sim/gateway_lab.h"
 #include "gateway_sim/gateway_sim.h"
 #include "labs/lab.h"
@@ -47,6 +48,24 @@ public:
     }
     std::vector<KnobSpec> knobs() const override { return GatewaySim::knobs(); }
     std::string mainKnob() const override { return "hedge_budget"; }
+    std::optional<TimelineVocabulary> timelineVocabulary(const Params& params) const override {
+        TimelineVocabulary v;
+        v.knobs = knobs();
+        v.fixed_knobs = {"days", "start_day", "customers", "instances", "l1_entries", "window_s",
+                         "probes", "egress_ips", "load_multiplier", "agent_share",
+                         "unknown_key_rate"};
+        v.engines.assign(kEngineNames.begin(), kEngineNames.end());
+        v.regions.assign(kRegionNames.begin(), kRegionNames.end());
+        v.egress_ips = params.integer("egress_ips");
+        v.start_weekday = params.choiceIndex("start_day");
+        v.run_length_s = params.integer("days") * 86400.0;
+        return v;
+    }
+    LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
+                  RunControl& control, const PartialSink& partial) const override {
+        if (!timeline.empty()) throw TimelineError("/timeline", "timelines are not applied yet");
+        return run(params, seed, control, partial);
+    }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override {
         GatewaySim sim(params, seed);

@@ -5,15 +5,21 @@
 // cancel it. When `partial` is set, it is called a few times during the run with a partial result
 // (progress < 1) so a GUI can draw as the run goes. Knob values that are each in range but
 // contradict one another make run() throw std::invalid_argument naming the knobs.
+//
+// A lab that simulates a run over time may also take a timeline (scenario/timeline.h): knob
+// changes and faults at simulated times. It says so by returning the names and knobs a timeline
+// may use from timelineVocabulary(), and applies one in the run overload that takes it.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "knobs/knob.h"
 #include "labs/lab_result.h"
+#include "scenario/timeline.h"
 #include "sim/run_control.h"
 
 namespace taillab {
@@ -32,6 +38,14 @@ public:
     virtual std::string mainKnob() const = 0;
     virtual LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                           const PartialSink& partial) const = 0;
+    // What a timeline may name in a run with these params; nullopt: the lab applies none.
+    virtual std::optional<TimelineVocabulary> timelineVocabulary(const Params&) const {
+        return std::nullopt;
+    }
+    // The run with a timeline's events applied. This default applies none: an empty timeline
+    // runs as above, any other throws TimelineError.
+    virtual LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
+                          RunControl& control, const PartialSink& partial) const;
 
     Params defaultParams() const { return Params(knobs()); }
 };

@@ -43,7 +43,9 @@ LabResult runScenario(const Scenario& scenario, RunControl& control, const Parti
     }
     LabResult result;
     try {
-        result = lab->run(scenario.params, scenario.seed, control, named);
+        result = lab->run(scenario.params, scenario.timeline, scenario.seed, control, named);
+    } catch (const TimelineError& e) {
+        throw ScenarioError(scenario.file, std::nullopt, std::nullopt, e.path(), e.what());
     } catch (const std::invalid_argument& e) {
         // Knob values that are each in range but contradict one another: bad input, reported
         // against the scenario's params like any other mistake in them.

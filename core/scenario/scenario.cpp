@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "labs/lab.h"
 #include "scenario/json_locate.h"
+#include "scenario/json_validator.h"
 
 namespace taillab {
 namespace {
@@ -22,61 +24,6 @@ std::string formatWhere(const std::string& file, std::optional<int> line, std::o
     if (!path.empty()) out << path << ": ";
     return out.str();
 }
-
-class Validator {
-public:
-    Validator(const std::string& text, std::string file, std::vector<std::string> overridden)
-        : text_(text), file_(std::move(file)), overridden_(std::move(overridden)) {}
-
-    [[noreturn]] void fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
-                           LocateTarget target = LocateTarget::Value) const {
-        const std::string path = ptr.to_string();
-        for (const auto& o : overridden_) {
-            if (path == o || path.rfind(o + "/", 0) == 0)
-                throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
-                                    std::nullopt, path, message);
-        }
-        const auto pos = locateJson(text_, ptr, target);
-        throw ScenarioError(file_, pos ? std::optional<int>(pos->line) : std::nullopt,
-                            pos ? std::optional<int>(pos->column) : std::nullopt, path, message);
-    }
-
-    static std::string pointerToDotted(const std::string& p) {
-        std::string s = p.substr(p.empty() ? 0 : 1);
-        std::replace(s.begin(), s.end(), '/', '.');
-        return s;
-    }
-
-    const nlohmann::json& require(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
-                                  const std::string& key, nlohmann::json::value_t type,
-                                  const char* expected) const {
-        if (!obj.contains(key)) fail(at, "missing required key '" + key + "' (" + expected + ")");
-        const auto& v = obj.at(key);
-        const bool ok = type == nlohmann::json::value_t::number_unsigned
-                            ? v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)
-                            : v.type() == type;
-        if (!ok)
-            fail(at / key, std::string("expected ") + expected + ", found " + v.type_name() + " " +
-                               v.dump());
-        return v;
-    }
-
-    void rejectUnknown(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
-                       const std::vector<std::string>& allowed) const {
-        for (const auto& [k, v] : obj.items()) {
-            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-            std::string list;
-            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-            fail(at / k, "unknown key '" + k + "' (expected one of: " + list + ")",
-                 LocateTarget::Key);
-        }
-    }
-
-private:
-    const std::string& text_;
-    std::string file_;
-    std::vector<std::string> overridden_;
-};
 
 // nlohmann reports the byte after the offending token; point at the token's first character.
 std::size_t tokenStart(const std::string& text, std::size_t byteAfter) {
@@ -106,6 +53,30 @@ nlohmann::json::json_pointer dottedToPointer(const std::string& dotted) {
     return nlohmann::json::json_pointer(p);
 }
 
+// An override changes an element of an array but never adds one: nlohmann would fill the gap up
+// to an index past the end with nulls, which then fail far from the override that made them.
+void requireExistingIndices(const nlohmann::json& doc, const std::string& dotted) {
+    const nlohmann::json* node = &doc;
+    std::string walked;
+    std::stringstream ss(dotted);
+    std::string part;
+    while (node && std::getline(ss, part, '.')) {
+        if (node->is_array()) {
+            std::size_t index = 0;
+            const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+            if (ec != std::errc() || end != part.data() + part.size() || index >= node->size())
+                throw std::invalid_argument(
+                    "'" + walked + "' has " + std::to_string(node->size()) +
+                    " entries, numbered from 0: an override changes an entry, it cannot add '" +
+                    part + "'");
+            node = &(*node)[index];
+        } else {
+            node = node->is_object() && node->contains(part) ? &node->at(part) : nullptr;
+        }
+        walked += (walked.empty() ? "" : ".") + part;
+    }
+}
+
 }  // namespace
 
 ScenarioError::ScenarioError(std::string file, std::optional<int> line, std::optional<int> column,
@@ -130,10 +101,13 @@ void applyOverride(nlohmann::json& doc, const std::string& assignment) {
         const auto ptr = dottedToPointer(path);
         if (!doc.is_object())
             throw std::invalid_argument("the scenario is not an object");
-        // Create intermediate objects only where the parent is an object.
+        requireExistingIndices(doc, path);
+        // Create intermediate objects only where the parent is missing; set a member of an object
+        // or an existing element of an array ("timeline.0.at").
         if (!ptr.parent_pointer().empty() && !doc.contains(ptr.parent_pointer()))
             doc[ptr.parent_pointer()] = nlohmann::json::object();
-        if (!doc.at(ptr.parent_pointer()).is_object())
+        const auto& parent = doc.at(ptr.parent_pointer());
+        if (!parent.is_object() && !parent.is_array())
             throw std::invalid_argument("'" + ptr.parent_pointer().to_string() +
                                         "' is not an object");
         doc[ptr] = value;
@@ -164,13 +138,14 @@ Scenario parseScenario(const std::string& text, const std::string& file,
         overridden.push_back(dottedToPointer(o.substr(0, o.find('='))).to_string());
     }
 
-    Validator v(text, file, overridden);
+    JsonValidator v(text, file, overridden);
     using json = nlohmann::json;
     const json::json_pointer root;
     if (!doc.is_object())
         v.fail(root, std::string("expected a JSON object, found ") + doc.type_name());
     v.rejectUnknown(doc, root,
-                    {"schema_version", "name", "title", "lab", "seed", "params", "notes", "expect"});
+                    {"schema_version", "name", "title", "lab", "seed", "params", "notes", "expect",
+                     "timeline"});
 
     const auto& version =
         v.require(doc, root, "schema_version", json::value_t::number_unsigned, "an integer");
@@ -255,6 +230,19 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                                .get<std::string>();
             s.expect.push_back(std::move(x));
         }
+    }
+    if (doc.contains("timeline")) {
+        const auto vocabulary = lab->timelineVocabulary(s.params);
+        if (!vocabulary) {
+            std::string takers;
+            for (const auto& l : allLabs())
+                if (l->timelineVocabulary(l->defaultParams()))
+                    takers += (takers.empty() ? "" : ", ") + l->id();
+            v.fail(root / "timeline", "lab '" + s.lab + "' applies no timeline (labs that do: " +
+                                          (takers.empty() ? "none" : takers) + ")",
+                   LocateTarget::Key);
+        }
+        s.timeline = parseTimeline(doc.at("timeline"), root / "timeline", *vocabulary, v);
     }
     return s;
 }

@@ -12,7 +12,11 @@
 //       {"figure": "p999_after_ms", "value": 34, "tolerance": 0.15, "relative": true,
 //        "source": "lab_001.hedge_idle_p95.p999_after_ms"},
 //       {"figure": "median_ratio_dup_at_0_7", "at_least": 5, "source": "..."}
-//     ]
+//     ],
+//     "timeline": [                  // optional, labs that apply one: events at simulated times
+//       {"at": "Tue 14:22", "set": {"hedge_delay_ms": 300}},
+//       {"at": 3600, "until": 7200, "fault": {"target": {"engine": "atlas"}, "effect": "down"}}
+//     ]                              // (schema in scenario/timeline.h)
 //   }
 //
 // Every mistake is an error naming the file, the line and column (when the text has them), the
@@ -29,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "knobs/knob.h"
+#include "scenario/timeline.h"
 
 namespace taillab {
 
@@ -61,6 +66,8 @@ struct Expectation {
     std::optional<double> at_least;
     std::optional<double> at_most;
     std::string source;
+
+    bool operator==(const Expectation&) const = default;
 };
 
 struct Scenario {
@@ -72,12 +79,23 @@ struct Scenario {
     Params params;
     std::string notes;
     std::vector<Expectation> expect;
+    Timeline timeline;
+
+    bool operator==(const Scenario&) const = default;
 };
 
 // Parses and validates scenario text. `file` is only used in messages.
 Scenario parseScenario(const std::string& text, const std::string& file,
                        const std::vector<std::string>& overrides = {});
 Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The scenario as a file holds it, so that parsing the text gives back an equal Scenario:
+// schema_version, name, title, lab, seed, params (the knobs that differ from their defaults),
+// then notes, expect and timeline when there are any. Indented by two, ending in a newline.
+std::string writeScenarioJson(const Scenario& scenario);
+// Writes writeScenarioJson(scenario) to `path` atomically (io/atomic_file.h): a reader sees the
+// old file or the new one, never a part.
+void saveScenarioFile(const std::string& path, const Scenario& scenario);
 
 // Applies one "dotted.path=value" override to a scenario document (value parsed as JSON when it
 // is valid JSON, else taken as a string). Throws ScenarioError naming the override.

@@ -1,0 +1,59 @@
+#include "scenario/json_validator.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "scenario/scenario.h"
+
+namespace taillab {
+
+JsonValidator::JsonValidator(const std::string& text, std::string file,
+                             std::vector<std::string> overridden)
+    : text_(text), file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+void JsonValidator::fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
+                         LocateTarget target) const {
+    const std::string path = ptr.to_string();
+    for (const auto& o : overridden_) {
+        if (path == o || path.rfind(o + "/", 0) == 0)
+            throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
+                                std::nullopt, path, message);
+    }
+    const auto pos = locateJson(text_, ptr, target);
+    throw ScenarioError(file_, pos ? std::optional<int>(pos->line) : std::nullopt,
+                        pos ? std::optional<int>(pos->column) : std::nullopt, path, message);
+}
+
+const nlohmann::json& JsonValidator::require(const nlohmann::json& obj,
+                                             const nlohmann::json::json_pointer& at,
+                                             const std::string& key, nlohmann::json::value_t type,
+                                             const char* expected) const {
+    if (!obj.contains(key)) fail(at, "missing required key '" + key + "' (" + expected + ")");
+    const auto& v = obj.at(key);
+    const bool ok =
+        type == nlohmann::json::value_t::number_unsigned
+            ? v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)
+            : v.type() == type;
+    if (!ok)
+        fail(at / key,
+             std::string("expected ") + expected + ", found " + v.type_name() + " " + v.dump());
+    return v;
+}
+
+void JsonValidator::rejectUnknown(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
+                                  const std::vector<std::string>& allowed) const {
+    for (const auto& [k, v] : obj.items()) {
+        if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(at / k, "unknown key '" + k + "' (expected one of: " + list + ")", LocateTarget::Key);
+    }
+}
+
+std::string pointerToDotted(const std::string& pointer) {
+    std::string s = pointer.substr(pointer.empty() ? 0 : 1);
+    std::replace(s.begin(), s.end(), '/', '.');
+    return s;
+}
+
+}  // namespace taillab

@@ -1,0 +1,46 @@
+// Checks a parsed scenario document piece by piece and throws ScenarioError located in the source
+// text: file, line and column of the offending value (or key), and its JSON path. A value that
+// came from an override (`--set a.b=...`) is reported against the override instead, since the
+// file does not contain it. Shared by the scenario parser and the timeline parser so every
+// mistake in a scenario reads the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenario/json_locate.h"
+
+namespace taillab {
+
+class JsonValidator {
+public:
+    // `overridden`: JSON pointers set by overrides; `text` must outlive the validator.
+    JsonValidator(const std::string& text, std::string file, std::vector<std::string> overridden);
+
+    [[noreturn]] void fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
+                           LocateTarget target = LocateTarget::Value) const;
+
+    // obj[key], which must exist and have `type` (number_unsigned also accepts a non-negative
+    // integer); `expected` describes it in messages ("a string").
+    const nlohmann::json& require(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
+                                  const std::string& key, nlohmann::json::value_t type,
+                                  const char* expected) const;
+
+    // Fails at the first key of `obj` not in `allowed`, listing the allowed keys.
+    void rejectUnknown(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
+                       const std::vector<std::string>& allowed) const;
+
+    const std::string& file() const { return file_; }
+
+private:
+    const std::string& text_;
+    std::string file_;
+    std::vector<std::string> overridden_;
+};
+
+// "/params/backends" -> "params.backends", as an override names it.
+std::string pointerToDotted(const std::string& pointer);
+
+}  // namespace taillab

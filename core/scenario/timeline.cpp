@@ -1,0 +1,210 @@
+// Timeline events as people read them (labels, times) and as files hold them (JSON). The parser
+// is in timeline_parse.cpp.
+#include "scenario/timeline.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace taillab {
+namespace {
+
+constexpr std::array<std::string_view, 7> kEffectNames{
+    "down", "slow", "invalid", "resets", "latency", "capacity_lost", "surge"};
+
+std::string formatNumber(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+const KnobSpec* findKnob(const std::vector<KnobSpec>& knobs, const std::string& key) {
+    for (const auto& k : knobs)
+        if (k.key == key) return &k;
+    return nullptr;
+}
+
+std::string knobValueText(const KnobSpec* spec, double value) {
+    if (!spec) return formatNumber(value);
+    switch (spec->kind) {
+        case KnobKind::Boolean:
+            return value != 0 ? "on" : "off";
+        case KnobKind::Choice: {
+            const auto i = static_cast<std::size_t>(std::llround(value));
+            return i < spec->choices.size() ? spec->choices[i] : formatNumber(value);
+        }
+        case KnobKind::Integer:
+        case KnobKind::Real:
+            return formatNumber(value);
+    }
+    return formatNumber(value);
+}
+
+nlohmann::ordered_json knobValueJson(const KnobSpec& spec, double value) {
+    switch (spec.kind) {
+        case KnobKind::Boolean:
+            return value != 0;
+        case KnobKind::Choice:
+            return spec.choices.at(static_cast<std::size_t>(std::llround(value)));
+        case KnobKind::Integer:
+            return std::llround(value);
+        case KnobKind::Real:
+            return value;
+    }
+    return value;
+}
+
+std::string percent(double share) { return formatNumber(100 * share) + "%"; }
+
+std::string effectText(const Fault& f) {
+    switch (f.effect) {
+        case FaultEffect::Down:
+            return "down";
+        case FaultEffect::Slow:
+            if (f.median_ms && f.sigma)
+                return "slow, lognormal median " + formatNumber(*f.median_ms) + " ms σ " +
+                       formatNumber(*f.sigma);
+            return "slow ×" + formatNumber(f.factor);
+        case FaultEffect::Invalid:
+            return "invalid answers " + percent(f.share);
+        case FaultEffect::Resets:
+            return "resets " + percent(f.share);
+        case FaultEffect::Latency: {
+            std::ostringstream out;
+            out << '+' << f.add_ms << " ms";
+            return out.str();
+        }
+        case FaultEffect::CapacityLost:
+            return "capacity lost " + percent(f.share);
+        case FaultEffect::Surge:
+            return "surge ×" + formatNumber(f.factor);
+    }
+    return "";
+}
+
+std::string faultLabel(const Fault& f) {
+    const FaultTarget& t = f.target;
+    std::string who = f.effect == FaultEffect::Surge ? "traffic"
+                      : t.engine                     ? *t.engine
+                                                     : "all engines";
+    std::vector<std::string> where;
+    if (t.region) where.push_back(*t.region);
+    if (t.provider) where.push_back("provider " + *t.provider);
+    if (t.zone) where.push_back("zone " + *t.zone);
+    if (t.egress_ip) where.push_back("egress IP " + std::to_string(*t.egress_ip));
+    std::string label = who + " " + effectText(f);
+    for (std::size_t i = 0; i < where.size(); ++i)
+        label += (i == 0 ? " (" : ", ") + where[i] + (i + 1 == where.size() ? ")" : "");
+    return label;
+}
+
+nlohmann::ordered_json faultJson(const Fault& f) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    const FaultTarget& t = f.target;
+    if (!t.wholeFleet()) {
+        nlohmann::ordered_json target = nlohmann::ordered_json::object();
+        if (t.engine) target["engine"] = *t.engine;
+        if (t.region) target["region"] = *t.region;
+        if (t.provider) target["provider"] = *t.provider;
+        if (t.zone) target["zone"] = *t.zone;
+        if (t.egress_ip) target["egress_ip"] = *t.egress_ip;
+        out["target"] = std::move(target);
+    }
+    out["effect"] = std::string(faultEffectName(f.effect));
+    switch (f.effect) {
+        case FaultEffect::Down:
+            break;
+        case FaultEffect::Slow:
+            if (f.median_ms && f.sigma) {
+                out["median_ms"] = *f.median_ms;
+                out["sigma"] = *f.sigma;
+            } else {
+                out["factor"] = f.factor;
+            }
+            break;
+        case FaultEffect::Invalid:
+        case FaultEffect::Resets:
+        case FaultEffect::CapacityLost:
+            out["share"] = f.share;
+            break;
+        case FaultEffect::Latency:
+            out["add_ms"] = f.add_ms;
+            break;
+        case FaultEffect::Surge:
+            out["factor"] = f.factor;
+            break;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string_view faultEffectName(FaultEffect effect) {
+    return kEffectNames.at(static_cast<std::size_t>(effect));
+}
+
+std::optional<FaultEffect> faultEffectFromName(std::string_view name) {
+    for (std::size_t i = 0; i < kEffectNames.size(); ++i)
+        if (kEffectNames[i] == name) return static_cast<FaultEffect>(i);
+    return std::nullopt;
+}
+
+std::string defaultLabel(const TimelineEvent& event, const std::vector<KnobSpec>& knobs) {
+    if (event.fault) return faultLabel(*event.fault);
+    std::string label;
+    for (const auto& s : event.set)
+        label += (label.empty() ? "" : ", ") + s.key + " " +
+                 knobValueText(findKnob(knobs, s.key), s.value);
+    return label;
+}
+
+nlohmann::ordered_json timelineToJson(const Timeline& timeline,
+                                      const std::vector<KnobSpec>& knobs) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& ev : timeline.events) {
+        if (ev.fault.has_value() == !ev.set.empty())
+            throw std::invalid_argument("timeline event at " + formatNumber(ev.at_s) +
+                                        " s needs either knob settings or a fault");
+        nlohmann::ordered_json e = nlohmann::ordered_json::object();
+        e["at"] = ev.at_s;
+        if (ev.until_s) e["until"] = *ev.until_s;
+        if (ev.fault) {
+            e["fault"] = faultJson(*ev.fault);
+        } else {
+            nlohmann::ordered_json set = nlohmann::ordered_json::object();
+            for (const auto& s : ev.set) {
+                const KnobSpec* spec = findKnob(knobs, s.key);
+                if (!spec)
+                    throw std::invalid_argument("timeline sets unknown knob '" + s.key + "'");
+                set[s.key] = knobValueJson(*spec, s.value);
+            }
+            e["set"] = std::move(set);
+        }
+        e["label"] = ev.label;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::string formatRunTime(double seconds, int start_weekday) {
+    const long long ms = std::llround(std::max(0.0, seconds) * 1000);
+    const long long day = ms / 86'400'000;
+    const long long inDay = ms % 86'400'000;
+    const int h = static_cast<int>(inDay / 3'600'000);
+    const int m = static_cast<int>(inDay / 60'000 % 60);
+    const int s = static_cast<int>(inDay / 1000 % 60);
+    const int frac = static_cast<int>(inDay % 1000);
+    char buffer[32];
+    const char* weekday = kWeekdayNames[static_cast<std::size_t>((start_weekday + day) % 7)];
+    if (frac != 0)
+        std::snprintf(buffer, sizeof buffer, "%s %02d:%02d:%02d.%03d", weekday, h, m, s, frac);
+    else if (s != 0)
+        std::snprintf(buffer, sizeof buffer, "%s %02d:%02d:%02d", weekday, h, m, s);
+    else
+        std::snprintf(buffer, sizeof buffer, "%s %02d:%02d", weekday, h, m);
+    return buffer;
+}
+
+}  // namespace taillab

@@ -1,0 +1,90 @@
+// writeFileAtomically: the target holds the old bytes or the new ones, never a part, and no
+// temporary is left behind whether the write succeeds or fails.
+#include "io/atomic_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_support.h"
+
+namespace taillab {
+namespace {
+
+namespace fs = std::filesystem;
+using test::readFile;
+
+class AtomicFile : public test::ScratchDirTest {
+protected:
+    std::vector<std::string> entries() const {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(dir_))
+            names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+};
+
+TEST_F(AtomicFile, CreatesTheFileWithExactlyTheBytes) {
+    const std::string bytes("line one\n\0binary\xff", 17);
+    writeFileAtomically(path("a.json"), bytes);
+    EXPECT_EQ(readFile(path("a.json")), bytes);
+    writeFileAtomically(path("empty"), "");
+    EXPECT_TRUE(fs::exists(path("empty")));
+    EXPECT_EQ(fs::file_size(path("empty")), 0u);
+}
+
+TEST_F(AtomicFile, ReplacesTheWholeFileAndLeavesNoTemporary) {
+    writeFileAtomically(path("a.json"), std::string(100000, 'x'));
+    writeFileAtomically(path("a.json"), "short");
+    EXPECT_EQ(readFile(path("a.json")), "short");
+    EXPECT_EQ(entries(), std::vector<std::string>{"a.json"});
+}
+
+TEST_F(AtomicFile, KeepsAnExistingFilesPermissions) {
+    writeFileAtomically(path("a.json"), "old");
+    fs::permissions(path("a.json"),
+                    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    writeFileAtomically(path("a.json"), "new");
+    EXPECT_EQ(fs::status(path("a.json")).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST_F(AtomicFile, AMissingDirectoryIsAnErrorNamingThePathAndTheCause) {
+    const std::string target = path("no/such/dir/a.json");
+    try {
+        writeFileAtomically(target, "x");
+        ADD_FAILURE() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("cannot write " + target), std::string::npos) << what;
+        EXPECT_NE(what.find("No such file or directory"), std::string::npos) << what;
+    }
+    EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(AtomicFile, AReadOnlyDirectoryLeavesTheOldFileAsItWas) {
+    if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
+    writeFileAtomically(path("a.json"), "old");
+    fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_THROW(writeFileAtomically(path("a.json"), "new"), std::runtime_error);
+    fs::permissions(dir_, fs::perms::owner_all);
+    EXPECT_EQ(readFile(path("a.json")), "old");
+    EXPECT_EQ(entries(), std::vector<std::string>{"a.json"});
+}
+
+// The rename is the last step that can fail: the temporary written by then must go too.
+TEST_F(AtomicFile, AFailedRenameRemovesTheTemporary) {
+    fs::create_directories(path("taken/inside"));
+    try {
+        writeFileAtomically(path("taken"), "x");
+        ADD_FAILURE() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("renaming into place"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(entries(), std::vector<std::string>{"taken"});
+    EXPECT_TRUE(fs::is_directory(path("taken/inside")));
+}
+
+}  // namespace
+}  // namespace taillab

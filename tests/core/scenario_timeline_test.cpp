@@ -1,0 +1,161 @@
+// Scenario timelines: times, knob changes, faults, order and labels. Every mistake is one error
+// naming the file, the line and column of what is wrong, and its JSON path.
+#include <gtest/gtest.h>
+
+#include "timeline_support.h"
+
+namespace taillab {
+namespace {
+
+using namespace test;
+
+TEST(TimelineTimes, NumbersAreSecondsSinceTheStart) {
+    EXPECT_EQ(only(R"({"at": 0, )" + kDown + "}").at_s, 0);
+    EXPECT_EQ(only(R"({"at": 3600.25, )" + kDown + "}").at_s, 3600.25);
+}
+
+TEST(TimelineTimes, WeekdayTimesCountFromTheFirstDayOfTheRun) {
+    EXPECT_EQ(only(R"({"at": "Tue 14:22", )" + kDown + "}").at_s, 86400 + 14 * 3600 + 22 * 60);
+    EXPECT_EQ(only(R"({"at": "Mon 02:30:15", )" + kDown + "}").at_s, 2 * 3600 + 30 * 60 + 15);
+    EXPECT_EQ(only(R"({"at": "Sun 23:59:59.5", )" + kDown + "}").at_s, 7 * 86400 - 0.5);
+    // A run from Wednesday: Tuesday is its last day, Monday the one before.
+    EXPECT_EQ(only(R"({"at": "Tue 10:00", )" + kDown + "}", R"({"start_day": "Wed"})").at_s,
+              6 * 86400 + 36000);
+    EXPECT_EQ(only(R"({"at": "Wed 00:00", )" + kDown + "}", R"({"start_day": "Wed"})").at_s, 0);
+}
+
+TEST(TimelineTimes, AShortRunFromFridayCoversFridayToSunday) {
+    const std::string params = R"({"start_day": "Fri", "days": 3})";
+    EXPECT_EQ(only(R"({"at": "Fri 00:00", )" + kDown + "}", params).at_s, 0);
+    EXPECT_EQ(only(R"({"at": "Sat 01:00", )" + kDown + "}", params).at_s, 86400 + 3600);
+    EXPECT_EQ(only(R"({"at": "Sun 23:59:59.999", )" + kDown + "}", params).at_s, 259199.999);
+    expectError(R"({"at": "Mon 00:00", )" + kDown + "}", "\"Mon", "/timeline/0/at",
+                "Mon is not within the run (the run covers Fri, Sat, Sun)", params);
+    expectError(R"({"at": 259200, )" + kDown + "}", "259200", "/timeline/0/at",
+                "expected seconds since the run's start in [0, 259200) (the run covers Fri, Sat, "
+                "Sun), found 259200",
+                params);
+}
+
+TEST(TimelineTimes, FractionsReadAsOneDecimalNumber) {
+    EXPECT_EQ(only(R"({"at": "Mon 00:00:00.1", )" + kDown + "}").at_s, 0.1);
+    EXPECT_EQ(only(R"({"at": "Tue 00:00:01.3", )" + kDown + "}").at_s, 86401.3);
+    EXPECT_EQ(only(R"({"at": "Wed 13:07:42.123456789", )" + kDown + "}").at_s,
+              2 * 86400 + 47262.123456789);
+}
+
+TEST(TimelineTimes, MalformedTimesAreErrors) {
+    for (const char* bad :
+         {"Tue 14", "tue 14:22", "Tue 24:00", "Tue 14:60", "Tue 4:22", "Tue 14:22:5",
+          "Tue 14:22:60", "Tue 14:22:05.", "Tue 14:22:05.1234567890", "Tue 14:22 ", "Tuesday 14:22",
+          "Tue 14:22:05,5"}) {
+        SCOPED_TRACE(bad);
+        expectError(R"({"at": ")" + std::string(bad) + R"(", )" + kDown + "}",
+                    std::string("\"") + bad, "/timeline/0/at",
+                    "expected \"Ddd HH:MM\", \"Ddd HH:MM:SS\" or \"Ddd HH:MM:SS.fff\"");
+    }
+    expectError(R"({"at": true, )" + kDown + "}", "true", "/timeline/0/at",
+                "(a number) or a time such as \"Tue 14:22\", found boolean true");
+    expectError(R"({"at": -1, )" + kDown + "}", "-1", "/timeline/0/at", "in [0, 604800)");
+    expectError(R"({"at": 604800, )" + kDown + "}", "604800", "/timeline/0/at", "found 604800");
+    expectError("{" + kDown + "}", "{", "/timeline/0", "missing required key 'at'");
+}
+
+TEST(TimelineTimes, UntilEndsAFaultAndMustComeAfterAt) {
+    const TimelineEvent ev = only(R"({"at": 3600, "until": "Mon 02:30:15", )" + kDown + "}");
+    EXPECT_EQ(ev.at_s, 3600);
+    EXPECT_EQ(ev.until_s, 9015);
+    EXPECT_FALSE(only(R"({"at": 3600, )" + kDown + "}").until_s);
+    expectError(R"({"at": "Mon 03:00", "until": 3600, )" + kDown + "}", "3600", "/timeline/0/until",
+                "expected a time after \"at\" (Mon 03:00, 10800 s), found Mon 01:00, 3600 s");
+    expectError(R"({"at": 3600, "until": 3600, )" + kDown + "}", "3600, \"fault",
+                "/timeline/0/until", "expected a time after \"at\"");
+    expectError(R"({"at": 3600, "until": 604800, )" + kDown + "}", "604800", "/timeline/0/until",
+                "[0, 604800)");
+    expectError(R"({"at": 3600, "until": 7200, "set": {"hedge_delay_ms": 300}})", "\"until\"",
+                "/timeline/0/until", "\"until\" applies to faults only");
+}
+
+TEST(TimelineSet, KnobChangesAreStoredAsParamsStoresThem) {
+    const TimelineEvent ev = only(
+        R"({"at": 0, "set": {"hedge_mode": "fixed", "hedge_delay_ms": 300, "breakers": false}})");
+    ASSERT_EQ(ev.set.size(), 3u);
+    EXPECT_EQ(ev.set[0], (KnobSetting{"breakers", 0}));
+    EXPECT_EQ(ev.set[1], (KnobSetting{"hedge_delay_ms", 300}));
+    EXPECT_EQ(ev.set[2], (KnobSetting{"hedge_mode", 1}));  // index of "fixed"
+    EXPECT_FALSE(ev.fault);
+}
+
+// The same value under "params" and under "set" gets the same message.
+TEST(TimelineSet, ValuesAreValidatedExactlyAsParams) {
+    for (const char* value :
+         {R"("hedge_delay_ms": "soon")", R"("hedge_delay_ms": 9000)", R"("hedge_mode": "fxed")",
+          R"("breakers": 1)", R"("breaker_min_samples": 2.5)"}) {
+        SCOPED_TRACE(value);
+        std::string paramsDetail;
+        try {
+            parseScenario(R"({"schema_version": 1, "name": "x", "lab": "gateway", "params": {)" +
+                              std::string(value) + "}}",
+                          "p.json");
+        } catch (const ScenarioError& e) {
+            paramsDetail = e.detail();
+        }
+        ASSERT_FALSE(paramsDetail.empty());
+        const std::string event = R"({"at": 0, "set": {)" + std::string(value) + "}}";
+        const std::string key = std::string(value).substr(1, std::string(value).find('"', 1) - 1);
+        expectError(event, std::string(value).substr(std::string(value).find(": ") + 2),
+                    "/timeline/0/set/" + key, paramsDetail);
+    }
+}
+
+TEST(TimelineSet, UnknownKnobIsAnErrorAtItsKey) {
+    expectError(R"({"at": 0, "set": {"hedge_delay": 300}})", "\"hedge_delay\"",
+                "/timeline/0/set/hedge_delay",
+                "unknown key 'hedge_delay' (expected one of: days, start_day");
+}
+
+TEST(TimelineSet, KnobsThatShapeTheRunCannotChangeDuringIt) {
+    for (const char* knob :
+         {"days", "start_day", "customers", "instances", "l1_entries", "window_s", "probes",
+          "egress_ips", "load_multiplier", "agent_share", "unknown_key_rate"}) {
+        SCOPED_TRACE(knob);
+        expectError(R"({"at": 0, "set": {")" + std::string(knob) + R"(": 1}})",
+                    std::string("\"") + knob, "/timeline/0/set/" + std::string(knob),
+                    "knob '" + std::string(knob) + "' cannot change during a run");
+    }
+}
+
+TEST(TimelineSet, AnEventSetsKnobsOrStartsAFault) {
+    expectError(R"({"at": 0, "set": {}})", "{}", "/timeline/0/set",
+                "expected at least one knob to change");
+    expectError(R"({"at": 0, "set": 3})", "3}", "/timeline/0/set",
+                "expected an object of knob: value");
+    expectError(R"({"at": 0, "set": {"breakers": false}, "fault": {"effect": "down"}})",
+                "\"fault\"", "/timeline/0/fault", "either sets knobs or starts a fault, not both");
+    expectError(R"({"at": 0, "label": "nothing"})", "{", "/timeline/0",
+                "expected \"set\" (knob changes) or \"fault\"");
+}
+
+TEST(TimelineShape, UnknownKeysAndWrongShapesAreErrors) {
+    expectError(R"({"at": 0, "lable": "x", "set": {"breakers": false}})", "\"lable\"",
+                "/timeline/0/lable",
+                "unknown key 'lable' (expected one of: at, until, set, fault, label)");
+    expectError(R"({"at": 0, "fault": {"effect": "down", "targett": {}}})", "\"targett\"",
+                "/timeline/0/fault/targett", "unknown key 'targett'");
+    expectError(R"({"at": 0, "fault": {"effect": "down", "target": {"engin": "atlas"}}})",
+                "\"engin\"", "/timeline/0/fault/target/engin",
+                "unknown key 'engin' (expected one of: engine, region, provider, zone, egress_ip)");
+    expectError({R"({"at": 0, )" + kDown + "}", "42"}, 1, "42", "/timeline/1",
+                "expected an event object (\"at\" with \"set\" or \"fault\"), found number 42");
+    try {
+        parseScenario(R"({"schema_version": 1, "name": "x", "lab": "gateway", "timeline": {}})",
+                      "t.json");
+        ADD_FAILURE();
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "t.json:1:66: /timeline: expected an array of events, found object {}");
+    }
+}
+
+}  // namespace
+}  // namespace taillab
