@@ -6,6 +6,7 @@
 #include "fleet/fleet.h"
 #include "gateway_sim/gateway_lab.h"
 #include "gateway_sim/gateway_sim.h"
+#include "gateway_sim/sim_config.h"
 #include "labs/lab.h"
 
 namespace taillab::gateway {
@@ -61,14 +62,13 @@ public:
         v.run_length_s = params.integer("days") * 86400.0;
         return v;
     }
-    LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
-                  RunControl& control, const PartialSink& partial) const override {
-        if (!timeline.empty()) throw TimelineError("/timeline", "timelines are not applied yet");
-        return run(params, seed, control, partial);
-    }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override {
-        GatewaySim sim(params, seed);
+        return run(params, Timeline{}, seed, control, partial);
+    }
+    LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
+                  RunControl& control, const PartialSink& partial) const override {
+        GatewaySim sim(params, seed, timeline);
         const double end = sim.end_s();
         for (int i = 1; i <= kPartials; ++i) {
             if (!sim.advanceTo(end * i / kPartials, &control)) {
@@ -209,6 +209,15 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
         adm.series.push_back(timeSeries(std::string(kRegionNames[g]) + " limit", s.windows, kLimit[g]));
     }
     r.charts.push_back(std::move(adm));
+
+    // The run's timeline, for every time chart (knob changes and faults, in hours like the time
+    // charts' x; breakers have their own strip).
+    for (const TimelineMark& m : s.timeline) {
+        if (m.kind == MarkKind::Breaker) continue;
+        r.annotations.push_back(Annotation{
+            m.t_s / 3600.0, m.end_s ? std::optional<double>(*m.end_s / 3600.0) : std::nullopt,
+            m.kind == MarkKind::Knob ? "knob" : "fault", m.what});
+    }
 
     // Invariants: they hold in every gateway run, whatever the knobs.
     auto& ch = r.checks;

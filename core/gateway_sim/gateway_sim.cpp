@@ -77,24 +77,12 @@ const CostTable& costTable() {
     return table;
 }
 
-std::string formatValue(const Params& p, const KnobSpec& k) {
-    switch (k.kind) {
-        case KnobKind::Choice: return p.choice(k.key);
-        case KnobKind::Boolean: return p.flag(k.key) ? "on" : "off";
-        default: {
-            std::ostringstream out;
-            out << p.real(k.key);
-            return out.str();
-        }
-    }
-}
-
 }  // namespace
 
 struct GatewaySim::Impl final : Port {
-    Impl(const Params& p, std::uint64_t s)
-        : params(p), seed(s), workload(p, s), fleet(fleetConfigFromParams(p), s),
-          gateway(gatewayConfigFromParams(p, workload), s, *this) {
+    Impl(const Params& p, std::uint64_t s, const Timeline& t)
+        : params(p), initial(p), seed(s), workload(p, s), fleet(fleetConfigFromParams(p), s),
+          gateway(gatewayConfigFromParams(p, workload), s, *this), timeline(t) {
         end = workload.end();
         window = fromSeconds(p.real("window_s"));
         probes = p.flag("probes");
@@ -109,6 +97,195 @@ struct GatewaySim::Impl final : Port {
                 queue.schedule(fromSeconds(kProbeIntervalS * (g + 1) / kRegions),
                                Event{EventType::Probe, static_cast<std::uint8_t>(g), 0});
         }
+        prepareTimeline();
+    }
+
+    // ---- the timeline ----------------------------------------------------------------------
+    // Each event becomes actions at its times: a knob change one, a fault a start and an end (its
+    // `until`, or the end of the run). Every event is checked here, before anything runs: a knob
+    // change against the knobs that will be in force when it applies, a fault's names against
+    // the fleet.
+    struct Action {
+        Time at;
+        enum Kind : std::uint8_t { Set, Start, End } kind;
+        std::uint32_t event;
+    };
+    struct Resolved {
+        int engine = -1;
+        std::optional<Region> region;
+    };
+
+    static TimelineError errorAt(const TimelineEvent& e, const std::string& message) {
+        return TimelineError(e.path.empty() ? "/timeline" : e.path, message);
+    }
+
+    Resolved resolve(const TimelineEvent& e) const {
+        const FaultTarget& t = e.fault->target;
+        Resolved r;
+        if (t.provider || t.zone)
+            throw errorAt(e, "this fleet has no providers or availability zones to target");
+        if (t.engine) {
+            const auto it = std::find(kEngineNames.begin(), kEngineNames.end(), *t.engine);
+            if (it == kEngineNames.end()) throw errorAt(e, "no engine named '" + *t.engine + "'");
+            r.engine = static_cast<int>(it - kEngineNames.begin());
+        }
+        if (t.region) {
+            const auto it = std::find(kRegionNames.begin(), kRegionNames.end(), *t.region);
+            if (it == kRegionNames.end()) throw errorAt(e, "no region named '" + *t.region + "'");
+            r.region = static_cast<Region>(it - kRegionNames.begin());
+        }
+        if (t.egress_ip && (*t.egress_ip < 0 || *t.egress_ip >= params.integer("egress_ips")))
+            throw errorAt(e, "egress_ip " + std::to_string(*t.egress_ip) + " is not one of the " +
+                                 std::to_string(params.integer("egress_ips")) + " IPs of a region");
+        return r;
+    }
+
+    Params withSettings(Params p, const TimelineEvent& e) const {
+        for (const KnobSetting& k : e.set) p.set(k.key, k.value);
+        return p;
+    }
+
+    void prepareTimeline() {
+        actions.clear();
+        nextAction = 0;
+        Params p = params;
+        for (std::uint32_t i = 0; i < timeline.events.size(); ++i) {
+            const TimelineEvent& e = timeline.events[i];
+            const Time at = fromSeconds(e.at_s);
+            if (!e.set.empty()) {
+                try {
+                    p = withSettings(p, e);
+                    checkChange(params, p);
+                    (void)gatewayConfigFromParams(p, workload);
+                } catch (const TimelineError&) {
+                    throw;
+                } catch (const std::invalid_argument& x) {
+                    throw errorAt(e, x.what());
+                }
+                actions.push_back(Action{at, Action::Set, i});
+            }
+            if (e.fault) {
+                (void)resolve(e);
+                actions.push_back(Action{at, Action::Start, i});
+                actions.push_back(Action{e.until_s ? fromSeconds(*e.until_s) : end, Action::End, i});
+                if (e.fault->effect == FaultEffect::Surge) surges.push_back(i);
+            }
+        }
+        // In time order; at equal times, in the timeline's order (an event's end never shares a
+        // time with its start).
+        std::stable_sort(actions.begin(), actions.end(), [](const Action& a, const Action& b) {
+            return a.at != b.at ? a.at < b.at : a.event < b.event;
+        });
+    }
+
+    // The knobs that shape the run from its start cannot change during it.
+    static void checkChange(const Params& from, const Params& to) {
+        for (const char* fixed : {"days", "start_day", "customers", "instances", "l1_entries",
+                                  "window_s", "probes", "egress_ips"}) {
+            if (to.real(fixed) != from.real(fixed))
+                throw std::invalid_argument(std::string(fixed) + " cannot change during a run");
+        }
+        if (to.real("load_multiplier") != from.real("load_multiplier") ||
+            to.real("agent_share") != from.real("agent_share") ||
+            to.real("unknown_key_rate") != from.real("unknown_key_rate")) {
+            throw std::invalid_argument(
+                "the workload (load_multiplier, agent_share, unknown_key_rate) cannot change "
+                "during a run");
+        }
+    }
+
+    // New knobs from now on, marked on the timeline with `label`.
+    void applyKnobs(const Params& p, const std::string& label) {
+        checkChange(params, p);
+        const GatewayConfig gc = gatewayConfigFromParams(p, workload);  // validates first
+        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, label});
+        gateway.reconfigure(gc);
+        fleet.setConfig(fleetConfigFromParams(p));
+        capacity = p.integer("engine_capacity");
+        params = p;
+    }
+
+    void apply(const Action& a) {
+        const TimelineEvent& e = timeline.events[a.event];
+        if (a.kind == Action::Set) return applyKnobs(withSettings(params, e), e.label);
+        const Fault& f = *e.fault;
+        const Resolved r = resolve(e);
+        const bool start = a.kind == Action::Start;
+        if (start)
+            gateway.metrics().addMark(TimelineMark{
+                e.at_s, e.until_s ? *e.until_s : toSeconds(end), MarkKind::Fault, e.label});
+        switch (f.effect) {
+            case FaultEffect::Surge: return;  // shapes the arrivals of the hours it covers
+            case FaultEffect::CapacityLost:
+                if (start) {
+                    capacityFaults.push_back(CapacityFault{a.event, r.engine, r.region, f.share});
+                } else {
+                    std::erase_if(capacityFaults, [&](const CapacityFault& c) { return c.event == a.event; });
+                }
+                return;
+            default: break;
+        }
+        if (!start) return fleet.removeFault(a.event);
+        fleet::CallFault c;
+        c.engine = r.engine;
+        c.region = r.region;
+        c.egress_ip = f.target.egress_ip;
+        c.factor = f.factor;
+        c.share = f.share;
+        c.add_ms = f.add_ms;
+        if (f.median_ms && f.sigma) c.distribution = LognormalParams{*f.median_ms, *f.sigma};
+        switch (f.effect) {
+            case FaultEffect::Down: c.effect = fleet::CallFault::Effect::Down; break;
+            case FaultEffect::Slow: c.effect = fleet::CallFault::Effect::Slow; break;
+            case FaultEffect::Invalid: c.effect = fleet::CallFault::Effect::Invalid; break;
+            case FaultEffect::Resets: c.effect = fleet::CallFault::Effect::Resets; break;
+            case FaultEffect::Latency: c.effect = fleet::CallFault::Effect::Latency; break;
+            default: break;
+        }
+        fleet.addFault(a.event, c);
+    }
+
+    // Calls one engine serves at once in one region, after any capacity it has lost.
+    int capacityOf(Region region, int engine) const {
+        double c = capacity;
+        for (const CapacityFault& f : capacityFaults)
+            if ((f.engine < 0 || f.engine == engine) && (!f.region || *f.region == region))
+                c *= 1 - f.share;
+        return static_cast<int>(std::floor(c + 1e-9));
+    }
+
+    // Surges that raise traffic add arrivals to the hours they cover; surges that lower it (a
+    // factor below 1) drop that share of the arrivals they cover, chosen by trace id.
+    void addSurges(int h) {
+        const Time h0 = fromSeconds(3600.0 * h), h1 = h0 + fromSeconds(3600);
+        bool added = false;
+        for (std::uint32_t i : surges) {
+            const TimelineEvent& e = timeline.events[i];
+            const Time from = std::max(h0, fromSeconds(e.at_s));
+            const Time to = std::min(h1, e.until_s ? fromSeconds(*e.until_s) : end);
+            if (to <= from || e.fault->factor <= 1) continue;
+            const std::size_t before = hourBuffer.size();
+            workload.generateSurge(h, e.fault->factor - 1, from, to, resolve(e).region, i + 1, hourBuffer);
+            added = added || hourBuffer.size() > before;
+        }
+        if (added)
+            std::stable_sort(hourBuffer.begin(), hourBuffer.end(),
+                             [](const RequestSpec& a, const RequestSpec& b) { return a.at < b.at; });
+    }
+    bool thinnedOut(const RequestSpec& spec) const {
+        for (std::uint32_t i : surges) {
+            const TimelineEvent& e = timeline.events[i];
+            if (e.fault->factor >= 1 || spec.at < fromSeconds(e.at_s) ||
+                (e.until_s && spec.at >= fromSeconds(*e.until_s)))
+                continue;
+            const std::optional<Region> region = resolve(e).region;
+            if (region && (spec.customer >= workload.customers().size() ||
+                           workload.customers()[spec.customer].home != *region))
+                continue;
+            const double u = uniformAt(streamKey(seed, spec.trace, 0x7468696eULL + i), 0);  // "thin"
+            if (u >= e.fault->factor) return true;
+        }
+        return false;
     }
 
     // ---- Port ----------------------------------------------------------------------------
@@ -144,7 +321,7 @@ struct GatewaySim::Impl final : Port {
         c.call.query = {};  // the text is only valid during this call; the fleet keys by cache key
         c.live = true;
         int& busy = engineBusy[slot(call.region, call.engine)];
-        if (busy >= capacity) {
+        if (busy >= (capacityFaults.empty() ? capacity : capacityOf(call.region, call.engine))) {
             c.queued = true;
             waiting[slot(call.region, call.engine)].push_back(call.id.slot);
             return;
@@ -179,6 +356,12 @@ struct GatewaySim::Impl final : Port {
 
     void release(Region region, int engine) {
         auto& w = waiting[slot(region, engine)];
+        // After a capacity loss, a finished call frees no slot until the engine is under its
+        // new capacity.
+        if (!capacityFaults.empty() && engineBusy[slot(region, engine)] > capacityOf(region, engine)) {
+            --engineBusy[slot(region, engine)];
+            return;
+        }
         while (!w.empty()) {
             const std::uint32_t next = w.front();
             w.pop_front();
@@ -196,7 +379,20 @@ struct GatewaySim::Impl final : Port {
     // of through it (an hour holds up to 20k of them). On equal times the queue goes first (so an
     // hour's Hour event loads its arrivals before the first of them runs), then the gateway's
     // timers, then arrivals.
+    // Timeline actions apply after every event at or before their time, as a change made by
+    // hand at that moment would (advanceTo, then applyParams).
     bool runUntil(Time target, RunControl* control) {
+        for (;;) {
+            const bool haveAction = nextAction < actions.size();
+            const Time actionAt = haveAction ? actions[nextAction].at : Time::max();
+            if (!runEvents(std::min(target, actionAt), control)) return false;
+            if (!haveAction || actionAt > target) return true;
+            now = std::max(now, actionAt);
+            apply(actions[nextAction++]);
+        }
+    }
+
+    bool runEvents(Time target, RunControl* control) {
         std::uint32_t sincePoll = 0;
         for (;;) {
             const std::optional<Time> next = queue.nextTime();
@@ -220,6 +416,7 @@ struct GatewaySim::Impl final : Port {
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
                     gateway.prefetch(request(hourBuffer[nextArrival + kPrefetchAhead]));
                 const RequestSpec& spec = hourBuffer[nextArrival++];
+                if (!surges.empty() && thinnedOut(spec)) continue;
                 if (observer.arrival) observer.arrival(spec);
                 gateway.onRequest(now, request(spec));
             } else {
@@ -267,6 +464,7 @@ struct GatewaySim::Impl final : Port {
                 hourBuffer.clear();
                 nextArrival = 0;
                 workload.generateHour(h, hourBuffer);
+                if (!surges.empty()) addSurges(h);
                 if (h + 1 < workload.hours())
                     queue.schedule(fromSeconds(3600.0 * (h + 1)),
                                    Event{EventType::Hour, 0, static_cast<std::uint32_t>(h + 1)});
@@ -303,7 +501,14 @@ struct GatewaySim::Impl final : Port {
         bool live = false, queued = false;
     };
 
-    Params params;
+    struct CapacityFault {
+        std::uint32_t event;
+        int engine;
+        std::optional<Region> region;
+        double share;
+    };
+
+    Params params, initial;
     std::uint64_t seed;
     std::uint64_t seedKey = mix64(seed ^ 0x5374616765436f73ULL);  // "StageCos"
     Workload workload;
@@ -322,16 +527,39 @@ struct GatewaySim::Impl final : Port {
     Time now{}, end{};
     Duration window{};
     Observer observer;
+    Timeline timeline;                    // as built: the actions index its events
+    std::vector<TimelineEvent> edits;     // applyParams since
+    std::optional<Timeline> merged;       // timeline and edits, in order (built on demand)
+    std::vector<Action> actions;
+    std::size_t nextAction = 0;
+    std::vector<std::uint32_t> surges;  // events whose fault is a surge
+    std::vector<CapacityFault> capacityFaults;
 };
 
-GatewaySim::GatewaySim(const Params& params, std::uint64_t seed)
-    : impl_(std::make_unique<Impl>(params, seed)) {}
+GatewaySim::GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline)
+    : impl_(std::make_unique<Impl>(params, seed, timeline)) {}
 GatewaySim::~GatewaySim() = default;
 
 double GatewaySim::now_s() const { return toSeconds(impl_->now); }
 double GatewaySim::end_s() const { return toSeconds(impl_->end); }
 bool GatewaySim::finished() const { return impl_->now >= impl_->end; }
 const Params& GatewaySim::params() const { return impl_->params; }
+const Params& GatewaySim::initialParams() const { return impl_->initial; }
+const Timeline& GatewaySim::timeline() const {
+    Impl& s = *impl_;
+    if (!s.merged) {
+        // An edit made at time t came after every event at or before t: it goes after them, so
+        // that a replay applies them in the same order.
+        Timeline t = s.timeline;
+        for (const TimelineEvent& e : s.edits) {
+            const auto at = std::upper_bound(t.events.begin(), t.events.end(), e.at_s,
+                                             [](double v, const TimelineEvent& x) { return v < x.at_s; });
+            t.events.insert(at, e);
+        }
+        s.merged = std::move(t);
+    }
+    return *s.merged;
+}
 void GatewaySim::setObserver(Observer observer) { impl_->observer = std::move(observer); }
 
 bool GatewaySim::advanceTo(double t_s, RunControl* control) {
@@ -350,30 +578,15 @@ bool GatewaySim::drain(RunControl* control) {
 
 void GatewaySim::applyParams(const Params& p) {
     Impl& s = *impl_;
-    for (const char* fixed : {"days", "start_day", "customers", "instances", "l1_entries",
-                              "window_s", "probes", "egress_ips"}) {
-        if (p.real(fixed) != s.params.real(fixed)) {
-            throw std::invalid_argument(std::string(fixed) + " cannot change during a run");
-        }
-    }
-    if (p.real("load_multiplier") != s.params.real("load_multiplier") ||
-        p.real("agent_share") != s.params.real("agent_share") ||
-        p.real("unknown_key_rate") != s.params.real("unknown_key_rate")) {
-        throw std::invalid_argument(
-            "the workload (load_multiplier, agent_share, unknown_key_rate) cannot change during "
-            "a run");
-    }
-    const GatewayConfig gc = gatewayConfigFromParams(p, s.workload);  // validates first
-    for (const KnobSpec& k : p.specs()) {
-        if (p.real(k.key) == s.params.real(k.key)) continue;
-        s.gateway.metrics().addMark(TimelineMark{
-            toSeconds(s.now), std::nullopt, MarkKind::Knob,
-            k.key + " " + formatValue(s.params, k) + " -> " + formatValue(p, k)});
-    }
-    s.gateway.reconfigure(gc);
-    s.fleet.setConfig(fleetConfigFromParams(p));
-    s.capacity = p.integer("engine_capacity");
-    s.params = p;
+    TimelineEvent e;
+    e.at_s = toSeconds(s.now);
+    for (const KnobSpec& k : p.specs())
+        if (p.real(k.key) != s.params.real(k.key)) e.set.push_back(KnobSetting{k.key, p.real(k.key)});
+    if (e.set.empty()) return;
+    e.label = defaultLabel(e, p.specs());
+    s.applyKnobs(p, e.label);  // throws, changing nothing, when the change is refused
+    s.edits.push_back(std::move(e));
+    s.merged.reset();
 }
 
 GatewaySnapshot GatewaySim::snapshot() const {

@@ -24,6 +24,7 @@
 #include "gateway/contract.h"
 #include "gateway/snapshot.h"
 #include "knobs/knob.h"
+#include "scenario/timeline.h"
 #include "sim/run_control.h"
 #include "workload/workload.h"
 
@@ -31,8 +32,11 @@ namespace taillab::gateway {
 
 class GatewaySim {
 public:
-    // Throws std::invalid_argument when the knobs contradict each other.
-    GatewaySim(const Params& params, std::uint64_t seed);
+    // Throws std::invalid_argument when the knobs contradict each other, and TimelineError (at
+    // the event's JSON path) when a timeline event cannot apply: a knob change that would
+    // contradict the knobs in force then, a name the fleet does not have. Everything is checked
+    // before the run starts.
+    GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline = {});
     ~GatewaySim();
     GatewaySim(const GatewaySim&) = delete;
     GatewaySim& operator=(const GatewaySim&) = delete;
@@ -49,10 +53,17 @@ public:
     // After the end: lets the requests still in flight finish (no new arrivals), so the final
     // snapshot has none in flight.
     bool drain(RunControl* control = nullptr);
-    // Changes knobs from the current simulated moment on. Workload-shape knobs (days, start day,
-    // customers) cannot change mid-run and throw std::invalid_argument.
+    // Changes knobs from the current simulated moment on, after every event at or before it (as
+    // a timeline event at this moment would). Workload-shape knobs (days, start day, customers)
+    // cannot change mid-run and throw std::invalid_argument; so do contradictory knobs. The
+    // change is recorded in timeline(), labelled as a scenario file would label it.
     void applyParams(const Params& params);
     const Params& params() const;
+    const Params& initialParams() const;
+    // What the run applies: the timeline it was built with, and every change made since with
+    // applyParams at the moment it was made. Saved with initialParams() into a scenario, it
+    // replays this run exactly.
+    const Timeline& timeline() const;
 
     GatewaySnapshot snapshot() const;
 

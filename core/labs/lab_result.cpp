@@ -161,6 +161,17 @@ nlohmann::ordered_json toJson(const LabResult& r) {
         j["checks"].push_back(std::move(jc));
     }
     j["all_checks_pass"] = r.allChecksPass();
+    if (!r.annotations.empty()) {
+        j["annotations"] = nlohmann::ordered_json::array();
+        for (const Annotation& a : r.annotations) {
+            nlohmann::ordered_json ja;
+            ja["x0"] = a.x0;
+            if (a.x1) ja["x1"] = *a.x1;
+            ja["kind"] = a.kind;
+            ja["label"] = a.label;
+            j["annotations"].push_back(std::move(ja));
+        }
+    }
     return j;
 }
 

@@ -32,6 +32,16 @@ enum class ChartKind {
     Time,        // x: simulated time in seconds; one point per window
 };
 
+// Something that happened during a run, drawn on every time chart: a knob change (an instant) or
+// a fault (a span), in the time charts' x units.
+struct Annotation {
+    double x0 = 0;
+    std::optional<double> x1;  // the end of a span; nullopt for an instant
+    std::string kind;          // "knob", "fault"
+    std::string label;
+    bool operator==(const Annotation&) const = default;
+};
+
 struct Chart {
     std::string id;     // stable, file-name safe: "distribution", "slow_vs_n"
     std::string title;
@@ -75,6 +85,7 @@ struct LabResult {
     std::vector<std::pair<std::string, double>> figures;  // named scalars (units in the name)
     std::vector<Chart> charts;
     std::vector<Check> checks;
+    std::vector<Annotation> annotations;  // the run's timeline, for every time chart
     double progress = 1.0;  // < 1 for a partial (streamed) result
     bool cancelled = false;
 
