@@ -1,25 +1,23 @@
 // taillab-cli sweep: runs a scenario once per point of the cartesian product of the --vary lists,
-// on a pool of threads, and writes one table (csv, json or md) with a row per point: the varied
-// values, the lab's named figures and the point's check counts. Every point's overrides are
-// validated before any run starts, and the table's bytes depend only on the arguments, never on
-// --jobs or on which thread finished first (each point is a pure function of its scenario).
+// on the sweep runner's threads, and writes one table (csv, json or md) with a row per point: the
+// varied values, the lab's named figures and the point's check counts. Every point's overrides
+// are validated before any run starts, and the table's bytes depend only on the arguments, never
+// on --jobs or on which thread finished first (each point is a pure function of its scenario).
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "run/runner.h"
+#include "run/sweep_runner.h"
 #include "scenario/scenario.h"
 #include "scenario_options.h"
 
@@ -198,59 +196,54 @@ std::size_t passedChecks(const LabResult& r) {
         std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; }));
 }
 
-unsigned poolSize(const SweepOptions& o, std::size_t points) {
-    unsigned jobs = o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency();
-    if (jobs == 0) jobs = 1;
-    return static_cast<unsigned>(std::min<std::size_t>(jobs, points));
+// Why a point failed: bad input (a ScenarioError, exit 2) or an internal error (exit 1).
+void describeError(const std::exception_ptr& error, Outcome& out) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const ScenarioError& e) {
+        out.error = e.what();
+        out.badInput = true;
+    } catch (const std::exception& e) {
+        out.error = std::string("internal error: ") + e.what();
+    } catch (...) {
+        out.error = "internal error: unknown exception";
+    }
 }
 
-// Runs every point on a pool of threads. After the first failure no new point starts and the
-// running ones are cancelled.
+// Runs every point on the sweep runner, `jobs` at a time (0: one per core). After the first
+// failure no new point starts and the running ones are cancelled.
 std::vector<Outcome> runPoints(const std::vector<Point>& points, unsigned jobs, bool quiet) {
+    using Clock = std::chrono::steady_clock;
     const std::size_t n = points.size();
-    std::vector<Outcome> outcomes(n);
-    std::vector<RunControl> controls(n);
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> stop{false};
-    std::mutex reportMutex;
-    std::size_t finished = 0;
-
-    auto work = [&] {
-        while (!stop.load()) {
-            const std::size_t i = next.fetch_add(1);
-            if (i >= n) return;
-            const auto start = std::chrono::steady_clock::now();
-            Outcome& out = outcomes[i];
-            try {
-                out.result = runScenario(points[i].scenario, controls[i]);
-            } catch (const ScenarioError& e) {
-                out.error = e.what();
-                out.badInput = true;
-            } catch (const std::exception& e) {
-                out.error = std::string("internal error: ") + e.what();
-            }
-            if (!out.error.empty() && !stop.exchange(true)) {
-                for (auto& c : controls) c.requestCancel();
-            }
-            const double seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::lock_guard lock(reportMutex);
-            ++finished;
-            if (quiet) continue;
-            char time[32];
-            std::snprintf(time, sizeof time, "%.2f", seconds);
-            std::cerr << "[" << finished << "/" << n << "] " << join(points[i].assignments, " ")
-                      << (out.error.empty() ? " done in " : " failed after ") << time << " s";
-            if (out.result && passedChecks(*out.result) < out.result->checks.size())
-                std::cerr << ", " << out.result->checks.size() - passedChecks(*out.result)
-                          << " checks failed";
-            std::cerr << "\n";
-        }
+    std::vector<Clock::time_point> starts(n);  // each written by the thread running the point
+    std::vector<SweepRunner<LabResult>::Job> work;
+    work.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        work.push_back([&points, &starts, i](RunControl& control) {
+            starts[i] = Clock::now();
+            return runScenario(points[i].scenario, control);
+        });
+    }
+    std::size_t finished = 0;  // the runner serializes the reports
+    auto report = [&](std::size_t i, const JobOutcome<LabResult>& out) {
+        ++finished;
+        if (quiet) return;
+        const double seconds = std::chrono::duration<double>(Clock::now() - starts[i]).count();
+        char time[32];
+        std::snprintf(time, sizeof time, "%.2f", seconds);
+        std::cerr << "[" << finished << "/" << n << "] " << join(points[i].assignments, " ")
+                  << (out.error ? " failed after " : " done in ") << time << " s";
+        if (out.result && passedChecks(*out.result) < out.result->checks.size())
+            std::cerr << ", " << out.result->checks.size() - passedChecks(*out.result)
+                      << " checks failed";
+        std::cerr << "\n";
     };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
-    work();
-    for (auto& t : threads) t.join();
+    SweepOutcome<LabResult> sweep = runSweep<LabResult>(std::move(work), jobs, report);
+    std::vector<Outcome> outcomes(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        outcomes[i].result = std::move(sweep.jobs[i].result);
+        if (sweep.jobs[i].error) describeError(sweep.jobs[i].error, outcomes[i]);
+    }
     return outcomes;
 }
 
@@ -396,7 +389,7 @@ std::string toJsonTable(const std::vector<Point>& points, const std::vector<Outc
 int cmdSweep(const std::vector<std::string>& args) {
     const SweepOptions o = parseArguments(args);
     const std::vector<Point> points = buildPoints(o);
-    const std::vector<Outcome> outcomes = runPoints(points, poolSize(o, points.size()), o.quiet);
+    const std::vector<Outcome> outcomes = runPoints(points, o.jobs, o.quiet);
 
     int errorCode = kExitOk;
     for (std::size_t i = 0; i < points.size(); ++i) {
