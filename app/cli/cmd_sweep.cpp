@@ -4,9 +4,7 @@
 // are validated before any run starts, and the table's bytes depend only on the arguments, never
 // on --jobs or on which thread finished first (each point is a pure function of its scenario).
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -20,6 +18,7 @@
 #include "run/sweep_runner.h"
 #include "scenario/scenario.h"
 #include "scenario_options.h"
+#include "text_table.h"
 
 namespace taillab::cli {
 namespace {
@@ -30,8 +29,6 @@ struct Vary {
     std::string path;
     std::vector<std::string> values;  // as typed; parsed like --set values
 };
-
-enum class Format { Csv, Json, Markdown };
 
 struct SweepOptions {
     std::string scenarioArg;
@@ -55,20 +52,6 @@ struct Outcome {
     bool badInput = false;
 };
 
-std::vector<std::string> splitList(const std::string& option, const std::string& list) {
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = list.find(',', start);
-        const std::string item =
-            list.substr(start, comma == std::string::npos ? comma : comma - start);
-        if (item.empty()) throw UsageError{option + ": empty item in '" + list + "'"};
-        items.push_back(item);
-        if (comma == std::string::npos) return items;
-        start = comma + 1;
-    }
-}
-
 Vary parseVary(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -76,21 +59,6 @@ Vary parseVary(const std::string& text) {
     Vary v{text.substr(0, eq), {}};
     v.values = splitList("--vary " + v.path, text.substr(eq + 1));
     return v;
-}
-
-unsigned parseJobs(const std::string& text) {
-    unsigned n = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n == 0)
-        throw UsageError{"--jobs expects an integer >= 1, found '" + text + "'"};
-    return n;
-}
-
-Format parseFormat(const std::string& text) {
-    if (text == "csv") return Format::Csv;
-    if (text == "json") return Format::Json;
-    if (text == "md") return Format::Markdown;
-    throw UsageError{"--format expects csv, json or md, found '" + text + "'"};
 }
 
 SweepOptions parseArguments(const std::vector<std::string>& args) {
@@ -124,12 +92,6 @@ SweepOptions parseArguments(const std::vector<std::string>& args) {
     if (o.scenarioArg.empty()) throw UsageError{"missing SCENARIO (try taillab-cli list)"};
     if (o.vary.empty()) throw UsageError{"missing --vary dotted.path=v1,v2,..."};
     return o;
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-    std::string s;
-    for (const auto& item : items) s += (s.empty() ? "" : separator) + item;
-    return s;
 }
 
 std::string readText(const std::string& path) {
@@ -266,13 +228,6 @@ std::vector<std::string> figureColumns(const std::vector<Outcome>& outcomes) {
     return columns;
 }
 
-// Numbers as the result JSON of `taillab-cli run` writes them (shortest round-trip form).
-std::string formatNumber(double x) {
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    return nlohmann::json(x).dump();
-}
-
 struct Table {
     std::vector<std::string> header;  // varied paths, figure names, checks_passed, checks_total
     std::size_t pointColumns = 0;
@@ -302,57 +257,16 @@ Table makeTable(const SweepOptions& o, const std::vector<Point>& points,
     return t;
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 std::string toCsv(const Table& t) {
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-        for (std::size_t k = 0; k < cells.size(); ++k) {
-            if (k > 0) out += ',';
-            out += csvField(cells[k]);
-        }
-        out += "\n";
-    };
-    line(t.header);
-    for (const auto& row : t.rows) line(row);
+    std::string out = csvLine(t.header);
+    for (const auto& row : t.rows) out += csvLine(row);
     return out;
 }
 
-std::string markdownCell(const std::string& s) {
-    std::string cell;
-    for (char c : s) {
-        if (c == '|') {
-            cell += "\\|";
-        } else if (c == '\n' || c == '\r') {
-            cell += ' ';
-        } else {
-            cell += c;
-        }
-    }
-    return cell;
-}
-
 std::string toMarkdown(const Table& t) {
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-        out += "|";
-        for (const auto& c : cells) {
-            out += ' ';
-            out += markdownCell(c);
-            out += " |";
-        }
-        out += "\n";
-    };
-    line(t.header);
-    out += "|";
-    for (std::size_t k = 0; k < t.header.size(); ++k) out += k < t.pointColumns ? "---|" : "---:|";
-    out += "\n";
-    for (const auto& row : t.rows) line(row);
+    std::string out = markdownLine(t.header);
+    out += markdownRule(t.header.size(), t.pointColumns);
+    for (const auto& row : t.rows) out += markdownLine(row);
     return out;
 }
 
