@@ -1,27 +1,24 @@
 // taillab-cli sweep: runs a scenario once per point of the cartesian product of the --vary lists,
-// on a pool of threads, and writes one table (csv, json or md) with a row per point: the varied
-// values, the lab's named figures and the point's check counts. Every point's overrides are
-// validated before any run starts, and the table's bytes depend only on the arguments, never on
-// --jobs or on which thread finished first (each point is a pure function of its scenario).
+// on the sweep runner's threads, and writes one table (csv, json or md) with a row per point: the
+// varied values, the lab's named figures and the point's check counts. Every point's overrides
+// are validated before any run starts, and the table's bytes depend only on the arguments, never
+// on --jobs or on which thread finished first (each point is a pure function of its scenario).
 #include <algorithm>
-#include <atomic>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "run/runner.h"
+#include "run/sweep_runner.h"
 #include "scenario/scenario.h"
 #include "scenario_options.h"
+#include "text_table.h"
 
 namespace taillab::cli {
 namespace {
@@ -32,8 +29,6 @@ struct Vary {
     std::string path;
     std::vector<std::string> values;  // as typed; parsed like --set values
 };
-
-enum class Format { Csv, Json, Markdown };
 
 struct SweepOptions {
     std::string scenarioArg;
@@ -57,20 +52,6 @@ struct Outcome {
     bool badInput = false;
 };
 
-std::vector<std::string> splitList(const std::string& option, const std::string& list) {
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = list.find(',', start);
-        const std::string item =
-            list.substr(start, comma == std::string::npos ? comma : comma - start);
-        if (item.empty()) throw UsageError{option + ": empty item in '" + list + "'"};
-        items.push_back(item);
-        if (comma == std::string::npos) return items;
-        start = comma + 1;
-    }
-}
-
 Vary parseVary(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -78,21 +59,6 @@ Vary parseVary(const std::string& text) {
     Vary v{text.substr(0, eq), {}};
     v.values = splitList("--vary " + v.path, text.substr(eq + 1));
     return v;
-}
-
-unsigned parseJobs(const std::string& text) {
-    unsigned n = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n == 0)
-        throw UsageError{"--jobs expects an integer >= 1, found '" + text + "'"};
-    return n;
-}
-
-Format parseFormat(const std::string& text) {
-    if (text == "csv") return Format::Csv;
-    if (text == "json") return Format::Json;
-    if (text == "md") return Format::Markdown;
-    throw UsageError{"--format expects csv, json or md, found '" + text + "'"};
 }
 
 SweepOptions parseArguments(const std::vector<std::string>& args) {
@@ -126,12 +92,6 @@ SweepOptions parseArguments(const std::vector<std::string>& args) {
     if (o.scenarioArg.empty()) throw UsageError{"missing SCENARIO (try taillab-cli list)"};
     if (o.vary.empty()) throw UsageError{"missing --vary dotted.path=v1,v2,..."};
     return o;
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-    std::string s;
-    for (const auto& item : items) s += (s.empty() ? "" : separator) + item;
-    return s;
 }
 
 std::string readText(const std::string& path) {
@@ -198,59 +158,54 @@ std::size_t passedChecks(const LabResult& r) {
         std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; }));
 }
 
-unsigned poolSize(const SweepOptions& o, std::size_t points) {
-    unsigned jobs = o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency();
-    if (jobs == 0) jobs = 1;
-    return static_cast<unsigned>(std::min<std::size_t>(jobs, points));
+// Why a point failed: bad input (a ScenarioError, exit 2) or an internal error (exit 1).
+void describeError(const std::exception_ptr& error, Outcome& out) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const ScenarioError& e) {
+        out.error = e.what();
+        out.badInput = true;
+    } catch (const std::exception& e) {
+        out.error = std::string("internal error: ") + e.what();
+    } catch (...) {
+        out.error = "internal error: unknown exception";
+    }
 }
 
-// Runs every point on a pool of threads. After the first failure no new point starts and the
-// running ones are cancelled.
+// Runs every point on the sweep runner, `jobs` at a time (0: one per core). After the first
+// failure no new point starts and the running ones are cancelled.
 std::vector<Outcome> runPoints(const std::vector<Point>& points, unsigned jobs, bool quiet) {
+    using Clock = std::chrono::steady_clock;
     const std::size_t n = points.size();
-    std::vector<Outcome> outcomes(n);
-    std::vector<RunControl> controls(n);
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> stop{false};
-    std::mutex reportMutex;
-    std::size_t finished = 0;
-
-    auto work = [&] {
-        while (!stop.load()) {
-            const std::size_t i = next.fetch_add(1);
-            if (i >= n) return;
-            const auto start = std::chrono::steady_clock::now();
-            Outcome& out = outcomes[i];
-            try {
-                out.result = runScenario(points[i].scenario, controls[i]);
-            } catch (const ScenarioError& e) {
-                out.error = e.what();
-                out.badInput = true;
-            } catch (const std::exception& e) {
-                out.error = std::string("internal error: ") + e.what();
-            }
-            if (!out.error.empty() && !stop.exchange(true)) {
-                for (auto& c : controls) c.requestCancel();
-            }
-            const double seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::lock_guard lock(reportMutex);
-            ++finished;
-            if (quiet) continue;
-            char time[32];
-            std::snprintf(time, sizeof time, "%.2f", seconds);
-            std::cerr << "[" << finished << "/" << n << "] " << join(points[i].assignments, " ")
-                      << (out.error.empty() ? " done in " : " failed after ") << time << " s";
-            if (out.result && passedChecks(*out.result) < out.result->checks.size())
-                std::cerr << ", " << out.result->checks.size() - passedChecks(*out.result)
-                          << " checks failed";
-            std::cerr << "\n";
-        }
+    std::vector<Clock::time_point> starts(n);  // each written by the thread running the point
+    std::vector<SweepRunner<LabResult>::Job> work;
+    work.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        work.push_back([&points, &starts, i](RunControl& control) {
+            starts[i] = Clock::now();
+            return runScenario(points[i].scenario, control);
+        });
+    }
+    std::size_t finished = 0;  // the runner serializes the reports
+    auto report = [&](std::size_t i, const JobOutcome<LabResult>& out) {
+        ++finished;
+        if (quiet) return;
+        const double seconds = std::chrono::duration<double>(Clock::now() - starts[i]).count();
+        char time[32];
+        std::snprintf(time, sizeof time, "%.2f", seconds);
+        std::cerr << "[" << finished << "/" << n << "] " << join(points[i].assignments, " ")
+                  << (out.error ? " failed after " : " done in ") << time << " s";
+        if (out.result && passedChecks(*out.result) < out.result->checks.size())
+            std::cerr << ", " << out.result->checks.size() - passedChecks(*out.result)
+                      << " checks failed";
+        std::cerr << "\n";
     };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
-    work();
-    for (auto& t : threads) t.join();
+    SweepOutcome<LabResult> sweep = runSweep<LabResult>(std::move(work), jobs, report);
+    std::vector<Outcome> outcomes(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        outcomes[i].result = std::move(sweep.jobs[i].result);
+        if (sweep.jobs[i].error) describeError(sweep.jobs[i].error, outcomes[i]);
+    }
     return outcomes;
 }
 
@@ -271,13 +226,6 @@ std::vector<std::string> figureColumns(const std::vector<Outcome>& outcomes) {
         }
     }
     return columns;
-}
-
-// Numbers as the result JSON of `taillab-cli run` writes them (shortest round-trip form).
-std::string formatNumber(double x) {
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    return nlohmann::json(x).dump();
 }
 
 struct Table {
@@ -309,57 +257,16 @@ Table makeTable(const SweepOptions& o, const std::vector<Point>& points,
     return t;
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 std::string toCsv(const Table& t) {
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-        for (std::size_t k = 0; k < cells.size(); ++k) {
-            if (k > 0) out += ',';
-            out += csvField(cells[k]);
-        }
-        out += "\n";
-    };
-    line(t.header);
-    for (const auto& row : t.rows) line(row);
+    std::string out = csvLine(t.header);
+    for (const auto& row : t.rows) out += csvLine(row);
     return out;
 }
 
-std::string markdownCell(const std::string& s) {
-    std::string cell;
-    for (char c : s) {
-        if (c == '|') {
-            cell += "\\|";
-        } else if (c == '\n' || c == '\r') {
-            cell += ' ';
-        } else {
-            cell += c;
-        }
-    }
-    return cell;
-}
-
 std::string toMarkdown(const Table& t) {
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-        out += "|";
-        for (const auto& c : cells) {
-            out += ' ';
-            out += markdownCell(c);
-            out += " |";
-        }
-        out += "\n";
-    };
-    line(t.header);
-    out += "|";
-    for (std::size_t k = 0; k < t.header.size(); ++k) out += k < t.pointColumns ? "---|" : "---:|";
-    out += "\n";
-    for (const auto& row : t.rows) line(row);
+    std::string out = markdownLine(t.header);
+    out += markdownRule(t.header.size(), t.pointColumns);
+    for (const auto& row : t.rows) out += markdownLine(row);
     return out;
 }
 
@@ -396,7 +303,7 @@ std::string toJsonTable(const std::vector<Point>& points, const std::vector<Outc
 int cmdSweep(const std::vector<std::string>& args) {
     const SweepOptions o = parseArguments(args);
     const std::vector<Point> points = buildPoints(o);
-    const std::vector<Outcome> outcomes = runPoints(points, poolSize(o, points.size()), o.quiet);
+    const std::vector<Outcome> outcomes = runPoints(points, o.jobs, o.quiet);
 
     int errorCode = kExitOk;
     for (std::size_t i = 0; i < points.size(); ++i) {

@@ -1,5 +1,6 @@
 // taillab-cli subcommands. Each takes the arguments after its name and returns the exit code:
-// 0 ok, 2 bad input (with a message on stderr), 1 internal error, 3 (run, sweep) a check failed.
+// 0 ok, 2 bad input (with a message on stderr), 1 internal error, 3 (run, sweep) a check failed
+// (compare reports failed checks in its table, not in its exit code).
 #pragma once
 
 #include <string>
@@ -21,6 +22,7 @@ int cmdRun(const std::vector<std::string>& args);
 int cmdList(const std::vector<std::string>& args);
 int cmdHdr(const std::vector<std::string>& args);
 int cmdSweep(const std::vector<std::string>& args);
+int cmdCompare(const std::vector<std::string>& args);
 
 // Resolves a scenario argument: a path, or a name/relative path under the scenario directory.
 std::string resolveScenarioPath(const std::string& arg);

@@ -1,4 +1,4 @@
-// taillab-cli: headless runs and sweeps, scenario listing and latency-log analysis.
+// taillab-cli: headless runs, sweeps and comparisons, scenario listing and latency-log analysis.
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -21,6 +21,21 @@ usage:
                                          time (default: one per core); writes one table: the
                                          varied values, the lab's figures (or just --figures),
                                          checks_passed, checks_total; progress on stderr
+  taillab-cli compare A [B] [--set dotted.path=value ...] [--a-set ...] [--b-set ...]
+                      [--seed N] [--jobs N] [--format md|csv|json]
+                      [--series all|none|CHART_ID[,CHART_ID...]] [--out FILE] [--quiet]
+                                         compare two runs of one lab. A and B are each a result
+                                         file written by run --out or a SCENARIO; with A alone,
+                                         B is A changed by the --b-set overrides (at least one).
+                                         --set and --seed apply to every scenario side, --a-set
+                                         and --b-set to one; scenario sides run in parallel.
+                                         Writes the parameters that differ, the figures (A, B,
+                                         B - A, (B - A)/|A|), the checks of both and, per
+                                         --series (default: percentiles_over_time when there
+                                         is one), each time chart's windows aligned on x.
+                                         md (default) rounds for reading, with units; csv and
+                                         json keep exact numbers. Progress on stderr.
+                                         Failed checks do not change compare's exit code.
   taillab-cli hdr [FILE|-] [--input text|u64le] [--hgrm OUT] [--ticks N] [--scale X]
                   [--lowest N] [--highest N] [--digits N]
                                          record a latency log (one number a line, or little-endian
@@ -30,9 +45,9 @@ usage:
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
-(e.g. labs/fanout). Exit codes: 0 ok (run, sweep: all checks pass or no checks),
-2 bad input, 1 internal error, 3 run finished but a check failed (sweep: at any point;
-the whole table is still written).
+(e.g. labs/fanout). Exit codes: 0 ok (run, sweep: all checks pass or no checks;
+compare: whatever the checks say), 2 bad input, 1 internal error, 3 run finished but a
+check failed (sweep: at any point; the whole table is still written).
 )";
 
 }  // namespace
@@ -51,6 +66,7 @@ int main(int argc, char** argv) {
         if (command == "list") return cmdList(args);
         if (command == "hdr") return cmdHdr(args);
         if (command == "sweep") return cmdSweep(args);
+        if (command == "compare") return cmdCompare(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {

@@ -1,5 +1,6 @@
 #include "scenario_options.h"
 
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -11,6 +12,28 @@ namespace taillab::cli {
 const std::string& optionValue(const std::vector<std::string>& args, std::size_t& i) {
     if (i + 1 >= args.size()) throw UsageError{args[i] + " needs a value"};
     return args[++i];
+}
+
+std::vector<std::string> splitList(const std::string& option, const std::string& list) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = list.find(',', start);
+        const std::string item =
+            list.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (item.empty()) throw UsageError{option + ": empty item in '" + list + "'"};
+        items.push_back(item);
+        if (comma == std::string::npos) return items;
+        start = comma + 1;
+    }
+}
+
+unsigned parseJobs(const std::string& text) {
+    unsigned n = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n == 0)
+        throw UsageError{"--jobs expects an integer >= 1, found '" + text + "'"};
+    return n;
 }
 
 bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,

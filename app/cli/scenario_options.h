@@ -1,5 +1,6 @@
-// Argument handling shared by the commands that run a scenario (`run`, `sweep`): option values,
-// --seed/--set, the positional SCENARIO, writing the output, and reporting a failed check.
+// Argument handling shared by the commands that run a scenario (`run`, `sweep`, `compare`):
+// option values, lists, --jobs, --seed/--set, the positional SCENARIO, writing the output, and
+// reporting a failed check.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,12 @@ namespace taillab::cli {
 
 // The value after the option at args[i]; advances i past it. Throws UsageError "X needs a value".
 const std::string& optionValue(const std::vector<std::string>& args, std::size_t& i);
+
+// A comma-separated list with no empty items; throws UsageError naming `option` otherwise.
+std::vector<std::string> splitList(const std::string& option, const std::string& list);
+
+// The value of --jobs: an integer >= 1.
+unsigned parseJobs(const std::string& text);
 
 // Handles `--seed N` and `--set dotted.path=value` at args[i]: appends the override ("seed=N" or
 // the assignment) and advances i past the value. Returns false when args[i] is neither.

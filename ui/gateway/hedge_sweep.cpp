@@ -70,85 +70,64 @@ HedgeSweepRunner::HedgeSweepRunner(QObject* parent) : QObject(parent) {
     qRegisterMetaType<SweepPoint>("taillab::ui::SweepPoint");
 }
 
-HedgeSweepRunner::~HedgeSweepRunner() {
-    if (control_) control_->requestCancel();
-    join();
-}
+HedgeSweepRunner::~HedgeSweepRunner() = default;  // sweep_ cancels and joins
 
 void HedgeSweepRunner::cancel() {
-    if (control_ && running_) control_->requestCancel();
-}
-
-void HedgeSweepRunner::join() {
-    for (auto& t : threads_)
-        if (t.joinable()) t.join();
-    threads_.clear();
+    if (sweep_ && running_) sweep_->cancel();
 }
 
 void HedgeSweepRunner::start(const Params& params, std::uint64_t seed,
                              std::vector<double> delays_ms, int days) {
-    if (control_) control_->requestCancel();
-    join();
-    control_ = std::make_shared<RunControl>();
+    sweep_.reset();  // cancels and joins the sweep in flight, if any
     const quint64 generation = ++generation_;
-    running_ = true;
-    const int points = static_cast<int>(delays_ms.size());
-    threadCount_ = std::max(1, std::min<int>(points, static_cast<int>(std::max(
-                                                         1u, std::thread::hardware_concurrency()))));
-    struct Shared {
-        std::vector<double> delays;
-        std::atomic<int> next{0};
-        std::atomic<int> live{0};
-    };
-    auto shared = std::make_shared<Shared>();
-    shared->delays = std::move(delays_ms);
-    shared->live = threadCount_;
-    if (points == 0) {
-        running_ = false;
-        emit finished(false);
-        return;
-    }
-    auto control = control_;
-    for (int t = 0; t < threadCount_; ++t) {
-        threads_.emplace_back([this, shared, control, params, seed, days, generation] {
-            for (int i = shared->next++; i < static_cast<int>(shared->delays.size());
-                 i = shared->next++) {
-                if (control->cancelRequested()) break;
-                try {
-                    const auto point =
-                        runHedgeSweepPoint(params, seed, shared->delays[i], days, control.get());
-                    if (!point) break;
-                    QMetaObject::invokeMethod(
-                        this,
-                        [this, generation, i, p = *point] {
-                            if (generation == generation_) emit pointDone(i, p);
-                        },
-                        Qt::QueuedConnection);
-                } catch (const std::exception& e) {
-                    control->requestCancel();
-                    QMetaObject::invokeMethod(
-                        this,
-                        [this, generation, message = QString::fromStdString(e.what())] {
-                            if (generation == generation_) emit failed(message);
-                        },
-                        Qt::QueuedConnection);
-                    break;
-                }
-            }
-            if (--shared->live == 0) {
-                const bool cancelled = control->cancelRequested();
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, generation, cancelled] {
-                        if (generation != generation_) return;
-                        running_ = false;
-                        join();
-                        emit finished(cancelled);
-                    },
-                    Qt::QueuedConnection);
-            }
+    std::vector<Runner::Job> jobs;
+    jobs.reserve(delays_ms.size());
+    for (const double delay : delays_ms) {
+        jobs.push_back([params, seed, delay, days](RunControl& control) {
+            return runHedgeSweepPoint(params, seed, delay, days, &control);
         });
     }
+    sweep_ = std::make_unique<Runner>(std::move(jobs));
+    threadCount_ = static_cast<int>(sweep_->threadCount());
+    running_ = true;
+    // Both callbacks run on worker threads (the last one on the caller's when there are no
+    // delays): they only post to the UI thread, where the generation check drops stale news.
+    auto onPoint = [this, generation](std::size_t i, const Runner::Outcome& outcome) {
+        if (outcome.error) {
+            QString message = QStringLiteral("unknown error");
+            try {
+                std::rethrow_exception(outcome.error);
+            } catch (const std::exception& e) {
+                message = QString::fromStdString(e.what());
+            } catch (...) {
+            }
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, message] {
+                    if (generation == generation_) emit failed(message);
+                },
+                Qt::QueuedConnection);
+        } else if (outcome.result && *outcome.result) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, index = static_cast<int>(i), point = **outcome.result] {
+                    if (generation == generation_) emit pointDone(index, point);
+                },
+                Qt::QueuedConnection);
+        }
+    };
+    auto onFinished = [this, generation] {
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation] {
+                if (generation != generation_) return;
+                running_ = false;
+                const auto outcome = sweep_->wait();
+                emit finished(outcome.cancelled || outcome.firstError.has_value());
+            },
+            Qt::QueuedConnection);
+    };
+    sweep_->start(std::move(onPoint), std::move(onFinished));
 }
 
 }  // namespace taillab::ui

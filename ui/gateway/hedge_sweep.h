@@ -1,21 +1,20 @@
 // The hedge-delay sweep: each point is a whole GatewaySim run of the current params with
 // hedge_mode = fixed at one delay (and `days` days), its p99 (from the run's merged histogram)
 // against its extra upstream load ((hedge + last-chance calls) / primary calls). Points run in
-// parallel on std::threads, one per core, never on the UI thread; results come back to the UI
-// thread as queued signals. Also reads seed 000's published sweep points.
+// parallel on core's SweepRunner, one thread per core, never on the UI thread; results come back
+// to the UI thread as queued signals. Also reads seed 000's published sweep points.
 #pragma once
 
 #include <QObject>
 #include <QString>
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gateway/gateway_charts.h"
 #include "knobs/knob.h"
+#include "run/sweep_runner.h"
 #include "sim/run_control.h"
 
 namespace taillab::ui {
@@ -51,11 +50,10 @@ class HedgeSweepRunner : public QObject {
     void failed(QString message);
 
   private:
-    void join();
+    using Runner = SweepRunner<std::optional<SweepPoint>>;
 
-    std::vector<std::thread> threads_;
-    std::shared_ptr<RunControl> control_;
-    quint64 generation_ = 0;
+    std::unique_ptr<Runner> sweep_;  // the sweep in flight or last finished
+    quint64 generation_ = 0;         // signals from an older sweep are dropped
     bool running_ = false;
     int threadCount_ = 0;
 };

@@ -1,0 +1,247 @@
+// The three forms of a comparison: md for reading (rounded numbers, units in the headers), csv
+// and json for tools (numbers exact, as the result JSON writes them).
+#include <cmath>
+#include <cstdio>
+
+#include "compare_report.h"
+#include "text_table.h"
+
+namespace taillab::cli {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const char* const kMinus = "\u2212";  // the minus sign of the headers "B − A", "B−A <name>"
+
+// How the side was given: the argument, with a scenario's overrides as they were typed.
+std::string sourceText(const CompareSide& s) { return inputCommandLine(s.source, s.overrides); }
+
+std::vector<std::string> figureHeader() {
+    return {"figure", "A", "B", std::string("B ") + kMinus + " A",
+            std::string("(B ") + kMinus + " A)/|A|"};
+}
+
+const char* kindText(const CompareSide& s) { return s.scenario ? "scenario" : "result file"; }
+
+// A parameter value as text: strings bare, everything else as JSON.
+std::string valueText(const std::optional<ojson>& v) {
+    if (!v) return "";
+    return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
+std::string passText(const std::optional<bool>& pass) {
+    return pass ? (*pass ? "pass" : "fail") : "";
+}
+
+std::optional<double> minus(const std::optional<double>& b, const std::optional<double>& a) {
+    if (!a || !b) return std::nullopt;
+    return *b - *a;
+}
+
+std::string exact(const std::optional<double>& x) { return x ? formatNumber(*x) : ""; }
+
+// About `significant` digits, without exponents for everyday magnitudes: 0.63397, 1258.5,
+// 1234568; integers as integers.
+std::string readable(double x, int significant = 6) {
+    if (!std::isfinite(x)) return formatNumber(x);
+    if (x == 0) return "0";
+    char buf[64];
+    const double a = std::abs(x);
+    if (a < 1e15 && x == std::trunc(x)) {
+        std::snprintf(buf, sizeof buf, "%.0f", x);
+    } else if (a >= 1e-4 && a < 1e15) {
+        const int magnitude = static_cast<int>(std::floor(std::log10(a)));
+        std::snprintf(buf, sizeof buf, "%.*f", std::max(0, significant - 1 - magnitude), x);
+        std::string s = buf;
+        if (s.find('.') != std::string::npos) {
+            s.erase(s.find_last_not_of('0') + 1);
+            if (s.back() == '.') s.pop_back();
+        }
+        return s;
+    } else {
+        std::snprintf(buf, sizeof buf, "%.*g", significant, x);
+    }
+    return buf;
+}
+
+std::string readable(const std::optional<double>& x) { return x ? readable(*x) : ""; }
+
+// A parameter value for reading: numbers rounded as the figures are.
+std::string readableValue(const std::optional<ojson>& v) {
+    return v && v->is_number() ? readable(v->get<double>()) : valueText(v);
+}
+
+// A change with its sign: "+0.0042", "-12.5", "0".
+std::string signedReadable(const std::optional<double>& x, int significant = 6) {
+    if (!x) return "";
+    std::string text = *x > 0 ? "+" : "";
+    return text += readable(*x, significant);
+}
+
+// The unit at the end of an axis label, "Latency (ms)" -> "ms"; "" when there is none.
+std::string unitOf(const std::string& label) {
+    if (label.empty() || label.back() != ')') return "";
+    const auto open = label.rfind('(');
+    return open == std::string::npos ? "" : label.substr(open + 1, label.size() - open - 2);
+}
+
+// For each series, its three column names: "A <name>", "B <name>", "B−A <name>" (+ suffix).
+void appendSeriesHeader(std::vector<std::string>& header, const SeriesTable& t,
+                        const std::string& suffix) {
+    for (const auto& s : t.series) {
+        header.push_back("A " + s.name + suffix);
+        header.push_back("B " + s.name + suffix);
+        header.push_back(std::string("B") + kMinus + "A " + s.name + suffix);
+    }
+}
+
+// For each series, its three cells at x[i]: A and B written by `value`, B − A by `change`.
+template <class Value, class Change>
+void appendSeriesCells(std::vector<std::string>& row, const SeriesTable& t, std::size_t i,
+                       Value value, Change change) {
+    for (const auto& s : t.series) {
+        row.push_back(value(s.a[i]));
+        row.push_back(value(s.b[i]));
+        row.push_back(change(minus(s.b[i], s.a[i])));
+    }
+}
+
+std::string markdownSeries(const SeriesTable& t) {
+    const std::string unit = unitOf(t.yLabel);
+    const std::string suffix = unit.empty() ? "" : " (" + unit + ")";
+    std::vector<std::string> header{t.xLabel.empty() ? "x" : t.xLabel};
+    appendSeriesHeader(header, t, suffix);
+    std::string out = "## Series: " + t.chart + " (" + t.title + ")\n\n";
+    out += markdownLine(header) + markdownRule(header.size(), 0);
+    for (std::size_t i = 0; i < t.x.size(); ++i) {
+        std::vector<std::string> row{readable(t.x[i])};
+        appendSeriesCells(
+            row, t, i, [](const std::optional<double>& v) { return readable(v); },
+            [](const std::optional<double>& d) { return signedReadable(d); });
+        out += markdownLine(row);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string comparisonMarkdown(const Comparison& c) {
+    std::string out = "# Two runs of lab " + c.a.lab + "\n\n";
+    for (const CompareSide* s : {&c.a, &c.b}) {
+        out += "- " + s->label + ": `" + sourceText(*s) + "` (" + kindText(*s) + "): scenario " +
+               s->scenarioName + ", seed " + std::to_string(s->seed) + "\n";
+    }
+    out += "\n## Parameters that differ\n\n";
+    if (c.parameters.empty()) {
+        out += "None.\n";
+    } else {
+        out += markdownLine({"parameter", "A", "B"}) + markdownRule(3, 1);
+        for (const auto& p : c.parameters)
+            out += markdownLine({p.name, readableValue(p.a), readableValue(p.b)});
+    }
+    out += "\n## Figures\n\n";
+    out += markdownLine(figureHeader());
+    out += markdownRule(5, 1);
+    for (const auto& f : c.figures) {
+        const auto rel = f.relative();
+        out += markdownLine({f.name, readable(f.a), readable(f.b), signedReadable(f.difference()),
+                             rel ? signedReadable(100 * *rel, 3) + "%" : ""});
+    }
+    out += "\n## Checks\n\n";
+    if (c.checks.empty()) {
+        out += "Neither run has checks.\n";
+    } else {
+        out += markdownLine({"check", "A", "B"}) + markdownRule(3, 3);
+        for (const auto& ch : c.checks)
+            out += markdownLine({ch.name, passText(ch.a), passText(ch.b)});
+    }
+    for (const auto& t : c.series) {
+        out += '\n';
+        out += markdownSeries(t);
+    }
+    return out;
+}
+
+std::string comparisonCsv(const Comparison& c) {
+    std::string out = csvLine({"side", "source", "kind", "lab", "scenario", "seed"});
+    auto section = [&out](const std::vector<std::string>& header) {
+        out += '\n';  // a blank line between sections, each with its own header
+        out += csvLine(header);
+    };
+    for (const CompareSide* s : {&c.a, &c.b}) {
+        out += csvLine({s->label, sourceText(*s), kindText(*s), s->lab, s->scenarioName,
+                        std::to_string(s->seed)});
+    }
+    section({"parameter", "A", "B"});
+    for (const auto& p : c.parameters) out += csvLine({p.name, valueText(p.a), valueText(p.b)});
+    section(figureHeader());
+    for (const auto& f : c.figures)
+        out +=
+            csvLine({f.name, exact(f.a), exact(f.b), exact(f.difference()), exact(f.relative())});
+    section({"check", "A", "B"});
+    for (const auto& ch : c.checks) out += csvLine({ch.name, passText(ch.a), passText(ch.b)});
+    for (const auto& t : c.series) {
+        // Each row names its chart, so several charts' sections stay apart.
+        std::vector<std::string> header{"chart", "x"};
+        appendSeriesHeader(header, t, "");
+        section(header);
+        for (std::size_t i = 0; i < t.x.size(); ++i) {
+            std::vector<std::string> row{t.chart, formatNumber(t.x[i])};
+            appendSeriesCells(row, t, i, exact, exact);
+            out += csvLine(row);
+        }
+    }
+    return out;
+}
+
+std::string comparisonJson(const Comparison& c) {
+    auto number = [](const std::optional<double>& x) { return x ? ojson(*x) : ojson(nullptr); };
+    ojson out;
+    for (const CompareSide* s : {&c.a, &c.b}) {
+        ojson side;
+        side["source"] = s->source;
+        side["kind"] = s->scenario ? "scenario" : "result";
+        if (s->scenario) side["overrides"] = s->overrides;
+        side["lab"] = s->lab;
+        side["scenario"] = s->scenarioName;
+        side["seed"] = s->seed;
+        side["differing_parameters"] = ojson::object();
+        for (const auto& p : c.parameters) {
+            const auto& v = s == &c.a ? p.a : p.b;
+            side["differing_parameters"][p.name] = v ? *v : ojson(nullptr);
+        }
+        out[s == &c.a ? "a" : "b"] = std::move(side);
+    }
+    out["figures"] = ojson::array();
+    for (const auto& f : c.figures) {
+        out["figures"].push_back({{"name", f.name},
+                                  {"a", number(f.a)},
+                                  {"b", number(f.b)},
+                                  {"b_minus_a", number(f.difference())},
+                                  {"relative_change", number(f.relative())}});
+    }
+    out["checks"] = ojson::array();
+    for (const auto& ch : c.checks) {
+        auto pass = [](const std::optional<bool>& p) { return p ? ojson(*p) : ojson(nullptr); };
+        out["checks"].push_back(
+            {{"name", ch.name}, {"a_pass", pass(ch.a)}, {"b_pass", pass(ch.b)}});
+    }
+    out["series"] = ojson::array();
+    for (const auto& t : c.series) {
+        ojson chart{{"chart", t.chart},    {"title", t.title}, {"x_label", t.xLabel},
+                    {"y_label", t.yLabel}, {"x", t.x},         {"series", ojson::array()}};
+        for (const auto& s : t.series) {
+            ojson a = ojson::array(), b = ojson::array(), d = ojson::array();
+            for (std::size_t i = 0; i < t.x.size(); ++i) {
+                a.push_back(number(s.a[i]));
+                b.push_back(number(s.b[i]));
+                d.push_back(number(minus(s.b[i], s.a[i])));
+            }
+            chart["series"].push_back({{"name", s.name}, {"a", a}, {"b", b}, {"b_minus_a", d}});
+        }
+        out["series"].push_back(std::move(chart));
+    }
+    return out.dump(2) + "\n";
+}
+
+}  // namespace taillab::cli

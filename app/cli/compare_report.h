@@ -1,0 +1,82 @@
+// What `taillab-cli compare` reports about two runs of one lab, and its three forms: the
+// parameters that differ, the figures side by side with B − A and (B − A)/|A|, the checks of
+// both, and chosen time charts aligned on x. Built from two ComparedRuns; the bytes depend only
+// on them and on the chosen charts.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare_inputs.h"
+
+namespace taillab::cli {
+
+struct CompareSide {
+    std::string label;                   // "A" or "B"
+    std::string source;                  // the argument as typed
+    bool scenario = false;               // run here, rather than read from a result file
+    std::vector<std::string> overrides;  // a scenario side's
+    std::string lab;
+    std::string scenarioName;
+    std::uint64_t seed = 0;
+};
+
+struct ParameterDiff {
+    std::string name;  // as in the result's "parameters" (nested keys joined with '.')
+    std::optional<nlohmann::ordered_json> a;  // nullopt: the side has no such parameter
+    std::optional<nlohmann::ordered_json> b;
+};
+
+struct FigureRow {
+    std::string name;
+    std::optional<double> a;
+    std::optional<double> b;
+    std::optional<double> difference() const;  // B − A, when both have a value
+    std::optional<double> relative() const;    // (B − A)/|A|, when both do and A ≠ 0
+};
+
+struct CheckRow {
+    std::string name;
+    std::optional<bool> a;  // pass; nullopt: the side has no such check
+    std::optional<bool> b;
+};
+
+struct SeriesColumns {
+    std::string name;
+    std::vector<std::optional<double>> a;  // one per x; nullopt: no point there
+    std::vector<std::optional<double>> b;
+};
+
+// One time chart of both runs on the union of their x values.
+struct SeriesTable {
+    std::string chart;
+    std::string title;
+    std::string xLabel;
+    std::string yLabel;
+    std::vector<double> x;
+    std::vector<SeriesColumns> series;
+};
+
+struct Comparison {
+    CompareSide a;
+    CompareSide b;
+    std::vector<ParameterDiff> parameters;
+    std::vector<FigureRow> figures;  // A's order, then the figures only B has
+    std::vector<CheckRow> checks;    // likewise
+    std::vector<SeriesTable> series;
+};
+
+// The ids of the time charts of A, then those only B has.
+std::vector<std::string> timeChartIds(const ComparedRun& a, const ComparedRun& b);
+
+Comparison makeComparison(CompareSide sideA, const ComparedRun& a, CompareSide sideB,
+                          const ComparedRun& b, const std::vector<std::string>& charts);
+
+std::string comparisonMarkdown(const Comparison& c);
+std::string comparisonCsv(const Comparison& c);
+std::string comparisonJson(const Comparison& c);
+
+}  // namespace taillab::cli

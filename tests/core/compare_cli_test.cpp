@@ -1,0 +1,280 @@
+// taillab-cli compare as a user runs it: the real binary, result files written by `run --out`,
+// exit codes and messages. Small labs and request counts keep every run well under a second.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_support.h"
+
+namespace {
+
+using taillab::test::readFile;
+using ojson = nlohmann::ordered_json;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+};
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    for (std::string line; std::getline(s, line);) out.push_back(line);
+    return out;
+}
+
+// The text from the first line starting with `marker` on ("" when there is none).
+std::string from(const std::string& text, const std::string& marker) {
+    const auto at = text.find("\n" + marker);
+    return at == std::string::npos ? "" : text.substr(at + 1);
+}
+
+const std::string kFanout = "labs/fanout --set params.requests=2000";
+// Coordinated omission has a time chart ("windows"); 4 s of it take a few milliseconds.
+const std::string kOmission = "labs/coordinated-omission --set params.duration_s=4";
+
+class CompareCli : public taillab::test::ScratchDirTest {
+  protected:
+    Outcome runCli(const std::string& args) const {
+        const std::string errPath = path("stderr.txt");
+        const auto r =
+            taillab::test::runShell(std::string(TAILLAB_CLI_PATH) + " " + args + " 2>" + errPath);
+        return Outcome{r.exit_code, r.out, readFile(errPath)};
+    }
+    // Runs `run` with the arguments and writes the result to `file` in the scratch directory.
+    std::string writeResult(const std::string& args, const std::string& file) const {
+        const auto o = runCli("run " + args + " --out " + path(file));
+        EXPECT_TRUE(o.exit_code == 0 || o.exit_code == 3) << o.err;
+        return path(file);
+    }
+};
+
+TEST_F(CompareCli, TwoResultFilesGiveTheDifferencesOfTheirFigures) {
+    const std::string a = writeResult(kFanout, "a.json");
+    const std::string b = writeResult(kFanout + " --set params.backends=10", "b.json");
+    const auto o = runCli("compare " + a + " " + b + " --format json");
+    // B fails the scenario's 100-backend expectations; compare still exits 0.
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const ojson j = ojson::parse(o.out);
+    const ojson ra = ojson::parse(readFile(a));
+    const ojson rb = ojson::parse(readFile(b));
+
+    EXPECT_EQ(j.at("a").at("source"), a);
+    EXPECT_EQ(j.at("a").at("kind"), "result");
+    EXPECT_EQ(j.at("a").at("lab"), "fanout");
+    EXPECT_EQ(j.at("a").at("seed"), 1);
+    EXPECT_EQ(j.at("a").at("differing_parameters"), ojson({{"backends", 100}}));
+    EXPECT_EQ(j.at("b").at("differing_parameters"), ojson({{"backends", 10}}));
+
+    const auto& figures = j.at("figures");
+    ASSERT_EQ(figures.size(), ra.at("figures").size());
+    std::size_t k = 0;
+    for (const auto& [name, value] : ra.at("figures").items()) {
+        const auto& row = figures.at(k++);
+        ASSERT_EQ(row.at("name"), name) << "A's figure order";
+        const double va = value.get<double>();
+        const double vb = rb.at("figures").at(name).get<double>();
+        EXPECT_EQ(row.at("a").get<double>(), va) << name;
+        EXPECT_EQ(row.at("b").get<double>(), vb) << name;
+        EXPECT_EQ(row.at("b_minus_a").get<double>(), vb - va) << name;
+        if (va == 0) {
+            EXPECT_TRUE(row.at("relative_change").is_null()) << name;
+        } else {
+            EXPECT_EQ(row.at("relative_change").get<double>(), (vb - va) / std::abs(va)) << name;
+        }
+    }
+
+    const auto& checks = j.at("checks");
+    ASSERT_EQ(checks.size(), ra.at("checks").size());
+    bool bFails = false;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        EXPECT_EQ(checks[i].at("name"), ra.at("checks")[i].at("name"));
+        EXPECT_EQ(checks[i].at("a_pass"), ra.at("checks")[i].at("pass"));
+        EXPECT_EQ(checks[i].at("b_pass"), rb.at("checks")[i].at("pass"));
+        bFails = bFails || !checks[i].at("b_pass").get<bool>();
+    }
+    EXPECT_TRUE(bFails) << "the test means B to fail a check";
+    EXPECT_TRUE(j.at("series").empty()) << "fanout has no per-window chart";
+}
+
+TEST_F(CompareCli, ScenarioWithBSetGivesTheSameTablesAsItsTwoResultFiles) {
+    const std::string change = "--set params.stall_s=1";
+    const std::string a = writeResult(kOmission, "a.json");
+    const std::string b = writeResult(kOmission + " " + change, "b.json");
+    for (const char* format : {"md", "csv"}) {
+        const std::string options = std::string(" --series all --quiet --format ") + format;
+        const auto files = runCli("compare " + a + " " + b + options);
+        const auto scenario =
+            runCli("compare " + kOmission + " --b-set params.stall_s=1" + options);
+        const auto mixed = runCli("compare " + a + " " + kOmission + " " + change + options);
+        ASSERT_EQ(files.exit_code, 0) << files.err;
+        ASSERT_EQ(scenario.exit_code, 0) << scenario.err;
+        ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
+        // Only the lines saying where each side came from differ.
+        const std::string marker = std::string(format) == "md" ? "## Parameters" : "parameter,";
+        const std::string tables = from(files.out, marker);
+        ASSERT_FALSE(tables.empty()) << files.out;
+        EXPECT_NE(tables.find("stall_s"), std::string::npos) << tables;
+        EXPECT_EQ(from(scenario.out, marker), tables) << format;
+        EXPECT_EQ(from(mixed.out, marker), tables) << format;
+    }
+}
+
+TEST_F(CompareCli, SameBytesForAnyNumberOfJobs) {
+    const std::string args = "compare " + kFanout + " --b-set params.backends=10 --quiet";
+    const auto one = runCli(args + " --jobs 1");
+    const auto two = runCli(args + " --jobs 2");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_EQ(one.out, two.out);
+    EXPECT_EQ(one.out, runCli(args).out);
+}
+
+TEST_F(CompareCli, MarkdownTablesHaveHeadersWithUnits) {
+    const auto o =
+        runCli("compare " + kOmission + " --b-set params.duration_s=5 --series windows --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto rows = lines(o.out);
+    auto has = [&](const std::string& line) {
+        return std::find(rows.begin(), rows.end(), line) != rows.end();
+    };
+    EXPECT_EQ(rows.at(0), "# Two runs of lab coordinated_omission");
+    EXPECT_TRUE(has("- A: `" + kOmission + "` (scenario): scenario coordinated-omission, seed 3"))
+        << o.out;
+    EXPECT_TRUE(has("| parameter | A | B |")) << o.out;
+    EXPECT_TRUE(has("| duration_s | 4 | 5 |")) << o.out;
+    EXPECT_TRUE(has("| figure | A | B | B − A | (B − A)/\\|A\\| |")) << o.out;
+    EXPECT_TRUE(has("| open_loop_requests | 4000 | 5000 | +1000 | +25% |")) << o.out;
+    EXPECT_TRUE(has("| check | A | B |")) << o.out;
+    EXPECT_TRUE(has("## Series: windows (Per-window p99 and max)")) << o.out;
+    const std::string header =
+        "| Send time (s) | A open loop p99 (ms) | B open loop p99 (ms) | "
+        "B−A open loop p99 (ms) | A open loop max (ms) |";
+    const auto series = std::find_if(rows.begin(), rows.end(),
+                                     [&](const std::string& r) { return r.rfind(header, 0) == 0; });
+    ASSERT_NE(series, rows.end()) << o.out;
+    // Windows 0..3 in both runs, window 4 only in B: A's cells and the differences are empty.
+    ASSERT_EQ(rows.end() - series, 2 + 5) << o.out;
+    EXPECT_EQ(series[2].rfind("| 0 | 0.5 | 0.5 | 0 |", 0), 0u) << series[2];
+    EXPECT_EQ(series[6].rfind("| 4 |  | 0.5 |  |", 0), 0u) << series[6];
+}
+
+TEST_F(CompareCli, CsvSectionsAreSeparatedByBlankLinesEachWithItsHeader) {
+    const auto o = runCli("compare " + kOmission +
+                          " --b-set params.duration_s=5 --series all --format csv --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::vector<std::vector<std::string>> sections(1);
+    for (const auto& line : lines(o.out)) {
+        if (line.empty()) {
+            sections.emplace_back();
+        } else {
+            sections.back().push_back(line);
+        }
+    }
+    ASSERT_EQ(sections.size(), 5u) << o.out;
+    EXPECT_EQ(sections[0].at(0), "side,source,kind,lab,scenario,seed");
+    EXPECT_EQ(sections[0].size(), 3u);
+    EXPECT_EQ(sections[1].at(0), "parameter,A,B");
+    EXPECT_EQ(sections[1].at(1), "duration_s,4.0,5.0");
+    EXPECT_EQ(sections[2].at(0), "figure,A,B,B − A,(B − A)/|A|");
+    EXPECT_EQ(sections[2].at(1), "open_loop_requests,4000.0,5000.0,1000.0,0.25");
+    EXPECT_EQ(sections[3].at(0), "check,A,B");
+    EXPECT_EQ(
+        sections[4].at(0).rfind("chart,x,A open loop p99,B open loop p99,B−A open loop p99,", 0),
+        0u)
+        << sections[4].at(0);
+    ASSERT_EQ(sections[4].size(), 1u + 5u);
+    EXPECT_EQ(sections[4].back().rfind("windows,4.0,,0.5,,", 0), 0u) << sections[4].back();
+}
+
+TEST_F(CompareCli, PercentilesOverTimeAreShownUnlessSeriesSaysNone) {
+    const std::string a = writeResult("labs/gateway --set params.days=1", "a.json");
+    const std::string b =
+        writeResult("labs/gateway --set params.days=1 --set params.deadline_ms=800", "b.json");
+    auto o = runCli("compare " + a + " " + b + " --format json");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    auto j = ojson::parse(o.out);
+    ASSERT_EQ(j.at("series").size(), 1u);
+    const auto& chart = j.at("series")[0];
+    EXPECT_EQ(chart.at("chart"), "percentiles_over_time");
+    ASSERT_FALSE(chart.at("x").empty());
+    for (const auto& s : chart.at("series")) {
+        ASSERT_EQ(s.at("a").size(), chart.at("x").size());
+        for (std::size_t i = 0; i < s.at("a").size(); ++i) {
+            if (s.at("a")[i].is_null() || s.at("b")[i].is_null()) continue;
+            EXPECT_EQ(s.at("b_minus_a")[i].get<double>(),
+                      s.at("b")[i].get<double>() - s.at("a")[i].get<double>());
+        }
+    }
+    EXPECT_EQ(j.at("a").at("differing_parameters"), ojson({{"deadline_ms", 600.0}}));
+
+    o = runCli("compare " + a + " " + b + " --format json --series none");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_TRUE(ojson::parse(o.out).at("series").empty());
+    o = runCli("compare " + a + " " + b +
+               " --format json --series hedging_over_time,cache_over_time");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    j = ojson::parse(o.out);
+    ASSERT_EQ(j.at("series").size(), 2u);
+    EXPECT_EQ(j.at("series")[1].at("chart"), "cache_over_time");
+}
+
+TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
+    const std::string a = writeResult(kFanout, "a.json");
+    const std::string b = writeResult(kFanout + " --set params.backends=10", "b.json");
+    const std::string h = writeResult(
+        "labs/hedge-idle --set params.requests=2000 --set params.calibration_samples=2000",
+        "h.json");
+    std::ofstream(path("broken.json")) << "{\"lab\": \"fanout\", \"figures\": {";
+    std::ofstream(path("malformed.json")) << readFile(a).replace(
+        readFile(a).find("\"slow_fraction\": "), 17, "\"slow_fraction\": \"lots\", \"x\": ");
+    // `run` words a bad override; compare says the same about the side it belongs to.
+    const auto run = runCli("run " + kFanout + " --set params.nope=1");
+    ASSERT_EQ(run.exit_code, 2);
+    const std::string runMessage = run.err.substr(run.err.find(": ") + 2);
+
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"", {"missing A"}},
+        {path("nosuch.json") + " " + b, {"A: no scenario file '" + path("nosuch.json") + "'"}},
+        {a + " " + path("broken.json"), {"B: " + path("broken.json") + ":1:", "invalid JSON"}},
+        {path("malformed.json") + " " + b,
+         {"not a result of taillab-cli run", "/figures/slow_fraction: expected a number or null"}},
+        {a + " " + h, {"different labs", "lab 'fanout'", "lab 'hedge_idle'"}},
+        {"labs/fanout labs/hedge-idle", {"lab 'fanout'", "lab 'hedge_idle'"}},
+        {kFanout + " --b-set params.nope=1", {"B: " + runMessage.substr(0, runMessage.size() - 1)}},
+        {kFanout + " --b-set params.backends=lots", {"B: ", "/params/backends", "\"lots\""}},
+        {kFanout, {"at least one --b-set"}},
+        {a + " --b-set params.backends=3", {"A must be a scenario", "is a result file"}},
+        {a + " " + b + " --a-set params.backends=3", {"--a-set params.backends=3", "result file"}},
+        {a + " " + b + " --seed 3", {"both result files"}},
+        {a + " " + b + " --series windows", {"no time chart 'windows'"}},
+        {a + " " + b + " --format xml", {"--format"}},
+        {a + " " + b + " " + a, {"more than two inputs"}},
+        {a + " " + b + " --bogus", {"unknown option '--bogus'"}},
+        {"labs/fanout-hedge-independent --set params.requests=2000 --b-set params.hedge_mode=none",
+         {"B: ", "no figure 'hedged_slow_fraction'"}},
+    };
+    for (const auto& [args, needles] : cases) {
+        const auto o = runCli("compare " + args);
+        EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
+        EXPECT_TRUE(o.out.empty()) << args << ": " << o.out;
+        for (const auto& needle : needles)
+            EXPECT_NE(o.err.find(needle), std::string::npos) << args << "\n" << o.err;
+    }
+}
+
+TEST_F(CompareCli, HelpDescribesCompareAndItsExitCode) {
+    const auto o = runCli("--help");
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_NE(o.out.find("taillab-cli compare A [B]"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("Failed checks do not change compare's exit code"), std::string::npos)
+        << o.out;
+}
+
+}  // namespace
