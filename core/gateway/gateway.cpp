@@ -5,6 +5,7 @@
 
 #include "gateway/edge.h"
 #include "gateway/merge.h"
+#include "gateway/pool.h"
 #include "gateway/validation.h"
 
 namespace taillab::gateway {
@@ -121,14 +122,7 @@ void Gateway::reconfigure(const GatewayConfig& config) {
 }
 
 std::uint32_t Gateway::newRequest() {
-    std::uint32_t r;
-    if (!freeReqs_.empty()) {
-        r = freeReqs_.back();
-        freeReqs_.pop_back();
-    } else {
-        reqs_.emplace_back();
-        r = static_cast<std::uint32_t>(reqs_.size() - 1);
-    }
+    const std::uint32_t r = acquireSlot(reqs_, freeReqs_);
     Req& q = reqs_[r];
     const std::uint32_t generation = q.generation + 1;
     std::string query = std::move(q.query);  // keeps its capacity for the next request
@@ -393,14 +387,7 @@ void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
 bool Gateway::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
     Req& q = reqs_[r];
     if (q.ncalls >= kMaxCalls) return false;
-    std::uint32_t c;
-    if (!freeCalls_.empty()) {
-        c = freeCalls_.back();
-        freeCalls_.pop_back();
-    } else {
-        calls_.emplace_back();
-        c = static_cast<std::uint32_t>(calls_.size() - 1);
-    }
+    const std::uint32_t c = acquireSlot(calls_, freeCalls_);
     Call& call = calls_[c];
     const std::uint32_t generation = call.generation + 1 == 0 ? 1 : call.generation + 1;
     const int ip = egress_.pick(at, q.region, engine);
