@@ -82,7 +82,7 @@ void Admission::release(Time, Region region, Lane lane) {
     }
 }
 
-std::optional<std::uint32_t> Admission::nextQueued(Region region) {
+std::optional<std::uint32_t> Admission::popQueued(Region region) {
     PerRegion& p = at(region);
     if (p.queue.empty() || !batchRoom(p)) return std::nullopt;
     const std::uint32_t ticket = p.queue.front();

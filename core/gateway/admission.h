@@ -34,7 +34,10 @@ public:
     Decision admitBatch(Time now, Region region, std::uint32_t ticket);
     void release(Time now, Region region, Lane lane);
     // A queued batch request that may start now (it then holds a batch slot), if any.
-    std::optional<std::uint32_t> nextQueued(Region region);
+    std::optional<std::uint32_t> nextQueued(Region region) {
+        if (at(region).queue.empty()) return std::nullopt;  // the common case, inline
+        return popQueued(region);
+    }
     // Takes a request that gave up (its deadline passed) out of the queue.
     void dropQueued(Region region, std::uint32_t ticket);
     // A finished request's latency, for the region's limit.
@@ -55,6 +58,7 @@ private:
     PerRegion& at(Region r) { return regions_[static_cast<std::size_t>(r)]; }
     const PerRegion& at(Region r) const { return regions_[static_cast<std::size_t>(r)]; }
     bool batchRoom(const PerRegion& p) const;
+    std::optional<std::uint32_t> popQueued(Region region);
 
     bool enabled_ = true;
     int batchLimit_ = 8;
