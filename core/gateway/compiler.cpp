@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <stdexcept>
 
 #include "base/rng.h"
@@ -31,6 +33,35 @@ struct Fnv1a {
         byte(0);
     }
 };
+
+// hashRawText's pieces: little-endian loads whatever the host's byte order, and the 128-bit
+// product of two words folded to 64 bits (every input bit moves about half the output bits).
+std::uint64_t loadLe64(const char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    return v;
+}
+
+std::uint64_t loadLe32(const char* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+    return v;
+}
+
+__extension__ using Uint128 = unsigned __int128;
+
+std::uint64_t foldedMultiply(std::uint64_t a, std::uint64_t b) {
+    const Uint128 product = static_cast<Uint128>(a) * b;
+    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+// Odd constants, each with a byte >= 0x80: XOR with ASCII text is never the zero that would blank
+// a multiply.
+constexpr std::uint64_t kRawSeed = 0x9e3779b97f4a7c15ULL;  // 2^64 / golden ratio
+constexpr std::uint64_t kRawMulA = 0xbf58476d1ce4e5b9ULL;  // splitmix64's multipliers
+constexpr std::uint64_t kRawMulB = 0x94d049bb133111ebULL;
 
 // ---- small text helpers --------------------------------------------------------------------
 
@@ -132,6 +163,29 @@ std::uint64_t hashText(std::string_view bytes) {
     Fnv1a f;
     f.bytes(bytes);
     return mix64(f.h);
+}
+
+std::uint64_t hashRawText(std::string_view bytes) {
+    const char* p = bytes.data();
+    std::size_t n = bytes.size();
+    std::uint64_t state = foldedMultiply(n ^ kRawSeed, kRawMulA);
+    std::uint64_t a = 0, b = 0;
+    if (n > 16) {
+        for (; n > 16; p += 16, n -= 16)
+            state = foldedMultiply(loadLe64(p) ^ kRawMulA, loadLe64(p + 8) ^ state);
+        a = loadLe64(p + n - 16);  // the last 16 bytes, overlapping the last round
+        b = loadLe64(p + n - 8);
+    } else if (n >= 8) {
+        a = loadLe64(p);
+        b = loadLe64(p + n - 8);
+    } else if (n >= 4) {
+        a = loadLe32(p);
+        b = loadLe32(p + n - 4);
+    } else if (n > 0) {
+        const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
+        a = std::uint64_t{byte(0)} << 16 | std::uint64_t{byte(n / 2)} << 8 | byte(n - 1);
+    }
+    return mix64(foldedMultiply(a ^ kRawMulB, b ^ state));
 }
 
 CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,

@@ -83,6 +83,13 @@ int maxResultsBucket(int n);
 // cryptographic; stable across platforms and runs.
 std::uint64_t hashText(std::string_view bytes);
 
+// A fast, well-mixed 64-bit hash of raw bytes, for keying memos of raw query text (the cache key
+// keeps hashText of the normalized text). 16 bytes a round as two little-endian 8-byte words
+// folded by a 64x64->128-bit multiply, the last 1..16 bytes read with overlapping loads, the
+// length mixed in first and splitmix64's finalizer last. Stable across platforms (byte order
+// included), compilers and runs. Not cryptographic, and not meant for input chosen to collide.
+std::uint64_t hashRawText(std::string_view bytes);
+
 // The cache key from its fields: schema tag "v4", endpoint, region, lang, mode and
 // include_media (each string folded as its length, its bytes and a NUL, so no two different
 // field lists give the same byte stream), then the normalized query's hash and the maxResults
