@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "base/rng.h"
 #include "gateway/compiler_detail.h"
@@ -34,22 +33,8 @@ struct Fnv1a {
     }
 };
 
-// hashRawText's pieces: little-endian loads whatever the host's byte order, and the 128-bit
-// product of two words folded to 64 bits (every input bit moves about half the output bits).
-std::uint64_t loadLe64(const char* p) {
-    std::uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-    return v;
-}
-
-std::uint64_t loadLe32(const char* p) {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-    return v;
-}
-
+// hashRawText's mix: the 128-bit product of two words folded to 64 bits (every input bit moves
+// about half the output bits).
 __extension__ using Uint128 = unsigned __int128;
 
 std::uint64_t foldedMultiply(std::uint64_t a, std::uint64_t b) {
@@ -125,32 +110,17 @@ bool isTrackingParam(std::string_view name) {
 }
 
 std::string stripTrackingParams(std::string_view url) {
-    const std::size_t hash = url.find('#');
-    const std::string_view before_fragment = url.substr(0, hash);
-    const std::string_view fragment =
-        hash == std::string_view::npos ? std::string_view{} : url.substr(hash);
-    const std::size_t question = before_fragment.find('?');
-    if (question == std::string_view::npos) return std::string(url);
-
-    std::string kept;
-    std::string_view query = before_fragment.substr(question + 1);
-    while (true) {
-        const std::size_t amp = query.find('&');
-        const std::string_view piece = query.substr(0, amp);
-        if (!piece.empty() && !isTrackingParam(piece.substr(0, piece.find('=')))) {
-            if (!kept.empty()) kept += '&';
-            kept += piece;
-        }
-        if (amp == std::string_view::npos) break;
-        query.remove_prefix(amp + 1);
-    }
-    std::string out(before_fragment.substr(0, question));
-    if (!kept.empty()) out += '?' + kept;
-    out += fragment;
+    std::string out(url.size(), '\0');
+    out.resize(detail::stripTrackingParamsTo(url, out.data()));
     return out;
 }
 
-std::string normalizeQuery(std::string_view utf8) { return detail::normalizeQueryReference(utf8); }
+std::string normalizeQuery(std::string_view utf8) {
+    if (!detail::isAscii(utf8)) return detail::normalizeQueryReference(utf8);
+    std::string out;
+    detail::normalizeAscii(utf8, out);
+    return out;
+}
 
 int maxResultsBucket(int n) {
     if (n >= 1 && n <= 10) return 10;
@@ -172,15 +142,15 @@ std::uint64_t hashRawText(std::string_view bytes) {
     std::uint64_t a = 0, b = 0;
     if (n > 16) {
         for (; n > 16; p += 16, n -= 16)
-            state = foldedMultiply(loadLe64(p) ^ kRawMulA, loadLe64(p + 8) ^ state);
-        a = loadLe64(p + n - 16);  // the last 16 bytes, overlapping the last round
-        b = loadLe64(p + n - 8);
+            state = foldedMultiply(detail::loadLe64(p) ^ kRawMulA, detail::loadLe64(p + 8) ^ state);
+        a = detail::loadLe64(p + n - 16);  // the last 16 bytes, overlapping the last round
+        b = detail::loadLe64(p + n - 8);
     } else if (n >= 8) {
-        a = loadLe64(p);
-        b = loadLe64(p + n - 8);
+        a = detail::loadLe64(p);
+        b = detail::loadLe64(p + n - 8);
     } else if (n >= 4) {
-        a = loadLe32(p);
-        b = loadLe32(p + n - 4);
+        a = detail::loadLe32(p);
+        b = detail::loadLe32(p + n - 4);
     } else if (n > 0) {
         const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
         a = std::uint64_t{byte(0)} << 16 | std::uint64_t{byte(n / 2)} << 8 | byte(n - 1);
@@ -215,23 +185,36 @@ std::uint64_t foldCacheKey(std::string_view endpoint, std::string_view region,
 }
 
 QueryClass classifyQuery(std::string_view normalized) {
-    return detail::classifyQueryReference(normalized);
+    return detail::analyzeNormalized(normalized).query_class;
 }
 
 bool zeroResultsAllowed(std::string_view normalized) {
-    return detail::zeroResultsAllowedReference(normalized);
+    return detail::analyzeNormalized(normalized).zero_results_allowed;
+}
+
+void analyzeQuery(std::string_view raw, AnalyzedQuery& out) {
+    if (detail::isAscii(raw))
+        detail::normalizeAscii(raw, out.normalized);
+    else
+        out.normalized = detail::normalizeQueryReference(raw);
+    if (out.normalized.empty())
+        throw std::invalid_argument("analyzeQuery: the query is empty after normalization");
+    out.normalized_hash = hashText(out.normalized);
+    const detail::QueryFacts facts = detail::analyzeNormalized(out.normalized);
+    out.query_class = facts.query_class;
+    out.zero_results_allowed = facts.zero_results_allowed;
 }
 
 CompiledQuery compileQuery(const CompileInput& in) {
+    AnalyzedQuery analyzed;
+    analyzeQuery(in.query, analyzed);
     CompiledQuery out;
-    out.normalized = normalizeQuery(in.query);
-    if (out.normalized.empty())
-        throw std::invalid_argument("compileQuery: the query is empty after normalization");
     out.fetch_count = maxResultsBucket(in.max_results);
-    out.cache_key = foldCacheKey(in.endpoint, in.region, in.lang, hashText(out.normalized),
+    out.cache_key = foldCacheKey(in.endpoint, in.region, in.lang, analyzed.normalized_hash,
                                  out.fetch_count, in.mode, in.include_media);
-    out.query_class = classifyQuery(out.normalized);
-    out.zero_results_allowed = zeroResultsAllowed(out.normalized);
+    out.normalized = std::move(analyzed.normalized);
+    out.query_class = analyzed.query_class;
+    out.zero_results_allowed = analyzed.zero_results_allowed;
     return out;
 }
 

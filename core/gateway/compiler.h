@@ -72,7 +72,9 @@ bool isTrackingParam(std::string_view name);
 std::string stripTrackingParams(std::string_view url);
 
 // See the header comment. Throws std::invalid_argument("... invalid UTF-8 at byte offset N")
-// for ill-formed input, and std::invalid_argument for input longer than 64 MiB.
+// for ill-formed input, and std::invalid_argument for input longer than 64 MiB. Pure-ASCII input
+// (almost every query) takes a path without ICU that gives the same bytes; other input goes
+// through ICU.
 std::string normalizeQuery(std::string_view utf8);
 
 // The result-count bucket a request fetches: 1..10 -> 10, 11..20 -> 20, 21..50 -> 50. Throws
@@ -120,6 +122,21 @@ QueryClass classifyQuery(std::string_view normalized);
 // site: operator (not -site:) or a non-empty phrase in double quotes.
 bool zeroResultsAllowed(std::string_view normalized);
 
+// Everything the request path needs from a raw query, computed once.
+struct AnalyzedQuery {
+    std::string normalized;                          // normalizeQuery(raw)
+    std::uint64_t normalized_hash = 0;               // hashText(normalized)
+    QueryClass query_class = QueryClass::Evergreen;  // classifyQuery(normalized)
+    bool zero_results_allowed = false;               // zeroResultsAllowed(normalized)
+};
+
+// Fills `out` for `raw`, reusing out.normalized's capacity: for a pure-ASCII query of up to 256
+// bytes nothing is allocated once that capacity is large enough. Throws std::invalid_argument
+// where normalizeQuery and compileQuery do: for invalid UTF-8 (naming the byte offset), for
+// input longer than 64 MiB, and for a query that is empty after normalization; `out` is then
+// unspecified.
+void analyzeQuery(std::string_view raw, AnalyzedQuery& out);
+
 struct CompileInput {
     std::string_view endpoint, region, lang, mode, query;
     int max_results = 10;
@@ -135,9 +152,9 @@ struct CompiledQuery {
     bool zero_results_allowed = false;
 };
 
-// Normalizes, buckets, keys and classifies one request. Throws std::invalid_argument for
-// invalid UTF-8, for a query that is empty after normalization, and for max_results outside
-// 1..50.
+// Normalizes, buckets, keys and classifies one request: analyzeQuery, then the bucket and the
+// key. Throws std::invalid_argument for invalid UTF-8, for a query that is empty after
+// normalization, and for max_results outside 1..50.
 CompiledQuery compileQuery(const CompileInput& in);
 
 }  // namespace taillab::gateway

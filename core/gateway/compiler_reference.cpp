@@ -70,29 +70,9 @@ std::vector<std::string> splitUnicodeWhitespace(const std::string& s) {
     return words;
 }
 
-// Strips tracking parameters in every http(s) URL inside one word. A URL ends at '"', '<', '>'
-// or the end of the word; a closing ')' or ']' matching the character just before the URL is
-// not part of it.
 std::string stripUrlsInWord(std::string_view w) {
-    std::string out;
-    std::size_t pos = 0;
-    while (pos < w.size()) {
-        const std::size_t start = findUrlStart(w, pos);
-        if (start == std::string_view::npos) {
-            out.append(w.substr(pos));
-            break;
-        }
-        out.append(w.substr(pos, start - pos));
-        std::size_t end = start;
-        while (end < w.size() && w[end] != '"' && w[end] != '<' && w[end] != '>') ++end;
-        if (start > 0 && end > start) {
-            const char open = w[start - 1];
-            const char close = open == '(' ? ')' : open == '[' ? ']' : '\0';
-            if (close != '\0' && w[end - 1] == close) --end;
-        }
-        out += stripTrackingParams(w.substr(start, end - start));
-        pos = end;
-    }
+    std::string out(w.size(), '\0');
+    out.resize(stripUrlsInWordTo(w, out.data()));
     return out;
 }
 
@@ -157,6 +137,12 @@ bool isCurrencyCodeWord(std::string_view w, bool* with_amount) {
 
 }  // namespace
 
+void checkQuerySize(std::size_t bytes) {
+    if (bytes > kMaxQueryBytes)
+        throw std::invalid_argument("normalizeQuery: query longer than 64 MiB (" +
+                                    std::to_string(bytes) + " bytes)");
+}
+
 std::string nfkcCasefold(std::string_view utf8) {
     std::string result;
     nfkcCasefoldUtf16(utf8).toUTF8String(result);
@@ -166,9 +152,7 @@ std::string nfkcCasefold(std::string_view utf8) {
 bool isUnicodeWhiteSpace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
 
 std::string normalizeQueryReference(std::string_view utf8) {
-    if (utf8.size() > kMaxQueryBytes)
-        throw std::invalid_argument("normalizeQuery: query longer than 64 MiB (" +
-                                    std::to_string(utf8.size()) + " bytes)");
+    checkQuerySize(utf8.size());
     if (const auto bad = invalidUtf8Offset(utf8))
         throw std::invalid_argument("normalizeQuery: invalid UTF-8 at byte offset " +
                                     std::to_string(*bad));
@@ -247,19 +231,7 @@ bool zeroResultsAllowedReference(std::string_view normalized) {
     const Parsed parsed = parseWords(splitAsciiSpaces(normalized));
     for (const std::string& op : parsed.ops)
         if (op.starts_with("site:")) return true;
-    // A non-empty phrase: a pair of quotes (paired left to right) with a non-space between.
-    std::size_t open = std::string_view::npos;
-    for (std::size_t i = 0; i < normalized.size(); ++i) {
-        if (normalized[i] != '"') continue;
-        if (open == std::string_view::npos) {
-            open = i;
-            continue;
-        }
-        const std::string_view inside = normalized.substr(open + 1, i - open - 1);
-        if (inside.find_first_not_of(' ') != std::string_view::npos) return true;
-        open = std::string_view::npos;
-    }
-    return false;
+    return hasNonEmptyPhrase(normalized);
 }
 
 }  // namespace taillab::gateway::detail

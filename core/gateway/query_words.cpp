@@ -1,10 +1,12 @@
-// Word predicates of the query compiler's rules, shared by the ICU reference and the fast path.
+// Word-level rules of the query compiler (predicates, phrases, URL stripping), shared by the ICU
+// reference and the fast path.
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
 #include <algorithm>
 #include <climits>
 
+#include "gateway/compiler.h"
 #include "gateway/compiler_detail.h"
 
 namespace taillab::gateway::detail {
@@ -13,6 +15,15 @@ namespace {
 bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 }  // namespace
+
+bool isAscii(std::string_view bytes) {
+    const char* p = bytes.data();
+    std::size_t n = bytes.size();
+    std::uint64_t high = 0;  // the top bit of every byte seen, eight at a time
+    for (; n >= 8; p += 8, n -= 8) high |= loadLe64(p);
+    for (; n > 0; ++p, --n) high |= static_cast<unsigned char>(*p);
+    return (high & 0x8080808080808080ULL) == 0;
+}
 
 bool hasDigit(std::string_view w) { return std::any_of(w.begin(), w.end(), isDigit); }
 
@@ -91,25 +102,6 @@ bool looksLikeDomain(std::string_view w) {
     return true;
 }
 
-std::string_view trimPunctuation(std::string_view w) {
-    constexpr std::string_view kPunct = "\"'()[]{}<>,.;:!?";
-    for (bool changed = true; changed && !w.empty();) {
-        changed = false;
-        if (kPunct.find(w.front()) != std::string_view::npos) {
-            w.remove_prefix(1);
-            changed = true;
-        } else if (w.starts_with("\xC2\xA1") || w.starts_with("\xC2\xBF")) {
-            w.remove_prefix(2);
-            changed = true;
-        }
-        if (!w.empty() && kPunct.find(w.back()) != std::string_view::npos) {
-            w.remove_suffix(1);
-            changed = true;
-        }
-    }
-    return w;
-}
-
 std::size_t findUrlStart(std::string_view w, std::size_t from) {
     const std::size_t a = w.find("http://", from);
     const std::size_t b = w.find("https://", from);
@@ -122,6 +114,74 @@ bool isOperatorWord(std::string_view w) {
     if (colon == std::string_view::npos || colon + 1 >= w.size()) return false;
     const std::string_view name = w.substr(0, colon);
     return std::find(kOperatorNames.begin(), kOperatorNames.end(), name) != kOperatorNames.end();
+}
+
+bool hasNonEmptyPhrase(std::string_view text) {
+    std::size_t open = std::string_view::npos;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '"') continue;
+        if (open == std::string_view::npos) {
+            open = i;
+            continue;
+        }
+        const std::string_view inside = text.substr(open + 1, i - open - 1);
+        if (inside.find_first_not_of(' ') != std::string_view::npos) return true;
+        open = std::string_view::npos;
+    }
+    return false;
+}
+
+std::size_t stripTrackingParamsTo(std::string_view url, char* out) {
+    const std::size_t hash = std::min(url.find('#'), url.size());
+    const std::size_t question = url.substr(0, hash).find('?');
+    if (question == std::string_view::npos) {
+        std::memcpy(out, url.data(), url.size());
+        return url.size();
+    }
+    std::size_t size = question;
+    std::memcpy(out, url.data(), size);
+    bool kept = false;
+    for (std::size_t pos = question + 1;;) {
+        const std::size_t amp = std::min(url.find('&', pos), hash);
+        const std::string_view piece = url.substr(pos, amp - pos);
+        if (!piece.empty() && !isTrackingParam(piece.substr(0, piece.find('=')))) {
+            out[size++] = kept ? '&' : '?';
+            std::memcpy(out + size, piece.data(), piece.size());
+            size += piece.size();
+            kept = true;
+        }
+        if (amp == hash) break;
+        pos = amp + 1;
+    }
+    std::memcpy(out + size, url.data() + hash, url.size() - hash);
+    return size + url.size() - hash;
+}
+
+std::size_t stripUrlsInWordTo(std::string_view w, char* out) {
+    std::size_t size = 0;
+    const auto copy = [&](std::string_view piece) {
+        std::memcpy(out + size, piece.data(), piece.size());
+        size += piece.size();
+    };
+    std::size_t pos = 0;
+    while (pos < w.size()) {
+        const std::size_t start = findUrlStart(w, pos);
+        if (start == std::string_view::npos) {
+            copy(w.substr(pos));
+            break;
+        }
+        copy(w.substr(pos, start - pos));
+        std::size_t end = start;
+        while (end < w.size() && w[end] != '"' && w[end] != '<' && w[end] != '>') ++end;
+        if (start > 0 && end > start) {
+            const char open = w[start - 1];
+            const char close = open == '(' ? ')' : open == '[' ? ']' : '\0';
+            if (close != '\0' && w[end - 1] == close) --end;
+        }
+        size += stripTrackingParamsTo(w.substr(start, end - start), out + size);
+        pos = end;
+    }
+    return size;
 }
 
 }  // namespace taillab::gateway::detail

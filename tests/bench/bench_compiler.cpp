@@ -1,6 +1,8 @@
-// The query compiler on the request path: what analysing one raw query costs (normalized text,
-// its hash, freshness class, zero-results flag), for the shapes of query the simulated week
-// sends, and for a non-ASCII one that has to go through ICU. Reported as ns per query.
+// The query compiler on the request path: what analysing one raw query costs (analyzeQuery:
+// normalized text, its hash, freshness class, zero-results flag), for the shapes of query the
+// simulated week sends, and for a non-ASCII one that has to go through ICU; what hashing the
+// raw text for the analysed-query memo costs; and the parts of one query's analysis. Reported as
+// ns per query.
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -8,32 +10,19 @@
 #include <string_view>
 
 #include "gateway/compiler.h"
+#include "gateway/compiler_detail.h"
 
 namespace {
 
 namespace gw = taillab::gateway;
 
-// Everything the gateway needs from a raw query, computed the way the request path does.
-struct Analysis {
-    std::string normalized;
-    std::uint64_t hash = 0;
-    gw::QueryClass query_class = gw::QueryClass::Evergreen;
-    bool zero_results_allowed = false;
-};
-
-void analyze(std::string_view raw, Analysis& out) {
-    out.normalized = gw::normalizeQuery(raw);
-    out.hash = gw::hashText(out.normalized);
-    out.query_class = gw::classifyQuery(out.normalized);
-    out.zero_results_allowed = gw::zeroResultsAllowed(out.normalized);
-}
-
+// analyzeQuery into one reused AnalyzedQuery, as the gateway's request path calls it.
 void runQueries(benchmark::State& state, const std::string_view* queries, std::size_t n) {
-    Analysis a;
+    gw::AnalyzedQuery a;
     std::size_t i = 0;
     for (auto _ : state) {
-        analyze(queries[i], a);
-        benchmark::DoNotOptimize(a.hash);
+        gw::analyzeQuery(queries[i], a);
+        benchmark::DoNotOptimize(a.normalized_hash);
         benchmark::DoNotOptimize(a.query_class);
         if (++i == n) i = 0;
     }
@@ -42,13 +31,17 @@ void runQueries(benchmark::State& state, const std::string_view* queries, std::s
 
 void runQuery(benchmark::State& state, std::string_view query) { runQueries(state, &query, 1); }
 
-// One query per shape, 12 to 60 bytes, with the mixed case and stray spaces real users type.
+// One query per shape, 13 to 51 bytes, with the mixed case and stray spaces real users type.
 constexpr std::string_view kNavigational = "Netflix Login";
 constexpr std::string_view kEvergreen = "photosynthesis light reactions Diagram";
 constexpr std::string_view kProduct = "iPhone 15 Pro Max price";
 constexpr std::string_view kQuestion = "How do I reverse a linked list in Python";
 constexpr std::string_view kOperators = "rust  async tutorial site:docs.rs -site:reddit.com";
-constexpr std::string_view kNonAscii = "Stra\xC3\x9F" "e nach M\xC3\xBC" "nchen \xC3\xB6" "ffnungszeiten";
+constexpr std::string_view kNonAscii =
+    "Stra\xC3\x9F"
+    "e nach M\xC3\xBC"
+    "nchen \xC3\xB6"
+    "ffnungszeiten";
 
 void BM_CompilerNavigational2Words(benchmark::State& s) { runQuery(s, kNavigational); }
 void BM_CompilerEvergreen4Words(benchmark::State& s) { runQuery(s, kEvergreen); }
@@ -64,6 +57,50 @@ void BM_CompilerAsciiMix(benchmark::State& s) {
     runQueries(s, kMix.data(), kMix.size());
 }
 
+// The memo's key for a typical query: hashRawText of 40 bytes.
+void BM_CompilerHashRawText(benchmark::State& s) {
+    for (auto _ : s) {
+        std::string_view q = kQuestion;
+        benchmark::DoNotOptimize(q);
+        benchmark::DoNotOptimize(gw::hashRawText(q));
+    }
+    s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
+}
+
+// The three parts of analysing the 8-word question, one by one: the ASCII normalization, the
+// cache key's hash of the normalized text (FNV-1a: a byte at a time, fixed by the cache keys),
+// and the classifier.
+void BM_CompilerPartNormalizeAscii(benchmark::State& s) {
+    std::string out;
+    for (auto _ : s) {
+        std::string_view q = kQuestion;
+        benchmark::DoNotOptimize(q);
+        gw::detail::normalizeAscii(q, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
+}
+
+void BM_CompilerPartHashText(benchmark::State& s) {
+    const std::string normalized = gw::normalizeQuery(kQuestion);
+    for (auto _ : s) {
+        std::string_view q = normalized;
+        benchmark::DoNotOptimize(q);
+        benchmark::DoNotOptimize(gw::hashText(q));
+    }
+    s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
+}
+
+void BM_CompilerPartClassify(benchmark::State& s) {
+    const std::string normalized = gw::normalizeQuery(kQuestion);
+    for (auto _ : s) {
+        std::string_view q = normalized;
+        benchmark::DoNotOptimize(q);
+        benchmark::DoNotOptimize(gw::detail::analyzeNormalized(q));
+    }
+    s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
+}
+
 BENCHMARK(BM_CompilerNavigational2Words);
 BENCHMARK(BM_CompilerEvergreen4Words);
 BENCHMARK(BM_CompilerProductPrice);
@@ -71,5 +108,9 @@ BENCHMARK(BM_CompilerQuestion8Words);
 BENCHMARK(BM_CompilerOperators);
 BENCHMARK(BM_CompilerNonAscii);
 BENCHMARK(BM_CompilerAsciiMix);
+BENCHMARK(BM_CompilerHashRawText);
+BENCHMARK(BM_CompilerPartNormalizeAscii);
+BENCHMARK(BM_CompilerPartHashText);
+BENCHMARK(BM_CompilerPartClassify);
 
 }  // namespace
