@@ -1,6 +1,8 @@
 // The query compiler (seed 000, "The query compiler"): turns a request into a normalized query,
 // a cache key and a freshness class. Pure functions: no clocks, no I/O, no global state beyond
-// ICU's immutable normalization data.
+// ICU's immutable normalization data. Pure-ASCII queries, almost all of them, take a path
+// without ICU and without a heap allocation per word that gives the same bytes and classes
+// (compiler_detail.h says how, and how tests hold it to the ICU reference).
 //
 // Normalization, in order:
 //   1. the input must be valid UTF-8 (else std::invalid_argument naming the byte offset);
