@@ -1,6 +1,8 @@
 // The query compiler (seed 000, "The query compiler"): turns a request into a normalized query,
 // a cache key and a freshness class. Pure functions: no clocks, no I/O, no global state beyond
-// ICU's immutable normalization data.
+// ICU's immutable normalization data. Pure-ASCII queries, almost all of them, take a path
+// without ICU and without a heap allocation per word that gives the same bytes and classes
+// (compiler_detail.h says how, and how tests hold it to the ICU reference).
 //
 // Normalization, in order:
 //   1. the input must be valid UTF-8 (else std::invalid_argument naming the byte offset);
@@ -72,7 +74,9 @@ bool isTrackingParam(std::string_view name);
 std::string stripTrackingParams(std::string_view url);
 
 // See the header comment. Throws std::invalid_argument("... invalid UTF-8 at byte offset N")
-// for ill-formed input, and std::invalid_argument for input longer than 64 MiB.
+// for ill-formed input, and std::invalid_argument for input longer than 64 MiB. Pure-ASCII input
+// (almost every query) takes a path without ICU that gives the same bytes; other input goes
+// through ICU.
 std::string normalizeQuery(std::string_view utf8);
 
 // The result-count bucket a request fetches: 1..10 -> 10, 11..20 -> 20, 21..50 -> 50. Throws
@@ -82,6 +86,13 @@ int maxResultsBucket(int n);
 // A well-mixed 64-bit hash of bytes (FNV-1a, then the splitmix64 finalizer). Not
 // cryptographic; stable across platforms and runs.
 std::uint64_t hashText(std::string_view bytes);
+
+// A fast, well-mixed 64-bit hash of raw bytes, for keying memos of raw query text (the cache key
+// keeps hashText of the normalized text). 16 bytes a round as two little-endian 8-byte words
+// folded by a 64x64->128-bit multiply, the last 1..16 bytes read with overlapping loads, the
+// length mixed in first and splitmix64's finalizer last. Stable across platforms (byte order
+// included), compilers and runs. Not cryptographic, and not meant for input chosen to collide.
+std::uint64_t hashRawText(std::string_view bytes);
 
 // The cache key from its fields: schema tag "v4", endpoint, region, lang, mode and
 // include_media (each string folded as its length, its bytes and a NUL, so no two different
@@ -113,6 +124,21 @@ QueryClass classifyQuery(std::string_view normalized);
 // site: operator (not -site:) or a non-empty phrase in double quotes.
 bool zeroResultsAllowed(std::string_view normalized);
 
+// Everything the request path needs from a raw query, computed once.
+struct AnalyzedQuery {
+    std::string normalized;                          // normalizeQuery(raw)
+    std::uint64_t normalized_hash = 0;               // hashText(normalized)
+    QueryClass query_class = QueryClass::Evergreen;  // classifyQuery(normalized)
+    bool zero_results_allowed = false;               // zeroResultsAllowed(normalized)
+};
+
+// Fills `out` for `raw`, reusing out.normalized's capacity: for a pure-ASCII query of up to 256
+// bytes nothing is allocated once that capacity is large enough. Throws std::invalid_argument
+// where normalizeQuery and compileQuery do: for invalid UTF-8 (naming the byte offset), for
+// input longer than 64 MiB, and for a query that is empty after normalization; `out` is then
+// unspecified.
+void analyzeQuery(std::string_view raw, AnalyzedQuery& out);
+
 struct CompileInput {
     std::string_view endpoint, region, lang, mode, query;
     int max_results = 10;
@@ -128,9 +154,9 @@ struct CompiledQuery {
     bool zero_results_allowed = false;
 };
 
-// Normalizes, buckets, keys and classifies one request. Throws std::invalid_argument for
-// invalid UTF-8, for a query that is empty after normalization, and for max_results outside
-// 1..50.
+// Normalizes, buckets, keys and classifies one request: analyzeQuery, then the bucket and the
+// key. Throws std::invalid_argument for invalid UTF-8, for a query that is empty after
+// normalization, and for max_results outside 1..50.
 CompiledQuery compileQuery(const CompileInput& in);
 
 }  // namespace taillab::gateway
