@@ -107,7 +107,7 @@ void MainWindow::buildLayout() {
     gatewayPage_ = new QWidget(tabs_);
     auto* gatewayLayout = new QVBoxLayout(gatewayPage_);
     gatewayLayout->setContentsMargins(6, 4, 6, 0);
-    tabs_->addTab(gatewayPage_, tr("Gateway (live)"));
+    tabs_->addTab(gatewayPage_, tr("Gateway (simulated)"));
     tabs_->setTabToolTip(1, tr("Seed 000's search gateway, simulated and streamed as it happens"));
     connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     setCentralWidget(tabs_);
@@ -190,7 +190,7 @@ void MainWindow::buildActions() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(aboutAct);
 
-    auto* gatewayAct = new QAction(tr("&Gateway (live)"), this);
+    auto* gatewayAct = new QAction(tr("&Gateway (simulated)"), this);
     gatewayAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     gatewayAct->setToolTip(tr("Seed 000's search gateway, simulated and streamed as it happens"));
     connect(gatewayAct, &QAction::triggered, this, [this] { openGateway(); });
@@ -327,7 +327,7 @@ void MainWindow::reloadCatalog() {
 
 void MainWindow::updateTitle() {
     if (gatewayShown()) {
-        setWindowTitle(tr("Gateway, seed 000 (live)[*] — TailLab"));
+        setWindowTitle(tr("Gateway, seed 000 (simulated)[*] — TailLab"));
         setWindowModified(false);
         return;
     }

@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
                                       "FILE");
     const QCommandLineOption size("size", "Window size, e.g. 1440x900.", "WxH");
     const QCommandLineOption gateway(
-        "gateway", "Open the Gateway view (seed 000's search gateway, simulated live); SCENARIO "
+        "gateway", "Open the Gateway view (seed 000's search gateway, simulated as it runs); SCENARIO "
                    "is then a gateway scenario file or name.");
     const QCommandLineOption until("until",
                                    "With --gateway and --screenshot/--export: simulated time to "

@@ -6,12 +6,14 @@
 // exports from a script. No assertion depends on wall-clock speed.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
@@ -96,6 +98,14 @@ TEST_F(GatewayViewTest, OpensBesideTheLabsWithTheRequestPathAndCharts) {
     EXPECT_TRUE(window_->gatewayShown());
     EXPECT_TRUE(view_->isVisible());
     EXPECT_TRUE(window_->windowTitle().contains("Gateway"));
+    // Simulated, not live: the live driver gets a tab of its own.
+    auto* mainTabs = window_->findChild<QTabWidget*>("mainTabs");
+    ASSERT_NE(mainTabs, nullptr);
+    EXPECT_EQ(mainTabs->tabText(mainTabs->currentIndex()), "Gateway (simulated)");
+    EXPECT_TRUE(window_->windowTitle().contains("(simulated)"));
+    QStringList viewItems;
+    for (const QAction* a : window_->findChildren<QAction*>()) viewItems << a->text();
+    EXPECT_TRUE(viewItems.contains("&Gateway (simulated)")) << viewItems.join(", ").toStdString();
     auto* toolbar = window_->findChild<QToolBar*>("mainToolBar");
     ASSERT_NE(toolbar, nullptr);
     EXPECT_FALSE(toolbar->isVisible()) << "the labs' toolbar does not apply to the gateway";

@@ -147,7 +147,7 @@ void GatewayView::buildLayout() {
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName("gatewayTabs");
     tabs_->setDocumentMode(true);
-    tabs_->addTab(buildLivePage(), tr("Live"));
+    tabs_->addTab(buildRunPage(), tr("Run"));
     sweep_ = new SweepPanel([this] { return currentParams(); }, tabs_);
     addChart(gateway_charts::kSweep, sweep_->chart());
     tabs_->addTab(sweep_, tr("Hedge-delay sweep"));
@@ -165,12 +165,12 @@ void GatewayView::buildLayout() {
     setCurrentChart(gateway_charts::kPercentiles);
 }
 
-QWidget* GatewayView::buildLivePage() {
+QWidget* GatewayView::buildRunPage() {
     auto* page = new QWidget(this);
     auto* layout = new QVBoxLayout(page);
     layout->setContentsMargins(4, 2, 4, 4);
     layout->setSpacing(2);
-    // The conservation line sits beside the tabs (Live | Hedge-delay sweep), leaving the height
+    // The conservation line sits beside the tabs (Run | Hedge-delay sweep), leaving the height
     // to the charts.
     conservation_ = new QLabel(this);
     conservation_->setObjectName("gatewayConservation");

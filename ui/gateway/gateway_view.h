@@ -1,6 +1,6 @@
 // The Gateway view: a simulated run of seed 000's search gateway streamed as it happens. On top
 // the playback controls and the request path stage by stage; on the left the knobs (applied
-// mid-run from the moment they change); on the right, in the "Live" tab, the conservation line,
+// mid-run from the moment they change); on the right, in the "Run" tab, the conservation line,
 // five time charts (latency percentiles, queue depth and admission limit, hedging, breaker
 // strips, cache hit rates) and the worst customers / counters / timeline; in the "Hedge-delay
 // sweep" tab the sweep of fixed hedge delays against seed 000's published points.
@@ -71,7 +71,7 @@ class GatewayView : public QWidget {
 
   private:
     void buildLayout();
-    QWidget* buildLivePage();
+    QWidget* buildRunPage();
     void addChart(const std::string& id, ChartView* view);
     void onFrame(const GatewayFramePtr& frame);
     void onRedraw();
