@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gateway/pool.h"
+
 namespace taillab::gateway {
 
 std::optional<std::uint32_t> Flights::join(Region region, std::uint64_t flightKey,
@@ -13,14 +15,7 @@ std::optional<std::uint32_t> Flights::join(Region region, std::uint64_t flightKe
 }
 
 std::uint32_t Flights::lead(Region region, std::uint64_t flightKey, std::uint32_t leader) {
-    std::uint32_t i;
-    if (!free_.empty()) {
-        i = free_.back();
-        free_.pop_back();
-    } else {
-        flights_.emplace_back();
-        i = static_cast<std::uint32_t>(flights_.size() - 1);
-    }
+    const std::uint32_t i = acquireSlot(flights_, free_);
     Flight& f = flights_[i];
     f.key = flightKey;
     f.region = region;

@@ -6,11 +6,12 @@
 
 namespace taillab::gateway {
 
-const QueryFacts& CompilerMemo::analyze(std::string_view raw) {
-    const std::uint64_t h = hashText(raw);
+CompilerMemo::Ref CompilerMemo::find(std::string_view raw) {
+    std::uint64_t h = hashText(raw);
+    if (h == 0) h = 1;  // 0 marks an empty slot
     if (const std::uint32_t* i = index_.find(h)) {
         ++hits_;
-        return slots_[*i].facts;
+        return Ref{*i, h};
     }
     ++misses_;
     std::uint32_t i;
@@ -32,7 +33,7 @@ const QueryFacts& CompilerMemo::analyze(std::string_view raw) {
     f.zero_results_allowed = zeroResultsAllowed(f.normalized);
     slot.raw_hash = h;
     index_.put(h, i);
-    return f;
+    return Ref{i, h};
 }
 
 }  // namespace taillab::gateway

@@ -26,9 +26,21 @@ struct QueryFacts {
 class CompilerMemo {
 public:
     explicit CompilerMemo(std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {}
+    // Where an analysis sits: valid while the slot still holds the same raw hash.
+    struct Ref {
+        std::uint32_t slot = 0;
+        std::uint64_t raw_hash = 0;
+    };
     // The analysis of `raw`, valid until the next call. Throws std::invalid_argument (a 400) for
     // invalid UTF-8 or a query that is empty after normalization; failures are not remembered.
-    const QueryFacts& analyze(std::string_view raw);
+    const QueryFacts& analyze(std::string_view raw) { return slots_[find(raw).slot].facts; }
+    Ref find(std::string_view raw);
+    // The analysis `ref` names, if its slot has not been reused since.
+    const QueryFacts* get(const Ref& ref) const {
+        return ref.raw_hash != 0 && ref.slot < slots_.size() && slots_[ref.slot].raw_hash == ref.raw_hash
+                   ? &slots_[ref.slot].facts
+                   : nullptr;
+    }
     std::uint64_t hits() const { return hits_; }
     std::uint64_t misses() const { return misses_; }
 

@@ -87,7 +87,7 @@ struct Response {
     std::optional<Duration> retry_after;         // 429, 503
     std::optional<RateLimitFields> rate_limit;   // every response to a known key
     std::string_view error;    // machine-readable: "deadline_exceeded", "rate_limited", ...
-    std::string_view message;  // one human sentence
+    std::string_view message;  // one human sentence; valid for the duration of respond()
     Region region = Region::EU;  // where it was served
     QueryClass query_class = QueryClass::Evergreen;
     bool cache_hit = false, stale = false, coalesced = false, probe = false;

@@ -5,6 +5,7 @@
 
 #include "gateway/edge.h"
 #include "gateway/merge.h"
+#include "gateway/pool.h"
 #include "gateway/validation.h"
 
 namespace taillab::gateway {
@@ -36,6 +37,7 @@ struct Gateway::Req {
     std::array<std::uint64_t, kTimerKinds> timers{};  // armed sequence number per kind, 0: none
     RateLimitFields rate;
     std::string query;  // raw while waiting in the batch lane, then normalized
+    CompilerMemo::Ref analysis;  // from prefetch(), when there was one
     std::string lang;   // kept only while waiting in the batch lane
 };
 
@@ -120,14 +122,7 @@ void Gateway::reconfigure(const GatewayConfig& config) {
 }
 
 std::uint32_t Gateway::newRequest() {
-    std::uint32_t r;
-    if (!freeReqs_.empty()) {
-        r = freeReqs_.back();
-        freeReqs_.pop_back();
-    } else {
-        reqs_.emplace_back();
-        r = static_cast<std::uint32_t>(reqs_.size() - 1);
-    }
+    const std::uint32_t r = acquireSlot(reqs_, freeReqs_);
     Req& q = reqs_[r];
     const std::uint32_t generation = q.generation + 1;
     std::string query = std::move(q.query);  // keeps its capacity for the next request
@@ -210,7 +205,9 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         return id;
     }
     q.lane = keys_[*key].lane;
-    q.query.assign(in.query);
+    if (const Prefetched& p = prefetched_[in.trace % prefetched_.size()];
+        p.trace == in.trace && p.text == in.query.data() && p.size == in.query.size())
+        q.analysis = p.ref;
     q.maxResults = static_cast<std::uint8_t>(std::clamp(in.max_results, 0, 255));
     if (in.max_results < 1 || in.max_results > 50) q.maxResults = 0;  // a 400 in the compiler
     StageWork work;
@@ -224,6 +221,7 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         if (d.verdict == Admission::Verdict::Queued) {
             // Waits in the batch lane, its deadline running: a 503 at the deadline if still queued.
             q.queued = true;
+            q.query.assign(in.query);
             q.lang.assign(in.lang);
             q.resumeAt = stage(Stage::Gateway, t, q);
             arm(r, TimerKind::Deadline, q.deadline);
@@ -246,12 +244,12 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     }
     t = stage(Stage::Gateway, t, q, work);
     q.lang.assign(in.lang);
-    admitted(now, r, t);
+    admitted(now, r, t, in.query);
     return id;
 }
 
 // Compiler and cache, for a request that holds its admission slot (or needs none).
-void Gateway::admitted(Time now, std::uint32_t r, Time t) {
+void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) {
     metrics_.pass(Stage::Gateway);
     Req& q = reqs_[r];
     metrics_.enter(Stage::Compiler);
@@ -261,7 +259,8 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t) {
         problem = "max_results must be between 1 and 50";
     } else {
         try {
-            const QueryFacts& f = memo_.analyze(q.query);
+            const QueryFacts* known = memo_.get(q.analysis);
+            const QueryFacts& f = known ? *known : memo_.analyze(raw);
             q.cls = f.query_class;
             q.zeroOk = f.zero_results_allowed;
             q.fetchCount = static_cast<std::uint8_t>(maxResultsBucket(q.maxResults));
@@ -388,14 +387,7 @@ void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
 bool Gateway::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
     Req& q = reqs_[r];
     if (q.ncalls >= kMaxCalls) return false;
-    std::uint32_t c;
-    if (!freeCalls_.empty()) {
-        c = freeCalls_.back();
-        freeCalls_.pop_back();
-    } else {
-        calls_.emplace_back();
-        c = static_cast<std::uint32_t>(calls_.size() - 1);
-    }
+    const std::uint32_t c = acquireSlot(calls_, freeCalls_);
     Call& call = calls_[c];
     const std::uint32_t generation = call.generation + 1 == 0 ? 1 : call.generation + 1;
     const int ip = egress_.pick(at, q.region, engine);
@@ -645,7 +637,7 @@ void Gateway::release(Time now, std::uint32_t r) {
             b.queued = false;
             b.holdsSlot = true;
             disarm(*next, TimerKind::Deadline);
-            admitted(now, *next, std::max(now, b.resumeAt));
+            admitted(now, *next, std::max(now, b.resumeAt), b.query);
         }
     }
 }
@@ -725,7 +717,10 @@ void Gateway::prefetch(const Request& in) {
     const std::optional<std::uint32_t> key = keys_.find(in.api_key);
     if (!key || in.max_results < 1 || in.max_results > 50) return;
     try {
-        const QueryFacts& f = memo_.analyze(in.query);
+        const CompilerMemo::Ref ref = memo_.find(in.query);
+        prefetched_[in.trace % prefetched_.size()] =
+            Prefetched{in.trace, in.query.data(), in.query.size(), ref};
+        const QueryFacts& f = *memo_.get(ref);
         const Region region = Edge::route(in.region_pin, keys_[*key].home);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
                                                     f.normalized_hash, maxResultsBucket(in.max_results));

@@ -88,7 +88,7 @@ private:
 
     std::uint32_t newRequest();
     Time stage(Stage s, Time start, const Req& q, StageWork work = {});
-    void admitted(Time now, std::uint32_t r, Time t);
+    void admitted(Time now, std::uint32_t r, Time t, std::string_view raw);
     void lookup(Time now, std::uint32_t r, Time t);
     void serve(Time now, std::uint32_t r, Time t, const RankedResults* results, bool cached,
                bool stale);
@@ -131,6 +131,15 @@ private:
     std::vector<std::uint32_t> freeCalls_;
     std::size_t live_ = 0, liveCalls_ = 0;
     std::vector<std::uint32_t> landing_;  // waiters of the flight being completed
+    // What prefetch() learned of the requests about to arrive, by trace id: onRequest finds its
+    // query's analysis there instead of hashing the text again.
+    struct Prefetched {
+        std::uint64_t trace = 0;
+        const char* text = nullptr;  // the same bytes, not only the same trace id
+        std::size_t size = 0;
+        CompilerMemo::Ref ref;
+    };
+    std::array<Prefetched, 8> prefetched_{};
 };
 
 }  // namespace taillab::gateway

@@ -7,20 +7,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "gateway/ascii.h"
 #include "gateway/compiler.h"
 
 namespace taillab::gateway {
 namespace {
-
-bool isAsciiSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trimAscii(std::string_view s) {
-    while (!s.empty() && isAsciiSpace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isAsciiSpace(s.back())) s.remove_suffix(1);
-    return s;
-}
 
 std::string lowerAscii(std::string_view s) {
     std::string out(s);

@@ -5,20 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "gateway/ascii.h"
 #include "gateway/compiler.h"
 
 namespace taillab::gateway {
 namespace {
-
-bool isAsciiSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trimAscii(std::string_view s) {
-    while (!s.empty() && isAsciiSpace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isAsciiSpace(s.back())) s.remove_suffix(1);
-    return s;
-}
 
 bool present(std::string_view field) { return !trimAscii(field).empty(); }
 

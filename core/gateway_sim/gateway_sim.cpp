@@ -77,6 +77,18 @@ const CostTable& costTable() {
     return table;
 }
 
+std::string knobText(const Params& p, const KnobSpec& k) {
+    switch (k.kind) {
+        case KnobKind::Choice: return p.choice(k.key);
+        case KnobKind::Boolean: return p.flag(k.key) ? "on" : "off";
+        default: {
+            std::ostringstream out;
+            out << p.real(k.key);
+            return out.str();
+        }
+    }
+}
+
 }  // namespace
 
 struct GatewaySim::Impl final : Port {
@@ -194,11 +206,21 @@ struct GatewaySim::Impl final : Port {
         }
     }
 
-    // New knobs from now on, marked on the timeline with `label`.
-    void applyKnobs(const Params& p, const std::string& label) {
+    // New knobs from now on, marked on the timeline: by the event's own label when it was given
+    // one, else as "knob old -> new" for each knob that changes.
+    void applyKnobs(const Params& p, const TimelineEvent& e) {
         checkChange(params, p);
         const GatewayConfig gc = gatewayConfigFromParams(p, workload);  // validates first
-        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, label});
+        std::string what = e.label;
+        if (e.label == defaultLabel(e, p.specs())) {
+            what.clear();
+            for (const KnobSetting& k : e.set) {
+                const KnobSpec* spec = p.spec(k.key);
+                if (!what.empty()) what += ", ";
+                what += k.key + " " + knobText(params, *spec) + " -> " + knobText(p, *spec);
+            }
+        }
+        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, what});
         gateway.reconfigure(gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
@@ -207,7 +229,7 @@ struct GatewaySim::Impl final : Port {
 
     void apply(const Action& a) {
         const TimelineEvent& e = timeline.events[a.event];
-        if (a.kind == Action::Set) return applyKnobs(withSettings(params, e), e.label);
+        if (a.kind == Action::Set) return applyKnobs(withSettings(params, e), e);
         const Fault& f = *e.fault;
         const Resolved r = resolve(e);
         const bool start = a.kind == Action::Start;
@@ -603,8 +625,11 @@ void GatewaySim::applyParams(const Params& p) {
     for (const KnobSpec& k : p.specs())
         if (p.real(k.key) != s.params.real(k.key)) e.set.push_back(KnobSetting{k.key, p.real(k.key)});
     if (e.set.empty()) return;
+    // In key order, as a scenario file's "set" reads back.
+    std::sort(e.set.begin(), e.set.end(),
+              [](const KnobSetting& a, const KnobSetting& b) { return a.key < b.key; });
     e.label = defaultLabel(e, p.specs());
-    s.applyKnobs(p, e.label);  // throws, changing nothing, when the change is refused
+    s.applyKnobs(p, e);  // throws, changing nothing, when the change is refused
     s.edits.push_back(std::move(e));
     s.merged.reset();
 }

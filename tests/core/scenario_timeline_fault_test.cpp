@@ -301,15 +301,5 @@ TEST(TimelineLabs, TheGatewayNamesItsFleetAndCalendar) {
     EXPECT_EQ(v->knobs.size(), lab->knobs().size());
 }
 
-TEST(TimelineLabs, TheGatewayDoesNotApplyATimelineYet) {
-    const Scenario s = parseScenario(gateway({R"({"at": 3600, )" + kDown + "}"}), "week.json");
-    try {
-        runScenario(s);
-        ADD_FAILURE();
-    } catch (const ScenarioError& e) {
-        EXPECT_EQ(std::string(e.what()), "week.json: /timeline: timelines are not applied yet");
-    }
-}
-
 }  // namespace
 }  // namespace taillab

@@ -196,52 +196,9 @@ TEST(CorrelatedSlowness, MatchesEssayTableFormulaValues) {
 }  // namespace taillab
 
 #include "metrics/hdr_histogram.h"
-#include "sim/simulator.h"
 
 namespace taillab {
 namespace {
-
-TEST(Simulator, AdvancesTheClockAndRunsChainedEvents) {
-    Simulator<int> sim;
-    sim.schedule(Duration{10}, 3);
-    std::vector<std::pair<std::int64_t, int>> seen;
-    RunControl control;
-    const auto outcome = sim.runUntil(Duration{1000}, control, [&](Time now, int& n) {
-        seen.emplace_back(now.count(), n);
-        if (n > 0) sim.scheduleAfter(Duration{100}, n - 1);
-    });
-    EXPECT_EQ(outcome, RunOutcome::Finished);
-    EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, int>>{{10, 3}, {110, 2}, {210, 1}, {310, 0}}));
-    EXPECT_EQ(sim.now(), Duration{1000});
-    EXPECT_DOUBLE_EQ(control.progress(), 1.0);
-}
-
-TEST(Simulator, LeavesLaterEventsForTheNextRun) {
-    Simulator<int> sim;
-    sim.schedule(Duration{5}, 1);
-    sim.schedule(Duration{50}, 2);
-    RunControl control;
-    int handled = 0;
-    sim.runUntil(Duration{20}, control, [&](Time, int&) { ++handled; });
-    EXPECT_EQ(handled, 1);
-    EXPECT_EQ(sim.pending(), 1u);
-    sim.runUntil(Duration{100}, control, [&](Time, int&) { ++handled; });
-    EXPECT_EQ(handled, 2);
-}
-
-TEST(Simulator, CancelStopsALongRunAtACheckpoint) {
-    Simulator<int> sim;
-    RunControl control;
-    sim.schedule(Duration{0}, 0);
-    std::uint64_t handled = 0;
-    const auto outcome = sim.runUntil(Duration{1'000'000'000}, control, [&](Time, int&) {
-        if (++handled == 10000) control.requestCancel();
-        sim.scheduleAfter(Duration{1}, 0);
-    });
-    EXPECT_EQ(outcome, RunOutcome::Cancelled);
-    EXPECT_LT(handled, 10000 + Simulator<int>::kCheckEvery + 1);
-    EXPECT_GT(control.progress(), 0.0);
-}
 
 TEST(Distributions, EmpiricalModelReproducesTheRecordedDistribution) {
     HdrHistogram h;
