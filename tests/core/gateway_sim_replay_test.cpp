@@ -54,10 +54,16 @@ TEST(GatewaySimReplay, EditsReplayFromInitialParamsSeedAndTimeline) {
     played.applyParams(with(base, "hedge_delay_ms", 250));
     ASSERT_TRUE(played.advanceTo(7.75 * kHour));
     ASSERT_TRUE(played.advanceTo(11 * kHour + 1.0 / 3));
-    played.applyParams(with(with(base, "hedge_delay_ms", 250), "hedge_budget", 0.05));
+    // Two knobs at once, the catalogue listing them in another order than their keys'.
+    played.applyParams(with(with(with(base, "hedge_delay_ms", 250), "hedge_mode", 1),
+                            "hedge_budget", 0.05));
     ASSERT_EQ(played.timeline().events.size(), 3u);
     EXPECT_EQ(played.initialParams(), base);
     const Timeline recorded = played.timeline();
+    const TimelineEvent& second = recorded.events.back();
+    ASSERT_EQ(second.set.size(), 2u);
+    EXPECT_EQ(second.set[0].key, "hedge_budget") << "settings in key order, as a file's";
+    EXPECT_EQ(second.label, "hedge_budget 0.05, hedge_mode fixed");
     const std::string expected = resultJson(played, "replayed");
 
     GatewaySim replay(played.initialParams(), kSeed, recorded);
