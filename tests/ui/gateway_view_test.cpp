@@ -196,9 +196,17 @@ TEST_F(GatewayViewTest, KnobChangeMidRunAppearsInTheTimeline) {
     EXPECT_GT(view_->tables()->timelineTable()->rowCount(), 0);
 
     ASSERT_TRUE(seekAndWait(8 * kHour));
-    const auto& markers =
-        static_cast<GatewayTimeChart*>(view_->chartView(gateway_charts::kPercentiles))->markers();
-    EXPECT_EQ(markers, std::vector<double>{6 * kHour}) << "the change is marked on the charts";
+    // Marked on every time chart, at its moment of the week (the run starts Monday 00:00).
+    for (const std::string id : {gateway_charts::kPercentiles, gateway_charts::kQueue,
+                                 gateway_charts::kHedging, gateway_charts::kBreakers,
+                                 gateway_charts::kCache}) {
+        const auto& drawn = view_->chartView(id)->annotations();
+        ASSERT_EQ(drawn.size(), 1u) << id;
+        EXPECT_EQ(drawn[0].x0, 6 * kHour) << id;
+        EXPECT_FALSE(drawn[0].x1.has_value()) << id;
+        EXPECT_EQ(drawn[0].kind, "knob") << id;
+        EXPECT_EQ(drawn[0].label, "hedge_delay_ms 420 -> 300") << id;
+    }
 }
 
 TEST_F(GatewayViewTest, SeekingBackGivesTheSameStateAsAFreshRun) {

@@ -144,6 +144,20 @@ Chart cache(const GatewaySnapshot& s, double offset_s) {
     return c;
 }
 
+std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
+    std::vector<Annotation> out;
+    for (const gateway::TimelineMark& m : s.timeline) {
+        if (m.kind == gateway::MarkKind::Breaker) continue;
+        Annotation a;
+        a.x0 = offset_s + m.t_s;
+        if (m.end_s) a.x1 = offset_s + *m.end_s;
+        a.kind = m.kind == gateway::MarkKind::Knob ? "knob" : "fault";
+        a.label = m.what;
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
 Chart sweep(const std::vector<SweepPoint>& simulated, const std::vector<SweepPoint>& published) {
     Chart c;
     c.id = kSweep;

@@ -307,12 +307,10 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     const gateway::GatewaySnapshot& s = *frame.snapshot;
     chartsSnapshot_ = frame.snapshot;
     const double offset = week_time::startOffset_s(startDayOf(frame.params));
-    std::vector<double> markers;
-    for (double t : frame.changeTimes)
-        if (t <= s.now_s) markers.push_back(offset + t);
+    const std::vector<Annotation> annotations = gateway_charts::annotations(s, offset);
     for (GatewayTimeChart* c :
          std::initializer_list<GatewayTimeChart*>{percentiles_, queue_, hedging_, breakers_, cache_})
-        c->setMarkers(markers);
+        c->setAnnotations(annotations);
     percentiles_->setChart(gateway_charts::percentiles(s, offset));
     queue_->setChart(gateway_charts::queue(s, offset));
     hedging_->setChart(gateway_charts::hedging(s, offset));
@@ -354,7 +352,7 @@ bool GatewayView::exportChart(const std::string& id, ExportFormat format, const 
         context.scenario = spec_.name;
         context.seed = drawn_ ? drawn_->seed : spec_.seed;
         context.parameters = (drawn_ ? drawn_->params : spec_.params).toJson();
-        nlohmann::ordered_json j = chartToJson(view->chart(), &context);
+        nlohmann::ordered_json j = chartToJson(view->chart(), &context, view->annotations());
         if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
         return j;
     });

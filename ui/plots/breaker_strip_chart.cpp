@@ -31,6 +31,7 @@ BreakerStripChart::BreakerStripChart(QWidget* parent) : GatewayTimeChart(parent)
     plot()->yAxis->setRangeReversed(true);
     plot()->axisRect()->setRangeDrag(Qt::Horizontal);
     plot()->axisRect()->setRangeZoom(Qt::Horizontal);
+    setAnnotationSpansOverData(true);  // the strips fill the lanes
 }
 
 void BreakerStripChart::setLanes(const QStringList& lanes) { lanes_ = lanes; }

@@ -40,7 +40,7 @@ QString pairingKey(const std::string& name) {
 }  // namespace
 
 void setUpPlot(QCustomPlot& plot) {
-    plot.setBackground(Qt::white);
+    plot.setBackground(kPlotBackground);
     plot.setAntialiasedElements(QCP::aeAll);
     plot.setNoAntialiasingOnDrag(true);
     plot.plotLayout()->setRowSpacing(2);
@@ -155,6 +155,16 @@ void styleGraph(QCPGraph& graph, const Series& series, const QColor& color) {
     }
 }
 
+void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live) {
+    graph.setName(name);
+    graph.setAdaptiveSampling(false);
+    QPen pen(baselineColor(live), 1.6, Qt::DashLine);
+    pen.setDashPattern({4, 3});
+    graph.setPen(pen);
+    graph.setLineStyle(QCPGraph::lsLine);
+    graph.setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+}
+
 void setMarkerDensity(QCPGraph& graph, const Series& series, int points) {
     if (series.role != SeriesRole::Simulated) return;
     constexpr int kMaxMarkers = 50;
@@ -207,6 +217,55 @@ void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, 
     label.setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
                                (below ? Qt::AlignTop : Qt::AlignBottom));
     label.position->setCoords(px + (left ? -kOffset : kOffset), py + (below ? kOffset : -kOffset));
+}
+
+namespace {
+
+double luminance(const QColor& c) {
+    auto channel = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+// `c` darkened (on a light background) or lightened (on a dark one) until it reaches `ratio`.
+QColor readableOn(QColor c, const QColor& background, double ratio) {
+    const bool lightBackground = luminance(background) > 0.4;
+    for (int i = 0; i < 20 && contrastRatio(c, background) < ratio; ++i)
+        c = lightBackground ? c.darker(115) : c.lighter(115);
+    return c;
+}
+
+}  // namespace
+
+double contrastRatio(const QColor& a, const QColor& b) {
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+AnnotationColors annotationColors(const QPalette& palette, const QColor& background) {
+    AnnotationColors c;
+    const QColor text = palette.color(QPalette::Text);
+    const QColor base = palette.color(QPalette::Base);
+    c.ink = readableOn(contrastRatio(text, background) >= contrastRatio(base, background) ? text
+                                                                                          : base,
+                       background, 7);
+    c.knob = readableOn(c.ink, background, 4.5);
+    c.knob.setAlpha(190);
+    c.fault = readableOn(kPalette[1], background, 3);
+    c.faultFill = kPalette[1];
+    c.faultFill.setAlpha(luminance(background) > 0.4 ? 38 : 64);
+    c.labelFill = background;
+    c.labelFill.setAlpha(225);
+    return c;
+}
+
+QColor baselineColor(const QColor& live) {
+    float h = 0, s = 0, v = 0;
+    live.getHsvF(&h, &s, &v);
+    QColor c = QColor::fromHsvF(h, s * 0.45f, std::min(1.0f, v * 0.9f + 0.15f));
+    c.setAlpha(210);
+    return c;
 }
 
 QString roleLabel(SeriesRole role) {
