@@ -251,8 +251,15 @@ void GatewayView::startRun(const GatewayRunSpec& spec, bool play) {
     shownParams_ = spec_.params;
     message_->setVisible(false);
     if (!session_->started()) session_->setSpeed(kDefaultSpeed);
-    knobCommand_ = session_->start(spec_.params, spec_.seed, play);
+    knobCommand_ = session_->start(spec_.params, spec_.seed, spec_.timeline, play);
 }
+
+void GatewayView::showMessage(const QString& text) {
+    message_->setText(text);
+    message_->setVisible(!text.isEmpty());
+}
+
+QString GatewayView::message() const { return message_->isVisible() ? message_->text() : QString(); }
 
 void GatewayView::restart() {
     const Scenario s = knobs_->editedScenario();
@@ -263,7 +270,7 @@ void GatewayView::restart() {
     spec_ = spec;
     shownParams_ = spec.params;
     message_->setVisible(false);
-    knobCommand_ = session_->start(spec.params, spec.seed, play);
+    knobCommand_ = session_->start(spec.params, spec.seed, spec.timeline, play);
 }
 
 std::pair<Params, std::uint64_t> GatewayView::currentParams() const {

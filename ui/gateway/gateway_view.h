@@ -5,6 +5,10 @@
 // strips, cache hit rates) and the worst customers / counters / timeline; in the "Hedge-delay
 // sweep" tab the sweep of fixed hedge delays against seed 000's published points.
 //
+// Every time chart shows the run's timeline: knob changes (the scenario's and those made during
+// the run) as lines, faults as shaded spans. The run saves as a scenario that replays it
+// (saveRun: its first knobs, seed and timeline).
+//
 // Frames come from a GatewaySession (its own thread); the view keeps only the latest and redraws
 // through one RedrawScheduler. Every chart exports like the labs' (PNG, SVG, PDF, CSV, JSON),
 // from its context menu, the Export button (the chart last clicked) or exportChart().
@@ -12,6 +16,7 @@
 
 #include <QWidget>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "export_actions.h"
@@ -43,9 +48,19 @@ class GatewayView : public QWidget {
     explicit GatewayView(const std::string& scenarioDirectory, QWidget* parent = nullptr);
     ~GatewayView() override;
 
-    // A new run from simulated time 0 with these knobs (shown in the knob panel).
+    // A new run from simulated time 0 with these knobs (shown in the knob panel) and timeline.
     void startRun(const GatewayRunSpec& spec, bool play = true);
     bool hasRun() const { return started_; }
+    const GatewayRunSpec& runSpec() const { return spec_; }
+    // Shows a message above the charts (a file that would not open, a refused knob).
+    void showMessage(const QString& text);
+    QString message() const;
+
+    // The scenario that replays the run shown (its first knobs, seed and timeline), named
+    // `name`; nullopt before the first frame.
+    std::optional<Scenario> scenarioOfRun(const std::string& name) const;
+    // Writes scenarioOfRun (named after the file) atomically; false and *error on failure.
+    bool saveRun(const QString& path, QString* error = nullptr) const;
 
     GatewaySession* session() const { return session_; }
     GatewayFramePtr latestFrame() const { return drawn_; }  // the frame last drawn
