@@ -1,5 +1,6 @@
 #include "gateway/gateway_view.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -135,6 +136,24 @@ void GatewayView::buildLayout() {
         menu->addAction(formatText(f), this, [this, f] { exportWithDialog(current_, f); });
     exportButton_->setMenu(menu);
     top->addWidget(exportButton_, 0, Qt::AlignTop);
+    pinAction_ = new QAction(style()->standardIcon(QStyle::SP_DialogApplyButton),
+                             tr("Pin as baseline"), this);
+    pinAction_->setObjectName("gatewayPinBaseline");
+    pinAction_->setToolTip(tr("Keep this run: the time charts draw it as dashed ghosts under the "
+                              "next runs"));
+    connect(pinAction_, &QAction::triggered, this, &GatewayView::pinBaseline);
+    clearBaselineAction_ = new QAction(style()->standardIcon(QStyle::SP_DialogDiscardButton),
+                                       tr("Clear baseline"), this);
+    clearBaselineAction_->setObjectName("gatewayClearBaseline");
+    clearBaselineAction_->setToolTip(tr("Stop drawing the pinned run"));
+    connect(clearBaselineAction_, &QAction::triggered, this, &GatewayView::clearBaseline);
+    for (QAction* a : {pinAction_, clearBaselineAction_}) {
+        auto* button = new QToolButton(this);
+        button->setDefaultAction(a);
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        top->addWidget(button, 0, Qt::AlignTop);
+    }
+    updateBaselineActions();
     layout->addLayout(top);
 
     stagePath_ = new StagePathWidget(this);
@@ -307,6 +326,7 @@ void GatewayView::onRedraw() {
         if (frame->snapshot != chartsSnapshot_) drawCharts(*frame);
     }
     syncKnobs(*frame);
+    updateBaselineActions();
     emit frameDrawn(frame);
 }
 
@@ -315,13 +335,19 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     chartsSnapshot_ = frame.snapshot;
     const double offset = week_time::startOffset_s(startDayOf(frame.params));
     const std::vector<Annotation> annotations = gateway_charts::annotations(s, offset);
-    for (GatewayTimeChart* c :
-         std::initializer_list<GatewayTimeChart*>{percentiles_, queue_, hedging_, breakers_, cache_})
-        c->setAnnotations(annotations);
-    percentiles_->setChart(gateway_charts::percentiles(s, offset));
-    queue_->setChart(gateway_charts::queue(s, offset));
-    hedging_->setChart(gateway_charts::hedging(s, offset));
-    cache_->setChart(gateway_charts::cache(s, offset));
+    breakers_->setAnnotations(annotations);
+    using Build = Chart (*)(const gateway::GatewaySnapshot&, double);
+    const std::pair<GatewayTimeChart*, Build> series[] = {
+        {percentiles_, &gateway_charts::percentiles},
+        {queue_, &gateway_charts::queue},
+        {hedging_, &gateway_charts::hedging},
+        {cache_, &gateway_charts::cache}};
+    for (const auto& [chart, build] : series) {
+        chart->setAnnotations(annotations);
+        // The pinned run lines up with this one by time since its start.
+        chart->setBaseline(baseline_ ? build(*baseline_, offset).series : std::vector<Series>{});
+        chart->setChart(build(s, offset));
+    }
     QStringList lanes;
     const int engines = static_cast<int>(s.engines.size());
     for (int lane = 0; lane < gateway::kRegions * engines; ++lane) {

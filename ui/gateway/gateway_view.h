@@ -6,8 +6,10 @@
 // sweep" tab the sweep of fixed hedge delays against seed 000's published points.
 //
 // Every time chart shows the run's timeline: knob changes (the scenario's and those made during
-// the run) as lines, faults as shaded spans. The run saves as a scenario that replays it
-// (saveRun: its first knobs, seed and timeline).
+// the run) as lines, faults as shaded spans. "Pin as baseline" keeps the run shown; from then on
+// the time charts draw its series as muted dashed ghosts under the live ones until "Clear
+// baseline". The run saves as a scenario that replays it (saveRun: its first knobs, seed and
+// timeline).
 //
 // Frames come from a GatewaySession (its own thread); the view keeps only the latest and redraws
 // through one RedrawScheduler. Every chart exports like the labs' (PNG, SVG, PDF, CSV, JSON),
@@ -24,6 +26,7 @@
 #include "gateway/gateway_scenario.h"
 #include "redraw_scheduler.h"
 
+class QAction;
 class QLabel;
 class QTabWidget;
 class QToolButton;
@@ -62,6 +65,13 @@ class GatewayView : public QWidget {
     // Writes scenarioOfRun (named after the file) atomically; false and *error on failure.
     bool saveRun(const QString& path, QString* error = nullptr) const;
 
+    // Keeps the run shown as the baseline the time charts draw under the live series.
+    void pinBaseline();
+    void clearBaseline();
+    bool hasBaseline() const { return baseline_ != nullptr; }
+    QAction* pinBaselineAction() const { return pinAction_; }
+    QAction* clearBaselineAction() const { return clearBaselineAction_; }
+
     GatewaySession* session() const { return session_; }
     GatewayFramePtr latestFrame() const { return drawn_; }  // the frame last drawn
 
@@ -91,6 +101,7 @@ class GatewayView : public QWidget {
     void onFrame(const GatewayFramePtr& frame);
     void onRedraw();
     void drawCharts(const GatewayFrame& frame);
+    void updateBaselineActions();
     void syncKnobs(const GatewayFrame& frame);
     void onKnobsEdited();
     void restart();
@@ -105,11 +116,14 @@ class GatewayView : public QWidget {
     GatewayFramePtr pending_;
     GatewayFramePtr drawn_;
     GatewaySnapshotPtr chartsSnapshot_;  // the snapshot the charts show
+    GatewaySnapshotPtr baseline_;        // the pinned run, drawn as ghosts
     quint64 knobCommand_ = 0;           // the last applyParams sent
     Params shownParams_;                // what the knob panel shows
 
     TransportBar* transport_ = nullptr;
     QToolButton* exportButton_ = nullptr;
+    QAction* pinAction_ = nullptr;
+    QAction* clearBaselineAction_ = nullptr;
     StagePathWidget* stagePath_ = nullptr;
     KnobPanel* knobs_ = nullptr;
     QTabWidget* tabs_ = nullptr;
