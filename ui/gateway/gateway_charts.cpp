@@ -73,7 +73,7 @@ Chart queue(const GatewaySnapshot& s, double offset_s) {
     Chart c = timeChart(kQueue, "Queue depth and admission limit", "Requests in flight");
     for (int r = 0; r < gateway::kRegions; ++r) {
         const std::string region = str(gateway::kRegionNames[r]);
-        c.series.push_back(windowSeries(region + " peak in flight", s, offset_s,
+        c.series.push_back(windowSeries(region + " peak", s, offset_s,
                                         [r](const WindowPoint& w) { return w.inflight_peak[r]; }));
     }
     for (int r = 0; r < gateway::kRegions; ++r) {

@@ -18,6 +18,8 @@ const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                            QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
 constexpr int kPaletteSize = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
 constexpr int kLegendColumns = 3;
+constexpr QSize kLegendIcon{28, 12};
+constexpr int kLegendSpacing = 18;
 
 QFont font(int pointSize, bool bold = false) {
     QFont f;
@@ -71,10 +73,10 @@ void setUpPlot(QCustomPlot& plot) {
     plot.legend->setFont(font(9));
     plot.legend->setBorderPen(Qt::NoPen);
     plot.legend->setBrush(Qt::NoBrush);
-    plot.legend->setIconSize(28, 12);
+    plot.legend->setIconSize(kLegendIcon);
     plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot.legend->setWrap(kLegendColumns);
-    plot.legend->setColumnSpacing(18);
+    plot.legend->setColumnSpacing(kLegendSpacing);
     plot.legend->setRowSpacing(0);
     plot.axisRect()->insetLayout()->take(plot.legend);
     plot.plotLayout()->addElement(2, 0, plot.legend);
@@ -99,11 +101,19 @@ void fitLegend(QCustomPlot& plot, int width) {
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
             widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
     }
-    const int itemWidth = legend->iconSize().width() + legend->iconTextPadding() + widest + 16;
     const int available = width - legend->margins().left() - legend->margins().right();
-    const int columns =
-        std::clamp((available + legend->columnSpacing()) / (itemWidth + legend->columnSpacing()), 1,
-                   std::min(items, kLegendColumns));
+    auto columnsFor = [&](int iconWidth, int spacing) {
+        const int itemWidth = iconWidth + legend->iconTextPadding() + widest + 16;
+        return std::clamp((available + spacing) / (itemWidth + spacing), 1,
+                          std::min(items, kLegendColumns));
+    };
+    // A narrow chart takes shorter icons and less spacing before it stacks every item in one
+    // column (a legend that tall leaves the data no room).
+    int columns = columnsFor(kLegendIcon.width(), kLegendSpacing);
+    const bool compact = columns < std::min(items, 2) && columnsFor(16, 6) > columns;
+    if (compact) columns = columnsFor(16, 6);
+    legend->setIconSize(compact ? QSize(16, kLegendIcon.height()) : kLegendIcon);
+    legend->setColumnSpacing(compact ? 6 : kLegendSpacing);
     if (columns != legend->wrap() || legend->columnCount() > columns) {
         legend->setWrap(columns);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);

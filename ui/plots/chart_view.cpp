@@ -49,7 +49,8 @@ ChartView::ChartView(QWidget* parent)
     plot_->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     plot_->addLayer(kGhostLayer, plot_->layer("main"), QCustomPlot::limBelow);
-    annotations_ = std::make_unique<AnnotationLayer>(*plot_, [this](double x) { return toPlotX(x); });
+    annotations_ =
+        std::make_unique<AnnotationLayer>(*plot_, [this](double x) { return toPlotX(x); });
 
     readout_->tracer = new QCPItemTracer(plot_);
     readout_->tracer->setStyle(QCPItemTracer::tsCircle);
@@ -273,6 +274,8 @@ QStringList ChartView::legendNames() const {
     return names;
 }
 
+int ChartView::legendColumns() const { return plot_->legend->columnCount(); }
+
 ChartView::ViewRange ChartView::viewRange() const {
     return {plot_->xAxis->range().lower, plot_->xAxis->range().upper, plot_->yAxis->range().lower,
             plot_->yAxis->range().upper};
@@ -301,8 +304,9 @@ bool ChartView::showAnnotationReadout(QPoint pos) {
                                              : QString::fromStdString(a.kind);
     QString when = formatX(a.x0);
     if (a.x1) when += QString::fromUtf8(" – ") + formatX(*a.x1);
-    const QString text = QString("%1: %2\n%3: %4")
-                             .arg(kind, QString::fromStdString(a.label), plot_->xAxis->label(), when);
+    const QString text =
+        QString("%1: %2\n%3: %4")
+            .arg(kind, QString::fromStdString(a.label), plot_->xAxis->label(), when);
     readout_->tracer->setVisible(false);
     readout_->label->setVisible(true);
     chart_style::placeReadoutLabel(*readout_->label, *plot_, plot_->xAxis->pixelToCoord(pos.x()),

@@ -50,8 +50,9 @@ class ChartView : public QWidget {
     void replot();
 
     std::vector<PlottedSeries> plottedSeries() const;
-    // The legend's entries, in order.
+    // The legend's entries, in order, and how many columns they take.
     QStringList legendNames() const;
+    int legendColumns() const;
 
     // A run's timeline over the chart, x in the chart's data units: knob changes as lines,
     // faults as spans, labelled at the top. Kept across setChart until replaced.
