@@ -199,8 +199,8 @@ int main(int argc, char** argv) {
                                       "FILE");
     const QCommandLineOption size("size", "Window size, e.g. 1440x900.", "WxH");
     const QCommandLineOption gateway(
-        "gateway", "Open the Gateway view (seed 000's search gateway, simulated as it runs); SCENARIO "
-                   "is then a gateway scenario file or name.");
+        "gateway", "Open the Gateway view (seed 000's search gateway, simulated as it runs); "
+                   "SCENARIO is then a gateway scenario file or name.");
     const QCommandLineOption until("until",
                                    "With --gateway and --screenshot/--export: simulated time to "
                                    "run to first (90m, 36h, 2d; default 36h).",

@@ -86,7 +86,8 @@ TEST(ChartAnnotations, LabelsStackElideAndNeverOverlap) {
     view.showReadoutNear(labels[3].rect.center().toPoint());
     EXPECT_TRUE(view.readoutText().contains(labels[3].full)) << view.readoutText().toStdString();
     view.showReadoutNear(labels[2].rect.center().toPoint());
-    EXPECT_TRUE(view.readoutText().startsWith("Fault: atlas slow")) << view.readoutText().toStdString();
+    EXPECT_TRUE(view.readoutText().startsWith("Fault: atlas slow"))
+        << view.readoutText().toStdString();
 }
 
 TEST(ChartAnnotations, ACrowdHidesWhatHasNoRoomAndStillFitsASmallChart) {

@@ -65,7 +65,8 @@ class GatewayViewTest : public ::testing::Test {
     }
     // Waits until command `seq` has been handled and no seek is under way.
     bool waitSettled(quint64 seq) {
-        return waitDrawn([seq](const GatewayFrame& f) { return f.commandSeq >= seq && !f.seeking; });
+        return waitDrawn(
+            [seq](const GatewayFrame& f) { return f.commandSeq >= seq && !f.seeking; });
     }
     bool seekAndWait(double t_s) { return waitSettled(session().seek(t_s)); }
     // Starts `spec` paused at 0 and waits for its first frame.

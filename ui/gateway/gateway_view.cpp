@@ -278,7 +278,9 @@ void GatewayView::showMessage(const QString& text) {
     message_->setVisible(!text.isEmpty());
 }
 
-QString GatewayView::message() const { return message_->isVisible() ? message_->text() : QString(); }
+QString GatewayView::message() const {
+    return message_->isVisible() ? message_->text() : QString();
+}
 
 void GatewayView::restart() {
     const Scenario s = knobs_->editedScenario();

@@ -26,7 +26,8 @@ void ensureLayers(QCustomPlot& plot) {
         // Under every graph (the ghosts of a pinned run included): just above the grid.
         plot.addLayer(kSpanLayer, plot.layer("grid"), QCustomPlot::limAbove);
     }
-    if (!plot.layer(kLineLayer)) plot.addLayer(kLineLayer, plot.layer("main"), QCustomPlot::limAbove);
+    if (!plot.layer(kLineLayer))
+        plot.addLayer(kLineLayer, plot.layer("main"), QCustomPlot::limAbove);
 }
 
 QFont labelFont() {
@@ -199,9 +200,10 @@ void AnnotationLayer::layout() {
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return anchor[a] < anchor[b]; });
 
-    for (std::size_t i = 0; i < labels_.size(); ++i)
-        labels_[i] = AnnotationLabel{{}, QString::fromStdString(annotations_[i].label), {}, 0, false,
-                                     false};
+    for (std::size_t i = 0; i < labels_.size(); ++i) {
+        labels_[i] = AnnotationLabel{};
+        labels_[i].full = QString::fromStdString(annotations_[i].label);
+    }
     for (std::size_t k = 0; k < order.size(); ++k) {
         const std::size_t i = order[k];
         const double natural = fm.horizontalAdvance(labels_[i].full) + pad + 1;

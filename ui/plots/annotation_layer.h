@@ -3,11 +3,12 @@
 // title and the axis rect (so no label hides data), joined to its line by a dotted connector.
 // Labels are laid out again every time the plot lays itself out (zoom, pan, resize, an export at
 // another size): each goes in the row nearest the data where it clears the labels before it,
-// starting at its line or, when that has no room, ending at it; elided when long; when no row has room, the label before it in the least crowded row is
-// shortened, and when that would leave it unreadable the new label is hidden (its line or span
-// stays). The strip is as tall as the rows in use. Hovering a label or a line gives the full
-// text (hit()). Colours come from chart_style::annotationColors, so they read in a dark palette
-// too.
+// starting at its line, or ending at it when the next line comes too soon or there is no room
+// after it; elided when long. When no row has room, the label before it in the least crowded
+// row is shortened, and when that would leave it unreadable the new label is hidden (its line or
+// span stays). The strip is as tall as the rows in use. Hovering a label or a line gives the
+// full text (hit()). Colours come from chart_style::annotationColors, so they read in a dark
+// palette too.
 //
 // Owned by ChartView; qcustomplot.h stays in the .cpp.
 #pragma once
