@@ -26,7 +26,7 @@ std::string csvField(const std::string& s) {
 
 }  // namespace
 
-std::string chartToCsv(const Chart& chart) {
+std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations) {
     std::string out = "series,role,x,y\n";
     bool first = true;
     for (const auto& s : chart.series) {
@@ -37,10 +37,17 @@ std::string chartToCsv(const Chart& chart) {
         for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
             out += name + "," + role + "," + number(s.x[i]) + "," + number(s.y[i]) + "\n";
     }
+    if (!annotations.empty()) {
+        out += "\nannotation,kind,x0,x1\n";
+        for (const Annotation& a : annotations)
+            out += csvField(a.label) + "," + csvField(a.kind) + "," + number(a.x0) + "," +
+                   (a.x1 ? number(*a.x1) : std::string()) + "\n";
+    }
     return out;
 }
 
-nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result) {
+nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
+                                   const std::vector<Annotation>& annotations) {
     nlohmann::ordered_json j;
     if (result) {
         j["lab"] = result->lab;
@@ -50,6 +57,17 @@ nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result) 
     }
     nlohmann::ordered_json fields = toJson(chart);  // alive for the loop: items() is a view
     for (auto& [key, value] : fields.items()) j[key] = std::move(value);
+    if (!annotations.empty()) {
+        j["annotations"] = nlohmann::ordered_json::array();
+        for (const Annotation& a : annotations) {
+            nlohmann::ordered_json ja;
+            ja["x0"] = a.x0;
+            if (a.x1) ja["x1"] = *a.x1;
+            ja["kind"] = a.kind;
+            ja["label"] = a.label;
+            j["annotations"].push_back(std::move(ja));
+        }
+    }
     return j;
 }
 

@@ -1,6 +1,8 @@
 // A chart's data as text: CSV (one block per series, rows "series,role,x,y", blocks separated by
-// a blank line under one header) and JSON (the chart, its series and the run it came from).
-// Plain functions of a Chart, so tests can parse what they write.
+// a blank line under one header; then, when the chart shows a run's timeline, a blank line and a
+// section of its own with rows "annotation,kind,x0,x1", x1 empty for an instant) and JSON (the
+// chart, its series, its "annotations" when there are any, and the run it came from). Plain
+// functions of a Chart, so tests can parse what they write.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,9 +12,11 @@
 
 namespace taillab::ui {
 
-std::string chartToCsv(const Chart& chart);
-// `result` supplies the context (lab, scenario, seed, parameters); may be null.
-nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result);
+std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations = {});
+// `result` supplies the context (lab, scenario, seed, parameters); may be null. `annotations`
+// are those drawn on the chart, in its x units.
+nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
+                                   const std::vector<Annotation>& annotations = {});
 // Writes text to a file; false on failure.
 bool writeTextFile(const std::string& path, const std::string& text);
 

@@ -138,6 +138,9 @@ void ChartPane::showCurrent() {
     }
     placeholder_->setVisible(false);
     view_->setVisible(true);
+    // The run's timeline belongs on every time chart (in their x units).
+    view_->setAnnotations(c->kind == ChartKind::Time ? result_->annotations
+                                                     : std::vector<Annotation>{});
     view_->setChart(*c);
 }
 

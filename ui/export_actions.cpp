@@ -113,8 +113,9 @@ bool ExportActions::exportTo(ExportFormat format, const QString& path, QString* 
     ChartView* view = charts_->currentView();
     const Chart* chart = charts_->currentChart();
     if (!view || !chart) return fail(tr("There is no chart to export."));
-    const bool ok =
-        saveChart(*view, *chart, format, path, [&] { return chartToJson(*chart, result.get()); });
+    const bool ok = saveChart(*view, *chart, format, path, [&] {
+        return chartToJson(*chart, result.get(), view->annotations());
+    });
     return ok ? true : fail(tr("Cannot write %1").arg(path));
 }
 
@@ -124,7 +125,8 @@ bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const Q
         case ExportFormat::Png: return view.savePng(path);
         case ExportFormat::Svg: return view.saveSvg(path);
         case ExportFormat::Pdf: return view.savePdf(path);
-        case ExportFormat::Csv: return writeTextFile(path.toStdString(), chartToCsv(chart));
+        case ExportFormat::Csv:
+            return writeTextFile(path.toStdString(), chartToCsv(chart, view.annotations()));
         case ExportFormat::Json:
         case ExportFormat::ResultJson: return writeTextFile(path.toStdString(), json().dump(2) + "\n");
     }

@@ -23,8 +23,9 @@ class ChartView;
 
 enum class ExportFormat { Png, Svg, Pdf, Csv, Json, ResultJson };
 
-// Writes one chart: the view as PNG/SVG/PDF, its data as CSV, or `json` (the caller's JSON of
-// the chart, built only for Json/ResultJson). False when the file cannot be written.
+// Writes one chart: the view as PNG/SVG/PDF (annotations included, as drawn), its data and
+// annotations as CSV, or `json` (the caller's JSON of the chart, built only for Json/ResultJson).
+// False when the file cannot be written.
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
                const std::function<nlohmann::ordered_json()>& json);
 

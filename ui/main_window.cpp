@@ -2,9 +2,12 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
@@ -25,6 +28,11 @@
 #include "run_status.h"
 
 namespace taillab::ui {
+namespace {
+
+constexpr const char* kLastScenarioDirKey = "scenarios/lastSaveDirectory";
+
+}  // namespace
 
 MainWindow::MainWindow(const std::string& scenarioDirectory, QWidget* parent)
     : QMainWindow(parent), catalog_(scenarioDirectory) {
@@ -107,7 +115,7 @@ void MainWindow::buildLayout() {
     gatewayPage_ = new QWidget(tabs_);
     auto* gatewayLayout = new QVBoxLayout(gatewayPage_);
     gatewayLayout->setContentsMargins(6, 4, 6, 0);
-    tabs_->addTab(gatewayPage_, tr("Gateway (live)"));
+    tabs_->addTab(gatewayPage_, tr("Gateway (simulated)"));
     tabs_->setTabToolTip(1, tr("Seed 000's search gateway, simulated and streamed as it happens"));
     connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     setCentralWidget(tabs_);
@@ -117,6 +125,7 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
     if (!gateway_) {
         gateway_ = new GatewayView(catalog_.directory(), gatewayPage_);
         gatewayPage_->layout()->addWidget(gateway_);
+        connect(gateway_, &GatewayView::frameDrawn, this, &MainWindow::updateSaveRun);
     }
     if (spec) {
         gateway_->startRun(*spec, play);
@@ -134,7 +143,14 @@ void MainWindow::onTabChanged(int) {
     if (gateway && (!gateway_ || !gateway_->hasRun())) openGateway();
     // The toolbar's actions (run, export) are the labs'; the gateway view has its own.
     if (toolBar_) toolBar_->setVisible(!gateway);
+    updateSaveRun();
     updateTitle();
+}
+
+void MainWindow::updateSaveRun() {
+    if (saveRunAct_)
+        saveRunAct_->setEnabled(gatewayShown() && gateway_ && gateway_->latestFrame() &&
+                                gateway_->latestFrame()->snapshot);
 }
 
 void MainWindow::buildActions() {
@@ -152,6 +168,13 @@ void MainWindow::buildActions() {
     reloadAct->setShortcut(QKeySequence(Qt::Key_F5));
     reloadAct->setIconText(tr("Reload"));
     connect(reloadAct, &QAction::triggered, this, &MainWindow::reloadCatalog);
+    saveRunAct_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton),
+                              tr("&Save Run as Scenario…"), this);
+    saveRunAct_->setObjectName("saveRunAsScenario");
+    saveRunAct_->setShortcut(QKeySequence::Save);
+    saveRunAct_->setToolTip(tr("Save the gateway run as a scenario that replays it: its first "
+                               "knobs, seed and timeline, with the knob changes made during it"));
+    connect(saveRunAct_, &QAction::triggered, this, &MainWindow::saveRunDialog);
     auto* quitAct = new QAction(tr("&Quit"), this);
     quitAct->setShortcut(QKeySequence::Quit);
     connect(quitAct, &QAction::triggered, this, &QWidget::close);
@@ -179,6 +202,8 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addActions({openAct, reloadAct});
     file->addSeparator();
+    file->addAction(saveRunAct_);
+    file->addSeparator();
     file->addActions(export_->chartActions());
     file->addAction(export_->action(ExportFormat::ResultJson));
     file->addSeparator();
@@ -190,7 +215,7 @@ void MainWindow::buildActions() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(aboutAct);
 
-    auto* gatewayAct = new QAction(tr("&Gateway (live)"), this);
+    auto* gatewayAct = new QAction(tr("&Gateway (simulated)"), this);
     gatewayAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     gatewayAct->setToolTip(tr("Seed 000's search gateway, simulated and streamed as it happens"));
     connect(gatewayAct, &QAction::triggered, this, [this] { openGateway(); });
@@ -222,6 +247,7 @@ void MainWindow::buildActions() {
         connect(controller_, signal, cancelAct, [cancelAct] { cancelAct->setEnabled(false); });
     connect(controller_, &RunController::failed, cancelAct,
             [cancelAct] { cancelAct->setEnabled(false); });
+    updateSaveRun();
 }
 
 bool MainWindow::openScenario(const QString& key) {
@@ -312,7 +338,37 @@ void MainWindow::openFileDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Scenario"),
                                                       QString::fromStdString(catalog_.directory()),
                                                       tr("Scenario files (*.json)"));
-    if (!path.isEmpty()) openScenario(path);
+    if (!path.isEmpty()) openFile(path);
+}
+
+bool MainWindow::openFile(const QString& path) {
+    if (!isGatewayScenarioFile(path.toStdString())) return openScenario(path);
+    try {
+        openGateway(loadGatewayRun(path.toStdString(), {}));
+    } catch (const std::exception& e) {
+        openGateway()->showMessage(tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what())));
+        return false;
+    }
+    status_->showMessage(tr("Opened %1 in the gateway view").arg(path));
+    return true;
+}
+
+void MainWindow::saveRunDialog() {
+    if (!gateway_ || !gateway_->latestFrame()) return;
+    QSettings settings;
+    const QString dir = settings.value(kLastScenarioDirKey, QDir::homePath()).toString();
+    const QString name = QString::fromStdString(gateway_->runSpec().name) + "-run.json";
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Run as Scenario"),
+                                                      QDir(dir).filePath(name),
+                                                      tr("Scenario files (*.json)"));
+    if (path.isEmpty()) return;
+    settings.setValue(kLastScenarioDirKey, QFileInfo(path).absolutePath());
+    QString error;
+    if (!gateway_->saveRun(path, &error)) {
+        QMessageBox::warning(this, tr("Save failed"), error);
+        return;
+    }
+    status_->showMessage(tr("Saved the run as %1").arg(path));
 }
 
 void MainWindow::reloadCatalog() {
@@ -327,7 +383,7 @@ void MainWindow::reloadCatalog() {
 
 void MainWindow::updateTitle() {
     if (gatewayShown()) {
-        setWindowTitle(tr("Gateway, seed 000 (live)[*] — TailLab"));
+        setWindowTitle(tr("Gateway, seed 000 (simulated)[*] — TailLab"));
         setWindowModified(false);
         return;
     }

@@ -19,6 +19,7 @@
 #include "lab_result_ptr.h"
 #include "redraw_scheduler.h"
 
+class QAction;
 class QTabWidget;
 class QToolBar;
 
@@ -44,6 +45,9 @@ class MainWindow : public QMainWindow {
 
     // Opens a scenario by file path, name, "labs/<name>" or lab id, and runs it.
     bool openScenario(const QString& key);
+    // File → Open: a gateway scenario opens in the Gateway tab (its knobs and timeline; a file
+    // the parser refuses shows the parser's message there), any other in the labs.
+    bool openFile(const QString& path);
     // Opens the lab's default scenario and runs it.
     bool selectLab(const QString& labId);
     // Runs the scenario with the knobs as they are now.
@@ -65,6 +69,8 @@ class MainWindow : public QMainWindow {
     GatewayView* openGateway(std::optional<GatewayRunSpec> spec = std::nullopt, bool play = true);
     GatewayView* gatewayView() const { return gateway_; }
     bool gatewayShown() const;
+    // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
+    QAction* saveRunAction() const { return saveRunAct_; }
 
   signals:
     // A result has been drawn (charts and tables show it).
@@ -78,6 +84,8 @@ class MainWindow : public QMainWindow {
     void onRedraw(DirtyLevel level);
     void onFailed(const QString& message);
     void openFileDialog();
+    void saveRunDialog();
+    void updateSaveRun();
     void reloadCatalog();
     void showAbout();
     void updateTitle();
@@ -101,6 +109,7 @@ class MainWindow : public QMainWindow {
     QWidget* gatewayPage_ = nullptr;  // holds gateway_ once built
     GatewayView* gateway_ = nullptr;
     QToolBar* toolBar_ = nullptr;
+    QAction* saveRunAct_ = nullptr;
 };
 
 }  // namespace taillab::ui

@@ -12,7 +12,9 @@
 // File > Export would: a figure for a post-mortem or a lecture from a script.
 //
 // --gateway opens the Gateway tab (seed 000's search gateway, simulated as it happens), with the
-// knobs of GATEWAY-SCENARIO (a gateway scenario file or name) or the defaults, playing. With
+// knobs, seed and timeline of GATEWAY-SCENARIO (a gateway scenario file or name) or the
+// defaults, playing; a file the scenario parser refuses exits 2 with its message
+// (file:line:col: JSON path: what). With
 // --screenshot or --export it first runs, as fast as it goes, to --until (simulated time since
 // the run started: 90m, 36h, 2d; a bare number is hours; default 36h), and with --sweep also runs
 // the hedge-delay sweep and shows its tab; --export writes the chart named by --chart (default
@@ -197,8 +199,8 @@ int main(int argc, char** argv) {
                                       "FILE");
     const QCommandLineOption size("size", "Window size, e.g. 1440x900.", "WxH");
     const QCommandLineOption gateway(
-        "gateway", "Open the Gateway view (seed 000's search gateway, simulated live); SCENARIO "
-                   "is then a gateway scenario file or name.");
+        "gateway", "Open the Gateway view (seed 000's search gateway, simulated as it runs); "
+                   "SCENARIO is then a gateway scenario file or name.");
     const QCommandLineOption until("until",
                                    "With --gateway and --screenshot/--export: simulated time to "
                                    "run to first (90m, 36h, 2d; default 36h).",

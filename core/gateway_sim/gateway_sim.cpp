@@ -552,6 +552,7 @@ struct GatewaySim::Impl final : Port {
     Timeline timeline;                    // as built: the actions index its events
     std::vector<TimelineEvent> edits;     // applyParams since
     std::optional<Timeline> merged;       // timeline and edits, in order (built on demand)
+    std::vector<bool> discarded;          // per timeline event: dropped before it applied
     std::vector<Action> actions;
     std::size_t nextAction = 0;
     std::vector<std::uint32_t> surges;  // events whose fault is a surge
@@ -572,7 +573,9 @@ const Timeline& GatewaySim::timeline() const {
     if (!s.merged) {
         // An edit made at time t came after every event at or before t: it goes after them, so
         // that a replay applies them in the same order.
-        Timeline t = s.timeline;
+        Timeline t;
+        for (std::size_t i = 0; i < s.timeline.events.size(); ++i)
+            if (i >= s.discarded.size() || !s.discarded[i]) t.events.push_back(s.timeline.events[i]);
         for (const TimelineEvent& e : s.edits) {
             const auto at = std::upper_bound(t.events.begin(), t.events.end(), e.at_s,
                                              [](double v, const TimelineEvent& x) { return v < x.at_s; });
@@ -582,6 +585,23 @@ const Timeline& GatewaySim::timeline() const {
     }
     return *s.merged;
 }
+void GatewaySim::discardPendingChanges(const std::function<bool(const TimelineEvent&)>& which) {
+    Impl& s = *impl_;
+    s.discarded.resize(s.timeline.events.size(), false);
+    std::vector<Impl::Action> kept(s.actions.begin(),
+                                   s.actions.begin() + static_cast<std::ptrdiff_t>(s.nextAction));
+    for (std::size_t i = s.nextAction; i < s.actions.size(); ++i) {
+        const Impl::Action& a = s.actions[i];
+        if (a.kind == Impl::Action::Set && which(s.timeline.events[a.event])) {
+            s.discarded[a.event] = true;
+        } else {
+            kept.push_back(a);
+        }
+    }
+    s.actions = std::move(kept);
+    s.merged.reset();
+}
+
 void GatewaySim::setObserver(Observer observer) { impl_->observer = std::move(observer); }
 
 bool GatewaySim::advanceTo(double t_s, RunControl* control) {

@@ -64,6 +64,11 @@ public:
     // applyParams at the moment it was made. Saved with initialParams() into a scenario, it
     // replays this run exactly.
     const Timeline& timeline() const;
+    // Forgets the knob changes of the timeline the run was built with that have not applied yet
+    // and for which `which` holds: they will not apply, and timeline() leaves them out. Faults
+    // stay. For a driver that replays a run with its edits and then rewrites its future (the
+    // GUI: an edit after a seek back replaces the edits recorded after that moment).
+    void discardPendingChanges(const std::function<bool(const TimelineEvent&)>& which);
 
     GatewaySnapshot snapshot() const;
 

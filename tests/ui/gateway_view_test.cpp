@@ -6,12 +6,14 @@
 // exports from a script. No assertion depends on wall-clock speed.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
@@ -27,75 +29,23 @@
 #include "plots/sweep_chart.h"
 #include "gateway/sweep_panel.h"
 #include "knob_panel.h"
-#include "ui_test_support.h"
+#include "gateway_test_support.h"
 
 namespace taillab::ui::test {
 namespace {
-
-constexpr int kGatewayTimeoutMs = 240000;
-constexpr double kHour = 3600;
-
-GatewayRunSpec oneDay() {
-    GatewayRunSpec spec = defaultGatewayRun();
-    spec.params.set("days", 1);
-    return spec;
-}
-
-std::size_t points(const ChartView& view) {
-    std::size_t n = 0;
-    for (const auto& s : view.plottedSeries()) n += static_cast<std::size_t>(s.x.size());
-    return n;
-}
-
-// The counters a run's state is judged by.
-std::vector<std::uint64_t> counters(const gateway::GatewaySnapshot& s) {
-    std::vector<std::uint64_t> c{s.accepted,      s.answered,    s.rejected,
-                                 s.failed,        s.in_flight,   s.coalesced,
-                                 s.primary_calls, s.hedge_calls, s.last_chance_calls,
-                                 s.cancelled_calls, s.invalid_answers, s.probes,
-                                 s.windows.size(), s.timeline.size()};
-    c.insert(c.end(), s.outcomes.begin(), s.outcomes.end());
-    for (const auto& st : s.stages) c.insert(c.end(), {st.entered, st.passed});
-    return c;
-}
-
-class GatewayViewTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        window_ = std::make_unique<MainWindow>(scenarioDirectory());
-        window_->show();
-        view_ = window_->openGateway(oneDay(), /*play=*/false);
-        ASSERT_NE(view_, nullptr);
-        ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.snapshot != nullptr; }))
-            << "no first frame";
-    }
-
-    GatewaySession& session() { return *view_->session(); }
-
-    // Waits until the view has drawn a frame for which `pred` holds.
-    bool waitDrawn(const std::function<bool(const GatewayFrame&)>& pred,
-                   int timeoutMs = kGatewayTimeoutMs) {
-        return QTest::qWaitFor(
-            [&] {
-                const GatewayFramePtr f = view_->latestFrame();
-                return f && f->snapshot && pred(*f);
-            },
-            timeoutMs);
-    }
-    // Waits until command `seq` has been handled and no seek is under way.
-    bool waitSettled(quint64 seq) {
-        return waitDrawn([seq](const GatewayFrame& f) { return f.commandSeq >= seq && !f.seeking; });
-    }
-    bool seekAndWait(double t_s) { return waitSettled(session().seek(t_s)); }
-
-    std::unique_ptr<MainWindow> window_;
-    GatewayView* view_ = nullptr;
-};
 
 TEST_F(GatewayViewTest, OpensBesideTheLabsWithTheRequestPathAndCharts) {
     EXPECT_TRUE(window_->gatewayShown());
     EXPECT_TRUE(view_->isVisible());
     EXPECT_TRUE(window_->windowTitle().contains("Gateway"));
+    // Simulated, not live: the live driver gets a tab of its own.
+    auto* mainTabs = window_->findChild<QTabWidget*>("mainTabs");
+    ASSERT_NE(mainTabs, nullptr);
+    EXPECT_EQ(mainTabs->tabText(mainTabs->currentIndex()), "Gateway (simulated)");
+    EXPECT_TRUE(window_->windowTitle().contains("(simulated)"));
+    QStringList viewItems;
+    for (const QAction* a : window_->findChildren<QAction*>()) viewItems << a->text();
+    EXPECT_TRUE(viewItems.contains("&Gateway (simulated)")) << viewItems.join(", ").toStdString();
     auto* toolbar = window_->findChild<QToolBar*>("mainToolBar");
     ASSERT_NE(toolbar, nullptr);
     EXPECT_FALSE(toolbar->isVisible()) << "the labs' toolbar does not apply to the gateway";
@@ -178,7 +128,12 @@ TEST_F(GatewayViewTest, KnobChangeMidRunAppearsInTheTimeline) {
     }));
     const GatewayFramePtr f = view_->latestFrame();
     EXPECT_EQ(f->snapshot->now_s, 6 * kHour);
-    EXPECT_EQ(f->changeTimes, std::vector<double>{6 * kHour});
+    ASSERT_NE(f->timeline, nullptr);
+    ASSERT_EQ(f->timeline->events.size(), 1u) << "the edit is a timeline event";
+    const TimelineEvent& edit = f->timeline->events.front();
+    EXPECT_EQ(edit.at_s, 6 * kHour);
+    EXPECT_EQ(edit.set, (std::vector<KnobSetting>{{"hedge_delay_ms", 300}}));
+    EXPECT_EQ(edit.label, "hedge_delay_ms 300");
     bool found = false;
     for (const auto& e : f->snapshot->timeline)
         found = found || (e.t_s == 6 * kHour && e.what.find("hedge_delay_ms") != std::string::npos);
@@ -186,9 +141,17 @@ TEST_F(GatewayViewTest, KnobChangeMidRunAppearsInTheTimeline) {
     EXPECT_GT(view_->tables()->timelineTable()->rowCount(), 0);
 
     ASSERT_TRUE(seekAndWait(8 * kHour));
-    const auto& markers =
-        static_cast<GatewayTimeChart*>(view_->chartView(gateway_charts::kPercentiles))->markers();
-    EXPECT_EQ(markers, std::vector<double>{6 * kHour}) << "the change is marked on the charts";
+    // Marked on every time chart, at its moment of the week (the run starts Monday 00:00).
+    for (const std::string id : {gateway_charts::kPercentiles, gateway_charts::kQueue,
+                                 gateway_charts::kHedging, gateway_charts::kBreakers,
+                                 gateway_charts::kCache}) {
+        const auto& drawn = view_->chartView(id)->annotations();
+        ASSERT_EQ(drawn.size(), 1u) << id;
+        EXPECT_EQ(drawn[0].x0, 6 * kHour) << id;
+        EXPECT_FALSE(drawn[0].x1.has_value()) << id;
+        EXPECT_EQ(drawn[0].kind, "knob") << id;
+        EXPECT_EQ(drawn[0].label, "hedge_delay_ms 420 -> 300") << id;
+    }
 }
 
 TEST_F(GatewayViewTest, SeekingBackGivesTheSameStateAsAFreshRun) {

@@ -73,7 +73,7 @@ Chart queue(const GatewaySnapshot& s, double offset_s) {
     Chart c = timeChart(kQueue, "Queue depth and admission limit", "Requests in flight");
     for (int r = 0; r < gateway::kRegions; ++r) {
         const std::string region = str(gateway::kRegionNames[r]);
-        c.series.push_back(windowSeries(region + " peak in flight", s, offset_s,
+        c.series.push_back(windowSeries(region + " peak", s, offset_s,
                                         [r](const WindowPoint& w) { return w.inflight_peak[r]; }));
     }
     for (int r = 0; r < gateway::kRegions; ++r) {
@@ -142,6 +142,20 @@ Chart cache(const GatewaySnapshot& s, double offset_s) {
         return 100 * w.cache_hit_rate_all;
     }));
     return c;
+}
+
+std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
+    std::vector<Annotation> out;
+    for (const gateway::TimelineMark& m : s.timeline) {
+        if (m.kind == gateway::MarkKind::Breaker) continue;
+        Annotation a;
+        a.x0 = offset_s + m.t_s;
+        if (m.end_s) a.x1 = offset_s + *m.end_s;
+        a.kind = m.kind == gateway::MarkKind::Knob ? "knob" : "fault";
+        a.label = m.what;
+        out.push_back(std::move(a));
+    }
+    return out;
 }
 
 Chart sweep(const std::vector<SweepPoint>& simulated, const std::vector<SweepPoint>& published) {

@@ -32,6 +32,10 @@ Chart hedging(const gateway::GatewaySnapshot& s, double offset_s);
 Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
 Chart cache(const gateway::GatewaySnapshot& s, double offset_s);
 
+// The run's knob changes (instants) and faults (spans to their end) as annotations for every
+// time chart, x in the charts' seconds since Mon 00:00; breaker marks stay on the breaker strips.
+std::vector<Annotation> annotations(const gateway::GatewaySnapshot& s, double offset_s);
+
 // One point of a hedge-delay sweep.
 struct SweepPoint {
     double delay_ms = 0;

@@ -1,5 +1,7 @@
 // What the gateway session publishes to the UI: one immutable frame per publication (at most
-// ~30 Hz, latest wins), holding the simulator's snapshot and the playback state it was taken in.
+// ~30 Hz, latest wins), holding the simulator's snapshot (whose `timeline` holds the marks the
+// charts draw: knob changes, faults, breakers), what the run replays from (its first knobs, seed
+// and timeline) and the playback state it was taken in.
 #pragma once
 
 #include <QMetaType>
@@ -14,17 +16,16 @@ namespace taillab::ui {
 
 using GatewaySnapshotPtr = std::shared_ptr<const gateway::GatewaySnapshot>;
 
-// A knob change made during a run: the parameters in force from simulated time t_s on.
-struct KnobChange {
-    double t_s = 0;
-    Params params;
-};
+using TimelinePtr = std::shared_ptr<const Timeline>;
 
 struct GatewayFrame {
     GatewaySnapshotPtr snapshot;
-    Params params;      // in force at snapshot->now_s
+    Params params;         // in force at snapshot->now_s
+    Params initialParams;  // what the run started with
     std::uint64_t seed = 0;
-    std::vector<double> changeTimes;  // simulated times of the recorded knob changes
+    // What the run applies (GatewaySim::timeline()): the scenario's events and the knob edits
+    // made during the run, in replay order. With initialParams and seed it replays the run.
+    TimelinePtr timeline;
     bool playing = false;
     bool seeking = false;      // advancing at full speed towards seekTarget_s
     double seekTarget_s = 0;

@@ -1,5 +1,6 @@
 #include "gateway/gateway_scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -26,40 +27,70 @@ GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenari
         }
     }
     std::error_code ec;
-    fs::path found;
     for (const auto& c : candidates)
-        if (fs::is_regular_file(c, ec)) {
-            found = c;
-            break;
-        }
-    if (found.empty()) throw std::invalid_argument("no gateway scenario '" + key + "'");
-    std::ifstream in(found);
+        if (fs::is_regular_file(c, ec)) return gatewayRunFromScenario(loadScenarioFile(c.string()));
+    throw std::invalid_argument("no gateway scenario '" + key + "'");
+}
+
+bool isGatewayScenarioFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
     const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object())
-        throw std::invalid_argument(found.string() + ": not a JSON object");
-    if (doc.contains("lab") && doc["lab"] != "gateway")
-        throw std::invalid_argument(found.string() + ": lab is " + doc["lab"].dump() +
-                                    ", not \"gateway\"");
-    GatewayRunSpec spec = defaultGatewayRun();
-    spec.name = doc.value("name", found.stem().string());
-    spec.title = doc.value("title", spec.name);
-    if (doc.contains("seed")) {
-        if (!doc["seed"].is_number_unsigned())
-            throw std::invalid_argument(found.string() + ": seed must be a whole number >= 0");
-        spec.seed = doc["seed"].get<std::uint64_t>();
-    }
-    if (doc.contains("params")) {
-        if (!doc["params"].is_object())
-            throw std::invalid_argument(found.string() + ": params must be an object");
-        for (const auto& [k, v] : doc["params"].items()) {
-            try {
-                spec.params.setJson(k, v);
-            } catch (const std::exception& e) {
-                throw std::invalid_argument(found.string() + ": params." + k + ": " + e.what());
-            }
+    return doc.is_object() && doc.contains("lab") && doc["lab"] == "gateway";
+}
+
+GatewayRunSpec gatewayRunFromScenario(const Scenario& scenario) {
+    if (scenario.lab != "gateway")
+        throw std::invalid_argument(scenario.file + ": a scenario for the '" + scenario.lab +
+                                    "' lab, not for the gateway");
+    GatewayRunSpec spec;
+    spec.name = scenario.name;
+    spec.title = scenario.title.empty() ? scenario.name : scenario.title;
+    spec.params = scenario.params;
+    spec.seed = scenario.seed;
+    spec.timeline = scenario.timeline;
+    spec.file = scenario.file;
+    return spec;
+}
+
+Scenario runAsScenario(const GatewayRunSpec& spec, const std::string& name, const Params& initial,
+                       std::uint64_t seed, const Timeline& timeline) {
+    Scenario s;
+    s.name = name;
+    s.title = spec.title + " (saved run)";
+    s.lab = "gateway";
+    s.seed = seed;
+    s.params = initial;
+    s.timeline = timeline;
+    std::size_t edits = 0;
+    for (const TimelineEvent& e : timeline.events)
+        if (std::find(spec.timeline.events.begin(), spec.timeline.events.end(), e) ==
+            spec.timeline.events.end())
+            ++edits;
+    s.notes = "Saved from TailLab's gateway view: the knobs the run started with, its seed and "
+              "its timeline (" +
+              std::to_string(timeline.events.size() - edits) + " event(s) of '" + spec.name +
+              "', " + std::to_string(edits) +
+              " knob change(s) made during the run). Replays the run exactly: taillab-cli run "
+              "gives the result the view showed at the end.";
+    return s;
+}
+
+std::string scenarioNameFor(const std::string& fileName) {
+    std::string stem = std::filesystem::path(fileName).stem().string();
+    std::string name;
+    for (char c : stem) {
+        const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        const bool safe = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') ||
+                          lower == '-' || lower == '_';
+        if (safe) {
+            name += lower;
+        } else if (!name.empty() && name.back() != '-') {
+            name += '-';
         }
     }
-    return spec;
+    while (!name.empty() && name.back() == '-') name.pop_back();
+    return name.empty() ? "gateway-run" : name;
 }
 
 }  // namespace taillab::ui

@@ -1,12 +1,14 @@
 // What a gateway run starts from: GatewaySim's knobs (defaults: seed 000's v4 September
-// configuration) and a seed, or a scenario file for the gateway ("lab": "gateway") read with
-// GatewaySim::knobs(), so the view can open one whether or not a gateway lab is registered.
+// configuration), a seed and a timeline, or a scenario file for the gateway ("lab": "gateway")
+// read by the scenario parser, so a file opens in the view exactly as `taillab-cli run` reads it.
+// And the other way: a run as a scenario that replays it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "knobs/knob.h"
+#include "scenario/scenario.h"
 
 namespace taillab::ui {
 
@@ -15,12 +17,26 @@ struct GatewayRunSpec {
     std::string title = "Search gateway, seed 000";
     Params params;
     std::uint64_t seed = 1;
+    Timeline timeline;  // knob changes and faults at their simulated times
+    std::string file;   // where it was read from ("" for the defaults)
 };
 
 GatewayRunSpec defaultGatewayRun();
 // `key`: a file path, or a name under the scenario directory ("gateway/week-v4-september",
-// "week-v4-september"), with or without ".json". Throws std::invalid_argument naming the
-// problem (file not found, not JSON, unknown knob, value out of range).
+// "week-v4-september"), with or without ".json". Throws std::invalid_argument when there is no
+// such file or it is not a gateway scenario, and ScenarioError (file:line:col: JSON path: what)
+// when the parser refuses it.
 GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory);
+// True when `path` holds a JSON object whose "lab" is "gateway" (whatever else is wrong in it).
+bool isGatewayScenarioFile(const std::string& path);
+// The same, for a file already parsed; throws std::invalid_argument unless its lab is "gateway".
+GatewayRunSpec gatewayRunFromScenario(const Scenario& scenario);
+
+// A scenario that replays a run: its first knobs, seed and timeline (the scenario's events and
+// the edits made during the run). `name` must be file-name safe (see scenarioNameFor).
+Scenario runAsScenario(const GatewayRunSpec& spec, const std::string& name, const Params& initial,
+                       std::uint64_t seed, const Timeline& timeline);
+// A scenario name (a-z, 0-9, '-', '_') from a file name: "My run 2.json" -> "my-run-2".
+std::string scenarioNameFor(const std::string& fileName);
 
 }  // namespace taillab::ui

@@ -44,10 +44,11 @@ quint64 GatewaySession::post(Command command) {
     return seq;
 }
 
-quint64 GatewaySession::start(const Params& params, std::uint64_t seed, bool play) {
+quint64 GatewaySession::start(const Params& params, std::uint64_t seed, const Timeline& timeline,
+                              bool play) {
     started_ = true;
-    return post([params, seed, play](GatewayWorker* w, quint64 seq) {
-        w->reset(seq, params, seed, play);
+    return post([params, seed, timeline, play](GatewayWorker* w, quint64 seq) {
+        w->reset(seq, params, seed, timeline, play);
     });
 }
 

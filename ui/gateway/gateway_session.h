@@ -29,15 +29,19 @@ class GatewaySession : public QObject {
     explicit GatewaySession(QObject* parent = nullptr);
     ~GatewaySession() override;
 
-    // A new run from simulated time 0 (drops the recorded knob changes).
-    quint64 start(const Params& params, std::uint64_t seed = kDefaultSeed, bool play = true);
+    // A new run from simulated time 0 with the scenario's timeline (drops the knob edits made
+    // during the previous run).
+    quint64 start(const Params& params, std::uint64_t seed = kDefaultSeed,
+                  const Timeline& timeline = {}, bool play = true);
     quint64 play() { return setPlaying(true); }
     quint64 pause() { return setPlaying(false); }
     quint64 setPlaying(bool playing);
     quint64 setSpeed(double speed);
     // Moves to simulated time t_s (seconds since the run started).
     quint64 seek(double t_s);
-    // New knob values from the current simulated moment on (a workload-shape knob restarts).
+    // New knob values from the current simulated moment on, recorded on the run's timeline; edits
+    // recorded after this moment (before a seek back) are dropped. A workload-shape knob
+    // restarts the run.
     quint64 applyParams(const Params& params);
 
     GatewayFramePtr latest() const { return latest_; }

@@ -1,5 +1,6 @@
 #include "gateway/gateway_view.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -135,6 +136,24 @@ void GatewayView::buildLayout() {
         menu->addAction(formatText(f), this, [this, f] { exportWithDialog(current_, f); });
     exportButton_->setMenu(menu);
     top->addWidget(exportButton_, 0, Qt::AlignTop);
+    pinAction_ = new QAction(style()->standardIcon(QStyle::SP_DialogApplyButton),
+                             tr("Pin as baseline"), this);
+    pinAction_->setObjectName("gatewayPinBaseline");
+    pinAction_->setToolTip(tr("Keep this run: the time charts draw it as dashed ghosts under the "
+                              "next runs"));
+    connect(pinAction_, &QAction::triggered, this, &GatewayView::pinBaseline);
+    clearBaselineAction_ = new QAction(style()->standardIcon(QStyle::SP_DialogDiscardButton),
+                                       tr("Clear baseline"), this);
+    clearBaselineAction_->setObjectName("gatewayClearBaseline");
+    clearBaselineAction_->setToolTip(tr("Stop drawing the pinned run"));
+    connect(clearBaselineAction_, &QAction::triggered, this, &GatewayView::clearBaseline);
+    for (QAction* a : {pinAction_, clearBaselineAction_}) {
+        auto* button = new QToolButton(this);
+        button->setDefaultAction(a);
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        top->addWidget(button, 0, Qt::AlignTop);
+    }
+    updateBaselineActions();
     layout->addLayout(top);
 
     stagePath_ = new StagePathWidget(this);
@@ -147,7 +166,7 @@ void GatewayView::buildLayout() {
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName("gatewayTabs");
     tabs_->setDocumentMode(true);
-    tabs_->addTab(buildLivePage(), tr("Live"));
+    tabs_->addTab(buildRunPage(), tr("Run"));
     sweep_ = new SweepPanel([this] { return currentParams(); }, tabs_);
     addChart(gateway_charts::kSweep, sweep_->chart());
     tabs_->addTab(sweep_, tr("Hedge-delay sweep"));
@@ -165,12 +184,12 @@ void GatewayView::buildLayout() {
     setCurrentChart(gateway_charts::kPercentiles);
 }
 
-QWidget* GatewayView::buildLivePage() {
+QWidget* GatewayView::buildRunPage() {
     auto* page = new QWidget(this);
     auto* layout = new QVBoxLayout(page);
     layout->setContentsMargins(4, 2, 4, 4);
     layout->setSpacing(2);
-    // The conservation line sits beside the tabs (Live | Hedge-delay sweep), leaving the height
+    // The conservation line sits beside the tabs (Run | Hedge-delay sweep), leaving the height
     // to the charts.
     conservation_ = new QLabel(this);
     conservation_->setObjectName("gatewayConservation");
@@ -251,7 +270,16 @@ void GatewayView::startRun(const GatewayRunSpec& spec, bool play) {
     shownParams_ = spec_.params;
     message_->setVisible(false);
     if (!session_->started()) session_->setSpeed(kDefaultSpeed);
-    knobCommand_ = session_->start(spec_.params, spec_.seed, play);
+    knobCommand_ = session_->start(spec_.params, spec_.seed, spec_.timeline, play);
+}
+
+void GatewayView::showMessage(const QString& text) {
+    message_->setText(text);
+    message_->setVisible(!text.isEmpty());
+}
+
+QString GatewayView::message() const {
+    return message_->isVisible() ? message_->text() : QString();
 }
 
 void GatewayView::restart() {
@@ -263,7 +291,7 @@ void GatewayView::restart() {
     spec_ = spec;
     shownParams_ = spec.params;
     message_->setVisible(false);
-    knobCommand_ = session_->start(spec.params, spec.seed, play);
+    knobCommand_ = session_->start(spec.params, spec.seed, spec.timeline, play);
 }
 
 std::pair<Params, std::uint64_t> GatewayView::currentParams() const {
@@ -300,6 +328,7 @@ void GatewayView::onRedraw() {
         if (frame->snapshot != chartsSnapshot_) drawCharts(*frame);
     }
     syncKnobs(*frame);
+    updateBaselineActions();
     emit frameDrawn(frame);
 }
 
@@ -307,16 +336,20 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     const gateway::GatewaySnapshot& s = *frame.snapshot;
     chartsSnapshot_ = frame.snapshot;
     const double offset = week_time::startOffset_s(startDayOf(frame.params));
-    std::vector<double> markers;
-    for (double t : frame.changeTimes)
-        if (t <= s.now_s) markers.push_back(offset + t);
-    for (GatewayTimeChart* c :
-         std::initializer_list<GatewayTimeChart*>{percentiles_, queue_, hedging_, breakers_, cache_})
-        c->setMarkers(markers);
-    percentiles_->setChart(gateway_charts::percentiles(s, offset));
-    queue_->setChart(gateway_charts::queue(s, offset));
-    hedging_->setChart(gateway_charts::hedging(s, offset));
-    cache_->setChart(gateway_charts::cache(s, offset));
+    const std::vector<Annotation> annotations = gateway_charts::annotations(s, offset);
+    breakers_->setAnnotations(annotations);
+    using Build = Chart (*)(const gateway::GatewaySnapshot&, double);
+    const std::pair<GatewayTimeChart*, Build> series[] = {
+        {percentiles_, &gateway_charts::percentiles},
+        {queue_, &gateway_charts::queue},
+        {hedging_, &gateway_charts::hedging},
+        {cache_, &gateway_charts::cache}};
+    for (const auto& [chart, build] : series) {
+        chart->setAnnotations(annotations);
+        // The pinned run lines up with this one by time since its start.
+        chart->setBaseline(baseline_ ? build(*baseline_, offset).series : std::vector<Series>{});
+        chart->setChart(build(s, offset));
+    }
     QStringList lanes;
     const int engines = static_cast<int>(s.engines.size());
     for (int lane = 0; lane < gateway::kRegions * engines; ++lane) {
@@ -354,7 +387,7 @@ bool GatewayView::exportChart(const std::string& id, ExportFormat format, const 
         context.scenario = spec_.name;
         context.seed = drawn_ ? drawn_->seed : spec_.seed;
         context.parameters = (drawn_ ? drawn_->params : spec_.params).toJson();
-        nlohmann::ordered_json j = chartToJson(view->chart(), &context);
+        nlohmann::ordered_json j = chartToJson(view->chart(), &context, view->annotations());
         if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
         return j;
     });

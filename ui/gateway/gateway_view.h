@@ -1,9 +1,15 @@
 // The Gateway view: a simulated run of seed 000's search gateway streamed as it happens. On top
 // the playback controls and the request path stage by stage; on the left the knobs (applied
-// mid-run from the moment they change); on the right, in the "Live" tab, the conservation line,
+// mid-run from the moment they change); on the right, in the "Run" tab, the conservation line,
 // five time charts (latency percentiles, queue depth and admission limit, hedging, breaker
 // strips, cache hit rates) and the worst customers / counters / timeline; in the "Hedge-delay
 // sweep" tab the sweep of fixed hedge delays against seed 000's published points.
+//
+// Every time chart shows the run's timeline: knob changes (the scenario's and those made during
+// the run) as lines, faults as shaded spans. "Pin as baseline" keeps the run shown; from then on
+// the time charts draw its series as muted dashed ghosts under the live ones until "Clear
+// baseline". The run saves as a scenario that replays it (saveRun: its first knobs, seed and
+// timeline).
 //
 // Frames come from a GatewaySession (its own thread); the view keeps only the latest and redraws
 // through one RedrawScheduler. Every chart exports like the labs' (PNG, SVG, PDF, CSV, JSON),
@@ -12,6 +18,7 @@
 
 #include <QWidget>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "export_actions.h"
@@ -19,6 +26,7 @@
 #include "gateway/gateway_scenario.h"
 #include "redraw_scheduler.h"
 
+class QAction;
 class QLabel;
 class QTabWidget;
 class QToolButton;
@@ -43,9 +51,26 @@ class GatewayView : public QWidget {
     explicit GatewayView(const std::string& scenarioDirectory, QWidget* parent = nullptr);
     ~GatewayView() override;
 
-    // A new run from simulated time 0 with these knobs (shown in the knob panel).
+    // A new run from simulated time 0 with these knobs (shown in the knob panel) and timeline.
     void startRun(const GatewayRunSpec& spec, bool play = true);
     bool hasRun() const { return started_; }
+    const GatewayRunSpec& runSpec() const { return spec_; }
+    // Shows a message above the charts (a file that would not open, a refused knob).
+    void showMessage(const QString& text);
+    QString message() const;
+
+    // The scenario that replays the run shown (its first knobs, seed and timeline), named
+    // `name`; nullopt before the first frame.
+    std::optional<Scenario> scenarioOfRun(const std::string& name) const;
+    // Writes scenarioOfRun (named after the file) atomically; false and *error on failure.
+    bool saveRun(const QString& path, QString* error = nullptr) const;
+
+    // Keeps the run shown as the baseline the time charts draw under the live series.
+    void pinBaseline();
+    void clearBaseline();
+    bool hasBaseline() const { return baseline_ != nullptr; }
+    QAction* pinBaselineAction() const { return pinAction_; }
+    QAction* clearBaselineAction() const { return clearBaselineAction_; }
 
     GatewaySession* session() const { return session_; }
     GatewayFramePtr latestFrame() const { return drawn_; }  // the frame last drawn
@@ -71,11 +96,12 @@ class GatewayView : public QWidget {
 
   private:
     void buildLayout();
-    QWidget* buildLivePage();
+    QWidget* buildRunPage();
     void addChart(const std::string& id, ChartView* view);
     void onFrame(const GatewayFramePtr& frame);
     void onRedraw();
     void drawCharts(const GatewayFrame& frame);
+    void updateBaselineActions();
     void syncKnobs(const GatewayFrame& frame);
     void onKnobsEdited();
     void restart();
@@ -90,11 +116,14 @@ class GatewayView : public QWidget {
     GatewayFramePtr pending_;
     GatewayFramePtr drawn_;
     GatewaySnapshotPtr chartsSnapshot_;  // the snapshot the charts show
+    GatewaySnapshotPtr baseline_;        // the pinned run, drawn as ghosts
     quint64 knobCommand_ = 0;           // the last applyParams sent
     Params shownParams_;                // what the knob panel shows
 
     TransportBar* transport_ = nullptr;
     QToolButton* exportButton_ = nullptr;
+    QAction* pinAction_ = nullptr;
+    QAction* clearBaselineAction_ = nullptr;
     StagePathWidget* stagePath_ = nullptr;
     KnobPanel* knobs_ = nullptr;
     QTabWidget* tabs_ = nullptr;

@@ -28,15 +28,16 @@ bool GatewayWorker::shapeDiffers(const Params& a, const Params& b) {
     return false;
 }
 
-void GatewayWorker::reset(quint64 seq, const Params& params, std::uint64_t seed, bool play) {
+void GatewayWorker::reset(quint64 seq, const Params& params, std::uint64_t seed,
+                          const Timeline& timeline, bool play) {
     seq_ = std::max(seq_, seq);
-    base_ = params;
+    initial_ = params;
     seed_ = seed;
-    changes_.clear();
+    scenario_ = timeline;
     seekTarget_.reset();
     ++runId_;
     try {
-        rebuild();
+        rebuild(scenario_);
     } catch (const std::exception& e) {
         sim_.reset();
         lastSnapshot_.reset();
@@ -51,12 +52,16 @@ void GatewayWorker::reset(quint64 seq, const Params& params, std::uint64_t seed,
     schedule();
 }
 
-void GatewayWorker::rebuild() {
+void GatewayWorker::rebuild(const Timeline& timeline) {
     sim_.reset();
-    sim_ = std::make_unique<gateway::GatewaySim>(base_, seed_);
-    effective_ = base_;
-    nextChange_ = 0;
+    sim_ = std::make_unique<gateway::GatewaySim>(initial_, seed_, timeline);
+    timeline_ = std::make_shared<const Timeline>(sim_->timeline());
     simDirty_ = true;
+}
+
+void GatewayWorker::replay() {
+    const Timeline recorded = sim_->timeline();
+    rebuild(recorded);
 }
 
 void GatewayWorker::setPlaying(quint64 seq, bool playing) {
@@ -65,7 +70,7 @@ void GatewayWorker::setPlaying(quint64 seq, bool playing) {
     playing_ = playing;
     if (playing_ && sim_->finished() && !seekTarget_) {
         // Play at the end starts the run again, with the same knob changes at the same times.
-        rebuild();
+        replay();
     }
     reanchor();
     publish(true);
@@ -85,7 +90,8 @@ void GatewayWorker::seek(quint64 seq, double t_s) {
     if (!hasSim()) return;
     const double target = std::clamp(t_s, 0.0, sim_->end_s());
     try {
-        if (target < sim_->now_s()) rebuild();
+        // After the end the clock has run on while the last requests finished: that is the end.
+        if (target < std::min(sim_->now_s(), sim_->end_s())) replay();
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
         return;
@@ -101,11 +107,18 @@ void GatewayWorker::seek(quint64 seq, double t_s) {
 
 void GatewayWorker::applyParams(quint64 seq, const Params& params) {
     seq_ = std::max(seq_, seq);
-    if (!hasSim() || shapeDiffers(params, effective_)) {
+    if (!hasSim() || shapeDiffers(params, sim_->params())) {
         if (hasSim())
             emit notice(tr("Days, first day and customers shape the whole run: it started again "
                            "from the beginning with the new knobs."));
-        reset(seq, params, seed_, playing_);
+        reset(seq, params, seed_, scenario_, playing_);
+        return;
+    }
+    if (sim_->finished()) {
+        // A timeline ends with the run: an edit after it is a new run.
+        emit notice(tr("The run had ended: a new one starts from the beginning with the new "
+                       "knobs."));
+        reset(seq, params, seed_, scenario_, playing_);
         return;
     }
     try {
@@ -122,14 +135,16 @@ void GatewayWorker::applyParams(quint64 seq, const Params& params) {
         }
         emit notice(tr("%1: the run started again from the beginning with the new knobs.")
                         .arg(QString::fromStdString(e.what())));
-        reset(seq, params, seed_, playing_);
+        reset(seq, params, seed_, scenario_, playing_);
         return;
     }
-    // A change rewrites the future: recorded changes after this moment no longer apply.
-    changes_.resize(nextChange_);
-    changes_.push_back({sim_->now_s(), params});
-    nextChange_ = changes_.size();
-    effective_ = params;
+    // A change rewrites the future: edits recorded after this moment (replayed since a seek
+    // back) no longer apply; the scenario's own events still do.
+    sim_->discardPendingChanges([this](const TimelineEvent& e) {
+        return std::find(scenario_.events.begin(), scenario_.events.end(), e) ==
+               scenario_.events.end();
+    });
+    timeline_ = std::make_shared<const Timeline>(sim_->timeline());
     simDirty_ = true;
     publish(true);
     schedule();
@@ -200,14 +215,8 @@ void GatewayWorker::advanceWithin(double target_s, const QElapsedTimer& budget) 
 }
 
 void GatewayWorker::advanceTo(double t_s) {
-    while (nextChange_ < changes_.size() && changes_[nextChange_].t_s <= t_s) {
-        const KnobChange& c = changes_[nextChange_];
-        sim_->advanceTo(c.t_s);
-        sim_->applyParams(c.params);
-        effective_ = c.params;
-        ++nextChange_;
-    }
     sim_->advanceTo(t_s);
+    if (sim_->finished()) sim_->drain();
     simDirty_ = true;
 }
 
@@ -237,10 +246,10 @@ void GatewayWorker::publish(bool force) {
     }
     auto frame = std::make_shared<GatewayFrame>();
     frame->snapshot = lastSnapshot_;
-    frame->params = effective_;
+    frame->params = sim_->params();
+    frame->initialParams = initial_;
     frame->seed = seed_;
-    frame->changeTimes.reserve(changes_.size());
-    for (const KnobChange& c : changes_) frame->changeTimes.push_back(c.t_s);
+    frame->timeline = timeline_;
     frame->playing = playing_;
     frame->seeking = seekTarget_.has_value();
     frame->seekTarget_s = seekTarget_.value_or(sim_->now_s());

@@ -1,8 +1,11 @@
 // The object that lives on the gateway session's thread and owns the GatewaySim. It advances the
 // simulator in slices of simulated time so that simulated time tracks wall time x speed (or as
-// fast as it goes), applies knob changes at the moment they are made, seeks (forward: advance;
-// backward: rebuild from the base params and seed, re-apply the recorded knob changes at their
-// recorded times, advance), and publishes frames at most every kPublishIntervalMs.
+// fast as it goes), applies knob changes at the moment they are made (GatewaySim records each on
+// its timeline), seeks (forward: advance; backward: rebuild GatewaySim(initialParams, seed,
+// timeline) from the run's own record, so the scenario's events and the edits apply again at
+// their times, and advance), lets the requests in flight at the end finish (as the lab run
+// does, so the final snapshot is the one `taillab-cli run` reports), and publishes frames at
+// most every kPublishIntervalMs.
 //
 // Commands arrive as queued calls carrying small values and a sequence number; every frame
 // carries the number of the last command handled, so the controller (and tests) know when a
@@ -34,11 +37,13 @@ class GatewayWorker : public QObject {
     ~GatewayWorker() override;
 
     // Commands; each runs on the worker's thread.
-    void reset(quint64 seq, const Params& params, std::uint64_t seed, bool play);
+    void reset(quint64 seq, const Params& params, std::uint64_t seed, const Timeline& timeline,
+               bool play);
     void setPlaying(quint64 seq, bool playing);
     void setSpeed(quint64 seq, double speed);
     void seek(quint64 seq, double t_s);
-    // Applies from the current simulated moment. A knob that cannot change mid-run (the
+    // Applies from the current simulated moment; edits recorded after it (replayed since a seek
+    // back) are dropped, the scenario's own events stay. A knob that cannot change mid-run (the
     // workload's shape: days, first day, customers, load, ...) restarts the run with the new
     // params instead, and says so through notice().
     void applyParams(quint64 seq, const Params& params);
@@ -54,10 +59,13 @@ class GatewayWorker : public QObject {
 
   private:
     void tick();
-    void rebuild();
+    // A new GatewaySim from the run's first knobs and seed, applying `timeline`.
+    void rebuild(const Timeline& timeline);
+    // Rebuilds from the run's own record: it replays what has happened so far.
+    void replay();
     // Advances towards `target_s` in slices until it is reached or `budget` is spent.
     void advanceWithin(double target_s, const QElapsedTimer& budget);
-    // Advances to t_s exactly, applying the recorded changes that fall on the way.
+    // Advances to t_s exactly; at the end, lets the requests in flight finish.
     void advanceTo(double t_s);
     void reanchor();
     void schedule();
@@ -65,11 +73,10 @@ class GatewayWorker : public QObject {
     bool hasSim() const { return sim_ != nullptr; }
 
     std::unique_ptr<gateway::GatewaySim> sim_;
-    Params base_;
-    Params effective_;
+    Params initial_;
     std::uint64_t seed_ = 1;
-    std::vector<KnobChange> changes_;  // sorted by time
-    std::size_t nextChange_ = 0;       // first change not yet applied to sim_
+    Timeline scenario_;               // the scenario's own events (an edit never drops them)
+    TimelinePtr timeline_;            // sim_->timeline(), as frames carry it
     bool playing_ = false;
     double speed_ = 1;                 // 0 = as fast as it goes
     std::optional<double> seekTarget_;

@@ -97,8 +97,8 @@ TransportBar::TransportBar(QWidget* parent) : QWidget(parent) {
     restart_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     restart_->setIcon(style()->standardIcon(QStyle::SP_MediaSkipBackward));
     restart_->setText(tr("Restart"));
-    restart_->setToolTip(tr("A new run from the start with the knobs as they are now (forgets "
-                            "the recorded knob changes)"));
+    restart_->setToolTip(tr("A new run from the start with the knobs as they are now and the "
+                            "scenario's timeline (forgets the knob changes made during the run)"));
     connect(restart_, &QToolButton::clicked, this, &TransportBar::restartRequested);
 
     auto* speedLabel = new QLabel(tr("Speed (sim s per wall s)"), this);

@@ -31,6 +31,43 @@ BreakerStripChart::BreakerStripChart(QWidget* parent) : GatewayTimeChart(parent)
     plot()->yAxis->setRangeReversed(true);
     plot()->axisRect()->setRangeDrag(Qt::Horizontal);
     plot()->axisRect()->setRangeZoom(Qt::Horizontal);
+    setAnnotationSpansOverData(true);  // the strips fill the lanes
+    connect(plot(), &QCustomPlot::afterLayout, this, [this] {
+        const bool before = regionTicks_;
+        updateLaneTicks();
+        if (regionTicks_ != before) replot();
+    });
+}
+
+void BreakerStripChart::updateLaneTicks(bool force) {
+    const int lanes = std::max<int>(1, static_cast<int>(lanes_.size()));
+    const double perLane = plot()->axisRect()->height() / (lanes + 0.2);
+    const int line = QFontMetrics(plot()->yAxis->tickLabelFont()).height();
+    const bool regions = perLane < line;
+    if (regions == regionTicks_ && !force) return;
+    regionTicks_ = regions;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < lanes_.size();) {
+        if (!regions) {
+            ticker->addTick(i, lanes_[i]);
+            ++i;
+            continue;
+        }
+        // "EU / atlas", "EU / borealis", ...: one tick in the middle of each region's lanes.
+        const QString region = lanes_[i].section(" / ", 0, 0);
+        int end = i;
+        while (end + 1 < lanes_.size() && lanes_[end + 1].section(" / ", 0, 0) == region) ++end;
+        ticker->addTick((i + end) / 2.0, region);
+        i = end + 1;
+    }
+    plot()->yAxis->setTicker(ticker);
+}
+
+QStringList BreakerStripChart::laneLabels() const {
+    QStringList out;
+    if (auto ticker = plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>())
+        for (const QString& label : ticker->ticks()) out << label;
+    return out;
 }
 
 void BreakerStripChart::setLanes(const QStringList& lanes) { lanes_ = lanes; }
@@ -50,9 +87,7 @@ void BreakerStripChart::showStrips(const Chart& chart) {
 
 void BreakerStripChart::configureAxes(const Chart& chart) {
     GatewayTimeChart::configureAxes(chart);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < lanes_.size(); ++i) ticker->addTick(i, lanes_[i]);
-    plot()->yAxis->setTicker(ticker);
+    updateLaneTicks(/*force=*/true);  // the lanes as they are now
     plot()->yAxis->setSubTicks(false);
     drawStrips(chart);
 }

@@ -1,7 +1,8 @@
 // Breaker state strips: one lane per (region, engine) against simulated time, coloured closed /
 // open / half-open, with the legend naming the colours. The chart's data (gateway_charts::
 // breakers) holds every span exactly, as two points (start, lane) and (end, lane); the drawing
-// merges spans narrower than one of kBins columns so a flapping breaker stays cheap to draw.
+// merges spans narrower than one of kBins columns so a flapping breaker stays cheap to draw. On a
+// short chart, where a lane is thinner than a line of text, the axis names regions only.
 #pragma once
 
 #include <QColor>
@@ -24,6 +25,8 @@ class BreakerStripChart : public GatewayTimeChart {
     // setChart, with the state series drawn as strips (the graphs only carry the legend).
     void showStrips(const Chart& chart);
     int stripCount() const { return static_cast<int>(strips_.size()); }
+    // The y axis's labels as drawn now, top to bottom.
+    QStringList laneLabels() const;
 
   protected:
     void configureAxes(const Chart& chart) override;
@@ -31,8 +34,11 @@ class BreakerStripChart : public GatewayTimeChart {
 
   private:
     void drawStrips(const Chart& chart);
+    // Every lane's name, or only each region's when the lanes are too thin for a line of text.
+    void updateLaneTicks(bool force = false);
 
     QStringList lanes_;
+    bool regionTicks_ = false;  // the lanes are labelled by region only
     std::vector<QCPAbstractItem*> strips_;
 };
 

@@ -18,6 +18,8 @@ const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                            QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
 constexpr int kPaletteSize = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
 constexpr int kLegendColumns = 3;
+constexpr QSize kLegendIcon{28, 12};
+constexpr int kLegendSpacing = 18;
 
 QFont font(int pointSize, bool bold = false) {
     QFont f;
@@ -40,7 +42,7 @@ QString pairingKey(const std::string& name) {
 }  // namespace
 
 void setUpPlot(QCustomPlot& plot) {
-    plot.setBackground(Qt::white);
+    plot.setBackground(kPlotBackground);
     plot.setAntialiasedElements(QCP::aeAll);
     plot.setNoAntialiasingOnDrag(true);
     plot.plotLayout()->setRowSpacing(2);
@@ -71,10 +73,10 @@ void setUpPlot(QCustomPlot& plot) {
     plot.legend->setFont(font(9));
     plot.legend->setBorderPen(Qt::NoPen);
     plot.legend->setBrush(Qt::NoBrush);
-    plot.legend->setIconSize(28, 12);
+    plot.legend->setIconSize(kLegendIcon);
     plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot.legend->setWrap(kLegendColumns);
-    plot.legend->setColumnSpacing(18);
+    plot.legend->setColumnSpacing(kLegendSpacing);
     plot.legend->setRowSpacing(0);
     plot.axisRect()->insetLayout()->take(plot.legend);
     plot.plotLayout()->addElement(2, 0, plot.legend);
@@ -99,11 +101,19 @@ void fitLegend(QCustomPlot& plot, int width) {
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
             widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
     }
-    const int itemWidth = legend->iconSize().width() + legend->iconTextPadding() + widest + 16;
     const int available = width - legend->margins().left() - legend->margins().right();
-    const int columns =
-        std::clamp((available + legend->columnSpacing()) / (itemWidth + legend->columnSpacing()), 1,
-                   std::min(items, kLegendColumns));
+    auto columnsFor = [&](int iconWidth, int spacing) {
+        const int itemWidth = iconWidth + legend->iconTextPadding() + widest + 16;
+        return std::clamp((available + spacing) / (itemWidth + spacing), 1,
+                          std::min(items, kLegendColumns));
+    };
+    // A narrow chart takes shorter icons and less spacing before it stacks every item in one
+    // column (a legend that tall leaves the data no room).
+    int columns = columnsFor(kLegendIcon.width(), kLegendSpacing);
+    const bool compact = columns < std::min(items, 2) && columnsFor(16, 6) > columns;
+    if (compact) columns = columnsFor(16, 6);
+    legend->setIconSize(compact ? QSize(16, kLegendIcon.height()) : kLegendIcon);
+    legend->setColumnSpacing(compact ? 6 : kLegendSpacing);
     if (columns != legend->wrap() || legend->columnCount() > columns) {
         legend->setWrap(columns);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
@@ -153,6 +163,16 @@ void styleGraph(QCPGraph& graph, const Series& series, const QColor& color) {
                 QCPScatterStyle::ssDiamond, QPen(QColor(30, 30, 30), 1.2), QBrush(color), 11));
             break;
     }
+}
+
+void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live) {
+    graph.setName(name);
+    graph.setAdaptiveSampling(false);
+    QPen pen(baselineColor(live), 1.6, Qt::DashLine);
+    pen.setDashPattern({4, 3});
+    graph.setPen(pen);
+    graph.setLineStyle(QCPGraph::lsLine);
+    graph.setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
 }
 
 void setMarkerDensity(QCPGraph& graph, const Series& series, int points) {
@@ -207,6 +227,55 @@ void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, 
     label.setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
                                (below ? Qt::AlignTop : Qt::AlignBottom));
     label.position->setCoords(px + (left ? -kOffset : kOffset), py + (below ? kOffset : -kOffset));
+}
+
+namespace {
+
+double luminance(const QColor& c) {
+    auto channel = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+// `c` darkened (on a light background) or lightened (on a dark one) until it reaches `ratio`.
+QColor readableOn(QColor c, const QColor& background, double ratio) {
+    const bool lightBackground = luminance(background) > 0.4;
+    for (int i = 0; i < 20 && contrastRatio(c, background) < ratio; ++i)
+        c = lightBackground ? c.darker(115) : c.lighter(115);
+    return c;
+}
+
+}  // namespace
+
+double contrastRatio(const QColor& a, const QColor& b) {
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+AnnotationColors annotationColors(const QPalette& palette, const QColor& background) {
+    AnnotationColors c;
+    const QColor text = palette.color(QPalette::Text);
+    const QColor base = palette.color(QPalette::Base);
+    c.ink = readableOn(contrastRatio(text, background) >= contrastRatio(base, background) ? text
+                                                                                          : base,
+                       background, 7);
+    c.knob = readableOn(c.ink, background, 4.5);
+    c.knob.setAlpha(190);
+    c.fault = readableOn(kPalette[1], background, 3);
+    c.faultFill = kPalette[1];
+    c.faultFill.setAlpha(luminance(background) > 0.4 ? 38 : 64);
+    c.labelFill = background;
+    c.labelFill.setAlpha(225);
+    return c;
+}
+
+QColor baselineColor(const QColor& live) {
+    float h = 0, s = 0, v = 0;
+    live.getHsvF(&h, &s, &v);
+    QColor c = QColor::fromHsvF(h, s * 0.45f, std::min(1.0f, v * 0.9f + 0.15f));
+    c.setAlpha(210);
+    return c;
 }
 
 QString roleLabel(SeriesRole role) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPalette>
 #include <QString>
 #include <vector>
 
@@ -16,6 +17,9 @@ class QCPItemText;
 
 namespace taillab::ui::chart_style {
 
+// Every chart's background (the plot keeps it whatever the widget palette).
+inline const QColor kPlotBackground{255, 255, 255};
+
 // Title row, axis rect, legend row below the axes; fonts and grid.
 void setUpPlot(QCustomPlot& plot);
 void setTitle(QCustomPlot& plot, const QString& title);
@@ -25,6 +29,8 @@ void fitLegend(QCustomPlot& plot, int width);
 // series it names (e.g. "N=10" and "N=10 closed form"), otherwise the next palette colour.
 std::vector<QColor> seriesColors(const Chart& chart);
 void styleGraph(QCPGraph& graph, const Series& series, const QColor& color);
+// A pinned run's series: thin, dashed, in baselineColor(live), no markers.
+void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live);
 // Thins the markers of a dense simulated series so the line stays readable.
 void setMarkerDensity(QCPGraph& graph, const Series& series, int points);
 // Adds a margin around the data range (multiplicative on log axes).
@@ -34,6 +40,22 @@ void setUpReadoutLabel(QCPItemText& label);
 // Puts the read-out next to the point (plot coordinates), on the side with room.
 void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, double value,
                        const QString& text);
+
+// The colours of timeline annotations on a plot background: label text from the widget palette
+// (Text, or Base when the palette is dark and Text would vanish on the plot), knob lines the
+// same ink, faults the chart palette's amber; each one adjusted until it reads on `background`.
+struct AnnotationColors {
+    QColor ink;         // label text
+    QColor knob;        // knob-change line and label border
+    QColor fault;       // fault span edges and label border
+    QColor faultFill;   // fault span (translucent)
+    QColor labelFill;   // label background (mostly opaque, so lines under it do not show)
+};
+AnnotationColors annotationColors(const QPalette& palette, const QColor& background);
+// WCAG contrast ratio of two colours (1 .. 21).
+double contrastRatio(const QColor& a, const QColor& b);
+// A pinned run's series beside the live one it matches: the same hue, paler and less saturated.
+QColor baselineColor(const QColor& live);
 
 QString roleLabel(SeriesRole role);
 // Compact human formatting: 0.0123, 4.56, 123.4, 12,345.

@@ -14,6 +14,11 @@
 #include "plots/xy_chart.h"
 
 namespace taillab::ui {
+namespace {
+
+constexpr const char* kGhostLayer = "ghosts";  // a pinned run's series, under the chart's own
+
+}  // namespace
 
 struct ChartView::Readout {
     QCPItemTracer* tracer = nullptr;
@@ -43,6 +48,9 @@ ChartView::ChartView(QWidget* parent)
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    plot_->addLayer(kGhostLayer, plot_->layer("main"), QCustomPlot::limBelow);
+    annotations_ =
+        std::make_unique<AnnotationLayer>(*plot_, [this](double x) { return toPlotX(x); });
 
     readout_->tracer = new QCPItemTracer(plot_);
     readout_->tracer->setStyle(QCPItemTracer::tsCircle);
@@ -61,15 +69,22 @@ ChartView::ChartView(QWidget* parent)
 
 ChartView::~ChartView() = default;
 
+bool ChartView::sameGraphs(const Chart& chart) const {
+    if (chart.series.size() != chart_.series.size()) return false;
+    for (std::size_t i = 0; i < chart.series.size(); ++i)
+        if (chart.series[i].name != chart_.series[i].name ||
+            chart.series[i].role != chart_.series[i].role)
+            return false;
+    if (baseline_.size() != ghostNames_.size()) return false;
+    for (std::size_t i = 0; i < baseline_.size(); ++i)
+        if (baseline_[i].name != ghostNames_[i]) return false;
+    const std::size_t legendOnly = ghostNames_.empty() ? 0 : 1;
+    return plot_->graphCount() ==
+           static_cast<int>(chart.series.size() + ghostNames_.size() + legendOnly);
+}
+
 void ChartView::setChart(const Chart& chart) {
-    const bool sameSeries = [&] {
-        if (chart.series.size() != chart_.series.size()) return false;
-        for (std::size_t i = 0; i < chart.series.size(); ++i)
-            if (chart.series[i].name != chart_.series[i].name ||
-                chart.series[i].role != chart_.series[i].role)
-                return false;
-        return plot_->graphCount() == static_cast<int>(chart.series.size());
-    }();
+    const bool sameSeries = sameGraphs(chart);
     const bool newChart = chart.id != chart_.id;
     chart_ = chart;
     chart_style::setTitle(*plot_, QString::fromStdString(chart.title));
@@ -95,6 +110,52 @@ void ChartView::resizeEvent(QResizeEvent* event) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void ChartView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        annotations_->restyle();
+        replot();
+    }
+}
+
+void ChartView::setAnnotations(const std::vector<Annotation>& annotations) {
+    if (annotations == annotations_->annotations()) return;
+    annotations_->set(annotations);
+    replot();
+}
+
+const std::vector<Annotation>& ChartView::annotations() const {
+    return annotations_->annotations();
+}
+
+const std::vector<AnnotationLabel>& ChartView::annotationLabels() const {
+    return annotations_->labels();
+}
+
+void ChartView::setAnnotationSpansOverData(bool over) { annotations_->setSpansOverData(over); }
+
+void ChartView::setBaseline(std::vector<Series> series) { baseline_ = std::move(series); }
+
+QString ChartView::baselineName(const std::string& name) {
+    return QString::fromStdString(name) + tr(" (baseline)");
+}
+
+std::vector<PlottedSeries> ChartView::baselineSeries() const {
+    std::vector<PlottedSeries> out;
+    const int first = static_cast<int>(chart_.series.size());
+    for (int i = first; i < first + static_cast<int>(ghostNames_.size()); ++i) {
+        PlottedSeries p;
+        p.name = plot_->graph(i)->name();
+        for (auto it = plot_->graph(i)->data()->constBegin();
+             it != plot_->graph(i)->data()->constEnd(); ++it) {
+            p.x.push_back(fromPlotX(it->key));
+            p.y.push_back(it->value);
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 void ChartView::rebuildGraphs() {
     plot_->clearGraphs();
     const auto colors = chart_style::seriesColors(chart_);
@@ -102,12 +163,30 @@ void ChartView::rebuildGraphs() {
         QCPGraph* g = plot_->addGraph();
         chart_style::styleGraph(*g, chart_.series[i], colors[i]);
     }
+    ghostNames_.clear();
+    for (const Series& s : baseline_) {
+        QColor live(120, 120, 120);
+        for (std::size_t i = 0; i < chart_.series.size(); ++i)
+            if (chart_.series[i].name == s.name) live = colors[i];
+        QCPGraph* g = plot_->addGraph();
+        g->setLayer(kGhostLayer);
+        chart_style::styleBaselineGraph(*g, baselineName(s.name), live);
+        g->removeFromLegend();  // one entry says what every dashed ghost is
+        ghostNames_.push_back(s.name);
+    }
+    if (!ghostNames_.empty()) {
+        // No data: only its legend entry, a grey dash.
+        QCPGraph* legend = plot_->addGraph();
+        legend->setLayer(kGhostLayer);
+        chart_style::styleBaselineGraph(*legend, tr("pinned run (baseline)"), QColor(90, 90, 90));
+    }
     updateData();
 }
 
 void ChartView::updateData() {
-    for (std::size_t i = 0; i < chart_.series.size(); ++i) {
-        const Series& s = chart_.series[i];
+    const std::size_t own = chart_.series.size();
+    for (std::size_t i = 0; i < own + ghostNames_.size() && i < own + baseline_.size(); ++i) {
+        const Series& s = i < own ? chart_.series[i] : baseline_[i - own];
         QVector<double> keys, values;
         keys.reserve(static_cast<qsizetype>(s.x.size()));
         values.reserve(static_cast<qsizetype>(s.x.size()));
@@ -124,9 +203,31 @@ void ChartView::updateData() {
 }
 
 void ChartView::fitToData() {
-    bool any = false;
-    for (int i = 0; i < plot_->graphCount(); ++i) any = any || !plot_->graph(i)->data()->isEmpty();
-    if (any) plot_->rescaleAxes();
+    const int own = static_cast<int>(chart_.series.size());
+    bool any = false, anyOwn = false;
+    for (int i = 0; i < plot_->graphCount(); ++i) {
+        const bool data = !plot_->graph(i)->data()->isEmpty();
+        any = any || data;
+        anyOwn = anyOwn || (data && i < own);
+    }
+    if (anyOwn && plot_->graphCount() > own) {
+        // The chart's own x range; y as well from the ghosts within it.
+        for (int i = own; i < plot_->graphCount(); ++i) plot_->graph(i)->setVisible(false);
+        plot_->rescaleAxes(true);
+        const QCP::SignDomain sign = plot_->yAxis->scaleType() == QCPAxis::stLogarithmic
+                                         ? QCP::sdPositive
+                                         : QCP::sdBoth;
+        QCPRange y = plot_->yAxis->range();
+        for (int i = own; i < plot_->graphCount(); ++i) {
+            plot_->graph(i)->setVisible(true);
+            bool found = false;
+            const QCPRange r = plot_->graph(i)->getValueRange(found, sign, plot_->xAxis->range());
+            if (found) y.expand(r);
+        }
+        plot_->yAxis->setRange(y);
+    } else if (any) {
+        plot_->rescaleAxes();
+    }
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) chart_style::padRange(*axis);
     if (any) {
         bool nonNegative = true;
@@ -165,6 +266,16 @@ std::vector<PlottedSeries> ChartView::plottedSeries() const {
     return out;
 }
 
+QStringList ChartView::legendNames() const {
+    QStringList names;
+    for (int i = 0; i < plot_->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i)))
+            names << item->plottable()->name();
+    return names;
+}
+
+int ChartView::legendColumns() const { return plot_->legend->columnCount(); }
+
 ChartView::ViewRange ChartView::viewRange() const {
     return {plot_->xAxis->range().lower, plot_->xAxis->range().upper, plot_->yAxis->range().lower,
             plot_->yAxis->range().upper};
@@ -184,7 +295,28 @@ void ChartView::onMouseMove(QMouseEvent* event) {
     showReadoutNear(event->pos());
 }
 
+bool ChartView::showAnnotationReadout(QPoint pos) {
+    const std::optional<std::size_t> hit = annotations_->hit(pos);
+    if (!hit) return false;
+    const Annotation& a = annotations_->annotations()[*hit];
+    const QString kind = a.kind == "knob"    ? tr("Knob change")
+                         : a.kind == "fault" ? tr("Fault")
+                                             : QString::fromStdString(a.kind);
+    QString when = formatX(a.x0);
+    if (a.x1) when += QString::fromUtf8(" – ") + formatX(*a.x1);
+    const QString text =
+        QString("%1: %2\n%3: %4")
+            .arg(kind, QString::fromStdString(a.label), plot_->xAxis->label(), when);
+    readout_->tracer->setVisible(false);
+    readout_->label->setVisible(true);
+    chart_style::placeReadoutLabel(*readout_->label, *plot_, plot_->xAxis->pixelToCoord(pos.x()),
+                                   plot_->yAxis->pixelToCoord(pos.y()), text);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+    return true;
+}
+
 void ChartView::showReadoutNear(QPoint pos) {
+    if (showAnnotationReadout(pos)) return;
     constexpr double kMaxDistancePx = 40;
     double best = kMaxDistancePx * kMaxDistancePx;
     int bestGraph = -1;
@@ -208,11 +340,17 @@ void ChartView::showReadoutNear(QPoint pos) {
     readout_->tracer->setVisible(show);
     readout_->label->setVisible(show);
     if (show) {
-        const Series& s = chart_.series[static_cast<std::size_t>(bestGraph)];
+        const bool own = bestGraph < static_cast<int>(chart_.series.size());
+        const QString name = own ? QString::fromStdString(
+                                       chart_.series[static_cast<std::size_t>(bestGraph)].name)
+                                 : plot_->graph(bestGraph)->name();
+        const QString role =
+            own ? chart_style::roleLabel(chart_.series[static_cast<std::size_t>(bestGraph)].role)
+                : tr("pinned run");
         readout_->tracer->position->setCoords(bestKey, bestValue);
         const QString text =
             QString("%1 (%2)\n%3: %4\n%5: %6")
-                .arg(QString::fromStdString(s.name), chart_style::roleLabel(s.role),
+                .arg(name, role,
                      plot_->xAxis->label(), formatX(fromPlotX(bestKey)),
                      QString::fromStdString(chart_.y_label), chart_style::formatNumber(bestValue));
         chart_style::placeReadoutLabel(*readout_->label, *plot_, bestKey, bestValue, text);
@@ -227,7 +365,9 @@ QSize ChartView::exportSize(QSize requested) const {
 
 bool ChartView::savePng(const QString& path, QSize size) const {
     const QSize s = exportSize(size);
-    return plot_->savePng(path, s.width(), s.height(), 2.0);
+    const bool ok = plot_->savePng(path, s.width(), s.height(), 2.0);
+    plot_->replot();  // the export laid the labels out at its own size
+    return ok;
 }
 
 bool ChartView::saveSvg(const QString& path, QSize size) const {
@@ -242,13 +382,16 @@ bool ChartView::saveSvg(const QString& path, QSize size) const {
     if (!painter.begin(&generator)) return false;
     plot_->toPainter(&painter, s.width(), s.height());
     painter.end();
+    plot_->replot();
     return QFileInfo(path).size() > 0;
 }
 
 bool ChartView::savePdf(const QString& path, QSize size) const {
     const QSize s = exportSize(size);
-    return plot_->savePdf(path, s.width(), s.height(), QCP::epNoCosmetic, "TailLab",
-                          QString::fromStdString(chart_.title));
+    const bool ok = plot_->savePdf(path, s.width(), s.height(), QCP::epNoCosmetic, "TailLab",
+                                   QString::fromStdString(chart_.title));
+    plot_->replot();
+    return ok;
 }
 
 }  // namespace taillab::ui

@@ -1,18 +1,22 @@
 // One chart of a lab result drawn with QCustomPlot. The base class owns the plot, the series
 // styling (simulated: solid line with markers; closed form: dashed line; published: scatter
 // points), the legend, the interactions (wheel zoom, drag pan, double-click reset, hover
-// read-out of the nearest point) and export. Subclasses, one per ChartKind, set up the axes and
-// map data x to plot x. qcustomplot.h stays out of this header.
+// read-out of the nearest point or annotation) and export. It also draws a run's timeline
+// annotations (knob changes, faults; see plots/annotation_layer.h) and the series of a pinned
+// baseline run as muted dashed ghosts under the chart's own. Subclasses, one per ChartKind, set
+// up the axes and map data x to plot x. qcustomplot.h stays out of this header.
 #pragma once
 
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 #include <memory>
 #include <vector>
 
 #include "labs/lab_result.h"
+#include "plots/annotation_layer.h"
 
 class QCustomPlot;
 class QMouseEvent;
@@ -46,6 +50,28 @@ class ChartView : public QWidget {
     void replot();
 
     std::vector<PlottedSeries> plottedSeries() const;
+    // The legend's entries, in order, and how many columns they take.
+    QStringList legendNames() const;
+    int legendColumns() const;
+
+    // A run's timeline over the chart, x in the chart's data units: knob changes as lines,
+    // faults as spans, labelled at the top. Kept across setChart until replaced.
+    void setAnnotations(const std::vector<Annotation>& annotations);
+    const std::vector<Annotation>& annotations() const;
+    // The labels as last laid out (widget pixels), in the order of annotations().
+    const std::vector<AnnotationLabel>& annotationLabels() const;
+    // Spans over the data instead of under it (a chart whose data fills the plot).
+    void setAnnotationSpansOverData(bool over);
+
+    // A pinned earlier run's series (x in the chart's data units), drawn under the chart's own as
+    // muted dashed ghosts named "<name> (baseline)", each in the colour of the series of the same
+    // name, with one legend entry for them all ("pinned run (baseline)"); from the next setChart
+    // on. Empty: none. The axes fit the chart's own x range.
+    void setBaseline(std::vector<Series> series);
+    const std::vector<Series>& baseline() const { return baseline_; }
+    // The ghosts as drawn (names with " (baseline)").
+    std::vector<PlottedSeries> baselineSeries() const;
+    static QString baselineName(const std::string& name);
     // The visible axis ranges, in plot coordinates.
     struct ViewRange {
         double xLower, xUpper, yLower, yUpper;
@@ -71,6 +97,7 @@ class ChartView : public QWidget {
   protected:
     explicit ChartView(QWidget* parent);
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
     QCustomPlot* plot() const { return plot_; }
     // Axis types, tickers and ranges for the chart; called on every setChart.
     virtual void configureAxes(const Chart& chart) = 0;
@@ -84,6 +111,9 @@ class ChartView : public QWidget {
   private:
     void rebuildGraphs();
     void updateData();
+    bool sameGraphs(const Chart& chart) const;
+    // The read-out for the annotation at `pos`, if any.
+    bool showAnnotationReadout(QPoint pos);
     void fitToData();
     void onMouseMove(QMouseEvent* event);
     void markUserView();
@@ -91,6 +121,9 @@ class ChartView : public QWidget {
 
     QCustomPlot* plot_ = nullptr;
     Chart chart_;
+    std::vector<Series> baseline_;          // to draw from the next setChart
+    std::vector<std::string> ghostNames_;   // the baseline series drawn now
+    std::unique_ptr<AnnotationLayer> annotations_;
     bool userView_ = false;  // the user zoomed or panned: new data keeps the view
     struct Readout;
     std::unique_ptr<Readout> readout_;

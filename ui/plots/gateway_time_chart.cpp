@@ -39,8 +39,6 @@ GatewayTimeChart::GatewayTimeChart(QWidget* parent) : TimeChart(parent) {
     plot()->xAxis->setTicker(ticker);
 }
 
-void GatewayTimeChart::setMarkers(std::vector<double> x) { markers_ = std::move(x); }
-
 void GatewayTimeChart::configureAxes(const Chart& chart) {
     TimeChart::configureAxes(chart);
     // The ticks read as days and times of the week; the data (and its CSV column) stay in
@@ -48,17 +46,6 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
     plot()->xAxis->setLabel(tr("Simulated time (UTC)"));
     if (!plot()->xAxis->ticker().dynamicCast<WeekTicker>())
         plot()->xAxis->setTicker(QSharedPointer<WeekTicker>::create());
-    for (QCPAbstractItem* item : markerItems_) plot()->removeItem(item);
-    markerItems_.clear();
-    for (double x : markers_) {
-        auto* line = new QCPItemStraightLine(plot());
-        line->point1->setCoords(x, 1);
-        line->point2->setCoords(x, 10);
-        QPen pen(QColor(110, 110, 110), 1.2, Qt::DashLine);
-        line->setPen(pen);
-        line->setSelectable(false);
-        markerItems_.push_back(line);
-    }
 }
 
 QString GatewayTimeChart::formatX(double x) const { return week_time::label(x, true); }
