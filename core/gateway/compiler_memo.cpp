@@ -6,9 +6,7 @@
 
 namespace taillab::gateway {
 
-CompilerMemo::Ref CompilerMemo::find(std::string_view raw) {
-    std::uint64_t h = hashText(raw);
-    if (h == 0) h = 1;  // 0 marks an empty slot
+CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
     if (const std::uint32_t* i = index_.find(h)) {
         ++hits_;
         return Ref{*i, h};
@@ -26,11 +24,7 @@ CompilerMemo::Ref CompilerMemo::find(std::string_view raw) {
     Slot& slot = slots_[i];
     QueryFacts& f = slot.facts;
     slot.raw_hash = 0;
-    f.normalized = normalizeQuery(raw);  // throws before the slot is filed
-    if (f.normalized.empty()) throw std::invalid_argument("the query is empty after normalization");
-    f.normalized_hash = hashText(f.normalized);
-    f.query_class = classifyQuery(f.normalized);
-    f.zero_results_allowed = zeroResultsAllowed(f.normalized);
+    analyzeQuery(raw, f);  // throws before the slot is filed
     slot.raw_hash = h;
     index_.put(h, i);
     return Ref{i, h};

@@ -11,17 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "gateway/compiler.h"
 #include "gateway/flat_map.h"
 #include "gateway/gateway_types.h"
 
 namespace taillab::gateway {
 
-struct QueryFacts {
-    std::string normalized;
-    std::uint64_t normalized_hash = 0;
-    QueryClass query_class = QueryClass::Evergreen;
-    bool zero_results_allowed = false;
-};
+using QueryFacts = AnalyzedQuery;
 
 class CompilerMemo {
 public:
@@ -34,7 +30,15 @@ public:
     // The analysis of `raw`, valid until the next call. Throws std::invalid_argument (a 400) for
     // invalid UTF-8 or a query that is empty after normalization; failures are not remembered.
     const QueryFacts& analyze(std::string_view raw) { return slots_[find(raw).slot].facts; }
-    Ref find(std::string_view raw);
+    Ref find(std::string_view raw) { return find(raw, hashOf(raw)); }
+    // The same with `hash` == hashOf(raw) already computed.
+    Ref find(std::string_view raw, std::uint64_t hash);
+    static std::uint64_t hashOf(std::string_view raw) {
+        const std::uint64_t h = hashRawText(raw);
+        return h == 0 ? 1 : h;  // 0 marks an empty slot
+    }
+    // Starts loading the index slot a lookup of `raw` begins with.
+    void prefetch(std::uint64_t hash) const { index_.prefetch(hash); }
     // The analysis `ref` names, if its slot has not been reused since.
     const QueryFacts* get(const Ref& ref) const {
         return ref.raw_hash != 0 && ref.slot < slots_.size() && slots_[ref.slot].raw_hash == ref.raw_hash

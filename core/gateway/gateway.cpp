@@ -125,11 +125,15 @@ std::uint32_t Gateway::newRequest() {
     const std::uint32_t r = acquireSlot(reqs_, freeReqs_);
     Req& q = reqs_[r];
     const std::uint32_t generation = q.generation + 1;
-    std::string query = std::move(q.query);  // keeps its capacity for the next request
+    // Every field back to its default but the strings, which keep their capacity.
+    std::string query = std::move(q.query), lang = std::move(q.lang);
     query.clear();
-    q = Req{};
+    lang.clear();
+    static const Req kFresh{};
+    q = kFresh;
     q.generation = generation == 0 ? 1 : generation;
     q.query = std::move(query);
+    q.lang = std::move(lang);
     q.live = true;
     ++live_;
     return r;
@@ -153,13 +157,29 @@ int Gateway::instanceFor(std::uint64_t trace) const {
 }
 
 CacheKeyPrefix Gateway::keyPrefix(Endpoint endpoint, Region region, std::string_view lang) {
-    const std::uint64_t id = mix64(hashText(lang) ^ (static_cast<std::uint64_t>(endpoint) << 8 |
+    // Most requests name one of a few languages: a small table by the lang's first bytes.
+    const std::size_t slot =
+        ((lang.empty() ? 0u : static_cast<unsigned char>(lang[0]) * 31u +
+                                  static_cast<unsigned char>(lang.back())) * 7u +
+         static_cast<std::size_t>(endpoint) * 3u + static_cast<std::size_t>(region)) %
+        recentPrefixes_.size();
+    PrefixEntry& recent = recentPrefixes_[slot];
+    if (recent.endpoint == endpoint && recent.region == region && recent.lang == lang &&
+        recent.prefix.state != 0)
+        return recent.prefix;
+    const std::uint64_t id = mix64(hashRawText(lang) ^ (static_cast<std::uint64_t>(endpoint) << 8 |
                                                      static_cast<std::uint64_t>(region)));
-    if (const CacheKeyPrefix* p = prefixes_.find(id)) return *p;
-    const CacheKeyPrefix p = cacheKeyPrefix(kEndpointPaths[static_cast<std::size_t>(endpoint)],
-                                            kRegionNames[static_cast<std::size_t>(region)], lang,
-                                            "web", false);
-    prefixes_.put(id, p);
+    CacheKeyPrefix p;
+    if (const CacheKeyPrefix* known = prefixes_.find(id)) {
+        p = *known;
+    } else {
+        p = cacheKeyPrefix(kEndpointPaths[static_cast<std::size_t>(endpoint)],
+                           kRegionNames[static_cast<std::size_t>(region)], lang, "web", false);
+        prefixes_.put(id, p);
+    }
+    // The entry keeps its own copy of the lang (compared by content).
+    langCopies_[slot].assign(lang);
+    recent = PrefixEntry{langCopies_[slot], endpoint, region, p};
     return p;
 }
 
@@ -172,7 +192,13 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     q.endpoint = in.endpoint;
     q.accepted = in.accepted.value_or(now);
     q.deadline = deadline_.of(q.accepted);
-    const std::optional<std::uint32_t> key = keys_.find(in.api_key);
+    const Prefetched& hint = prefetched_[in.trace % prefetched_.size()];
+    const bool hinted = hint.trace == in.trace && hint.query.data() == in.query.data() &&
+                        hint.query.size() == in.query.size() &&
+                        hint.apiKey.data() == in.api_key.data() &&
+                        hint.apiKey.size() == in.api_key.size();
+    const std::optional<std::uint32_t> key =
+        hinted ? std::optional<std::uint32_t>(hint.key) : keys_.find(in.api_key);
     if (key) q.key = *key;
     q.probe = key && keys_[*key].probe;
     if (q.probe) {
@@ -205,9 +231,7 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         return id;
     }
     q.lane = keys_[*key].lane;
-    if (const Prefetched& p = prefetched_[in.trace % prefetched_.size()];
-        p.trace == in.trace && p.text == in.query.data() && p.size == in.query.size())
-        q.analysis = p.ref;
+    if (hinted) q.analysis = hint.ref;
     q.maxResults = static_cast<std::uint8_t>(std::clamp(in.max_results, 0, 255));
     if (in.max_results < 1 || in.max_results > 50) q.maxResults = 0;  // a 400 in the compiler
     StageWork work;
@@ -712,14 +736,23 @@ void Gateway::noteBreakers() {
         metrics_.onBreaker(c.at, c.region, c.engine, c.state);
 }
 
+void Gateway::prefetchQuery(std::string_view query) {
+    Hashed& h = hashed_[(reinterpret_cast<std::uintptr_t>(query.data()) >> 4) % hashed_.size()];
+    h = Hashed{query, CompilerMemo::hashOf(query)};
+    memo_.prefetch(h.hash);
+}
+
 void Gateway::prefetch(const Request& in) {
-    if (cache_.tiers() == CacheTiers::Off) return;
     const std::optional<std::uint32_t> key = keys_.find(in.api_key);
     if (!key || in.max_results < 1 || in.max_results > 50) return;
     try {
-        const CompilerMemo::Ref ref = memo_.find(in.query);
-        prefetched_[in.trace % prefetched_.size()] =
-            Prefetched{in.trace, in.query.data(), in.query.size(), ref};
+        const Hashed& h =
+            hashed_[(reinterpret_cast<std::uintptr_t>(in.query.data()) >> 4) % hashed_.size()];
+        const bool known = h.query.data() == in.query.data() && h.query.size() == in.query.size();
+        const CompilerMemo::Ref ref =
+            memo_.find(in.query, known ? h.hash : CompilerMemo::hashOf(in.query));
+        prefetched_[in.trace % prefetched_.size()] = Prefetched{in.trace, in.query, in.api_key, ref, *key};
+        if (cache_.tiers() == CacheTiers::Off) return;
         const QueryFacts& f = *memo_.get(ref);
         const Region region = Edge::route(in.region_pin, keys_[*key].home);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),

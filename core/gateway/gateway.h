@@ -65,9 +65,15 @@ public:
     void onTimeout(Time now);
     // When onTimeout next has work; nullopt when no timer is armed.
     std::optional<Time> pollTimeout();
-    // A hint that `request` arrives soon: starts loading the cache slots its lookup will probe.
-    // Changes nothing a run can observe.
+    // A hint that `request` arrives soon: analyses its query and starts loading the cache slots
+    // its lookup will probe. The promise that comes with it: the onRequest with the same trace id
+    // carries the same bytes at the same addresses (its query and API key views), so what the
+    // hint learned is used without looking again. Changes nothing a run can observe.
     void prefetch(const Request& request);
+    // A hint for a request further ahead (same promise): hashes its query and starts loading the
+    // memo slot its analysis sits in, so that prefetch() of it, a few requests later, does not
+    // wait on memory.
+    void prefetchQuery(std::string_view query);
 
     // Measurement: the driver closes chart windows at its cadence and takes snapshots.
     void closeWindow(Time now);
@@ -135,11 +141,25 @@ private:
     // query's analysis there instead of hashing the text again.
     struct Prefetched {
         std::uint64_t trace = 0;
-        const char* text = nullptr;  // the same bytes, not only the same trace id
-        std::size_t size = 0;
+        std::string_view query, apiKey;  // compared by address: see prefetch()
         CompilerMemo::Ref ref;
+        std::uint32_t key = 0;
     };
     std::array<Prefetched, 8> prefetched_{};
+    struct Hashed {
+        std::string_view query;
+        std::uint64_t hash = 0;
+    };
+    std::array<Hashed, 16> hashed_{};  // prefetchQuery()'s hashes, by address
+    // Cache-key prefixes of recent (endpoint, region, lang) triples, by the lang's address.
+    struct PrefixEntry {
+        std::string_view lang;
+        Endpoint endpoint{};
+        Region region{};
+        CacheKeyPrefix prefix;
+    };
+    std::array<PrefixEntry, 32> recentPrefixes_{};
+    std::array<std::string, 32> langCopies_;  // the bytes recentPrefixes_' views point at
 };
 
 }  // namespace taillab::gateway

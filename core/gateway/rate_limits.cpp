@@ -12,8 +12,13 @@ constexpr std::uint32_t kEnd = 0xffffffffu;
 
 ApiKeys::ApiKeys(const std::vector<ApiKey>& keys)
     : keys_(keys), index_(keys.size() + 1), sameHash_(keys.size(), kEnd) {
+    offsets_.push_back(0);
+    for (const ApiKey& k : keys_) {
+        tokens_ += k.key;
+        offsets_.push_back(static_cast<std::uint32_t>(tokens_.size()));
+    }
     for (std::uint32_t i = 0; i < keys_.size(); ++i) {
-        const std::uint64_t h = hashText(keys_[i].key);
+        const std::uint64_t h = hashRawText(keys_[i].key);
         if (std::uint32_t* first = index_.find(h)) {
             sameHash_[i] = *first;  // chain in front; find() compares the token itself
             *first = i;
@@ -24,9 +29,10 @@ ApiKeys::ApiKeys(const std::vector<ApiKey>& keys)
 }
 
 std::optional<std::uint32_t> ApiKeys::find(std::string_view token) const {
-    const std::uint32_t* first = index_.find(hashText(token));
+    const std::uint32_t* first = index_.find(hashRawText(token));
     for (std::uint32_t i = first ? *first : kEnd; i != kEnd; i = sameHash_[i])
-        if (keys_[i].key == token) return i;
+        if (std::string_view(tokens_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]) == token)
+            return i;
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,10 @@ private:
     std::vector<ApiKey> keys_;
     FlatMap<std::uint32_t> index_;  // hash of the token -> first key with that hash
     std::vector<std::uint32_t> sameHash_;  // next key with the same hash, or npos (collisions)
+    // The tokens side by side (a lookup compares the one its hash names without a cache miss on
+    // a string of its own): token i is tokens_[offsets_[i], offsets_[i + 1]).
+    std::string tokens_;
+    std::vector<std::uint32_t> offsets_;
 };
 
 class RateLimits {

@@ -435,6 +435,8 @@ struct GatewaySim::Impl final : Port {
                 if (arrivalAt > target) return true;
                 now = arrivalAt;
                 ++events;
+                if (nextArrival + 2 * kPrefetchAhead < hourBuffer.size())
+                    gateway.prefetchQuery(hourBuffer[nextArrival + 2 * kPrefetchAhead].query());
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
                     gateway.prefetch(request(hourBuffer[nextArrival + kPrefetchAhead]));
                 const RequestSpec& spec = hourBuffer[nextArrival++];

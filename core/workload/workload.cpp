@@ -226,14 +226,23 @@ Workload::Workload(const Params& params, std::uint64_t seed)
         zipfCdf_[c] = CdfTable(std::move(cdf));
     }
     classCdf_.back() = 1.0;
+    // Catalog texts, rank by rank, class after class, in one buffer (viewed once it is whole).
+    std::vector<std::array<std::size_t, 2>> spans;
     for (int c = 0; c < kClasses; ++c) {
         const auto cls = static_cast<QueryClass>(c);
-        auto& texts = catalog_[static_cast<std::size_t>(c)];
         for (int rank = 0; rank < classMix()[c].catalog; ++rank) {
-            const std::uint64_t id = static_cast<std::uint64_t>(rank) * kClasses + static_cast<std::uint64_t>(c);
-            texts.push_back(queryText(cls, id, mix64(id) & 0xfff, 2, mix64(id ^ 0x5173) % 50 == 0));
+            const std::uint64_t id =
+                static_cast<std::uint64_t>(rank) * kClasses + static_cast<std::uint64_t>(c);
+            const std::size_t at = catalogBytes_.size();
+            catalogBytes_ += queryText(cls, id, mix64(id) & 0xfff, 2, mix64(id ^ 0x5173) % 50 == 0);
+            spans.push_back({at, catalogBytes_.size() - at});
         }
     }
+    std::size_t next = 0;
+    for (int c = 0; c < kClasses; ++c)
+        for (int rank = 0; rank < classMix()[c].catalog; ++rank, ++next)
+            catalog_[static_cast<std::size_t>(c)].push_back(
+                std::string_view(catalogBytes_).substr(spans[next][0], spans[next][1]));
     // Bursts: sizes 2 + Geometric(mean 3) capped at 40 (mean about 5). A unit starts a burst with
     // probability b so that bursts hold `agent_share` of requests: b k / (b k + 1 - b) = share.
     const double share = params.real("agent_share");
@@ -263,7 +272,7 @@ void Workload::drawQuery(Rng& rng, RequestSpec& r) {
         arenaUsed_ += t.n;
         return;
     }
-    const std::string& text = catalog_[static_cast<std::size_t>(c)][zipfCdf_[c].index(rng.uniform())];
+    const std::string_view text = catalog_[static_cast<std::size_t>(c)][zipfCdf_[c].index(rng.uniform())];
     r.text = text.data();
     r.text_len = static_cast<std::uint16_t>(text.size());
 }

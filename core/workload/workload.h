@@ -110,7 +110,7 @@ public:
     static void weekHours(std::vector<std::int64_t>& interactive, std::vector<std::int64_t>& batch);
 
     // The catalog text of query `rank` of class `c` (tests check the compiler's class for it).
-    const std::string& catalogText(QueryClass c, std::size_t rank) const {
+    std::string_view catalogText(QueryClass c, std::size_t rank) const {
         return catalog_[static_cast<std::size_t>(c)][rank];
     }
     // A one-off query's text for class `c` and counter `n`.
@@ -125,7 +125,10 @@ private:
     std::vector<std::unique_ptr<char[]>> arena_;  // one-off texts of the current hour, in blocks
     std::size_t arenaBlock_ = 0, arenaUsed_ = 0;
     char* reserveText();  // room for one text in the arena
-    std::array<std::vector<std::string>, kClasses> catalog_;
+    // Each class's catalog texts, as views into one contiguous buffer (a text is read on every
+    // arrival that draws it: one buffer keeps the popular ones together).
+    std::string catalogBytes_;
+    std::array<std::vector<std::string_view>, kClasses> catalog_;
     std::uint64_t seed_ = 0;
     int startHour_ = 0;  // the first hour's hour of the week
     std::vector<RequestSpec> sortScratch_;
