@@ -130,6 +130,7 @@ private:
     Egress egress_;
     GatewayMetrics metrics_;
     TimerQueue timers_;
+    std::uint64_t liveTop_ = 0;  // the heap top's sequence number, when known to be armed
     FlatMap<CacheKeyPrefix> prefixes_{16};
     std::deque<Req> reqs_;  // deques: references stay valid as they grow
     std::vector<std::uint32_t> freeReqs_;
