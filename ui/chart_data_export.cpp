@@ -57,17 +57,7 @@ nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
     }
     nlohmann::ordered_json fields = toJson(chart);  // alive for the loop: items() is a view
     for (auto& [key, value] : fields.items()) j[key] = std::move(value);
-    if (!annotations.empty()) {
-        j["annotations"] = nlohmann::ordered_json::array();
-        for (const Annotation& a : annotations) {
-            nlohmann::ordered_json ja;
-            ja["x0"] = a.x0;
-            if (a.x1) ja["x1"] = *a.x1;
-            ja["kind"] = a.kind;
-            ja["label"] = a.label;
-            j["annotations"].push_back(std::move(ja));
-        }
-    }
+    if (!annotations.empty()) j["annotations"] = toJson(annotations);
     return j;
 }
 

@@ -131,6 +131,19 @@ nlohmann::ordered_json toJson(const Chart& c) {
     return j;
 }
 
+nlohmann::ordered_json toJson(const std::vector<Annotation>& annotations) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const Annotation& a : annotations) {
+        nlohmann::ordered_json ja;
+        ja["x0"] = a.x0;
+        if (a.x1) ja["x1"] = *a.x1;
+        ja["kind"] = a.kind;
+        ja["label"] = a.label;
+        j.push_back(std::move(ja));
+    }
+    return j;
+}
+
 nlohmann::ordered_json toJson(const LabResult& r) {
     nlohmann::ordered_json j;
     j["scenario"] = r.scenario;
@@ -161,17 +174,7 @@ nlohmann::ordered_json toJson(const LabResult& r) {
         j["checks"].push_back(std::move(jc));
     }
     j["all_checks_pass"] = r.allChecksPass();
-    if (!r.annotations.empty()) {
-        j["annotations"] = nlohmann::ordered_json::array();
-        for (const Annotation& a : r.annotations) {
-            nlohmann::ordered_json ja;
-            ja["x0"] = a.x0;
-            if (a.x1) ja["x1"] = *a.x1;
-            ja["kind"] = a.kind;
-            ja["label"] = a.label;
-            j["annotations"].push_back(std::move(ja));
-        }
-    }
+    if (!r.annotations.empty()) j["annotations"] = toJson(r.annotations);
     return j;
 }
 

@@ -106,6 +106,8 @@ Series closedFormPercentileSeries(std::string name, const std::function<double(d
 
 // The result file: deterministic bytes for the same inputs.
 nlohmann::ordered_json toJson(const LabResult& r);
+// A run's annotations as they appear in the result file (and in the GUI's chart export).
+nlohmann::ordered_json toJson(const std::vector<Annotation>& annotations);
 // One chart as it appears in the result file (and in the GUI's chart export).
 nlohmann::ordered_json toJson(const Chart& c);
 const char* seriesRoleName(SeriesRole role);  // "simulated", "closed_form", "published"
