@@ -16,13 +16,6 @@
 namespace taillab::ui::test {
 namespace {
 
-std::string readFile(const QString& path) {
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 // Splits one CSV line (RFC 4180 quoting).
 std::vector<std::string> csvFields(const std::string& line) {
     std::vector<std::string> out(1);

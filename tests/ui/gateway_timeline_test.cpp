@@ -23,13 +23,6 @@
 namespace taillab::ui::test {
 namespace {
 
-std::string readFile(const QString& path) {
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 void writeFile(const QString& path, const std::string& text) {
     std::ofstream out(path.toStdString(), std::ios::binary);
     out << text;

@@ -4,6 +4,8 @@
 
 #include <QSignalSpy>
 #include <QtTest/QTest>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,14 @@
 #include "run_controller.h"
 
 namespace taillab::ui::test {
+
+// A whole file's bytes ("" when it cannot be read).
+inline std::string readFile(const QString& path) {
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
 constexpr int kRunTimeoutMs = 180000;
 
