@@ -1,6 +1,9 @@
 #include "scenario/json_locate.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace taillab {
@@ -148,7 +151,204 @@ std::vector<std::string> tokens(const nlohmann::json::json_pointer& p) {
     return out;
 }
 
+constexpr std::size_t kNone = std::string_view::npos;
+
+bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+bool readHex4(std::string_view t, std::size_t i, unsigned& out) {
+    if (i + 4 > t.size()) return false;
+    out = 0;
+    for (std::size_t k = i; k < i + 4; ++k) {
+        const char c = t[k];
+        const int d = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+        if (d < 0) return false;
+        out = out * 16 + static_cast<unsigned>(d);
+    }
+    return true;
+}
+
+void appendUtf8(std::string& out, unsigned cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+// The JSON string whose opening quote is at t[i], decoded into `out` when given (escapes resolved,
+// \u escapes and surrogate pairs to UTF-8, so that "a" and "\u0061" are the same key). Returns
+// the offset after the closing quote, or kNone when the string is not well formed.
+std::size_t scanString(std::string_view t, std::size_t i, std::string* out) {
+    for (++i; i < t.size();) {
+        const char c = t[i];
+        if (c == '"') return i + 1;
+        if (static_cast<unsigned char>(c) < 0x20) return kNone;
+        if (c != '\\') {
+            if (out) *out += c;
+            ++i;
+            continue;
+        }
+        if (i + 1 >= t.size()) return kNone;
+        const char e = t[i + 1];
+        if (e == 'u') {
+            unsigned cp = 0, low = 0;
+            if (!readHex4(t, i + 2, cp)) return kNone;
+            i += 6;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < t.size() && t[i] == '\\' && t[i + 1] == 'u' &&
+                readHex4(t, i + 2, low) && low >= 0xDC00 && low < 0xE000) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                i += 6;
+            }
+            if (out) appendUtf8(*out, cp);
+            continue;
+        }
+        const std::string_view from = "\"\\/bfnrt", to = "\"\\/\b\f\n\r\t";
+        const std::size_t k = from.find(e);
+        if (k == kNone) return kNone;
+        if (out) *out += to[k];
+        i += 2;
+    }
+    return kNone;
+}
+
+std::string escapePointerToken(const std::string& token) {
+    std::string out;
+    for (const char c : token) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
 }  // namespace
+
+std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
+    struct Frame {
+        bool object;
+        std::size_t index = 0;  // arrays: the element being read
+        std::string key;        // objects: the member being read
+        std::unordered_map<std::string, std::size_t> keys;  // objects: key -> offset
+    };
+    std::vector<Frame> stack;
+    auto pointer = [&] {
+        std::string p;
+        for (const Frame& f : stack) {
+            p += '/';
+            p += f.object ? escapePointerToken(f.key) : std::to_string(f.index);
+        }
+        return p;
+    };
+    enum class Want { Value, Key, After } want = Want::Value;
+    std::size_t i = 0;
+    for (;;) {
+        while (i < t.size() && isJsonSpace(t[i])) ++i;
+        if (i >= t.size()) return std::nullopt;
+        const char c = t[i];
+        switch (want) {
+            case Want::Value:
+                if (c == '{' || c == '[') {
+                    if (stack.size() >= static_cast<std::size_t>(kMaxJsonDepth))
+                        return JsonTextProblem{i, pointer(),
+                                               "nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                                   " levels (a scenario needs a handful)"};
+                    stack.push_back(Frame{c == '{', 0, {}, {}});
+                    ++i;
+                    while (i < t.size() && isJsonSpace(t[i])) ++i;
+                    if (i < t.size() && t[i] == (c == '{' ? '}' : ']')) {
+                        ++i;
+                        stack.pop_back();
+                        want = Want::After;
+                    } else {
+                        want = c == '{' ? Want::Key : Want::Value;
+                    }
+                } else if (c == '"') {
+                    i = scanString(t, i, nullptr);
+                    if (i == kNone) return std::nullopt;
+                    want = Want::After;
+                } else if (c == '-' || (c >= '0' && c <= '9')) {
+                    const std::size_t start = i;
+                    while (i < t.size() && std::string_view("+-.eE0123456789").find(t[i]) != kNone) ++i;
+                    const std::string token(t.substr(start, i - start));
+                    char* end = nullptr;
+                    const double x = std::strtod(token.c_str(), &end);
+                    if (end == token.c_str() + token.size() && std::isinf(x))
+                        return JsonTextProblem{start, pointer(),
+                                               "the number " + elideText(token, 40) +
+                                                   " is out of range (at most about 1.8e308 in size)"};
+                    want = Want::After;
+                } else if (c >= 'a' && c <= 'z') {
+                    while (i < t.size() && t[i] >= 'a' && t[i] <= 'z') ++i;
+                    want = Want::After;
+                } else {
+                    return std::nullopt;
+                }
+                break;
+            case Want::Key: {
+                if (c != '"') return std::nullopt;
+                const std::size_t at = i;
+                std::string key;
+                i = scanString(t, i, &key);
+                if (i == kNone) return std::nullopt;
+                Frame& f = stack.back();
+                f.key = key;
+                const auto [first, fresh] = f.keys.emplace(std::move(key), at);
+                if (!fresh) {
+                    const TextPosition p = positionOfOffset(t, first->second);
+                    return JsonTextProblem{at, pointer(),
+                                           "duplicate key \"" + elideText(f.key, 40) + "\" (first at line " +
+                                               std::to_string(p.line) + ", column " +
+                                               std::to_string(p.column) +
+                                               "): a key may appear once in an object"};
+                }
+                while (i < t.size() && isJsonSpace(t[i])) ++i;
+                if (i >= t.size() || t[i] != ':') return std::nullopt;
+                ++i;
+                want = Want::Value;
+                break;
+            }
+            case Want::After: {
+                if (stack.empty()) return std::nullopt;  // trailing text: the parser says so
+                Frame& f = stack.back();
+                if (c == ',') {
+                    ++i;
+                    if (f.object) {
+                        want = Want::Key;
+                    } else {
+                        ++f.index;
+                        want = Want::Value;
+                    }
+                } else if (c == (f.object ? '}' : ']')) {
+                    ++i;
+                    stack.pop_back();
+                } else {
+                    return std::nullopt;
+                }
+                break;
+            }
+        }
+    }
+}
+
+std::string elideText(std::string_view s, std::size_t limit) {
+    if (s.size() <= limit) return std::string(s);
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    return std::string(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
 
 TextPosition positionOfOffset(std::string_view text, std::size_t offset) {
     TextPosition pos;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -24,5 +25,26 @@ std::optional<TextPosition> locateJson(std::string_view text,
                                        LocateTarget target = LocateTarget::Value);
 
 TextPosition positionOfOffset(std::string_view text, std::size_t offset);
+
+// A piece of input for a message: at most `limit` bytes, cut at a UTF-8 character boundary and
+// followed by the whole size ("[[[[... (100000 bytes)"), so that no message grows with the input.
+std::string elideText(std::string_view s, std::size_t limit = 60);
+
+// What a scenario's text must not hold although JSON allows it, found before the text is parsed:
+// nesting deeper than kMaxJsonDepth (deeper values would overflow the stack of code that walks
+// them recursively, and no scenario needs more than a handful of levels), the same key twice in
+// one object (JSON leaves the meaning open and the parser would keep the last silently), and a
+// number too large for a double ("1e999").
+constexpr int kMaxJsonDepth = 64;
+
+struct JsonTextProblem {
+    std::size_t offset = 0;  // where the offending token starts
+    std::string pointer;     // JSON pointer of the offending value ("" at the top)
+    std::string message;
+};
+
+// The first such problem in `text`, or nullopt. The scan stops quietly at a syntax error: the
+// parser reports those, with their own words. Iterative, so any depth of input is safe to scan.
+std::optional<JsonTextProblem> findJsonTextProblem(std::string_view text);
 
 }  // namespace taillab

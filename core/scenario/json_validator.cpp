@@ -36,7 +36,7 @@ const nlohmann::json& JsonValidator::require(const nlohmann::json& obj,
             : v.type() == type;
     if (!ok)
         fail(at / key,
-             std::string("expected ") + expected + ", found " + v.type_name() + " " + v.dump());
+             std::string("expected ") + expected + ", found " + briefJson(v));
     return v;
 }
 
@@ -48,6 +48,19 @@ void JsonValidator::rejectUnknown(const nlohmann::json& obj, const nlohmann::jso
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
         fail(at / k, "unknown key '" + k + "' (expected one of: " + list + ")", LocateTarget::Key);
     }
+}
+
+std::string briefJson(const nlohmann::json& v) {
+    constexpr std::size_t kLimit = 60;
+    // Depth is bounded by the text scan (json_locate.h), so dump() recurses a bounded amount;
+    // a container of many elements is named by its size rather than written out.
+    std::string text;
+    if ((v.is_array() || v.is_object()) && v.size() > kLimit)
+        text = "of " + std::to_string(v.size()) +
+               (v.is_array() ? " elements" : " members");
+    else
+        text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return std::string(v.type_name()) + " " + elideText(text, kLimit);
 }
 
 std::string pointerToDotted(const std::string& pointer) {

@@ -40,6 +40,10 @@ private:
     std::vector<std::string> overridden_;
 };
 
+// A value as a message shows it: its type and its JSON text, cut to about 60 bytes ("array
+// [[[[[[... (100000 bytes)"), so that no message grows with the input.
+std::string briefJson(const nlohmann::json& v);
+
 // "/params/backends" -> "params.backends", as an override names it.
 std::string pointerToDotted(const std::string& pointer);
 

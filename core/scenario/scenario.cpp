@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -43,14 +46,39 @@ std::size_t tokenStart(const std::string& text, std::size_t byteAfter) {
 }
 
 nlohmann::json::json_pointer dottedToPointer(const std::string& dotted) {
+    if (dotted.empty() || dotted.front() == '.' || dotted.back() == '.' ||
+        dotted.find("..") != std::string::npos)
+        throw std::invalid_argument("'" + dotted +
+                                    "' has an empty component (expected names joined by '.')");
     std::string p;
     std::stringstream ss(dotted);
     std::string part;
     while (std::getline(ss, part, '.')) {
-        if (part.empty()) throw std::invalid_argument("empty component in path '" + dotted + "'");
-        p += "/" + part;
+        p += '/';
+        for (const char c : part) {
+            if (c == '~') p += "~0";
+            else if (c == '/') p += "~1";
+            else p += c;
+        }
     }
     return nlohmann::json::json_pointer(p);
+}
+
+// Whether `raw` has the shape of a JSON number ("-1.5e3"), whatever its size.
+bool looksLikeNumber(const std::string& raw) {
+    std::size_t i = raw[0] == '-' ? 1 : 0;
+    if (i >= raw.size() || !std::isdigit(static_cast<unsigned char>(raw[i]))) return false;
+    return raw.find_first_not_of("0123456789.eE+-", i) == std::string::npos;
+}
+
+// Sets `value` at `ptr`, merging an object into an object member by member.
+void setMerging(nlohmann::json& doc, const nlohmann::json::json_pointer& ptr,
+                const nlohmann::json& value) {
+    if (value.is_object() && doc.contains(ptr) && doc.at(ptr).is_object()) {
+        for (const auto& [k, v] : value.items()) setMerging(doc, ptr / k, v);
+        return;
+    }
+    doc[ptr] = value;
 }
 
 // An override changes an element of an array but never adds one: nlohmann would fill the gap up
@@ -91,12 +119,23 @@ ScenarioError::ScenarioError(std::string file, std::optional<int> line, std::opt
 void applyOverride(nlohmann::json& doc, const std::string& assignment) {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
-        throw ScenarioError("--set " + assignment, std::nullopt, std::nullopt, "",
+        throw ScenarioError("--set " + elideText(assignment), std::nullopt, std::nullopt, "",
                             "expected dotted.path=value");
     const std::string path = assignment.substr(0, eq);
     const std::string raw = assignment.substr(eq + 1);
+    auto fail = [&](const std::string& message) {
+        throw ScenarioError("--set " + elideText(assignment),
+                            std::nullopt, std::nullopt, "", message);
+    };
+    if (raw.size() > kMaxScenarioBytes) fail("the value is longer than a scenario may be");
+    if (const auto problem = findJsonTextProblem(raw))
+        fail("in the value at byte " + std::to_string(problem->offset + 1) + ": " +
+             problem->message);
     nlohmann::json value = nlohmann::json::parse(raw, nullptr, false);
-    if (value.is_discarded()) value = raw;
+    if (value.is_discarded()) {
+        if (!raw.empty() && looksLikeNumber(raw)) fail("'" + raw + "' is not a number JSON reads");
+        value = raw;
+    }
     try {
         const auto ptr = dottedToPointer(path);
         if (!doc.is_object())
@@ -110,16 +149,27 @@ void applyOverride(nlohmann::json& doc, const std::string& assignment) {
         if (!parent.is_object() && !parent.is_array())
             throw std::invalid_argument("'" + ptr.parent_pointer().to_string() +
                                         "' is not an object");
-        doc[ptr] = value;
+        setMerging(doc, ptr, value);
     } catch (const ScenarioError&) {
         throw;
     } catch (const std::exception& e) {
-        throw ScenarioError("--set " + assignment, std::nullopt, std::nullopt, "", e.what());
+        throw ScenarioError("--set " + elideText(assignment), std::nullopt, std::nullopt, "", e.what());
     }
 }
 
 Scenario parseScenario(const std::string& text, const std::string& file,
                        const std::vector<std::string>& overrides) {
+    if (text.size() > kMaxScenarioBytes)
+        throw ScenarioError(file, std::nullopt, std::nullopt, "",
+                            "is " + std::to_string(text.size() >> 20) +
+                                " MiB; a scenario may be at most " +
+                                std::to_string(kMaxScenarioBytes >> 20) + " MiB");
+    // Depth, duplicate keys and numbers out of range first: the parser would keep the last of
+    // two keys silently, and report an overflowing number without saying where.
+    if (const auto problem = findJsonTextProblem(text)) {
+        const TextPosition pos = positionOfOffset(text, problem->offset);
+        throw ScenarioError(file, pos.line, pos.column, problem->pointer, problem->message);
+    }
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(text);
@@ -130,6 +180,9 @@ Scenario parseScenario(const std::string& text, const std::string& file,
         const auto cut = msg.find("syntax error");
         if (cut != std::string::npos) msg = msg.substr(cut);
         throw ScenarioError(file, pos.line, pos.column, "", "invalid JSON: " + msg);
+    } catch (const nlohmann::json::exception& e) {
+        // Not expected after the scan above; still the input's fault, said with the file.
+        throw ScenarioError(file, std::nullopt, std::nullopt, "", std::string("invalid JSON: ") + e.what());
     }
 
     std::vector<std::string> overridden;
@@ -159,8 +212,8 @@ Scenario parseScenario(const std::string& text, const std::string& file,
     s.name = v.require(doc, root, "name", json::value_t::string, "a string").get<std::string>();
     if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") !=
                               std::string::npos)
-        v.fail(root / "name", "expected a non-empty name of a-z, 0-9, '-' and '_', found \"" +
-                                  s.name + "\"");
+        v.fail(root / "name", "expected a non-empty name of a-z, 0-9, '-' and '_', found " +
+                                  briefJson(nlohmann::json(s.name)));
     if (doc.contains("title"))
         s.title = v.require(doc, root, "title", json::value_t::string, "a string").get<std::string>();
     if (doc.contains("notes"))
@@ -207,24 +260,46 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             auto number = [&](const char* key) -> std::optional<double> {
                 if (!e.contains(key)) return std::nullopt;
                 if (!e.at(key).is_number())
-                    v.fail(at / key, std::string("expected a number, found ") +
-                                         e.at(key).type_name() + " " + e.at(key).dump());
+                    v.fail(at / key, std::string("expected a number, found ") + briefJson(e.at(key)));
                 return e.at(key).get<double>();
             };
             x.value = number("value");
             x.at_least = number("at_least");
             x.at_most = number("at_most");
+            if (e.contains("relative"))
+                x.relative = v.require(e, at, "relative", json::value_t::boolean, "true or false")
+                                 .get<bool>();
             if (x.value) {
                 const auto tol = number("tolerance");
                 if (!tol || *tol < 0)
                     v.fail(at, "an expectation with \"value\" needs a non-negative \"tolerance\"");
                 x.tolerance = *tol;
-            } else if (!x.at_least && !x.at_most) {
-                v.fail(at, "expected \"value\" with \"tolerance\", or \"at_least\"/\"at_most\"");
+                // A band wider than the value itself can hardly fail: it is a mistake, or a
+                // one-sided bound written the wrong way.
+                const double widest = x.relative ? 1.0 : std::abs(*x.value);
+                if (x.tolerance > widest)
+                    v.fail(at / "tolerance",
+                           "a tolerance of " + e.at("tolerance").dump() +
+                               (x.relative ? " (relative) is wider than the value itself (at most 1)"
+                                           : " is wider than the value itself (at most " +
+                                                 e.at("value").dump() +
+                                                 "); for a band around zero use \"at_least\" and "
+                                                 "\"at_most\""));
+            } else {
+                for (const char* key : {"tolerance", "relative"})
+                    if (e.contains(key))
+                        v.fail(at / key, std::string("\"") + key +
+                                             "\" applies to \"value\", which this expectation "
+                                             "does not have",
+                               LocateTarget::Key);
+                if (!x.at_least && !x.at_most)
+                    v.fail(at, "expected \"value\" with \"tolerance\", or \"at_least\"/\"at_most\"");
             }
-            if (e.contains("relative"))
-                x.relative = v.require(e, at, "relative", json::value_t::boolean, "true or false")
-                                 .get<bool>();
+            if (x.at_least && x.at_most && *x.at_least > *x.at_most)
+                v.fail(at / "at_least", "at_least " + e.at("at_least").dump() +
+                                            " is above at_most " +
+                                            e.at("at_most").dump() +
+                                            ": no figure can pass");
             if (e.contains("source"))
                 x.source = v.require(e, at, "source", json::value_t::string, "a string")
                                .get<std::string>();
@@ -248,11 +323,30 @@ Scenario parseScenario(const std::string& text, const std::string& file,
 }
 
 Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides) {
+    return parseScenario(readScenarioText(path), path, overrides);
+}
+
+std::string readScenarioText(const std::string& path) {
+    auto fail = [&](const std::string& why) {
+        throw ScenarioError(path, std::nullopt, std::nullopt, "", why);
+    };
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec) fail("cannot open: " + ec.message());
+    if (std::filesystem::is_directory(status)) fail("is a directory, not a scenario file");
+    if (!std::filesystem::is_regular_file(status)) fail("is not a regular file");
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) fail("cannot open: " + ec.message());
+    if (size > kMaxScenarioBytes)
+        fail("is " + std::to_string(size >> 20) + " MiB; a scenario may be at most " +
+             std::to_string(kMaxScenarioBytes >> 20) + " MiB");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw ScenarioError(path, std::nullopt, std::nullopt, "", "cannot open file");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parseScenario(buffer.str(), path, overrides);
+    if (!in) fail(std::string("cannot open: ") + std::strerror(errno));
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) fail("cannot read the file");
+    return text;
 }
 
 std::vector<std::string> findScenarioFiles(const std::string& directory) {

@@ -38,6 +38,9 @@
 namespace taillab {
 
 constexpr int kScenarioSchemaVersion = 1;
+// The largest scenario text read: a week's timeline of a thousand events takes about 100 KB, and
+// a file many times larger is a mistake (a result or a log opened as a scenario).
+constexpr std::size_t kMaxScenarioBytes = 4 << 20;
 
 class ScenarioError : public std::runtime_error {
 public:
@@ -88,6 +91,9 @@ struct Scenario {
 Scenario parseScenario(const std::string& text, const std::string& file,
                        const std::vector<std::string>& overrides = {});
 Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides = {});
+// A scenario file's text; throws ScenarioError naming the file and the reason (missing, a
+// directory, a symlink loop, over kMaxScenarioBytes, unreadable).
+std::string readScenarioText(const std::string& path);
 
 // The scenario as a file holds it, so that parsing the text gives back an equal Scenario:
 // schema_version, name, title, lab, seed, params (the knobs that differ from their defaults),
@@ -98,7 +104,9 @@ std::string writeScenarioJson(const Scenario& scenario);
 void saveScenarioFile(const std::string& path, const Scenario& scenario);
 
 // Applies one "dotted.path=value" override to a scenario document (value parsed as JSON when it
-// is valid JSON, else taken as a string). Throws ScenarioError naming the override.
+// is valid JSON, else taken as a string). An object set where an object stands is merged into it
+// member by member, as if each member had its own override ("params={\"backends\":5}" changes
+// one knob and keeps the others). Throws ScenarioError naming the override.
 void applyOverride(nlohmann::json& doc, const std::string& assignment);
 
 // Scenario files under a directory (recursively), sorted by path.

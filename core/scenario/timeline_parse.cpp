@@ -25,7 +25,7 @@ std::string formatNumber(double v) {
     return std::string(buffer, end);
 }
 
-std::string describe(const json& v) { return std::string(v.type_name()) + " " + v.dump(); }
+std::string describe(const json& v) { return briefJson(v); }
 
 std::string quotedList(const std::vector<std::string>& names) {
     std::string out;
@@ -182,7 +182,7 @@ private:
         const double s = clockTime(value.get<std::string>(), at);
         if (s >= end)
             v_.fail(at, "expected a time before the run's end (" + coverage() + "), found " +
-                            value.dump());
+                            describe(value));
         return s;
     }
 
@@ -191,8 +191,8 @@ private:
         auto bad = [&]() {
             v_.fail(at,
                     "expected \"Ddd HH:MM\", \"Ddd HH:MM:SS\" or \"Ddd HH:MM:SS.fff\" (Ddd one "
-                    "of Mon..Sun), or seconds since the run's start, found \"" +
-                        text + "\"");
+                    "of Mon..Sun), or seconds since the run's start, found " +
+                        describe(json(text)));
         };
         auto twoDigits = [&](std::size_t i, int max) {
             if (i + 2 > text.size() || !std::isdigit(static_cast<unsigned char>(text[i])) ||

@@ -142,6 +142,61 @@ TEST(Scenario, ExpectationOfAnUnknownFigureFailsTheRun) {
     EXPECT_THROW(runScenario(s), ScenarioError);
 }
 
+TEST(JsonTextProblem, NestingUpToTheLimitIsFineAndOneLevelMoreIsNot) {
+    const auto nested = [](int depth) {
+        return std::string(static_cast<std::size_t>(depth), '[') +
+               std::string(static_cast<std::size_t>(depth), ']');
+    };
+    EXPECT_FALSE(findJsonTextProblem(nested(kMaxJsonDepth)));
+    const auto p = findJsonTextProblem(nested(kMaxJsonDepth + 1));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->offset, static_cast<std::size_t>(kMaxJsonDepth));
+    EXPECT_NE(p->message.find("nested deeper than 64"), std::string::npos);
+    // Far deeper input is scanned without recursion.
+    EXPECT_TRUE(findJsonTextProblem(nested(1'000'000)));
+}
+
+TEST(JsonTextProblem, DuplicateKeysNameBothPlacesAndCompareDecodedText) {
+    const std::string text = "{\"a\": {\"k\": 1,\n  \"\\u006b\": 2}, \"b\": {\"k\": 3}}";
+    const auto p = findJsonTextProblem(text);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->pointer, "/a/k");
+    EXPECT_EQ(positionOfOffset(text, p->offset).line, 2);
+    EXPECT_NE(p->message.find("first at line 1, column 8"), std::string::npos) << p->message;
+    // The same key in two objects is fine, and so are keys that only look alike.
+    EXPECT_FALSE(findJsonTextProblem(R"({"a": {"k": 1}, "b": {"k": 1, "K": 2, "k ": 3}})"));
+}
+
+TEST(JsonTextProblem, NumbersTooLargeForADoubleAreFoundWithTheirPath) {
+    const auto p = findJsonTextProblem(R"({"x": [1, 2, -1e999]})");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->pointer, "/x/2");
+    EXPECT_EQ(p->offset, 13u);
+    EXPECT_FALSE(findJsonTextProblem(R"({"x": [1e308, 1e-999, 123456789012345678901234567890]})"));
+}
+
+TEST(JsonTextProblem, SyntaxErrorsAreLeftToTheParser) {
+    for (const char* text : {"{", "[1,", "{\"a\" 1}", "{\"a\":1}}", "\"open", "", "nul"})
+        EXPECT_FALSE(findJsonTextProblem(text)) << text;
+}
+
+TEST(Scenario, AnObjectOverrideMergesIntoTheObjectItReplaces) {
+    const std::string text =
+        R"({"schema_version": 1, "name": "x", "lab": "fanout", "params": {"backends": 50, "requests": 2000}})";
+    const Scenario s = parseScenario(text, "x.json", {R"(params={"threshold_ms": 250})"});
+    EXPECT_EQ(s.params.integer("backends"), 50);
+    EXPECT_EQ(s.params.integer64("requests"), 2000);
+    EXPECT_EQ(s.params.real("threshold_ms"), 250);
+}
+
+TEST(Scenario, OverridePathsWithEmptyComponentsAreRejected) {
+    const std::string text = R"({"schema_version": 1, "name": "x", "lab": "fanout"})";
+    for (const char* o : {"params.=5", ".params=5", "params..backends=5"}) {
+        const ScenarioError e = parseError(text, {o});
+        EXPECT_NE(std::string(e.what()).find("empty component"), std::string::npos) << e.what();
+    }
+}
+
 TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
     const std::string text = "{\n \"a\": {\"b\": [10, {\"c\": true}]},\n \"d\": 1\n}";
     auto p = locateJson(text, nlohmann::json::json_pointer("/a/b/1/c"));
