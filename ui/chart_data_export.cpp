@@ -1,7 +1,9 @@
 #include "chart_data_export.h"
 
 #include <charconv>
-#include <fstream>
+#include <system_error>
+
+#include "io/atomic_file.h"
 
 namespace taillab::ui {
 namespace {
@@ -62,10 +64,12 @@ nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
 }
 
 bool writeTextFile(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    return static_cast<bool>(out.flush());
+    try {
+        writeFileAtomically(path, text);
+        return true;
+    } catch (const std::system_error&) {
+        return false;
+    }
 }
 
 }  // namespace taillab::ui

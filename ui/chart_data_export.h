@@ -17,7 +17,8 @@ std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annota
 // are those drawn on the chart, in its x units.
 nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
                                    const std::vector<Annotation>& annotations = {});
-// Writes text to a file; false on failure.
+// Writes text to a file atomically (io/atomic_file.h): on failure, false, and an existing file
+// is left as it was.
 bool writeTextFile(const std::string& path, const std::string& text);
 
 }  // namespace taillab::ui

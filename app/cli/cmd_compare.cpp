@@ -156,6 +156,7 @@ int cmdCompare(const std::vector<std::string>& args) {
                          "', B ('" + argB + "') of lab '" + b.lab +
                          "'; compare needs two runs of one lab"};
 
+    checkOutputPath(o.outPath);
     if (const int code = runScenarioInputs({&a, &b}, o.jobs, o.quiet); code != kExitOk) return code;
     const Comparison c =
         makeComparison(sideOf(a), *a.run, sideOf(b), *b.run, chosenCharts(o, *a.run, *b.run));

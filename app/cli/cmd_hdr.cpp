@@ -12,12 +12,15 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <system_error>
 #include <vector>
 
 #include "commands.h"
+#include "io/atomic_file.h"
 #include "metrics/hdr_histogram.h"
 #include "metrics/hgrm.h"
 #include "metrics/latency_log.h"
+#include "scenario_options.h"
 
 namespace taillab::cli {
 
@@ -94,7 +97,9 @@ HdrOptions parseOptions(const std::vector<std::string>& args) {
                 throw UsageError{"--hgrm needs a file path (stdout holds the JSON)"};
         } else if (a == "--ticks") {
             const std::int64_t t = parseInteger(a, value());
-            if (t < 1 || t > 1'000'000) throw UsageError{"--ticks expects 1..1000000"};
+            // Each tick is a line in every half distance: 1,000 keeps an .hgrm within a few MB.
+            if (t < 1 || t > 1'000)
+                throw UsageError{"--ticks expects 1..1000, found " + std::to_string(t)};
             o.hgrm.ticks_per_half_distance = static_cast<int>(t);
         } else if (a == "--scale") {
             o.hgrm.value_scale = parsePositiveReal(a, value());
@@ -199,6 +204,7 @@ int cmdHdr(const std::vector<std::string>& args) {
         }
     }
     const HdrOptions o = parseOptions(args);
+    checkOutputPath(o.hgrmPath, "--hgrm");
     std::optional<HdrHistogram> histogram;
     try {
         histogram.emplace(o.config);
@@ -208,12 +214,20 @@ int cmdHdr(const std::vector<std::string>& args) {
     readLog(o, *histogram);
 
     if (!o.hgrmPath.empty()) {
-        std::ofstream out(o.hgrmPath, std::ios::binary);
-        if (!out) throw UsageError{"cannot write '" + o.hgrmPath + "'"};
-        out << formatHgrm(*histogram, o.hgrm);
-        if (!out.flush()) throw UsageError{"failed writing '" + o.hgrmPath + "'"};
+        try {
+            writeFileAtomically(o.hgrmPath, formatHgrm(*histogram, o.hgrm));
+        } catch (const std::system_error& e) {
+            throw UsageError{e.what()};
+        }
     }
     std::cout << summary(o, *histogram).dump(2) << "\n";
+    if (histogram->totalCount() > 0 && o.config.lowest_discernible > 1 &&
+        histogram->min() < o.config.lowest_discernible) {
+        std::cerr << "taillab-cli hdr: warning: values below --lowest "
+                  << o.config.lowest_discernible
+                  << " were recorded; the histogram cannot tell them apart, so the percentiles "
+                     "among them read as the edges of one bucket (lower --lowest)\n";
+    }
     if (histogram->outOfRangeCount() > 0) {
         std::cerr << "taillab-cli hdr: " << histogram->outOfRangeCount() << " values outside [0, "
                   << o.config.highest_trackable

@@ -17,10 +17,13 @@ std::string scenarioDirectory() {
 
 std::string resolveScenarioPath(const std::string& arg) {
     namespace fs = std::filesystem;
-    if (fs::is_regular_file(arg)) return arg;
+    // Something at that path, even a directory or a symlink loop, is what the user meant: the
+    // loader says what is wrong with it, instead of a search elsewhere.
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(arg, ec))) return arg;
     const fs::path dir = scenarioDirectory();
     for (const fs::path& candidate : {dir / arg, dir / (arg + ".json"), dir / "labs" / (arg + ".json")}) {
-        if (fs::is_regular_file(candidate)) return candidate.string();
+        if (fs::is_regular_file(candidate, ec)) return candidate.string();
     }
     throw UsageError{"no scenario file '" + arg + "' (not a file, nor a name under " +
                      dir.string() + "; try taillab-cli list)"};
@@ -38,6 +41,7 @@ int cmdRun(const std::vector<std::string>& args) {
         }
     }
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    checkOutputPath(outPath);
     LabResult result;
     try {
         result = runScenario(scenario);

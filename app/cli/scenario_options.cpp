@@ -1,11 +1,20 @@
 #include "scenario_options.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include "commands.h"
+#include "io/atomic_file.h"
+#include "scenario/json_locate.h"
 
 namespace taillab::cli {
 
@@ -41,8 +50,10 @@ bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
     const std::string& a = args[i];
     if (a == "--seed") {
         const std::string& v = optionValue(args, i);
-        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-            throw UsageError{"--seed expects a non-negative integer, found '" + v + "'"};
+        std::uint64_t seed = 0;
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+            throw UsageError{"--seed expects an integer in [0, 2^64), found '" + elideText(v) + "'"};
         overrides.push_back("seed=" + v);
         return true;
     }
@@ -71,15 +82,36 @@ Scenario loadScenarioArgument(const std::string& scenarioArg,
     }
 }
 
+void checkOutputPath(const std::string& path, const std::string& flag) {
+    if (path.empty() || path == "-") return;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+        throw UsageError{flag + " " + path + ": is a directory (expected a file to write)"};
+    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    if (!fs::is_directory(dir, ec))
+        throw UsageError{flag + " " + path + ": the directory '" + dir.string() +
+                         "' does not exist"};
+    // The same step the write begins with: a file created beside the target, then removed.
+    const fs::path probe = dir / (".taillab-probe-" + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        throw UsageError{flag + " " + path + ": cannot write in '" + dir.string() +
+                         "': " + std::strerror(errno)};
+    ::close(fd);
+    ::unlink(probe.c_str());
+}
+
 void writeOutput(const std::string& text, const std::string& path) {
     if (path.empty() || path == "-") {
         std::cout << text << std::flush;
         return;
     }
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw UsageError{"cannot write '" + path + "'"};
-    out << text;
-    if (!out.flush()) throw UsageError{"failed writing '" + path + "'"};
+    try {
+        writeFileAtomically(path, text);
+    } catch (const std::system_error& e) {
+        throw UsageError{e.what()};
+    }
 }
 
 std::string failedCheckMessage(const Check& c) {

@@ -35,7 +35,10 @@ void takeScenarioArgument(const std::string& arg, std::string& scenarioArg);
 Scenario loadScenarioArgument(const std::string& scenarioArg,
                               const std::vector<std::string>& overrides);
 
-// Writes text to path, or to stdout when path is "" or "-".
+// Fails (UsageError naming `flag`) unless a file can be written at `path` ("" and "-" are
+// standard output): called before the work, so that a mistyped --out costs nothing.
+void checkOutputPath(const std::string& path, const std::string& flag = "--out");
+// Writes text to path atomically, or to stdout when path is "" or "-".
 void writeOutput(const std::string& text, const std::string& path);
 
 // "check failed: NAME: simulated X, expected Y ± T [source]" (no newline).

@@ -48,6 +48,25 @@ private:
     bool renamed_ = false;
 };
 
+// Flushes the temporary (open in tmp.fd()), closes it and renames it over `path`.
+void commit(const std::string& path, Temporary& tmp) {
+    if (::fsync(tmp.fd()) != 0) fail(path, "flushing to disk", errno);
+    const int fd = tmp.fd();
+    tmp.fd() = -1;
+    if (::close(fd) != 0) fail(path, "closing", errno);
+    if (::rename(tmp.path().c_str(), path.c_str()) != 0) fail(path, "renaming into place", errno);
+    tmp.markRenamed();
+
+    // The rename is durable once the directory is on disk too. Failing here changes nothing a
+    // reader sees (the new file is in place), so it is not reported.
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    const int dirFd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+        ::fsync(dirFd);
+        ::close(dirFd);
+    }
+}
+
 }  // namespace
 
 void writeFileAtomically(const std::string& path, std::string_view bytes) {
@@ -68,21 +87,21 @@ void writeFileAtomically(const std::string& path, std::string_view bytes) {
         if (n < 0) fail(path, "writing", errno);
         done += static_cast<std::size_t>(n);
     }
-    if (::fsync(tmp.fd()) != 0) fail(path, "flushing to disk", errno);
-    const int fd = tmp.fd();
-    tmp.fd() = -1;
-    if (::close(fd) != 0) fail(path, "closing", errno);
-    if (::rename(tmp.path().c_str(), path.c_str()) != 0) fail(path, "renaming into place", errno);
-    tmp.markRenamed();
+    commit(path, tmp);
+}
 
-    // The rename is durable once the directory is on disk too. Failing here changes nothing a
-    // reader sees (the new file is in place), so it is not reported.
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    const int dirFd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirFd >= 0) {
-        ::fsync(dirFd);
-        ::close(dirFd);
-    }
+void writeFileAtomicallyWith(const std::string& path,
+                             const std::function<bool(const std::string& temporary)>& write) {
+    if (path.empty()) fail(path, "empty path", ENOENT);
+    Temporary tmp(temporaryName(path));
+    if (!write(tmp.path())) fail(path, "the writer failed", EIO);
+    tmp.fd() = ::open(tmp.path().c_str(), O_WRONLY | O_CLOEXEC);
+    if (tmp.fd() < 0) fail(path, "opening what the writer wrote", errno);
+    struct stat old {};
+    if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
+        ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
+        fail(path, "copying its permissions", errno);
+    commit(path, tmp);
 }
 
 }  // namespace taillab

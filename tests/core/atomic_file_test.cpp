@@ -3,8 +3,12 @@
 #include "io/atomic_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <fstream>
 
 #include "cli_support.h"
 
@@ -84,6 +88,53 @@ TEST_F(AtomicFile, AFailedRenameRemovesTheTemporary) {
     }
     EXPECT_EQ(entries(), std::vector<std::string>{"taken"});
     EXPECT_TRUE(fs::is_directory(path("taken/inside")));
+}
+
+// A write that fails half-way (here: the file-size limit, which binds root too) keeps the old file.
+TEST_F(AtomicFile, AWriteThatFailsHalfWayLeavesTheOldFileAsItWas) {
+    writeFileAtomically(path("a.json"), "old");
+    struct rlimit saved {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+    const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = saved;
+    small.rlim_cur = 1000;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::string error;
+    try {
+        writeFileAtomically(path("a.json"), std::string(100000, 'x'));
+    } catch (const std::runtime_error& e) {
+        error = e.what();
+    }
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, oldHandler);
+    EXPECT_NE(error.find("(writing): File too large"), std::string::npos) << error;
+    EXPECT_EQ(readFile(path("a.json")), "old");
+    EXPECT_EQ(entries(), std::vector<std::string>{"a.json"});
+}
+
+TEST_F(AtomicFile, AWriterThatTakesAFileNameGetsATemporaryBesideTheTarget) {
+    writeFileAtomically(path("chart.pdf"), "old");
+    std::string seen;
+    writeFileAtomicallyWith(path("chart.pdf"), [&](const std::string& temporary) {
+        seen = temporary;
+        std::ofstream(temporary) << "new";
+        return true;
+    });
+    EXPECT_EQ(fs::path(seen).parent_path(), dir_);
+    EXPECT_EQ(readFile(path("chart.pdf")), "new");
+    EXPECT_EQ(entries(), std::vector<std::string>{"chart.pdf"});
+}
+
+TEST_F(AtomicFile, AWriterThatFailsLeavesTheOldFileAndNoTemporary) {
+    writeFileAtomically(path("chart.png"), "old");
+    EXPECT_THROW(writeFileAtomicallyWith(path("chart.png"),
+                                         [](const std::string& temporary) {
+                                             std::ofstream(temporary) << "half";
+                                             return false;
+                                         }),
+                 std::runtime_error);
+    EXPECT_EQ(readFile(path("chart.png")), "old");
+    EXPECT_EQ(entries(), std::vector<std::string>{"chart.png"});
 }
 
 }  // namespace

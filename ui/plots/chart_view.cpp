@@ -7,7 +7,9 @@
 #include <QtSvg/QSvgGenerator>
 #include <cmath>
 #include <limits>
+#include <system_error>
 
+#include "io/atomic_file.h"
 #include "plots/chart_style.h"
 #include "plots/percentile_chart.h"
 #include "plots/time_chart.h"
@@ -363,14 +365,34 @@ QSize ChartView::exportSize(QSize requested) const {
     return size().expandedTo(kMinExportSize);
 }
 
+// Each export writes a temporary file beside the target and renames it into place, so that a
+// failed export leaves an existing file as it was (io/atomic_file.h).
 bool ChartView::savePng(const QString& path, QSize size) const {
-    const QSize s = exportSize(size);
-    const bool ok = plot_->savePng(path, s.width(), s.height(), 2.0);
+    return saveAtomically(path, [&](const QString& temporary) {
+        const QSize s = exportSize(size);
+        return plot_->savePng(temporary, s.width(), s.height(), 2.0);
+    });
+}
+
+bool ChartView::saveAtomically(const QString& path,
+                               const std::function<bool(const QString&)>& write) const {
+    bool ok = false;
+    try {
+        writeFileAtomicallyWith(path.toStdString(), [&](const std::string& temporary) {
+            return write(QString::fromStdString(temporary));
+        });
+        ok = true;
+    } catch (const std::system_error&) {
+    }
     plot_->replot();  // the export laid the labels out at its own size
     return ok;
 }
 
 bool ChartView::saveSvg(const QString& path, QSize size) const {
+    return saveAtomically(path, [&](const QString& temporary) { return writeSvg(temporary, size); });
+}
+
+bool ChartView::writeSvg(const QString& path, QSize size) const {
     const QSize s = exportSize(size);
     QSvgGenerator generator;
     generator.setFileName(path);
@@ -382,16 +404,15 @@ bool ChartView::saveSvg(const QString& path, QSize size) const {
     if (!painter.begin(&generator)) return false;
     plot_->toPainter(&painter, s.width(), s.height());
     painter.end();
-    plot_->replot();
     return QFileInfo(path).size() > 0;
 }
 
 bool ChartView::savePdf(const QString& path, QSize size) const {
-    const QSize s = exportSize(size);
-    const bool ok = plot_->savePdf(path, s.width(), s.height(), QCP::epNoCosmetic, "TailLab",
-                                   QString::fromStdString(chart_.title));
-    plot_->replot();
-    return ok;
+    return saveAtomically(path, [&](const QString& temporary) {
+        const QSize s = exportSize(size);
+        return plot_->savePdf(temporary, s.width(), s.height(), QCP::epNoCosmetic, "TailLab",
+                              QString::fromStdString(chart_.title));
+    });
 }
 
 }  // namespace taillab::ui

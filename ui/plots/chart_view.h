@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -83,7 +84,8 @@ class ChartView : public QWidget {
     QString readoutText() const;
     void showReadoutNear(QPoint widgetPos);
 
-    // Export at `size` (default: the widget's size, at least kMinExportSize).
+    // Export at `size` (default: the widget's size, at least kMinExportSize), atomically: on
+    // failure false, and an existing file at `path` is left as it was.
     bool savePng(const QString& path, QSize size = {}) const;
     bool saveSvg(const QString& path, QSize size = {}) const;
     bool savePdf(const QString& path, QSize size = {}) const;
@@ -118,6 +120,9 @@ class ChartView : public QWidget {
     void onMouseMove(QMouseEvent* event);
     void markUserView();
     QSize exportSize(QSize requested) const;
+    // Runs `write` on a temporary file beside `path` and renames it into place.
+    bool saveAtomically(const QString& path, const std::function<bool(const QString&)>& write) const;
+    bool writeSvg(const QString& path, QSize size) const;
 
     QCustomPlot* plot_ = nullptr;
     Chart chart_;
