@@ -131,7 +131,7 @@ class LoopSimulation {
     std::int64_t sent_ = 0;
     std::int64_t skipped_ = 0;
     std::int64_t windowIndex_ = -1;
-    std::vector<std::int64_t> windowUs_;  // latencies of the current window
+    HdrHistogram window_;  // latencies of the current window
     std::vector<WindowPoint> windows_;
 };
 
