@@ -57,7 +57,7 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::choice("start_day", "First day", {"Mon", "Tue", "Wed", "Thu", "Fri",
                                                             "Sat", "Sun"},
                                  0, "Day of the week the run starts on"));
-    k.push_back(KnobSpec::real("load_multiplier", "Load multiplier", "×", 0.1, 200, 1,
+    k.push_back(KnobSpec::real("load_multiplier", "Load multiplier", "×", 0.1, 50, 1,
                                "Scales every hour's request count of the week", 0.1)
                     .log());
     k.push_back(KnobSpec::real("agent_share", "Agent bursts", "fraction", 0, 0.9, 0.15,

@@ -74,6 +74,7 @@ public:
             if (!sim.advanceTo(end * i / kPartials, &control)) {
                 LabResult r = gatewayResult(sim.snapshot(), params, seed);
                 r.cancelled = true;
+                r.progress = static_cast<double>(i - 1) / kPartials;  // what is whole of it
                 return r;
             }
             control.reportProgress(static_cast<double>(i) / kPartials);
@@ -86,6 +87,7 @@ public:
         if (!sim.drain(&control)) {
             LabResult r = gatewayResult(sim.snapshot(), params, seed);
             r.cancelled = true;
+            r.progress = std::nextafter(1.0, 0.0);  // every request arrived, some never finished
             return r;
         }
         return gatewayResult(sim.snapshot(), params, seed);

@@ -111,15 +111,15 @@ std::vector<KnobSpec> CoordinatedOmissionLab::knobs() const {
         KnobSpec::real("rate_per_s", "Target rate", "req/s", 1, 100000, 1000,
                        "Requests the load generator intends to send per second (R)")
             .log(),
-        KnobSpec::real("duration_s", "Duration", "s", 1, 10000, 100,
-                       "How long the generator sends (D); requests = R x D, up to 10 million")
+        KnobSpec::real("duration_s", "Duration", "s", 1, 3600, 100,
+                       "How long the generator sends (D); it intends R x D requests")
             .log(),
         KnobSpec::real("service_ms", "Service time", "ms", 0.01, 100, 0.5,
                        "Mean time the server takes per request (s)")
             .log(),
         KnobSpec::choice("service_model", "Service model", {"constant", "exponential", "lognormal"},
                          0, "Constant has a closed form; the others draw each service time"),
-        KnobSpec::real("stall_at_s", "Stall at", "s", 0, 10000, 30,
+        KnobSpec::real("stall_at_s", "Stall at", "s", 0, 3600, 30,
                        "When the server stops working (T)"),
         KnobSpec::real("stall_s", "Stall length", "s", 0, 1000, 2,
                        "How long the server does no work (S)"),

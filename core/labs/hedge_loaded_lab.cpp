@@ -154,7 +154,7 @@ std::vector<KnobSpec> HedgeLoadedLab::knobs() const {
         KnobSpec::real("slow_multiplier", "Slow-mode multiplier", "x", 1, 1000, 10,
                        "Slow-mode median as a multiple of the body median", 1)
             .hidden(),
-        KnobSpec::integer("requests", "Requests", "requests", 1000, 20'000'000, 6'000,
+        KnobSpec::integer("requests", "Requests", "requests", 1000, 4'000'000, 6'000,
                           "Requests per simulation; a run is 5 simulations at each of 9-10 loads"),
         KnobSpec::real("warmup_fraction", "Warm-up", "fraction", 0, 0.5, 0.1,
                        "Share of each run's first requests left out of the measurement", 0.01)

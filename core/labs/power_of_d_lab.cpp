@@ -73,7 +73,7 @@ std::vector<KnobSpec> PowerOfDLab::knobs() const {
         KnobSpec::integer("servers", "Servers", "servers", 2, 10000, 100,
                           "Number of FIFO servers n (the fixed point is the n → ∞ limit)")
             .log(),
-        KnobSpec::integer("requests", "Requests", "requests", 1000, 20'000'000, 20'000,
+        KnobSpec::integer("requests", "Requests", "requests", 1000, 10'000'000, 20'000,
                           "Arrivals simulated per load and per d"),
         KnobSpec::real("warmup_fraction", "Warm-up", "fraction", 0, 0.5, 0.1,
                        "Share of each run's first arrivals left out of the measurement", 0.01)
