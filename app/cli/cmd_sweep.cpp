@@ -23,8 +23,8 @@
 namespace taillab::cli {
 namespace {
 
-// Each point holds its scenario and its whole result until the table is written, and even the
-// quickest lab takes about 50 ms a point: 10,000 points is minutes of work and tens of MB.
+// Each point holds its scenario and its figures and checks until the table is written, and even
+// the quickest lab takes about 50 ms a point: 10,000 points is minutes of work and tens of MB.
 constexpr std::size_t kMaxPoints = 10000;
 
 struct Vary {
@@ -185,7 +185,14 @@ std::vector<Outcome> runPoints(const std::vector<Point>& points, unsigned jobs, 
     for (std::size_t i = 0; i < n; ++i) {
         work.push_back([&points, &starts, i](RunControl& control) {
             starts[i] = Clock::now();
-            return runScenario(points[i].scenario, control);
+            // The table needs each point's figures and checks only: the histograms, charts and
+            // annotations (most of a result's memory) go as soon as the point is done, so a
+            // sweep holds a small record per point however many points it has.
+            LabResult r = runScenario(points[i].scenario, control);
+            r.distributions = {};
+            r.charts = {};
+            r.annotations = {};
+            return r;
         });
     }
     std::size_t finished = 0;  // the runner serializes the reports
