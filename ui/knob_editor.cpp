@@ -1,7 +1,10 @@
 #include "knob_editor.h"
 
 #include <QCheckBox>
+#include <QAbstractScrollArea>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QSignalBlocker>
@@ -40,7 +43,34 @@ QString suffixFor(const KnobSpec& s) {
     return s.unit.empty() ? QString() : " " + QString::fromStdString(s.unit);
 }
 
+// Keeps a wheel turned over the knob panel from editing a knob: a slider, spin box or combo box
+// takes the wheel only once it has focus (a click or Tab). Without focus the wheel goes to the
+// scroll area around the knob, so the panel scrolls instead (or, outside one, is ignored and
+// Qt offers it to the parents).
+class WheelOnlyWithFocus : public QObject {
+  public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() != QEvent::Wheel) return false;
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (!widget || widget->hasFocus()) return false;
+        for (QWidget* w = widget->parentWidget(); w; w = w->parentWidget()) {
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+                QCoreApplication::sendEvent(area->viewport(), event);
+                return true;
+            }
+        }
+        event->ignore();
+        return true;
+    }
+};
+
 }  // namespace
+
+void takeWheelOnlyWithFocus(QWidget* control) {
+    control->setFocusPolicy(Qt::StrongFocus);  // not WheelFocus: a wheel never gives focus
+    control->installEventFilter(new WheelOnlyWithFocus(control));
+}
 
 KnobEditor::KnobEditor(const KnobSpec& spec, double value, QWidget* parent)
     : QWidget(parent), spec_(spec), value_(value) {
@@ -71,6 +101,8 @@ KnobEditor::KnobEditor(const KnobSpec& spec, double value, QWidget* parent)
             buildNumeric();
             break;
     }
+    for (QWidget* control : std::initializer_list<QWidget*>{slider_, spin_, combo_})
+        if (control) takeWheelOnlyWithFocus(control);
     syncWidgets();
 }
 

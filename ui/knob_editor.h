@@ -1,6 +1,7 @@
 // The editor of one knob, built from its KnobSpec: a slider beside a spin box (unit as suffix,
 // log-scale slider when the knob says so) for numbers, a combo box for choices, a check box for
-// booleans. The tooltip is the knob's help line. Emits valueChanged on every user edit.
+// booleans. The tooltip is the knob's help line. Emits valueChanged on every user edit. A mouse
+// wheel edits a knob only when that knob has focus; otherwise it scrolls the panel.
 #pragma once
 
 #include <QWidget>
@@ -13,6 +14,10 @@ class QComboBox;
 class QCheckBox;
 
 namespace taillab::ui {
+
+// Makes `control` take the mouse wheel only while it has focus; otherwise the wheel scrolls the
+// scroll area around it. For every control that sits in a scrolling panel.
+void takeWheelOnlyWithFocus(QWidget* control);
 
 class KnobEditor : public QWidget {
     Q_OBJECT

@@ -64,6 +64,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
     seed_->setObjectName("seedBox");
     seed_->setRange(0, INT_MAX);
     seed_->setKeyboardTracking(false);
+    takeWheelOnlyWithFocus(seed_);
     seed_->setToolTip(tr("Seed of the run's random streams: the same seed gives the same result"));
     auto* reset = new QPushButton(tr("Reset"), seedRow);
     reset->setObjectName("knobResetButton");

@@ -2,7 +2,10 @@
 // controller's latest-wins rule.
 #include <gtest/gtest.h>
 
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QDoubleSpinBox>
 #include <QSlider>
 #include <QSpinBox>
@@ -11,7 +14,9 @@
 #include <fstream>
 
 #include "knob_editor.h"
+#include "knob_panel.h"
 #include "lab_catalog.h"
+#include "scenario/scenario.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
@@ -29,6 +34,61 @@ TEST(KnobEditorTest, LogSliderMovesInLogSpaceAndShowsTheUnit) {
     EXPECT_EQ(spin->suffix(), " ms");
     EXPECT_NEAR(spin->value(), editor.value(), 1e-9);
     EXPECT_EQ(spin->toolTip(), "how long");
+}
+
+// Scrolling the knob panel with the wheel once moved a spin box under the pointer (a breaker
+// window from 10 s to 1 s) and quietly invalidated an experiment.
+TEST(KnobPanelTest, AWheelOverAnUnfocusedKnobScrollsThePanelAndEditsNothing) {
+    const Scenario s =
+        loadScenarioFile(std::string(TAILLAB_SCENARIO_DIR) + "/gateway/week-v4-september.json");
+    KnobPanel panel;
+    panel.setScenario(s, "hedge_delay_ms");
+    panel.resize(440, 320);
+    panel.show();
+    QApplication::setActiveWindow(&panel);
+    QApplication::processEvents();
+    auto* scroll = panel.findChild<QScrollArea*>();
+    ASSERT_NE(scroll, nullptr);
+    ASSERT_GT(scroll->verticalScrollBar()->maximum(), 0) << "the panel must be able to scroll";
+
+    QAbstractSpinBox* spin = nullptr;
+    for (auto* candidate : panel.findChildren<QAbstractSpinBox*>()) {
+        if (candidate == panel.seedBox() || !candidate->isVisible()) continue;
+        const QPoint top = candidate->mapTo(scroll->viewport(), QPoint(0, 0));
+        if (top.y() >= 0 && top.y() + candidate->height() <= scroll->viewport()->height()) {
+            spin = candidate;
+            break;
+        }
+    }
+    ASSERT_NE(spin, nullptr);
+    auto* editor = qobject_cast<KnobEditor*>(spin->parentWidget());
+    ASSERT_NE(editor, nullptr);
+    const double before = editor->value();
+    QSignalSpy edited(&panel, &KnobPanel::edited);
+
+    auto wheelDown = [&](QWidget* target) {
+        const QPointF at(target->width() / 2.0, target->height() / 2.0);
+        QWheelEvent wheel(at, target->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &wheel);
+    };
+    wheelDown(spin);
+    EXPECT_EQ(editor->value(), before);
+    EXPECT_GT(scroll->verticalScrollBar()->value(), 0) << "the wheel scrolls the panel instead";
+    if (editor->slider()) {
+        const int scrolled = scroll->verticalScrollBar()->value();
+        wheelDown(editor->slider());
+        EXPECT_EQ(editor->value(), before);
+        EXPECT_GE(scroll->verticalScrollBar()->value(), scrolled);
+    }
+    QTest::qWait(KnobPanel::kDebounceMs * 3);
+    EXPECT_EQ(edited.count(), 0);
+
+    // Once the knob has focus (a click or Tab), the wheel edits it.
+    spin->setFocus(Qt::TabFocusReason);
+    ASSERT_TRUE(spin->hasFocus());
+    wheelDown(spin);
+    EXPECT_NE(editor->value(), before);
 }
 
 TEST(KnobEditorTest, IntegerSpinBoxDrivesTheSlider) {
