@@ -5,8 +5,14 @@
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStyle>
 #include <QToolButton>
+#include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <chrono>
 #include <climits>
 
 #include "knob_editor.h"
@@ -29,6 +35,59 @@ QGridLayout* makeGrid(QWidget* parent) {
     grid->setVerticalSpacing(6);
     grid->setColumnStretch(1, 1);
     return grid;
+}
+
+// One knob edit. Consecutive edits of the same knob less than kMergeMs apart (a slider drag,
+// a spin box held down) merge into one command.
+class KnobEdit : public QUndoCommand {
+  public:
+    static constexpr int kMergeMs = 800;
+    KnobEdit(KnobPanel* panel, std::string key, QString label, double before, double after,
+             bool mergeable = true)
+        : panel_(panel), key_(std::move(key)), before_(before), after_(after),
+          at_(std::chrono::steady_clock::now()), mergeable_(mergeable) {
+        setText(label);
+    }
+    // -1 (never merged) for a reset, and for an edit once it has been undone or redone.
+    int id() const override { return mergeable_ ? 1 : -1; }
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* next = static_cast<const KnobEdit*>(other);
+        if (next->key_ != key_ || next->at_ - at_ > std::chrono::milliseconds(kMergeMs))
+            return false;
+        after_ = next->after_;
+        at_ = next->at_;
+        return true;
+    }
+    void undo() override {
+        mergeable_ = false;
+        panel_->applyValue(key_, before_);
+    }
+    void redo() override {
+        if (first_) {  // the edit has happened already: pushing must not apply it again
+            first_ = false;
+            return;
+        }
+        mergeable_ = false;
+        panel_->applyValue(key_, after_);
+    }
+
+  private:
+    KnobPanel* panel_;
+    std::string key_;
+    double before_, after_;
+    std::chrono::steady_clock::time_point at_;
+    bool mergeable_;
+    bool first_ = true;
+};
+
+QString formatValue(const KnobSpec& spec, double value) {
+    if (spec.kind == KnobKind::Choice) {
+        const auto i = static_cast<std::size_t>(value);
+        return i < spec.choices.size() ? QString::fromStdString(spec.choices[i]) : QString();
+    }
+    if (spec.kind == KnobKind::Boolean) return value != 0 ? QObject::tr("on") : QObject::tr("off");
+    return QString::number(value, 'g', 6) +
+           (spec.unit.empty() ? QString() : " " + QString::fromStdString(spec.unit));
 }
 
 }  // namespace
@@ -76,6 +135,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
     layout->addStretch(1);
     scroll->setWidget(content);
 
+    undo_ = new QUndoStack(this);
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
     debounce_->setInterval(kDebounceMs);
@@ -89,6 +149,8 @@ void KnobPanel::setScenario(const Scenario& scenario, const std::string& mainKno
     scenario_ = scenario;
     mainKnob_ = mainKnob;
     editors_.clear();
+    rows_.clear();
+    undo_->clear();
     const bool moreOpen = moreButton_ && moreButton_->isChecked();
     delete form_;
     form_ = new QWidget(this);
@@ -129,6 +191,7 @@ void KnobPanel::setScenario(const Scenario& scenario, const std::string& mainKno
     formHost_->addWidget(form_);
     const QSignalBlocker block(seed_);
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario.seed, INT_MAX)));
+    refreshMarks();
 }
 
 void KnobPanel::addKnobRow(QVBoxLayout* column, const KnobSpec& spec, double value) {
@@ -137,8 +200,16 @@ void KnobPanel::addKnobRow(QVBoxLayout* column, const KnobSpec& spec, double val
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     auto* editor = new KnobEditor(spec, value, block);
+    auto* reset = new QToolButton(block);
+    reset->setObjectName("knob_reset_" + QString::fromStdString(spec.key));
+    reset->setIcon(style()->standardIcon(QStyle::SP_DialogResetButton));
+    reset->setAutoRaise(true);
+    reset->setVisible(false);
+    QLabel* label = nullptr;
+    auto* header = new QHBoxLayout;
+    header->setContentsMargins(0, 0, 0, 0);
     if (spec.kind != KnobKind::Boolean) {  // a check box carries its own label
-        auto* label = new QLabel(QString::fromStdString(spec.label), block);
+        label = new QLabel(QString::fromStdString(spec.label), block);
         label->setToolTip(QString::fromStdString(spec.help));
         label->setBuddy(editor);
         if (spec.key == mainKnob_) {
@@ -146,12 +217,79 @@ void KnobPanel::addKnobRow(QVBoxLayout* column, const KnobSpec& spec, double val
             f.setBold(true);
             label->setFont(f);
         }
-        layout->addWidget(label);
+        header->addWidget(label, 1);
+        header->addWidget(reset);
+        layout->addLayout(header);
+        layout->addWidget(editor);
+    } else {
+        header->addWidget(editor, 1);
+        header->addWidget(reset);
+        layout->addLayout(header);
     }
-    layout->addWidget(editor);
     column->addWidget(block);
-    connect(editor, &KnobEditor::valueChanged, this, &KnobPanel::onEdit);
     editors_.push_back(editor);
+    rows_.push_back(Row{editor, label, reset, value});
+    const std::string key = spec.key;
+    connect(editor, &KnobEditor::valueChanged, this, [this, key](double v) {
+        if (Row* r = row(key)) onKnobEdited(*r, v);
+    });
+    connect(reset, &QToolButton::clicked, this, [this, key] {
+        Row* r = row(key);
+        if (!r) return;
+        const double scenarioValue = scenario_.params.real(key);
+        const double before = r->editor->value();
+        applyValue(key, scenarioValue);
+        undo_->push(new KnobEdit(this, key,
+                                 tr("Reset %1").arg(QString::fromStdString(r->editor->spec().label)),
+                                 before, scenarioValue, false));
+    });
+}
+
+KnobPanel::Row* KnobPanel::row(const std::string& key) {
+    for (Row& r : rows_)
+        if (r.editor->spec().key == key) return &r;
+    return nullptr;
+}
+
+QToolButton* KnobPanel::resetButton(const std::string& key) const {
+    for (const Row& r : rows_)
+        if (r.editor->spec().key == key) return r.reset;
+    return nullptr;
+}
+
+void KnobPanel::onKnobEdited(Row& r, double value) {
+    const double before = r.committed;
+    r.committed = value;
+    undo_->push(new KnobEdit(this, r.editor->spec().key,
+                             tr("Change %1").arg(QString::fromStdString(r.editor->spec().label)),
+                             before, value));
+    refreshMarks();
+    onEdit();
+}
+
+void KnobPanel::applyValue(const std::string& key, double value) {
+    Row* r = row(key);
+    if (!r) return;
+    r->editor->setValue(value);
+    r->committed = r->editor->value();
+    refreshMarks();
+    onEdit();
+}
+
+void KnobPanel::refreshMarks() {
+    for (Row& r : rows_) {
+        const KnobSpec& spec = r.editor->spec();
+        const double scenarioValue = scenario_.params.real(spec.key);
+        const bool modified = r.editor->value() != scenarioValue;
+        if (r.editor->property("modified").toBool() == modified && !r.reset->isHidden() == modified)
+            continue;
+        r.editor->setProperty("modified", modified);
+        r.reset->setVisible(modified);
+        r.reset->setToolTip(tr("Back to the scenario's %1").arg(formatValue(spec, scenarioValue)));
+        if (r.label)
+            r.label->setText((modified ? QStringLiteral("\u25CF ") : QString()) +
+                             QString::fromStdString(spec.label));
+    }
 }
 
 void KnobPanel::onEdit() { debounce_->start(); }
@@ -174,8 +312,36 @@ KnobEditor* KnobPanel::editor(const std::string& key) const {
     return nullptr;
 }
 
+void KnobPanel::showValues(const Params& params) {
+    for (Row& r : rows_) {
+        r.editor->setValue(params.real(r.editor->spec().key));
+        r.committed = r.editor->value();
+    }
+    refreshMarks();
+}
+
 void KnobPanel::resetToScenario() {
-    for (KnobEditor* e : editors_) e->setValue(scenario_.params.real(e->spec().key));
+    // One undoable step: each knob that differs goes back, as its own reset button would.
+    const bool anyDiffers = std::any_of(rows_.begin(), rows_.end(), [&](const Row& r) {
+        return r.editor->value() != scenario_.params.real(r.editor->spec().key);
+    });
+    if (!anyDiffers) {
+        const QSignalBlocker block(seed_);
+        seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario_.seed, INT_MAX)));
+        debounce_->start();
+        return;
+    }
+    undo_->beginMacro(tr("Reset knobs"));
+    for (Row& r : rows_) {
+        const std::string& key = r.editor->spec().key;
+        const double before = r.editor->value();
+        r.editor->setValue(scenario_.params.real(key));
+        r.committed = r.editor->value();
+        if (r.committed != before)
+            undo_->push(new KnobEdit(this, key, tr("Reset knobs"), before, r.committed, false));
+    }
+    undo_->endMacro();
+    refreshMarks();
     const QSignalBlocker block(seed_);
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario_.seed, INT_MAX)));
     debounce_->start();

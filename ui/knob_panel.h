@@ -1,6 +1,11 @@
 // The selected scenario's knobs: one labelled KnobEditor per KnobSpec (the lab's main knob in
 // bold, advanced knobs behind a collapsible "More" section), the seed, and a reset button.
 // Edits are debounced: edited() fires once, kDebounceMs after the last change.
+//
+// A knob whose value differs from the scenario's is marked ("●" before its label, the property
+// "modified" set) and shows a reset button that puts that knob alone back. Every knob edit is
+// a command on undoStack() (one drag of a slider is one command), so Ctrl+Z and Ctrl+Shift+Z
+// step through an afternoon of tuning; loading a scenario clears the stack.
 #pragma once
 
 #include <QWidget>
@@ -14,6 +19,7 @@ class QSpinBox;
 class QTimer;
 class QToolButton;
 class QLabel;
+class QUndoStack;
 
 namespace taillab::ui {
 
@@ -34,6 +40,13 @@ class KnobPanel : public QWidget {
     KnobEditor* editor(const std::string& key) const;
     const std::string& mainKnob() const { return mainKnob_; }
     QSpinBox* seedBox() const { return seed_; }
+    QUndoStack* undoStack() const { return undo_; }
+    // The reset button of one knob (shown while the knob differs from the scenario).
+    QToolButton* resetButton(const std::string& key) const;
+    // Sets one knob as an edit would, without recording it (undo and redo use this).
+    void applyValue(const std::string& key, double value);
+    // Shows `params` (a run's knobs as its timeline changed them): neither an edit nor undoable.
+    void showValues(const Params& params);
 
   public slots:
     void resetToScenario();
@@ -42,12 +55,23 @@ class KnobPanel : public QWidget {
     void edited();
 
   private:
+    struct Row {
+        KnobEditor* editor;
+        QLabel* label;  // null for a check box, which carries its own
+        QToolButton* reset;
+        double committed;  // the value before the edit in progress, for its undo command
+    };
     void addKnobRow(QVBoxLayout* column, const KnobSpec& spec, double value);
     void onEdit();
+    void onKnobEdited(Row& row, double value);
+    void refreshMarks();
+    Row* row(const std::string& key);
 
     Scenario scenario_;
     std::string mainKnob_;
     std::vector<KnobEditor*> editors_;
+    std::vector<Row> rows_;
+    QUndoStack* undo_ = nullptr;
     QVBoxLayout* formHost_ = nullptr;
     QWidget* form_ = nullptr;  // rebuilt per scenario
     QToolButton* moreButton_ = nullptr;

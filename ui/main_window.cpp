@@ -13,6 +13,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QUndoGroup>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -126,6 +127,8 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
         gateway_ = new GatewayView(catalog_.directory(), gatewayPage_);
         gatewayPage_->layout()->addWidget(gateway_);
         connect(gateway_, &GatewayView::frameDrawn, this, &MainWindow::updateSaveRun);
+        undo_->addStack(gateway_->knobPanel()->undoStack());
+        if (gatewayShown()) undo_->setActiveStack(gateway_->knobPanel()->undoStack());
     }
     if (spec) {
         gateway_->startRun(*spec, play);
@@ -143,6 +146,9 @@ void MainWindow::onTabChanged(int) {
     if (gateway && (!gateway_ || !gateway_->hasRun())) openGateway();
     // The toolbar's actions (run, export) are the labs'; the gateway view has its own.
     if (toolBar_) toolBar_->setVisible(!gateway);
+    if (undo_)
+        undo_->setActiveStack(gateway && gateway_ ? gateway_->knobPanel()->undoStack()
+                                                  : knobs_->undoStack());
     updateSaveRun();
     updateTitle();
 }
@@ -208,6 +214,18 @@ void MainWindow::buildActions() {
     file->addAction(export_->action(ExportFormat::ResultJson));
     file->addSeparator();
     file->addAction(quitAct);
+    undo_ = new QUndoGroup(this);
+    undo_->addStack(knobs_->undoStack());
+    undo_->setActiveStack(knobs_->undoStack());
+    QAction* undoAct = undo_->createUndoAction(this, tr("&Undo"));
+    undoAct->setObjectName("undoAction");
+    undoAct->setShortcuts(QKeySequence::Undo);
+    QAction* redoAct = undo_->createRedoAction(this, tr("&Redo"));
+    redoAct->setObjectName("redoAction");
+    redoAct->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z),
+                           QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addActions({undoAct, redoAct});
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addActions({runAct, cancelAct, resetKnobsAct});
     QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -21,6 +21,7 @@
 
 class QAction;
 class QTabWidget;
+class QUndoGroup;
 class QToolBar;
 
 namespace taillab::ui {
@@ -110,6 +111,7 @@ class MainWindow : public QMainWindow {
     GatewayView* gateway_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
+    QUndoGroup* undo_ = nullptr;  // the visible tab's knob edits (Edit -> Undo, Redo)
 };
 
 }  // namespace taillab::ui

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
+#include <QAction>
 #include <QPushButton>
+#include <QToolButton>
 #include <QSlider>
 #include <algorithm>
 #include <filesystem>
@@ -86,6 +88,67 @@ INSTANTIATE_TEST_SUITE_P(AllLabs, LabWindowTest, ::testing::ValuesIn(labIds()),
                                  if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                              return name;
                          });
+
+// An afternoon of tuning can be stepped back: a knob edit is marked and has its own reset, and
+// Edit -> Undo / Redo (Ctrl+Z / Ctrl+Shift+Z) walk the edits, a whole reset included; every
+// step re-runs the lab.
+TEST(MainWindowTest, KnobEditsAreMarkedResettableAndUndoable) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.selectLab("fanout"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    KnobPanel* panel = window.knobPanel();
+    KnobEditor* backends = panel->editor("backends");
+    ASSERT_NE(backends, nullptr);
+    const double original = backends->value();
+    auto* spin = backends->findChild<QSpinBox*>("knob_spin_backends");
+    ASSERT_NE(spin, nullptr);
+    QToolButton* reset = panel->resetButton("backends");
+    ASSERT_NE(reset, nullptr);
+    EXPECT_TRUE(reset->isHidden());
+    EXPECT_FALSE(backends->property("modified").toBool());
+
+    generation = window.controller()->generation();
+    spin->setValue(static_cast<int>(original) / 2);
+    EXPECT_TRUE(backends->property("modified").toBool());
+    EXPECT_FALSE(reset->isHidden());
+    EXPECT_NE(reset->toolTip().indexOf(QString::number(original)), -1) << reset->toolTip().toStdString();
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_EQ(window.latestResult()->parameters.at("backends").get<double>(), original / 2);
+
+    auto* undo = window.findChild<QAction*>("undoAction");
+    auto* redo = window.findChild<QAction*>("redoAction");
+    ASSERT_NE(undo, nullptr);
+    ASSERT_NE(redo, nullptr);
+    EXPECT_TRUE(undo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Z)));
+    EXPECT_TRUE(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+    ASSERT_TRUE(undo->isEnabled());
+    generation = window.controller()->generation();
+    undo->trigger();
+    EXPECT_EQ(backends->value(), original);
+    EXPECT_FALSE(backends->property("modified").toBool());
+    EXPECT_TRUE(reset->isHidden());
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation)) << "an undo re-runs the lab";
+    EXPECT_EQ(window.latestResult()->parameters.at("backends").get<double>(), original);
+
+    redo->trigger();
+    EXPECT_EQ(backends->value(), original / 2);
+    // The knob's own reset, then Undo brings the edit back.
+    reset->click();
+    EXPECT_EQ(backends->value(), original);
+    undo->trigger();
+    EXPECT_EQ(backends->value(), original / 2);
+    // Reset Knobs is one step for Undo, however many knobs it puts back.
+    panel->editor("threshold_ms")->setValue(123);
+    panel->applyValue("threshold_ms", 123);
+    panel->resetToScenario();
+    EXPECT_EQ(backends->value(), original);
+    undo->trigger();
+    EXPECT_EQ(backends->value(), original / 2);
+    EXPECT_EQ(panel->editor("threshold_ms")->value(), 123);
+}
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     MainWindow window(scenarioDirectory());

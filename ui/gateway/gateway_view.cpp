@@ -368,8 +368,7 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
 void GatewayView::syncKnobs(const GatewayFrame& frame) {
     // Only once the worker has seen the last edit, so an older frame never undoes it.
     if (frame.commandSeq < knobCommand_ || frame.params == shownParams_) return;
-    for (const auto& spec : frame.params.specs())
-        if (KnobEditor* e = knobs_->editor(spec.key)) e->setValue(frame.params.real(spec.key));
+    knobs_->showValues(frame.params);
     shownParams_ = frame.params;
 }
 
