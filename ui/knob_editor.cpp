@@ -106,6 +106,14 @@ KnobEditor::KnobEditor(const KnobSpec& spec, double value, QWidget* parent)
     syncWidgets();
 }
 
+void KnobEditor::setNote(const QString& note) {
+    QString tip = QString::fromStdString(spec_.help);
+    if (!note.isEmpty()) tip += "\n(" + note + ")";
+    setToolTip(tip);
+    for (QWidget* w : std::initializer_list<QWidget*>{slider_, spin_, combo_, check_})
+        if (w) w->setToolTip(tip);
+}
+
 bool KnobEditor::isNumeric() const {
     return spec_.kind == KnobKind::Integer || spec_.kind == KnobKind::Real;
 }

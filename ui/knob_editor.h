@@ -32,6 +32,9 @@ class KnobEditor : public QWidget {
     void setValue(double value);  // no valueChanged
     bool isNumeric() const;
     QSlider* slider() const { return slider_; }
+    // A note after the help line in every tooltip of the editor ("" for none): why the knob is
+    // disabled, for one.
+    void setNote(const QString& note);
 
   signals:
     void valueChanged(double value);

@@ -277,10 +277,25 @@ void KnobPanel::applyValue(const std::string& key, double value) {
 }
 
 void KnobPanel::refreshMarks() {
+    Params current = scenario_.params;
+    for (const Row& r : rows_) current.set(r.editor->spec().key, r.editor->value());
     for (Row& r : rows_) {
         const KnobSpec& spec = r.editor->spec();
         const double scenarioValue = scenario_.params.real(spec.key);
         const bool modified = r.editor->value() != scenarioValue;
+        std::string why;
+        const bool used = current.used(spec.key, &why);
+        // The whole row (label, editor, reset) is greyed while the knob does nothing, and every
+        // tooltip in it says why.
+        r.editor->parentWidget()->setEnabled(used);
+        const QString note = used ? QString() : QString::fromStdString(why);
+        if (r.editor->property("note").toString() != note) {
+            r.editor->setProperty("note", note);
+            r.editor->setNote(note);
+            if (r.label)
+                r.label->setToolTip(QString::fromStdString(spec.help) +
+                                    (note.isEmpty() ? QString() : "\n(" + note + ")"));
+        }
         if (r.editor->property("modified").toBool() == modified && !r.reset->isHidden() == modified)
             continue;
         r.editor->setProperty("modified", modified);

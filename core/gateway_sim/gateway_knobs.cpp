@@ -85,15 +85,18 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                   "over it: spill or a fast 503"));
     k.push_back(KnobSpec::integer("admission_min_limit", "Min concurrency limit", "requests", 1,
                                   10000, 10, "Floor of the adaptive limit")
-                    .hidden());
+                    .hidden()
+                    .usedWhen("admission", {"on"}));
     k.push_back(KnobSpec::integer("admission_max_limit", "Max concurrency limit", "requests", 1,
                                   10000, 200, "Ceiling of the adaptive limit")
-                    .hidden());
+                    .hidden()
+                    .usedWhen("admission", {"on"}));
     k.push_back(KnobSpec::real("admission_tolerance", "Latency tolerance", "×", 1, 10, 2,
                                "The limit shrinks only when the window p90 exceeds the quiet "
                                "baseline by more than this factor",
                                0.1)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("admission", {"on"}));
     k.push_back(KnobSpec::integer("batch_lane_limit", "Batch lane limit", "requests", 1, 10000, 8,
                                   "Concurrency of the batch lane, which yields while the "
                                   "interactive lane is above 80% of its limit")
@@ -117,16 +120,19 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::integer("l1_entries", "L1 entries", "entries", 10, 10000000, 20000,
                                   "Capacity of each instance's LRU")
                     .log()
-                    .hidden());
+                    .hidden()
+                    .usedWhen("cache_tiers", {"L1 only", "L1 + L2"}));
     k.push_back(KnobSpec::boolean("stale_while_revalidate", "Stale-while-revalidate", true,
                                   "Serve a stale entry and refresh it in the background where the "
-                                  "class allows"));
+                                  "class allows")
+                    .usedWhen("cache_tiers", {"L1 only", "L1 + L2"}));
     k.push_back(KnobSpec::choice("coalescing", "Coalescing",
                                  {"off", "per instance", "per instance + L2 lease"}, 2,
                                  "One upstream flight per key; waiters detach near their deadline"));
     k.push_back(KnobSpec::real("l2_lease_ms", "L2 lease", "ms", 1, 5000, 50,
                                "Lease of the cross-instance coalescing lock", 1)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("coalescing", {"per instance + L2 lease"}));
     // Router and breakers.
     k.push_back(KnobSpec::choice("routing", "Routing",
                                  {"static (first engine)", "best score", "power of two choices"},
@@ -138,49 +144,64 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::boolean("breakers", "Circuit breakers", true,
                                   "Per (region, engine), tripped by the valid-result rate"));
     k.push_back(KnobSpec::real("breaker_threshold", "Breaker threshold", "fraction valid", 0.05,
-                               1, 0.8, "Open when the valid-result rate falls below this", 0.01));
+                               1, 0.8, "Open when the valid-result rate falls below this", 0.01)
+                    .usedWhen("breakers", {"on"}));
     k.push_back(KnobSpec::integer("breaker_min_samples", "Breaker min samples", "calls", 1, 10000,
-                                  50, "Calls needed in the window before the breaker may open"));
+                                  50, "Calls needed in the window before the breaker may open")
+                    .usedWhen("breakers", {"on"}));
     k.push_back(KnobSpec::real("breaker_window_s", "Breaker window", "s", 1, 600, 10,
-                               "Window of the valid-result rate", 1));
+                               "Window of the valid-result rate", 1)
+                    .usedWhen("breakers", {"on"}));
     k.push_back(KnobSpec::real("breaker_open_s", "Breaker open time", "s", 0.5, 600, 5,
-                               "Time open before half-open probing", 0.5));
+                               "Time open before half-open probing", 0.5)
+                    .usedWhen("breakers", {"on"}));
     k.push_back(KnobSpec::real("breaker_probe_fraction", "Half-open probes", "fraction", 0.001, 1,
                                0.05, "Share of eligible traffic let through while half-open",
                                0.001)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("breakers", {"on"}));
     // Hedging.
+    const std::vector<std::string> rolling{"rolling p90 per (region, engine)",
+                                           "rolling p90 per query class"};
+    const std::vector<std::string> hedging{"fixed", rolling[0], rolling[1]};
     k.push_back(KnobSpec::choice("hedge_mode", "Hedge delay",
-                                 {"off", "fixed", "rolling p90 per (region, engine)",
-                                  "rolling p90 per query class"},
-                                 2, "When the backup call is sent"));
+                                 {"off", hedging[0], rolling[0], rolling[1]}, 2,
+                                 "When the backup call is sent"));
     k.push_back(KnobSpec::real("hedge_delay_ms", "Fixed hedge delay", "ms", 0, 5000, 420,
-                               "Delay before the backup when the mode is 'fixed'", 1));
+                               "Delay before the backup when the mode is 'fixed'", 1)
+                    .usedWhen("hedge_mode", {"fixed"}));
     k.push_back(KnobSpec::real("hedge_percentile", "Rolling percentile", "%", 50, 99.9, 90,
                                "Percentile of the primary's 60 s histogram used as the delay",
                                0.1)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("hedge_mode", rolling));
     k.push_back(KnobSpec::real("hedge_clamp_min_ms", "Delay clamp, low", "ms", 0, 5000, 120,
                                "The rolling delay is never below this", 1)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("hedge_mode", rolling));
     k.push_back(KnobSpec::real("hedge_clamp_max_ms", "Delay clamp, high", "ms", 0, 5000, 450,
                                "The rolling delay is never above this", 1)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("hedge_mode", rolling));
     k.push_back(KnobSpec::real("hedge_budget", "Hedge budget", "of primary rate", 0, 2, 0.15,
                                "Hedge tokens refill at this fraction of the primary call rate",
-                               0.01));
+                               0.01)
+                    .usedWhen("hedge_mode", hedging));
     k.push_back(KnobSpec::integer("hedge_budget_burst", "Hedge budget burst", "hedges", 1, 10000,
                                   50, "Capacity of the hedge token bucket (it starts full)")
-                    .hidden());
+                    .hidden()
+                    .usedWhen("hedge_mode", hedging));
     k.push_back(KnobSpec::boolean("last_chance_hedge", "Last-chance hedge", false,
                                   "A third, cheaper engine when both calls are slow, under its own "
                                   "budget"));
     k.push_back(KnobSpec::real("last_chance_delay_ms", "Last-chance delay", "ms", 0, 5000, 300,
                                "Time after the hedge before the third call", 1)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("last_chance_hedge", {"on"}));
     k.push_back(KnobSpec::real("last_chance_budget", "Last-chance budget", "of primary rate", 0, 1,
                                0.02, "Refill of the third engine's budget", 0.005)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("last_chance_hedge", {"on"}));
     // Fleet.
     k.push_back(KnobSpec::real("engine_correlation", "Engine correlation", "fraction", 0, 1, 0,
                                "Share of slow moments that hit every engine at once", 0.01));
@@ -206,10 +227,12 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                  "Cold pays DNS + TCP + TLS + CONNECT before the query is sent"));
     k.push_back(KnobSpec::real("cold_connect_median_ms", "Cold connect median", "ms", 0, 2000, 41.8,
                                "Median cost of a cold connection (DNS, TCP, TLS, CONNECT)")
-                    .hidden());
+                    .hidden()
+                    .usedWhen("egress", {"cold connections"}));
     k.push_back(KnobSpec::real("cold_connect_sigma", "Cold connect sigma", "σ (log)", 0.01, 3, 1.12,
                                "Log-space spread of the cold-connection cost", 0.01)
-                    .hidden());
+                    .hidden()
+                    .usedWhen("egress", {"cold connections"}));
     engineKnobs(k, "atlas", "Atlas", 158.6, 0.506, 0.100, 611, 0.629, 0.005, 1.0);
     engineKnobs(k, "borealis", "Borealis", 97.8, 0.359, 0.122, 965, 1.42, 0.01, 0.0);
     engineKnobs(k, "cirrus", "Cirrus", 260, 0.4, 0.05, 800, 0.6, 0.02, 0.0);

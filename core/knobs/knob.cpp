@@ -1,5 +1,7 @@
 #include "knobs/knob.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -156,6 +158,27 @@ const std::string& Params::choice(const std::string& key) const {
     if (!s || s->kind != KnobKind::Choice)
         throw std::logic_error("knob '" + key + "' is not a choice");
     return s->choices.at(static_cast<std::size_t>(choiceIndex(key)));
+}
+
+std::string Params::conditionValue(const std::string& key) const {
+    const KnobSpec* s = spec(key);
+    if (!s) throw std::logic_error("condition on undeclared knob '" + key + "'");
+    if (s->kind == KnobKind::Choice) return choice(key);
+    if (s->kind == KnobKind::Boolean) return flag(key) ? "on" : "off";
+    return formatNumber(real(key));
+}
+
+bool Params::used(const std::string& key, std::string* why) const {
+    const KnobSpec* s = spec(key);
+    if (!s || s->used_when_key.empty()) return true;
+    const std::string value = conditionValue(s->used_when_key);
+    const auto& allowed = s->used_when_values;
+    if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return true;
+    if (why) {
+        const KnobSpec* on = spec(s->used_when_key);
+        *why = "not used while " + on->label + " is " + value;
+    }
+    return false;
 }
 
 nlohmann::ordered_json Params::toJson() const {

@@ -26,6 +26,11 @@ struct KnobSpec {
     bool logScale = false;             // slider moves in log space
     bool advanced = false;             // hidden behind "More" in the GUI
     std::string help;                  // one line: what it does
+    // The knob does something only while the knob `used_when_key` has one of these values
+    // (choice names; "on" or "off" for a switch). Empty: always. The GUI disables it otherwise,
+    // and says why.
+    std::string used_when_key;
+    std::vector<std::string> used_when_values;
 
     static KnobSpec real(std::string key, std::string label, std::string unit, double min,
                          double max, double def, std::string help, double step = 0);
@@ -40,6 +45,11 @@ struct KnobSpec {
     }
     KnobSpec& hidden() {
         advanced = true;
+        return *this;
+    }
+    KnobSpec& usedWhen(std::string key, std::vector<std::string> values) {
+        used_when_key = std::move(key);
+        used_when_values = std::move(values);
         return *this;
     }
 };
@@ -68,6 +78,12 @@ public:
     // Effective parameters as JSON (choices as their names, booleans as true/false).
     nlohmann::ordered_json toJson() const;
     bool operator==(const Params& other) const { return values_ == other.values_; }
+    // The value of `key` as a usedWhen condition names it: the choice's name, "on" or "off" for
+    // a switch, the number otherwise.
+    std::string conditionValue(const std::string& key) const;
+    // Whether knob `key` does anything with these values (KnobSpec::usedWhen); and, when it does
+    // not, why: "not used while Hedge is none".
+    bool used(const std::string& key, std::string* why = nullptr) const;
 
 private:
     std::vector<KnobSpec> specs_;

@@ -66,7 +66,8 @@ std::vector<KnobSpec> FanoutLab::knobs() const {
                          "has not answered after the hedge delay; keep the faster"),
         KnobSpec::real("hedge_delay_ms", "Hedge delay", "ms", 0.1, 10000, 10,
                        "Delayed hedge: how long a call may take before its backup is sent")
-            .log(),
+            .log()
+            .usedWhen("hedge_mode", {"delayed"}),
         KnobSpec::real("threshold_ms", "Slow threshold", "ms", 1, 10000, 500,
                        "A request or call at or over this latency counts as slow")
             .log(),

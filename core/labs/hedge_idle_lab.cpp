@@ -49,12 +49,14 @@ class HedgeIdleLab final : public Lab {
 std::vector<KnobSpec> HedgeIdleLab::knobs() const {
     return {
         KnobSpec::real("hedge_percentile", "Hedge at percentile", "fraction", 0.5, 0.999, 0.95,
-                       "Send the backup once the primary is slower than this percentile", 0.001),
+                       "Send the backup once the primary is slower than this percentile", 0.001)
+            .usedWhen("hedge_mode", {"percentile"}),
         KnobSpec::choice("hedge_mode", "Hedge delay from", {"percentile", "fixed"}, 0,
                          "Calibrate the delay as a percentile, or use a fixed delay"),
         KnobSpec::real("hedge_delay_ms", "Fixed hedge delay", "ms", 0, 10000, 20,
                        "Backup delay when the mode is 'fixed'")
-            .log(),
+            .log()
+            .usedWhen("hedge_mode", {"fixed"}),
         KnobSpec::real("shared_fraction", "Shared (correlated) fraction", "fraction", 0, 1, 0,
                        "Share of slow events that slow both replicas at once (f)", 0.01),
         KnobSpec::real("body_median_ms", "Body median", "ms", 0.1, 1000, 12,

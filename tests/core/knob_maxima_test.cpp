@@ -3,6 +3,8 @@
 // run at the maxima takes is a benchmark (tests/bench/bench_knob_maxima.cpp), not a test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "labs/lab.h"
 
 namespace taillab {
@@ -26,6 +28,39 @@ TEST_P(AtKnobMaxima, ARunCancelledAtItsFirstProgressReportStopsAndSaysSo) {
     EXPECT_GE(reports, 1) << "a long run must report its progress";
     EXPECT_TRUE(r.cancelled);
     EXPECT_LT(r.progress, 1.0);
+}
+
+// A knob's usedWhen names a knob of the same lab and values that knob can take, and the knob is
+// used with some value of it: the GUI disables a knob on these conditions, so a typo would
+// disable a knob for good, or never.
+TEST_P(AtKnobMaxima, UsedWhenConditionsNameRealKnobsAndValues) {
+    const Lab* lab = findLab(GetParam());
+    const Params defaults = lab->defaultParams();
+    for (const auto& k : defaults.specs()) {
+        if (k.used_when_key.empty()) continue;
+        SCOPED_TRACE(k.key);
+        const KnobSpec* on = defaults.spec(k.used_when_key);
+        ASSERT_NE(on, nullptr) << "unknown knob " << k.used_when_key;
+        ASSERT_TRUE(on->kind == KnobKind::Choice || on->kind == KnobKind::Boolean);
+        const std::vector<std::string> values =
+            on->kind == KnobKind::Choice ? on->choices : std::vector<std::string>{"off", "on"};
+        ASSERT_FALSE(k.used_when_values.empty());
+        for (const auto& v : k.used_when_values)
+            EXPECT_NE(std::find(values.begin(), values.end(), v), values.end()) << v;
+        // Each value of the controlling knob either uses the knob or says why not.
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            Params p = defaults;
+            p.set(k.used_when_key, static_cast<double>(i));
+            std::string why;
+            const bool used = p.used(k.key, &why);
+            const bool listed = std::find(k.used_when_values.begin(), k.used_when_values.end(),
+                                          values[i]) != k.used_when_values.end();
+            EXPECT_EQ(used, listed) << values[i];
+            if (!used) {
+                EXPECT_EQ(why, "not used while " + on->label + " is " + values[i]);
+            }
+        }
+    }
 }
 
 std::vector<std::string> labIds() {

@@ -4,6 +4,7 @@
 
 #include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QDoubleSpinBox>
@@ -89,6 +90,27 @@ TEST(KnobPanelTest, AWheelOverAnUnfocusedKnobScrollsThePanelAndEditsNothing) {
     ASSERT_TRUE(spin->hasFocus());
     wheelDown(spin);
     EXPECT_NE(editor->value(), before);
+}
+
+// A knob that does nothing in the current mode is disabled, and its tooltip says why.
+TEST(KnobPanelTest, AKnobUnusedInTheCurrentModeIsDisabledWithTheReason) {
+    const Scenario s = loadScenarioFile(std::string(TAILLAB_SCENARIO_DIR) + "/labs/fanout.json");
+    KnobPanel panel;
+    panel.setScenario(s, "backends");
+    KnobEditor* delay = panel.editor("hedge_delay_ms");
+    ASSERT_NE(delay, nullptr);
+    ASSERT_EQ(s.params.choice("hedge_mode"), "none");
+    EXPECT_FALSE(delay->isEnabled());
+    EXPECT_TRUE(delay->slider()->toolTip().contains("not used while Hedge is none"))
+        << delay->slider()->toolTip().toStdString();
+    auto* mode = panel.findChild<QComboBox*>("knob_combo_hedge_mode");
+    ASSERT_NE(mode, nullptr);
+    mode->setCurrentIndex(mode->findText("delayed"));
+    EXPECT_TRUE(delay->isEnabled());
+    EXPECT_FALSE(delay->slider()->toolTip().contains("not used"));
+    mode->setCurrentIndex(mode->findText("immediate"));
+    EXPECT_FALSE(delay->isEnabled());
+    EXPECT_TRUE(delay->toolTip().contains("not used while Hedge is immediate"));
 }
 
 TEST(KnobEditorTest, IntegerSpinBoxDrivesTheSlider) {
