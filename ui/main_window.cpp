@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QApplication>
 #include <QDir>
 #include <QFileDialog>
@@ -20,7 +21,9 @@
 #include "chart_area.h"
 #include "explanation_panel.h"
 #include "export_actions.h"
+#include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
+#include "gateway/transport_bar.h"
 #include "knob_panel.h"
 #include "lab_browser.h"
 #include "plots/chart_view.h"
@@ -81,6 +84,7 @@ void MainWindow::buildLayout() {
     statusBar()->setSizeGripEnabled(true);
 
     auto* left = new QSplitter(Qt::Vertical, this);
+    left->setObjectName("labsSplitter");
     left->addWidget(browser_);
     left->addWidget(knobs_);
     left->setStretchFactor(0, 2);
@@ -88,11 +92,13 @@ void MainWindow::buildLayout() {
     left->setSizes({300, 500});
 
     auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->setObjectName("textSplitter");
     bottom->addWidget(explanation_);
     bottom->addWidget(results_);
     bottom->setSizes({480, 620});
 
     auto* right = new QSplitter(Qt::Vertical, this);
+    right->setObjectName("chartsSplitter");
     right->addWidget(charts_);
     right->addWidget(bottom);
     right->setStretchFactor(0, 3);
@@ -123,17 +129,25 @@ void MainWindow::buildLayout() {
 }
 
 GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool play) {
+    const bool created = !gateway_;
     if (!gateway_) {
         gateway_ = new GatewayView(catalog_.directory(), gatewayPage_);
         gatewayPage_->layout()->addWidget(gateway_);
         connect(gateway_, &GatewayView::frameDrawn, this, &MainWindow::updateSaveRun);
         undo_->addStack(gateway_->knobPanel()->undoStack());
+        if (!gatewaySplitter_.isEmpty())
+            if (auto* split = gateway_->findChild<QSplitter*>("gatewaySplitter"))
+                split->restoreState(gatewaySplitter_);
         if (gatewayShown()) undo_->setActiveStack(gateway_->knobPanel()->undoStack());
     }
     if (spec) {
         gateway_->startRun(*spec, play);
     } else if (!gateway_->hasRun()) {
         gateway_->startRun(defaultGatewayRun(), play);
+    }
+    if (created && gatewaySpeed_) {  // after the first start, which sets the default speed
+        gateway_->session()->setSpeed(*gatewaySpeed_);
+        gateway_->transport()->setSpeed(*gatewaySpeed_);
     }
     tabs_->setCurrentWidget(gatewayPage_);
     return gateway_;
@@ -369,6 +383,47 @@ bool MainWindow::openFile(const QString& path) {
     }
     status_->showMessage(tr("Opened %1 in the gateway view").arg(path));
     return true;
+}
+
+namespace {
+constexpr const char* kGeometryKey = "window/geometry";
+constexpr const char* kStateKey = "window/state";
+constexpr const char* kTabKey = "window/tab";
+constexpr const char* kScenarioKey = "window/scenario";
+constexpr const char* kGatewaySpeedKey = "gateway/speed";
+QString splitterKey(const QSplitter* s) { return "splitters/" + s->objectName(); }
+}  // namespace
+
+void MainWindow::saveSettings(QSettings& settings) const {
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+    for (const QSplitter* s : findChildren<QSplitter*>())
+        if (!s->objectName().isEmpty()) settings.setValue(splitterKey(s), s->saveState());
+    settings.setValue(kTabKey, tabs_->currentIndex());
+    const std::string& key = scenario_.file.empty() ? scenario_.name : scenario_.file;
+    if (!key.empty()) settings.setValue(kScenarioKey, QString::fromStdString(key));
+    if (gateway_)
+        settings.setValue(kGatewaySpeedKey, gateway_->transport()->speedBox()->currentData());
+    else if (gatewaySpeed_)
+        settings.setValue(kGatewaySpeedKey, *gatewaySpeed_);
+}
+
+void MainWindow::restoreSettings(const QSettings& settings, bool withTab) {
+    if (settings.contains(kGeometryKey)) restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    if (settings.contains(kStateKey)) restoreState(settings.value(kStateKey).toByteArray());
+    for (QSplitter* s : findChildren<QSplitter*>())
+        if (!s->objectName().isEmpty() && settings.contains(splitterKey(s)))
+            s->restoreState(settings.value(splitterKey(s)).toByteArray());
+    bool ok = false;
+    gatewaySplitter_ = settings.value("splitters/gatewaySplitter").toByteArray();
+    const double speed = settings.value(kGatewaySpeedKey).toDouble(&ok);
+    if (ok && speed >= 0) gatewaySpeed_ = speed;  // 0: as fast as it goes
+    const int tab = settings.value(kTabKey, 0).toInt();
+    if (withTab && tab > 0 && tab < tabs_->count()) tabs_->setCurrentIndex(tab);
+}
+
+QString MainWindow::lastScenario(const QSettings& settings) {
+    return settings.value(kScenarioKey).toString();
 }
 
 void MainWindow::saveRunDialog() {

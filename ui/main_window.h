@@ -22,6 +22,7 @@
 class QAction;
 class QTabWidget;
 class QUndoGroup;
+class QSettings;
 class QToolBar;
 
 namespace taillab::ui {
@@ -51,6 +52,13 @@ class MainWindow : public QMainWindow {
     bool openFile(const QString& path);
     // Opens the lab's default scenario and runs it.
     bool selectLab(const QString& labId);
+    // What the window keeps between sessions (QSettings): geometry and state, every splitter,
+    // the open tab, the last scenario and the gateway's speed. restoreSettings restores all but
+    // the scenario, which lastScenario() names for the caller to open; the tab only when
+    // `withTab` (a scenario given on the command line opens in the Labs tab).
+    void saveSettings(QSettings& settings) const;
+    void restoreSettings(const QSettings& settings, bool withTab);
+    static QString lastScenario(const QSettings& settings);
     // Runs the scenario with the knobs as they are now.
     void runNow();
 
@@ -112,6 +120,9 @@ class MainWindow : public QMainWindow {
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
     QUndoGroup* undo_ = nullptr;  // the visible tab's knob edits (Edit -> Undo, Redo)
+    // Restored, applied when the gateway view is built.
+    std::optional<double> gatewaySpeed_;
+    QByteArray gatewaySplitter_;
 };
 
 }  // namespace taillab::ui

@@ -23,6 +23,7 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
@@ -219,13 +220,15 @@ int main(int argc, char** argv) {
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
+    std::optional<QSize> requestedSize;
     if (parser.isSet(size)) {
         const auto m = QRegularExpression("^(\\d+)x(\\d+)$").match(parser.value(size));
         if (!m.hasMatch()) {
             std::fprintf(stderr, "taillab: --size expects WxH, e.g. 1440x900\n");
             return 2;
         }
-        window.resize(m.captured(1).toInt(), m.captured(2).toInt());
+        requestedSize = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+        window.resize(*requestedSize);
     }
     if (parser.isSet(screenshot) && parser.isSet(exportTo)) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
@@ -259,13 +262,30 @@ int main(int argc, char** argv) {
             return false;
         });
     }
+    // An interactive session starts where the last one ended (geometry, splitters, tab, lab,
+    // gateway speed) and is remembered when it ends; a scripted one neither reads nor writes.
+    const QStringList args = parser.positionalArguments();
+    const bool scripted = parser.isSet(screenshot) || parser.isSet(exportTo);
+    QString key = args.isEmpty() ? QString("fanout") : args.first();
+    if (!scripted) {
+        QSettings settings;
+        window.restoreSettings(settings, args.isEmpty());
+        if (requestedSize) window.resize(*requestedSize);  // an explicit --size wins
+        const QString last = taillab::ui::MainWindow::lastScenario(settings);
+        if (args.isEmpty() && !last.isEmpty()) key = last;
+        QObject::connect(&app, &QApplication::aboutToQuit, &window, [&window] {
+            QSettings settings;
+            window.saveSettings(settings);
+        });
+    }
     window.show();
 
-    const QStringList args = parser.positionalArguments();
-    const QString key = args.isEmpty() ? QString("fanout") : args.first();
-    if (!window.openScenario(key)) {
+    bool opened = window.openScenario(key);
+    // The remembered scenario may be gone (moved, renamed): then the default one.
+    if (!opened && args.isEmpty() && key != "fanout") opened = window.openScenario("fanout");
+    if (!opened) {
         std::fprintf(stderr, "taillab: cannot open scenario '%s'\n", qPrintable(key));
-        if (parser.isSet(screenshot) || parser.isSet(exportTo)) return 2;
+        if (scripted) return 2;
     }
     return QApplication::exec();
 }

@@ -5,6 +5,11 @@
 
 #include <QElapsedTimer>
 #include <QAction>
+#include <QComboBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTemporaryDir>
 #include <QPushButton>
 #include <QToolButton>
 #include <QSlider>
@@ -13,6 +18,8 @@
 #include <QSpinBox>
 #include <QTimer>
 
+#include "gateway/gateway_view.h"
+#include "gateway/transport_bar.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
 #include "run_status.h"
@@ -148,6 +155,54 @@ TEST(MainWindowTest, KnobEditsAreMarkedResettableAndUndoable) {
     undo->trigger();
     EXPECT_EQ(backends->value(), original / 2);
     EXPECT_EQ(panel->editor("threshold_ms")->value(), 123);
+}
+
+// Geometry, splitters, the open tab, the last scenario and the gateway's speed survive a restart.
+TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("taillab.ini"), QSettings::IniFormat);
+    double speed = 0;
+    QList<int> sizes;
+    QSize geometry;
+    {
+        MainWindow window(scenarioDirectory());
+        window.resize(1111, 777);
+        window.show();
+        ASSERT_TRUE(window.openScenario("hedge-idle"));
+        auto* split = window.findChild<QSplitter*>("labsSplitter");
+        ASSERT_NE(split, nullptr);
+        split->setSizes({200, 400});
+        QApplication::processEvents();
+        sizes = split->sizes();
+        GatewayView* view = window.openGateway(std::nullopt, false);
+        QComboBox* box = view->transport()->speedBox();
+        // As a user picks it: the box changes and says so (activated), the session follows.
+        box->setCurrentIndex(box->count() - 2);
+        emit box->activated(box->currentIndex());
+        speed = box->currentData().toDouble();
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&] { return view->latestFrame() && view->latestFrame()->speed == speed; }, 10000));
+        QApplication::processEvents();
+        geometry = window.size();
+        window.saveSettings(settings);
+    }
+    settings.sync();
+    MainWindow window(scenarioDirectory());
+    window.restoreSettings(settings, true);
+    window.show();
+    QApplication::processEvents();
+    EXPECT_EQ(window.size(), geometry);
+    EXPECT_TRUE(window.gatewayShown()) << "the gateway tab was open";
+    window.findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
+    QApplication::processEvents();
+    EXPECT_EQ(window.findChild<QSplitter*>("labsSplitter")->sizes(), sizes);
+    EXPECT_TRUE(MainWindow::lastScenario(settings).endsWith("hedge-idle.json"))
+        << MainWindow::lastScenario(settings).toStdString();
+    ASSERT_NE(window.gatewayView(), nullptr);
+    // The speed goes to the session as a command; frames show it once the worker has it.
+    QComboBox* box = window.gatewayView()->transport()->speedBox();
+    EXPECT_TRUE(QTest::qWaitFor([&] { return box->currentData().toDouble() == speed; }, 10000))
+        << box->currentData().toDouble() << " shown, " << speed << " saved";
 }
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
