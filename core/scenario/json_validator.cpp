@@ -20,6 +20,12 @@ void JsonValidator::fail(const nlohmann::json::json_pointer& ptr, const std::str
                                 std::nullopt, path, message);
     }
     const auto pos = locateJson(text_, ptr, target);
+    // Not in the file: a member an override created on its way to its own path.
+    if (!pos)
+        for (const auto& o : overridden_)
+            if (o.rfind(path + "/", 0) == 0)
+                throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
+                                    std::nullopt, path, message);
     throw ScenarioError(file_, pos ? std::optional<int>(pos->line) : std::nullopt,
                         pos ? std::optional<int>(pos->column) : std::nullopt, path, message);
 }
@@ -64,9 +70,18 @@ std::string briefJson(const nlohmann::json& v) {
 }
 
 std::string pointerToDotted(const std::string& pointer) {
-    std::string s = pointer.substr(pointer.empty() ? 0 : 1);
-    std::replace(s.begin(), s.end(), '/', '.');
-    return s;
+    std::string out;
+    for (std::size_t i = pointer.empty() ? 0 : 1; i < pointer.size(); ++i) {
+        const char c = pointer[i];
+        if (c == '/') {
+            out += '.';
+        } else if (c == '~' && i + 1 < pointer.size()) {
+            out += pointer[++i] == '1' ? '/' : '~';
+        } else {
+            out += c;
+        }
+    }
+    return elideText(out);
 }
 
 }  // namespace taillab

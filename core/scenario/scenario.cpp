@@ -71,24 +71,33 @@ bool looksLikeNumber(const std::string& raw) {
     return raw.find_first_not_of("0123456789.eE+-", i) == std::string::npos;
 }
 
-// Sets `value` at `ptr`, merging an object into an object member by member.
-void setMerging(nlohmann::json& doc, const nlohmann::json::json_pointer& ptr,
-                const nlohmann::json& value) {
-    if (value.is_object() && doc.contains(ptr) && doc.at(ptr).is_object()) {
-        for (const auto& [k, v] : value.items()) setMerging(doc, ptr / k, v);
+
+// Merges `value` into `target`: an object into an object member by member (recursively), anything
+// else replaces.
+void mergeInto(nlohmann::json& target, const nlohmann::json& value) {
+    if (!value.is_object() || !target.is_object()) {
+        target = value;
         return;
     }
-    doc[ptr] = value;
+    for (const auto& [k, v] : value.items()) {
+        auto it = target.find(k);
+        if (it == target.end()) target[k] = v;
+        else mergeInto(*it, v);
+    }
 }
 
-// An override changes an element of an array but never adds one: nlohmann would fill the gap up
-// to an index past the end with nulls, which then fail far from the override that made them.
-void requireExistingIndices(const nlohmann::json& doc, const std::string& dotted) {
-    const nlohmann::json* node = &doc;
+// Sets `value` at the dotted path in `doc`. A missing member on the way becomes an object, never
+// an array; an array's element must exist (an override changes an entry, it cannot add one,
+// and an index written as a key must not make nlohmann fill an array up to it).
+void setAtPath(nlohmann::json& doc, const std::string& dotted, const nlohmann::json& value) {
+    nlohmann::json* node = &doc;
     std::string walked;
     std::stringstream ss(dotted);
-    std::string part;
-    while (node && std::getline(ss, part, '.')) {
+    std::vector<std::string> parts;
+    for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
+        const bool last = i + 1 == parts.size();
         if (node->is_array()) {
             std::size_t index = 0;
             const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
@@ -96,13 +105,34 @@ void requireExistingIndices(const nlohmann::json& doc, const std::string& dotted
                 throw std::invalid_argument(
                     "'" + walked + "' has " + std::to_string(node->size()) +
                     " entries, numbered from 0: an override changes an entry, it cannot add '" +
-                    part + "'");
+                    elideText(part, 30) + "'");
             node = &(*node)[index];
+        } else if (node->is_object()) {
+            auto it = node->find(part);
+            if (it == node->end())
+                it = node->emplace(part, last ? nlohmann::json() : nlohmann::json::object()).first;
+            node = &*it;
         } else {
-            node = node->is_object() && node->contains(part) ? &node->at(part) : nullptr;
+            throw std::invalid_argument("'" + walked + "' is " + briefJson(*node) +
+                                        ", not an object");
         }
         walked += (walked.empty() ? "" : ".") + part;
     }
+    if (node->is_null()) *node = value;
+    else mergeInto(*node, value);
+}
+
+// Whether `s` is valid UTF-8 (JSON text and every message about it must be).
+bool isUtf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const int n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        if (n == 0 || i + static_cast<std::size_t>(n) > s.size()) return false;
+        for (int k = 1; k < n; ++k)
+            if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0xC0) != 0x80) return false;
+        i += static_cast<std::size_t>(n);
+    }
+    return true;
 }
 
 }  // namespace
@@ -123,6 +153,9 @@ void applyOverride(nlohmann::json& doc, const std::string& assignment) {
                             "expected dotted.path=value");
     const std::string path = assignment.substr(0, eq);
     const std::string raw = assignment.substr(eq + 1);
+    if (!isUtf8(assignment))
+        throw ScenarioError("--set", std::nullopt, std::nullopt, "",
+                            "the override is not valid UTF-8 text");
     auto fail = [&](const std::string& message) {
         throw ScenarioError("--set " + elideText(assignment),
                             std::nullopt, std::nullopt, "", message);
@@ -137,19 +170,10 @@ void applyOverride(nlohmann::json& doc, const std::string& assignment) {
         value = raw;
     }
     try {
-        const auto ptr = dottedToPointer(path);
+        dottedToPointer(path);  // checks the path's form
         if (!doc.is_object())
             throw std::invalid_argument("the scenario is not an object");
-        requireExistingIndices(doc, path);
-        // Create intermediate objects only where the parent is missing; set a member of an object
-        // or an existing element of an array ("timeline.0.at").
-        if (!ptr.parent_pointer().empty() && !doc.contains(ptr.parent_pointer()))
-            doc[ptr.parent_pointer()] = nlohmann::json::object();
-        const auto& parent = doc.at(ptr.parent_pointer());
-        if (!parent.is_object() && !parent.is_array())
-            throw std::invalid_argument("'" + ptr.parent_pointer().to_string() +
-                                        "' is not an object");
-        setMerging(doc, ptr, value);
+        setAtPath(doc, path, value);
     } catch (const ScenarioError&) {
         throw;
     } catch (const std::exception& e) {

@@ -197,6 +197,14 @@ TEST(Scenario, OverridePathsWithEmptyComponentsAreRejected) {
     }
 }
 
+TEST(Scenario, OverridesThatAreNotUtf8AreRejectedBeforeTheyReachAnyJson) {
+    const std::string text = R"({"schema_version": 1, "name": "x", "lab": "fanout"})";
+    for (const char* o : {"seed=\xff", "notes=\xc3", "par\xe2ms.backends=5"}) {
+        const ScenarioError e = parseError(text, {o});
+        EXPECT_NE(std::string(e.what()).find("not valid UTF-8"), std::string::npos) << e.what();
+    }
+}
+
 TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
     const std::string text = "{\n \"a\": {\"b\": [10, {\"c\": true}]},\n \"d\": 1\n}";
     auto p = locateJson(text, nlohmann::json::json_pointer("/a/b/1/c"));
