@@ -13,6 +13,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QSignalSpy>
+#include <QSlider>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -28,6 +30,7 @@
 #include "gateway/stage_path_widget.h"
 #include "plots/sweep_chart.h"
 #include "gateway/sweep_panel.h"
+#include "gateway/transport_bar.h"
 #include "knob_panel.h"
 #include "gateway_test_support.h"
 
@@ -115,6 +118,31 @@ TEST_F(GatewayViewTest, PauseStopsSimulatedTime) {
     QTest::qWait(400);
     EXPECT_EQ(session().latest()->snapshot->now_s, pausedAt);
     EXPECT_EQ(view_->latestFrame()->snapshot->now_s, pausedAt);
+}
+
+// Space plays and pauses; a click on the seek bar jumps to the point clicked.
+TEST_F(GatewayViewTest, SpacePlaysAndPausesAndAClickOnTheSeekBarJumpsThere) {
+    session().setSpeed(10000);
+    QApplication::setActiveWindow(window_.get());
+    view_->setFocus();
+    QTest::keyClick(view_, Qt::Key_Space);
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.playing; })) << "Space plays";
+    QTest::keyClick(view_, Qt::Key_Space);
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return !f.playing; })) << "Space pauses";
+
+    QSlider* bar = view_->transport()->seekSlider();
+    ASSERT_GT(bar->maximum(), 0);
+    QSignalSpy seeks(view_->transport(), &TransportBar::seekRequested);
+    const QPoint at(bar->width() * 3 / 4, bar->height() / 2);
+    QTest::mouseClick(bar, Qt::LeftButton, Qt::NoModifier, at);
+    ASSERT_GE(seeks.count(), 1);
+    const double target = seeks.last().at(0).toDouble();
+    const double end = static_cast<double>(bar->maximum()) * TransportBar::kSliderStep_s;
+    // Three quarters of the way, give or take the handle's width: not one page (an hour) on.
+    EXPECT_NEAR(target / end, 0.75, 0.05) << target << " of " << end;
+    ASSERT_TRUE(waitDrawn([&](const GatewayFrame& f) {
+        return !f.seeking && std::abs(f.snapshot->now_s - target) < 120;
+    })) << "the run jumps there";
 }
 
 TEST_F(GatewayViewTest, KnobChangeMidRunAppearsInTheTimeline) {

@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -108,6 +109,11 @@ GatewayView::GatewayView(const std::string& scenarioDirectory, QWidget* parent)
     connect(transport_, &TransportBar::speedRequested, session_, &GatewaySession::setSpeed);
     connect(transport_, &TransportBar::seekRequested, session_, &GatewaySession::seek);
     connect(transport_, &TransportBar::restartRequested, this, &GatewayView::restart);
+    // Space plays and pauses anywhere in the view (text fields keep their spaces).
+    auto* space = new QShortcut(QKeySequence(Qt::Key_Space), this);
+    space->setObjectName("gatewayPlayPauseShortcut");
+    space->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(space, &QShortcut::activated, transport_->playButton(), &QToolButton::click);
 
     const std::string published = findPublishedFigures(scenarioDirectory_);
     sweep_->setPublished(readPublishedHedgeSweep(published), QString::fromStdString(published));

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QProxyStyle>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStyle>
@@ -17,6 +18,19 @@
 #include "gateway/week_time.h"
 
 namespace taillab::ui {
+namespace {
+
+class ClickJumpsStyle : public QProxyStyle {
+  public:
+    int styleHint(StyleHint hint, const QStyleOption* option, const QWidget* widget,
+                  QStyleHintReturn* returnData) const override {
+        if (hint == QStyle::SH_Slider_AbsoluteSetButtons) return Qt::LeftButton;
+        return QProxyStyle::styleHint(hint, option, widget, returnData);
+    }
+};
+
+}  // namespace
+
 namespace {
 
 // Labels under the seek slider: simulated day and time at round moments of the run, placed
@@ -112,6 +126,11 @@ TransportBar::TransportBar(QWidget* parent) : QWidget(parent) {
 
     slider_ = new QSlider(Qt::Horizontal, this);
     slider_->setObjectName("gatewaySeekSlider");
+    // A click anywhere on the bar jumps there (and may drag on), as a media player's does,
+    // instead of paging an hour towards the pointer.
+    auto* clickJumps = new ClickJumpsStyle;
+    clickJumps->setParent(this);  // outlives the slider, created before it
+    slider_->setStyle(clickJumps);
     slider_->setRange(0, 0);
     slider_->setTickPosition(QSlider::TicksBelow);
     slider_->setPageStep(3600 / kSliderStep_s);
