@@ -19,16 +19,12 @@
 #include "scenario/scenario.h"
 #include "scenario_options.h"
 #include "text_table.h"
+#include "vary_parse.h"
 
 namespace taillab::cli {
 namespace {
 
 constexpr std::size_t kMaxPoints = 1000000;
-
-struct Vary {
-    std::string path;
-    std::vector<std::string> values;  // as typed; parsed like --set values
-};
 
 struct SweepOptions {
     std::string scenarioArg;
@@ -51,15 +47,6 @@ struct Outcome {
     std::string error;  // set when the run threw
     bool badInput = false;
 };
-
-Vary parseVary(const std::string& text) {
-    const auto eq = text.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-        throw UsageError{"--vary expects dotted.path=v1,v2,..., found '" + text + "'"};
-    Vary v{text.substr(0, eq), {}};
-    v.values = splitList("--vary " + v.path, text.substr(eq + 1));
-    return v;
-}
 
 SweepOptions parseArguments(const std::vector<std::string>& args) {
     SweepOptions o;
