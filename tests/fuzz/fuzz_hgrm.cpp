@@ -155,10 +155,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const HdrConfig config = chooseConfig(in);
     HgrmOptions options;
     options.ticks_per_half_distance = in.ConsumeIntegralInRange(1, 64);
-    // Any positive finite scale, as `taillab-cli hdr --scale` accepts, 1 half the time.
+    // Any positive finite scale, as `taillab-cli hdr --scale` accepts, 1 half the time; drawn by
+    // binary exponent so that tiny and huge scales are as likely as ordinary ones.
     if (in.ConsumeBool()) {
-        const double scale = std::fabs(in.ConsumeFloatingPoint<double>());
-        if (std::isfinite(scale) && scale > 0) options.value_scale = scale;
+        const double mantissa = 1.0 + in.ConsumeProbability<double>();
+        options.value_scale = std::ldexp(mantissa, in.ConsumeIntegralInRange(-1074, 1023));
+        if (!std::isfinite(options.value_scale) || options.value_scale <= 0)
+            options.value_scale = 1.0;
     }
     const auto format = in.ConsumeBool() ? LatencyLogFormat::U64Le : LatencyLogFormat::Text;
 
