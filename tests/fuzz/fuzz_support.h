@@ -44,6 +44,18 @@ inline bool knownScenarioFinding(const std::exception& e) {
     return false;
 }
 
+// A third finding, in applyOverride: '/' in a dotted path goes into the JSON pointer unescaped,
+// so "timeline/4000000000=1" walks into the timeline array and nlohmann grows it to 4e9 entries
+// (64 GB). While it is open, the override targets skip assignments whose path holds a '/'.
+inline bool knownOverrideFinding(const std::string& assignment) {
+#if TAILLAB_FUZZ_TOLERATE_KNOWN
+    return assignment.substr(0, assignment.find('=')).find('/') != std::string::npos;
+#else
+    (void)assignment;
+    return false;
+#endif
+}
+
 // A valid gateway scenario with params, an expectation and a timeline (a knob change and a
 // fault), so overrides can reach every part of the validator: "params.days=2",
 // "timeline.1.fault.effect=down", "expect.0.tolerance=-1", ...
