@@ -34,7 +34,8 @@ inline void check(bool ok, const char* what, const std::string& detail = {}) {
 // else escaping parseScenario is a new finding.
 //   out_of_range 406  a number such as 1e999 ("number overflow") escapes as a non-ScenarioError
 //   type_error 316    an override value with invalid UTF-8 ("seed=\xff") is kept as a string and
-//                     the error message's dump() of it throws (json_validator.cpp)
+//                     the error message's dump() of it throws (json_validator.cpp); one that
+//                     validates ("notes=\xc3") throws from writeScenarioJson instead
 inline bool knownScenarioFinding(const std::exception& e) {
 #if TAILLAB_FUZZ_TOLERATE_KNOWN
     if (const auto* r = dynamic_cast<const nlohmann::json::out_of_range*>(&e)) return r->id == 406;
