@@ -19,6 +19,7 @@
 #include "scenario/scenario.h"
 #include "scenario_options.h"
 #include "text_table.h"
+#include "vary_parse.h"
 
 namespace taillab::cli {
 namespace {
@@ -26,11 +27,6 @@ namespace {
 // Each point holds its scenario and its figures and checks until the table is written, and even
 // the quickest lab takes about 50 ms a point: 10,000 points is minutes of work and tens of MB.
 constexpr std::size_t kMaxPoints = 10000;
-
-struct Vary {
-    std::string path;
-    std::vector<std::string> values;  // as typed; parsed like --set values
-};
 
 struct SweepOptions {
     std::string scenarioArg;
@@ -53,15 +49,6 @@ struct Outcome {
     std::string error;  // set when the run threw
     bool badInput = false;
 };
-
-Vary parseVary(const std::string& text) {
-    const auto eq = text.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-        throw UsageError{"--vary expects dotted.path=v1,v2,..., found '" + text + "'"};
-    Vary v{text.substr(0, eq), {}};
-    v.values = splitList("--vary " + v.path, text.substr(eq + 1));
-    return v;
-}
 
 SweepOptions parseArguments(const std::vector<std::string>& args) {
     SweepOptions o;

@@ -1,6 +1,5 @@
 #include "metrics/hgrm.h"
 
-#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -64,7 +63,18 @@ template <class... Args>
 void appendf(std::string& out, const char* format, Args... args) {
     char buffer[256];
     const int n = std::snprintf(buffer, sizeof buffer, format, args...);
-    if (n > 0) out.append(buffer, static_cast<std::size_t>(std::min<int>(n, sizeof buffer - 1)));
+    if (n <= 0) return;
+    const auto length = static_cast<std::size_t>(n);
+    if (length < sizeof buffer) {
+        out.append(buffer, length);
+        return;
+    }
+    // A huge number (a tiny value_scale) prints hundreds of digits, as fprintf would in the C
+    // library: format it again at its full length rather than cut the row and its newline.
+    const std::size_t at = out.size();
+    out.resize(at + length + 1);
+    std::snprintf(out.data() + at, length + 1, format, args...);
+    out.resize(at + length);
 }
 
 }  // namespace

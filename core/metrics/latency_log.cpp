@@ -115,7 +115,12 @@ void LatencyLogReader::feedText(std::string_view block) {
                 throw LatencyLogError(lines_ + 1, "line too long", shown(carry_));
             return;
         }
-        parseLine(std::string_view(start, static_cast<std::size_t>(nl - start)));
+        const std::string_view line(start, static_cast<std::size_t>(nl - start));
+        // The same limit as for a line carried over from an earlier block, so that where the
+        // blocks are cut never changes whether a log is accepted.
+        if (line.size() > kMaxLineLength)
+            throw LatencyLogError(lines_ + 1, "line too long", shown(line));
+        parseLine(line);
         ++lines_;
         p = nl + 1;
     }

@@ -96,6 +96,20 @@ TEST(Hgrm, ValueScaleDividesValuesAndFooter) {
     EXPECT_NE(scaled.find("#[Max     =    10158.079,"), std::string::npos) << scaled;
 }
 
+// Found by tests/fuzz/fuzz_hgrm: rows longer than 255 characters were cut, newline included.
+TEST(Hgrm, HugeScaledValuesKeepWholeRows) {
+    HdrHistogram h;
+    h.record(1000);
+    const std::string text = formatHgrm(h, HgrmOptions{5, 1e-300});
+    const auto got = lines(text);
+    ASSERT_EQ(got.size(), 7u) << text;  // header, blank, two rows, three footer lines
+    char expected[400];
+    std::snprintf(expected, sizeof expected, "%12.3f", 1000.0 / 1e-300);
+    EXPECT_EQ(got[2].substr(0, std::strlen(expected)), expected);
+    EXPECT_TRUE(got[3].ends_with("inf")) << got[3];
+    EXPECT_TRUE(got[4].starts_with("#[Mean")) << got[4];
+}
+
 TEST(PercentileTicks, FollowTheHalvingScheduleAndTheCumulativeRule) {
     Rng rng(17, "hgrm-ticks");
     std::vector<std::int64_t> values;

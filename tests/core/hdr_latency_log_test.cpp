@@ -115,6 +115,23 @@ TEST(LatencyLogReader, OverlongLineIsAnError) {
         LatencyLogError);
 }
 
+// Found by tests/fuzz/fuzz_latency_log: a long line inside one block used to be accepted.
+TEST(LatencyLogReader, OverlongLineIsAnErrorEvenWithinOneBlock) {
+    const std::string log = "5\n" + std::string(LatencyLogReader::kMaxLineLength + 1, '#') + "\n";
+    for (const std::vector<std::size_t>& sizes :
+         std::vector<std::vector<std::size_t>>{{log.size()}, {1}, {3, 4000}}) {
+        try {
+            readInBlocks(LatencyLogFormat::Text, log, sizes);
+            FAIL() << "a line of " << LatencyLogReader::kMaxLineLength + 1 << " bytes was accepted";
+        } catch (const LatencyLogError& e) {
+            EXPECT_EQ(e.line(), 2);
+            EXPECT_EQ(e.reason(), "line too long");
+        }
+    }
+    const std::string longest = "5\n" + std::string(LatencyLogReader::kMaxLineLength, '#') + "\n";
+    EXPECT_EQ(readWhole(LatencyLogFormat::Text, longest).totalCount(), 1);
+}
+
 TEST(LatencyLogReader, TextBlockBoundariesDoNotMatter) {
     Rng rng(23, "latency-log-text");
     std::string log;
