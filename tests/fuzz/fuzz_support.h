@@ -28,10 +28,10 @@ inline void check(bool ok, const char* what, const std::string& detail = {}) {
     if (!ok) fail(what, detail);
 }
 
-// Findings in the scenario parser (core/scenario) already reported and awaiting its rewrite, which
-// the scenario targets let pass while TAILLAB_FUZZ_TOLERATE_KNOWN is on (CMake option, default
-// ON); turn it off once the fix lands, and the reproducers in regressions/ hold the fix. Anything
-// else escaping parseScenario is a new finding.
+// Findings in the scenario parser (core/scenario) that the scenario targets could let pass while
+// TAILLAB_FUZZ_TOLERATE_KNOWN is on (CMake option, default OFF now that all are fixed; the
+// reproducers in regressions/ hold the fixes). Anything escaping parseScenario other than a
+// ScenarioError is a finding.
 //   out_of_range 406  a number such as 1e999 ("number overflow") escapes as a non-ScenarioError
 //   type_error 316    an override value with invalid UTF-8 ("seed=\xff") is kept as a string and
 //                     the error message's dump() of it throws (json_validator.cpp); one that
@@ -45,12 +45,12 @@ inline bool knownScenarioFinding(const std::exception& e) {
     return false;
 }
 
-// A third finding, in applyOverride: nlohmann's operator[](json_pointer) turns a missing value
+// A third finding (fixed), in applyOverride: nlohmann's operator[](json_pointer) turns a missing value
 // into an array when the next token is a number and fills it with nulls up to that index, and
 // requireExistingIndices only guards arrays that already exist (and splits on '.', while a '/' in
 // the path passes into the pointer unescaped). So "a.99999999999.c=1" asks for 1.6 TB and
 // "timeline/4000000000=1" for 64 GB. While it is open, the override targets skip assignments whose
-// path holds a number of five digits or more.
+// path held a number of five digits or more.
 inline bool knownOverrideFinding(const std::string& assignment) {
 #if TAILLAB_FUZZ_TOLERATE_KNOWN
     std::size_t digits = 0;
