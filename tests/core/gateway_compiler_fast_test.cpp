@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -19,12 +20,13 @@
 // assert that a call allocated nothing. Every unaligned form is replaced, nothrow and array ones
 // too: the library's defaults forward to operator new(size_t), but a sanitizer's do not, and an
 // ASan build would then free with std::free what its own nothrow new allocated
-// (std::stable_sort's temporary buffer) and report an alloc-dealloc mismatch.
+// (std::stable_sort's temporary buffer) and report an alloc-dealloc mismatch. The count is
+// atomic: the replacement serves the whole binary, whose sweep tests allocate on many threads.
 namespace {
-std::size_t g_allocations = 0;
+std::atomic<std::size_t> g_allocations{0};
 
 void* countedAlloc(std::size_t size) noexcept {
-    ++g_allocations;
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
     return std::malloc(size == 0 ? 1 : size);
 }
 }  // namespace
@@ -287,9 +289,9 @@ TEST(GatewayCompilerFastPath, AsciiQueriesAllocateNothingOnceTheBufferIsLargeEno
         "intitle:\"Big Data\" spark https://ex.com/?utm_source=x&id=7 \"unpaired",
         std::string(200, 'a') + " " + std::string(40, 'B') + " site:a.com"};  // 252 bytes
     for (const std::string& q : queries) {
-        const std::size_t before = g_allocations;
+        const std::size_t before = g_allocations.load();
         analyzeQuery(q, out);
-        EXPECT_EQ(g_allocations, before) << q;
+        EXPECT_EQ(g_allocations.load(), before) << q;
     }
 }
 
