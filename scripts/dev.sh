@@ -80,11 +80,12 @@ run_asan() {
 # nothing. A TSan run of the GUI needs a Qt built with -sanitize thread.
 tsan_tests='^(SweepRunner|SweepCli|CompareCli)\.'
 
-# The threaded parts under TSan. Only the core test binary and taillab-cli (which the CLI tests
-# start) are built. A report fails the test; tests/sanitizers/tsan.supp says why it is empty.
+# The threaded parts under TSan. Only the core library, taillab-cli (which the CLI tests start)
+# and taillab_thread_tests (those three suites alone; tests/CMakeLists.txt) are built. A report
+# fails the test; tests/sanitizers/tsan.supp says why it is empty.
 run_tsan() {
     local dir=${TAILLAB_TSAN_BUILD_DIR:-$here/build-tsan} t0=$SECONDS status=0
-    configure_sanitizer "$dir" thread --target taillab_core_tests
+    configure_sanitizer "$dir" thread --target taillab_thread_tests
     echo "== tsan: built in $((SECONDS - t0)) s"
     cd "$dir"
     t0=$SECONDS
