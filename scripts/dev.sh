@@ -4,6 +4,9 @@
 #   scripts/dev.sh test         build and run the whole test suite (ctest; UI tests offscreen)
 #   scripts/dev.sh bench        build and run the benchmarks (engine, HDR, labs, GUI re-run), JSON
 #   scripts/dev.sh build        install, configure and build only
+#   scripts/dev.sh asan         build-asan: the whole test suite under ASan+UBSan (and LSan)
+#   scripts/dev.sh tsan         build-tsan: the tests that start threads, under TSan
+#   scripts/dev.sh sanitize     asan, then tsan (what CI runs after `test`)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +34,65 @@ install_missing() {
 configure_and_build() {
     cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build "$build_dir" -j"$jobs"
+}
+
+# Sanitizer builds: their own build directories, -O1 with debug info (readable stacks at a
+# tolerable speed; asserts stay on), no benchmarks.
+sanitizer_dir=$here/tests/sanitizers
+
+configure_sanitizer() {  # dir kind [cmake --build args...]
+    local dir=$1 kind=$2
+    shift 2
+    cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+        -DTAILLAB_SANITIZE="$kind" -DTAILLAB_BUILD_BENCH=OFF >/dev/null
+    cmake --build "$dir" -j"$jobs" "$@"
+}
+
+# The whole suite under ASan+UBSan. Any report fails the test: UBSan checks are built
+# non-recoverable (CMakeLists.txt) and halt_on_error is set for both; LSan runs at exit with the
+# leak suppressions of tests/sanitizers/lsan.supp (each entry says why).
+run_asan() {
+    local dir=${TAILLAB_ASAN_BUILD_DIR:-$here/build-asan} t0=$SECONDS status=0
+    configure_sanitizer "$dir" address
+    echo "== asan: built in $((SECONDS - t0)) s"
+    cd "$dir"
+    t0=$SECONDS
+    ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1:check_initialization_order=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    LSAN_OPTIONS=suppressions=$sanitizer_dir/lsan.supp:print_suppressions=0 \
+    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"$jobs" "$@" || status=$?
+    echo "== asan: tests ran in $((SECONDS - t0)) s"
+    return "$status"
+}
+
+# The tests that start threads, the ones TSan runs:
+#   SweepRunner.*  core/run/sweep_runner: the thread pool (which also runs the GUI's hedge-delay
+#                  sweep), RunControl cancel from another thread, first error, serialized
+#                  callbacks, destruction while running
+#   SweepCli.*     taillab-cli sweep: points in parallel on SweepRunner (--jobs 1..N)
+#   CompareCli.*   taillab-cli compare: the two sides in parallel on SweepRunner
+# Not the GUI's threads (RunController's worker, the gateway session, HedgeSweepRunner posting to
+# the UI): Debian's Qt is not built with TSan, so TSan cannot see the locks of Qt's event queue,
+# and every hand-off through a queued call or queued signal is reported as a race (hundreds per
+# test, in QWaitCondition, QMetaCallEvent, QtGui). Suppressing those would mean suppressing every
+# stack through Qt's event loop, which is every stack of the GUI's threads, so the run would prove
+# nothing. A TSan run of the GUI needs a Qt built with -sanitize thread.
+tsan_tests='^(SweepRunner|SweepCli|CompareCli)\.'
+
+# The threaded parts under TSan. Only the core library, taillab-cli (which the CLI tests start)
+# and taillab_thread_tests (those three suites alone; tests/CMakeLists.txt) are built. A report
+# fails the test; tests/sanitizers/tsan.supp says why it is empty.
+run_tsan() {
+    local dir=${TAILLAB_TSAN_BUILD_DIR:-$here/build-tsan} t0=$SECONDS status=0
+    configure_sanitizer "$dir" thread --target taillab_thread_tests
+    echo "== tsan: built in $((SECONDS - t0)) s"
+    cd "$dir"
+    t0=$SECONDS
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$sanitizer_dir/tsan.supp \
+    ctest --output-on-failure -j"$jobs" -R "$tsan_tests" "$@" || status=$?
+    echo "== tsan: tests ran in $((SECONDS - t0)) s"
+    return "$status"
 }
 
 cmd=${1:-run}
@@ -61,8 +123,24 @@ case "$cmd" in
         "$build_dir/tests/taillab_bench" --benchmark_format=json "$@"
         QT_QPA_PLATFORM=offscreen "$build_dir/tests/taillab_gui_bench"
         ;;
+    asan)
+        install_missing
+        run_asan "$@"
+        ;;
+    tsan)
+        install_missing
+        run_tsan "$@"
+        ;;
+    sanitize)
+        # Both stages run even when the first fails (each in its own shell, so a failed build
+        # still stops its own stage); the exit status is the first failure's.
+        status=0
+        "$here/scripts/dev.sh" asan "$@" || status=$?
+        "$here/scripts/dev.sh" tsan "$@" || [ "$status" -ne 0 ] || status=$?
+        exit "$status"
+        ;;
     *)
-        echo "usage: scripts/dev.sh run|test|bench|build" >&2
+        echo "usage: scripts/dev.sh run|test|bench|build|asan|tsan|sanitize" >&2
         exit 2
         ;;
 esac

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -16,21 +17,38 @@
 #include "query_grammar.h"
 
 // Every allocation through operator new in this test binary is counted, so that a test can
-// assert that a call allocated nothing.
+// assert that a call allocated nothing. Every unaligned form is replaced, nothrow and array ones
+// too: the library's defaults forward to operator new(size_t), but a sanitizer's do not, and an
+// ASan build would then free with std::free what its own nothrow new allocated
+// (std::stable_sort's temporary buffer) and report an alloc-dealloc mismatch. The count is
+// atomic: the replacement serves the whole binary, whose sweep tests allocate on many threads.
 namespace {
-std::size_t g_allocations = 0;
+std::atomic<std::size_t> g_allocations{0};
+
+void* countedAlloc(std::size_t size) noexcept {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    return std::malloc(size == 0 ? 1 : size);
+}
 }  // namespace
 
 void* operator new(std::size_t size) {
-    ++g_allocations;
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    if (void* p = countedAlloc(size)) return p;
     throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return countedAlloc(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+    return countedAlloc(size);
 }
 // GCC 12 takes free() inside a replacement operator delete for a mismatch with operator new.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 #pragma GCC diagnostic pop
 
 namespace taillab::gateway {
@@ -271,9 +289,9 @@ TEST(GatewayCompilerFastPath, AsciiQueriesAllocateNothingOnceTheBufferIsLargeEno
         "intitle:\"Big Data\" spark https://ex.com/?utm_source=x&id=7 \"unpaired",
         std::string(200, 'a') + " " + std::string(40, 'B') + " site:a.com"};  // 252 bytes
     for (const std::string& q : queries) {
-        const std::size_t before = g_allocations;
+        const std::size_t before = g_allocations.load();
         analyzeQuery(q, out);
-        EXPECT_EQ(g_allocations, before) << q;
+        EXPECT_EQ(g_allocations.load(), before) << q;
     }
 }
 
