@@ -122,15 +122,34 @@ void setAtPath(nlohmann::json& doc, const std::string& dotted, const nlohmann::j
     else mergeInto(*node, value);
 }
 
-// Whether `s` is valid UTF-8 (JSON text and every message about it must be).
+// Whether `s` is well-formed UTF-8 by RFC 3629's table (no overlong forms, no surrogates, nothing
+// past U+10FFFF), as the JSON library requires of every string it writes.
 bool isUtf8(std::string_view s) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
     for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const int n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-        if (n == 0 || i + static_cast<std::size_t>(n) > s.size()) return false;
-        for (int k = 1; k < n; ++k)
-            if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0xC0) != 0x80) return false;
-        i += static_cast<std::size_t>(n);
+        const unsigned char c = byte(i);
+        std::size_t n = 0;
+        unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            n = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 3;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 4;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        } else {
+            return false;
+        }
+        if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return false;
+        for (std::size_t k = 2; k < n; ++k)
+            if ((byte(i + k) & 0xC0) != 0x80) return false;
+        i += n;
     }
     return true;
 }

@@ -199,10 +199,15 @@ TEST(Scenario, OverridePathsWithEmptyComponentsAreRejected) {
 
 TEST(Scenario, OverridesThatAreNotUtf8AreRejectedBeforeTheyReachAnyJson) {
     const std::string text = R"({"schema_version": 1, "name": "x", "lab": "fanout"})";
-    for (const char* o : {"seed=\xff", "notes=\xc3", "par\xe2ms.backends=5"}) {
+    // Truncated, stray, overlong (C0 90), a surrogate (ED A0 80), past U+10FFFF (F4 90 80 80).
+    for (const char* o : {"seed=\xff", "notes=\xc3", "par\xe2ms.backends=5", "notes=a\xc0\x90",
+                          "notes=\xed\xa0\x80", "notes=\xf4\x90\x80\x80"}) {
         const ScenarioError e = parseError(text, {o});
         EXPECT_NE(std::string(e.what()).find("not valid UTF-8"), std::string::npos) << e.what();
     }
+    const std::string text2 = R"({"schema_version": 1, "name": "x", "lab": "fanout"})";
+    EXPECT_EQ(parseScenario(text2, "x.json", {"notes=caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"}).notes,
+              "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
 TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
