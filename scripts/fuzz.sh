@@ -23,18 +23,8 @@ targets=(scenario set_override vary latency_log hgrm)
 # (core/scenario/timeline_parse.cpp does), a C++20 feature clang gained in 16.
 packages=(cmake make clang-16 libclang-rt-16-dev nlohmann-json3-dev libicu-dev)
 
-install_missing() {
-    local missing=()
-    for p in "${packages[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    echo "== installing: ${missing[*]}"
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
-    "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+# shellcheck source=install_missing.sh
+. "$here/scripts/install_missing.sh"
 
 build() {
     install_missing
@@ -93,9 +83,9 @@ executions() {
 }
 
 # Executions per target in a smoke run (all five take about a minute on an unloaded 2-core
-# machine, the build aside). A fixed
-# count and seed make the smoke run the same on every machine, so CI never fails on a finding
-# that depends on how fast it ran; campaigns are where new findings come from.
+# machine, the build aside). A fixed count and seed make the smoke run the same on every
+# machine, so CI never fails on a finding that depends on how fast it ran; campaigns are where
+# new findings come from.
 smoke_runs() {
     case "$1" in
         scenario) echo 60000 ;;
