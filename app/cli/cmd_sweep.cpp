@@ -294,12 +294,29 @@ std::string toJsonTable(const std::vector<Point>& points, const std::vector<Outc
     return table.dump(2) + "\n";
 }
 
+// Before any point runs: every name in --figures is a figure of at least one point (a point's
+// figures depend on its params; one that lacks a name leaves that cell empty).
+void checkFigureNames(const std::vector<std::string>& names, const std::vector<Point>& points) {
+    const std::string& labId = points.front().scenario.lab;
+    const Lab* lab = findLab(labId);
+    std::vector<std::string> known;
+    for (const auto& p : points)
+        for (auto& name : lab->figureNames(p.scenario.params))
+            if (std::find(known.begin(), known.end(), name) == known.end())
+                known.push_back(std::move(name));
+    for (const auto& name : names)
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            throw UsageError{"--figures: " + unknownFigureMessage(labId, name, known,
+                                                                    "at any point of this sweep")};
+}
+
 }  // namespace
 
 int cmdSweep(const std::vector<std::string>& args) {
     const SweepOptions o = parseArguments(args);
     const std::vector<Point> points = buildPoints(o);
     checkOutputPath(o.outPath);
+    if (o.figures) checkFigureNames(*o.figures, points);
     const std::vector<Outcome> outcomes = runPoints(points, o.jobs, o.quiet);
 
     int errorCode = kExitOk;
@@ -317,11 +334,7 @@ int cmdSweep(const std::vector<std::string>& args) {
     const std::vector<std::string> all = figureColumns(outcomes);
     std::vector<std::string> figures = all;
     if (o.figures) {
-        for (const auto& name : *o.figures)
-            if (std::find(all.begin(), all.end(), name) == all.end())
-                throw UsageError{"unknown figure '" + name + "' (lab '" + points[0].scenario.lab +
-                                 "' produces: " + join(all, ", ") + ")"};
-        figures = *o.figures;
+        figures = *o.figures;  // each produced by some point: checkFigureNames
     }
 
     std::string text;

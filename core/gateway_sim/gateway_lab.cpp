@@ -10,6 +10,8 @@
 #include "labs/lab.h"
 
 namespace taillab::gateway {
+void addGatewayFigures(LabResult& r, const GatewaySnapshot& s);
+
 namespace {
 
 constexpr int kPartials = 20;
@@ -66,6 +68,11 @@ public:
                   const PartialSink& partial) const override {
         return run(params, Timeline{}, seed, control, partial);
     }
+    std::vector<std::string> figureNames(const Params&) const override {
+        LabResult r;
+        addGatewayFigures(r, GatewaySnapshot{});
+        return figureNamesOf(r);
+    }
     LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
                   RunControl& control, const PartialSink& partial) const override {
         GatewaySim sim(params, seed, timeline);
@@ -96,15 +103,8 @@ public:
 
 }  // namespace
 
-LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uint64_t seed) {
-    LabResult r;
-    r.lab = "gateway";
-    r.seed = seed;
-    r.parameters = params.toJson();
-    r.distributions.push_back(NamedHistogram{"request", s.latency_us});
-    for (int c = 0; c < kClasses; ++c)
-        r.distributions.push_back(
-            NamedHistogram{"request_" + std::string(kClassNames[c]), s.latency_by_class_us[c]});
+// The run's figures, from its snapshot; figureNames() passes an empty one.
+void addGatewayFigures(LabResult& r, const GatewaySnapshot& s) {
     auto pct = [&](double p) {
         return s.latency_us.empty() ? 0.0 : s.latency_us.valueAtPercentile(p) / 1000.0;
     };
@@ -145,6 +145,18 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     f.emplace_back("probe_failures", static_cast<double>(s.probe_failures));
     f.emplace_back("deadline_missed_rate",
                    ratio(s.outcomes[static_cast<int>(Outcome::DeadlineMissed)], s.accepted));
+}
+
+LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uint64_t seed) {
+    LabResult r;
+    r.lab = "gateway";
+    r.seed = seed;
+    r.parameters = params.toJson();
+    r.distributions.push_back(NamedHistogram{"request", s.latency_us});
+    for (int c = 0; c < kClasses; ++c)
+        r.distributions.push_back(
+            NamedHistogram{"request_" + std::string(kClassNames[c]), s.latency_by_class_us[c]});
+    addGatewayFigures(r, s);
 
     Chart dist{"latency", "Request latency, accept to last byte", ChartKind::Percentile,
                "Percentile", "Latency (ms)", false, true, {}};

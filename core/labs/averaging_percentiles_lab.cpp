@@ -58,6 +58,33 @@ HdrHistogram mergeAll(const std::vector<HdrHistogram>& hosts) {
     return pooled;
 }
 
+// The figures of the main run. figureNames() passes an empty Measured through the same code.
+void addMainFigures(LabResult& r, const Fleet& f, double p, const Measured& m) {
+    const auto host = [&](std::size_t h) { return h < m.hostMs.size() ? m.hostMs[h] : 0.0; };
+    r.figures = {
+        {"odd_host_pxx_ms", host(0)},
+        {"healthy_host_pxx_ms", host(1)},
+        {"mean_of_host_pxx_ms", m.meanOfHostsMs},
+        {"pooled_pxx_ms", m.pooledMs},
+        {"error_ms", m.errorMs()},
+        {"error_ratio", m.meanOfHostsMs / m.pooledMs},
+        {"closed_form_mean_of_host_pxx_ms", f.meanOfHostQuantiles(p)},
+        {"closed_form_pooled_pxx_ms", f.pooledQuantile(p)},
+        {"closed_form_error_ms", f.error(p)},
+    };
+    if (auto w = avg::zeroCrossingShare(f, p, kMinShare, kMaxShare))
+        r.figures.emplace_back("closed_form_zero_error_share", *w);
+}
+
+void addCountFigures(LabResult& r, double thresholdMs, std::int64_t overSum,
+                     std::int64_t overPooled, double fraction, double meanFraction) {
+    r.figures.emplace_back("threshold_ms", thresholdMs);
+    r.figures.emplace_back("over_threshold_sum_of_hosts", static_cast<double>(overSum));
+    r.figures.emplace_back("over_threshold_pooled", static_cast<double>(overPooled));
+    r.figures.emplace_back("fraction_over_threshold", fraction);
+    r.figures.emplace_back("mean_of_host_fractions_over_threshold", meanFraction);
+}
+
 std::vector<Rng> streams(std::uint64_t seed, const std::string& prefix, int hosts) {
     std::vector<Rng> s;
     for (int h = 0; h < hosts; ++h)
@@ -77,9 +104,11 @@ class AveragingPercentilesLab final : public Lab {
     std::string mainKnob() const override { return "odd_share"; }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
+    std::vector<std::string> figureNames(const Params& params) const override;
 
   private:
     struct Run;
+    static Fleet fleetFrom(const Params& params);
     void fillMain(Run& run, const std::vector<HdrHistogram>& hosts,
                   const HdrHistogram& pooled) const;
     void fillCountChecks(Run& run, const std::vector<HdrHistogram>& hosts,
@@ -120,13 +149,26 @@ std::vector<KnobSpec> AveragingPercentilesLab::knobs() const {
     };
 }
 
+Fleet AveragingPercentilesLab::fleetFrom(const Params& params) {
+    Fleet f;
+    f.hosts = params.integer("hosts");
+    f.odd_share = params.real("odd_share");
+    f.odd_slowness = params.real("odd_slowness");
+    f.healthy.sigma = params.real("sigma");
+    return f;
+}
+
+std::vector<std::string> AveragingPercentilesLab::figureNames(const Params& params) const {
+    LabResult r;
+    addMainFigures(r, fleetFrom(params), params.real("percentile") / 100.0, Measured{});
+    addCountFigures(r, 0, 0, 0, 0, 0);
+    return figureNamesOf(r);
+}
+
 LabResult AveragingPercentilesLab::run(const Params& params, std::uint64_t seed,
                                        RunControl& control, const PartialSink& partial) const {
     Run run;
-    run.fleet.hosts = params.integer("hosts");
-    run.fleet.odd_share = params.real("odd_share");
-    run.fleet.odd_slowness = params.real("odd_slowness");
-    run.fleet.healthy.sigma = params.real("sigma");
+    run.fleet = fleetFrom(params);
     run.percent = params.real("percentile");
     run.requests = params.integer64("requests");
     run.split = run.fleet.split(run.requests);
@@ -211,19 +253,7 @@ void AveragingPercentilesLab::fillMain(Run& run, const std::vector<HdrHistogram>
     r.charts.push_back(std::move(pc));
 
     const std::string px = percentileName(run.percent);
-    r.figures = {
-        {"odd_host_pxx_ms", m.hostMs[0]},
-        {"healthy_host_pxx_ms", m.hostMs[1]},
-        {"mean_of_host_pxx_ms", m.meanOfHostsMs},
-        {"pooled_pxx_ms", m.pooledMs},
-        {"error_ms", m.errorMs()},
-        {"error_ratio", m.meanOfHostsMs / m.pooledMs},
-        {"closed_form_mean_of_host_pxx_ms", f.meanOfHostQuantiles(p)},
-        {"closed_form_pooled_pxx_ms", f.pooledQuantile(p)},
-        {"closed_form_error_ms", f.error(p)},
-    };
-    if (auto w = avg::zeroCrossingShare(f, p, kMinShare, kMaxShare))
-        r.figures.emplace_back("closed_form_zero_error_share", *w);
+    addMainFigures(r, f, p, m);
 
     // Each sample quantile within kSigmas standard errors (plus HDR's bucket) of its closed form.
     auto seOfHost = [&](int h) -> double {
@@ -285,11 +315,7 @@ void AveragingPercentilesLab::fillCountChecks(Run& run, const std::vector<HdrHis
     const std::int64_t overPooled = pooled.totalCount() - pooled.countAtOrBelow(thresholdUs);
     const double n = static_cast<double>(pooled.totalCount());
     const double fraction = static_cast<double>(overPooled) / n;
-    r.figures.emplace_back("threshold_ms", thresholdMs);
-    r.figures.emplace_back("over_threshold_sum_of_hosts", static_cast<double>(overSum));
-    r.figures.emplace_back("over_threshold_pooled", static_cast<double>(overPooled));
-    r.figures.emplace_back("fraction_over_threshold", fraction);
-    r.figures.emplace_back("mean_of_host_fractions_over_threshold", meanFraction);
+    addCountFigures(r, thresholdMs, overSum, overPooled, fraction, meanFraction);
 
     r.checks.push_back(makeCheck("every request counted once", static_cast<double>(countSum),
                                  static_cast<double>(run.requests), 0, false,

@@ -97,6 +97,8 @@ class CoordinatedOmissionLab final : public Lab {
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
 
+    std::vector<std::string> figureNames(const Params& params) const override;
+
   private:
     void fillCharts(LabResult& r, const LoopSimulation& open, const LoopSimulation& closed,
                     const ClosedForms& forms, bool corrected) const;
@@ -135,6 +137,16 @@ std::vector<KnobSpec> CoordinatedOmissionLab::knobs() const {
             .log()
             .hidden(),
     };
+}
+
+std::vector<std::string> CoordinatedOmissionLab::figureNames(const Params& params) const {
+    const co::Config config = configFrom(params);
+    const bool corrected = params.flag("corrected");
+    const LoopSimulation open(config, Loop::Open, 0, false);
+    const LoopSimulation closed(config, Loop::Closed, 0, corrected);
+    LabResult r;
+    fillFigures(r, open, closed, corrected);
+    return figureNamesOf(r);
 }
 
 LabResult CoordinatedOmissionLab::run(const Params& params, std::uint64_t seed, RunControl& control,

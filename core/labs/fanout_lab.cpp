@@ -47,6 +47,7 @@ class FanoutLab final : public Lab {
     std::string mainKnob() const override { return "backends"; }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
+    std::vector<std::string> figureNames(const Params& params) const override;
 };
 
 std::vector<KnobSpec> FanoutLab::knobs() const {
@@ -108,6 +109,10 @@ FanoutConfig configFrom(const Params& params) {
                                    : HedgeMode::None;
     c.hedge_delay_ms = params.real("hedge_delay_ms");
     return c;
+}
+
+std::vector<std::string> FanoutLab::figureNames(const Params& params) const {
+    return fanoutFigureNames(configFrom(params));
 }
 
 LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& control,

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "labs/fanout_stats.h"
+#include "labs/lab.h"
 
 namespace taillab {
 namespace {
@@ -389,6 +390,12 @@ void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
 }
 
 }  // namespace
+
+std::vector<std::string> fanoutFigureNames(const FanoutConfig& c) {
+    LabResult r;
+    addFigures(r, FanoutTally(c), FanoutSweeps{});
+    return figureNamesOf(r);
+}
 
 void fillFanoutReport(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     addFigures(r, t, s);

@@ -50,6 +50,8 @@ bool runFanoutSweeps(const FanoutConfig& c, double requestBudget, std::int64_t r
 // Distributions and the percentile chart: all a partial result carries.
 void fillDistributions(LabResult& r, const FanoutTally& t);
 void fillFanoutReport(LabResult& r, const FanoutTally& t, const FanoutSweeps& s);
+// The names of the figures fillFanoutReport gives a run with config c.
+std::vector<std::string> fanoutFigureNames(const FanoutConfig& c);
 std::string fanoutExplanation();
 
 }  // namespace taillab

@@ -44,6 +44,7 @@ class HedgeIdleLab final : public Lab {
     std::string mainKnob() const override { return "hedge_percentile"; }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
+    std::vector<std::string> figureNames(const Params& params) const override;
 };
 
 std::vector<KnobSpec> HedgeIdleLab::knobs() const {
@@ -128,6 +129,10 @@ HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {
     run.sweepShared = kSweepShared;
     for (double s : run.sweepShared) run.policies.emplace_back(run.calibratedDelay, s);
     return run;
+}
+
+std::vector<std::string> HedgeIdleLab::figureNames(const Params& params) const {
+    return hedgeIdleFigureNames(configFrom(params));
 }
 
 LabResult HedgeIdleLab::run(const Params& params, std::uint64_t seed, RunControl& control,

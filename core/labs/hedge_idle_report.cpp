@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "labs/fanout_stats.h"
+#include "labs/lab.h"
 
 namespace taillab {
 namespace {
@@ -211,6 +212,15 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
 }
 
 }  // namespace
+
+std::vector<std::string> hedgeIdleFigureNames(const HedgeIdleConfig& c) {
+    HedgeIdleRun run;
+    run.config = c;
+    run.policies.emplace_back(0.0, c.shared_fraction);
+    LabResult r;
+    addFigures(r, run);
+    return figureNamesOf(r);
+}
 
 void fillHedgeIdleReport(LabResult& r, const HedgeIdleRun& run) {
     addFigures(r, run);

@@ -39,6 +39,8 @@ struct HedgeIdleRun {
 // Percentile chart of the tail before and after: all a partial result carries.
 void fillHedgeIdleTail(LabResult& r, const HedgeIdleRun& run);
 void fillHedgeIdleReport(LabResult& r, const HedgeIdleRun& run);
+// The names of the figures fillHedgeIdleReport gives a run with config c.
+std::vector<std::string> hedgeIdleFigureNames(const HedgeIdleConfig& c);
 std::string hedgeIdleExplanation();
 
 }  // namespace taillab

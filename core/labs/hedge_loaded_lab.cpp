@@ -70,6 +70,9 @@ HedgeSimStreams streamsFor(std::uint64_t seed, const std::string& prefix, double
                            stream("backup_routing"), stream("backup_service")};
 }
 
+// Whether a load is one of the sweep's 0.1 .. 0.9 grid (the chosen load may not be).
+bool onGrid(double load) { return std::abs(load * 10 - std::round(load * 10)) < 1e-9; }
+
 std::vector<double> sweepLoads(double chosen) {
     std::vector<double> loads;
     for (int i = 1; i <= 9; ++i) loads.push_back(i / 10.0);
@@ -111,6 +114,7 @@ class HedgeLoadedLab final : public Lab {
     std::string mainKnob() const override { return "load"; }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
+    std::vector<std::string> figureNames(const Params& params) const override;
 
   private:
     struct Setup {
@@ -213,6 +217,20 @@ bool HedgeLoadedLab::runLoad(const Setup& setup, std::uint64_t seed, double load
     return true;
 }
 
+std::vector<std::string> HedgeLoadedLab::figureNames(const Params& params) const {
+    LabResult r;
+    std::vector<LoadPoint> points;
+    for (double load : sweepLoads(params.real("load"))) {
+        LoadPoint point;
+        point.load = load;
+        point.onGrid = onGrid(load);
+        addLoadFigures(r, point);
+        points.push_back(point);
+    }
+    addSummaryFigures(r, points);
+    return figureNamesOf(r);
+}
+
 LabResult HedgeLoadedLab::run(const Params& params, std::uint64_t seed, RunControl& control,
                               const PartialSink& partial) const {
     const Setup setup = setupFrom(params);
@@ -227,7 +245,7 @@ LabResult HedgeLoadedLab::run(const Params& params, std::uint64_t seed, RunContr
     const double span = 1.0 / static_cast<double>(loads.size());
     for (std::size_t i = 0; i < loads.size(); ++i) {
         LoadPoint point;
-        point.onGrid = std::abs(loads[i] * 10 - std::round(loads[i] * 10)) < 1e-9;
+        point.onGrid = onGrid(loads[i]);
         if (!control.checkpoint() ||
             !runLoad(setup, seed, loads[i], point, result, response, control, span * i, span)) {
             result.cancelled = true;

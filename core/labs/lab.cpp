@@ -1,5 +1,9 @@
 #include "labs/lab.h"
 
+#include <algorithm>
+
+#include "scenario/json_locate.h"
+
 namespace taillab {
 
 LabResult Lab::run(const Params& params, const Timeline& timeline, std::uint64_t seed,
@@ -7,6 +11,69 @@ LabResult Lab::run(const Params& params, const Timeline& timeline, std::uint64_t
     if (!timeline.empty())
         throw TimelineError("/timeline", "lab '" + id() + "' applies no timeline");
     return run(params, seed, control, partial);
+}
+
+std::vector<std::string> figureNamesOf(const LabResult& r) {
+    std::vector<std::string> names;
+    names.reserve(r.figures.size());
+    for (const auto& [name, value] : r.figures) names.push_back(name);
+    return names;
+}
+
+namespace {
+
+// Levenshtein distance, for suggestions (names are short: O(|a| |b|) is nothing).
+std::size_t editDistance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string quoted(const std::string& s) {
+    std::string out = "'";
+    out += elideText(s);
+    out += '\'';
+    return out;
+}
+
+}  // namespace
+
+std::string unknownFigureMessage(const std::string& lab, const std::string& name,
+                                 const std::vector<std::string>& known, const std::string& where) {
+    std::string out = "lab '" + lab + "' reports no figure " + quoted(name) + " " + where;
+    // Suggest the names within a third of the name's length in edits, closest first.
+    std::vector<std::pair<std::size_t, const std::string*>> near;
+    const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+    if (name.size() <= 200)
+        for (const auto& k : known)
+            if (const std::size_t d = editDistance(name, k); d <= limit) near.emplace_back(d, &k);
+    std::stable_sort(near.begin(), near.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (!near.empty()) {
+        out += "; did you mean ";
+        for (std::size_t i = 0; i < std::min<std::size_t>(near.size(), 3); ++i)
+            out += (i == 0 ? "" : " or ") + quoted(*near[i].second);
+        out += "?";
+    }
+    // All of a short list; a dozen of a long one.
+    const std::size_t kListed = known.size() <= 20 ? known.size() : 12;
+    out += " (it reports ";
+    if (known.empty()) out += "none";
+    for (std::size_t i = 0; i < std::min(known.size(), kListed); ++i)
+        out += (i == 0 ? "" : ", ") + known[i];
+    if (known.size() > kListed)
+        out += ", ... and " + std::to_string(known.size() - kListed) +
+               " more; `taillab-cli run` lists them all under \"figures\"";
+    return out + ")";
 }
 
 }  // namespace taillab

@@ -47,8 +47,24 @@ public:
     virtual LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
                           RunControl& control, const PartialSink& partial) const;
 
+    // The names of the figures run() reports for these params, in its order, without running
+    // it: what `expect` entries and `sweep --figures` are checked against before any work
+    // starts. Each lab passes empty tallies through the report code its runs use, so the list
+    // and the runs cannot drift apart (tests/core/figure_names_test.cpp holds them equal over
+    // every shipped scenario).
+    virtual std::vector<std::string> figureNames(const Params& params) const = 0;
+
     Params defaultParams() const { return Params(knobs()); }
 };
+
+// The names of r's figures, in order.
+std::vector<std::string> figureNamesOf(const LabResult& r);
+// "lab 'L' reports no figure 'name'", the closest known names as suggestions, and the known
+// names, at most a dozen of them (a lab may report hundreds), so the message stays short.
+// `where` says which params the names are for.
+std::string unknownFigureMessage(const std::string& lab, const std::string& name,
+                                 const std::vector<std::string>& known,
+                                 const std::string& where = "with these params");
 
 // All labs, in the order the GUI lists them.
 const std::vector<std::unique_ptr<Lab>>& allLabs();

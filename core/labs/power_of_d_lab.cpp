@@ -60,6 +60,7 @@ class PowerOfDLab final : public Lab {
     std::string mainKnob() const override { return "load"; }
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
+    std::vector<std::string> figureNames(const Params& params) const override;
 };
 
 std::vector<KnobSpec> PowerOfDLab::knobs() const {
@@ -79,6 +80,17 @@ std::vector<KnobSpec> PowerOfDLab::knobs() const {
                        "Share of each run's first arrivals left out of the measurement", 0.01)
             .hidden(),
     };
+}
+
+std::vector<std::string> PowerOfDLab::figureNames(const Params& params) const {
+    LabResult r;
+    for (double load : sweepLoads(params.real("load"))) {
+        LoadPoint point;
+        point.load = load;
+        point.byD.resize(static_cast<std::size_t>(params.integer("max_d")));
+        addLoadFigures(r, point);
+    }
+    return figureNamesOf(r);
 }
 
 LabResult PowerOfDLab::run(const Params& params, std::uint64_t seed, RunControl& control,

@@ -9,8 +9,9 @@ namespace taillab {
 
 LabResult runScenario(const Scenario& scenario, RunControl& control,
                       const PartialSink& partial = {});
-// Adds one check per scenario expectation, comparing it with the lab's named figure. Throws
-// ScenarioError when the lab produces no such figure (a typo never passes silently).
+// Adds one check per scenario expectation, comparing it with the lab's named figure.
+// parseScenario has already refused names the lab does not declare (Lab::figureNames), so a
+// figure missing here is the lab's bug: std::logic_error.
 void appendExpectationChecks(const Scenario& scenario, LabResult& result);
 // Convenience for tests and tools: no pause, no cancel.
 LabResult runScenario(const Scenario& scenario);

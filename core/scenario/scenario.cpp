@@ -290,6 +290,7 @@ Scenario parseScenario(const std::string& text, const std::string& file,
         }
     }
     if (doc.contains("expect")) {
+        std::optional<std::vector<std::string>> figures;  // the lab's, for these params
         const auto& list = v.require(doc, root, "expect", json::value_t::array, "an array");
         for (std::size_t i = 0; i < list.size(); ++i) {
             const auto at = root / "expect" / i;
@@ -300,6 +301,9 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             Expectation x;
             x.figure = v.require(e, at, "figure", json::value_t::string, "a figure name")
                            .get<std::string>();
+            if (!figures) figures = lab->figureNames(s.params);
+            if (std::find(figures->begin(), figures->end(), x.figure) == figures->end())
+                v.fail(at / "figure", unknownFigureMessage(s.lab, x.figure, *figures));
             auto number = [&](const char* key) -> std::optional<double> {
                 if (!e.contains(key)) return std::nullopt;
                 if (!e.at(key).is_number())

@@ -150,11 +150,16 @@ TEST_F(SweepCli, BadPathValueOrFigureIsExit2WithNoTable) {
     EXPECT_TRUE(o.out.empty()) << o.out;
     EXPECT_NE(o.err.find("--vary params.hedge_mode=sometimes"), std::string::npos) << o.err;
 
-    o = runCli("sweep " + kHedge + " --quiet --vary params.hedge_delay_ms=10,20"
-               " --figures p999_after_ms,no_such_figure");
+    // Refused before any point runs (no progress line), with the nearest name offered.
+    o = runCli("sweep " + kHedge + " --vary params.hedge_delay_ms=10,20"
+               " --figures p999_after_ms,p999_afterms");
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_TRUE(o.out.empty()) << o.out;
-    EXPECT_NE(o.err.find("unknown figure 'no_such_figure'"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("--figures: lab 'hedge_idle' reports no figure 'p999_afterms' at any "
+                         "point of this sweep; did you mean 'p999_after_ms'"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(o.err.find("[1/"), std::string::npos) << "nothing may run: " << o.err;
 
     for (const char* bad : {"--vary params.hedge_delay_ms", "--vary params.hedge_delay_ms=10,,20",
                             "--vary params.hedge_delay_ms=10 --jobs 0",
@@ -169,12 +174,15 @@ TEST_F(SweepCli, BadPathValueOrFigureIsExit2WithNoTable) {
 }
 
 TEST_F(SweepCli, APointThatCannotRunIsExit2NamingThePoint) {
-    // The scenario expects a hedged figure, which an unhedged point does not produce.
+    // The scenario expects a hedged figure, which an unhedged point does not produce: refused
+    // while the points are read, before any runs.
     const auto o = runCli("sweep labs/fanout-hedge-independent --set params.requests=2000"
                           " --vary params.hedge_mode=immediate,none --out " + path("t.csv"));
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("point params.hedge_mode=none: "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("--vary params.hedge_mode=none: /expect/1/figure: "), std::string::npos)
+        << o.err;
     EXPECT_NE(o.err.find("no figure 'hedged_slow_fraction'"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("[1/"), std::string::npos) << "nothing may run: " << o.err;
     EXPECT_FALSE(fs::exists(path("t.csv")));
 }
 
