@@ -1,29 +1,21 @@
 #include "run_controller.h"
 
-#include "run_worker.h"
+#include <chrono>
+#include <exception>
+
+#include "run/runner.h"
 
 namespace taillab::ui {
 
 void registerUiMetaTypes() { qRegisterMetaType<LabResultPtr>("taillab::ui::LabResultPtr"); }
 
-RunController::RunController(QObject* parent) : QObject(parent) {
+RunController::RunController(QObject* parent) : QObject(parent), worker_("taillab-run") {
     registerUiMetaTypes();
-    thread_.setObjectName("taillab-run");
-    worker_ = new RunWorker;
-    worker_->moveToThread(&thread_);
-    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-    connect(worker_, &RunWorker::partial, this, &RunController::onPartial, Qt::QueuedConnection);
-    connect(worker_, &RunWorker::progress, this, &RunController::onProgress, Qt::QueuedConnection);
-    connect(worker_, &RunWorker::finished, this, &RunController::onFinished, Qt::QueuedConnection);
-    connect(worker_, &RunWorker::failed, this, &RunController::onFailed, Qt::QueuedConnection);
-    thread_.start();
 }
 
 RunController::~RunController() {
     if (control_) control_->requestCancel();
-    thread_.quit();
-    thread_.wait();
-}
+}  // worker_ joins (the run in flight sees the cancel), then inbox_ drops what it still holds
 
 quint64 RunController::start(const Scenario& scenario) {
     if (control_) control_->requestCancel();
@@ -32,13 +24,55 @@ quint64 RunController::start(const Scenario& scenario) {
     running_ = true;
     clock_.start();
     auto job = std::make_shared<const Scenario>(scenario);
-    RunWorker* worker = worker_;
-    QMetaObject::invokeMethod(
-        worker_,
-        [worker, generation, job, control = control_] { worker->run(generation, job, control); },
-        Qt::QueuedConnection);
+    worker_.post([this, generation, job, control = control_] {
+        runJob(generation, *job, *control);
+    });
     emit started(generation);
     return generation;
+}
+
+void RunController::runJob(quint64 generation, const Scenario& scenario, RunControl& control) {
+    using Clock = std::chrono::steady_clock;
+    if (control.cancelRequested()) {
+        inbox_.post([this, generation] { onFinished(generation, nullptr, true, 0.0); });
+        return;
+    }
+    const auto start = Clock::now();
+    const auto interval = std::chrono::milliseconds(kMinEmitIntervalMs);
+    std::optional<Clock::time_point> lastProgress;
+    // The first partial waits as long as the interval too: a run that finishes within it shows
+    // only its final result, drawn once.
+    Clock::time_point lastPartial = start;
+    control.onProgress = [&](double fraction) {
+        const auto now = Clock::now();
+        if (lastProgress && now - *lastProgress < interval) return;
+        lastProgress = now;
+        inbox_.post([this, generation, fraction] { onProgress(generation, fraction); });
+    };
+    const PartialSink sink = [&](const LabResult& r) {
+        if (control.cancelRequested()) return;
+        const auto now = Clock::now();
+        if (now - lastPartial < interval) return;
+        lastPartial = now;
+        inbox_.post([this, generation, result = std::make_shared<const LabResult>(r)] {
+            onPartial(generation, result);
+        });
+    };
+    try {
+        LabResult result = runScenario(scenario, control, sink);
+        const bool cancelled = result.cancelled || control.cancelRequested();
+        control.onProgress = nullptr;
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        inbox_.post([this, generation, cancelled, seconds,
+                     r = std::make_shared<const LabResult>(std::move(result))] {
+            onFinished(generation, r, cancelled, seconds);
+        });
+    } catch (const std::exception& e) {
+        control.onProgress = nullptr;
+        inbox_.post([this, generation, message = std::string(e.what())] {
+            onFailed(generation, message);
+        });
+    }
 }
 
 void RunController::cancel() {
@@ -71,11 +105,11 @@ void RunController::onFinished(quint64 generation, LabResultPtr result, bool can
     }
 }
 
-void RunController::onFailed(quint64 generation, const QString& message) {
+void RunController::onFailed(quint64 generation, const std::string& message) {
     if (generation != generation_) return;
     running_ = false;
     control_.reset();
-    emit failed(message);
+    emit failed(QString::fromStdString(message));
 }
 
 }  // namespace taillab::ui

@@ -1,6 +1,5 @@
 #include "gateway/gateway_session.h"
 
-#include "gateway/gateway_worker.h"
 
 namespace taillab::ui {
 
@@ -15,32 +14,31 @@ QString GatewaySession::speedLabel(double speed) {
     return tr("%1×").arg(QString::number(speed, 'f', 0));
 }
 
-GatewaySession::GatewaySession(QObject* parent) : QObject(parent) {
+GatewaySession::GatewaySession(QObject* parent)
+    : QObject(parent),
+      worker_(std::make_unique<GatewayWorker>(GatewayWorker::Callbacks{
+          [this](GatewayFramePtr frame) {
+              inbox_.post([this, frame = std::move(frame)] { onFrame(frame); });
+          },
+          [this](std::string message) {
+              inbox_.post([this, message = std::move(message)] {
+                  emit failed(QString::fromStdString(message));
+              });
+          },
+          [this](GatewayWorker::Restart why, std::string detail) {
+              inbox_.post([this, why, detail = std::move(detail)] { onRestarted(why, detail); });
+          }})),
+      thread_("taillab-gateway", [w = worker_.get()] { w->tick(); }) {
     qRegisterMetaType<GatewayFramePtr>("taillab::ui::GatewayFramePtr");
-    thread_.setObjectName("taillab-gateway");
-    worker_ = new GatewayWorker;
-    worker_->moveToThread(&thread_);
-    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-    connect(worker_, &GatewayWorker::frameReady, this, &GatewaySession::onFrame,
-            Qt::QueuedConnection);
-    connect(worker_, &GatewayWorker::failed, this, &GatewaySession::failed, Qt::QueuedConnection);
-    connect(worker_, &GatewayWorker::notice, this, &GatewaySession::notice, Qt::QueuedConnection);
-    thread_.start();
+    worker_->attach(&thread_);
 }
 
-GatewaySession::~GatewaySession() {
-    GatewayWorker* worker = worker_;
-    QMetaObject::invokeMethod(worker_, [worker] { worker->stop(); }, Qt::QueuedConnection);
-    thread_.quit();
-    thread_.wait();
-}
+GatewaySession::~GatewaySession() = default;  // thread_ drops the commands not yet run, joins
 
 template <typename Command>
 quint64 GatewaySession::post(Command command) {
     const quint64 seq = ++seq_;
-    GatewayWorker* worker = worker_;
-    QMetaObject::invokeMethod(
-        worker_, [worker, seq, command] { command(worker, seq); }, Qt::QueuedConnection);
+    thread_.post([worker = worker_.get(), seq, command] { command(worker, seq); });
     return seq;
 }
 
@@ -66,6 +64,23 @@ quint64 GatewaySession::seek(double t_s) {
 
 quint64 GatewaySession::applyParams(const Params& params) {
     return post([params](GatewayWorker* w, quint64 seq) { w->applyParams(seq, params); });
+}
+
+void GatewaySession::onRestarted(GatewayWorker::Restart why, const std::string& detail) {
+    switch (why) {
+        case GatewayWorker::Restart::Shape:
+            emit notice(tr("Days, first day and customers shape the whole run: it started again "
+                           "from the beginning with the new knobs."));
+            break;
+        case GatewayWorker::Restart::Ended:
+            emit notice(tr("The run had ended: a new one starts from the beginning with the new "
+                           "knobs."));
+            break;
+        case GatewayWorker::Restart::Refused:
+            emit notice(tr("%1: the run started again from the beginning with the new knobs.")
+                            .arg(QString::fromStdString(detail)));
+            break;
+    }
 }
 
 void GatewaySession::onFrame(const GatewayFramePtr& frame) {

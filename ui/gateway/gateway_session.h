@@ -1,22 +1,23 @@
 // Plays a simulated run of seed 000's search gateway off the UI thread. Lives on the UI thread
-// and owns a QThread with a GatewayWorker, which owns the GatewaySim.
+// and owns a WorkerThread (ui_threads.h) and the GatewayWorker on it, which owns the GatewaySim.
 //
-// Commands (start, play, pause, speed, seek, knob changes) go in as small values through queued
-// calls and return a sequence number; frames (GatewayFramePtr: the simulator's snapshot and the
-// playback state) come back at most ~30 Hz and the session keeps only the latest. A frame's
-// commandSeq says which commands it reflects, so a caller can wait for one to take effect.
+// Commands (start, play, pause, speed, seek, knob changes) go in as small values posted to the
+// worker and return a sequence number; frames (GatewayFramePtr: the simulator's snapshot and the
+// playback state) come back through a UiInbox at most ~30 Hz and the session keeps only the
+// latest. A frame's commandSeq says which commands it reflects, so a caller can wait for one to
+// take effect. Nothing crosses between the threads through Qt.
 #pragma once
 
 #include <QObject>
 #include <QString>
-#include <QThread>
+#include <memory>
 #include <vector>
 
 #include "gateway/gateway_frame.h"
+#include "gateway/gateway_worker.h"
+#include "ui_threads.h"
 
 namespace taillab::ui {
-
-class GatewayWorker;
 
 class GatewaySession : public QObject {
     Q_OBJECT
@@ -61,9 +62,13 @@ class GatewaySession : public QObject {
     template <typename Command>
     quint64 post(Command command);
     void onFrame(const GatewayFramePtr& frame);
+    void onRestarted(GatewayWorker::Restart why, const std::string& detail);
 
-    QThread thread_;
-    GatewayWorker* worker_ = nullptr;  // owned by thread_ (deleted on its finish)
+    // Destroyed in reverse: thread_ joins first, then worker_ goes, then inbox_, which both post
+    // to, drops what it still holds.
+    UiInbox inbox_;
+    std::unique_ptr<GatewayWorker> worker_;  // used on thread_ only, once constructed
+    WorkerThread thread_;
     GatewayFramePtr latest_;
     quint64 seq_ = 0;
     bool started_ = false;

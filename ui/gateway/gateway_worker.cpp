@@ -1,9 +1,10 @@
 #include "gateway/gateway_worker.h"
 
-#include <QTimer>
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
+
+#include "ui_threads.h"
 
 namespace taillab::ui {
 namespace {
@@ -12,13 +13,13 @@ constexpr double kSliceTargetMs = 4;  // wall time one slice should take at full
 constexpr double kMinSlice_s = 0.05;
 constexpr double kMaxSlice_s = 6 * 3600;
 
+double msSince(GatewayWorker::Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(GatewayWorker::Clock::now() - t).count();
+}
+
 }  // namespace
 
-GatewayWorker::GatewayWorker(QObject* parent) : QObject(parent), timer_(new QTimer(this)) {
-    timer_->setTimerType(Qt::PreciseTimer);
-    connect(timer_, &QTimer::timeout, this, &GatewayWorker::tick);
-    wall_.start();
-}
+GatewayWorker::GatewayWorker(Callbacks callbacks) : callbacks_(std::move(callbacks)) {}
 
 GatewayWorker::~GatewayWorker() = default;
 
@@ -28,7 +29,7 @@ bool GatewayWorker::shapeDiffers(const Params& a, const Params& b) {
     return false;
 }
 
-void GatewayWorker::reset(quint64 seq, const Params& params, std::uint64_t seed,
+void GatewayWorker::reset(std::uint64_t seq, const Params& params, std::uint64_t seed,
                           const Timeline& timeline, bool play) {
     seq_ = std::max(seq_, seq);
     initial_ = params;
@@ -42,8 +43,8 @@ void GatewayWorker::reset(quint64 seq, const Params& params, std::uint64_t seed,
         sim_.reset();
         lastSnapshot_.reset();
         playing_ = false;
-        timer_->stop();
-        emit failed(QString::fromStdString(e.what()));
+        thread_->stopTicking();
+        callbacks_.failed(e.what());
         return;
     }
     playing_ = play;
@@ -64,7 +65,7 @@ void GatewayWorker::replay() {
     rebuild(recorded);
 }
 
-void GatewayWorker::setPlaying(quint64 seq, bool playing) {
+void GatewayWorker::setPlaying(std::uint64_t seq, bool playing) {
     seq_ = std::max(seq_, seq);
     if (!hasSim()) return;
     playing_ = playing;
@@ -77,7 +78,7 @@ void GatewayWorker::setPlaying(quint64 seq, bool playing) {
     schedule();
 }
 
-void GatewayWorker::setSpeed(quint64 seq, double speed) {
+void GatewayWorker::setSpeed(std::uint64_t seq, double speed) {
     seq_ = std::max(seq_, seq);
     speed_ = std::max(0.0, speed);
     reanchor();
@@ -85,7 +86,7 @@ void GatewayWorker::setSpeed(quint64 seq, double speed) {
     schedule();
 }
 
-void GatewayWorker::seek(quint64 seq, double t_s) {
+void GatewayWorker::seek(std::uint64_t seq, double t_s) {
     seq_ = std::max(seq_, seq);
     if (!hasSim()) return;
     const double target = std::clamp(t_s, 0.0, sim_->end_s());
@@ -93,7 +94,7 @@ void GatewayWorker::seek(quint64 seq, double t_s) {
         // After the end the clock has run on while the last requests finished: that is the end.
         if (target < std::min(sim_->now_s(), sim_->end_s())) replay();
     } catch (const std::exception& e) {
-        emit failed(QString::fromStdString(e.what()));
+        callbacks_.failed(e.what());
         return;
     }
     seekTarget_ = target;
@@ -105,19 +106,16 @@ void GatewayWorker::seek(quint64 seq, double t_s) {
     schedule();
 }
 
-void GatewayWorker::applyParams(quint64 seq, const Params& params) {
+void GatewayWorker::applyParams(std::uint64_t seq, const Params& params) {
     seq_ = std::max(seq_, seq);
     if (!hasSim() || shapeDiffers(params, sim_->params())) {
-        if (hasSim())
-            emit notice(tr("Days, first day and customers shape the whole run: it started again "
-                           "from the beginning with the new knobs."));
+        if (hasSim()) callbacks_.restarted(Restart::Shape, {});
         reset(seq, params, seed_, scenario_, playing_);
         return;
     }
     if (sim_->finished()) {
         // A timeline ends with the run: an edit after it is a new run.
-        emit notice(tr("The run had ended: a new one starts from the beginning with the new "
-                       "knobs."));
+        callbacks_.restarted(Restart::Ended, {});
         reset(seq, params, seed_, scenario_, playing_);
         return;
     }
@@ -129,12 +127,11 @@ void GatewayWorker::applyParams(quint64 seq, const Params& params) {
         try {
             gateway::GatewaySim probe(params, seed_);
         } catch (const std::exception& refused) {
-            emit failed(QString::fromStdString(refused.what()));
+            callbacks_.failed(refused.what());
             publish(true);
             return;
         }
-        emit notice(tr("%1: the run started again from the beginning with the new knobs.")
-                        .arg(QString::fromStdString(e.what())));
+        callbacks_.restarted(Restart::Refused, e.what());
         reset(seq, params, seed_, scenario_, playing_);
         return;
     }
@@ -151,36 +148,34 @@ void GatewayWorker::applyParams(quint64 seq, const Params& params) {
 }
 
 void GatewayWorker::stop() {
-    timer_->stop();
+    thread_->stopTicking();
     playing_ = false;
     seekTarget_.reset();
 }
 
 void GatewayWorker::tick() {
     if (!hasSim()) {
-        timer_->stop();
+        thread_->stopTicking();
         return;
     }
-    QElapsedTimer budget;
-    budget.start();
+    const Clock::time_point started = Clock::now();
     try {
         if (seekTarget_) {
-            advanceWithin(*seekTarget_, budget);
+            advanceWithin(*seekTarget_, started);
             if (sim_->now_s() >= *seekTarget_ || sim_->finished()) {
                 seekTarget_.reset();
                 reanchor();
                 publish(true);
             }
         } else if (playing_) {
-            const double elapsed_s =
-                static_cast<double>(wall_.nsecsElapsed() - anchorWall_ns_) * 1e-9;
+            const double elapsed_s = msSince(anchorWall_) * 1e-3;
             const double target =
                 speed_ > 0 ? std::min(anchorSim_s_ + speed_ * elapsed_s, sim_->end_s())
                            : sim_->end_s();
-            advanceWithin(target, budget);
+            advanceWithin(target, started);
             // Falling behind (the simulator is slower than the speed asked for): carry on from
             // here rather than racing to catch up later.
-            if (speed_ > 0 && sim_->now_s() < target && budget.elapsed() >= kTickBudgetMs)
+            if (speed_ > 0 && sim_->now_s() < target && msSince(started) >= kTickBudgetMs)
                 reanchor();
             if (sim_->finished()) {
                 playing_ = false;
@@ -190,27 +185,26 @@ void GatewayWorker::tick() {
     } catch (const std::exception& e) {
         playing_ = false;
         seekTarget_.reset();
-        timer_->stop();
-        emit failed(QString::fromStdString(e.what()));
+        thread_->stopTicking();
+        callbacks_.failed(e.what());
         return;
     }
     publish(false);
     schedule();
 }
 
-void GatewayWorker::advanceWithin(double target_s, const QElapsedTimer& budget) {
+void GatewayWorker::advanceWithin(double target_s, Clock::time_point started) {
     target_s = std::min(target_s, sim_->end_s());
     while (sim_->now_s() < target_s && !sim_->finished()) {
         const double next = std::min(target_s, sim_->now_s() + slice_s_);
-        QElapsedTimer clock;
-        clock.start();
+        const Clock::time_point sliceStart = Clock::now();
         advanceTo(next);
-        const double ms = static_cast<double>(clock.nsecsElapsed()) * 1e-6;
+        const double ms = msSince(sliceStart);
         if (next < target_s) {  // a full slice: learn how long slices take
             const double factor = std::clamp(kSliceTargetMs / std::max(ms, 0.01), 0.5, 2.0);
             slice_s_ = std::clamp(slice_s_ * factor, kMinSlice_s, kMaxSlice_s);
         }
-        if (budget.elapsed() >= kTickBudgetMs) break;
+        if (msSince(started) >= kTickBudgetMs) break;
     }
 }
 
@@ -222,23 +216,21 @@ void GatewayWorker::advanceTo(double t_s) {
 
 void GatewayWorker::reanchor() {
     anchorSim_s_ = hasSim() ? sim_->now_s() : 0;
-    anchorWall_ns_ = wall_.nsecsElapsed();
+    anchorWall_ = Clock::now();
 }
 
 void GatewayWorker::schedule() {
     const bool active = hasSim() && (seekTarget_ || (playing_ && !sim_->finished()));
     if (!active) {
-        timer_->stop();
+        thread_->stopTicking();
         return;
     }
-    const int interval = (seekTarget_ || speed_ == 0) ? 0 : kTickMs;
-    if (!timer_->isActive() || timer_->interval() != interval) timer_->start(interval);
+    thread_->startTicking(std::chrono::milliseconds((seekTarget_ || speed_ == 0) ? 0 : kTickMs));
 }
 
 void GatewayWorker::publish(bool force) {
     if (!hasSim()) return;
-    if (!force && (!simDirty_ || (sincePublish_.isValid() &&
-                                  sincePublish_.elapsed() < kPublishIntervalMs)))
+    if (!force && (!simDirty_ || (lastPublish_ && msSince(*lastPublish_) < kPublishIntervalMs)))
         return;
     if (simDirty_ || !lastSnapshot_) {
         lastSnapshot_ = std::make_shared<const gateway::GatewaySnapshot>(sim_->snapshot());
@@ -256,8 +248,8 @@ void GatewayWorker::publish(bool force) {
     frame->speed = speed_;
     frame->commandSeq = seq_;
     frame->runId = runId_;
-    sincePublish_.start();
-    emit frameReady(std::move(frame));
+    lastPublish_ = Clock::now();
+    callbacks_.frame(std::move(frame));
 }
 
 }  // namespace taillab::ui

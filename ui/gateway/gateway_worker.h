@@ -7,64 +7,77 @@
 // does, so the final snapshot is the one `taillab-cli run` reports), and publishes frames at
 // most every kPublishIntervalMs.
 //
-// Commands arrive as queued calls carrying small values and a sequence number; every frame
-// carries the number of the last command handled, so the controller (and tests) know when a
-// command has taken effect. Between slices control returns to the thread's event loop, so a
-// command is never stuck behind a long advance. The worker never touches widgets.
+// Commands arrive as jobs posted to its WorkerThread (ui_threads.h), carrying small values and a
+// sequence number; every frame carries the number of the last command handled, so the session
+// (and tests) know when a command has taken effect. Pacing is the thread's tick; between ticks
+// the thread runs the jobs waiting, so a command is never stuck behind a long advance. The worker
+// uses no Qt at all: what it reports goes out through the callbacks, which the session points at
+// its UiInbox.
 #pragma once
 
-#include <QElapsedTimer>
-#include <QObject>
-#include <QString>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gateway/gateway_frame.h"
 
-class QTimer;
-
 namespace taillab::ui {
 
-class GatewayWorker : public QObject {
-    Q_OBJECT
+class WorkerThread;
+
+class GatewayWorker {
   public:
+    // Why a run started again from the beginning; the session words it for the user.
+    enum class Restart {
+        Shape,    // days, first day or customers changed: they shape the whole run
+        Ended,    // a knob changed after the run had ended
+        Refused,  // GatewaySim refused the change mid-run (detail says why)
+    };
+    struct Callbacks {
+        std::function<void(GatewayFramePtr)> frame;
+        std::function<void(std::string)> failed;
+        std::function<void(Restart, std::string detail)> restarted;
+    };
+    using Clock = std::chrono::steady_clock;
+
     static constexpr int kPublishIntervalMs = 33;  // ~30 Hz
     static constexpr int kTickMs = 10;             // pacing tick at N x real time
     static constexpr int kTickBudgetMs = 20;       // wall time one tick may spend advancing
 
-    explicit GatewayWorker(QObject* parent = nullptr);
-    ~GatewayWorker() override;
+    explicit GatewayWorker(Callbacks callbacks);
+    ~GatewayWorker();
+    // The thread whose tick paces this worker (its tick calls tick()). Set once, before any
+    // command is posted.
+    void attach(WorkerThread* thread) { thread_ = thread; }
 
     // Commands; each runs on the worker's thread.
-    void reset(quint64 seq, const Params& params, std::uint64_t seed, const Timeline& timeline,
+    void reset(std::uint64_t seq, const Params& params, std::uint64_t seed, const Timeline& timeline,
                bool play);
-    void setPlaying(quint64 seq, bool playing);
-    void setSpeed(quint64 seq, double speed);
-    void seek(quint64 seq, double t_s);
+    void setPlaying(std::uint64_t seq, bool playing);
+    void setSpeed(std::uint64_t seq, double speed);
+    void seek(std::uint64_t seq, double t_s);
     // Applies from the current simulated moment; edits recorded after it (replayed since a seek
     // back) are dropped, the scenario's own events stay. A knob that cannot change mid-run (the
     // workload's shape: days, first day, customers, load, ...) restarts the run with the new
     // params instead, and says so through notice().
-    void applyParams(quint64 seq, const Params& params);
+    void applyParams(std::uint64_t seq, const Params& params);
     void stop();
+    // The pacing tick: advances towards the target time within kTickBudgetMs.
+    void tick();
 
     // The knobs that cannot change mid-run.
     static bool shapeDiffers(const Params& a, const Params& b);
 
-  signals:
-    void frameReady(taillab::ui::GatewayFramePtr frame);
-    void failed(QString message);
-    void notice(QString message);
-
   private:
-    void tick();
     // A new GatewaySim from the run's first knobs and seed, applying `timeline`.
     void rebuild(const Timeline& timeline);
     // Rebuilds from the run's own record: it replays what has happened so far.
     void replay();
     // Advances towards `target_s` in slices until it is reached or `budget` is spent.
-    void advanceWithin(double target_s, const QElapsedTimer& budget);
+    void advanceWithin(double target_s, Clock::time_point started);
     // Advances to t_s exactly; at the end, lets the requests in flight finish.
     void advanceTo(double t_s);
     void reanchor();
@@ -82,14 +95,14 @@ class GatewayWorker : public QObject {
     std::optional<double> seekTarget_;
     double slice_s_ = 60;              // adaptive slice of simulated time at full speed
     double anchorSim_s_ = 0;
-    qint64 anchorWall_ns_ = 0;
-    QElapsedTimer wall_;
-    QElapsedTimer sincePublish_;
+    Clock::time_point anchorWall_ = Clock::now();
+    std::optional<Clock::time_point> lastPublish_;
     GatewaySnapshotPtr lastSnapshot_;
     bool simDirty_ = true;             // sim_ moved since lastSnapshot_
-    quint64 seq_ = 0;
-    quint64 runId_ = 0;
-    QTimer* timer_ = nullptr;
+    std::uint64_t seq_ = 0;
+    std::uint64_t runId_ = 0;
+    Callbacks callbacks_;
+    WorkerThread* thread_ = nullptr;
 };
 
 }  // namespace taillab::ui

@@ -91,41 +91,33 @@ void HedgeSweepRunner::start(const Params& params, std::uint64_t seed,
     threadCount_ = static_cast<int>(sweep_->threadCount());
     running_ = true;
     // Both callbacks run on worker threads (the last one on the caller's when there are no
-    // delays): they only post to the UI thread, where the generation check drops stale news.
+    // delays) and use no Qt: they only post to the UI thread, where the generation check drops
+    // stale news.
     auto onPoint = [this, generation](std::size_t i, const Runner::Outcome& outcome) {
         if (outcome.error) {
-            QString message = QStringLiteral("unknown error");
+            std::string message = "unknown error";
             try {
                 std::rethrow_exception(outcome.error);
             } catch (const std::exception& e) {
-                message = QString::fromStdString(e.what());
+                message = e.what();
             } catch (...) {
             }
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, message] {
-                    if (generation == generation_) emit failed(message);
-                },
-                Qt::QueuedConnection);
+            inbox_.post([this, generation, message = std::move(message)] {
+                if (generation == generation_) emit failed(QString::fromStdString(message));
+            });
         } else if (outcome.result && *outcome.result) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, index = static_cast<int>(i), point = **outcome.result] {
-                    if (generation == generation_) emit pointDone(index, point);
-                },
-                Qt::QueuedConnection);
+            inbox_.post([this, generation, index = static_cast<int>(i), point = **outcome.result] {
+                if (generation == generation_) emit pointDone(index, point);
+            });
         }
     };
     auto onFinished = [this, generation] {
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation] {
-                if (generation != generation_) return;
-                running_ = false;
-                const auto outcome = sweep_->wait();
-                emit finished(outcome.cancelled || outcome.firstError.has_value());
-            },
-            Qt::QueuedConnection);
+        inbox_.post([this, generation] {
+            if (generation != generation_) return;
+            running_ = false;
+            const auto outcome = sweep_->wait();
+            emit finished(outcome.cancelled || outcome.firstError.has_value());
+        });
     };
     sweep_->start(std::move(onPoint), std::move(onFinished));
 }

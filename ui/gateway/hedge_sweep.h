@@ -2,7 +2,8 @@
 // hedge_mode = fixed at one delay (and `days` days), its p99 (from the run's merged histogram)
 // against its extra upstream load ((hedge + last-chance calls) / primary calls). Points run in
 // parallel on core's SweepRunner, one thread per core, never on the UI thread; results come back
-// to the UI thread as queued signals. Also reads seed 000's published sweep points.
+// to the UI thread through a UiInbox (ui_threads.h), then as signals. Also reads seed 000's
+// published sweep points.
 #pragma once
 
 #include <QObject>
@@ -16,6 +17,7 @@
 #include "knobs/knob.h"
 #include "run/sweep_runner.h"
 #include "sim/run_control.h"
+#include "ui_threads.h"
 
 namespace taillab::ui {
 
@@ -52,6 +54,7 @@ class HedgeSweepRunner : public QObject {
   private:
     using Runner = SweepRunner<std::optional<SweepPoint>>;
 
+    UiInbox inbox_;                  // destroyed after sweep_, whose threads post to it
     std::unique_ptr<Runner> sweep_;  // the sweep in flight or last finished
     quint64 generation_ = 0;         // signals from an older sweep are dropped
     bool running_ = false;
