@@ -319,13 +319,13 @@ void MainWindow::open(const Scenario& scenario) {
 
 void MainWindow::runNow() {
     if (scenario_.lab.empty()) return;
-    Scenario s = knobs_->editedScenario();
+    const Scenario s = knobs_->editedScenario();
     const bool paramsEdited = !(s.params == scenario_.params);
     if (paramsEdited && !s.expect.empty()) {
-        s.expect.clear();
+        // The run marks them not applicable (runner.h), each naming the knobs that moved.
         results_->setNote(
-            tr("The scenario's expectations apply to its own parameters; reset the "
-               "knobs to check them."));
+            tr("The figures this scenario quotes hold for its own knobs: they show as n/a until "
+               "the knobs are reset."));
     } else {
         results_->setNote({});
     }
@@ -353,10 +353,17 @@ void MainWindow::onRedraw(DirtyLevel level) {
     if (latest_->progress >= 1.0 && !latest_->cancelled && !controller_->running()) {
         const auto& checks = latest_->checks;
         const auto passed =
-            std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.pass; });
-        status_->showMessage(
-            checks.empty() ? tr("Finished")
-                           : tr("Finished: %1 of %2 checks pass").arg(passed).arg(checks.size()));
+            std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.passed(); });
+        const auto applicable =
+            std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.applies(); });
+        QString message = applicable == 0 ? tr("Finished")
+                                          : tr("Finished: %1 of %2 checks pass")
+                                                .arg(passed)
+                                                .arg(applicable);
+        if (applicable < static_cast<qsizetype>(checks.size()))
+            message += tr(" (%1 not applicable: the knobs differ from the scenario's)")
+                           .arg(static_cast<qsizetype>(checks.size()) - applicable);
+        status_->showMessage(message);
     }
     emit resultDrawn(latest_);
 }

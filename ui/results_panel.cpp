@@ -1,5 +1,6 @@
 #include "results_panel.h"
 
+#include <algorithm>
 #include <QHeaderView>
 #include <QTableWidget>
 #include <cmath>
@@ -68,9 +69,9 @@ void ResultsPanel::fillChecks(const LabResult& r) {
     checks_->setRowCount(static_cast<int>(r.checks.size()) + (note_.isEmpty() ? 0 : 1));
     for (int row = 0; row < static_cast<int>(r.checks.size()); ++row) {
         const Check& c = r.checks[static_cast<std::size_t>(row)];
-        passed += c.pass ? 1 : 0;
-        const QString source =
-            QString::fromStdString(c.name) + "\n" + QString::fromStdString(c.source);
+        passed += c.passed() ? 1 : 0;
+        QString source = QString::fromStdString(c.name) + "\n" + QString::fromStdString(c.source);
+        if (!c.applies()) source += "\n" + QString::fromStdString(c.not_applicable);
         auto* name = item(QString::fromStdString(c.name));
         name->setToolTip(source);
         checks_->setItem(row, 0, name);
@@ -82,11 +83,12 @@ void ResultsPanel::fillChecks(const LabResult& r) {
                 : (c.relative ? "± " + QString::number(c.tolerance * 100, 'g', 3) + " %"
                               : "± " + QString::number(c.tolerance, 'g', 3));
         checks_->setItem(row, 3, item(tolerance, Qt::AlignRight));
-        auto* verdict = item(partial  ? tr("(partial)")
-                             : c.pass ? tr("pass")
-                                      : tr("FAIL"),
+        auto* verdict = item(partial       ? tr("(partial)")
+                             : !c.applies() ? tr("n/a")
+                             : c.pass       ? tr("pass")
+                                            : tr("FAIL"),
                              Qt::AlignCenter);
-        if (!partial) {
+        if (!partial && c.applies()) {
             verdict->setBackground(c.pass ? QColor(0xd4, 0xf4, 0xdc) : QColor(0xfa, 0xd4, 0xd4));
             verdict->setForeground(c.pass ? QColor(0x1b, 0x6e, 0x2e) : QColor(0xa3, 0x1d, 0x1d));
             QFont f = verdict->font();
@@ -104,8 +106,9 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         checks_->setItem(row, 0, note);
         checks_->setSpan(row, 0, 1, 5);
     }
-    const int total = static_cast<int>(r.checks.size());
-    setTabText(0, total == 0 ? tr("Checks")
+    const int total = static_cast<int>(
+        std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.applies(); }));
+    setTabText(0, r.checks.empty() ? tr("Checks")
                   : partial  ? tr("Checks (%1)").arg(total)
                              : tr("Checks (%1/%2 pass)").arg(passed).arg(total));
 }

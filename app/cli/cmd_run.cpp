@@ -49,14 +49,23 @@ int cmdRun(const std::vector<std::string>& args) {
         throw UsageError{e.what()};
     }
     writeOutput(toJson(result).dump(2) + "\n", outPath);
-    int failed = 0;
+    int passed = 0, failed = 0, notApplicable = 0;
+    const Check* firstNotApplicable = nullptr;
     for (const auto& c : result.checks) {
-        if (!c.pass) {
+        if (!c.applies()) {
+            if (!firstNotApplicable) firstNotApplicable = &c;
+            ++notApplicable;
+        } else if (c.pass) {
+            ++passed;
+        } else {
             ++failed;
             std::cerr << failedCheckMessage(c) << "\n";
         }
     }
-    std::cerr << result.checks.size() - failed << " checks passed, " << failed << " failed\n";
+    std::cerr << passed << " checks passed, " << failed << " failed";
+    if (notApplicable > 0)
+        std::cerr << ", " << notApplicable << " " << firstNotApplicable->not_applicable;
+    std::cerr << "\n";
     return failed == 0 ? kExitOk : kExitChecksFailed;
 }
 

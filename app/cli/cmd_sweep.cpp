@@ -144,7 +144,14 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
 
 std::size_t passedChecks(const LabResult& r) {
     return static_cast<std::size_t>(
-        std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; }));
+        std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.passed(); }));
+}
+
+// The checks that apply to the point: a scenario's quoted figures do not once the point's knobs
+// differ from the scenario's own (runner.h).
+std::size_t applicableChecks(const LabResult& r) {
+    return static_cast<std::size_t>(std::count_if(
+        r.checks.begin(), r.checks.end(), [](const Check& c) { return c.applies(); }));
 }
 
 // Why a point failed: bad input (a ScenarioError, exit 2) or an internal error (exit 1).
@@ -191,8 +198,8 @@ std::vector<Outcome> runPoints(const std::vector<Point>& points, unsigned jobs, 
         std::snprintf(time, sizeof time, "%.2f", seconds);
         std::cerr << "[" << finished << "/" << n << "] " << join(points[i].assignments, " ")
                   << (out.error ? " failed after " : " done in ") << time << " s";
-        if (out.result && passedChecks(*out.result) < out.result->checks.size())
-            std::cerr << ", " << out.result->checks.size() - passedChecks(*out.result)
+        if (out.result && passedChecks(*out.result) < applicableChecks(*out.result))
+            std::cerr << ", " << applicableChecks(*out.result) - passedChecks(*out.result)
                       << " checks failed";
         std::cerr << "\n";
     };
@@ -247,7 +254,7 @@ Table makeTable(const SweepOptions& o, const std::vector<Point>& points,
             row.push_back(value ? formatNumber(*value) : "");
         }
         row.push_back(std::to_string(passedChecks(r)));
-        row.push_back(std::to_string(r.checks.size()));
+        row.push_back(std::to_string(applicableChecks(r)));
         t.rows.push_back(std::move(row));
     }
     return t;
@@ -287,7 +294,7 @@ std::string toJsonTable(const std::vector<Point>& points, const std::vector<Outc
             row["figures"][name] = value ? ojson(*value) : ojson(nullptr);
         }
         row["checks_passed"] = passedChecks(r);
-        row["checks_total"] = r.checks.size();
+        row["checks_total"] = applicableChecks(r);
         row["checks"] = toJson(r).at("checks");
         table.push_back(std::move(row));
     }
@@ -350,7 +357,7 @@ int cmdSweep(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < points.size(); ++i) {
         bool failed = false;
         for (const auto& c : outcomes[i].result->checks) {
-            if (c.pass) continue;
+            if (!c.failed()) continue;
             failed = true;
             std::cerr << "point " << join(points[i].assignments, " ") << ": "
                       << failedCheckMessage(c) << "\n";

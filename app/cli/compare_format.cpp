@@ -29,8 +29,10 @@ std::string valueText(const std::optional<ojson>& v) {
     return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
-std::string passText(const std::optional<bool>& pass) {
-    return pass ? (*pass ? "pass" : "fail") : "";
+std::string passText(const std::optional<CheckOutcome>& check) {
+    if (!check) return "";
+    if (!check->applies) return "n/a";
+    return check->pass ? "pass" : "fail";
 }
 
 std::optional<double> minus(const std::optional<double>& b, const std::optional<double>& a) {
@@ -222,9 +224,17 @@ std::string comparisonJson(const Comparison& c) {
     }
     out["checks"] = ojson::array();
     for (const auto& ch : c.checks) {
-        auto pass = [](const std::optional<bool>& p) { return p ? ojson(*p) : ojson(nullptr); };
-        out["checks"].push_back(
-            {{"name", ch.name}, {"a_pass", pass(ch.a)}, {"b_pass", pass(ch.b)}});
+        auto pass = [](const std::optional<CheckOutcome>& p) {
+            return p ? ojson(p->pass) : ojson(nullptr);
+        };
+        auto applies = [](const std::optional<CheckOutcome>& p) {
+            return p ? ojson(p->applies) : ojson(nullptr);
+        };
+        out["checks"].push_back({{"name", ch.name},
+                                 {"a_pass", pass(ch.a)},
+                                 {"b_pass", pass(ch.b)},
+                                 {"a_applies", applies(ch.a)},
+                                 {"b_applies", applies(ch.b)}});
     }
     out["series"] = ojson::array();
     for (const auto& t : c.series) {

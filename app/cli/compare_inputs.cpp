@@ -153,7 +153,10 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
         r.expect(checks[i], checks[i].is_object(), at, "an object");
         const ojson& pass = r.member(checks[i], at, "pass");
         r.expect(pass, pass.is_boolean(), at + "/pass", "true or false");
-        run.checks.emplace_back(r.string(checks[i], at, "name"), pass.get<bool>());
+        CheckOutcome outcome{pass.get<bool>(), true};
+        if (checks[i].contains("not_applicable"))
+            outcome.applies = r.string(checks[i], at, "not_applicable").empty();
+        run.checks.emplace_back(r.string(checks[i], at, "name"), outcome);
     }
     // Time charts go to "series"; a result without the key simply has none.
     if (doc.contains("series")) {
@@ -202,7 +205,7 @@ int runScenarioInputs(std::vector<CompareInput*> inputs, unsigned jobs, bool qui
             starts[i] = Clock::now();
             const LabResult result = runScenario(*sides[i]->scenario, control);
             SideRun out{toJson(result).dump(), result.checks.size(), 0};
-            for (const auto& c : result.checks) out.failed += c.pass ? 0 : 1;
+            for (const auto& c : result.checks) out.failed += c.failed() ? 1 : 0;
             return out;
         });
     }

@@ -29,6 +29,13 @@ struct TimeChart {
     std::vector<TimeSeries> series;
 };
 
+// A check as a result file records it: how the numbers compared, and whether the check applied
+// to that run (a figure the scenario quotes does not once its knobs have moved).
+struct CheckOutcome {
+    bool pass = false;
+    bool applies = true;
+};
+
 // What compare reads from a result: identity, parameters, figures, checks and time charts.
 struct ComparedRun {
     std::string lab;
@@ -36,7 +43,7 @@ struct ComparedRun {
     std::uint64_t seed = 0;
     nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
     std::vector<std::pair<std::string, std::optional<double>>> figures;  // in the lab's order
-    std::vector<std::pair<std::string, bool>> checks;                    // name, pass
+    std::vector<std::pair<std::string, CheckOutcome>> checks;
     std::vector<TimeChart> timeCharts;
 };
 

@@ -40,8 +40,8 @@ struct FigureRow {
 
 struct CheckRow {
     std::string name;
-    std::optional<bool> a;  // pass; nullopt: the side has no such check
-    std::optional<bool> b;
+    std::optional<CheckOutcome> a;  // nullopt: the side has no such check
+    std::optional<CheckOutcome> b;
 };
 
 struct SeriesColumns {

@@ -1,28 +1,60 @@
 #include "run/runner.h"
 
+#include <limits>
 #include <stdexcept>
 
 namespace taillab {
 
+namespace {
+
+// "backends is 50 here, 20 in the scenario; ..." for the knobs that differ (at most three named).
+std::string knobDifferences(const Params& setup, const Params& params) {
+    const nlohmann::ordered_json was = setup.toJson(), now = params.toJson();
+    std::string out;
+    std::size_t n = 0;
+    for (const auto& [key, value] : now.items()) {
+        if (was.contains(key) && was.at(key) == value) continue;
+        if (++n <= 3)
+            out += (n == 1 ? "" : "; ") + key + " is " + value.dump() + " here, " +
+                   (was.contains(key) ? was.at(key).dump() : std::string("unset")) +
+                   " in the scenario";
+    }
+    if (n > 3) out += "; and " + std::to_string(n - 3) + " more";
+    return out;
+}
+
+}  // namespace
+
 void appendExpectationChecks(const Scenario& scenario, LabResult& result) {
+    // The scenario's expectations quote figures for its own knobs; a run with other knobs is a
+    // what-if, which they say nothing about.
+    const std::string notApplicable =
+        scenario.expect.empty() || scenario.params == scenario.expect_setup
+            ? std::string()
+            : "not applicable: the knobs differ from the setup these figures are for (" +
+                  knobDifferences(scenario.expect_setup, scenario.params) + ")";
     for (const auto& e : scenario.expect) {
-        const auto figure = result.figure(e.figure);
-        if (!figure)  // parseScenario checked the name against the lab's figureNames()
+        const std::string source = e.source.empty() ? "scenario expectation" : e.source;
+        const auto reported = result.figure(e.figure);
+        if (!reported && notApplicable.empty())  // parseScenario checked the name
             throw std::logic_error("lab '" + scenario.lab + "' declares figure '" + e.figure +
                                    "' but its run did not report it");
-        const std::string source = e.source.empty() ? "scenario expectation" : e.source;
+        const double figure = reported.value_or(std::numeric_limits<double>::quiet_NaN());
+        const std::size_t first = result.checks.size();
         if (e.value) {
-            result.checks.push_back(makeCheck(e.figure + " (expected)", *figure, *e.value,
+            result.checks.push_back(makeCheck(e.figure + " (expected)", figure, *e.value,
                                               e.tolerance, e.relative, source));
         }
         if (e.at_least) {
             result.checks.push_back(makeClaim(e.figure + " >= " + std::to_string(*e.at_least),
-                                              *figure, *e.at_least, *figure >= *e.at_least, source));
+                                              figure, *e.at_least, figure >= *e.at_least, source));
         }
         if (e.at_most) {
             result.checks.push_back(makeClaim(e.figure + " <= " + std::to_string(*e.at_most),
-                                              *figure, *e.at_most, *figure <= *e.at_most, source));
+                                              figure, *e.at_most, figure <= *e.at_most, source));
         }
+        for (std::size_t i = first; i < result.checks.size(); ++i)
+            result.checks[i].not_applicable = notApplicable;
     }
 }
 

@@ -82,9 +82,18 @@ struct Scenario {
     Params params;
     std::string notes;
     std::vector<Expectation> expect;
+    // The knobs `expect` was written for: the file's own params, before --set overrides (and,
+    // in the GUI, before knob edits). Where `params` differs, the expectations do not apply to
+    // the run: their checks are marked not applicable rather than failed.
+    Params expect_setup;
     Timeline timeline;
 
-    bool operator==(const Scenario&) const = default;
+    // expect_setup counts only beside expectations: without any it means nothing.
+    bool operator==(const Scenario& o) const {
+        return file == o.file && name == o.name && title == o.title && lab == o.lab &&
+               seed == o.seed && params == o.params && notes == o.notes && expect == o.expect &&
+               (expect.empty() || expect_setup == o.expect_setup) && timeline == o.timeline;
+    }
 };
 
 // Parses and validates scenario text. `file` is only used in messages.
@@ -98,6 +107,8 @@ std::string readScenarioText(const std::string& path);
 // The scenario as a file holds it, so that parsing the text gives back an equal Scenario:
 // schema_version, name, title, lab, seed, params (the knobs that differ from their defaults),
 // then notes, expect and timeline when there are any. Indented by two, ending in a newline.
+// `expect` is left out when params differ from expect_setup: the expectations quote figures for
+// other knobs.
 std::string writeScenarioJson(const Scenario& scenario);
 // Writes writeScenarioJson(scenario) to `path` atomically (io/atomic_file.h): a reader sees the
 // old file or the new one, never a part.

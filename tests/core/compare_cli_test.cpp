@@ -257,8 +257,6 @@ TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
         {a + " " + b + " --format xml", {"--format"}},
         {a + " " + b + " " + a, {"more than two inputs"}},
         {a + " " + b + " --bogus", {"unknown option '--bogus'"}},
-        {"labs/fanout-hedge-independent --set params.requests=2000 --b-set params.hedge_mode=none",
-         {"B: ", "no figure 'hedged_slow_fraction'"}},
     };
     for (const auto& [args, needles] : cases) {
         const auto o = runCli("compare " + args);
@@ -267,6 +265,27 @@ TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
         for (const auto& needle : needles)
             EXPECT_NE(o.err.find(needle), std::string::npos) << args << "\n" << o.err;
     }
+}
+
+// B changes a knob the scenario's quoted figures depend on: on B's side they are not applicable
+// (B does not even report the hedged one), while A, at the scenario's own knobs, checks them.
+TEST_F(CompareCli, TheScenarioFiguresDoNotApplyToAWhatIfSide) {
+    const auto o = runCli("compare labs/fanout-hedge-independent --b-set params.hedge_mode=none"
+                          " --format json --series none --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto doc = nlohmann::json::parse(o.out);
+    int quoted = 0;
+    for (const auto& c : doc.at("checks")) {
+        if (c.at("b_applies") == false) {
+            ++quoted;
+            EXPECT_EQ(c.at("a_applies"), true) << c;
+            EXPECT_EQ(c.at("a_pass"), true) << c;
+        }
+    }
+    EXPECT_EQ(quoted, 2);
+    const auto md = runCli("compare labs/fanout-hedge-independent --b-set params.hedge_mode=none"
+                           " --series none --quiet");
+    EXPECT_NE(md.out.find("| n/a |"), std::string::npos) << md.out;
 }
 
 TEST_F(CompareCli, HelpDescribesCompareAndItsExitCode) {

@@ -152,6 +152,48 @@ TEST(Scenario, ExpectationOfAnUnknownFigureIsRefusedBeforeTheRun) {
     EXPECT_THROW(runScenario(s), std::logic_error);
 }
 
+// The figures a scenario quotes hold for its own knobs. Moved by --set (or in the GUI), they do
+// not apply to the run: marked not applicable, naming the knob, neither passing nor failing;
+// set back to the file's value, they apply again.
+TEST(Scenario, QuotedFiguresDoNotApplyOnceTheKnobsMove) {
+    const std::string text = R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "params": {"backends": 20, "requests": 20000},
+  "expect": [{"figure": "slow_fraction", "at_least": 0.99, "source": "published: made up"}]})";
+    const auto expectChecks = [](const LabResult& r) {
+        std::vector<Check> out;
+        for (const auto& c : r.checks)
+            if (c.source == "published: made up") out.push_back(c);
+        return out;
+    };
+    const LabResult own = runScenario(parseScenario(text, "x.json"));
+    ASSERT_EQ(expectChecks(own).size(), 1u);
+    EXPECT_TRUE(expectChecks(own)[0].failed());
+    EXPECT_FALSE(own.allChecksPass());
+
+    const LabResult moved = runScenario(parseScenario(text, "x.json", {"params.backends=21"}));
+    const std::vector<Check> movedChecks = expectChecks(moved);
+    ASSERT_EQ(movedChecks.size(), 1u);
+    const Check& c = movedChecks[0];
+    EXPECT_FALSE(c.applies());
+    EXPECT_FALSE(c.failed());
+    EXPECT_FALSE(c.passed());
+    EXPECT_NE(c.not_applicable.find("backends is 21 here, 20 in the scenario"), std::string::npos)
+        << c.not_applicable;
+    bool ownChecksPass = true;  // the lab's own checks, which still count
+    for (const auto& k : moved.checks)
+        if (k.source != "published: made up") ownChecksPass = ownChecksPass && k.pass;
+    EXPECT_EQ(moved.allChecksPass(), ownChecksPass);
+    EXPECT_EQ(toJson(moved).at("checks").back().at("not_applicable"), c.not_applicable);
+
+    const LabResult same = runScenario(parseScenario(text, "x.json", {"params.backends=20"}));
+    EXPECT_TRUE(expectChecks(same)[0].applies());
+
+    // Saved with the moved knobs, the scenario leaves out what no longer applies.
+    const Scenario s = parseScenario(text, "x.json", {"params.backends=21"});
+    EXPECT_EQ(writeScenarioJson(s).find("expect"), std::string::npos);
+    EXPECT_NE(writeScenarioJson(parseScenario(text, "x.json")).find("expect"), std::string::npos);
+}
+
 TEST(JsonTextProblem, NestingUpToTheLimitIsFineAndOneLevelMoreIsNot) {
     const auto nested = [](int depth) {
         return std::string(static_cast<std::size_t>(depth), '[') +

@@ -9,6 +9,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QPushButton>
 #include <QToolButton>
@@ -22,6 +23,7 @@
 #include "gateway/transport_bar.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
+#include "results_panel.h"
 #include "run_status.h"
 #include "ui_test_support.h"
 
@@ -155,6 +157,42 @@ TEST(MainWindowTest, KnobEditsAreMarkedResettableAndUndoable) {
     undo->trigger();
     EXPECT_EQ(backends->value(), original / 2);
     EXPECT_EQ(panel->editor("threshold_ms")->value(), 123);
+}
+
+// The figures a scenario quotes hold for its own knobs: once one moves they show as n/a, with the
+// knob that moved in the tooltip, never as failures; set back, they count again.
+TEST(MainWindowTest, QuotedFiguresShowAsNotApplicableOnceAKnobMoves) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    const auto verdicts = [&](const QString& text) {
+        QTableWidget* table = window.resultsPanel()->checksTable();
+        std::vector<QTableWidgetItem*> out;
+        for (int row = 0; row < table->rowCount(); ++row)
+            if (QTableWidgetItem* v = table->item(row, 4); v && v->text() == text) out.push_back(v);
+        return out;
+    };
+    ASSERT_EQ(window.latestResult()->checks.size(), verdicts("pass").size() + verdicts("FAIL").size());
+    EXPECT_TRUE(verdicts("n/a").empty());
+
+    auto* spin = window.knobPanel()->editor("backends")->findChild<QSpinBox*>("knob_spin_backends");
+    ASSERT_NE(spin, nullptr);
+    generation = window.controller()->generation();
+    spin->setValue(50);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    const auto na = verdicts("n/a");
+    ASSERT_EQ(na.size(), 2u) << "the scenario quotes two figures";
+    EXPECT_NE(na[0]->toolTip().indexOf("backends is 50 here, 100 in the scenario"), -1)
+        << na[0]->toolTip().toStdString();
+    EXPECT_NE(window.resultsPanel()->tabText(0).indexOf("pass"), -1);
+
+    generation = window.controller()->generation();
+    spin->setValue(100);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_TRUE(verdicts("n/a").empty());
 }
 
 // Geometry, splitters, the open tab, the last scenario and the gateway's speed survive a restart.
