@@ -4,7 +4,7 @@
 // Each is applied to the parsed document with applyOverride, then all of them go through
 // parseScenario as the CLI passes them. A ScenarioError is the expected answer to a bad override;
 // anything else escaping aborts. A scenario that validates must survive writeScenarioJson and read
-// back equal.
+// back equal (without its expectations when the overrides moved the knobs they quote).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -49,7 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const Scenario s = parseScenario(fuzz::kBaseScenario, "fuzz.json", overrides);
         const std::string written = writeScenarioJson(s);
         const Scenario again = parseScenario(written, "fuzz.json");
-        fuzz::check(again == s, "an overridden scenario written back reads back different",
+        // Written with knobs other than the ones its expectations quote figures for, a scenario
+        // leaves the expectations out (scenario.h); everything else reads back as it was.
+        Scenario expected = s;
+        if (!(s.params == s.expect_setup)) expected.expect.clear();
+        fuzz::check(again == expected, "an overridden scenario written back reads back different",
                     written);
     } catch (const ScenarioError&) {
     } catch (const std::exception& e) {
