@@ -147,12 +147,6 @@ void GatewayWorker::applyParams(std::uint64_t seq, const Params& params) {
     schedule();
 }
 
-void GatewayWorker::stop() {
-    thread_->stopTicking();
-    playing_ = false;
-    seekTarget_.reset();
-}
-
 void GatewayWorker::tick() {
     if (!hasSim()) {
         thread_->stopTicking();

@@ -64,7 +64,6 @@ class GatewayWorker {
     // workload's shape: days, first day, customers, load, ...) restarts the run with the new
     // params instead, and says so through notice().
     void applyParams(std::uint64_t seq, const Params& params);
-    void stop();
     // The pacing tick: advances towards the target time within kTickBudgetMs.
     void tick();
 
