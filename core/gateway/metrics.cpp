@@ -94,10 +94,13 @@ void GatewayMetrics::closeWindow(Time now, const WindowState& state) {
     if (windowLatency_.empty()) {
         w.p50_ms = w.p90_ms = w.p99_ms = w.p999_ms = std::nan("");
     } else {
-        w.p50_ms = windowLatency_.valueAtPercentile(50) / 1000.0;
-        w.p90_ms = windowLatency_.valueAtPercentile(90) / 1000.0;
-        w.p99_ms = windowLatency_.valueAtPercentile(99) / 1000.0;
-        w.p999_ms = windowLatency_.valueAtPercentile(99.9) / 1000.0;
+        static constexpr std::array<double, 4> kNines{50, 90, 99, 99.9};
+        std::array<std::int64_t, 4> us{};
+        windowLatency_.valuesAtPercentiles(kNines, us);
+        w.p50_ms = us[0] / 1000.0;
+        w.p90_ms = us[1] / 1000.0;
+        w.p99_ms = us[2] / 1000.0;
+        w.p999_ms = us[3] / 1000.0;
     }
     w.hedge_rate = windowPrimaries_ ? static_cast<double>(windowHedges_) / windowPrimaries_ : 0;
     w.extra_load = windowPrimaries_

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace taillab {
 
@@ -74,7 +75,8 @@ std::int64_t HdrHistogram::merge(const HdrHistogram& other) {
     // Same layout and every recorded value inside this range: add counts index by index.
     if (sameLayoutAs(other) && other.counts_.size() <= counts_.size() &&
         other.max_ <= config_.highest_trackable) {
-        for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[i] += other.counts_[i];
+        const auto [lo, hi] = other.filled();
+        for (std::size_t i = lo; i < hi; ++i) counts_[i] += other.counts_[i];
         totalCount_ += other.totalCount_;
         min_ = std::min(min_, other.min_);
         max_ = std::max(max_, other.max_);
@@ -83,7 +85,8 @@ std::int64_t HdrHistogram::merge(const HdrHistogram& other) {
     const std::int64_t ownMin = min_;
     const std::int64_t ownMax = max_;
     std::int64_t dropped = 0;
-    for (std::size_t i = 0; i < other.counts_.size(); ++i) {
+    const auto [lo, hi] = other.filled();
+    for (std::size_t i = lo; i < hi; ++i) {
         const std::int64_t n = other.counts_[i];
         if (n != 0 && !record(other.valueFromIndex(i), n)) dropped += n;
     }
@@ -95,7 +98,9 @@ std::int64_t HdrHistogram::merge(const HdrHistogram& other) {
 }
 
 void HdrHistogram::reset() {
-    std::fill(counts_.begin(), counts_.end(), 0);
+    const auto [lo, hi] = filled();
+    std::fill(counts_.begin() + static_cast<std::ptrdiff_t>(lo),
+              counts_.begin() + static_cast<std::ptrdiff_t>(hi), 0);
     totalCount_ = 0;
     outOfRange_ = 0;
     min_ = std::numeric_limits<std::int64_t>::max();
@@ -149,7 +154,8 @@ double HdrHistogram::mean() const {
     // as the C library's int64 sum is whenever it does not overflow.
     __extension__ using Int128 = __int128;
     Int128 total = 0;
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
+    const auto [lo, hi] = filled();
+    for (std::size_t i = lo; i < hi; ++i) {
         if (counts_[i] == 0) continue;
         total += static_cast<Int128>(counts_[i]) * medianEquivalent(valueFromIndex(i));
     }
@@ -160,7 +166,8 @@ double HdrHistogram::stddev() const {
     if (empty()) return 0.0;
     const double m = mean();
     double sumSquares = 0;
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
+    const auto [lo, hi] = filled();
+    for (std::size_t i = lo; i < hi; ++i) {
         if (counts_[i] == 0) continue;
         const double dev = static_cast<double>(medianEquivalent(valueFromIndex(i))) - m;
         sumSquares += (dev * dev) * static_cast<double>(counts_[i]);
@@ -174,7 +181,8 @@ std::int64_t HdrHistogram::valueAtPercentile(double percentile) const {
     const std::int64_t target = std::max<std::int64_t>(
         1, static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5));
     std::int64_t running = 0;
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
+    const auto [lo, hi] = filled();
+    for (std::size_t i = lo; i < hi; ++i) {
         running += counts_[i];
         if (running >= target) {
             const std::int64_t v = valueFromIndex(i);
@@ -184,18 +192,58 @@ std::int64_t HdrHistogram::valueAtPercentile(double percentile) const {
     return max();
 }
 
+void HdrHistogram::valuesAtPercentiles(std::span<const double> percentiles,
+                                       std::span<std::int64_t> out) const {
+    if (out.size() != percentiles.size())
+        throw std::invalid_argument("valuesAtPercentiles: " + std::to_string(percentiles.size()) +
+                                    " percentiles but room for " + std::to_string(out.size()));
+    if (empty()) {
+        std::fill(out.begin(), out.end(), 0);
+        return;
+    }
+    // One walk over the filled buckets answers every percentile, taken in ascending order.
+    struct Ask {
+        std::int64_t target;
+        bool lowest;  // the 0th percentile reports its bucket's lowest value
+        std::size_t slot;
+    };
+    std::vector<Ask> asks;
+    asks.reserve(percentiles.size());
+    for (std::size_t k = 0; k < percentiles.size(); ++k) {
+        const double p = std::isnan(percentiles[k]) ? 0.0 : std::clamp(percentiles[k], 0.0, 100.0);
+        const std::int64_t target = std::max<std::int64_t>(
+            1, static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5));
+        asks.push_back(Ask{target, p == 0.0, k});
+    }
+    std::sort(asks.begin(), asks.end(),
+              [](const Ask& a, const Ask& b) { return a.target < b.target; });
+    auto next = asks.begin();
+    std::int64_t running = 0;
+    const auto [lo, hi] = filled();
+    for (std::size_t i = lo; i < hi && next != asks.end(); ++i) {
+        running += counts_[i];
+        for (; next != asks.end() && running >= next->target; ++next) {
+            const std::int64_t v = valueFromIndex(i);
+            out[next->slot] = next->lowest ? lowestEquivalent(v) : highestEquivalent(v);
+        }
+    }
+    for (; next != asks.end(); ++next) out[next->slot] = max();
+}
+
 std::int64_t HdrHistogram::countAtOrBelow(std::int64_t value) const {
     if (value < 0) return 0;
     if (value > config_.highest_trackable) return totalCount_;
-    const std::size_t limit = countsIndexFor(value);
+    const auto [lo, hi] = filled();
+    const std::size_t limit = std::min(countsIndexFor(value) + 1, hi);
     std::int64_t running = 0;
-    for (std::size_t i = 0; i <= limit; ++i) running += counts_[i];
+    for (std::size_t i = lo; i < limit; ++i) running += counts_[i];
     return running;
 }
 
 void HdrHistogram::forEachBucket(
     const std::function<void(std::int64_t, std::int64_t, std::int64_t)>& fn) const {
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
+    const auto [lo, hi] = filled();
+    for (std::size_t i = lo; i < hi; ++i) {
         if (counts_[i] == 0) continue;
         const std::int64_t v = valueFromIndex(i);
         fn(lowestEquivalent(v), highestEquivalent(v), counts_[i]);

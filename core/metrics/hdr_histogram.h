@@ -33,7 +33,9 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace taillab {
@@ -95,6 +97,10 @@ class HdrHistogram {
     double stddev() const;
     // percentile in [0, 100] (clamped); 0 when empty.
     std::int64_t valueAtPercentile(double percentile) const;
+    // The same for several percentiles in one walk over the buckets: out[k] is
+    // valueAtPercentile(percentiles[k]). Throws std::invalid_argument if the sizes differ.
+    void valuesAtPercentiles(std::span<const double> percentiles,
+                             std::span<std::int64_t> out) const;
     // Number of recorded values whose bucket lies at or below `value`'s bucket (so every value
     // equivalent to `value` counts). 0 for negative values, totalCount() above the range.
     std::int64_t countAtOrBelow(std::int64_t value) const;
@@ -127,6 +133,13 @@ class HdrHistogram {
 
   private:
     bool refuse(std::int64_t count);
+    // The counts indices [first, last) that can be non-zero: every recorded value lies in
+    // [min_, max_]. Loops walk only these, so a histogram with a wide range but a narrow spread
+    // of values is cheap to read, merge and reset.
+    std::pair<std::size_t, std::size_t> filled() const {
+        if (empty()) return {0, 0};
+        return {countsIndexFor(min_), countsIndexFor(max_) + 1};
+    }
     std::int64_t clampToRange(std::int64_t value) const {
         return value < 0 ? 0
                          : (value > config_.highest_trackable ? config_.highest_trackable : value);

@@ -420,5 +420,44 @@ TEST_F(StallFixture, StallDoesNotFitTheDefaultRange) {
     EXPECT_EQ(sixtySeconds.totalCount(), corrected_.totalCount() - above);
 }
 
+// Reads, merges and resets walk only the buckets between the smallest and largest recorded
+// value: a histogram reused across narrow, distant windows must still read exactly.
+TEST(HdrHistogramTest, ResetAndReuseAcrossDistantRanges) {
+    HdrHistogram h;
+    std::vector<std::int64_t> lows, highs;
+    for (std::int64_t v = 3; v < 900; v += 7) lows.push_back(v);
+    for (std::int64_t v = 40'000'000; v < 41'000'000; v += 9'973) highs.push_back(v);
+    for (int round = 0; round < 3; ++round) {
+        const std::vector<std::int64_t>& values = round % 2 == 0 ? highs : lows;
+        for (std::int64_t v : values) ASSERT_TRUE(h.record(v));
+        HdrHistogram fresh;
+        for (std::int64_t v : values) fresh.record(v);
+        EXPECT_EQ(h.totalCount(), static_cast<std::int64_t>(values.size()));
+        for (double p : {0.0, 1.0, 50.0, 99.0, 100.0})
+            EXPECT_EQ(h.valueAtPercentile(p), fresh.valueAtPercentile(p)) << "round " << round;
+        EXPECT_EQ(h.mean(), fresh.mean());
+        EXPECT_EQ(h.countAtOrBelow(values.front()), fresh.countAtOrBelow(values.front()));
+        EXPECT_EQ(h.countAtOrBelow(100'000'000), fresh.countAtOrBelow(100'000'000));
+        h.reset();
+        for (std::size_t i = 0; i < h.countsLength(); ++i) ASSERT_EQ(h.countAtIndex(i), 0) << i;
+    }
+}
+
+TEST(HdrHistogramTest, SeveralPercentilesInOneWalkMatchOneAtATime) {
+    HdrHistogram h;
+    for (std::int64_t v : samples(Shape::Lognormal, 20'000, h.config().highest_trackable, 11))
+        h.record(v);
+    const std::vector<double> ps{99.9, 0.0, 50.0, 50.0, 100.0, 90.0, std::nan(""), 120.0, -3.0};
+    std::vector<std::int64_t> got(ps.size(), -1);
+    h.valuesAtPercentiles(ps, got);
+    for (std::size_t k = 0; k < ps.size(); ++k)
+        EXPECT_EQ(got[k], h.valueAtPercentile(ps[k])) << "percentile " << ps[k];
+    std::vector<std::int64_t> tooFew(2);
+    EXPECT_THROW(h.valuesAtPercentiles(ps, tooFew), std::invalid_argument);
+    HdrHistogram none;
+    none.valuesAtPercentiles(ps, got);
+    for (std::int64_t v : got) EXPECT_EQ(v, 0);
+}
+
 }  // namespace
 }  // namespace taillab
