@@ -1,8 +1,11 @@
 #include "main_window.h"
 
 #include <QAction>
-#include <QComboBox>
 #include <QApplication>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -35,6 +38,29 @@ namespace taillab::ui {
 namespace {
 
 constexpr const char* kLastScenarioDirKey = "scenarios/lastSaveDirectory";
+constexpr const char* kRecentKey = "scenarios/recent";
+
+// A scenario name for a file: its base name lowered, anything outside a-z, 0-9, '-' and '_'
+// made '-'; `fallback` when nothing is left.
+std::string scenarioNameFor(const QString& path, const std::string& fallback) {
+    std::string name;
+    for (QChar c : QFileInfo(path).completeBaseName().toLower()) {
+        const char a = c.toLatin1();
+        const bool ok = (a >= 'a' && a <= 'z') || (a >= '0' && a <= '9') || a == '-' || a == '_';
+        name += ok ? a : '-';
+    }
+    const bool any = name.find_first_not_of('-') != std::string::npos;
+    return any ? name : fallback;
+}
+
+// The local scenario file a drag carries, if it carries exactly one.
+QString droppedScenario(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1) return {};
+    const QUrl url = mime->urls().front();
+    if (!url.isLocalFile()) return {};
+    const QString path = url.toLocalFile();
+    return path.endsWith(".json", Qt::CaseInsensitive) ? path : QString();
+}
 
 }  // namespace
 
@@ -42,6 +68,7 @@ MainWindow::MainWindow(const std::string& scenarioDirectory, QWidget* parent)
     : QMainWindow(parent), catalog_(scenarioDirectory) {
     setObjectName("mainWindow");
     setWindowIcon(QIcon(":/taillab.svg"));
+    setAcceptDrops(true);
     controller_ = new RunController(this);
     scheduler_ = new RedrawScheduler(this);
     buildLayout();
@@ -168,6 +195,7 @@ void MainWindow::onTabChanged(int) {
 }
 
 void MainWindow::updateSaveRun() {
+    if (saveScenarioAct_) saveScenarioAct_->setEnabled(!gatewayShown() && !scenario_.lab.empty());
     if (saveRunAct_)
         saveRunAct_->setEnabled(gatewayShown() && gateway_ && gateway_->latestFrame() &&
                                 gateway_->latestFrame()->snapshot);
@@ -195,6 +223,13 @@ void MainWindow::buildActions() {
     saveRunAct_->setToolTip(tr("Save the gateway run as a scenario that replays it: its first "
                                "knobs, seed and timeline, with the knob changes made during it"));
     connect(saveRunAct_, &QAction::triggered, this, &MainWindow::saveRunDialog);
+    saveScenarioAct_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton),
+                                   tr("Save Scenario &As…"), this);
+    saveScenarioAct_->setObjectName("saveScenarioAs");
+    saveScenarioAct_->setShortcut(QKeySequence::SaveAs);
+    saveScenarioAct_->setToolTip(tr("Save the lab scenario with the knobs as they are now, as a "
+                                    "file that taillab-cli run reproduces"));
+    connect(saveScenarioAct_, &QAction::triggered, this, &MainWindow::saveScenarioDialog);
     auto* quitAct = new QAction(tr("&Quit"), this);
     quitAct->setShortcut(QKeySequence::Quit);
     connect(quitAct, &QAction::triggered, this, &QWidget::close);
@@ -220,9 +255,12 @@ void MainWindow::buildActions() {
     connect(aboutAct, &QAction::triggered, this, &MainWindow::showAbout);
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addActions({openAct, reloadAct});
+    file->addAction(openAct);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    recentMenu_->setObjectName("recentMenu");
+    file->addAction(reloadAct);
     file->addSeparator();
-    file->addAction(saveRunAct_);
+    file->addActions({saveScenarioAct_, saveRunAct_});
     file->addSeparator();
     file->addActions(export_->chartActions());
     file->addAction(export_->action(ExportFormat::ResultJson));
@@ -280,6 +318,7 @@ void MainWindow::buildActions() {
     connect(controller_, &RunController::failed, cancelAct,
             [cancelAct] { cancelAct->setEnabled(false); });
     updateSaveRun();
+    rebuildRecentMenu();
 }
 
 bool MainWindow::openScenario(const QString& key) {
@@ -314,6 +353,7 @@ void MainWindow::open(const Scenario& scenario) {
     results_->setResult(nullptr);
     export_->updateEnabled();
     updateTitle();
+    updateSaveRun();
     runNow();
 }
 
@@ -381,14 +421,113 @@ void MainWindow::openFileDialog() {
 }
 
 bool MainWindow::openFile(const QString& path) {
-    if (!isGatewayScenarioFile(path.toStdString())) return openScenario(path);
+    if (!isGatewayScenarioFile(path.toStdString())) {
+        if (!openScenario(path)) {
+            forgetRecent(path);
+            return false;
+        }
+        noteRecent(path);
+        return true;
+    }
     try {
         openGateway(loadGatewayRun(path.toStdString(), {}));
     } catch (const std::exception& e) {
         openGateway()->showMessage(tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what())));
+        forgetRecent(path);
         return false;
     }
+    noteRecent(path);
     status_->showMessage(tr("Opened %1 in the gateway view").arg(path));
+    return true;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!droppedScenario(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString path = droppedScenario(event->mimeData());
+    if (path.isEmpty()) return;
+    event->acceptProposedAction();
+    openFile(path);
+}
+
+void MainWindow::noteRecent(const QString& path) {
+    const QString full = QFileInfo(path).absoluteFilePath();
+    recent_.removeAll(full);
+    recent_.prepend(full);
+    while (recent_.size() > kRecentFiles) recent_.removeLast();
+    rebuildRecentMenu();
+}
+
+void MainWindow::forgetRecent(const QString& path) {
+    if (recent_.removeAll(QFileInfo(path).absoluteFilePath()) > 0) rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!recentMenu_) return;
+    recentMenu_->clear();
+    for (int i = 0; i < recent_.size(); ++i) {
+        const QString path = recent_[i];
+        // &1 … &8 as accelerators; the full path in the tooltip and the status bar.
+        QAction* a = recentMenu_->addAction(
+            tr("&%1  %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        a->setToolTip(path);
+        a->setStatusTip(path);
+        a->setData(path);
+        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    }
+    if (!recent_.isEmpty()) recentMenu_->addSeparator();
+    QAction* clear = recentMenu_->addAction(tr("&Clear List"));
+    clear->setEnabled(!recent_.isEmpty());
+    connect(clear, &QAction::triggered, this, [this] {
+        recent_.clear();
+        rebuildRecentMenu();
+    });
+    recentMenu_->setEnabled(true);
+}
+
+void MainWindow::saveScenarioDialog() {
+    if (scenario_.lab.empty()) return;
+    QSettings settings;
+    const QString dir = settings.value(kLastScenarioDirKey, QDir::homePath()).toString();
+    const QString name = QString::fromStdString(scenario_.name) +
+                         (knobs_->isEdited() ? QStringLiteral("-edited.json") : QStringLiteral(".json"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Scenario As"),
+                                                      QDir(dir).filePath(name),
+                                                      tr("Scenario files (*.json)"));
+    if (path.isEmpty()) return;
+    settings.setValue(kLastScenarioDirKey, QFileInfo(path).absolutePath());
+    QString error;
+    if (!saveScenarioAs(path, &error)) QMessageBox::warning(this, tr("Save failed"), error);
+}
+
+bool MainWindow::saveScenarioAs(const QString& path, QString* error) {
+    const Lab* lab = findLab(scenario_.lab);
+    if (!lab) {
+        if (error) *error = tr("No lab scenario is open.");
+        return false;
+    }
+    Scenario edited = knobs_->editedScenario();
+    edited.name = scenarioNameFor(path, edited.name);
+    Scenario saved;
+    try {
+        saveScenarioFile(path.toStdString(), edited);
+        saved = loadScenarioFile(path.toStdString());  // as taillab-cli will read it
+    } catch (const std::exception& e) {
+        if (error) *error = tr("Cannot save %1: %2").arg(path, QString::fromUtf8(e.what()));
+        return false;
+    }
+    // The window now holds the saved scenario: its values are the file's, so nothing is edited.
+    // The result on screen was computed with these knobs and stays.
+    scenario_ = saved;
+    knobs_->setScenario(saved, lab->mainKnob());
+    explanation_->show(*lab, saved);
+    const CatalogEntry* entry = catalog_.find(path.toStdString());
+    browser_->setCurrentEntry(entry && entry->error.empty() ? entry : nullptr);
+    noteRecent(path);
+    updateTitle();
+    status_->showMessage(tr("Saved the scenario as %1").arg(path));
     return true;
 }
 
@@ -409,6 +548,7 @@ void MainWindow::saveSettings(QSettings& settings) const {
     settings.setValue(kTabKey, tabs_->currentIndex());
     const std::string& key = scenario_.file.empty() ? scenario_.name : scenario_.file;
     if (!key.empty()) settings.setValue(kScenarioKey, QString::fromStdString(key));
+    settings.setValue(kRecentKey, recent_);
     if (gateway_)
         settings.setValue(kGatewaySpeedKey, gateway_->transport()->speedBox()->currentData());
     else if (gatewaySpeed_)
@@ -425,6 +565,11 @@ void MainWindow::restoreSettings(const QSettings& settings, bool withTab) {
     gatewaySplitter_ = settings.value("splitters/gatewaySplitter").toByteArray();
     const double speed = settings.value(kGatewaySpeedKey).toDouble(&ok);
     if (ok && speed >= 0) gatewaySpeed_ = speed;  // 0: as fast as it goes
+    recent_.clear();
+    for (const QString& path : settings.value(kRecentKey).toStringList())
+        if (!path.isEmpty() && !recent_.contains(path) && recent_.size() < kRecentFiles)
+            recent_.append(path);
+    rebuildRecentMenu();
     const int tab = settings.value(kTabKey, 0).toInt();
     if (withTab && tab > 0 && tab < tabs_->count()) tabs_->setCurrentIndex(tab);
 }

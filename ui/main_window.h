@@ -11,6 +11,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStringList>
 #include <memory>
 #include <optional>
 
@@ -20,6 +21,9 @@
 #include "redraw_scheduler.h"
 
 class QAction;
+class QDragEnterEvent;
+class QDropEvent;
+class QMenu;
 class QTabWidget;
 class QUndoGroup;
 class QSettings;
@@ -80,13 +84,32 @@ class MainWindow : public QMainWindow {
     bool gatewayShown() const;
     // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
     QAction* saveRunAction() const { return saveRunAct_; }
+    // File → Save Scenario As…: the open lab scenario with the knobs as they are now, named for
+    // the file (its base name in a-z, 0-9, '-' and '_'), written atomically. `taillab-cli run`
+    // on the file reproduces the run. The window then holds the saved scenario, unedited.
+    bool saveScenarioAs(const QString& path, QString* error);
+    QAction* saveScenarioAction() const { return saveScenarioAct_; }
+    // File → Open Recent: scenario files opened or saved, newest first, at most kRecentFiles;
+    // kept with the settings. A file that no longer opens leaves the list.
+    static constexpr int kRecentFiles = 8;
+    QStringList recentFiles() const { return recent_; }
+    QMenu* recentMenu() const { return recentMenu_; }
 
   signals:
     // A result has been drawn (charts and tables show it).
     void resultDrawn(taillab::ui::LabResultPtr result);
 
+  protected:
+    // A scenario file dropped on the window opens as File → Open would open it.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
   private:
     void buildLayout();
+    void saveScenarioDialog();
+    void noteRecent(const QString& path);
+    void forgetRecent(const QString& path);
+    void rebuildRecentMenu();
     void buildActions();
     void open(const Scenario& scenario);
     void onResult(const LabResultPtr& result);
@@ -119,6 +142,9 @@ class MainWindow : public QMainWindow {
     GatewayView* gateway_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
+    QAction* saveScenarioAct_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QStringList recent_;
     QUndoGroup* undo_ = nullptr;  // the visible tab's knob edits (Edit -> Undo, Redo)
     // Restored, applied when the gateway view is built.
     std::optional<double> gatewaySpeed_;

@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
+#include <QDropEvent>
+#include <QMenu>
+#include <QMimeData>
+#include <QProcess>
+#include <QUrl>
 #include <QAction>
 #include <QComboBox>
 #include <QSettings>
@@ -25,6 +30,8 @@
 #include "knob_panel.h"
 #include "results_panel.h"
 #include "run_status.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
@@ -241,6 +248,128 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
     QComboBox* box = window.gatewayView()->transport()->speedBox();
     EXPECT_TRUE(QTest::qWaitFor([&] { return box->currentData().toDouble() == speed; }, 10000))
         << box->currentData().toDouble() << " shown, " << speed << " saved";
+}
+
+// File -> Save Scenario As writes the knobs as they are now; taillab-cli runs the file to the very
+// bytes the window computed, and the window then holds the saved scenario, unedited.
+TEST(MainWindowTest, SaveScenarioAsIsReproducedByTheCli) {
+    QTemporaryDir dir;
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("hedge-idle"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_TRUE(window.saveScenarioAction()->isEnabled());
+    EXPECT_EQ(window.saveScenarioAction()->shortcut(), QKeySequence(QKeySequence::SaveAs));
+    KnobEditor* knob = knobToMove(*window.knobPanel(), *findLab("hedge_idle"));
+    ASSERT_NE(knob, nullptr);
+    const std::string key = knob->spec().key;
+    const double moved = std::min(knob->value() * 2, knob->spec().max);
+    ASSERT_NE(moved, knob->value());
+    generation = window.controller()->generation();
+    window.knobPanel()->applyValue(key, moved);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    ASSERT_TRUE(window.knobPanel()->isEdited());
+    const LabResultPtr shown = window.latestResult();
+
+    const QString path = dir.filePath("My Hedge Test.json");
+    QString error;
+    ASSERT_TRUE(window.saveScenarioAs(path, &error)) << error.toStdString();
+    const Scenario saved = loadScenarioFile(path.toStdString());
+    EXPECT_EQ(saved.name, "my-hedge-test");
+    EXPECT_EQ(saved.lab, "hedge_idle");
+    EXPECT_EQ(saved.params.real(key), shown->parameters.at(key).get<double>());
+    EXPECT_FALSE(window.knobPanel()->isEdited()) << "the saved values are the scenario's now";
+    EXPECT_EQ(window.scenario().name, "my-hedge-test");
+    EXPECT_TRUE(window.windowTitle().contains("my-hedge-test"));
+    EXPECT_EQ(window.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+
+    LabResult gui = *shown;
+    gui.scenario = saved.name;
+    const std::string expected = toJson(gui).dump(2) + "\n";
+    QProcess cli;
+    const QString out = dir.filePath("result.json");
+    cli.start(TAILLAB_CLI_PATH, {"run", path, "--out", out});
+    ASSERT_TRUE(cli.waitForFinished(kRunTimeoutMs));
+    ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
+    EXPECT_TRUE(readFile(out) == expected) << "taillab-cli run differs from the window's run";
+
+    // A file that cannot be written leaves the window as it was and says why.
+    const QString bad = dir.filePath("no-such-dir/x.json");
+    EXPECT_FALSE(window.saveScenarioAs(bad, &error));
+    EXPECT_TRUE(error.contains("no-such-dir")) << error.toStdString();
+    EXPECT_EQ(window.scenario().name, "my-hedge-test");
+}
+
+// Files opened or saved are offered again under File -> Open Recent, newest first, across a
+// restart; one that no longer opens leaves the list.
+TEST(MainWindowTest, RecentFilesKeepTheNewestFirstAndSurviveARestart) {
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("taillab.ini"), QSettings::IniFormat);
+    const QString a = QString::fromStdString(scenarioDirectory()) + "/labs/fanout.json";
+    const QString b = QString::fromStdString(scenarioDirectory()) + "/labs/hedge-idle.json";
+    const QString gone = dir.filePath("gone.json");
+    std::filesystem::copy_file(b.toStdString(), gone.toStdString());
+    {
+        MainWindow window(scenarioDirectory());
+        window.show();
+        ASSERT_TRUE(window.openFile(a));
+        ASSERT_TRUE(window.openFile(gone));
+        ASSERT_TRUE(window.openFile(b));
+        ASSERT_TRUE(window.openFile(a));
+        EXPECT_EQ(window.recentFiles(),
+                  QStringList({QFileInfo(a).absoluteFilePath(), QFileInfo(b).absoluteFilePath(),
+                               QFileInfo(gone).absoluteFilePath()}));
+        window.saveSettings(settings);
+    }
+    settings.sync();
+    std::filesystem::remove(gone.toStdString());
+    MainWindow window(scenarioDirectory());
+    window.restoreSettings(settings, false);
+    window.show();
+    ASSERT_EQ(window.recentFiles().size(), 3);
+    QMenu* menu = window.recentMenu();
+    ASSERT_NE(menu, nullptr);
+    QList<QAction*> entries;
+    for (QAction* act : menu->actions())
+        if (act->data().isValid()) entries.push_back(act);
+    ASSERT_EQ(entries.size(), 3);
+    EXPECT_TRUE(entries[0]->text().contains("fanout.json"));
+    EXPECT_EQ(entries[2]->toolTip(), QFileInfo(gone).absoluteFilePath());
+    entries[1]->trigger();
+    EXPECT_EQ(window.scenario().name, "hedge-idle");
+    EXPECT_EQ(window.recentFiles().value(0), QFileInfo(b).absoluteFilePath());
+    entries = {};
+    for (QAction* act : menu->actions())
+        if (act->data().toString() == QFileInfo(gone).absoluteFilePath()) act->trigger();
+    EXPECT_EQ(window.recentFiles().size(), 2) << "the missing file left the list";
+    EXPECT_FALSE(window.recentFiles().contains(QFileInfo(gone).absoluteFilePath()));
+}
+
+// A scenario file dropped on the window opens, as File -> Open would; other drops are refused.
+TEST(MainWindowTest, DroppingAScenarioFileOpensIt) {
+    MainWindow window(scenarioDirectory());
+    window.show();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    const QString path = QString::fromStdString(scenarioDirectory()) + "/labs/power-of-d.json";
+    const auto drag = [&](const QList<QUrl>& urls) {
+        QMimeData mime;
+        mime.setUrls(urls);
+        QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        if (!enter.isAccepted()) return false;
+        QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        return true;
+    };
+    EXPECT_FALSE(drag({QUrl::fromLocalFile("/tmp/picture.png")}));
+    EXPECT_FALSE(drag({QUrl("https://example.com/s.json")}));
+    EXPECT_FALSE(drag({QUrl::fromLocalFile(path), QUrl::fromLocalFile(path)}));
+    EXPECT_EQ(window.scenario().name, "fanout");
+    EXPECT_TRUE(drag({QUrl::fromLocalFile(path)}));
+    EXPECT_EQ(window.scenario().name, "power-of-d");
+    EXPECT_EQ(window.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
 }
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
