@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QPainter>
 #include <QMimeData>
 #include <QDir>
 #include <QFileDialog>
@@ -29,6 +30,7 @@
 #include "gateway/transport_bar.h"
 #include "knob_panel.h"
 #include "lab_browser.h"
+#include "message_banner.h"
 #include "plots/chart_view.h"
 #include "results_panel.h"
 #include "run_controller.h"
@@ -62,6 +64,32 @@ QString droppedScenario(const QMimeData* mime) {
     return path.endsWith(".json", Qt::CaseInsensitive) ? path : QString();
 }
 
+// Washes out the widget it covers, in the window colour, to say that what shows through is stale.
+// Mouse events pass through: a stale chart can still be read, zoomed and hovered.
+class StaleVeil : public QWidget {
+  public:
+    explicit StaleVeil(QWidget* covered) : QWidget(covered) {
+        setObjectName("staleVeil");
+        setAttribute(Qt::WA_TransparentForMouseEvents);
+        covered->installEventFilter(this);
+        setGeometry(covered->rect());
+        hide();
+    }
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched == parentWidget() && event->type() == QEvent::Resize)
+            setGeometry(parentWidget()->rect());
+        return false;
+    }
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        QColor veil = palette().color(QPalette::Window);
+        veil.setAlpha(150);
+        painter.fillRect(rect(), veil);
+    }
+};
+
 }  // namespace
 
 MainWindow::MainWindow(const std::string& scenarioDirectory, QWidget* parent)
@@ -79,8 +107,7 @@ MainWindow::MainWindow(const std::string& scenarioDirectory, QWidget* parent)
     connect(browser_, &LabBrowser::entrySelected, this, [this](const CatalogEntry* e) {
         if (!e) return;
         if (!e->error.empty()) {
-            explanation_->showError(tr("This scenario file does not load"),
-                                    QString::fromStdString(e->error));
+            reportProblem(tr("This scenario file does not load"), QString::fromStdString(e->error));
             return;
         }
         open(e->scenario);
@@ -132,10 +159,20 @@ void MainWindow::buildLayout() {
     right->setStretchFactor(1, 1);
     right->setSizes({580, 250});
 
+    // The banner sits above the charts it may mark stale.
+    auto* rightPage = new QWidget(this);
+    auto* rightColumn = new QVBoxLayout(rightPage);
+    rightColumn->setContentsMargins(0, 0, 0, 0);
+    rightColumn->setSpacing(4);
+    banner_ = new MessageBanner(rightPage);
+    staleVeil_ = new StaleVeil(charts_);
+    rightColumn->addWidget(banner_);
+    rightColumn->addWidget(right, 1);
+
     auto* main = new QSplitter(Qt::Horizontal, this);
     main->setObjectName("mainSplitter");
     main->addWidget(left);
-    main->addWidget(right);
+    main->addWidget(rightPage);
     main->setStretchFactor(0, 0);
     main->setStretchFactor(1, 1);
     main->setSizes({340, 1100});
@@ -327,13 +364,25 @@ bool MainWindow::openScenario(const QString& key) {
         open(e->scenario);
         return true;
     }
+    if (const CatalogEntry* e = catalog_.find(key.toStdString()); e && !e->error.empty()) {
+        openError_ = QString::fromStdString(e->error);
+        reportProblem(tr("Cannot open %1").arg(key), openError_);
+        return false;
+    }
+    if (!QFileInfo::exists(key) && !QFileInfo(key).isSymLink()) {
+        // As taillab-cli says it: neither a path nor a scenario name.
+        openError_ = tr("no scenario file '%1' (not a file, nor a name under %2)")
+                         .arg(key, QString::fromStdString(catalog_.directory()));
+        reportProblem(tr("Cannot open %1").arg(key), openError_);
+        return false;
+    }
     try {
         open(loadScenarioFile(key.toStdString()));
         browser_->setCurrentEntry(nullptr);
         return true;
     } catch (const std::exception& e) {
-        explanation_->showError(tr("Cannot open %1").arg(key), QString::fromUtf8(e.what()));
-        status_->showMessage(tr("Cannot open %1").arg(key));
+        openError_ = QString::fromUtf8(e.what());
+        reportProblem(tr("Cannot open %1").arg(key), openError_);
         return false;
     }
 }
@@ -343,6 +392,8 @@ bool MainWindow::selectLab(const QString& labId) { return browser_->selectLab(la
 void MainWindow::open(const Scenario& scenario) {
     const Lab* lab = findLab(scenario.lab);
     if (!lab) return;
+    clearProblem();
+    openError_.clear();
     scenario_ = scenario;
     knobs_->setScenario(scenario, lab->mainKnob());
     explanation_->show(*lab, scenario);
@@ -375,6 +426,8 @@ void MainWindow::runNow() {
 
 void MainWindow::onResult(const LabResultPtr& result) {
     if (!result) return;
+    // A result of a run started after the problem replaces the stale one.
+    if (controller_->generation() > problemGeneration_) clearProblem();
     latest_ = result;
     scheduler_->request(rebuildNext_ ? DirtyLevel::Rebuild : DirtyLevel::Data);
     rebuildNext_ = false;
@@ -409,8 +462,32 @@ void MainWindow::onRedraw(DirtyLevel level) {
 }
 
 void MainWindow::onFailed(const QString& message) {
-    explanation_->showError(tr("The run failed"), message);
     if (!latest_) charts_->setPlaceholder(tr("The run failed:\n%1").arg(message));
+    reportProblem(tr("The run failed"), message);
+}
+
+void MainWindow::reportProblem(const QString& title, const QString& detail) {
+    QString text = detail;
+    stale_ = latest_ != nullptr;
+    if (stale_) {
+        const QString shown = QString::fromStdString(latest_->scenario);
+        text += (text.isEmpty() ? "" : "\n") +
+                tr("The charts and checks below are stale: they are still those of %1.").arg(shown);
+    }
+    problemGeneration_ = controller_->generation();
+    banner_->showMessage(MessageBanner::Kind::Error, title, text);
+    status_->showMessage(title);
+    // Stale results stay readable but look it: washed-out charts, a greyed-out table.
+    staleVeil_->setVisible(stale_);
+    staleVeil_->raise();
+    results_->setEnabled(!stale_);
+}
+
+void MainWindow::clearProblem() {
+    banner_->clear();
+    stale_ = false;
+    staleVeil_->hide();
+    results_->setEnabled(true);
 }
 
 void MainWindow::openFileDialog() {

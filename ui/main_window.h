@@ -37,6 +37,7 @@ class ExportActions;
 class GatewayView;
 class KnobPanel;
 class LabBrowser;
+class MessageBanner;
 class ResultsPanel;
 class RunController;
 class RunStatus;
@@ -49,8 +50,15 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(const std::string& scenarioDirectory, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a scenario by file path, name, "labs/<name>" or lab id, and runs it.
+    // Opens a scenario by file path, name, "labs/<name>" or lab id, and runs it. On failure the
+    // banner says why (the core's message: file:line:column, JSON path, what was expected), the
+    // result on screen is marked stale, and lastOpenError() holds the message.
     bool openScenario(const QString& key);
+    QString lastOpenError() const { return openError_; }
+    // The labs page's banner, and whether the result on screen is stale (it belongs to an
+    // earlier scenario than the one that failed to open, or to a run that failed).
+    MessageBanner* banner() const { return banner_; }
+    bool resultIsStale() const { return stale_; }
     // File → Open: a gateway scenario opens in the Gateway tab (its knobs and timeline; a file
     // the parser refuses shows the parser's message there), any other in the labs.
     bool openFile(const QString& path);
@@ -115,6 +123,8 @@ class MainWindow : public QMainWindow {
     void onResult(const LabResultPtr& result);
     void onRedraw(DirtyLevel level);
     void onFailed(const QString& message);
+    void reportProblem(const QString& title, const QString& detail);
+    void clearProblem();
     void openFileDialog();
     void saveRunDialog();
     void updateSaveRun();
@@ -145,6 +155,11 @@ class MainWindow : public QMainWindow {
     QAction* saveScenarioAct_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QStringList recent_;
+    MessageBanner* banner_ = nullptr;
+    QWidget* staleVeil_ = nullptr;  // over the charts while the result is stale
+    QString openError_;
+    bool stale_ = false;
+    quint64 problemGeneration_ = 0;  // the run generation when the banner went up
     QUndoGroup* undo_ = nullptr;  // the visible tab's knob edits (Edit -> Undo, Redo)
     // Restored, applied when the gateway view is built.
     std::optional<double> gatewaySpeed_;

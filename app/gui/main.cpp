@@ -284,7 +284,7 @@ int main(int argc, char** argv) {
     // The remembered scenario may be gone (moved, renamed): then the default one.
     if (!opened && args.isEmpty() && key != "fanout") opened = window.openScenario("fanout");
     if (!opened) {
-        std::fprintf(stderr, "taillab: cannot open scenario '%s'\n", qPrintable(key));
+        std::fprintf(stderr, "taillab: %s\n", qPrintable(window.lastOpenError()));
         if (scripted) return 2;
     }
     return QApplication::exec();

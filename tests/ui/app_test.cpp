@@ -55,7 +55,7 @@ TEST(AppTest, BadArgumentsAreRefused) {
     EXPECT_TRUE(r.errors.contains(".png, .svg, .pdf, .csv or .json")) << r.errors.toStdString();
     r = runApp({"no-such-scenario", "--screenshot", dir.filePath("x.png")});
     EXPECT_EQ(r.exitCode, 2);
-    EXPECT_TRUE(r.errors.contains("cannot open scenario 'no-such-scenario'"))
+    EXPECT_TRUE(r.errors.contains("no scenario file 'no-such-scenario' (not a file, nor a name under"))
         << r.errors.toStdString();
     r = runApp({"fanout", "--size", "huge", "--screenshot", dir.filePath("x.png")});
     EXPECT_EQ(r.exitCode, 2);

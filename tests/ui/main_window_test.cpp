@@ -21,6 +21,7 @@
 #include <QSlider>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <QSpinBox>
 #include <QTimer>
 
@@ -28,6 +29,7 @@
 #include "gateway/transport_bar.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
+#include "message_banner.h"
 #include "results_panel.h"
 #include "run_status.h"
 #include "run/runner.h"
@@ -370,6 +372,55 @@ TEST(MainWindowTest, DroppingAScenarioFileOpensIt) {
     EXPECT_TRUE(drag({QUrl::fromLocalFile(path)}));
     EXPECT_EQ(window.scenario().name, "power-of-d");
     EXPECT_EQ(window.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+}
+
+// File -> Open on a broken file says where and what, once, in the banner; the result on screen is
+// marked stale rather than left looking current; the next good scenario clears both.
+TEST(MainWindowTest, ABrokenFileIsExplainedAndTheOldResultMarkedStale) {
+    QTemporaryDir dir;
+    const QString broken = dir.filePath("broken.json");
+    {
+        std::ofstream out(broken.toStdString());
+        out << "{\"schema_version\": 1, \"name\": \"x\", \"lab\": \"fanout\", \"params\": {\n";
+    }
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_FALSE(window.banner()->isVisible());
+    EXPECT_FALSE(window.resultIsStale());
+
+    EXPECT_FALSE(window.openFile(broken));
+    const QString text = window.banner()->text();
+    EXPECT_TRUE(window.banner()->isVisible());
+    EXPECT_TRUE(text.contains(broken + ":1:64: invalid JSON")) << text.toStdString();
+    EXPECT_TRUE(text.contains("stale")) << text.toStdString();
+    EXPECT_TRUE(window.lastOpenError().startsWith(broken + ":1:64: invalid JSON"))
+        << window.lastOpenError().toStdString();
+    EXPECT_TRUE(window.resultIsStale());
+    EXPECT_FALSE(window.resultsPanel()->isEnabled());
+    QWidget* veil = window.chartArea()->findChild<QWidget*>("staleVeil");
+    ASSERT_NE(veil, nullptr);
+    EXPECT_TRUE(veil->isVisible());
+    EXPECT_EQ(veil->size(), window.chartArea()->size());
+    EXPECT_EQ(window.scenario().name, "fanout") << "the old scenario stays, marked stale";
+
+    // The same message from the command line as from the GUI's arguments.
+    QProcess cli;
+    cli.start(TAILLAB_CLI_PATH, {"run", broken});
+    ASSERT_TRUE(cli.waitForFinished(30000));
+    EXPECT_EQ(cli.exitCode(), 2);
+    EXPECT_TRUE(QString::fromUtf8(cli.readAllStandardError()).contains(window.lastOpenError()));
+
+    generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("hedge-idle"));
+    EXPECT_FALSE(window.banner()->isVisible());
+    EXPECT_FALSE(window.resultIsStale());
+    EXPECT_TRUE(window.resultsPanel()->isEnabled());
+    EXPECT_FALSE(veil->isVisible());
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
 }
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {

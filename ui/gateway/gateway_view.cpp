@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "chart_data_export.h"
+#include "message_banner.h"
 #include "plots/breaker_strip_chart.h"
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_session.h"
@@ -95,12 +96,10 @@ GatewayView::GatewayView(const std::string& scenarioDirectory, QWidget* parent)
     buildLayout();
     connect(session_, &GatewaySession::frameArrived, this, &GatewayView::onFrame);
     connect(session_, &GatewaySession::failed, this, [this](const QString& m) {
-        message_->setText(tr("The simulation stopped: %1").arg(m));
-        message_->setVisible(true);
+        message_->showMessage(MessageBanner::Kind::Error, tr("The simulation stopped"), m);
     });
     connect(session_, &GatewaySession::notice, this, [this](const QString& m) {
-        message_->setText(m);
-        message_->setVisible(true);
+        message_->showMessage(MessageBanner::Kind::Notice, m);
     });
     connect(scheduler_, &RedrawScheduler::redraw, this, [this](DirtyLevel) { onRedraw(); });
     connect(knobs_, &KnobPanel::edited, this, &GatewayView::onKnobsEdited);
@@ -203,10 +202,7 @@ QWidget* GatewayView::buildRunPage() {
     conservation_->setToolTip(tr("Every accepted request ends exactly once: answered, rejected "
                                  "(401, 429, shed) or failed (deadline, no engine), or is still "
                                  "in flight"));
-    message_ = new QLabel(page);
-    message_->setStyleSheet("color: #a02020;");
-    message_->setWordWrap(true);
-    message_->setVisible(false);
+    message_ = new MessageBanner(page);
     layout->addWidget(message_);
 
     auto* grid = new QGridLayout;
@@ -274,19 +270,17 @@ void GatewayView::startRun(const GatewayRunSpec& spec, bool play) {
     started_ = true;
     knobs_->setScenario(knobScenario(spec_), "hedge_delay_ms");
     shownParams_ = spec_.params;
-    message_->setVisible(false);
+    message_->clear();
     if (!session_->started()) session_->setSpeed(kDefaultSpeed);
     knobCommand_ = session_->start(spec_.params, spec_.seed, spec_.timeline, play);
 }
 
-void GatewayView::showMessage(const QString& text) {
-    message_->setText(text);
-    message_->setVisible(!text.isEmpty());
+void GatewayView::showMessage(const QString& text, bool error) {
+    if (text.isEmpty()) return message_->clear();
+    message_->showMessage(error ? MessageBanner::Kind::Error : MessageBanner::Kind::Notice, text);
 }
 
-QString GatewayView::message() const {
-    return message_->isVisible() ? message_->text() : QString();
-}
+QString GatewayView::message() const { return message_->text(); }
 
 void GatewayView::restart() {
     const Scenario s = knobs_->editedScenario();
@@ -296,7 +290,7 @@ void GatewayView::restart() {
     const bool play = drawn_ ? drawn_->playing || drawn_->finished() : true;
     spec_ = spec;
     shownParams_ = spec.params;
-    message_->setVisible(false);
+    message_->clear();
     knobCommand_ = session_->start(spec.params, spec.seed, spec.timeline, play);
 }
 
@@ -311,7 +305,7 @@ void GatewayView::onKnobsEdited() {
         restart();
         return;
     }
-    message_->setVisible(false);
+    message_->clear();
     shownParams_ = s.params;
     knobCommand_ = session_->applyParams(s.params);
 }

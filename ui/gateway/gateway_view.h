@@ -33,6 +33,8 @@ class QToolButton;
 
 namespace taillab::ui {
 
+class MessageBanner;
+
 class BreakerStripChart;
 class ChartView;
 class GatewaySession;
@@ -56,7 +58,8 @@ class GatewayView : public QWidget {
     bool hasRun() const { return started_; }
     const GatewayRunSpec& runSpec() const { return spec_; }
     // Shows a message above the charts (a file that would not open, a refused knob).
-    void showMessage(const QString& text);
+    // The banner above the charts: an error (red) or a notice; "" hides it.
+    void showMessage(const QString& text, bool error = true);
     QString message() const;
 
     // The scenario that replays the run shown (its first knobs, seed and timeline), named
@@ -128,7 +131,7 @@ class GatewayView : public QWidget {
     KnobPanel* knobs_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QLabel* conservation_ = nullptr;
-    QLabel* message_ = nullptr;
+    MessageBanner* message_ = nullptr;
     GatewayTimeChart* percentiles_ = nullptr;
     GatewayTimeChart* queue_ = nullptr;
     GatewayTimeChart* hedging_ = nullptr;
