@@ -1,4 +1,7 @@
 #include "chart_pane.h"
+#include "palette_colors.h"
+
+#include <QEvent>
 
 #include <QComboBox>
 #include <QSignalBlocker>
@@ -28,7 +31,10 @@ ChartPane::ChartPane(int preferredIndex, QWidget* parent)
     layout_->addWidget(combo_);
     placeholder_ = new QLabel(this);
     placeholder_->setAlignment(Qt::AlignCenter);
-    placeholder_->setStyleSheet("color: #777777; font-size: 12pt;");
+    QFont big = placeholder_->font();
+    big.setPointSize(12);
+    placeholder_->setFont(big);
+    placeholder_->setForegroundRole(QPalette::PlaceholderText);
     placeholder_->setWordWrap(true);
     layout_->addWidget(placeholder_, 1);
     connect(tabs_, &QTabBar::currentChanged, this, &ChartPane::choose);
@@ -71,8 +77,18 @@ void ChartPane::updateSelectorMode() {
 }
 
 void ChartPane::setActive(bool active) {
-    setStyleSheet(QString("QFrame#%1 { border: 1px solid %2; border-radius: 3px; }")
-                      .arg(objectName(), active ? "#3a7bd5" : "#d4d4d4"));
+    active_ = active;
+    const QColor border = active ? palette().color(QPalette::Highlight)
+                                 : blend(palette().color(QPalette::Window),
+                                         palette().color(QPalette::WindowText), 0.2);
+    const QString sheet = QString("QFrame#%1 { border: 1px solid %2; border-radius: 3px; }")
+                              .arg(objectName(), border.name());
+    if (sheet != styleSheet()) setStyleSheet(sheet);
+}
+
+void ChartPane::changeEvent(QEvent* event) {
+    QFrame::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) setActive(active_);
 }
 
 void ChartPane::setPlaceholder(const QString& text) {

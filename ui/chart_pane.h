@@ -35,6 +35,7 @@ class ChartPane : public QFrame {
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
   private:
     void choose(int index);
@@ -49,6 +50,7 @@ class ChartPane : public QFrame {
     QLabel* placeholder_ = nullptr;
     ChartView* view_ = nullptr;
     QVBoxLayout* layout_ = nullptr;
+    bool active_ = false;
 };
 
 }  // namespace taillab::ui

@@ -1,4 +1,5 @@
 #include "explanation_panel.h"
+#include "palette_colors.h"
 
 namespace taillab::ui {
 
@@ -8,7 +9,7 @@ ExplanationPanel::ExplanationPanel(QWidget* parent) : QTextBrowser(parent) {
     document()->setDocumentMargin(10);
     document()->setDefaultStyleSheet(
         "h2 { margin-bottom: 4px; } h3 { margin-top: 12px; margin-bottom: 2px; }"
-        " .muted { color: #666666; }");
+        " .muted { color: " + mutedText(palette()).name() + "; }");
 }
 
 void ExplanationPanel::show(const Lab& lab, const Scenario& scenario) {

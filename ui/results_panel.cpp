@@ -1,4 +1,5 @@
 #include "results_panel.h"
+#include "palette_colors.h"
 
 #include <algorithm>
 #include <QHeaderView>
@@ -89,8 +90,9 @@ void ResultsPanel::fillChecks(const LabResult& r) {
                                             : tr("FAIL"),
                              Qt::AlignCenter);
         if (!partial && c.applies()) {
-            verdict->setBackground(c.pass ? QColor(0xd4, 0xf4, 0xdc) : QColor(0xfa, 0xd4, 0xd4));
-            verdict->setForeground(c.pass ? QColor(0x1b, 0x6e, 0x2e) : QColor(0xa3, 0x1d, 0x1d));
+            const QPalette& pal = checks_->palette();
+            verdict->setBackground(c.pass ? passFill(pal) : failFill(pal));
+            verdict->setForeground(c.pass ? passColor(pal) : failColor(pal));
             QFont f = verdict->font();
             f.setBold(true);
             verdict->setFont(f);
@@ -102,7 +104,7 @@ void ResultsPanel::fillChecks(const LabResult& r) {
     if (!note_.isEmpty()) {
         const int row = static_cast<int>(r.checks.size());
         auto* note = item(note_);
-        note->setForeground(QColor(0x66, 0x66, 0x66));
+        note->setForeground(mutedText(checks_->palette()));
         checks_->setItem(row, 0, note);
         checks_->setSpan(row, 0, 1, 5);
     }

@@ -124,7 +124,7 @@ TEST(ChartAnnotations, ColoursReadOnThePlotInALightAndADarkPalette) {
     dark.setColor(QPalette::WindowText, QColor(235, 235, 235));
     const QColor darkPlot(25, 25, 28);
     for (const QPalette& palette : {QPalette(), dark}) {
-        for (const QColor& background : {chart_style::kPlotBackground, darkPlot}) {
+        for (const QColor& background : {QColor(Qt::white), darkPlot}) {
             const auto c = chart_style::annotationColors(palette, background);
             QColor knobLine = c.knob;
             knobLine.setAlpha(255);

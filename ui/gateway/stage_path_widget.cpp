@@ -1,4 +1,5 @@
 #include "gateway/stage_path_widget.h"
+#include "palette_colors.h"
 
 #include <QHelpEvent>
 #include <QLocale>
@@ -98,19 +99,19 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
             snapshot_ ? &snapshot_->stages[static_cast<std::size_t>(i)] : nullptr;
         const QColor verdict = s ? verdictColor(*s) : QColor(150, 150, 150);
         p.setPen(QPen(verdict, 1.6));
-        p.setBrush(QColor(252, 252, 250));
+        p.setBrush(palette().color(QPalette::Base));
         p.drawRoundedRect(box.adjusted(0.8, 0.8, -0.8, -0.8), 6, 6);
 
         const QStringList lines = stageLines(i);
         QRectF text = box.adjusted(kPad, kPad - 2, -kPad, 0);
         p.setFont(bold);
-        p.setPen(QColor(25, 25, 25));
+        p.setPen(palette().color(QPalette::Text));
         p.drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignLeft,
                    lines[0]);
         p.setFont(font());
-        p.setPen(QColor(90, 90, 90));
+        p.setPen(mutedText(palette()));
         p.drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignRight, lines[3]);
-        p.setPen(QColor(25, 25, 25));
+        p.setPen(palette().color(QPalette::Text));
         for (int k = 1; k <= 2; ++k)
             p.drawText(QRectF(text.left(), text.top() + k * line, text.width(), line),
                        Qt::AlignLeft, fm.elidedText(lines[k], Qt::ElideRight,
@@ -119,7 +120,7 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
         // Budget bar: full width = budget (over budget fills it and turns red), tick at the max.
         const QRectF bar(text.left(), text.top() + 3 * line + 5, text.width(), kBarHeight);
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(228, 228, 228));
+        p.setBrush(blend(palette().color(QPalette::Base), palette().color(QPalette::Text), 0.12));
         p.drawRoundedRect(bar, 2, 2);
         if (s && s->budget_ms > 0 && s->entered > 0) {
             const double fill = std::clamp(mean(*s) / s->budget_ms, 0.0, 1.0);
@@ -128,21 +129,21 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
                               2);
             const double tick = std::clamp(s->time_ms_max / s->budget_ms, 0.0, 1.0);
             const double x = bar.left() + bar.width() * tick;
-            p.setPen(QPen(QColor(30, 30, 30), 2));
+            p.setPen(QPen(palette().color(QPalette::Text), 2));
             p.drawLine(QPointF(x, bar.top() - 2), QPointF(x, bar.bottom() + 2));
         }
 
         if (i + 1 < kStages) {  // arrow to the next stage
             const double y = box.top() + box.height() / 2;
             const double x0 = box.right() + 3, x1 = box.right() + kArrow - 3;
-            p.setPen(QPen(QColor(80, 80, 80), 1.6));
+            p.setPen(QPen(mutedText(palette()), 1.6));
             p.drawLine(QPointF(x0, y), QPointF(x1 - 5, y));
             QPainterPath head;
             head.moveTo(x1, y);
             head.lineTo(x1 - 7, y - 4.5);
             head.lineTo(x1 - 7, y + 4.5);
             head.closeSubpath();
-            p.fillPath(head, QColor(80, 80, 80));
+            p.fillPath(head, mutedText(palette()));
         }
     }
 }

@@ -1,4 +1,5 @@
 #include "gateway/transport_bar.h"
+#include "palette_colors.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -53,7 +54,7 @@ class DayRuler : public QWidget {
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() - 0.5);
         p.setFont(f);
-        p.setPen(QColor(70, 70, 70));
+        p.setPen(palette().color(QPalette::WindowText));
         QStyleOptionSlider opt;
         opt.initFrom(slider_);
         opt.orientation = Qt::Horizontal;

@@ -134,7 +134,7 @@ void AnnotationLayer::rebuild() {
 
 void AnnotationLayer::restyle() {
     const chart_style::AnnotationColors c =
-        chart_style::annotationColors(plot_.palette(), chart_style::kPlotBackground);
+        chart_style::annotationColors(plot_.palette(), chart_style::plotColors(plot_.palette()).background);
     for (Items& it : items_) {
         const QColor edge = it.span ? c.fault : c.knob;
         QPen linePen(edge, it.span ? 1.0 : 1.3);

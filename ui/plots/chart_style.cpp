@@ -39,10 +39,46 @@ QString pairingKey(const std::string& name) {
     return key;
 }
 
+double luminance(const QColor& c);
+QColor readableOn(QColor c, const QColor& background, double ratio);
+
+QColor mix(const QColor& a, const QColor& b, double t) {
+    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
+
 }  // namespace
 
+PlotColors plotColors(const QPalette& palette) {
+    PlotColors c;
+    c.background = palette.color(QPalette::Base);
+    c.text = palette.color(QPalette::Text);
+    // The grey steps a white chart had (axis 90, grid 215, sub-grid 235 of 255), on any Base.
+    c.axis = mix(c.text, c.background, 90.0 / 255.0);
+    c.grid = mix(c.text, c.background, 215.0 / 255.0);
+    c.subGrid = mix(c.text, c.background, 235.0 / 255.0);
+    return c;
+}
+
+void applyPalette(QCustomPlot& plot) {
+    const PlotColors c = plotColors(plot.palette());
+    plot.setBackground(c.background);
+    if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0)))
+        t->setTextColor(c.text);
+    for (QCPAxis* axis : plot.axisRect()->axes()) {
+        axis->setLabelColor(c.text);
+        axis->setTickLabelColor(c.text);
+        axis->grid()->setPen(QPen(c.grid, 0, Qt::SolidLine));
+        axis->grid()->setSubGridPen(QPen(c.subGrid, 0, Qt::DotLine));
+        axis->setBasePen(QPen(c.axis));
+        axis->setTickPen(QPen(c.axis));
+        axis->setSubTickPen(QPen(mix(c.text, c.background, 120.0 / 255.0)));
+    }
+    plot.legend->setTextColor(c.text);
+}
+
 void setUpPlot(QCustomPlot& plot) {
-    plot.setBackground(kPlotBackground);
     plot.setAntialiasedElements(QCP::aeAll);
     plot.setNoAntialiasingOnDrag(true);
     plot.plotLayout()->setRowSpacing(2);
@@ -56,12 +92,7 @@ void setUpPlot(QCustomPlot& plot) {
         axis->setLabelFont(font(10));
         axis->setTickLabelFont(font(9));
         axis->setLabelPadding(6);
-        axis->grid()->setPen(QPen(QColor(215, 215, 215), 0, Qt::SolidLine));
-        axis->grid()->setSubGridPen(QPen(QColor(235, 235, 235), 0, Qt::DotLine));
         axis->grid()->setSubGridVisible(true);
-        axis->setBasePen(QPen(QColor(90, 90, 90)));
-        axis->setTickPen(QPen(QColor(90, 90, 90)));
-        axis->setSubTickPen(QPen(QColor(120, 120, 120)));
     }
     plot.axisRect()->setupFullAxesBox(false);
     // The top and right axes only close the box: their ticks would not follow a log scale.
@@ -82,6 +113,7 @@ void setUpPlot(QCustomPlot& plot) {
     plot.plotLayout()->addElement(2, 0, plot.legend);
     plot.plotLayout()->setRowStretchFactor(2, 0.001);
     plot.legend->setMargins(QMargins(8, 0, 8, 8));
+    applyPalette(plot);
 }
 
 void setTitle(QCustomPlot& plot, const QString& title) {
@@ -120,7 +152,8 @@ void fitLegend(QCustomPlot& plot, int width) {
     }
 }
 
-std::vector<QColor> seriesColors(const Chart& chart) {
+std::vector<QColor> seriesColors(const Chart& chart, const QColor& background) {
+    const bool dark = luminance(background) < 0.4;
     std::vector<QColor> colors(chart.series.size());
     std::vector<QString> keys(chart.series.size());
     int next = 0;
@@ -134,12 +167,15 @@ std::vector<QColor> seriesColors(const Chart& chart) {
                 break;
             }
         }
-        if (!paired) colors[i] = kPalette[next++ % kPaletteSize];
+        if (!paired) {
+            const QColor c = kPalette[next++ % kPaletteSize];
+            colors[i] = dark ? readableOn(c, background, 3.0) : c;
+        }
     }
     return colors;
 }
 
-void styleGraph(QCPGraph& graph, const Series& series, const QColor& color) {
+void styleGraph(QCPGraph& graph, const Series& series, const QColor& color, const QColor& ink) {
     graph.setName(QString::fromStdString(series.name));
     graph.setAdaptiveSampling(false);
     switch (series.role) {
@@ -160,7 +196,7 @@ void styleGraph(QCPGraph& graph, const Series& series, const QColor& color) {
             graph.setPen(QPen(color.darker(150), 1.5));
             graph.setLineStyle(QCPGraph::lsNone);
             graph.setScatterStyle(QCPScatterStyle(
-                QCPScatterStyle::ssDiamond, QPen(QColor(30, 30, 30), 1.2), QBrush(color), 11));
+                QCPScatterStyle::ssDiamond, QPen(ink, 1.2), QBrush(color), 11));
             break;
     }
 }
@@ -203,11 +239,14 @@ void padRange(QCPAxis& axis) {
                   r.upper + (r.size() <= 0 ? size / 2 : margin));
 }
 
-void setUpReadoutLabel(QCPItemText& label) {
+void setUpReadoutLabel(QCPItemText& label, const QPalette& palette) {
     label.setFont(font(9));
-    label.setColor(QColor(20, 20, 20));
-    label.setBrush(QBrush(QColor(255, 255, 240, 235)));
-    label.setPen(QPen(QColor(120, 120, 120)));
+    // A tooltip's colours: the palette's own pair for floating text.
+    QColor fill = palette.color(QPalette::ToolTipBase);
+    fill.setAlpha(235);
+    label.setColor(palette.color(QPalette::ToolTipText));
+    label.setBrush(QBrush(fill));
+    label.setPen(QPen(mix(palette.color(QPalette::ToolTipText), fill, 0.5)));
     label.setPadding(QMargins(6, 4, 6, 4));
     label.setTextAlignment(Qt::AlignLeft);
     label.position->setType(QCPItemPosition::ptAbsolute);

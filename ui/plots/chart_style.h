@@ -17,18 +17,28 @@ class QCPItemText;
 
 namespace taillab::ui::chart_style {
 
-// Every chart's background (the plot keeps it whatever the widget palette).
-inline const QColor kPlotBackground{255, 255, 255};
+// A chart's colours, from the widget palette: the background is Base (white in a light theme,
+// dark in a dark one), text and axes follow Text, the grid sits faintly between the two.
+struct PlotColors {
+    QColor background, text, axis, grid, subGrid;
+};
+PlotColors plotColors(const QPalette& palette);
 
-// Title row, axis rect, legend row below the axes; fonts and grid.
+// Title row, axis rect, legend row below the axes; fonts, grid, and plotColors(plot.palette()).
 void setUpPlot(QCustomPlot& plot);
+// Re-applies plotColors(plot.palette()) to the background, title, axes, grid and legend (after
+// a palette change).
+void applyPalette(QCustomPlot& plot);
 void setTitle(QCustomPlot& plot, const QString& title);
 // As many legend columns as fit `width` pixels without clipping a name.
 void fitLegend(QCustomPlot& plot, int width);
 // One colour per series: a closed-form or published series takes the colour of the simulated
 // series it names (e.g. "N=10" and "N=10 closed form"), otherwise the next palette colour.
-std::vector<QColor> seriesColors(const Chart& chart);
-void styleGraph(QCPGraph& graph, const Series& series, const QColor& color);
+// On a dark background each colour is lightened until it reads (contrast 3:1 or better).
+std::vector<QColor> seriesColors(const Chart& chart, const QColor& background = Qt::white);
+// `ink` outlines published points (the palette's text colour).
+void styleGraph(QCPGraph& graph, const Series& series, const QColor& color,
+                const QColor& ink = QColor(30, 30, 30));
 // A pinned run's series: thin, dashed, in baselineColor(live), no markers.
 void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live);
 // Thins the markers of a dense simulated series so the line stays readable.
@@ -36,7 +46,7 @@ void setMarkerDensity(QCPGraph& graph, const Series& series, int points);
 // Adds a margin around the data range (multiplicative on log axes).
 void padRange(QCPAxis& axis);
 
-void setUpReadoutLabel(QCPItemText& label);
+void setUpReadoutLabel(QCPItemText& label, const QPalette& palette);
 // Puts the read-out next to the point (plot coordinates), on the side with room.
 void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, double value,
                        const QString& text);

@@ -57,10 +57,10 @@ ChartView::ChartView(QWidget* parent)
     readout_->tracer = new QCPItemTracer(plot_);
     readout_->tracer->setStyle(QCPItemTracer::tsCircle);
     readout_->tracer->setSize(11);
-    readout_->tracer->setPen(QPen(QColor(20, 20, 20), 1.5));
+    readout_->tracer->setPen(QPen(palette().color(QPalette::Text), 1.5));
     readout_->tracer->setVisible(false);
     readout_->label = new QCPItemText(plot_);
-    chart_style::setUpReadoutLabel(*readout_->label);
+    chart_style::setUpReadoutLabel(*readout_->label, palette());
     readout_->label->setVisible(false);
 
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
@@ -115,7 +115,11 @@ void ChartView::resizeEvent(QResizeEvent* event) {
 void ChartView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
+        chart_style::applyPalette(*plot_);
+        chart_style::setUpReadoutLabel(*readout_->label, palette());
+        readout_->tracer->setPen(QPen(palette().color(QPalette::Text), 1.5));
         annotations_->restyle();
+        if (!chart_.series.empty()) rebuildGraphs();  // series colours follow the background
         replot();
     }
 }
@@ -160,14 +164,15 @@ std::vector<PlottedSeries> ChartView::baselineSeries() const {
 
 void ChartView::rebuildGraphs() {
     plot_->clearGraphs();
-    const auto colors = chart_style::seriesColors(chart_);
+    const chart_style::PlotColors look = chart_style::plotColors(plot_->palette());
+    const auto colors = chart_style::seriesColors(chart_, look.background);
     for (std::size_t i = 0; i < chart_.series.size(); ++i) {
         QCPGraph* g = plot_->addGraph();
-        chart_style::styleGraph(*g, chart_.series[i], colors[i]);
+        chart_style::styleGraph(*g, chart_.series[i], colors[i], look.text);
     }
     ghostNames_.clear();
     for (const Series& s : baseline_) {
-        QColor live(120, 120, 120);
+        QColor live = look.axis;
         for (std::size_t i = 0; i < chart_.series.size(); ++i)
             if (chart_.series[i].name == s.name) live = colors[i];
         QCPGraph* g = plot_->addGraph();
@@ -180,7 +185,7 @@ void ChartView::rebuildGraphs() {
         // No data: only its legend entry, a grey dash.
         QCPGraph* legend = plot_->addGraph();
         legend->setLayer(kGhostLayer);
-        chart_style::styleBaselineGraph(*legend, tr("pinned run (baseline)"), QColor(90, 90, 90));
+        chart_style::styleBaselineGraph(*legend, tr("pinned run (baseline)"), look.axis);
     }
     updateData();
 }

@@ -2,6 +2,8 @@
 
 #include <qcustomplot.h>
 
+#include "plots/chart_style.h"
+
 namespace taillab::ui {
 
 SweepChart::SweepChart(QWidget* parent) : XyChart(parent) {}
@@ -25,7 +27,8 @@ void SweepChart::configureAxes(const Chart& chart) {
             auto* text = new QCPItemText(plot());
             text->setText(labels_[i][k]);
             text->setFont(font);
-            text->setColor(above ? QColor(20, 20, 20) : QColor(90, 90, 90));
+            const chart_style::PlotColors look = chart_style::plotColors(plot()->palette());
+            text->setColor(above ? look.text : look.axis);
             text->position->setType(QCPItemPosition::ptPlotCoords);
             text->position->setCoords(s.x[k], s.y[k]);
             text->setPositionAlignment(Qt::AlignHCenter | (above ? Qt::AlignBottom : Qt::AlignTop));

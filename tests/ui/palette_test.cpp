@@ -1,0 +1,108 @@
+// The window follows the application palette, dark included: charts draw on the palette's Base
+// with its Text for titles and axes, series colours stay readable on it, and pass / fail cells,
+// banners and the gateway's stage cards take palette-derived colours instead of fixed white and
+// light green.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QImage>
+#include <QTableWidget>
+
+#include "message_banner.h"
+#include "palette_colors.h"
+#include "plots/chart_style.h"
+#include "results_panel.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+QPalette darkPalette() {
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(43, 43, 46));
+    p.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    p.setColor(QPalette::Base, QColor(30, 30, 33));
+    p.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
+    p.setColor(QPalette::Text, QColor(232, 232, 232));
+    p.setColor(QPalette::Button, QColor(50, 50, 54));
+    p.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+    p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
+    p.setColor(QPalette::ToolTipText, QColor(235, 235, 235));
+    p.setColor(QPalette::Highlight, QColor(61, 125, 214));
+    p.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
+    return p;
+}
+
+// Restores the application palette however the test ends.
+struct AppPalette {
+    explicit AppPalette(const QPalette& p) : saved(QApplication::palette()) {
+        QApplication::setPalette(p);
+    }
+    ~AppPalette() { QApplication::setPalette(saved); }
+    QPalette saved;
+};
+
+bool near(const QColor& a, const QColor& b, int tolerance = 6) {
+    return std::abs(a.red() - b.red()) <= tolerance && std::abs(a.green() - b.green()) <= tolerance &&
+           std::abs(a.blue() - b.blue()) <= tolerance;
+}
+
+class PaletteTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
+    const bool dark = GetParam();
+    AppPalette app(dark ? darkPalette() : QApplication::style()->standardPalette());
+    const QPalette pal = QApplication::palette();
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.resize(1280, 720);
+    window.show();
+    const quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("hedge-idle-published"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    QApplication::processEvents();
+
+    ChartView* view = window.chartArea()->pane(0)->view();
+    ASSERT_NE(view, nullptr);
+    const QImage image = view->grab().toImage();
+    // The corner of a chart is its background: the palette's Base.
+    EXPECT_TRUE(near(image.pixelColor(3, 3), pal.color(QPalette::Base)))
+        << image.pixelColor(3, 3).name().toStdString() << " vs "
+        << pal.color(QPalette::Base).name().toStdString();
+    const chart_style::PlotColors look = chart_style::plotColors(pal);
+    EXPECT_GE(chart_style::contrastRatio(look.text, look.background), 7.0);
+    EXPECT_GE(chart_style::contrastRatio(look.axis, look.background), 3.0);
+    EXPECT_LT(chart_style::contrastRatio(look.grid, look.background), 2.0) << "the grid stays faint";
+    const Chart& chart = window.latestResult()->charts.front();
+    for (const QColor& c : chart_style::seriesColors(chart, look.background))
+        EXPECT_GE(chart_style::contrastRatio(c, look.background), dark ? 3.0 : 1.5) << c.name().toStdString();
+
+    // Pass / fail cells: a faint tint of the Base, text that reads on it.
+    QTableWidget* table = window.resultsPanel()->checksTable();
+    int verdicts = 0;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        QTableWidgetItem* v = table->item(row, 4);
+        if (!v || (v->text() != "pass" && v->text() != "FAIL")) continue;
+        ++verdicts;
+        const QColor fill = v->background().color();
+        EXPECT_EQ(isDark(pal), fill.lightnessF() < 0.5) << fill.name().toStdString();
+        EXPECT_GE(chart_style::contrastRatio(v->foreground().color(), fill), 4.5);
+    }
+    EXPECT_GT(verdicts, 0);
+
+    // The banner's text reads on its tint.
+    window.openScenario("no-such-scenario");
+    QApplication::processEvents();
+    EXPECT_TRUE(window.banner()->isVisible());
+    const QImage banner = window.banner()->grab().toImage();
+    const QColor tint = banner.pixelColor(banner.width() / 2, 2 + banner.height() / 8);
+    EXPECT_EQ(isDark(pal), tint.lightnessF() < 0.5) << tint.name().toStdString();
+    if (qEnvironmentVariableIsSet("TAILLAB_SHOTS"))
+        window.grab().save(QString("/tmp/palette-%1.png").arg(dark ? "dark" : "light"));
+}
+
+INSTANTIATE_TEST_SUITE_P(LightAndDark, PaletteTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Dark" : "Light"; });
+
+}  // namespace
+}  // namespace taillab::ui::test
