@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -31,6 +32,7 @@
 #include "knob_panel.h"
 #include "lab_browser.h"
 #include "message_banner.h"
+#include "theme.h"
 #include "plots/chart_view.h"
 #include "results_panel.h"
 #include "run_controller.h"
@@ -331,6 +333,20 @@ void MainWindow::buildActions() {
     connect(labsAct, &QAction::triggered, this, [this] { tabs_->setCurrentIndex(0); });
     view->addSeparator();
     view->addActions({labsAct, gatewayAct});
+    view->addSeparator();
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    theme->setObjectName("themeMenu");
+    auto* themes = new QActionGroup(this);
+    for (const auto& [t, label] : {std::pair{Theme::System, tr("&System")},
+                                   std::pair{Theme::Light, tr("&Light")},
+                                   std::pair{Theme::Dark, tr("&Dark")}}) {
+        QAction* a = theme->addAction(label);
+        a->setObjectName("theme_" + themeName(t));
+        a->setCheckable(true);
+        a->setChecked(t == currentTheme());
+        themes->addAction(a);
+        connect(a, &QAction::triggered, this, [t] { applyTheme(t); });
+    }
 
     QToolBar* bar = addToolBar(tr("Main"));
     toolBar_ = bar;
@@ -529,6 +545,13 @@ void MainWindow::dropEvent(QDropEvent* event) {
     openFile(path);
 }
 
+void MainWindow::changeEvent(QEvent* event) {
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        if (auto* a = findChild<QAction*>("theme_" + themeName(currentTheme())))
+            a->setChecked(true);
+}
+
 void MainWindow::noteRecent(const QString& path) {
     const QString full = QFileInfo(path).absoluteFilePath();
     recent_.removeAll(full);
@@ -614,6 +637,7 @@ constexpr const char* kStateKey = "window/state";
 constexpr const char* kTabKey = "window/tab";
 constexpr const char* kScenarioKey = "window/scenario";
 constexpr const char* kGatewaySpeedKey = "gateway/speed";
+constexpr const char* kThemeKey = "window/theme";
 QString splitterKey(const QSplitter* s) { return "splitters/" + s->objectName(); }
 }  // namespace
 
@@ -626,6 +650,7 @@ void MainWindow::saveSettings(QSettings& settings) const {
     const std::string& key = scenario_.file.empty() ? scenario_.name : scenario_.file;
     if (!key.empty()) settings.setValue(kScenarioKey, QString::fromStdString(key));
     settings.setValue(kRecentKey, recent_);
+    settings.setValue(kThemeKey, themeName(currentTheme()));
     if (gateway_)
         settings.setValue(kGatewaySpeedKey, gateway_->transport()->speedBox()->currentData());
     else if (gatewaySpeed_)
@@ -642,6 +667,10 @@ void MainWindow::restoreSettings(const QSettings& settings, bool withTab) {
     gatewaySplitter_ = settings.value("splitters/gatewaySplitter").toByteArray();
     const double speed = settings.value(kGatewaySpeedKey).toDouble(&ok);
     if (ok && speed >= 0) gatewaySpeed_ = speed;  // 0: as fast as it goes
+    if (const std::optional<Theme> t = parseTheme(settings.value(kThemeKey).toString())) {
+        applyTheme(*t);
+        if (auto* a = findChild<QAction*>("theme_" + themeName(*t))) a->setChecked(true);
+    }
     recent_.clear();
     for (const QString& path : settings.value(kRecentKey).toStringList())
         if (!path.isEmpty() && !recent_.contains(path) && recent_.size() < kRecentFiles)

@@ -111,6 +111,7 @@ class MainWindow : public QMainWindow {
     // A scenario file dropped on the window opens as File → Open would open it.
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void changeEvent(QEvent* event) override;  // View → Theme follows the palette
 
   private:
     void buildLayout();

@@ -36,6 +36,7 @@
 #include "gateway/gateway_view.h"
 #include "gateway/sweep_panel.h"
 #include "main_window.h"
+#include "theme.h"
 
 namespace {
 
@@ -217,6 +218,9 @@ int main(int argc, char** argv) {
     parser.addOption(until);
     parser.addOption(sweep);
     parser.addOption(chart);
+    const QCommandLineOption theme("theme", "Colour theme: system, light or dark (default: as last "
+                                            "time, else system).", "NAME");
+    parser.addOption(theme);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -229,6 +233,16 @@ int main(int argc, char** argv) {
         }
         requestedSize = QSize(m.captured(1).toInt(), m.captured(2).toInt());
         window.resize(*requestedSize);
+    }
+    std::optional<taillab::ui::Theme> requestedTheme;
+    if (parser.isSet(theme)) {
+        requestedTheme = taillab::ui::parseTheme(parser.value(theme));
+        if (!requestedTheme) {
+            std::fprintf(stderr, "taillab: --theme expects system, light or dark, not '%s'\n",
+                         qPrintable(parser.value(theme)));
+            return 2;
+        }
+        taillab::ui::applyTheme(*requestedTheme);
     }
     if (parser.isSet(screenshot) && parser.isSet(exportTo)) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
@@ -271,6 +285,7 @@ int main(int argc, char** argv) {
         QSettings settings;
         window.restoreSettings(settings, args.isEmpty());
         if (requestedSize) window.resize(*requestedSize);  // an explicit --size wins
+        if (requestedTheme) taillab::ui::applyTheme(*requestedTheme);  // and --theme
         const QString last = taillab::ui::MainWindow::lastScenario(settings);
         if (args.isEmpty() && !last.isEmpty()) key = last;
         QObject::connect(&app, &QApplication::aboutToQuit, &window, [&window] {

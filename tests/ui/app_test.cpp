@@ -59,6 +59,10 @@ TEST(AppTest, BadArgumentsAreRefused) {
         << r.errors.toStdString();
     r = runApp({"fanout", "--size", "huge", "--screenshot", dir.filePath("x.png")});
     EXPECT_EQ(r.exitCode, 2);
+    r = runApp({"fanout", "--theme", "sepia", "--screenshot", dir.filePath("x.png")});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("--theme expects system, light or dark, not 'sepia'"))
+        << r.errors.toStdString();
 }
 
 }  // namespace

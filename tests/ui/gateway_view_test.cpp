@@ -104,6 +104,39 @@ TEST_F(GatewayViewTest, PlayingAShortRunFillsEveryChartAndTable) {
     EXPECT_TRUE(view_->stagePath()->stageLines(0)[1].startsWith("in "));
 }
 
+// At 1280x720 the stage cards are narrow: each line still fits its card (the compact form when
+// the long one does not), and the budget never runs into the stage name.
+TEST_F(GatewayViewTest, StageCardsKeepTitlesBudgetsAndCountsApartAtSmallSizes) {
+    session().setSpeed(0);
+    session().play();
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.finished(); }));
+    StagePathWidget* path = view_->stagePath();
+    for (const QSize size : {QSize(1280, 720), QSize(1600, 1000)}) {
+        window_->resize(size);
+        QApplication::processEvents();
+        QFont bold = path->font();
+        bold.setBold(true);
+        const QFontMetrics fm(path->font()), bm(bold);
+        bool compacted = false;
+        for (int stage = 0; stage < gateway::kStages; ++stage) {
+            const QStringList lines = path->drawnLines(stage);
+            const int width = path->textWidth(stage);
+            for (int k = 1; k <= 2; ++k) {
+                EXPECT_LE(fm.horizontalAdvance(lines[k]), width) << stage << " " << lines[k].toStdString();
+                EXPECT_FALSE(lines[k].contains(QChar(0x2026))) << "elided: " << lines[k].toStdString();
+                compacted = compacted || lines[k] != path->stageLines(stage)[k];
+            }
+            if (!lines[3].isEmpty()) {
+                EXPECT_LE(bm.horizontalAdvance(lines[0]) + 8 + fm.horizontalAdvance(lines[3]), width)
+                    << stage << " " << lines[0].toStdString() << " / " << lines[3].toStdString();
+            }
+        }
+        if (size.width() >= 1600) {
+            EXPECT_FALSE(compacted) << "a large window shows the long form";
+        }
+    }
+}
+
 TEST_F(GatewayViewTest, PauseStopsSimulatedTime) {
     // 10,000x: the day takes hours of wall time to run out, so the pause lands mid-run however
     // the machine is loaded (nothing here depends on how fast it actually goes).

@@ -4,7 +4,10 @@
 // light green.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QImage>
 #include <QTableWidget>
 
@@ -12,34 +15,15 @@
 #include "palette_colors.h"
 #include "plots/chart_style.h"
 #include "results_panel.h"
+#include "theme.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
 namespace {
 
-QPalette darkPalette() {
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(43, 43, 46));
-    p.setColor(QPalette::WindowText, QColor(230, 230, 230));
-    p.setColor(QPalette::Base, QColor(30, 30, 33));
-    p.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
-    p.setColor(QPalette::Text, QColor(232, 232, 232));
-    p.setColor(QPalette::Button, QColor(50, 50, 54));
-    p.setColor(QPalette::ButtonText, QColor(230, 230, 230));
-    p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
-    p.setColor(QPalette::ToolTipText, QColor(235, 235, 235));
-    p.setColor(QPalette::Highlight, QColor(61, 125, 214));
-    p.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
-    return p;
-}
-
-// Restores the application palette however the test ends.
-struct AppPalette {
-    explicit AppPalette(const QPalette& p) : saved(QApplication::palette()) {
-        QApplication::setPalette(p);
-    }
-    ~AppPalette() { QApplication::setPalette(saved); }
-    QPalette saved;
+// Puts the application back on the system palette however the test ends.
+struct SystemThemeAfter {
+    ~SystemThemeAfter() { applyTheme(Theme::System); }
 };
 
 bool near(const QColor& a, const QColor& b, int tolerance = 6) {
@@ -51,9 +35,15 @@ class PaletteTest : public ::testing::TestWithParam<bool> {};
 
 TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
     const bool dark = GetParam();
-    AppPalette app(dark ? darkPalette() : QApplication::style()->standardPalette());
-    const QPalette pal = QApplication::palette();
+    SystemThemeAfter restore;
     MainWindow window(scenarioDirectory());
+    // As a user picks it: View -> Theme.
+    auto* pick = window.findChild<QAction*>(dark ? "theme_dark" : "theme_light");
+    ASSERT_NE(pick, nullptr);
+    pick->trigger();
+    EXPECT_EQ(currentTheme(), dark ? Theme::Dark : Theme::Light);
+    const QPalette pal = QApplication::palette();
+    EXPECT_EQ(isDark(pal), dark);
     DrawnRecorder recorder(window);
     window.resize(1280, 720);
     window.show();
@@ -99,6 +89,27 @@ TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
     EXPECT_EQ(isDark(pal), tint.lightnessF() < 0.5) << tint.name().toStdString();
     if (qEnvironmentVariableIsSet("TAILLAB_SHOTS"))
         window.grab().save(QString("/tmp/palette-%1.png").arg(dark ? "dark" : "light"));
+}
+
+// The theme is kept with the settings and comes back with the window.
+TEST(ThemeTest, TheChosenThemeSurvivesARestart) {
+    SystemThemeAfter restore;
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("taillab.ini"), QSettings::IniFormat);
+    {
+        MainWindow window(scenarioDirectory());
+        window.findChild<QAction*>("theme_dark")->trigger();
+        window.saveSettings(settings);
+    }
+    settings.sync();
+    applyTheme(Theme::System);
+    EXPECT_FALSE(isDark(QApplication::palette()));
+    MainWindow window(scenarioDirectory());
+    window.restoreSettings(settings, false);
+    EXPECT_EQ(currentTheme(), Theme::Dark);
+    EXPECT_TRUE(isDark(QApplication::palette()));
+    EXPECT_TRUE(window.findChild<QAction*>("theme_dark")->isChecked());
+    EXPECT_EQ(parseTheme("sepia"), std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(LightAndDark, PaletteTest, ::testing::Bool(),

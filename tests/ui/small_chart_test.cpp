@@ -54,5 +54,49 @@ TEST(SmallCharts, ThinBreakerLanesAreLabelledByRegion) {
     EXPECT_EQ(view.laneLabels(), (QStringList{"EU", "US", "APAC"}));
 }
 
+// A title wider than its chart shrinks (down to 8 pt), then is elided; it never runs past the
+// edges over the axis labels, and it comes back whole when the chart widens.
+TEST(SmallCharts, ALongTitleShrinksThenElidesToFitItsChart) {
+    GatewayTimeChart view;
+    view.resize(900, 300);
+    view.show();
+    Chart chart = gateway_charts::queue(snapshot(), 0);
+    chart.title = "Circuit breakers per region and engine, with the probes that half-open them";
+    view.setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    EXPECT_EQ(view.drawnTitle().toStdString(), chart.title);
+    EXPECT_EQ(view.titlePointSize(), 11);
+    for (int width : {600, 420, 330}) {
+        view.resize(width, 300);
+        QApplication::processEvents();
+        EXPECT_LE(view.titleWidth(), width - 16) << width;
+        EXPECT_GE(view.titlePointSize(), 8);
+    }
+    EXPECT_TRUE(view.drawnTitle().endsWith(QChar(0x2026))) << view.drawnTitle().toStdString();
+    view.resize(900, 300);
+    QApplication::processEvents();
+    EXPECT_EQ(view.drawnTitle().toStdString(), chart.title);
+}
+
+// An axis label longer than its axis is elided to the axis, and whole again when there is room.
+TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
+    GatewayTimeChart view;
+    Chart chart = gateway_charts::queue(snapshot(), 0);
+    chart.y_label = "Requests in flight per region, and the adaptive admission limit";
+    view.resize(500, 220);
+    view.show();
+    view.setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.replotNow();
+    const QString shown = view.drawnAxisLabel(Qt::Vertical);
+    EXPECT_TRUE(shown.endsWith(QChar(0x2026))) << shown.toStdString();
+    EXPECT_LE(QFontMetrics(QFont()).horizontalAdvance(shown), view.axisLength(Qt::Vertical) + 4);
+    EXPECT_EQ(view.drawnAxisLabel(Qt::Horizontal), "Simulated time (UTC)");
+    view.resize(500, 900);
+    QApplication::processEvents();
+    view.replotNow();
+    EXPECT_EQ(view.drawnAxisLabel(Qt::Vertical).toStdString(), chart.y_label);
+}
+
 }  // namespace
 }  // namespace taillab::ui::test

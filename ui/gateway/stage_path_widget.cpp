@@ -80,6 +80,39 @@ QStringList StagePathWidget::stageLines(int stage) const {
             tr("budget %1 ms").arg(ms(s.budget_ms))};
 }
 
+QStringList StagePathWidget::compactLines(int stage) const {
+    const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
+    if (!snapshot_) return {name, tr("– → –"), tr("– / – ms"), tr("≤ – ms")};
+    const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
+    return {name, tr("%1 → %2").arg(count(s.entered), count(s.passed)),
+            tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms))};
+}
+
+int StagePathWidget::textWidth(int stage) const {
+    return static_cast<int>(boxRect(stage).width()) - 2 * kPad;
+}
+
+QStringList StagePathWidget::drawnLines(int stage) const {
+    const QStringList full = stageLines(stage), compact = compactLines(stage);
+    const QFontMetrics fm = fontMetrics();
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold);
+    const int width = textWidth(stage);
+    QStringList out = full;
+    for (int k = 1; k <= 2; ++k) {
+        if (fm.horizontalAdvance(full[k]) <= width) continue;
+        out[k] = fm.horizontalAdvance(compact[k]) <= width
+                     ? compact[k]
+                     : fm.elidedText(compact[k], Qt::ElideRight, width);
+    }
+    constexpr int kGap = 8;  // between the name and the budget
+    const int nameWidth = boldMetrics.horizontalAdvance(full[0]) + kGap;
+    if (nameWidth + fm.horizontalAdvance(full[3]) > width)
+        out[3] = nameWidth + fm.horizontalAdvance(compact[3]) <= width ? compact[3] : QString();
+    return out;
+}
+
 void StagePathWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
@@ -102,7 +135,7 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
         p.setBrush(palette().color(QPalette::Base));
         p.drawRoundedRect(box.adjusted(0.8, 0.8, -0.8, -0.8), 6, 6);
 
-        const QStringList lines = stageLines(i);
+        const QStringList lines = drawnLines(i);
         QRectF text = box.adjusted(kPad, kPad - 2, -kPad, 0);
         p.setFont(bold);
         p.setPen(palette().color(QPalette::Text));
@@ -114,8 +147,7 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
         p.setPen(palette().color(QPalette::Text));
         for (int k = 1; k <= 2; ++k)
             p.drawText(QRectF(text.left(), text.top() + k * line, text.width(), line),
-                       Qt::AlignLeft, fm.elidedText(lines[k], Qt::ElideRight,
-                                                    static_cast<int>(text.width())));
+                       Qt::AlignLeft, lines[k]);
 
         // Budget bar: full width = budget (over budget fills it and turns red), tick at the max.
         const QRectF bar(text.left(), text.top() + 3 * line + 5, text.width(), kBarHeight);

@@ -19,6 +19,15 @@ class StagePathWidget : public QWidget {
     QSize minimumSizeHint() const override;
     // The text of one stage's box, as drawn (tests and tooltips).
     QStringList stageLines(int stage) const;
+    // The same lines, shorter, for a card too narrow for them: "5,829 → 5,823",
+    // "5.24 / 12.3 ms" (mean / max), "≤ 8.00 ms". The tooltip keeps the long form.
+    QStringList compactLines(int stage) const;
+    // The lines as drawn in the card of `stage` at the current width: each long line that does
+    // not fit is replaced by its compact form (and elided only if even that is too wide); the
+    // budget is left out when it would touch the stage name.
+    QStringList drawnLines(int stage) const;
+    // The width the lines of a card have, in pixels.
+    int textWidth(int stage) const;
 
   protected:
     void paintEvent(QPaintEvent* event) override;

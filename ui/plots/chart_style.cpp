@@ -61,8 +61,8 @@ PlotColors plotColors(const QPalette& palette) {
     return c;
 }
 
-void applyPalette(QCustomPlot& plot) {
-    const PlotColors c = plotColors(plot.palette());
+void applyPalette(QCustomPlot& plot, const QPalette& palette) {
+    const PlotColors c = plotColors(palette);
     plot.setBackground(c.background);
     if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0)))
         t->setTextColor(c.text);
@@ -113,14 +113,28 @@ void setUpPlot(QCustomPlot& plot) {
     plot.plotLayout()->addElement(2, 0, plot.legend);
     plot.plotLayout()->setRowStretchFactor(2, 0.001);
     plot.legend->setMargins(QMargins(8, 0, 8, 8));
-    applyPalette(plot);
+    applyPalette(plot, plot.palette());
 }
 
 void setTitle(QCustomPlot& plot, const QString& title) {
     if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0))) {
+        t->setProperty("fullTitle", title);
         t->setText(title);
         t->setVisible(!title.isEmpty());
+        fitTitle(plot, plot.width());
     }
+}
+
+void fitTitle(QCustomPlot& plot, int width) {
+    auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0));
+    if (!t) return;
+    const QString full = t->property("fullTitle").toString();
+    const int room = width - t->margins().left() - t->margins().right();
+    QFont f = font(11, true);
+    for (; f.pointSize() > 8 && QFontMetrics(f).horizontalAdvance(full) > room;)
+        f.setPointSize(f.pointSize() - 1);
+    t->setFont(f);
+    t->setText(QFontMetrics(f).elidedText(full, Qt::ElideRight, std::max(room, 0)));
 }
 
 void fitLegend(QCustomPlot& plot, int width) {

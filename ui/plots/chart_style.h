@@ -26,10 +26,13 @@ PlotColors plotColors(const QPalette& palette);
 
 // Title row, axis rect, legend row below the axes; fonts, grid, and plotColors(plot.palette()).
 void setUpPlot(QCustomPlot& plot);
-// Re-applies plotColors(plot.palette()) to the background, title, axes, grid and legend (after
-// a palette change).
-void applyPalette(QCustomPlot& plot);
+// Applies plotColors(palette) to the background, title, axes, grid and legend (after a palette
+// change).
+void applyPalette(QCustomPlot& plot, const QPalette& palette);
 void setTitle(QCustomPlot& plot, const QString& title);
+// Fits the title to `width` pixels: the full size when it fits, else a smaller font (down to
+// 8 pt), else elided at the end. The full title is kept for when the chart widens again.
+void fitTitle(QCustomPlot& plot, int width);
 // As many legend columns as fit `width` pixels without clipping a name.
 void fitLegend(QCustomPlot& plot, int width);
 // One colour per series: a closed-form or published series takes the colour of the simulated

@@ -39,6 +39,21 @@ ChartView* ChartView::create(ChartKind kind, QWidget* parent) {
     return new XyChart(parent);
 }
 
+namespace {
+// An axis label as set, before any eliding: kept in a property the first time it is read.
+QString fullLabel(QCPAxis& axis) {
+    const QString shown = axis.label();
+    QString full = axis.property("fullLabel").toString();
+    const bool elided = shown.endsWith(QChar(0x2026)) && !full.isEmpty() &&
+                        full.startsWith(shown.chopped(1));
+    if (!elided && shown != full) {
+        full = shown;
+        axis.setProperty("fullLabel", full);
+    }
+    return full;
+}
+}  // namespace
+
 ChartView::ChartView(QWidget* parent)
     : QWidget(parent), plot_(new QCustomPlot(this)), readout_(std::make_unique<Readout>()) {
     auto* layout = new QVBoxLayout(this);
@@ -47,6 +62,7 @@ ChartView::ChartView(QWidget* parent)
     setMinimumSize(320, 240);
 
     chart_style::setUpPlot(*plot_);
+    plotBackground_ = chart_style::plotColors(plot_->palette()).background;
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
@@ -63,6 +79,17 @@ ChartView::ChartView(QWidget* parent)
     chart_style::setUpReadoutLabel(*readout_->label, palette());
     readout_->label->setVisible(false);
 
+    // Axis labels longer than their axis are elided once the layout knows the axis lengths (a
+    // label's length does not change the layout, so this settles in one pass).
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+        const QRect area = plot_->axisRect()->rect();
+        for (const auto& [axis, room] :
+             {std::pair{plot_->xAxis, area.width()}, std::pair{plot_->yAxis, area.height()}}) {
+            const QString text = QFontMetrics(axis->labelFont())
+                                     .elidedText(fullLabel(*axis), Qt::ElideRight, std::max(room, 0));
+            if (axis->label() != text) axis->setLabel(text);
+        }
+    });
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
     connect(plot_, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { markUserView(); });
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { emit activated(); });
@@ -108,20 +135,33 @@ void ChartView::setChart(const Chart& chart) {
 
 void ChartView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    chart_style::fitTitle(*plot_, width());
     chart_style::fitLegend(*plot_, width());
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ChartView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) {
-        chart_style::applyPalette(*plot_);
-        chart_style::setUpReadoutLabel(*readout_->label, palette());
-        readout_->tracer->setPen(QPen(palette().color(QPalette::Text), 1.5));
-        annotations_->restyle();
-        if (!chart_.series.empty()) rebuildGraphs();  // series colours follow the background
-        replot();
-    }
+    if (event->type() == QEvent::PaletteChange) restyle();
+}
+
+bool ChartView::event(QEvent* event) {
+    // A chart built before it joined the window may have taken another palette than the one it
+    // shows in: settle the colours when it is polished, before it is first drawn.
+    if (event->type() == QEvent::Polish &&
+        plotBackground_ != chart_style::plotColors(palette()).background)
+        restyle();
+    return QWidget::event(event);
+}
+
+void ChartView::restyle() {
+    chart_style::applyPalette(*plot_, palette());
+    plotBackground_ = chart_style::plotColors(palette()).background;
+    chart_style::setUpReadoutLabel(*readout_->label, palette());
+    readout_->tracer->setPen(QPen(palette().color(QPalette::Text), 1.5));
+    annotations_->restyle();
+    if (!chart_.series.empty()) rebuildGraphs();  // series colours follow the background
+    replot();
 }
 
 void ChartView::setAnnotations(const std::vector<Annotation>& annotations) {
@@ -164,7 +204,7 @@ std::vector<PlottedSeries> ChartView::baselineSeries() const {
 
 void ChartView::rebuildGraphs() {
     plot_->clearGraphs();
-    const chart_style::PlotColors look = chart_style::plotColors(plot_->palette());
+    const chart_style::PlotColors look = chart_style::plotColors(palette());
     const auto colors = chart_style::seriesColors(chart_, look.background);
     for (std::size_t i = 0; i < chart_.series.size(); ++i) {
         QCPGraph* g = plot_->addGraph();
@@ -255,6 +295,8 @@ void ChartView::resetView() {
 
 void ChartView::replot() { plot_->replot(QCustomPlot::rpQueuedReplot); }
 
+void ChartView::replotNow() { plot_->replot(QCustomPlot::rpImmediateRefresh); }
+
 void ChartView::markUserView() { userView_ = true; }
 
 std::vector<PlottedSeries> ChartView::plottedSeries() const {
@@ -282,6 +324,36 @@ QStringList ChartView::legendNames() const {
 }
 
 int ChartView::legendColumns() const { return plot_->legend->columnCount(); }
+
+namespace {
+QCPTextElement* titleElement(QCustomPlot& plot) {
+    return qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0));
+}
+}  // namespace
+
+QString ChartView::drawnTitle() const {
+    const QCPTextElement* t = titleElement(*plot_);
+    return t ? t->text() : QString();
+}
+
+int ChartView::titlePointSize() const {
+    const QCPTextElement* t = titleElement(*plot_);
+    return t ? t->font().pointSize() : 0;
+}
+
+QString ChartView::drawnAxisLabel(Qt::Orientation axis) const {
+    return (axis == Qt::Horizontal ? plot_->xAxis : plot_->yAxis)->label();
+}
+
+int ChartView::axisLength(Qt::Orientation axis) const {
+    const QRect area = plot_->axisRect()->rect();
+    return axis == Qt::Horizontal ? area.width() : area.height();
+}
+
+int ChartView::titleWidth() const {
+    const QCPTextElement* t = titleElement(*plot_);
+    return t ? QFontMetrics(t->font()).horizontalAdvance(t->text()) : 0;
+}
 
 ChartView::ViewRange ChartView::viewRange() const {
     return {plot_->xAxis->range().lower, plot_->xAxis->range().upper, plot_->yAxis->range().lower,
@@ -313,7 +385,7 @@ bool ChartView::showAnnotationReadout(QPoint pos) {
     if (a.x1) when += QString::fromUtf8(" – ") + formatX(*a.x1);
     const QString text =
         QString("%1: %2\n%3: %4")
-            .arg(kind, QString::fromStdString(a.label), plot_->xAxis->label(), when);
+            .arg(kind, QString::fromStdString(a.label), fullLabel(*plot_->xAxis), when);
     readout_->tracer->setVisible(false);
     readout_->label->setVisible(true);
     chart_style::placeReadoutLabel(*readout_->label, *plot_, plot_->xAxis->pixelToCoord(pos.x()),
@@ -358,7 +430,7 @@ void ChartView::showReadoutNear(QPoint pos) {
         const QString text =
             QString("%1 (%2)\n%3: %4\n%5: %6")
                 .arg(name, role,
-                     plot_->xAxis->label(), formatX(fromPlotX(bestKey)),
+                     fullLabel(*plot_->xAxis), formatX(fromPlotX(bestKey)),
                      QString::fromStdString(chart_.y_label), chart_style::formatNumber(bestValue));
         chart_style::placeReadoutLabel(*readout_->label, *plot_, bestKey, bestValue, text);
     }
@@ -373,15 +445,19 @@ QSize ChartView::exportSize(QSize requested) const {
 // Each export writes a temporary file beside the target and renames it into place, so that a
 // failed export leaves an existing file as it was (io/atomic_file.h).
 bool ChartView::savePng(const QString& path, QSize size) const {
-    return saveAtomically(path, [&](const QString& temporary) {
+    return saveAtomically(path, size, [&](const QString& temporary) {
         const QSize s = exportSize(size);
         return plot_->savePng(temporary, s.width(), s.height(), 2.0);
     });
 }
 
-bool ChartView::saveAtomically(const QString& path,
+bool ChartView::saveAtomically(const QString& path, QSize size,
                                const std::function<bool(const QString&)>& write) const {
     bool ok = false;
+    // Title and legend laid out for the export's width, then back for the widget's.
+    const QSize s = exportSize(size);
+    chart_style::fitTitle(*plot_, s.width());
+    chart_style::fitLegend(*plot_, s.width());
     try {
         writeFileAtomicallyWith(path.toStdString(), [&](const std::string& temporary) {
             return write(QString::fromStdString(temporary));
@@ -389,12 +465,14 @@ bool ChartView::saveAtomically(const QString& path,
         ok = true;
     } catch (const std::system_error&) {
     }
+    chart_style::fitTitle(*plot_, width());
+    chart_style::fitLegend(*plot_, width());
     plot_->replot();  // the export laid the labels out at its own size
     return ok;
 }
 
 bool ChartView::saveSvg(const QString& path, QSize size) const {
-    return saveAtomically(path, [&](const QString& temporary) { return writeSvg(temporary, size); });
+    return saveAtomically(path, size, [&](const QString& temporary) { return writeSvg(temporary, size); });
 }
 
 bool ChartView::writeSvg(const QString& path, QSize size) const {
@@ -413,7 +491,7 @@ bool ChartView::writeSvg(const QString& path, QSize size) const {
 }
 
 bool ChartView::savePdf(const QString& path, QSize size) const {
-    return saveAtomically(path, [&](const QString& temporary) {
+    return saveAtomically(path, size, [&](const QString& temporary) {
         const QSize s = exportSize(size);
         return plot_->savePdf(temporary, s.width(), s.height(), QCP::epNoCosmetic, "TailLab",
                               QString::fromStdString(chart_.title));

@@ -7,6 +7,7 @@
 // up the axes and map data x to plot x. qcustomplot.h stays out of this header.
 #pragma once
 
+#include <QColor>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -49,11 +50,21 @@ class ChartView : public QWidget {
     // Rescales to the data and forgets the user's zoom.
     void resetView();
     void replot();
+    // Lays out and draws now instead of at the next event-loop turn.
+    void replotNow();
 
     std::vector<PlottedSeries> plottedSeries() const;
     // The legend's entries, in order, and how many columns they take.
     QStringList legendNames() const;
     int legendColumns() const;
+    // The title as drawn (shrunk or elided to fit) and its point size.
+    QString drawnTitle() const;
+    int titlePointSize() const;
+    // The width, in pixels, the drawn title takes.
+    int titleWidth() const;
+    // An axis label as drawn (elided when longer than its axis) and the axis length in pixels.
+    QString drawnAxisLabel(Qt::Orientation axis) const;
+    int axisLength(Qt::Orientation axis) const;
 
     // A run's timeline over the chart, x in the chart's data units: knob changes as lines,
     // faults as spans, labelled at the top. Kept across setChart until replaced.
@@ -100,6 +111,7 @@ class ChartView : public QWidget {
     explicit ChartView(QWidget* parent);
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
     QCustomPlot* plot() const { return plot_; }
     // Axis types, tickers and ranges for the chart; called on every setChart.
     virtual void configureAxes(const Chart& chart) = 0;
@@ -121,10 +133,13 @@ class ChartView : public QWidget {
     void markUserView();
     QSize exportSize(QSize requested) const;
     // Runs `write` on a temporary file beside `path` and renames it into place.
-    bool saveAtomically(const QString& path, const std::function<bool(const QString&)>& write) const;
+    bool saveAtomically(const QString& path, QSize size,
+                        const std::function<bool(const QString&)>& write) const;
     bool writeSvg(const QString& path, QSize size) const;
 
     QCustomPlot* plot_ = nullptr;
+    QColor plotBackground_;  // what the plot was last styled for
+    void restyle();
     Chart chart_;
     std::vector<Series> baseline_;          // to draw from the next setChart
     std::vector<std::string> ghostNames_;   // the baseline series drawn now
