@@ -40,6 +40,10 @@ void ChartArea::setResult(const LabResultPtr& result, bool rebuild) {
     setCurrentPane(current_);
 }
 
+void ChartArea::setBaseline(const LabResultPtr& baseline) {
+    for (ChartPane* p : panes_) p->setBaseline(baseline);
+}
+
 void ChartArea::setPlaceholder(const QString& text) {
     panes_[0]->setPlaceholder(text);
     panes_[1]->setVisible(false);

@@ -30,6 +30,8 @@ class ChartArea : public QWidget {
     ChartPane* pane(int index) const { return panes_[index]; }
     void setCurrentPane(int index);
     void resetView();
+    // Draws the pinned result's charts as ghosts under the shown ones (nullptr: none).
+    void setBaseline(const LabResultPtr& baseline);
 
   signals:
     void currentChanged();

@@ -112,6 +112,11 @@ int ChartPane::chartIndex() const {
     return std::min(preferredIndex_, static_cast<int>(result_->charts.size()) - 1);
 }
 
+void ChartPane::setBaseline(const LabResultPtr& baseline) {
+    baseline_ = baseline;
+    if (result_ && view_ && view_->isVisible()) showCurrent();
+}
+
 void ChartPane::showChart(int index) {
     if (index >= 0 && index < tabs_->count()) choose(index);
 }
@@ -157,6 +162,14 @@ void ChartPane::showCurrent() {
     // The run's timeline belongs on every time chart (in their x units).
     view_->setAnnotations(c->kind == ChartKind::Time ? result_->annotations
                                                      : std::vector<Annotation>{});
+    std::vector<Series> ghosts;
+    if (baseline_)
+        for (const Chart& b : baseline_->charts)
+            if (b.id == c->id && b.kind == c->kind) ghosts = b.series;
+    if (ghosts.size() != view_->baseline().size() ||
+        !std::equal(ghosts.begin(), ghosts.end(), view_->baseline().begin(),
+                    [](const Series& a, const Series& b) { return a.name == b.name && a.x == b.x && a.y == b.y; }))
+        view_->setBaseline(std::move(ghosts));
     view_->setChart(*c);
 }
 

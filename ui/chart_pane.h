@@ -24,6 +24,8 @@ class ChartPane : public QFrame {
     // New result: rebuild=true when the set of charts changed (new tabs, maybe new views).
     void setResult(const LabResultPtr& result, bool rebuild);
     void setActive(bool active);
+    // A pinned result: the shown chart draws the chart of the same id from it as ghosts.
+    void setBaseline(const LabResultPtr& baseline);
     void setPlaceholder(const QString& text);
     ChartView* view() const { return view_; }
     const Chart* chart() const;
@@ -45,6 +47,7 @@ class ChartPane : public QFrame {
     int preferredIndex_;
     std::string chosenId_;  // the user's choice, kept across results
     LabResultPtr result_;
+    LabResultPtr baseline_;
     QTabBar* tabs_ = nullptr;
     QComboBox* combo_ = nullptr;
     QLabel* placeholder_ = nullptr;

@@ -289,6 +289,16 @@ void MainWindow::buildActions() {
     resetViewAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     resetViewAct->setToolTip(tr("Fit the current chart to its data (or double-click it)"));
     connect(resetViewAct, &QAction::triggered, charts_, &ChartArea::resetView);
+    pinAct_ = new QAction(st->standardIcon(QStyle::SP_DialogApplyButton), tr("&Pin as Baseline"), this);
+    pinAct_->setObjectName("pinBaseline");
+    pinAct_->setIconText(tr("Pin"));
+    pinAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    pinAct_->setToolTip(tr("Keep this result to compare the next runs with: its curves stay as "
+                           "muted ghosts and the tables gain a difference column (Ctrl+B)"));
+    connect(pinAct_, &QAction::triggered, this, &MainWindow::pinBaseline);
+    clearPinAct_ = new QAction(tr("C&lear Baseline"), this);
+    clearPinAct_->setObjectName("clearBaseline");
+    connect(clearPinAct_, &QAction::triggered, this, &MainWindow::clearBaseline);
     auto* aboutAct =
         new QAction(st->standardIcon(QStyle::SP_MessageBoxInformation), tr("&About TailLab"), this);
     connect(aboutAct, &QAction::triggered, this, &MainWindow::showAbout);
@@ -319,6 +329,8 @@ void MainWindow::buildActions() {
     edit->addActions({undoAct, redoAct});
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addActions({runAct, cancelAct, resetKnobsAct});
+    run->addSeparator();
+    run->addActions({pinAct_, clearPinAct_});
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(resetViewAct);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -356,7 +368,7 @@ void MainWindow::buildActions() {
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addActions({openAct, reloadAct});
     bar->addSeparator();
-    bar->addActions({runAct, cancelAct, resetKnobsAct});
+    bar->addActions({runAct, cancelAct, resetKnobsAct, pinAct_});
     bar->addSeparator();
     bar->addAction(resetViewAct);
     bar->addSeparator();
@@ -408,6 +420,7 @@ bool MainWindow::selectLab(const QString& labId) { return browser_->selectLab(la
 void MainWindow::open(const Scenario& scenario) {
     const Lab* lab = findLab(scenario.lab);
     if (!lab) return;
+    if (baseline_ && baseline_->lab != scenario.lab) clearBaseline();
     clearProblem();
     openError_.clear();
     scenario_ = scenario;
@@ -449,8 +462,39 @@ void MainWindow::onResult(const LabResultPtr& result) {
     rebuildNext_ = false;
 }
 
+void MainWindow::pinBaseline() {
+    if (!latest_ || latest_->progress < 1.0 || latest_->cancelled) return;
+    baseline_ = latest_;
+    applyBaseline();
+    status_->showMessage(tr("Pinned %1 as the baseline").arg(QString::fromStdString(baseline_->scenario)));
+}
+
+void MainWindow::clearBaseline() {
+    if (!baseline_) return;
+    baseline_.reset();
+    applyBaseline();
+}
+
+void MainWindow::applyBaseline() {
+    charts_->setBaseline(baseline_);
+    results_->setBaseline(baseline_);
+    if (latest_) {
+        charts_->setResult(latest_, false);
+        results_->setResult(latest_.get());
+    }
+    updatePinActions();
+}
+
+void MainWindow::updatePinActions() {
+    if (pinAct_)
+        pinAct_->setEnabled(latest_ && latest_->progress >= 1.0 && !latest_->cancelled &&
+                            latest_ != baseline_);
+    if (clearPinAct_) clearPinAct_->setEnabled(baseline_ != nullptr);
+}
+
 void MainWindow::onRedraw(DirtyLevel level) {
     if (!latest_) return;
+    updatePinActions();
     if (level >= DirtyLevel::Data) {
         charts_->setResult(latest_, level == DirtyLevel::Rebuild);
         results_->setResult(latest_.get());

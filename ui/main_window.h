@@ -97,6 +97,15 @@ class MainWindow : public QMainWindow {
     // on the file reproduces the run. The window then holds the saved scenario, unedited.
     bool saveScenarioAs(const QString& path, QString* error);
     QAction* saveScenarioAction() const { return saveScenarioAct_; }
+    // Run → Pin as Baseline: keeps the finished result on screen as the one to compare with.
+    // Every chart draws the pinned run's series of the same chart as muted dashed ghosts, the
+    // checks gain a "Δ vs pinned" column and the figures "Pinned" and "Δ". Kept across runs and
+    // scenarios of the same lab; opening another lab clears it.
+    void pinBaseline();
+    void clearBaseline();
+    LabResultPtr baseline() const { return baseline_; }
+    QAction* pinBaselineAction() const { return pinAct_; }
+    QAction* clearBaselineAction() const { return clearPinAct_; }
     // File → Open Recent: scenario files opened or saved, newest first, at most kRecentFiles;
     // kept with the settings. A file that no longer opens leaves the list.
     static constexpr int kRecentFiles = 8;
@@ -154,6 +163,11 @@ class MainWindow : public QMainWindow {
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
     QAction* saveScenarioAct_ = nullptr;
+    QAction* pinAct_ = nullptr;
+    QAction* clearPinAct_ = nullptr;
+    LabResultPtr baseline_;
+    void updatePinActions();
+    void applyBaseline();
     QMenu* recentMenu_ = nullptr;
     QStringList recent_;
     MessageBanner* banner_ = nullptr;

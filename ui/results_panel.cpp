@@ -28,7 +28,21 @@ QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignLeft)
     return i;
 }
 
+// this - pinned, signed, with the relative change when it means something.
+QString delta(double now, double pinned) {
+    if (!std::isfinite(now) || !std::isfinite(pinned)) return QString("—");
+    const double d = now - pinned;
+    QString text = (d > 0 ? "+" : d < 0 ? "−" : "±") + number(std::abs(d));
+    if (pinned != 0 && d != 0)
+        text += QString(" (%1%2 %)")
+                    .arg(d > 0 ? "+" : "−")
+                    .arg(QString::number(std::abs(d / pinned) * 100, 'g', 3));
+    return text;
+}
+
 }  // namespace
+
+void ResultsPanel::setBaseline(LabResultPtr baseline) { baseline_ = std::move(baseline); }
 
 ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
     setObjectName("resultsPanel");
@@ -67,6 +81,15 @@ void ResultsPanel::setResult(const LabResult* result) {
 void ResultsPanel::fillChecks(const LabResult& r) {
     const bool partial = r.progress < 1.0 || r.cancelled;
     int passed = 0;
+    checks_->setColumnCount(baseline_ ? kDeltaColumn + 1 : kDeltaColumn);
+    if (baseline_) {
+        auto* head = new QTableWidgetItem(tr("Δ vs pinned"));
+        head->setToolTip(tr("This run's simulated value minus the pinned run's (%1)")
+                             .arg(QString::fromStdString(baseline_->scenario)));
+        checks_->setHorizontalHeaderItem(kDeltaColumn, head);
+        checks_->horizontalHeader()->setSectionResizeMode(kDeltaColumn,
+                                                          QHeaderView::ResizeToContents);
+    }
     checks_->setRowCount(static_cast<int>(r.checks.size()) + (note_.isEmpty() ? 0 : 1));
     for (int row = 0; row < static_cast<int>(r.checks.size()); ++row) {
         const Check& c = r.checks[static_cast<std::size_t>(row)];
@@ -99,6 +122,12 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         }
         verdict->setToolTip(source);
         checks_->setItem(row, 4, verdict);
+        if (baseline_) {
+            QString d = QString("—");
+            for (const Check& b : baseline_->checks)
+                if (b.name == c.name) d = delta(c.simulated, b.simulated);
+            checks_->setItem(row, kDeltaColumn, item(d, Qt::AlignRight));
+        }
         for (int col = 0; col < 4; ++col) checks_->item(row, col)->setToolTip(source);
     }
     if (!note_.isEmpty()) {
@@ -106,7 +135,7 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         auto* note = item(note_);
         note->setForeground(mutedText(checks_->palette()));
         checks_->setItem(row, 0, note);
-        checks_->setSpan(row, 0, 1, 5);
+        checks_->setSpan(row, 0, 1, checks_->columnCount());
     }
     const int total = static_cast<int>(
         std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.applies(); }));
@@ -117,10 +146,22 @@ void ResultsPanel::fillChecks(const LabResult& r) {
 
 void ResultsPanel::fillFigures(const LabResult& r) {
     figures_->setRowCount(static_cast<int>(r.figures.size()));
+    figures_->setColumnCount(baseline_ ? 4 : 2);
+    if (baseline_) {
+        figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Value"), tr("Pinned"), tr("Δ")});
+        for (int c = 2; c < 4; ++c)
+            figures_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    }
     for (int row = 0; row < static_cast<int>(r.figures.size()); ++row) {
         const auto& [name, value] = r.figures[static_cast<std::size_t>(row)];
         figures_->setItem(row, 0, item(QString::fromStdString(name)));
         figures_->setItem(row, 1, item(number(value), Qt::AlignRight));
+        if (!baseline_) continue;
+        const auto pinned = std::find_if(baseline_->figures.begin(), baseline_->figures.end(),
+                                         [&](const auto& f) { return f.first == name; });
+        const bool found = pinned != baseline_->figures.end();
+        figures_->setItem(row, 2, item(found ? number(pinned->second) : QString("—"), Qt::AlignRight));
+        figures_->setItem(row, 3, item(found ? delta(value, pinned->second) : QString("—"), Qt::AlignRight));
     }
     setTabText(1, tr("Figures (%1)").arg(r.figures.size()));
 }

@@ -4,6 +4,8 @@
 
 #include <QTabWidget>
 
+#include "lab_result_ptr.h"
+
 #include "labs/lab_result.h"
 
 class QTableWidget;
@@ -17,6 +19,11 @@ class ResultsPanel : public QTabWidget {
     void setResult(const LabResult* result);
     // Shown under the checks when the scenario's expectations were dropped (knobs edited).
     void setNote(const QString& note);
+    // A pinned result to compare with: the checks gain a "Δ vs pinned" column (this run's
+    // simulated value minus the pinned one's, for the check of the same name) and the figures
+    // "Pinned" and "Δ" columns. nullptr removes them. Takes effect at the next setResult.
+    void setBaseline(LabResultPtr baseline);
+    static constexpr int kDeltaColumn = 5;
     QTableWidget* checksTable() const { return checks_; }
     QTableWidget* figuresTable() const { return figures_; }
 
@@ -27,6 +34,7 @@ class ResultsPanel : public QTabWidget {
     QTableWidget* checks_ = nullptr;
     QTableWidget* figures_ = nullptr;
     QString note_;
+    LabResultPtr baseline_;
 };
 
 }  // namespace taillab::ui

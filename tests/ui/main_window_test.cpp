@@ -27,6 +27,7 @@
 
 #include "gateway/gateway_view.h"
 #include "gateway/transport_bar.h"
+#include "chart_pane.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
 #include "message_banner.h"
@@ -421,6 +422,81 @@ TEST(MainWindowTest, ABrokenFileIsExplainedAndTheOldResultMarkedStale) {
     EXPECT_TRUE(window.resultsPanel()->isEnabled());
     EXPECT_FALSE(veil->isVisible());
     ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+}
+
+// Pin as Baseline in a lab: the next run draws the pinned curves as ghosts under its own, the
+// checks gain a "Δ vs pinned" column and the figures "Pinned" and "Δ"; another lab clears it.
+TEST(MainWindowTest, APinnedLabRunIsDrawnUnderTheNextAndDiffedInTheTables) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_FALSE(window.clearBaselineAction()->isEnabled());
+    ASSERT_TRUE(window.pinBaselineAction()->isEnabled());
+    window.pinBaselineAction()->trigger();
+    const LabResultPtr pinned = window.baseline();
+    ASSERT_EQ(pinned, window.latestResult());
+    EXPECT_FALSE(window.pinBaselineAction()->isEnabled()) << "this result is the pinned one";
+    EXPECT_TRUE(window.clearBaselineAction()->isEnabled());
+
+    generation = window.controller()->generation();
+    window.knobPanel()->applyValue("backends", 50);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    const LabResultPtr now = window.latestResult();
+    ASSERT_NE(now, pinned);
+    int ghosted = 0;
+    for (int i = 0; i < ChartArea::kPanes; ++i) {
+        ChartPane* pane = window.chartArea()->pane(i);
+        if (!pane->isVisibleTo(window.chartArea()) || !pane->chart()) continue;
+        const Chart* shown = pane->chart();
+        const Chart* before = nullptr;
+        for (const Chart& c : pinned->charts)
+            if (c.id == shown->id) before = &c;
+        ASSERT_NE(before, nullptr);
+        const auto ghosts = pane->view()->baselineSeries();
+        ASSERT_EQ(ghosts.size(), before->series.size()) << shown->id;
+        for (std::size_t k = 0; k < ghosts.size(); ++k) {
+            EXPECT_EQ(ghosts[k].name, ChartView::baselineName(before->series[k].name));
+            EXPECT_EQ(ghosts[k].y.size(), before->series[k].y.size());
+        }
+        ++ghosted;
+    }
+    EXPECT_EQ(ghosted, 2);
+
+    QTableWidget* checks = window.resultsPanel()->checksTable();
+    ASSERT_EQ(checks->columnCount(), ResultsPanel::kDeltaColumn + 1);
+    EXPECT_EQ(checks->horizontalHeaderItem(ResultsPanel::kDeltaColumn)->text(), "Δ vs pinned");
+    // "backend slow rate" does not depend on the fan-out; "requests with a slow call" does.
+    const auto deltaOf = [&](const std::string& name) {
+        for (int row = 0; row < checks->rowCount(); ++row)
+            if (checks->item(row, 0) && checks->item(row, 0)->text().toStdString() == name)
+                return checks->item(row, ResultsPanel::kDeltaColumn)->text();
+        return QString("missing");
+    };
+    EXPECT_TRUE(deltaOf("requests with a slow call").startsWith("−")) << deltaOf("requests with a slow call").toStdString();
+    QTableWidget* figures = window.resultsPanel()->figuresTable();
+    ASSERT_EQ(figures->columnCount(), 4);
+    int compared = 0;
+    for (int row = 0; row < figures->rowCount(); ++row) {
+        const std::string name = figures->item(row, 0)->text().toStdString();
+        for (const auto& [n, v] : pinned->figures)
+            if (n == name && std::isfinite(v)) {
+                EXPECT_NE(figures->item(row, 2)->text(), "—") << name;
+                ++compared;
+            }
+    }
+    EXPECT_GT(compared, 0);
+
+    // Another lab: nothing of the pin is left.
+    generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("hedge-idle"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_EQ(window.baseline(), nullptr);
+    EXPECT_EQ(checks->columnCount(), ResultsPanel::kDeltaColumn);
+    EXPECT_EQ(figures->columnCount(), 2);
+    EXPECT_TRUE(window.chartArea()->pane(0)->view()->baselineSeries().empty());
 }
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
