@@ -513,9 +513,18 @@ void MainWindow::onRedraw(DirtyLevel level) {
                                           : tr("Finished: %1 of %2 checks pass")
                                                 .arg(passed)
                                                 .arg(applicable);
-        if (applicable < static_cast<qsizetype>(checks.size()))
+        const auto notApplicable = std::count_if(
+            checks.begin(), checks.end(), [](const Check& c) { return !c.not_applicable.empty(); });
+        const auto inconclusive = std::count_if(checks.begin(), checks.end(), [](const Check& c) {
+            return c.not_applicable.empty() && !c.inconclusive.empty();
+        });
+        if (notApplicable > 0)
             message += tr(" (%1 not applicable: the knobs differ from the scenario's)")
-                           .arg(static_cast<qsizetype>(checks.size()) - applicable);
+                           .arg(notApplicable);
+        if (inconclusive > 0)
+            message += tr(" (%1 inconclusive: the run is too short to decide them; hover for the "
+                          "length that would)")
+                           .arg(inconclusive);
         status_->showMessage(message);
     }
     emit resultDrawn(latest_);

@@ -95,7 +95,7 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         const Check& c = r.checks[static_cast<std::size_t>(row)];
         passed += c.passed() ? 1 : 0;
         QString source = QString::fromStdString(c.name) + "\n" + QString::fromStdString(c.source);
-        if (!c.applies()) source += "\n" + QString::fromStdString(c.not_applicable);
+        if (!c.applies()) source += "\n" + QString::fromStdString(c.whyNotApplied());
         auto* name = item(QString::fromStdString(c.name));
         name->setToolTip(source);
         checks_->setItem(row, 0, name);
@@ -108,6 +108,7 @@ void ResultsPanel::fillChecks(const LabResult& r) {
                               : "± " + QString::number(c.tolerance, 'g', 3));
         checks_->setItem(row, 3, item(tolerance, Qt::AlignRight));
         auto* verdict = item(partial       ? tr("(partial)")
+                             : !c.inconclusive.empty() ? tr("inconclusive")
                              : !c.applies() ? tr("n/a")
                              : c.pass       ? tr("pass")
                                             : tr("FAIL"),

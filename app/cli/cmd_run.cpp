@@ -49,12 +49,16 @@ int cmdRun(const std::vector<std::string>& args) {
         throw UsageError{e.what()};
     }
     writeOutput(toJson(result).dump(2) + "\n", outPath);
-    int passed = 0, failed = 0, notApplicable = 0;
+    int passed = 0, failed = 0, notApplicable = 0, inconclusive = 0;
     const Check* firstNotApplicable = nullptr;
+    const Check* firstInconclusive = nullptr;
     for (const auto& c : result.checks) {
-        if (!c.applies()) {
+        if (!c.not_applicable.empty()) {
             if (!firstNotApplicable) firstNotApplicable = &c;
             ++notApplicable;
+        } else if (!c.inconclusive.empty()) {
+            if (!firstInconclusive) firstInconclusive = &c;
+            ++inconclusive;
         } else if (c.pass) {
             ++passed;
         } else {
@@ -65,6 +69,9 @@ int cmdRun(const std::vector<std::string>& args) {
     std::cerr << passed << " checks passed, " << failed << " failed";
     if (notApplicable > 0)
         std::cerr << ", " << notApplicable << " " << firstNotApplicable->not_applicable;
+    if (inconclusive > 0)
+        std::cerr << ", " << inconclusive << " inconclusive (" << firstInconclusive->name << ": "
+                  << firstInconclusive->inconclusive << ")";
     std::cerr << "\n";
     return failed == 0 ? kExitOk : kExitChecksFailed;
 }

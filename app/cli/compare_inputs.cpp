@@ -154,8 +154,9 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
         const ojson& pass = r.member(checks[i], at, "pass");
         r.expect(pass, pass.is_boolean(), at + "/pass", "true or false");
         CheckOutcome outcome{pass.get<bool>(), true};
-        if (checks[i].contains("not_applicable"))
-            outcome.applies = r.string(checks[i], at, "not_applicable").empty();
+        for (const char* reason : {"not_applicable", "inconclusive"})
+            if (checks[i].contains(reason))
+                outcome.applies = outcome.applies && r.string(checks[i], at, reason).empty();
         run.checks.emplace_back(r.string(checks[i], at, "name"), outcome);
     }
     // Time charts go to "series"; a result without the key simply has none.

@@ -6,7 +6,7 @@ namespace taillab {
 
 Check makeCheck(std::string name, double simulated, double expected, double tolerance,
                 bool relative, std::string source) {
-    Check c{std::move(name), simulated, expected, tolerance, relative, std::move(source), false, {}};
+    Check c{std::move(name), simulated, expected, tolerance, relative, std::move(source), false, {}, {}};
     const double allowed = relative ? tolerance * std::abs(expected) : tolerance;
     c.pass = std::isfinite(simulated) && std::abs(simulated - expected) <= allowed;
     return c;
@@ -14,7 +14,7 @@ Check makeCheck(std::string name, double simulated, double expected, double tole
 
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source) {
-    Check c{std::move(name), simulated, threshold, 0.0, false, std::move(source), holds, {}};
+    Check c{std::move(name), simulated, threshold, 0.0, false, std::move(source), holds, {}, {}};
     return c;
 }
 
@@ -171,7 +171,8 @@ nlohmann::ordered_json toJson(const LabResult& r) {
         jc["tolerance_kind"] = c.relative ? "relative" : "absolute";
         jc["source"] = c.source;
         jc["pass"] = c.pass;
-        if (!c.applies()) jc["not_applicable"] = c.not_applicable;
+        if (!c.not_applicable.empty()) jc["not_applicable"] = c.not_applicable;
+        if (!c.inconclusive.empty()) jc["inconclusive"] = c.inconclusive;
         j["checks"].push_back(std::move(jc));
     }
     j["all_checks_pass"] = r.allChecksPass();

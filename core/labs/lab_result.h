@@ -67,8 +67,16 @@ struct Check {
     // holds for the scenario's own knobs: once they move, the check neither passes nor fails
     // (`pass` still says how the numbers compare).
     std::string not_applicable;
+    // Why this run cannot decide the check; "" when it can. A simulation too short for its
+    // transient to die out is neither right nor wrong: the reason says what run would decide
+    // ("the queues need about 1,900 service times to settle; run at least 1,200,000 requests").
+    std::string inconclusive;
 
-    bool applies() const { return not_applicable.empty(); }
+    bool applies() const { return not_applicable.empty() && inconclusive.empty(); }
+    // The reason the check does not apply, whichever it is ("" when it applies).
+    const std::string& whyNotApplied() const {
+        return not_applicable.empty() ? inconclusive : not_applicable;
+    }
     bool passed() const { return applies() && pass; }
     bool failed() const { return applies() && !pass; }
 };

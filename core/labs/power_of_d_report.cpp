@@ -21,6 +21,17 @@ constexpr double kHdrRelativeError = 1e-3;
 constexpr double kJsqVarianceFactor = 1.5;
 constexpr double kFiniteNBias = 0.0035;
 
+// 341764 as "341,764".
+std::string grouped(std::int64_t v) {
+    const std::string digits = std::to_string(v < 0 ? -v : v);
+    std::string out = v < 0 ? "-" : "";
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 // prefix followed by the number d (built by appending, which keeps GCC 12's -Wrestrict quiet).
 std::string withNumber(const char* prefix, int d) {
     std::string s = prefix;
@@ -64,6 +75,16 @@ Chart versusLoad(const std::vector<LoadPoint>& points, const ReportSetup& setup,
 }
 
 }  // namespace
+
+Warmup warmupFor(double load, int servers, std::int64_t requests) {
+    Warmup w;
+    w.time = Warmup::kWarmupRelaxations * queueing::mm1RelaxationTime(load, 1.0);
+    const auto needed = static_cast<std::int64_t>(std::ceil(w.time * load * servers));
+    w.neededRequests = 2 * needed;
+    w.settled = requests >= w.neededRequests;
+    w.arrivals = w.settled ? needed : requests / 2;
+    return w;
+}
 
 DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
     DPoint p;
@@ -109,6 +130,8 @@ void addLoadFigures(LabResult& r, const LoadPoint& p) {
         r.figures.emplace_back("median_time" + key, p.byD[i].medianTime);
         r.figures.emplace_back("p99_time" + key, p.byD[i].p99Time);
     }
+    r.figures.emplace_back("warmup_time" + at, p.warmup.time);
+    r.figures.emplace_back("warmup_arrivals" + at, static_cast<double>(p.warmup.arrivals));
 }
 
 void addCharts(LabResult& r, const std::vector<LoadPoint>& points, const ReportSetup& setup) {
@@ -152,6 +175,17 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
     r.checks.push_back(makeClaim("every arrival departs exactly once", conserved ? 1 : 0, 1,
                                  conserved, "conservation"));
     for (const auto& p : points) {
+        // The d = 1 queues settle slowest: a run too short for them cannot decide their checks.
+        std::string unsettled;
+        if (!p.warmup.settled) {
+            char why[200];
+            std::snprintf(why, sizeof why,
+                          "too short to decide: at load %.2f the queues need about %s service "
+                          "times to settle (%.0f M/M/1 relaxation times); run at least ",
+                          p.load, grouped(std::llround(p.warmup.time)).c_str(),
+                          Warmup::kWarmupRelaxations);
+            unsettled = std::string(why) + grouped(p.warmup.neededRequests) + " requests";
+        }
         for (int d = 1; d <= setup.maxD; ++d) {
             const DPoint& q = p.byD[d - 1];
             const double expected = queueing::supermarketMeanTime(p.load, d);
@@ -163,6 +197,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
             r.checks.push_back(makeCheck(name, q.meanTime, expected,
                                          meanTolerance(p.load, d, setup.servers, q.measured), false,
                                          source));
+            if (d == 1) r.checks.back().inconclusive = unsettled;
         }
         const DPoint& random = p.byD[0];
         const double p99 = queueing::mm1ResponseQuantile(0.99, p.load, 1.0);
@@ -171,6 +206,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
             kSigmas * queueing::mm1QuantileStandardError(0.99, p.load, 1.0, random.measured) +
                 kHdrRelativeError * p99,
             false, "closed form: M/M/1 p99 = ln(100)/(1-λ), ±4 SE"));
+        r.checks.back().inconclusive = unsettled;
     }
 }
 

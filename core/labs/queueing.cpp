@@ -25,6 +25,11 @@ double mm1MeanStandardError(double rho, double mu, std::int64_t n) {
     return std::sqrt(mm1MeanVarianceConstant(rho) / static_cast<double>(n)) / mu;
 }
 
+double mm1RelaxationTime(double rho, double mu) {
+    const double gap = 1.0 - std::sqrt(rho);
+    return 1.0 / (mu * gap * gap);
+}
+
 double mm1QuantileStandardError(double p, double rho, double mu, std::int64_t n) {
     if (n <= 0) return std::numeric_limits<double>::infinity();
     const double rate = mu * (1.0 - rho);

@@ -30,6 +30,10 @@ double mm1MeanVarianceConstant(double rho);
 double mm1QuantileStandardError(double p, double rho, double mu, std::int64_t n);
 // Standard error of the sample mean of n M/M/1 response times.
 double mm1MeanStandardError(double rho, double mu, std::int64_t n);
+// Relaxation time of an M/M/1 queue, 1/(μ(1-√ρ)²): started empty, its distance from the
+// stationary distribution decays like exp(-t/τ) (Morse 1955; Abate and Whitt 1987). 2.1 mean
+// service times at ρ = 0.1, 34 at 0.7, 380 at 0.9, 1,560 at 0.95.
+double mm1RelaxationTime(double rho, double mu);
 
 // Erlang C: probability that an arrival waits in an M/M/c queue with offered load a = λ/μ < c.
 double erlangC(int c, double a);

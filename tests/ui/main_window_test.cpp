@@ -499,6 +499,35 @@ TEST(MainWindowTest, APinnedLabRunIsDrawnUnderTheNextAndDiffedInTheTables) {
     EXPECT_TRUE(window.chartArea()->pane(0)->view()->baselineSeries().empty());
 }
 
+// A check the run is too short to decide reads "inconclusive", says in its tooltip what run
+// would decide it, and counts neither as a pass nor as a failure.
+TEST(MainWindowTest, InconclusiveChecksSayWhatRunWouldDecideThem) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    const quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("power-of-d"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    QTableWidget* table = window.resultsPanel()->checksTable();
+    int inconclusive = 0;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        QTableWidgetItem* v = table->item(row, 4);
+        if (!v || v->text() != "inconclusive") continue;
+        ++inconclusive;
+        EXPECT_TRUE(v->toolTip().contains("run at least")) << v->toolTip().toStdString();
+    }
+    const auto expected = std::count_if(window.latestResult()->checks.begin(),
+                                        window.latestResult()->checks.end(),
+                                        [](const Check& c) { return !c.inconclusive.empty(); });
+    EXPECT_GT(expected, 0);
+    EXPECT_EQ(inconclusive, expected);
+    EXPECT_TRUE(window.runStatus()->message().contains("inconclusive"))
+        << window.runStatus()->message().toStdString();
+    EXPECT_TRUE(window.resultsPanel()->tabText(0).contains(
+        QString("/%1 pass").arg(window.latestResult()->checks.size() - expected)))
+        << window.resultsPanel()->tabText(0).toStdString();
+}
+
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
