@@ -28,8 +28,40 @@ std::string csvField(const std::string& s) {
 
 }  // namespace
 
-std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations) {
-    std::string out = "series,role,x,y\n";
+// A knob value as a scenario file writes it: numbers short, strings bare.
+std::string knobText(const nlohmann::ordered_json& v) {
+    if (v.is_number()) return number(v.get<double>());
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump();
+}
+
+std::string exportCaption(const std::string& scenario, std::uint64_t seed,
+                          const nlohmann::ordered_json& now, const nlohmann::ordered_json& file,
+                          const std::string& version) {
+    std::string knobs;
+    int differ = 0;
+    if (now.is_object())
+        for (const auto& [key, value] : now.items()) {
+            const bool inFile = file.is_object() && file.contains(key);
+            if (inFile && file.at(key) == value) continue;
+            if (++differ > 4) continue;
+            knobs += (differ == 1 ? "" : ", ") + key + " = " + knobText(value) + " (scenario: " +
+                     (inFile ? knobText(file.at(key)) : std::string("unset")) + ")";
+        }
+    if (differ > 4) knobs += ", and " + std::to_string(differ - 4) + " more";
+    if (differ == 0) knobs = "the scenario's knobs";
+    return (scenario.empty() ? std::string("unsaved scenario") : scenario) + " · seed " +
+           std::to_string(seed) + " · " + knobs + " · TailLab " + version;
+}
+
+std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations,
+                       const std::string& caption) {
+    std::string out;
+    if (!caption.empty()) {
+        out += "# " + caption + "\n";
+        out += "# " + chart.title + "; x: " + chart.x_label + "; y: " + chart.y_label + "\n";
+    }
+    out += "series,role,x,y\n";
     bool first = true;
     for (const auto& s : chart.series) {
         if (!first) out += "\n";

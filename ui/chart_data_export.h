@@ -12,7 +12,16 @@
 
 namespace taillab::ui {
 
-std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations = {});
+// `caption` (exportCaption), when given, opens the file as '#' comment lines, with the axes and
+// their units; readers skip lines that start with '#'.
+std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations = {},
+                       const std::string& caption = {});
+// The line every exported chart carries: "<scenario> · seed <n> · <knobs that differ from the
+// scenario, as key = value (scenario: value)> · TailLab <version>". `now` and `file` are knob
+// objects (Params::toJson()); at most four differences are named, then "and N more".
+std::string exportCaption(const std::string& scenario, std::uint64_t seed,
+                          const nlohmann::ordered_json& now, const nlohmann::ordered_json& file,
+                          const std::string& version);
 // `result` supplies the context (lab, scenario, seed, parameters); may be null. `annotations`
 // are those drawn on the chart, in its x units.
 nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,

@@ -80,8 +80,26 @@ QList<QAction*> ExportActions::chartActions() const {
     return {actions_[0], actions_[1], actions_[2], actions_[3], actions_[4]};
 }
 
+std::optional<ExportTarget> ExportActions::target() const {
+    if (route_)
+        if (std::optional<ExportTarget> routed = route_()) return routed;
+    ChartView* view = charts_->currentView();
+    const Chart* chart = charts_->currentChart();
+    if (!view || !chart) return std::nullopt;
+    const LabResultPtr result = latest_();
+    ExportTarget t;
+    t.view = view;
+    t.chart = chart;
+    t.json = [chart, result, view] { return chartToJson(*chart, result.get(), view->annotations()); };
+    t.caption = caption_ ? caption_() : QString();
+    t.name = (result ? QString::fromStdString(result->scenario.empty() ? result->lab : result->scenario)
+                     : QString("taillab")) +
+             "-" + QString::fromStdString(chart->id);
+    return t;
+}
+
 void ExportActions::updateEnabled() {
-    const bool chart = charts_->currentView() != nullptr;
+    const bool chart = target().has_value();
     for (QAction* a : chartActions()) a->setEnabled(chart);
     action(ExportFormat::ResultJson)->setEnabled(latest_() != nullptr);
 }
@@ -91,7 +109,7 @@ QString ExportActions::suggestedName(ExportFormat format) const {
     QString base =
         r ? QString::fromStdString(r->scenario.empty() ? r->lab : r->scenario) : QString("taillab");
     if (format != ExportFormat::ResultJson) {
-        if (const Chart* c = charts_->currentChart()) base += "-" + QString::fromStdString(c->id);
+        if (const std::optional<ExportTarget> t = target()) base = t->name;
     } else {
         base += "-result";
     }
@@ -110,23 +128,22 @@ bool ExportActions::exportTo(ExportFormat format, const QString& path, QString* 
                    ? true
                    : fail(tr("Cannot write %1").arg(path));
     }
-    ChartView* view = charts_->currentView();
-    const Chart* chart = charts_->currentChart();
-    if (!view || !chart) return fail(tr("There is no chart to export."));
-    const bool ok = saveChart(*view, *chart, format, path, [&] {
-        return chartToJson(*chart, result.get(), view->annotations());
-    });
+    const std::optional<ExportTarget> t = target();
+    if (!t) return fail(tr("There is no chart to export."));
+    const bool ok = saveChart(*t->view, *t->chart, format, path, t->json, t->caption);
     return ok ? true : fail(tr("Cannot write %1").arg(path));
 }
 
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
-               const std::function<nlohmann::ordered_json()>& json) {
+               const std::function<nlohmann::ordered_json()>& json, const QString& caption) {
+    view.setExportCaption(caption);
     switch (format) {
         case ExportFormat::Png: return view.savePng(path);
         case ExportFormat::Svg: return view.saveSvg(path);
         case ExportFormat::Pdf: return view.savePdf(path);
         case ExportFormat::Csv:
-            return writeTextFile(path.toStdString(), chartToCsv(chart, view.annotations()));
+            return writeTextFile(path.toStdString(),
+                                 chartToCsv(chart, view.annotations(), caption.toStdString()));
         case ExportFormat::Json:
         case ExportFormat::ResultJson: return writeTextFile(path.toStdString(), json().dump(2) + "\n");
     }

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <functional>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -26,8 +27,20 @@ enum class ExportFormat { Png, Svg, Pdf, Csv, Json, ResultJson };
 // Writes one chart: the view as PNG/SVG/PDF (annotations included, as drawn), its data and
 // annotations as CSV, or `json` (the caller's JSON of the chart, built only for Json/ResultJson).
 // False when the file cannot be written.
+// `caption` (exportCaption) goes under every image and at the top of the CSV.
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
-               const std::function<nlohmann::ordered_json()>& json);
+               const std::function<nlohmann::ordered_json()>& json, const QString& caption = {});
+
+// What File → Export writes: a chart shown now, its data, and the caption that says where it
+// came from. The labs' current chart unless the window routes exports elsewhere (the gateway
+// tab's current chart while that tab shows).
+struct ExportTarget {
+    ChartView* view = nullptr;
+    const Chart* chart = nullptr;
+    std::function<nlohmann::ordered_json()> json;
+    QString caption;
+    QString name;  // suggested file name without extension
+};
 
 class ExportActions : public QObject {
     Q_OBJECT
@@ -42,6 +55,13 @@ class ExportActions : public QObject {
     void updateEnabled();
     // A file name for the current chart: "<scenario>-<chart>.<ext>".
     QString suggestedName(ExportFormat format) const;
+    // The caption of the labs' exports (scenario, seed, differing knobs, version).
+    void setCaption(std::function<QString()> caption) { caption_ = std::move(caption); }
+    // Routes chart exports: when `route` returns a target, the chart actions export it instead
+    // of the labs' current chart.
+    void setRoute(std::function<std::optional<ExportTarget>()> route) { route_ = std::move(route); }
+    // The chart an export takes now (nullopt: none).
+    std::optional<ExportTarget> target() const;
 
   private:
     void exportWithDialog(ExportFormat format);
@@ -50,6 +70,8 @@ class ExportActions : public QObject {
     std::function<LabResultPtr()> latest_;
     QWidget* window_;
     QAction* actions_[6] = {};
+    std::function<QString()> caption_;
+    std::function<std::optional<ExportTarget>()> route_;
 };
 
 }  // namespace taillab::ui

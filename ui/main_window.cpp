@@ -24,6 +24,7 @@
 #include <algorithm>
 
 #include "chart_area.h"
+#include "chart_data_export.h"
 #include "explanation_panel.h"
 #include "export_actions.h"
 #include "gateway/gateway_session.h"
@@ -231,6 +232,7 @@ void MainWindow::onTabChanged(int) {
                                                   : knobs_->undoStack());
     updateSaveRun();
     updateTitle();
+    export_->updateEnabled();
 }
 
 void MainWindow::updateSaveRun() {
@@ -244,6 +246,17 @@ void MainWindow::buildActions() {
     QStyle* st = style();
     export_ = new ExportActions(
         charts_, [this] { return latest_; }, this);
+    export_->setCaption([this] {
+        if (!latest_) return QString();
+        return QString::fromStdString(exportCaption(
+            latest_->scenario, latest_->seed, latest_->parameters, scenario_.params.toJson(),
+            TAILLAB_VERSION));
+    });
+    // File → Export follows the visible tab: the gateway view's chart while it shows.
+    export_->setRoute([this]() -> std::optional<ExportTarget> {
+        if (!gatewayShown() || !gateway_) return std::nullopt;
+        return gateway_->exportTarget();
+    });
 
     auto* openAct =
         new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Scenario…"), this);

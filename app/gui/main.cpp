@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("TailLab");
     QApplication::setOrganizationName("TailLab");
-    QApplication::setApplicationVersion("0.1.0");
+    QApplication::setApplicationVersion(TAILLAB_VERSION);
     QApplication::setStyle("Fusion");
 
     QCommandLineParser parser;

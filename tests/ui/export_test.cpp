@@ -11,6 +11,9 @@
 
 #include "chart_data_export.h"
 #include "export_actions.h"
+#include "gateway/gateway_view.h"
+#include "knob_panel.h"
+#include <QTabWidget>
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
@@ -99,6 +102,16 @@ TEST_F(ExportTest, CsvReadsBackAsTheChartsSeries) {
     const Chart& chart = *window_->chartArea()->currentChart();
     std::istringstream in(readFile(dir_.filePath("chart.csv")));
     std::string line;
+    // The caption first: scenario, seed, knobs, version; then the chart's axes and units.
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_EQ(line.rfind("# ", 0), 0u) << line;
+    EXPECT_NE(line.find(" · seed "), std::string::npos) << line;
+    EXPECT_NE(line.find(std::string("TailLab ") + TAILLAB_VERSION),
+              std::string::npos)
+        << line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_NE(line.find("x: " + chart.x_label), std::string::npos) << line;
+    EXPECT_NE(line.find("y: " + chart.y_label), std::string::npos) << line;
     ASSERT_TRUE(std::getline(in, line));
     EXPECT_EQ(line, "series,role,x,y");
     std::map<std::string, std::vector<std::pair<double, double>>> bySeries;
@@ -154,6 +167,66 @@ TEST(ChartDataExport, CsvQuotesNamesWithCommasAndQuotes) {
               "\"a, \"\"b\"\"\",closed_form,2,4.5\n"
               "\n"
               "plain,published,0.5,7\n");
+}
+
+// The caption names the scenario, the seed, each knob that differs from the scenario's and the
+// version; CSV opens with it, and the images draw it under the legend.
+TEST_F(ExportTest, EveryExportCarriesACaptionNamingTheRun) {
+    const quint64 generation = window_->controller()->generation();
+    window_->knobPanel()->applyValue("backends", 50);
+    ASSERT_TRUE(waitForNewFinal(*window_, *recorder_, generation));
+    ASSERT_TRUE(exportTo(ExportFormat::Csv, "edited.csv"));
+    std::istringstream in(readFile(dir_.filePath("edited.csv")));
+    std::string first;
+    std::getline(in, first);
+    EXPECT_EQ(first, std::string("# fanout · seed 1 · backends = 50 (scenario: 100) · TailLab ") +
+                         TAILLAB_VERSION);
+    // Drawn: the same chart with and without its caption are different images.
+    ChartView* view = window_->chartArea()->currentView();
+    const Chart& chart = *window_->chartArea()->currentChart();
+    const auto none = [] { return nlohmann::ordered_json(); };
+    ASSERT_TRUE(saveChart(*view, chart, ExportFormat::Png, dir_.filePath("with.png"), none,
+                          "fanout · seed 1 · TailLab"));
+    ASSERT_TRUE(saveChart(*view, chart, ExportFormat::Png, dir_.filePath("without.png"), none, ""));
+    const QImage with(dir_.filePath("with.png")), without(dir_.filePath("without.png"));
+    ASSERT_FALSE(with.isNull());
+    EXPECT_EQ(with.size(), without.size());
+    EXPECT_NE(with, without);
+
+    EXPECT_EQ(exportCaption("s", 7, {{"a", 1}, {"b", "x"}, {"c", 3}}, {{"a", 1}, {"b", "y"}}, "9"),
+              "s · seed 7 · b = x (scenario: y), c = 3 (scenario: unset) · TailLab 9");
+    EXPECT_EQ(exportCaption("s", 7, {{"a", 1}}, {{"a", 1}}, "9"),
+              "s · seed 7 · the scenario's knobs · TailLab 9");
+    nlohmann::ordered_json many;
+    for (const char* key : {"k0", "k1", "k2", "k3", "k4", "k5"}) many[key] = 1;
+    EXPECT_NE(exportCaption("s", 1, many, nlohmann::ordered_json::object(), "9").find("and 2 more"),
+              std::string::npos);
+}
+
+// File -> Export follows the visible tab: from the gateway tab it writes the gateway's chart
+// (the one last clicked), never the hidden lab chart.
+TEST_F(ExportTest, ExportFollowsTheVisibleTab) {
+    GatewayView* gateway = window_->openGateway(std::nullopt, false);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return gateway->latestFrame() != nullptr; }, 10000));
+    ExportActions* ex = window_->exportActions();
+    EXPECT_TRUE(ex->action(ExportFormat::Png)->isEnabled());
+    const std::optional<ExportTarget> t = ex->target();
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->view, gateway->chartView(gateway->exportTarget()->chart->id));
+    EXPECT_TRUE(ex->suggestedName(ExportFormat::Csv).startsWith("gateway-"))
+        << ex->suggestedName(ExportFormat::Csv).toStdString();
+    ASSERT_TRUE(exportTo(ExportFormat::Json, "gateway.json"));
+    const auto doc = nlohmann::json::parse(readFile(dir_.filePath("gateway.json")));
+    EXPECT_EQ(doc.at("lab"), "gateway");
+    EXPECT_EQ(doc.at("id"), gateway->exportTarget()->chart->id);
+    // The chart clicked last is the one exported.
+    const std::string other = gateway->chartIds().back();
+    emit gateway->chartView(other)->activated();
+    EXPECT_EQ(ex->target()->chart->id, other);
+    // Back on the labs tab, the lab's chart.
+    window_->findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
+    EXPECT_EQ(ex->target()->view, window_->chartArea()->currentView());
+    EXPECT_TRUE(ex->suggestedName(ExportFormat::Csv).startsWith("fanout-"));
 }
 
 }  // namespace

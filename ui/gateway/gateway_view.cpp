@@ -1,6 +1,7 @@
 #include "gateway/gateway_view.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -372,15 +373,24 @@ void GatewayView::syncKnobs(const GatewayFrame& frame) {
     shownParams_ = frame.params;
 }
 
-bool GatewayView::exportChart(const std::string& id, ExportFormat format, const QString& path,
-                              QString* error) const {
-    auto fail = [&](const QString& why) {
-        if (error) *error = why;
-        return false;
-    };
+QString GatewayView::exportCaption() const {
+    const Params& now = drawn_ ? drawn_->params : spec_.params;
+    return QString::fromStdString(taillab::ui::exportCaption(
+        spec_.name, drawn_ ? drawn_->seed : spec_.seed, now.toJson(), spec_.params.toJson(),
+        TAILLAB_VERSION));
+}
+
+std::optional<ExportTarget> GatewayView::exportTarget() const {
+    return exportTarget(current_.empty() ? gateway_charts::chartIds().front() : current_);
+}
+
+std::optional<ExportTarget> GatewayView::exportTarget(const std::string& id) const {
     ChartView* view = chartView(id);
-    if (!view) return fail(tr("There is no gateway chart '%1'.").arg(QString::fromStdString(id)));
-    const bool ok = saveChart(*view, view->chart(), format, path, [&] {
+    if (!view) return std::nullopt;
+    ExportTarget t;
+    t.view = view;
+    t.chart = &view->chart();
+    t.json = [this, view] {
         LabResult context;
         context.lab = "gateway";
         context.scenario = spec_.name;
@@ -389,7 +399,22 @@ bool GatewayView::exportChart(const std::string& id, ExportFormat format, const 
         nlohmann::ordered_json j = chartToJson(view->chart(), &context, view->annotations());
         if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
         return j;
-    });
+    };
+    t.caption = exportCaption();
+    t.name = "gateway-" + QString::fromStdString(id).remove("gateway_");
+    return t;
+}
+
+bool GatewayView::exportChart(const std::string& id, ExportFormat format, const QString& path,
+                              QString* error) const {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    ChartView* view = chartView(id);
+    if (!view) return fail(tr("There is no gateway chart '%1'.").arg(QString::fromStdString(id)));
+    const std::optional<ExportTarget> t = exportTarget(id);
+    const bool ok = t && saveChart(*t->view, *t->chart, format, path, t->json, t->caption);
     return ok ? true : fail(tr("Cannot write %1").arg(path));
 }
 

@@ -81,6 +81,13 @@ class GatewayView : public QWidget {
     std::vector<std::string> chartIds() const;
     ChartView* chartView(const std::string& id) const;
     std::string currentChartId() const { return current_; }
+    // The line under every exported gateway chart: run name, seed, knobs that differ from the
+    // run's first ones, TailLab's version.
+    QString exportCaption() const;
+    // What File → Export takes while this view shows: the chart last clicked (the latency
+    // percentiles before any click).
+    std::optional<ExportTarget> exportTarget() const;
+    std::optional<ExportTarget> exportTarget(const std::string& id) const;
     void setCurrentChart(const std::string& id);
     bool exportChart(const std::string& id, ExportFormat format, const QString& path,
                      QString* error = nullptr) const;

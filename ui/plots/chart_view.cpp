@@ -454,16 +454,35 @@ bool ChartView::savePng(const QString& path, QSize size) const {
 bool ChartView::saveAtomically(const QString& path, QSize size,
                                const std::function<bool(const QString&)>& write) const {
     bool ok = false;
-    // Title and legend laid out for the export's width, then back for the widget's.
+    // Title and legend laid out for the export's width, then back for the widget's; the caption
+    // is a row of its own under the legend while the file is written.
     const QSize s = exportSize(size);
     chart_style::fitTitle(*plot_, s.width());
     chart_style::fitLegend(*plot_, s.width());
+    QCPTextElement* caption = nullptr;
+    if (!exportCaption_.isEmpty()) {
+        QFont f = plot_->legend->font();
+        f.setPointSizeF(f.pointSizeF() - 1);
+        const int room = s.width() - 16;
+        caption = new QCPTextElement(
+            plot_, QFontMetrics(f).elidedText(exportCaption_, Qt::ElideMiddle, std::max(room, 0)), f);
+        caption->setTextColor(chart_style::plotColors(palette()).axis);
+        caption->setMargins(QMargins(8, 2, 8, 6));
+        const int row = plot_->plotLayout()->rowCount();
+        plot_->plotLayout()->insertRow(row);
+        plot_->plotLayout()->addElement(row, 0, caption);
+        plot_->plotLayout()->setRowStretchFactor(row, 0.001);
+    }
     try {
         writeFileAtomicallyWith(path.toStdString(), [&](const std::string& temporary) {
             return write(QString::fromStdString(temporary));
         });
         ok = true;
     } catch (const std::system_error&) {
+    }
+    if (caption) {
+        plot_->plotLayout()->remove(caption);
+        plot_->plotLayout()->simplify();
     }
     chart_style::fitTitle(*plot_, width());
     chart_style::fitLegend(*plot_, width());

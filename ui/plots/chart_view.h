@@ -97,6 +97,9 @@ class ChartView : public QWidget {
 
     // Export at `size` (default: the widget's size, at least kMinExportSize), atomically: on
     // failure false, and an existing file at `path` is left as it was.
+    // A line under the legend of every PNG, SVG and PDF written from now on (exportCaption:
+    // scenario, seed, knobs, version); "" for none. Not drawn on screen.
+    void setExportCaption(const QString& caption) { exportCaption_ = caption; }
     bool savePng(const QString& path, QSize size = {}) const;
     bool saveSvg(const QString& path, QSize size = {}) const;
     bool savePdf(const QString& path, QSize size = {}) const;
@@ -139,6 +142,7 @@ class ChartView : public QWidget {
 
     QCustomPlot* plot_ = nullptr;
     QColor plotBackground_;  // what the plot was last styled for
+    QString exportCaption_;
     void restyle();
     Chart chart_;
     std::vector<Series> baseline_;          // to draw from the next setChart
