@@ -98,6 +98,18 @@ TEST_F(GatewayViewTest, PlayingAShortRunFillsEveryChartAndTable) {
                   ->stripCount(),
               0);
     EXPECT_GT(view_->tables()->customersTable()->rowCount(), 0);
+    // The ranking says so when it cannot single anyone out: every customer at the global p99,
+    // itself at the deadline (the default day's case).
+    const double global = GatewayTables::globalP99_ms(s);
+    bool same = true;
+    for (const auto& c : s.worst_customers) same = same && std::abs(c.p99_ms / global - 1) < 0.03;
+    const double deadline = view_->latestFrame()->params.real("deadline_ms");
+    const QString note = view_->tables()->customersNote();
+    if (same && global >= 0.9 * deadline) {
+        EXPECT_TRUE(note.contains("deadline")) << note.toStdString();
+    } else if (!same) {
+        EXPECT_TRUE(note.isEmpty()) << note.toStdString();
+    }
     EXPECT_GT(view_->tables()->countersTable()->rowCount(), 0);
     EXPECT_TRUE(view_->findChild<QLabel*>("gatewayConservation")->text().contains("✓"));
     EXPECT_GT(s.stages[0].entered, 0u);
@@ -290,6 +302,29 @@ TEST_F(GatewayViewTest, EveryChartExportsPngAndCsv) {
         EXPECT_EQ(lines[2], "series,role,x,y") << id;
     }
     EXPECT_FALSE(view_->exportChart("no_such_chart", ExportFormat::Png, dir.filePath("x.png")));
+}
+
+// Requests in flight sit two decades under their limit: on a log axis both read, with the
+// in-flight series above the axis floor wherever a window had any.
+TEST(GatewayChartsTest, InFlightIsDrawnAgainstItsLimitOnALogAxis) {
+    gateway::GatewaySnapshot s;
+    s.now_s = 1200;
+    for (double t : {600.0, 1200.0}) {
+        gateway::WindowPoint w;
+        w.t_s = t;
+        w.inflight_peak = {3, 7, 1};
+        w.admission_limit = {200, 200, 180};
+        s.windows.push_back(w);
+    }
+    const Chart c = gateway_charts::queue(s, 0);
+    EXPECT_TRUE(c.log_y);
+    GatewayTimeChart view;
+    view.resize(600, 300);
+    view.show();
+    view.setChart(c);
+    const auto range = view.viewRange();
+    EXPECT_LE(range.yLower, 1.0);
+    EXPECT_GE(range.yUpper, 200.0);
 }
 
 TEST(GatewayChartsTest, BreakerLanesAreClosedBetweenTheirSpans) {

@@ -70,7 +70,9 @@ Chart percentiles(const GatewaySnapshot& s, double offset_s) {
 }
 
 Chart queue(const GatewaySnapshot& s, double offset_s) {
-    Chart c = timeChart(kQueue, "Queue depth and admission limit", "Requests in flight");
+    // On a log axis: a peak of 5 under a limit of 200 is a flat line at zero on a linear one.
+    Chart c = timeChart(kQueue, "Queue depth and admission limit", "Requests in flight (log)");
+    c.log_y = true;
     for (int r = 0; r < gateway::kRegions; ++r) {
         const std::string region = str(gateway::kRegionNames[r]);
         c.series.push_back(windowSeries(region + " peak", s, offset_s,

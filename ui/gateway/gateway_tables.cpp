@@ -1,8 +1,10 @@
 #include "gateway/gateway_tables.h"
 
 #include <QHeaderView>
+#include <QLabel>
 #include <QLocale>
 #include <QTableWidget>
+#include <QVBoxLayout>
 #include <cmath>
 
 #include "gateway/week_time.h"
@@ -58,7 +60,18 @@ GatewayTables::GatewayTables(QWidget* parent) : QTabWidget(parent) {
     counters_->setObjectName("gatewayCountersTable");
     timeline_ = makeTable({tr("Event"), tr("Simulated time (UTC)")}, this);
     timeline_->setObjectName("gatewayTimelineTable");
-    addTab(customers_, tr("Worst customers"));
+    auto* customersPage = new QWidget(this);
+    auto* column = new QVBoxLayout(customersPage);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(2);
+    customersNote_ = new QLabel(customersPage);
+    customersNote_->setObjectName("gatewayCustomersNote");
+    customersNote_->setWordWrap(true);
+    customersNote_->setContentsMargins(4, 2, 4, 2);
+    customersNote_->setVisible(false);
+    column->addWidget(customersNote_);
+    column->addWidget(customers_, 1);
+    addTab(customersPage, tr("Worst customers"));
     addTab(counters_, tr("Counters"));
     addTab(timeline_, tr("Timeline"));
 }
@@ -78,13 +91,36 @@ QString GatewayTables::conservationLine(const gateway::GatewaySnapshot& s) {
 
 void GatewayTables::setFrame(const GatewayFramePtr& frame) {
     if (!frame || !frame->snapshot) return;
-    fillCustomers(*frame->snapshot);
+    fillCustomers(*frame->snapshot, frame->params.real("deadline_ms"));
     fillCounters(*frame->snapshot);
     fillTimeline(*frame);
 }
 
-void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s) {
+QString GatewayTables::customersNote() const {
+    return customersNote_->isHidden() ? QString() : customersNote_->text();
+}
+
+void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s, double deadline_ms) {
     const double global = globalP99_ms(s);
+    // When every listed customer's p99 is the global one and that sits at the deadline, the
+    // table ranks nobody: the tail is the deadline's, and only the 503 share tells them apart.
+    bool allAtGlobal = !s.worst_customers.empty() && global > 0;
+    for (const auto& c : s.worst_customers)
+        allAtGlobal = allAtGlobal && std::abs(c.p99_ms / global - 1.0) < 0.03;
+    const bool atDeadline = allAtGlobal && global >= 0.9 * deadline_ms;
+    QString note;
+    if (atDeadline)
+        note = tr("Every customer listed has the global p99 (%1 ms), at the %2 ms deadline: the "
+                  "tail is the deadline's, not any customer's. They are ranked by their share of "
+                  "503s.")
+                   .arg(global, 0, 'f', 0)
+                   .arg(deadline_ms, 0, 'f', 0);
+    else if (allAtGlobal)
+        note = tr("Every customer listed has about the global p99 (%1 ms): no customer's tail "
+                  "stands out.")
+                   .arg(global, 0, 'f', global >= 100 ? 0 : 1);
+    if (customersNote_->text() != note) customersNote_->setText(note);
+    customersNote_->setVisible(!note.isEmpty());
     customers_->setRowCount(static_cast<int>(s.worst_customers.size()));
     for (std::size_t i = 0; i < s.worst_customers.size(); ++i) {
         const auto& c = s.worst_customers[i];

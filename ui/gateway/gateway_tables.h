@@ -8,6 +8,7 @@
 
 #include "gateway/gateway_frame.h"
 
+class QLabel;
 class QTableWidget;
 
 namespace taillab::ui {
@@ -19,6 +20,8 @@ class GatewayTables : public QTabWidget {
     void setFrame(const GatewayFramePtr& frame);
 
     QTableWidget* customersTable() const { return customers_; }
+    // Above the customers: what the ranking means when it cannot single anyone out ("" hidden).
+    QString customersNote() const;
     QTableWidget* countersTable() const { return counters_; }
     QTableWidget* timelineTable() const { return timeline_; }
 
@@ -26,11 +29,12 @@ class GatewayTables : public QTabWidget {
     static double globalP99_ms(const gateway::GatewaySnapshot& s);
 
   private:
-    void fillCustomers(const gateway::GatewaySnapshot& s);
+    void fillCustomers(const gateway::GatewaySnapshot& s, double deadline_ms);
     void fillCounters(const gateway::GatewaySnapshot& s);
     void fillTimeline(const GatewayFrame& f);
 
     QTableWidget* customers_ = nullptr;
+    QLabel* customersNote_ = nullptr;
     QTableWidget* counters_ = nullptr;
     QTableWidget* timeline_ = nullptr;
     QString timelineKey_;  // what the timeline table shows
