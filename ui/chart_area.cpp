@@ -44,6 +44,10 @@ void ChartArea::setBaseline(const LabResultPtr& baseline) {
     for (ChartPane* p : panes_) p->setBaseline(baseline);
 }
 
+void ChartArea::setOverlays(const std::vector<Series>& overlays) {
+    for (ChartPane* p : panes_) p->setOverlays(overlays);
+}
+
 void ChartArea::setPlaceholder(const QString& text) {
     panes_[0]->setPlaceholder(text);
     panes_[1]->setVisible(false);

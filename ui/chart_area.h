@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "lab_result_ptr.h"
+#include "labs/lab_result.h"
 
 class QSplitter;
 
@@ -32,6 +33,8 @@ class ChartArea : public QWidget {
     void resetView();
     // Draws the pinned result's charts as ghosts under the shown ones (nullptr: none).
     void setBaseline(const LabResultPtr& baseline);
+    // Measured distributions drawn on every percentile chart shown.
+    void setOverlays(const std::vector<Series>& overlays);
 
   signals:
     void currentChanged();

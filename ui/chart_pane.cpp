@@ -117,6 +117,11 @@ void ChartPane::setBaseline(const LabResultPtr& baseline) {
     if (result_ && view_ && view_->isVisible()) showCurrent();
 }
 
+void ChartPane::setOverlays(std::vector<Series> overlays) {
+    overlays_ = std::move(overlays);
+    if (result_ && view_ && view_->isVisible()) showCurrent();
+}
+
 void ChartPane::showChart(int index) {
     if (index >= 0 && index < tabs_->count()) choose(index);
 }
@@ -170,6 +175,12 @@ void ChartPane::showCurrent() {
         !std::equal(ghosts.begin(), ghosts.end(), view_->baseline().begin(),
                     [](const Series& a, const Series& b) { return a.name == b.name && a.x == b.x && a.y == b.y; }))
         view_->setBaseline(std::move(ghosts));
+    if (c->kind == ChartKind::Percentile && !overlays_.empty()) {
+        Chart withOverlays = *c;
+        withOverlays.series.insert(withOverlays.series.end(), overlays_.begin(), overlays_.end());
+        view_->setChart(withOverlays);
+        return;
+    }
     view_->setChart(*c);
 }
 

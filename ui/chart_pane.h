@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QFrame>
+#include <vector>
 
 #include "lab_result_ptr.h"
 
@@ -26,6 +27,8 @@ class ChartPane : public QFrame {
     void setActive(bool active);
     // A pinned result: the shown chart draws the chart of the same id from it as ghosts.
     void setBaseline(const LabResultPtr& baseline);
+    // Measured distributions drawn on the shown chart when it is a percentile (nines) chart.
+    void setOverlays(std::vector<Series> overlays);
     void setPlaceholder(const QString& text);
     ChartView* view() const { return view_; }
     const Chart* chart() const;
@@ -48,6 +51,7 @@ class ChartPane : public QFrame {
     std::string chosenId_;  // the user's choice, kept across results
     LabResultPtr result_;
     LabResultPtr baseline_;
+    std::vector<Series> overlays_;
     QTabBar* tabs_ = nullptr;
     QComboBox* combo_ = nullptr;
     QLabel* placeholder_ = nullptr;

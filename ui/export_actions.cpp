@@ -84,8 +84,8 @@ std::optional<ExportTarget> ExportActions::target() const {
     if (route_)
         if (std::optional<ExportTarget> routed = route_()) return routed;
     ChartView* view = charts_->currentView();
-    const Chart* chart = charts_->currentChart();
-    if (!view || !chart) return std::nullopt;
+    if (!view || !charts_->currentChart()) return std::nullopt;
+    const Chart* chart = &view->chart();  // as drawn: with any overlays
     const LabResultPtr result = latest_();
     ExportTarget t;
     t.view = view;

@@ -7,7 +7,9 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QPainter>
+#include <QInputDialog>
 #include <QMimeData>
+#include <QTimer>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -58,13 +60,13 @@ std::string scenarioNameFor(const QString& path, const std::string& fallback) {
     return any ? name : fallback;
 }
 
-// The local scenario file a drag carries, if it carries exactly one.
+// The local file a drag carries, if it carries exactly one scenario (.json) or latency file.
 QString droppedScenario(const QMimeData* mime) {
     if (!mime || !mime->hasUrls() || mime->urls().size() != 1) return {};
     const QUrl url = mime->urls().front();
     if (!url.isLocalFile()) return {};
     const QString path = url.toLocalFile();
-    return path.endsWith(".json", Qt::CaseInsensitive) ? path : QString();
+    return path.endsWith(".json", Qt::CaseInsensitive) || isLatencyFile(path) ? path : QString();
 }
 
 // Washes out the widget it covers, in the window colour, to say that what shows through is stale.
@@ -275,6 +277,20 @@ void MainWindow::buildActions() {
     saveRunAct_->setToolTip(tr("Save the gateway run as a scenario that replays it: its first "
                                "knobs, seed and timeline, with the knob changes made during it"));
     connect(saveRunAct_, &QAction::triggered, this, &MainWindow::saveRunDialog);
+    auto* overlayAct = new QAction(tr("Overlay &Latency File…"), this);
+    overlayAct->setObjectName("overlayLatencyFile");
+    overlayAct->setToolTip(tr("Draw a measured distribution (.hgrm, or a latency log) on the "
+                              "labs' percentile charts"));
+    connect(overlayAct, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Overlay Latency File"), QString(),
+            tr("Latency files (*.hgrm *.log *.txt *.hlog *.u64le);;All files (*)"));
+        if (!path.isEmpty()) overlayDialog(path);
+    });
+    clearOverlaysAct_ = new QAction(tr("Clear Latency Overlays"), this);
+    clearOverlaysAct_->setObjectName("clearOverlays");
+    clearOverlaysAct_->setEnabled(false);
+    connect(clearOverlaysAct_, &QAction::triggered, this, &MainWindow::clearOverlays);
     saveScenarioAct_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton),
                                    tr("Save Scenario &As…"), this);
     saveScenarioAct_->setObjectName("saveScenarioAs");
@@ -321,6 +337,8 @@ void MainWindow::buildActions() {
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     recentMenu_->setObjectName("recentMenu");
     file->addAction(reloadAct);
+    file->addSeparator();
+    file->addActions({overlayAct, clearOverlaysAct_});
     file->addSeparator();
     file->addActions({saveScenarioAct_, saveRunAct_});
     file->addSeparator();
@@ -475,6 +493,49 @@ void MainWindow::onResult(const LabResultPtr& result) {
     rebuildNext_ = false;
 }
 
+void MainWindow::overlayDialog(const QString& path) {
+    const QList<LatencyUnit> units{LatencyUnit::Nanoseconds, LatencyUnit::Microseconds,
+                                   LatencyUnit::Milliseconds, LatencyUnit::Seconds};
+    QStringList names;
+    for (LatencyUnit u : units) names << unitName(u);
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(
+        this, tr("Overlay Latency File"),
+        tr("The unit of the values in %1:").arg(QFileInfo(path).fileName()), names,
+        static_cast<int>(units.indexOf(likelyUnit(path))), false, &ok);
+    if (!ok) return;
+    QString error;
+    addOverlay(path, units[static_cast<int>(names.indexOf(chosen))], &error);
+}
+
+bool MainWindow::addOverlay(const QString& path, LatencyUnit unit, QString* error) {
+    try {
+        LatencyOverlay overlay = readLatencyOverlay(path, unit);
+        std::erase_if(overlays_, [&](const LatencyOverlay& o) { return o.path == overlay.path; });
+        overlays_.push_back(std::move(overlay));
+    } catch (const std::exception& e) {
+        const QString why = QString::fromUtf8(e.what());
+        if (error) *error = why;
+        banner_->showMessage(MessageBanner::Kind::Error, tr("Cannot overlay %1").arg(path), why);
+        return false;
+    }
+    applyOverlays();
+    status_->showMessage(tr("Overlaid %1 on the percentile charts").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+void MainWindow::clearOverlays() {
+    overlays_.clear();
+    applyOverlays();
+}
+
+void MainWindow::applyOverlays() {
+    std::vector<Series> series;
+    for (const LatencyOverlay& o : overlays_) series.push_back(o.series);
+    charts_->setOverlays(series);
+    clearOverlaysAct_->setEnabled(!overlays_.empty());
+}
+
 void MainWindow::pinBaseline() {
     if (!latest_ || latest_->progress < 1.0 || latest_->cancelled) return;
     baseline_ = latest_;
@@ -608,6 +669,11 @@ void MainWindow::dropEvent(QDropEvent* event) {
     const QString path = droppedScenario(event->mimeData());
     if (path.isEmpty()) return;
     event->acceptProposedAction();
+    if (isLatencyFile(path)) {
+        // After the drop has returned: the unit question is a modal dialog.
+        QTimer::singleShot(0, this, [this, path] { overlayDialog(path); });
+        return;
+    }
     openFile(path);
 }
 

@@ -18,6 +18,7 @@
 #include "gateway/gateway_scenario.h"
 #include "lab_catalog.h"
 #include "lab_result_ptr.h"
+#include "latency_overlay.h"
 #include "redraw_scheduler.h"
 
 class QAction;
@@ -105,6 +106,13 @@ class MainWindow : public QMainWindow {
     void clearBaseline();
     LabResultPtr baseline() const { return baseline_; }
     QAction* pinBaselineAction() const { return pinAct_; }
+    // File → Overlay Latency File…: a measured distribution (.hgrm or a latency log, values in
+    // `unit`) drawn on every percentile chart of the labs, with the lab's own curves, several
+    // at once, each in the legend under its file name. Kept across runs and labs until cleared.
+    // False, the banner and *error saying where and what, when the file does not read.
+    bool addOverlay(const QString& path, LatencyUnit unit, QString* error = nullptr);
+    void clearOverlays();
+    const std::vector<LatencyOverlay>& overlays() const { return overlays_; }
     QAction* clearBaselineAction() const { return clearPinAct_; }
     // File → Open Recent: scenario files opened or saved, newest first, at most kRecentFiles;
     // kept with the settings. A file that no longer opens leaves the list.
@@ -166,6 +174,10 @@ class MainWindow : public QMainWindow {
     QAction* pinAct_ = nullptr;
     QAction* clearPinAct_ = nullptr;
     LabResultPtr baseline_;
+    std::vector<LatencyOverlay> overlays_;
+    QAction* clearOverlaysAct_ = nullptr;
+    void overlayDialog(const QString& path);
+    void applyOverlays();
     void updatePinActions();
     void applyBaseline();
     QMenu* recentMenu_ = nullptr;

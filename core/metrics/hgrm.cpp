@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <charconv>
 #include <stdexcept>
 
 namespace taillab {
@@ -99,6 +100,96 @@ std::string formatHgrm(const HdrHistogram& histogram, const HgrmOptions& options
     appendf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", histogram.bucketCount(),
             histogram.subBucketCount());
     return out;
+}
+
+HgrmError::HgrmError(int line, int column, const std::string& what)
+    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": " + what),
+      line_(line),
+      column_(column) {}
+
+namespace {
+
+struct Field {
+    std::string_view text;
+    int column;  // 1-based
+};
+
+std::vector<Field> splitFields(std::string_view line) {
+    std::vector<Field> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        const std::size_t start = i;
+        while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+        if (i > start) out.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
+    }
+    return out;
+}
+
+double number(const Field& f, int line, const char* what) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
+    if (ec != std::errc() || ptr != f.text.data() + f.text.size() || !std::isfinite(v))
+        throw HgrmError(line, f.column,
+                        std::string("expected ") + what + ", found '" + std::string(f.text) + "'");
+    return v;
+}
+
+}  // namespace
+
+std::vector<HgrmRow> parseHgrm(std::string_view text) {
+    std::vector<HgrmRow> rows;
+    int lineNumber = 0;
+    bool headerAllowed = true;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        ++lineNumber;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        const std::vector<Field> fields = splitFields(line);
+        if (fields.empty() || fields[0].text.front() == '#') {
+            if (end == text.size()) break;
+            continue;
+        }
+        if (headerAllowed && fields[0].text == "Value") {
+            headerAllowed = false;
+            continue;
+        }
+        headerAllowed = false;
+        if (fields.size() != 4)
+            throw HgrmError(lineNumber, fields[0].column,
+                            "expected 4 fields (value, percentile, total count, "
+                            "1/(1-percentile)), found " + std::to_string(fields.size()));
+        HgrmRow row;
+        row.value = number(fields[0], lineNumber, "a value");
+        row.fraction = number(fields[1], lineNumber, "a percentile fraction");
+        if (row.fraction < 0 || row.fraction > 1)
+            throw HgrmError(lineNumber, fields[1].column,
+                            "expected a percentile fraction in [0, 1], found '" +
+                                std::string(fields[1].text) + "'");
+        const double count = number(fields[2], lineNumber, "a total count");
+        if (count < 0 || count != std::floor(count))
+            throw HgrmError(lineNumber, fields[2].column,
+                            "expected a whole total count, found '" + std::string(fields[2].text) + "'");
+        row.total_count = static_cast<std::int64_t>(count);
+        if (fields[3].text != "inf") number(fields[3], lineNumber, "1/(1-percentile) or inf");
+        if (!rows.empty()) {
+            const HgrmRow& before = rows.back();
+            const auto down = [&](int field, const char* what) {
+                throw HgrmError(lineNumber, fields[static_cast<std::size_t>(field)].column,
+                                std::string(what) + " goes down from the row before");
+            };
+            if (row.value < before.value) down(0, "the value");
+            if (row.fraction < before.fraction) down(1, "the percentile");
+            if (row.total_count < before.total_count) down(2, "the total count");
+        }
+        rows.push_back(row);
+        if (end == text.size()) break;
+    }
+    if (rows.empty()) throw HgrmError(lineNumber, 1, "no percentile rows (is this a .hgrm file?)");
+    return rows;
 }
 
 }  // namespace taillab

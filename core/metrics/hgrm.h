@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -68,5 +70,33 @@ struct HgrmOptions {
 
 // The classic percentile distribution text, byte-compatible with hdr_percentiles_print(CLASSIC).
 std::string formatHgrm(const HdrHistogram& histogram, const HgrmOptions& options = {});
+
+// One row of a .hgrm file as read back: the value (in the file's own unit), the percentile as a
+// fraction in [0, 1], and the cumulative count.
+struct HgrmRow {
+    double value = 0;
+    double fraction = 0;
+    std::int64_t total_count = 0;
+};
+
+// A .hgrm file that does not read: the 1-based line and column of the field at fault and what
+// was expected there.
+class HgrmError : public std::runtime_error {
+  public:
+    HgrmError(int line, int column, const std::string& what);
+    int line() const { return line_; }
+    int column() const { return column_; }
+
+  private:
+    int line_, column_;
+};
+
+// Reads the classic percentile distribution (formatHgrm's text, HdrHistogram_c's and Java's):
+// blank lines and '#' lines (the footer) are skipped, an optional header line starting with
+// "Value", then rows of four fields: value, percentile fraction, total count, 1/(1-percentile)
+// ("inf" on the last). Throws HgrmError when a row has another number of fields, a field is not
+// a number, a fraction lies outside [0, 1], a value, fraction or count goes down from the row
+// before, or there is no row at all.
+std::vector<HgrmRow> parseHgrm(std::string_view text);
 
 }  // namespace taillab

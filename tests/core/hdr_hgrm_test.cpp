@@ -178,5 +178,50 @@ TEST(PercentileTicks, OneValueGivesOneRowAndTheFinalRow) {
     }
 }
 
+// What formatHgrm writes reads back as its ticks: values at the printed precision, fractions,
+// counts, in order; the footer and header are skipped.
+TEST(HgrmParse, ReadsBackWhatFormatHgrmWrites) {
+    HdrHistogram h;
+    Rng rng(3, "hgrm-parse");
+    for (int i = 0; i < 50'000; ++i) h.record(static_cast<std::int64_t>(rng.exponential(2000.0)) + 1);
+    HgrmOptions options;
+    options.value_scale = 1000.0;  // µs written as ms
+    const std::vector<HgrmRow> rows = parseHgrm(formatHgrm(h, options));
+    const std::vector<PercentileTick> ticks = percentileTicks(h, options.ticks_per_half_distance);
+    ASSERT_EQ(rows.size(), ticks.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_NEAR(rows[i].value, static_cast<double>(ticks[i].value) / 1000.0, 0.0006) << i;
+        EXPECT_NEAR(rows[i].fraction, ticks[i].percentile / 100.0, 5.1e-7) << i;  // 6 decimals
+        EXPECT_EQ(rows[i].total_count, ticks[i].cumulative_count) << i;
+    }
+    EXPECT_EQ(rows.back().fraction, 1.0);
+}
+
+TEST(HgrmParse, SaysWhereAndWhatIsWrong) {
+    const auto errorOf = [](const std::string& text) {
+        try {
+            parseHgrm(text);
+        } catch (const HgrmError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string header = "       Value     Percentile TotalCount 1/(1-Percentile)\n\n";
+    EXPECT_EQ(errorOf(header + "   1.000 0.000 1 1.00\n   2.000 0.500 x 2.00\n"),
+              "4:16: expected a total count, found 'x'");
+    EXPECT_EQ(errorOf(header + "   1.000 1.500 1 1.00\n"),
+              "3:10: expected a percentile fraction in [0, 1], found '1.500'");
+    EXPECT_EQ(errorOf(header + "   2.000 0.100 1 1.00\n   1.000 0.200 2 1.00\n"),
+              "4:4: the value goes down from the row before");
+    EXPECT_EQ(errorOf(header + "   2.000 0.100 1\n"),
+              "3:4: expected 4 fields (value, percentile, total count, 1/(1-percentile)), found 3");
+    EXPECT_EQ(errorOf(header + "#[Mean = 1]\n"), "4:1: no percentile rows (is this a .hgrm file?)");
+    EXPECT_EQ(errorOf("not a histogram at all\n"),
+              "1:1: expected 4 fields (value, percentile, total count, 1/(1-percentile)), found 5");
+    EXPECT_EQ(errorOf("this is not one\n"), "1:1: expected a value, found 'this'");
+    // CRLF line ends and a last line without a newline read fine.
+    EXPECT_EQ(parseHgrm("1.0 0.5 1 2.0\r\n2.0 1.0 2 inf").size(), 2u);
+}
+
 }  // namespace
 }  // namespace taillab

@@ -31,6 +31,9 @@
 #include "knob_editor.h"
 #include "knob_panel.h"
 #include "message_banner.h"
+#include "latency_overlay.h"
+#include "base/rng.h"
+#include "metrics/hgrm.h"
 #include "results_panel.h"
 #include "run_status.h"
 #include "run/runner.h"
@@ -526,6 +529,70 @@ TEST(MainWindowTest, InconclusiveChecksSayWhatRunWouldDecideThem) {
     EXPECT_TRUE(window.resultsPanel()->tabText(0).contains(
         QString("/%1 pass").arg(window.latestResult()->checks.size() - expected)))
         << window.resultsPanel()->tabText(0).toStdString();
+}
+
+// A measured distribution from a file is drawn on the labs' nines charts beside the lab's own
+// curves (a .hgrm in ms, a latency log in µs), several at once; a broken file says where and
+// what; Clear takes them all away.
+TEST(MainWindowTest, LatencyFilesOverlayThePercentileCharts) {
+    QTemporaryDir dir;
+    HdrHistogram h;  // µs
+    Rng rng(9, "overlay");
+    for (int i = 0; i < 20'000; ++i) h.record(static_cast<std::int64_t>(rng.exponential(8000.0)) + 100);
+    HgrmOptions inMs;
+    inMs.value_scale = 1000.0;
+    const QString hgrm = dir.filePath("measured.hgrm");
+    std::ofstream(hgrm.toStdString()) << formatHgrm(h, inMs);
+    const QString log = dir.filePath("requests.log");
+    {
+        std::ofstream out(log.toStdString());
+        Rng again(9, "overlay");
+        for (int i = 0; i < 20'000; ++i) out << static_cast<std::int64_t>(again.exponential(8000.0)) + 100 << "\n";
+    }
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    const quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    ChartPane* pane = window.chartArea()->pane(0);
+    ASSERT_EQ(pane->chart()->kind, ChartKind::Percentile);
+    const std::size_t own = pane->view()->plottedSeries().size();
+
+    QString error;
+    ASSERT_TRUE(window.addOverlay(hgrm, LatencyUnit::Milliseconds, &error)) << error.toStdString();
+    ASSERT_TRUE(window.addOverlay(log, LatencyUnit::Microseconds, &error)) << error.toStdString();
+    const auto drawn = pane->view()->plottedSeries();
+    ASSERT_EQ(drawn.size(), own + 2);
+    for (const auto& series : {drawn[own], drawn[own + 1]}) {
+        // Read off each overlay at its first point from the median up: the histogram's value at
+        // that percentile, in ms.
+        int k = 0;
+        while (k < series.x.size() && series.x[k] < 0.5) ++k;
+        ASSERT_LT(k, series.x.size()) << series.name.toStdString();
+        const double expected = static_cast<double>(h.valueAtPercentile(series.x[k] * 100)) / 1000.0;
+        EXPECT_NEAR(series.y[k], expected, 0.002 * expected) << series.name.toStdString();
+    }
+    EXPECT_EQ(drawn[own].name, "measured.hgrm (ms)");
+    EXPECT_EQ(drawn[own + 1].name, "requests.log (µs)");
+    EXPECT_TRUE(pane->view()->legendNames().contains("measured.hgrm (ms)"));
+    // Non-percentile charts are left alone.
+    ChartPane* other = window.chartArea()->pane(1);
+    if (other->chart() && other->chart()->kind != ChartKind::Percentile) {
+        for (const auto& series : other->view()->plottedSeries())
+            EXPECT_FALSE(series.name.contains(".hgrm"));
+    }
+
+    const QString broken = dir.filePath("broken.hgrm");
+    std::ofstream(broken.toStdString()) << "1.0 0.5 1 2.0\n2.0 0.4 2 2.0\n";
+    EXPECT_FALSE(window.addOverlay(broken, LatencyUnit::Milliseconds, &error));
+    EXPECT_EQ(error, broken + ":2:5: the percentile goes down from the row before");
+    EXPECT_TRUE(window.banner()->text().contains(":2:5:"));
+    EXPECT_EQ(window.overlays().size(), 2u);
+
+    window.findChild<QAction*>("clearOverlays")->trigger();
+    EXPECT_TRUE(window.overlays().empty());
+    EXPECT_EQ(pane->view()->plottedSeries().size(), own);
 }
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {

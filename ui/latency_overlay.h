@@ -1,0 +1,33 @@
+// Measured latency distributions from files, drawn on the nines charts beside a lab's result
+// (in the manner of HdrHistogram's plotter): HdrHistogram's classic percentile distribution
+// (.hgrm, parseHgrm) or a latency log (one value a line, or raw little-endian uint64 for *.u64le,
+// the formats taillab-cli hdr reads), in a unit the user names.
+#pragma once
+
+#include <QString>
+
+#include "labs/lab_result.h"
+
+namespace taillab::ui {
+
+enum class LatencyUnit { Nanoseconds, Microseconds, Milliseconds, Seconds };
+
+double millisecondsPer(LatencyUnit unit);
+QString unitName(LatencyUnit unit);  // "ms"
+// The unit a file's values most likely have: ms for .hgrm (what percentile printouts use), µs
+// for latency logs (taillab-cli hdr's default range is 60 s in µs).
+LatencyUnit likelyUnit(const QString& path);
+// True for the files readLatencyOverlay takes: .hgrm, .u64le, .log, .txt, .hlog.
+bool isLatencyFile(const QString& path);
+
+struct LatencyOverlay {
+    QString path;
+    LatencyUnit unit = LatencyUnit::Milliseconds;
+    Series series;  // x: percentile as a fraction, y: ms; named for the file
+};
+
+// Reads a file; throws std::runtime_error naming the file and, for content errors, the line and
+// column ("a.hgrm:4:16: expected a total count, found 'x'").
+LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit);
+
+}  // namespace taillab::ui
