@@ -39,8 +39,23 @@ int decimalsFor(const KnobSpec& s, double value) {
     return std::clamp(d, 0, 8);
 }
 
+// A share is shown in percent (one unit for one idea, as the charts and tables show shares): a
+// knob in "fraction" or "fraction <of what>" reads "1.0 %" or "80 % valid", while its value
+// (in scenarios, the CLI and the run) stays the fraction.
+bool inPercent(const KnobSpec& s) {
+    return s.kind == KnobKind::Real && (s.unit == "fraction" || s.unit.rfind("fraction ", 0) == 0);
+}
+
+double displayScale(const KnobSpec& s) { return inPercent(s) ? 100.0 : 1.0; }
+
 QString suffixFor(const KnobSpec& s) {
+    if (inPercent(s)) return " %" + QString::fromStdString(s.unit.substr(8));
     return s.unit.empty() ? QString() : " " + QString::fromStdString(s.unit);
+}
+
+// The spin box's digits: the value's own, two fewer in percent.
+int shownDecimals(const KnobSpec& s, double value) {
+    return std::max(0, decimalsFor(s, value) - (inPercent(s) ? 2 : 0));
 }
 
 // Keeps a wheel turned over the knob panel from editing a knob: a slider, spin box or combo box
@@ -146,12 +161,14 @@ void KnobEditor::buildNumeric() {
         spin_ = spin;
     } else {
         auto* spin = new QDoubleSpinBox(this);
-        spin->setDecimals(decimalsFor(spec_, value_));
-        spin->setRange(spec_.min, spec_.max);
-        spin->setSingleStep(spec_.step > 0 ? spec_.step : (spec_.max - spec_.min) / 100);
+        const double scale = displayScale(spec_);
+        spin->setDecimals(shownDecimals(spec_, value_));
+        spin->setRange(spec_.min * scale, spec_.max * scale);
+        spin->setSingleStep((spec_.step > 0 ? spec_.step : (spec_.max - spec_.min) / 100) * scale);
         spin->setSuffix(suffixFor(spec_));
-        spin->setGroupSeparatorShown(spec_.max >= 10000);
-        connect(spin, &QDoubleSpinBox::valueChanged, this, [this](double v) { userSet(v); });
+        spin->setGroupSeparatorShown(spec_.max * scale >= 10000);
+        connect(spin, &QDoubleSpinBox::valueChanged, this,
+                [this, scale](double v) { userSet(v / scale); });
         spin_ = spin;
     }
     spin_->setObjectName("knob_spin_" + key);
@@ -231,7 +248,7 @@ void KnobEditor::syncWidgets() {
         spin->setValue(static_cast<int>(std::lround(value_)));
     } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(spin_)) {
         const QSignalBlocker block(dspin);
-        dspin->setValue(value_);
+        dspin->setValue(value_ * displayScale(spec_));
     }
 }
 

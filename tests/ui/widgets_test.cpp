@@ -37,6 +37,30 @@ TEST(KnobEditorTest, LogSliderMovesInLogSpaceAndShowsTheUnit) {
     EXPECT_EQ(spin->toolTip(), "how long");
 }
 
+// A share reads in percent, as the charts and tables show shares, while the knob's value (in
+// scenario files and runs) stays the fraction: not "0.950 fraction" beside "95.0 %".
+TEST(KnobEditorTest, AShareIsShownInPercentAndKeptAsAFraction) {
+    const KnobSpec spec = KnobSpec::real("p", "Slow probability", "fraction", 0, 1, 0.01, "share", 0.001);
+    KnobEditor editor(spec, 0.01);
+    auto* spin = editor.findChild<QDoubleSpinBox*>("knob_spin_p");
+    ASSERT_NE(spin, nullptr);
+    EXPECT_EQ(spin->suffix(), " %");
+    EXPECT_DOUBLE_EQ(spin->value(), 1.0);
+    EXPECT_EQ(spin->decimals(), 1);
+    EXPECT_DOUBLE_EQ(spin->maximum(), 100.0);
+    QSignalSpy changed(&editor, &KnobEditor::valueChanged);
+    spin->setValue(2.5);  // as typed: 2.5 %
+    ASSERT_EQ(changed.count(), 1);
+    EXPECT_DOUBLE_EQ(editor.value(), 0.025);
+    editor.setValue(0.5);
+    EXPECT_DOUBLE_EQ(spin->value(), 50.0);
+    const KnobSpec valid =
+        KnobSpec::real("t", "Threshold", "fraction valid", 0.05, 1, 0.8, "share valid", 0.01);
+    KnobEditor threshold(valid, 0.8);
+    EXPECT_EQ(threshold.findChild<QDoubleSpinBox*>("knob_spin_t")->suffix(), " % valid");
+    EXPECT_EQ(threshold.findChild<QDoubleSpinBox*>("knob_spin_t")->text(), "80 % valid");
+}
+
 // Scrolling the knob panel with the wheel once moved a spin box under the pointer (a breaker
 // window from 10 s to 1 s) and quietly invalidated an experiment.
 TEST(KnobPanelTest, AWheelOverAnUnfocusedKnobScrollsThePanelAndEditsNothing) {
