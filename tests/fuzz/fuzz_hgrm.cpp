@@ -3,8 +3,9 @@
 // The input's tail (FuzzedDataProvider takes numbers from the end) chooses the histogram's
 // configuration (digits 1..5, lowest, highest), the ticks per half distance, the value scale and
 // the log format; the rest is the log, read as `taillab-cli hdr` reads it (a malformed log keeps
-// what was read before the error). TailLab has no .hgrm reader, so this one parses the text and
-// holds it to the histogram and its percentile ticks:
+// what was read before the error). This target parses the text on its own and holds it to the
+// histogram and its percentile ticks; TailLab's reader (parseHgrm) must read it back, and must
+// read or refuse (HgrmError with a position) the raw input itself:
 //   - a header, a blank line, one row per tick, and three footer lines, each ending in '\n';
 //   - rows of four fields: values, percentiles (fractions in [0, 1]) and counts that never
 //     decrease, each count the tick's cumulative count, the last row 100% ("inf") at the total;
@@ -171,9 +172,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const std::invalid_argument&) {
         return 0;  // an impossible configuration, refused as documented
     }
+    const std::string raw = in.ConsumeRemainingBytesAsString();
+    // The same bytes as a .hgrm (what the GUI's overlay reads): rows that keep their invariants,
+    // or an HgrmError naming a line and column; nothing else.
+    try {
+        const std::vector<HgrmRow> rows = parseHgrm(raw);
+        check(!rows.empty(), "parseHgrm returned no rows without an error");
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            check(std::isfinite(rows[i].value), "a parsed value is not finite");
+            check(rows[i].fraction >= 0 && rows[i].fraction <= 1, "a parsed fraction outside [0, 1]");
+            check(i == 0 || (rows[i].value >= rows[i - 1].value &&
+                             rows[i].fraction >= rows[i - 1].fraction &&
+                             rows[i].total_count >= rows[i - 1].total_count),
+                  "parsed rows go down");
+        }
+    } catch (const HgrmError& e) {
+        check(e.line() >= 1 && e.column() >= 1, "an HgrmError without a position", e.what());
+    }
     LatencyLogReader reader(format, *h);
     try {
-        reader.feed(in.ConsumeRemainingBytesAsString());
+        reader.feed(raw);
         reader.finish();
     } catch (const LatencyLogError&) {
         // The CLI stops here; the histogram still holds what was read before.
@@ -181,6 +199,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const auto ticks = percentileTicks(*h, options.ticks_per_half_distance);
     checkTicks(*h, ticks);
-    checkHgrm(*h, ticks, formatHgrm(*h, options));
+    const std::string text = formatHgrm(*h, options);
+    checkHgrm(*h, ticks, text);
+    // What TailLab writes at its own scale, TailLab reads back: one row per tick.
+    if (options.value_scale == 1.0)
+        check(parseHgrm(text).size() == ticks.size(), "parseHgrm does not read back formatHgrm");
     return 0;
 }
