@@ -178,9 +178,8 @@ TEST(MainWindowTest, QuotedFiguresShowAsNotApplicableOnceAKnobMoves) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
     quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("fanout"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
     const auto verdicts = [&](const QString& text) {
         QTableWidget* table = window.resultsPanel()->checksTable();
         std::vector<QTableWidgetItem*> out;
@@ -263,9 +262,8 @@ TEST(MainWindowTest, SaveScenarioAsIsReproducedByTheCli) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "hedge-idle"));
     quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("hedge-idle"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
     EXPECT_TRUE(window.saveScenarioAction()->isEnabled());
     EXPECT_EQ(window.saveScenarioAction()->shortcut(), QKeySequence(QKeySequence::SaveAs));
     KnobEditor* knob = knobToMove(*window.knobPanel(), *findLab("hedge_idle"));
@@ -390,9 +388,8 @@ TEST(MainWindowTest, ABrokenFileIsExplainedAndTheOldResultMarkedStale) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
     quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("fanout"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
     EXPECT_FALSE(window.banner()->isVisible());
     EXPECT_FALSE(window.resultIsStale());
 
@@ -433,9 +430,8 @@ TEST(MainWindowTest, APinnedLabRunIsDrawnUnderTheNextAndDiffedInTheTables) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
     quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("fanout"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
     EXPECT_FALSE(window.clearBaselineAction()->isEnabled());
     ASSERT_TRUE(window.pinBaselineAction()->isEnabled());
     window.pinBaselineAction()->trigger();
@@ -493,9 +489,7 @@ TEST(MainWindowTest, APinnedLabRunIsDrawnUnderTheNextAndDiffedInTheTables) {
     EXPECT_GT(compared, 0);
 
     // Another lab: nothing of the pin is left.
-    generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("hedge-idle"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    ASSERT_TRUE(openAndWait(window, recorder, "hedge-idle"));
     EXPECT_EQ(window.baseline(), nullptr);
     EXPECT_EQ(checks->columnCount(), ResultsPanel::kDeltaColumn);
     EXPECT_EQ(figures->columnCount(), 2);
@@ -508,9 +502,7 @@ TEST(MainWindowTest, InconclusiveChecksSayWhatRunWouldDecideThem) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
-    const quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("power-of-d"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    ASSERT_TRUE(openAndWait(window, recorder, "power-of-d"));
     QTableWidget* table = window.resultsPanel()->checksTable();
     int inconclusive = 0;
     for (int row = 0; row < table->rowCount(); ++row) {
@@ -552,9 +544,7 @@ TEST(MainWindowTest, LatencyFilesOverlayThePercentileCharts) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
-    const quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("fanout"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
     ChartPane* pane = window.chartArea()->pane(0);
     ASSERT_EQ(pane->chart()->kind, ChartKind::Percentile);
     const std::size_t own = pane->view()->plottedSeries().size();
@@ -599,9 +589,8 @@ TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
     window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
     quint64 generation = window.controller()->generation();
-    ASSERT_TRUE(window.openScenario("fanout"));
-    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
 
     auto* requests = window.findChild<QSpinBox*>("knob_spin_requests");
     ASSERT_NE(requests, nullptr) << "the fanout lab has no 'requests' knob";

@@ -57,6 +57,13 @@ inline bool waitForNewFinal(MainWindow& window, DrawnRecorder& recorder, quint64
         timeoutMs);
 }
 
+// Opens a scenario (name, path or lab id) and waits until its final result has been drawn.
+inline bool openAndWait(MainWindow& window, DrawnRecorder& recorder, const QString& key,
+                        int timeoutMs = kRunTimeoutMs) {
+    const quint64 generation = window.controller()->generation();
+    return window.openScenario(key) && waitForNewFinal(window, recorder, generation, timeoutMs);
+}
+
 using Drawing = std::vector<std::vector<PlottedSeries>>;
 
 // What both chart panes draw.
