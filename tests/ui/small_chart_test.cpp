@@ -2,6 +2,7 @@
 // columns before it takes one, and breaker lanes too thin for a line of text are labelled by
 // region only.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include "gateway/gateway_charts.h"
 #include "plots/breaker_strip_chart.h"
@@ -34,6 +35,56 @@ TEST(SmallCharts, ASixEntryLegendTakesTwoColumnsInANarrowChart) {
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
     EXPECT_EQ(view.legendNames().size(), 6);
     EXPECT_EQ(view.legendColumns(), 2);
+}
+
+namespace {
+// The dark pixels of each legend item's text, counted from its rect's top down `rows` rows
+// (0: down to its rect's bottom).
+std::vector<int> legendInk(QCustomPlot& plot, int rows) {
+    plot.replot();
+    const QImage image = plot.grab().toImage();
+    std::vector<int> ink;
+    for (int i = 0; i < plot.legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i));
+        if (!item) continue;
+        const QRect r = item->rect();
+        int n = 0;
+        const int end = rows > 0 ? r.top() + rows : item->outerRect().bottom() + 1;
+        for (int y = r.top(); y < std::min(end, image.height()); ++y)
+            for (int x = r.left() + plot.legend->iconSize().width(); x <= r.right(); ++x)
+                n += image.pixelColor(x, y).lightness() < 160;
+        ink.push_back(n);
+    }
+    return ink;
+}
+}  // namespace
+
+// QCustomPlot clips each legend item to its rect. Drawn as laid out, every name has the same
+// ink as when drawn with room to spare below it: no descender of any row ("p", ",") is cut.
+TEST(SmallCharts, EveryLegendEntryIsDrawnWhole) {
+    GatewayTimeChart view;
+    view.resize(330, 260);
+    view.show();
+    Chart chart = gateway_charts::queue(snapshot(), 0);
+    for (std::size_t i = 0; i < chart.series.size(); ++i)
+        chart.series[i].name += ", typical qpj (" + std::to_string(i) + ")";
+    view.setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    auto* plot = view.findChild<QCustomPlot*>();
+    ASSERT_NE(plot, nullptr);
+    const int rows = 24;
+    const std::vector<int> drawn = legendInk(*plot, 0);
+    ASSERT_EQ(drawn.size(), 6u);
+    for (int i = 0; i < plot->legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = plot->legend->item(i);
+        if (!item) continue;
+        EXPECT_LE(item->outerRect().bottom(), plot->height()) << i;
+        item->setMargins(QMargins(0, 0, 0, rows));
+    }
+    plot->resize(plot->width(), plot->height() + 6 * rows);
+    const std::vector<int> roomy = legendInk(*plot, rows);
+    EXPECT_EQ(drawn, roomy);
+    for (int n : drawn) EXPECT_GT(n, 20);
 }
 
 TEST(SmallCharts, ThinBreakerLanesAreLabelledByRegion) {

@@ -147,6 +147,12 @@ void fitLegend(QCustomPlot& plot, int width) {
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
             widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
     }
+    // QCustomPlot clips each item to its rect, which is as tall as the font's line; a
+    // descender on the last row ("p", ",") lost its bottom pixels. Two pixels under each item
+    // keep every glyph whole.
+    for (int i = 0; i < items; ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i); item && item->margins().bottom() != 2)
+            item->setMargins(QMargins(0, 0, 0, 2));
     const int available = width - legend->margins().left() - legend->margins().right();
     auto columnsFor = [&](int iconWidth, int spacing) {
         const int itemWidth = iconWidth + legend->iconTextPadding() + widest + 16;
