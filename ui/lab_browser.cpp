@@ -16,6 +16,18 @@ const CatalogEntry* entryOf(const QTreeWidgetItem* item) {
 
 }  // namespace
 
+QString LabBrowser::entryLabel(const QString& labTitle, const QString& scenarioTitle,
+                               const QString& name) {
+    if (scenarioTitle.isEmpty()) return name;
+    // Under its lab's row, "Fan-out amplification: 100 backends, ..." need not repeat the lab.
+    const QString prefix = labTitle + QStringLiteral(": ");
+    if (!scenarioTitle.startsWith(prefix) || scenarioTitle.size() == prefix.size())
+        return scenarioTitle;
+    QString rest = scenarioTitle.mid(prefix.size());
+    rest[0] = rest[0].toUpper();
+    return rest;
+}
+
 LabBrowser::LabBrowser(QWidget* parent) : QTreeWidget(parent) {
     setObjectName("labBrowser");
     setHeaderLabel(tr("Labs and scenarios"));
@@ -32,9 +44,15 @@ void LabBrowser::setCatalog(const LabCatalog* catalog) {
     clear();
     catalog_ = catalog;
     if (!catalog) return;
+    int number = 0;
     for (const CatalogLab& lab : catalog->labs()) {
         auto* labItem = new QTreeWidgetItem(this);
-        labItem->setText(0, QString::fromStdString(lab.lab->title()));
+        ++number;
+        labItem->setText(0, number == 1 ? tr("%1. %2 (start here)")
+                                              .arg(number)
+                                              .arg(QString::fromStdString(lab.lab->title()))
+                                        : tr("%1. %2").arg(number).arg(
+                                              QString::fromStdString(lab.lab->title())));
         labItem->setToolTip(0, QString::fromStdString(lab.lab->summary()));
         labItem->setData(0, kLabRole, QString::fromStdString(lab.lab->id()));
         QFont f = labItem->font(0);
@@ -51,7 +69,9 @@ void LabBrowser::setCatalog(const LabCatalog* catalog) {
                 continue;
             }
             const Scenario& s = entry.scenario;
-            QString text = QString::fromStdString(s.name);
+            QString text = entryLabel(QString::fromStdString(lab.lab->title()),
+                                      QString::fromStdString(s.title),
+                                      QString::fromStdString(s.name));
             if (entry.builtIn) text = tr("%1 (defaults)").arg(text);
             item->setText(0, text);
             item->setToolTip(

@@ -30,6 +30,7 @@
 #include "chart_pane.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
+#include "lab_browser.h"
 #include "message_banner.h"
 #include "latency_overlay.h"
 #include "base/rng.h"
@@ -656,6 +657,42 @@ TEST(MainWindowTest, ListsEveryLabWithItsDefaultScenarioFirst) {
         EXPECT_EQ(std::filesystem::path(def->file).stem().string(), fileName)
             << "the default is the file named after the lab";
     }
+}
+
+// The tree is read in teaching order: numbered labs, the first saying where to start, and each
+// scenario named in words by its title (not by its file name), without repeating its lab.
+TEST(MainWindowTest, TheLabTreeNumbersLabsAndNamesScenariosInWords) {
+    MainWindow window(scenarioDirectory());
+    auto* tree = window.findChild<LabBrowser*>("labBrowser");
+    ASSERT_NE(tree, nullptr);
+    ASSERT_EQ(tree->topLevelItemCount(), static_cast<int>(allLabs().size()));
+    EXPECT_EQ(allLabs().front()->id(), "fanout") << "the tree starts with why the tail matters";
+    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* labRow = tree->topLevelItem(i);
+        const QString title = QString::fromStdString(allLabs()[static_cast<std::size_t>(i)]->title());
+        EXPECT_TRUE(labRow->text(0).startsWith(QString("%1. %2").arg(i + 1).arg(title)))
+            << labRow->text(0).toStdString();
+        EXPECT_EQ(labRow->text(0).contains("start here"), i == 0) << labRow->text(0).toStdString();
+        const CatalogLab* lab = window.catalog().lab(allLabs()[static_cast<std::size_t>(i)]->id());
+        ASSERT_NE(lab, nullptr);
+        ASSERT_EQ(labRow->childCount(), static_cast<int>(lab->entries.size()));
+        for (int j = 0; j < labRow->childCount(); ++j) {
+            const CatalogEntry& entry = lab->entries[static_cast<std::size_t>(j)];
+            if (!entry.error.empty()) continue;
+            const QString text = labRow->child(j)->text(0);
+            EXPECT_NE(text.toStdString(), entry.scenario.name) << "a file name is not a name";
+            EXPECT_FALSE(text.startsWith(title + ":")) << text.toStdString();
+            EXPECT_TRUE(QString::fromStdString(entry.scenario.title).endsWith(text.mid(1)))
+                << text.toStdString();
+            EXPECT_TRUE(labRow->child(j)->toolTip(0).startsWith(
+                QString::fromStdString(entry.scenario.title)));
+        }
+    }
+    EXPECT_EQ(LabBrowser::entryLabel("Power of d choices", "Power of d choices: the published "
+                                     "figures", "x"),
+              "The published figures");
+    EXPECT_EQ(LabBrowser::entryLabel("Power of d choices", "An agent loop", "x"), "An agent loop");
+    EXPECT_EQ(LabBrowser::entryLabel("Power of d choices", "", "power-of-d"), "power-of-d");
 }
 
 }  // namespace
