@@ -6,6 +6,7 @@
 #include <QTableWidget>
 #include <cmath>
 
+#include "labs/figure_text.h"
 #include "table_widgets.h"
 
 namespace taillab::ui {
@@ -145,6 +146,13 @@ void ResultsPanel::fillChecks(const LabResult& r) {
                              : tr("Checks (%1/%2 pass)").arg(passed).arg(total));
 }
 
+const FigureText& ResultsPanel::figureText(const std::string& name) {
+    // A lab reports the same few hundred names on every redraw; describe each once.
+    auto it = figureTexts_.find(name);
+    if (it == figureTexts_.end()) it = figureTexts_.emplace(name, describeFigure(name)).first;
+    return it->second;
+}
+
 void ResultsPanel::fillFigures(const LabResult& r) {
     figures_->setRowCount(static_cast<int>(r.figures.size()));
     figures_->setColumnCount(baseline_ ? 4 : 2);
@@ -155,14 +163,30 @@ void ResultsPanel::fillFigures(const LabResult& r) {
     }
     for (int row = 0; row < static_cast<int>(r.figures.size()); ++row) {
         const auto& [name, value] = r.figures[static_cast<std::size_t>(row)];
-        figures_->setItem(row, 0, item(QString::fromStdString(name)));
-        figures_->setItem(row, 1, item(number(value), Qt::AlignRight));
+        const FigureText& text = figureText(name);
+        // The words for people; the identifier, which result files, `sweep --figures` and
+        // `expect` use, in the tooltip and the item's data.
+        QTableWidgetItem* label = item(QString::fromStdString(text.label));
+        label->setData(Qt::UserRole, QString::fromStdString(name));
+        label->setToolTip(QString::fromStdString(name));
+        figures_->setItem(row, 0, label);
+        const auto shown = [&](double v) { return QString::fromStdString(formatFigure(text, v)); };
+        figures_->setItem(row, 1, item(shown(value), Qt::AlignRight));
         if (!baseline_) continue;
         const auto pinned = std::find_if(baseline_->figures.begin(), baseline_->figures.end(),
                                          [&](const auto& f) { return f.first == name; });
         const bool found = pinned != baseline_->figures.end();
-        figures_->setItem(row, 2, item(found ? number(pinned->second) : QString("—"), Qt::AlignRight));
-        figures_->setItem(row, 3, item(found ? delta(value, pinned->second) : QString("—"), Qt::AlignRight));
+        figures_->setItem(row, 2, item(found ? shown(pinned->second) : QString("—"), Qt::AlignRight));
+        QString change("—");
+        if (found && std::isfinite(value) && std::isfinite(pinned->second)) {
+            const double d = value - pinned->second;
+            change = (d > 0 ? "+" : d < 0 ? "−" : "±") + shown(std::abs(d));
+            if (pinned->second != 0 && d != 0)
+                change += QString(" (%1%2 %)")
+                              .arg(d > 0 ? "+" : "−")
+                              .arg(QString::number(std::abs(d / pinned->second) * 100, 'g', 3));
+        }
+        figures_->setItem(row, 3, item(change, Qt::AlignRight));
     }
     setTabText(1, tr("Figures (%1)").arg(r.figures.size()));
 }

@@ -1,12 +1,17 @@
 // The result's checks (name, simulated, closed form / published, tolerance, pass or fail in
-// colour, the source as tooltip) and its named figures, as two tabs.
+// colour, the source as tooltip) and its figures in words with their units (the identifier as
+// tooltip and as the label item's Qt::UserRole data), as two tabs.
 #pragma once
 
 #include <QTabWidget>
 
 #include "lab_result_ptr.h"
 
+#include "labs/figure_text.h"
 #include "labs/lab_result.h"
+
+#include <string>
+#include <unordered_map>
 
 class QTableWidget;
 
@@ -30,11 +35,13 @@ class ResultsPanel : public QTabWidget {
   private:
     void fillChecks(const LabResult& r);
     void fillFigures(const LabResult& r);
+    const FigureText& figureText(const std::string& name);
 
     QTableWidget* checks_ = nullptr;
     QTableWidget* figures_ = nullptr;
     QString note_;
     LabResultPtr baseline_;
+    std::unordered_map<std::string, FigureText> figureTexts_;
 };
 
 }  // namespace taillab::ui

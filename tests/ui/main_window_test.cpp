@@ -480,7 +480,8 @@ TEST(MainWindowTest, APinnedLabRunIsDrawnUnderTheNextAndDiffedInTheTables) {
     ASSERT_EQ(figures->columnCount(), 4);
     int compared = 0;
     for (int row = 0; row < figures->rowCount(); ++row) {
-        const std::string name = figures->item(row, 0)->text().toStdString();
+        const std::string name = figures->item(row, 0)->data(Qt::UserRole).toString().toStdString();
+        EXPECT_NE(figures->item(row, 0)->text().toStdString(), name) << "shown in words";
         for (const auto& [n, v] : pinned->figures)
             if (n == name && std::isfinite(v)) {
                 EXPECT_NE(figures->item(row, 2)->text(), "—") << name;

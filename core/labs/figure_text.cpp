@@ -1,0 +1,253 @@
+#include "labs/figure_text.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <utility>
+
+namespace taillab {
+namespace {
+
+constexpr const char* kMs = "ms";
+constexpr const char* kPercent = "%";
+
+FigureText ms(std::string label) { return {std::move(label), kMs, 1}; }
+FigureText share(std::string label) { return {std::move(label), kPercent, 100}; }
+FigureText count(std::string label, const char* unit) { return {std::move(label), unit, 1}; }
+
+// "p999" -> "p99.9", "p50" -> "p50"; "max", "mean" and "median" as words.
+std::string statistic(const std::string& s) {
+    if (s == "p999") return "p99.9";
+    if (s == "max") return "Max";
+    if (s == "mean") return "Mean";
+    if (s == "median") return "Median";
+    return s;
+}
+
+std::string capitalised(std::string s) {
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    return s;
+}
+
+// The loaded-replica lab's hedging policies.
+std::string policy(const std::string& key) {
+    if (key == "none") return "without a hedge";
+    if (key == "fixed") return "with a hedge after a fixed delay";
+    if (key == "pxx") return "with a hedge at the percentile delay";
+    if (key == "dup") return "with every request duplicated";
+    return key;
+}
+
+std::string words(std::string s) {
+    std::replace(s.begin(), s.end(), '_', ' ');
+    return s;
+}
+
+// Names that are not part of a family.
+const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
+    static const std::vector<std::pair<std::string_view, FigureText>> names = {
+        // Averaging percentiles ("pxx": the percentile the scenario picks).
+        {"odd_host_pxx_ms", ms("The odd host's percentile")},
+        {"healthy_host_pxx_ms", ms("A healthy host's percentile")},
+        {"mean_of_host_pxx_ms", ms("Mean of the hosts' percentiles (what a dashboard shows)")},
+        {"pooled_pxx_ms", ms("Percentile of all requests pooled (the true value)")},
+        {"error_ms", ms("Error of the mean of percentiles")},
+        {"error_ratio", {"Mean of percentiles over the true value", "×", 1}},
+        {"closed_form_mean_of_host_pxx_ms", ms("Mean of the hosts' percentiles, closed form")},
+        {"closed_form_pooled_pxx_ms", ms("Pooled percentile, closed form")},
+        {"closed_form_error_ms", ms("Error of the mean of percentiles, closed form")},
+        {"closed_form_zero_error_share",
+         share("Odd host's traffic share at which the error is zero, closed form")},
+        {"threshold_ms", ms("Threshold (the mean of the hosts' percentiles)")},
+        {"over_threshold_sum_of_hosts", count("Requests over the threshold, summed per host", "requests")},
+        {"over_threshold_pooled", count("Requests over the threshold, pooled", "requests")},
+        {"fraction_over_threshold", share("Share of requests over the threshold")},
+        {"mean_of_host_fractions_over_threshold", share("Mean of the hosts' shares over the threshold")},
+        // Coordinated omission.
+        {"closed_loop_skipped_slots", count("Closed loop: send slots skipped while it waited", "slots")},
+        {"raw_fraction_at_or_below_1ms", share("Closed loop, as recorded: share at or below 1 ms")},
+        {"corrected_samples", count("Corrected: samples, the back-filled ones included", "samples")},
+        {"corrected_fraction_at_or_below_1ms", share("Corrected: share at or below 1 ms")},
+        // Fan-out.
+        {"slow_fraction", share("Slow requests")},
+        {"hit_fraction", share("Requests with at least one slow call")},
+        {"slow_fraction_closed_form", share("Slow requests, closed form")},
+        {"slow_fraction_formula", share("Slow requests, formula with shared slow events")},
+        {"slow_fraction_independent_formula", share("Slow requests, 1 − (1 − p)ⁿ (independent calls)")},
+        {"backend_slow_rate", share("Slow calls of one backend")},
+        {"hedged_slow_fraction", share("Slow requests with the hedge")},
+        {"hedged_slow_fraction_formula", share("Slow requests with the hedge, formula")},
+        {"per_backend_budget", share("Slow budget per backend that meets the request budget")},
+        {"budget_request_slow_fraction", share("Slow requests at that per-backend budget")},
+        // Hedging (idle replicas; fan-out with a delayed hedge).
+        {"hedge_delay_ms", ms("Hedge delay")},
+        {"extra_requests", share("Extra requests (backups per primary)")},
+        {"extra_requests_closed_form", share("Extra requests, closed form")},
+        {"backup_share_of_calls", share("Backups' share of all calls")},
+        {"extra_work", share("Extra work (backup busy time over primary busy time)")},
+        {"extra_work_closed_form", share("Extra work, closed form")},
+        // Hedging on loaded replicas.
+        {"pxx_delay_ms", ms("Percentile hedge delay")},
+        {"pxx_capacity_cost_min", share("Capacity cost of the percentile hedge, lowest over the loads")},
+        {"pxx_capacity_cost_max", share("Capacity cost of the percentile hedge, highest over the loads")},
+        {"dup_wins_median_up_to_load", share("Duplication lowers the median up to load")},
+        {"dup_median_ratio", {"Median with every request duplicated over the median without", "×", 1}},
+        // Power of d choices.
+        {"warmup_time", count("Warm-up", "mean service times")},
+        {"warmup_arrivals", count("Warm-up arrivals", "arrivals")},
+        // The gateway.
+        {"requests", count("Requests", "requests")},
+        {"answered", count("Answered", "requests")},
+        {"rejected", count("Rejected before any upstream work", "requests")},
+        {"failed", count("Failed after being accepted", "requests")},
+        {"cache_hit_rate", share("Cache hit rate")},
+        {"coalesced", count("Coalesced onto a call already in flight", "requests")},
+        {"primary_calls", count("Primary engine calls", "calls")},
+        {"hedge_calls", count("Hedge calls", "calls")},
+        {"hedged_fraction", share("Hedge calls per primary call")},
+        {"extra_upstream_load", share("Extra upstream load (hedges, last chances, retries per primary)")},
+        {"hedged_share_of_requests", share("Hedge calls per accepted request")},
+        {"last_chance_calls", count("Last-chance calls", "calls")},
+        {"retry_calls", count("Retries", "calls")},
+        {"refresh_calls", count("Cache refresh calls", "calls")},
+        {"cancelled_calls", count("Calls cancelled when another answered", "calls")},
+        {"invalid_answers", count("Answers that failed validation", "answers")},
+        {"duplicate_answers", count("Duplicate answers", "answers")},
+        {"egress_rests", count("Egress rests", "rests")},
+        {"hedges_denied", count("Hedges denied by the hedge budget", "hedges")},
+        {"spilled", count("Spilled to another region", "requests")},
+        {"probes", count("Breaker probes", "probes")},
+        {"probe_failures", count("Breaker probes that failed", "probes")},
+        {"deadline_missed_rate", share("Deadline missed")},
+    };
+    return names;
+}
+
+std::string gatewayWords(const std::string& key) {
+    if (key == "ok") return "ok";
+    if (key == "bad_request") return "bad request";
+    if (key == "long_tail_agent") return "long-tail agent";
+    if (key == "news_live") return "news (live)";
+    return words(key);
+}
+
+FigureText describeBase(const std::string& name) {
+    for (const auto& [key, text] : fixedNames())
+        if (key == name) return text;
+    std::smatch m;
+    // Power of d: "mean_time_d2", "predicted_mean_time_d1", "p99_time_d3".
+    static const std::regex powerOfD("(predicted_mean|mean|median|p99)_time_d([0-9]+)");
+    if (std::regex_match(name, m, powerOfD)) {
+        const std::string d = ", d = " + m[2].str();
+        std::string label;
+        if (m[1] == "predicted_mean")
+            label = "Mean time in system" + d + (m[2] == "1" ? ", closed form" : ", fixed point");
+        else
+            label = statistic(m[1]) + " time in system" + d;
+        return count(label, "mean service times");
+    }
+    // Hedging on loaded replicas: "p99_ms_fixed", "extra_requests_dup", "capacity_cost_pxx".
+    static const std::regex loaded("(mean|median|p99|p999)_ms_(none|fixed|pxx|dup)");
+    if (std::regex_match(name, m, loaded))
+        return ms(statistic(m[1]) + " " + policy(m[2]));
+    static const std::regex loadedShare("(extra_requests|capacity_cost)_(none|fixed|pxx|dup)");
+    if (std::regex_match(name, m, loadedShare))
+        return share((m[1] == "extra_requests" ? "Extra requests " : "Capacity cost ") + policy(m[2]));
+    // Before and after a hedge, simulated or closed form: "p999_after_closed_form_ms".
+    static const std::regex hedge("(p50|p90|p99|p999)_(before|after)(_closed_form)?_ms");
+    if (std::regex_match(name, m, hedge))
+        return ms(statistic(m[1]) + (m[2] == "before" ? " without the hedge" : " with the hedge") +
+                  (m[3].matched ? ", closed form" : ""));
+    // Whose latency: "open_loop_p99_ms", "request_p50_ms", "hedged_request_p999_ms", "p50_ms".
+    static const std::regex latency(
+        "(?:(open_loop|closed_loop|corrected|backend|request|hedged_request)_)?"
+        "(p50|p90|p99|p999|max)_ms");
+    if (std::regex_match(name, m, latency)) {
+        static const std::array<std::pair<const char*, const char*>, 6> whose{{
+            {"open_loop", "Open loop: "},
+            {"closed_loop", "Closed loop: "},
+            {"corrected", "Corrected: "},
+            {"backend", "One backend call: "},
+            {"request", "Request: "},
+            {"hedged_request", "Request with the hedge: "},
+        }};
+        std::string prefix;
+        for (const auto& [key, text] : whose)
+            if (m[1] == key) prefix = text;
+        return ms(prefix + statistic(m[2]));
+    }
+    static const std::regex loopRequests("(open_loop|closed_loop)_requests");
+    if (std::regex_match(name, m, loopRequests))
+        return count(m[1] == "open_loop" ? "Open loop: requests" : "Closed loop: requests",
+                     "requests");
+    static const std::regex outcome("outcome_([a-z_]+)");
+    if (std::regex_match(name, m, outcome)) return count("Outcome: " + gatewayWords(m[1]), "requests");
+    static const std::regex hitRate("cache_hit_rate_([a-z_]+)");
+    if (std::regex_match(name, m, hitRate)) return share("Cache hit rate, " + gatewayWords(m[1]));
+
+    // Anything else still reads in words.
+    std::string base = name;
+    FigureText text;
+    if (base.size() > 3 && base.compare(base.size() - 3, 3, "_ms") == 0) {
+        base.resize(base.size() - 3);
+        text.unit = kMs;
+    }
+    for (std::size_t at = base.find("p999"); at != std::string::npos; at = base.find("p999", at))
+        base.replace(at, 4, "p99.9");
+    text.label = capitalised(words(base));
+    text.described = false;
+    return text;
+}
+
+}  // namespace
+
+FigureText describeFigure(std::string_view name) {
+    std::string base(name);
+    // A sweep point: "..._at_0_5" is the figure at load 0.5.
+    static const std::regex atLoad("(.+)_at_([0-9]+)_([0-9]+)");
+    std::smatch m;
+    std::string where;
+    if (std::regex_match(base, m, atLoad)) {
+        const double load = std::stod(m[2].str() + "." + m[3].str());
+        char percent[32];
+        std::snprintf(percent, sizeof percent, "%g", load * 100);
+        where = std::string(", at load ") + percent + " %";
+        base = m[1].str();
+    }
+    FigureText text = describeBase(base);
+    text.label += where;
+    return text;
+}
+
+std::string formatFigure(const FigureText& text, double value) {
+    if (!std::isfinite(value)) return std::isnan(value) ? "—" : (value > 0 ? "∞" : "−∞");
+    const double v = value * text.scale;
+    const bool whole = text.unit != kMs && text.unit != kPercent && text.unit != "×" &&
+                       text.unit != "mean service times" && !text.unit.empty();
+    char buf[64];
+    if (whole || std::abs(v) >= 1000) {
+        // Whole numbers with thousands separators: "98,238".
+        const long long n = std::llround(v);
+        std::string digits = std::to_string(n < 0 ? -n : n);
+        for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+            digits.insert(static_cast<std::size_t>(i), ",");
+        std::snprintf(buf, sizeof buf, "%s%s", n < 0 ? "−" : "", digits.c_str());
+    } else if (v == 0) {
+        std::snprintf(buf, sizeof buf, "0");
+    } else {
+        // Four significant digits without an exponent: 1.116, 12.03, 144.9, 0.0003350.
+        const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(v))));
+        const int decimals = std::clamp(3 - magnitude, 0, 9);
+        std::snprintf(buf, sizeof buf, "%.*f", decimals, std::abs(v));
+        std::string s = buf;
+        if (v < 0) s = "−" + s;
+        std::snprintf(buf, sizeof buf, "%s", s.c_str());
+    }
+    std::string out = buf;
+    if (!text.unit.empty()) out += (text.unit == kPercent ? " %" : " " + text.unit);
+    return out;
+}
+
+}  // namespace taillab
