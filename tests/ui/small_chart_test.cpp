@@ -100,6 +100,17 @@ TEST(SmallCharts, ThinBreakerLanesAreLabelledByRegion) {
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
     QTest::qWait(50);
     EXPECT_EQ(view.laneLabels(), lanes);
+    // Hovering a strip names its lane ("EU / atlas"), not its index.
+    QString readout;
+    for (int x = 0; x < view.width() && readout.isEmpty(); x += 6)
+        for (int y = 0; y < view.height() && readout.isEmpty(); y += 6) {
+            view.showReadoutNear(QPoint(x, y));
+            readout = view.readoutText();
+        }
+    ASSERT_FALSE(readout.isEmpty());
+    EXPECT_TRUE(std::any_of(lanes.begin(), lanes.end(),
+                            [&](const QString& l) { return readout.contains("Region / engine: " + l); }))
+        << readout.toStdString();
     view.resize(420, 200);
     ASSERT_TRUE(QTest::qWaitFor([&] { return view.laneLabels().size() == 3; }, 2000));
     EXPECT_EQ(view.laneLabels(), (QStringList{"EU", "US", "APAC"}));

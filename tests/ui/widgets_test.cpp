@@ -18,6 +18,7 @@
 #include "knob_panel.h"
 #include "lab_catalog.h"
 #include "scenario/scenario.h"
+#include "plots/axis_tickers.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
@@ -208,6 +209,18 @@ TEST(ChartViewTest, HoverReadoutNamesTheSeriesWithUnits) {
     ASSERT_EQ(drawn.size(), 1u);
     ASSERT_EQ(drawn[0].x.size(), 4);
     EXPECT_NEAR(drawn[0].x[2], 0.99, 1e-12);
+}
+
+// A readout says a percentile to the digits its nines carry, not the float the curve holds.
+TEST(ChartViewTest, PercentileReadoutsAreRoundedToTheirNines) {
+    EXPECT_EQ(percentReadout(0.98004738), "98.0%");
+    EXPECT_EQ(percentReadout(0.5), "50.0%");
+    EXPECT_EQ(percentReadout(0.995), "99.5%");
+    EXPECT_EQ(percentReadout(0.9995), "99.95%");
+    EXPECT_EQ(percentReadout(0.99998), "99.998%");
+    EXPECT_EQ(percentReadout(0.999), "99.90%");
+    EXPECT_EQ(percentReadout(0.0), "0%");
+    EXPECT_EQ(percentReadout(1.0), "100%");
 }
 
 TEST(ChartViewTest, WheelZoomsNewDataKeepsTheZoomDoubleClickResets) {

@@ -101,7 +101,7 @@ Chart hedging(const GatewaySnapshot& s, double offset_s) {
 }
 
 Chart breakers(const GatewaySnapshot& s, double offset_s) {
-    Chart c = timeChart(kBreakers, "Circuit breakers per region / engine", "Region / engine (lane)");
+    Chart c = timeChart(kBreakers, "Circuit breakers per region / engine", "Region / engine");
     const int engines = static_cast<int>(s.engines.size());
     const int lanes = gateway::kRegions * engines;
     Series states[3];

@@ -1,5 +1,6 @@
 #include "plots/axis_tickers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "plots/chart_style.h"
@@ -63,6 +64,14 @@ QString percentLabel(double p) {
     while (s.endsWith('0')) s.chop(1);
     if (s.endsWith('.')) s.chop(1);
     return s + "%";
+}
+
+QString percentReadout(double p) {
+    if (!std::isfinite(p)) return QString::number(p);
+    if (p <= 0 || p >= 1) return percentLabel(std::clamp(p, 0.0, 1.0));
+    const double nines = -std::log10(1 - p);
+    const int decimals = std::clamp(static_cast<int>(std::floor(nines + 1e-9)) - 1, 1, 6);
+    return QString::number(p * 100, 'f', decimals) + "%";
 }
 
 }  // namespace taillab::ui

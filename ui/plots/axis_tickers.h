@@ -37,5 +37,8 @@ void setAxisLog(QCPAxis* axis, bool log);
 double ninesToPlot(double p);
 double plotToNines(double x);
 QString percentLabel(double p);
+// A percentile read off a curve, to the precision its nines carry: 0.98004738 -> "98.0%",
+// 0.9995 -> "99.95%", 0.99998 -> "99.998%" (never more digits than the tail can tell apart).
+QString percentReadout(double p);
 
 }  // namespace taillab::ui

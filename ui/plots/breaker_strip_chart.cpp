@@ -72,6 +72,11 @@ QStringList BreakerStripChart::laneLabels() const {
 
 void BreakerStripChart::setLanes(const QStringList& lanes) { lanes_ = lanes; }
 
+QString BreakerStripChart::formatY(double lane) const {
+    const auto i = static_cast<qsizetype>(std::lround(lane));
+    return i >= 0 && i < lanes_.size() ? lanes_[i] : ChartView::formatY(lane);
+}
+
 void BreakerStripChart::showStrips(const Chart& chart) {
     setChart(chart);
     for (int i = 0; i < plot()->graphCount(); ++i) {

@@ -31,6 +31,7 @@ class BreakerStripChart : public GatewayTimeChart {
   protected:
     void configureAxes(const Chart& chart) override;
     void adjustRanges() override;
+    QString formatY(double lane) const override;
 
   private:
     void drawStrips(const Chart& chart);

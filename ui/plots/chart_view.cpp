@@ -361,6 +361,7 @@ ChartView::ViewRange ChartView::viewRange() const {
 }
 
 QString ChartView::formatX(double x) const { return chart_style::formatNumber(x); }
+QString ChartView::formatY(double y) const { return chart_style::formatNumber(y); }
 
 QString ChartView::readoutText() const {
     return readout_->label->visible() ? readout_->label->text() : QString();
@@ -431,7 +432,7 @@ void ChartView::showReadoutNear(QPoint pos) {
             QString("%1 (%2)\n%3: %4\n%5: %6")
                 .arg(name, role,
                      fullLabel(*plot_->xAxis), formatX(fromPlotX(bestKey)),
-                     QString::fromStdString(chart_.y_label), chart_style::formatNumber(bestValue));
+                     QString::fromStdString(chart_.y_label), formatY(bestValue));
         chart_style::placeReadoutLabel(*readout_->label, *plot_, bestKey, bestValue, text);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);

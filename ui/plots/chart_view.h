@@ -122,6 +122,8 @@ class ChartView : public QWidget {
     virtual double toPlotX(double x) const { return x; }
     virtual double fromPlotX(double plotX) const { return plotX; }
     virtual QString formatX(double x) const;
+    // A y value as the hover readout says it (the breaker strip names its lane).
+    virtual QString formatY(double y) const;
     // Called by resetView after the axes are fitted to the data.
     virtual void adjustRanges() {}
 

@@ -18,7 +18,7 @@ void PercentileChart::configureAxes(const Chart& chart) { setAxisLog(plot()->yAx
 
 double PercentileChart::toPlotX(double p) const { return ninesToPlot(p); }
 double PercentileChart::fromPlotX(double plotX) const { return plotToNines(plotX); }
-QString PercentileChart::formatX(double p) const { return percentLabel(p); }
+QString PercentileChart::formatX(double p) const { return percentReadout(p); }
 
 void PercentileChart::adjustRanges() {
     // From 0% to just past the deepest percentile drawn, on whole nines where possible.
