@@ -144,6 +144,7 @@ void MainWindow::buildLayout() {
 
     auto* left = new QSplitter(Qt::Vertical, this);
     left->setObjectName("labsSplitter");
+    sidePanel_ = left;
     left->addWidget(browser_);
     left->addWidget(knobs_);
     left->setStretchFactor(0, 2);
@@ -376,6 +377,16 @@ void MainWindow::buildActions() {
     connect(labsAct, &QAction::triggered, this, [this] { tabs_->setCurrentIndex(0); });
     view->addSeparator();
     view->addActions({labsAct, gatewayAct});
+    // On a small screen the charts may want the whole width: the labs and knobs fold away and
+    // come back where they were.
+    sidePanelAct_ = new QAction(tr("Labs and &Parameters Panel"), this);
+    sidePanelAct_->setObjectName("sidePanelAction");
+    sidePanelAct_->setCheckable(true);
+    sidePanelAct_->setChecked(true);
+    sidePanelAct_->setShortcut(QKeySequence(Qt::Key_F9));
+    sidePanelAct_->setToolTip(tr("Show or hide the lab list and the knobs (F9)"));
+    connect(sidePanelAct_, &QAction::toggled, sidePanel_, &QWidget::setVisible);
+    view->addAction(sidePanelAct_);
     view->addSeparator();
     QMenu* theme = view->addMenu(tr("&Theme"));
     theme->setObjectName("themeMenu");
@@ -770,6 +781,7 @@ constexpr const char* kTabKey = "window/tab";
 constexpr const char* kScenarioKey = "window/scenario";
 constexpr const char* kGatewaySpeedKey = "gateway/speed";
 constexpr const char* kThemeKey = "window/theme";
+constexpr const char* kSidePanelKey = "window/sidePanel";
 QString splitterKey(const QSplitter* s) { return "splitters/" + s->objectName(); }
 }  // namespace
 
@@ -783,6 +795,7 @@ void MainWindow::saveSettings(QSettings& settings) const {
     if (!key.empty()) settings.setValue(kScenarioKey, QString::fromStdString(key));
     settings.setValue(kRecentKey, recent_);
     settings.setValue(kThemeKey, themeName(currentTheme()));
+    settings.setValue(kSidePanelKey, sidePanelAct_->isChecked());
     if (gateway_)
         settings.setValue(kGatewaySpeedKey, gateway_->transport()->speedBox()->currentData());
     else if (gatewaySpeed_)
@@ -795,6 +808,7 @@ void MainWindow::restoreSettings(const QSettings& settings, bool withTab) {
     for (QSplitter* s : findChildren<QSplitter*>())
         if (!s->objectName().isEmpty() && settings.contains(splitterKey(s)))
             s->restoreState(settings.value(splitterKey(s)).toByteArray());
+    sidePanelAct_->setChecked(settings.value(kSidePanelKey, true).toBool());
     bool ok = false;
     gatewaySplitter_ = settings.value("splitters/gatewaySplitter").toByteArray();
     const double speed = settings.value(kGatewaySpeedKey).toDouble(&ok);

@@ -167,6 +167,8 @@ class MainWindow : public QMainWindow {
     ExportActions* export_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QWidget* gatewayPage_ = nullptr;  // holds gateway_ once built
+    QWidget* sidePanel_ = nullptr;     // the lab tree over the knobs
+    QAction* sidePanelAct_ = nullptr;  // View -> Labs and Parameters Panel (F9)
     GatewayView* gateway_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;

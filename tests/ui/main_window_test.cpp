@@ -208,7 +208,8 @@ TEST(MainWindowTest, QuotedFiguresShowAsNotApplicableOnceAKnobMoves) {
     EXPECT_TRUE(verdicts("n/a").empty());
 }
 
-// Geometry, splitters, the open tab, the last scenario and the gateway's speed survive a restart.
+// Geometry, splitters, the folded side panel, the open tab, the last scenario and the gateway's
+// speed survive a restart.
 TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
     QTemporaryDir dir;
     QSettings settings(dir.filePath("taillab.ini"), QSettings::IniFormat);
@@ -235,6 +236,17 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
             [&] { return view->latestFrame() && view->latestFrame()->speed == speed; }, 10000));
         QApplication::processEvents();
         geometry = window.size();
+        // The side panel folds away (F9) and the charts take the width.
+        window.findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
+        QApplication::processEvents();
+        auto* fold = window.findChild<QAction*>("sidePanelAction");
+        ASSERT_NE(fold, nullptr);
+        const int chartsWide = window.chartArea()->width();
+        fold->trigger();
+        QApplication::processEvents();
+        EXPECT_FALSE(split->isVisible());
+        EXPECT_GT(window.chartArea()->width(), chartsWide + 200);
+        window.openGateway(std::nullopt, false);
         window.saveSettings(settings);
     }
     settings.sync();
@@ -246,6 +258,10 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
     EXPECT_TRUE(window.gatewayShown()) << "the gateway tab was open";
     window.findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
     QApplication::processEvents();
+    EXPECT_FALSE(window.findChild<QSplitter*>("labsSplitter")->isVisible()) << "still folded";
+    window.findChild<QAction*>("sidePanelAction")->trigger();
+    QApplication::processEvents();
+    EXPECT_TRUE(window.findChild<QSplitter*>("labsSplitter")->isVisible());
     EXPECT_EQ(window.findChild<QSplitter*>("labsSplitter")->sizes(), sizes);
     EXPECT_TRUE(MainWindow::lastScenario(settings).endsWith("hedge-idle.json"))
         << MainWindow::lastScenario(settings).toStdString();
