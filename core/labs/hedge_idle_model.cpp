@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numbers>
 
 namespace taillab {
 namespace {
 
 double lognormalSurvival(const LognormalParams& p, double t) { return 1.0 - lognormalCdf(p, t); }
+
+double exponentialSurvival(double mean, double t) { return t <= 0 ? 1.0 : std::exp(-t / mean); }
 
 // ∫_a^b g(t) dt on a grid dense near a (midpoint rule in log(t - a + h)).
 template <class F>
@@ -24,7 +28,29 @@ double integrate(const F& g, double a, double b, double h) {
 
 }  // namespace
 
+double HedgeIdleConfig::exponentialMean() const { return body.median_ms / std::numbers::ln2; }
+
+ServiceModel hedgeIdleServiceModel(const HedgeIdleConfig& c) {
+    switch (c.service) {
+        case HedgeIdleService::Lognormal:
+            return LognormalWithSlowMode{c.body, 0.0, c.slow};
+        case HedgeIdleService::Exponential:
+            return ExponentialModel{c.exponentialMean()};
+        case HedgeIdleService::Mixture:
+            break;
+    }
+    return LognormalWithSlowMode{c.body, c.slow_probability, c.slow};
+}
+
 double HedgeIdleModel::survival(double t) const {
+    switch (c_.service) {
+        case HedgeIdleService::Lognormal:
+            return lognormalSurvival(c_.body, t);
+        case HedgeIdleService::Exponential:
+            return exponentialSurvival(c_.exponentialMean(), t);
+        case HedgeIdleService::Mixture:
+            break;
+    }
     return (1 - c_.slow_probability) * lognormalSurvival(c_.body, t) +
            c_.slow_probability * lognormalSurvival(c_.slow, t);
 }
@@ -37,21 +63,67 @@ double HedgeIdleModel::independentSurvival(double t) const {
 
 double HedgeIdleModel::hedgedSurvival(double t, double d) const {
     if (t < d) return survival(t);
+    switch (c_.service) {
+        case HedgeIdleService::Lognormal:
+            return survival(t) * survival(t - d);
+        case HedgeIdleService::Exponential:
+            return std::exp(-(2 * t - d) / c_.exponentialMean());
+        case HedgeIdleService::Mixture:
+            break;
+    }
     const double s = c_.slow_probability * c_.shared_fraction;
     return (1 - s) * independentSurvival(t) * independentSurvival(t - d) +
            s * lognormalSurvival(c_.slow, t) * lognormalSurvival(c_.slow, t - d);
 }
 
 double HedgeIdleModel::quantile(double p) const {
-    return invertCdf([&](double t) { return cdf(t); }, p);
+    switch (c_.service) {
+        case HedgeIdleService::Lognormal:
+            return lognormalQuantile(c_.body, p);
+        case HedgeIdleService::Exponential:
+            return p >= 1 ? std::numeric_limits<double>::infinity()
+                          : -c_.exponentialMean() * std::log1p(-std::max(p, 0.0));
+        case HedgeIdleService::Mixture:
+            break;
+    }
+    return quantileByInversion(p);
 }
 
 double HedgeIdleModel::hedgedQuantile(double p, double d) const {
-    return invertCdf([&](double t) { return hedgedCdf(t, d); }, p);
+    if (c_.service != HedgeIdleService::Exponential) return hedgedQuantileByInversion(p, d);
+    const double unhedged = quantile(p);
+    return unhedged <= d ? unhedged : 0.5 * (d + unhedged);
 }
 
 double HedgeIdleModel::extraWork(double d) const {
-    const double far = 20 * lognormalQuantile(c_.slow, 1 - 1e-12);
+    if (c_.service != HedgeIdleService::Exponential) return extraWorkByQuadrature(d);
+    const double backups = survival(d);
+    return backups / (2 - backups);
+}
+
+double HedgeIdleModel::quantileByInversion(double p) const {
+    return invertCdf([&](double t) { return cdf(t); }, p);
+}
+
+double HedgeIdleModel::hedgedQuantileByInversion(double p, double d) const {
+    return invertCdf([&](double t) { return hedgedCdf(t, d); }, p);
+}
+
+double HedgeIdleModel::extraWorkByQuadrature(double d) const {
+    // Far past the slowest component's 1 - 1e-12 quantile, where P(T > t) is negligible.
+    double tail = 0;
+    switch (c_.service) {
+        case HedgeIdleService::Mixture:
+            tail = lognormalQuantile(c_.slow, 1 - 1e-12);
+            break;
+        case HedgeIdleService::Lognormal:
+            tail = lognormalQuantile(c_.body, 1 - 1e-12);
+            break;
+        case HedgeIdleService::Exponential:
+            tail = quantile(1 - 1e-12);
+            break;
+    }
+    const double far = 20 * tail;
     const double h = 1e-3 * c_.body.median_ms;
     auto st = [&](double t) { return hedgedSurvival(t, d); };
     const double backup = integrate(st, d, far, h);
@@ -60,6 +132,15 @@ double HedgeIdleModel::extraWork(double d) const {
 }
 
 HedgeIdleDraw drawHedgeIdle(const HedgeIdleConfig& c, Rng& rng) {
+    // Without a slow mode nothing is ever slow: the decisions are left at 1 (u < p never holds)
+    // and only the two service times are drawn.
+    if (c.service == HedgeIdleService::Exponential) {
+        const double m = c.exponentialMean();
+        return HedgeIdleDraw{1.0, 1.0, 1.0, rng.exponential(m), rng.exponential(m)};
+    }
+    if (c.service == HedgeIdleService::Lognormal)
+        return HedgeIdleDraw{1.0, 1.0, 1.0, lognormalSample(c.body, rng),
+                             lognormalSample(c.body, rng)};
     HedgeIdleDraw d{rng.uniform(), rng.uniform(), rng.uniform(), lognormalSample(c.body, rng),
                     lognormalSample(c.body, rng)};
     // A replica can be slow under some f only if the shared cause fires at f = 1 (uShared < p)
@@ -72,7 +153,7 @@ HedgeIdleDraw drawHedgeIdle(const HedgeIdleConfig& c, Rng& rng) {
 
 HedgeIdleOutcome replayHedgeIdle(const HedgeIdleConfig& c, const HedgeIdleDraw& draw,
                                  double delay_ms, double shared_fraction) {
-    const CorrelatedSlowness cs{c.slow_probability, shared_fraction};
+    const CorrelatedSlowness cs{c.slowProbability(), shared_fraction};
     const bool shared = draw.uShared < cs.sharedProbability();
     const double q = cs.independentProbability();
     const double x1 = shared || draw.u1 < q ? draw.slow1 : draw.body1;

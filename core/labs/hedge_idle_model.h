@@ -2,18 +2,28 @@
 // at the hedge delay d if the primary has not answered; the response is T = min(X1, d + X2) and
 // the loser is cancelled when the winner answers.
 //
-// Service times: lognormal body, and with probability p a lognormal slow mode. A fraction f of
-// slow events is a shared cause (probability s = p·f per request) that slows both replicas; the
-// rest are independent per replica with q = (p - s)/(1 - s), so each replica's marginal is the
-// same mixture S whatever f.
+// Service times, one of three distributions (HedgeIdleService):
+//  - mixture (the fitted default): lognormal body, and with probability p a lognormal slow mode.
+//    A fraction f of slow events is a shared cause (probability s = p·f per request) that slows
+//    both replicas; the rest are independent per replica with q = (p - s)/(1 - s), so each
+//    replica's marginal is the same mixture S whatever f.
+//  - lognormal: the body alone (no slow mode, so nothing to share).
+//  - exponential: mean m = body median / ln 2, so its median is the body's and switching the
+//    distribution keeps the median fixed.
 //
 // Closed forms (S_b, S_s: survival of body and slow mode; S_q = (1-q)·S_b + q·S_s):
 //   P(T > t) = S(t)                                          t < d
-//            = (1-s)·S_q(t)·S_q(t-d) + s·S_s(t)·S_s(t-d)     t >= d  (= S(t)·S(t-d) when f = 0,
-//                                                                      the two-replica product)
+//            = S(t)·S(t-d)                                   t >= d, independent replicas
+//            = (1-s)·S_q(t)·S_q(t-d) + s·S_s(t)·S_s(t-d)     t >= d, mixture with f > 0
 //   extra requests (backups per primary)  = S(d)
 //   extra work (backup busy / primary busy) = ∫_d^∞ P(T>t) dt / ∫_0^∞ P(T>t) dt
-// (the primary is busy for T, the backup from d to T).
+// (the primary is busy for T, the backup from d to T). Exponential has them all exactly:
+//   P(T > t) = e^{-t/m} (t < d), e^{-(2t-d)/m} (t >= d)
+//   pXX = x = -m·ln(1-XX) when x <= d, else (d + x)/2: past d the two copies race and the
+//         memoryless primary's remaining time is halved
+//   extra work = S(d) / (2 - S(d)), S(d) = e^{-d/m}.
+// The others invert the CDF by bisection and integrate the survival numerically; those paths are
+// public so tests can hold them against the exact exponential forms.
 #pragma once
 
 #include "sim/distributions.h"
@@ -21,12 +31,24 @@
 
 namespace taillab {
 
+enum class HedgeIdleService { Mixture, Lognormal, Exponential };
+
 struct HedgeIdleConfig {
+    HedgeIdleService service = HedgeIdleService::Mixture;
     LognormalParams body{12.0, 0.3};
     LognormalParams slow{1390.0, 0.2};
     double slow_probability = 0.0035;
     double shared_fraction = 0.0;
+
+    // The chance of a slow-mode call under the chosen service: p for the mixture, 0 otherwise.
+    double slowProbability() const {
+        return service == HedgeIdleService::Mixture ? slow_probability : 0.0;
+    }
+    double exponentialMean() const;  // body median / ln 2
 };
+
+// One replica's service time as the rest of the simulator draws it (for calibration).
+ServiceModel hedgeIdleServiceModel(const HedgeIdleConfig& c);
 
 class HedgeIdleModel {
   public:
@@ -41,6 +63,11 @@ class HedgeIdleModel {
     double hedgedQuantile(double p, double d) const;
     double extraRequests(double d) const { return survival(d); }
     double extraWork(double d) const;
+
+    // The numerical paths, whatever the service: bisection on the CDF and quadrature of P(T > t).
+    double quantileByInversion(double p) const;
+    double hedgedQuantileByInversion(double p, double d) const;
+    double extraWorkByQuadrature(double d) const;
 
   private:
     double independentSurvival(double t) const;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 
 #include "labs/hedge_idle_model.h"
@@ -46,6 +47,96 @@ TEST(HedgeIdleModel, FittedModelGivesThePublishedFiguresInClosedForm) {
     const double e = m.extraRequests(d);
     EXPECT_NEAR(e / (1 + e), 0.047, 0.001);  // backups as a share of all calls sent
     EXPECT_GT(std::abs(e - 0.047), 0.002);   // not backups per primary
+}
+
+HedgeIdleConfig withService(HedgeIdleService service) {
+    HedgeIdleConfig c;
+    c.service = service;
+    return c;
+}
+
+// Exponential service keeps the body's median, 12 ms: mean m = 12 / ln 2 = 17.312 ms.
+TEST(HedgeIdleModel, ExponentialClosedFormsByHand) {
+    const HedgeIdleModel m(withService(HedgeIdleService::Exponential));
+    const double mean = 12 / std::numbers::ln2;
+    EXPECT_NEAR(m.quantile(0.5), 12, 1e-12);
+    const double d = mean * std::log(20.0);  // the p95: e^{-d/m} = 0.05
+    EXPECT_NEAR(m.quantile(0.95), d, 1e-12);
+    EXPECT_NEAR(m.extraRequests(d), 0.05, 1e-15);
+    // Before d the hedge has not fired; past it the two copies race: e^{-(2t-d)/m}.
+    EXPECT_DOUBLE_EQ(m.hedgedSurvival(30, d), std::exp(-30 / mean));
+    EXPECT_NEAR(m.hedgedSurvival(100, d), std::exp(-(200 - d) / mean), 1e-15);
+    EXPECT_NEAR(m.hedgedSurvival(100, d), m.survival(100) * m.survival(100 - d), 1e-15);
+    // p99.9 without the hedge: 1 - e^{-x/m} = 0.999, x = m ln 1000 = 119.589 ms. With it:
+    // e^{-(2t-d)/m} = 0.001, t = (d + m ln 1000) / 2 = m ln(20000) / 2 = 85.726 ms.
+    EXPECT_NEAR(m.quantile(0.999), 119.589, 1e-3);
+    EXPECT_NEAR(m.hedgedQuantile(0.999, d), 85.726, 1e-3);
+    EXPECT_NEAR(m.hedgedQuantile(0.999, d), mean * std::log(20000.0) / 2, 1e-9);
+    EXPECT_DOUBLE_EQ(m.hedgedQuantile(0.9, d), m.quantile(0.9));  // p90 < d: no backup yet
+    // Extra work: backups (5%) run m/2 on average; a response takes m (1 - S(d)/2) on average.
+    EXPECT_NEAR(m.extraWork(d), 0.05 / 1.95, 1e-15);
+}
+
+// The bisection and the quadrature that the mixture and the lognormal rely on, held against the
+// exponential's exact forms; d = 0 is an immediate hedge (every quantile halved, work doubled).
+TEST(HedgeIdleModel, NumericalPathsAgreeWithTheExponentialExactForms) {
+    const HedgeIdleModel m(withService(HedgeIdleService::Exponential));
+    for (double p : {0.1, 0.5, 0.95, 0.99, 0.999, 0.99999}) {
+        EXPECT_NEAR(m.quantileByInversion(p), m.quantile(p), 1e-9 * m.quantile(p)) << p;
+        for (double d : {0.0, 5.0, 51.863, 200.0}) {
+            const double exact = m.hedgedQuantile(p, d);
+            EXPECT_NEAR(m.hedgedQuantileByInversion(p, d), exact, 1e-9 * exact) << p << " " << d;
+        }
+    }
+    EXPECT_NEAR(m.hedgedQuantile(0.99, 0), m.quantile(0.99) / 2, 1e-12);
+    EXPECT_DOUBLE_EQ(m.extraWork(0), 1.0);
+    for (double d : {0.0, 5.0, 51.863, 200.0})
+        EXPECT_NEAR(m.extraWorkByQuadrature(d), m.extraWork(d), 1e-6 * m.extraWork(d)) << d;
+}
+
+TEST(HedgeIdleModel, LognormalIsTheBodyAloneOnIndependentReplicas) {
+    HedgeIdleConfig c = withService(HedgeIdleService::Lognormal);
+    c.shared_fraction = 1;  // without a slow mode there is nothing to share
+    const HedgeIdleModel m(c);
+    HedgeIdleConfig noSlow;
+    noSlow.slow_probability = 0;
+    const HedgeIdleModel mixture(noSlow);
+    const double d = m.quantile(0.95);
+    for (double t : {5.0, 12.0, 20.0, 30.0, 60.0}) {
+        EXPECT_NEAR(m.survival(t), mixture.survival(t), 1e-15) << t;
+        EXPECT_NEAR(m.hedgedSurvival(t, d),
+                    t < d ? m.survival(t) : m.survival(t) * m.survival(t - d), 1e-15)
+            << t;
+    }
+    EXPECT_NEAR(m.quantile(0.5), 12, 1e-9);
+    for (double p : {0.5, 0.95, 0.999})
+        EXPECT_NEAR(m.quantile(p), m.quantileByInversion(p), 1e-9 * m.quantile(p)) << p;
+    // A narrow body has no far tail to cut: a backup sent at the p95 (19.7 ms) needs about a
+    // median's 12 ms of its own, later than most primaries' p99.9 (30.3 ms).
+    EXPECT_GT(m.hedgedQuantile(0.999, d), 0.95 * m.quantile(0.999));
+}
+
+// Seeded results of the mixture rest on this order of draws: three uniforms, two body times, then
+// a slow time per replica only where one can be reached.
+TEST(HedgeIdleModel, MixtureDrawsKeepTheirOrder) {
+    HedgeIdleConfig c;
+    c.slow_probability = 0.3;  // reach the slow draws often
+    Rng a(5, "hedge_idle/requests"), b(5, "hedge_idle/requests");
+    for (int i = 0; i < 10000; ++i) {
+        const HedgeIdleDraw d = drawHedgeIdle(c, a);
+        const double uShared = b.uniform(), u1 = b.uniform(), u2 = b.uniform();
+        const double body1 = lognormalSample(c.body, b), body2 = lognormalSample(c.body, b);
+        const double p = c.slow_probability;
+        const double slow1 = uShared < p || u1 < p ? lognormalSample(c.slow, b) : 0.0;
+        const double slow2 = uShared < p || u2 < p ? lognormalSample(c.slow, b) : 0.0;
+        ASSERT_EQ(d.uShared, uShared);
+        ASSERT_EQ(d.u1, u1);
+        ASSERT_EQ(d.u2, u2);
+        ASSERT_EQ(d.body1, body1);
+        ASSERT_EQ(d.body2, body2);
+        ASSERT_EQ(d.slow1, slow1);
+        ASSERT_EQ(d.slow2, slow2);
+    }
 }
 
 TEST(HedgeIdleModel, SharedCauseCollapsesTheBenefit) {
