@@ -7,9 +7,14 @@
 // would read it off last minute's latencies. A shared slow cause (fraction f of slow events) hits
 // both replicas, so hedging's gain shrinks as f -> 1.
 //
+// Service time (knob "service"): the fitted body-plus-slow-mode mixture (the default, and the
+// published figure's model), the lognormal body alone, or exponential with the body's median.
+// The f sweep runs only for the mixture: the others have no slow events to share.
+//
 // Closed form: P(T > t) = S(t)·S(t-d) for t >= d (the two-replica survival product; with a shared
 // fraction it mixes in the shared part, see hedge_idle_model.h). Extra requests = S(d), the share
-// of primaries still running at d; extra work = ∫_d P(T>t) / ∫_0 P(T>t).
+// of primaries still running at d; extra work = ∫_d P(T>t) / ∫_0 P(T>t). Every service gets the
+// same checks against its own forms; the exponential's are exact.
 //
 // Published figure (lab_001.hedge_idle_p95): a p95 hedge cuts p99.9 from 1,555 ms to 34 ms for
 // 4.7% extra requests and 1.5% extra work. With the fitted model (body lognormal median 12 ms,
@@ -30,6 +35,8 @@ constexpr std::int64_t kChunk = 4096;
 constexpr int kPartials = 8;
 const std::vector<double> kSweepPercentiles{0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999};
 const std::vector<double> kSweepShared{0, 0.25, 0.5, 0.75, 1};
+// In HedgeIdleService order; the first is the default, so older scenarios keep their model.
+const std::vector<std::string> kServiceChoices{"mixture", "lognormal", "exponential"};
 
 class HedgeIdleLab final : public Lab {
   public:
@@ -58,25 +65,34 @@ std::vector<KnobSpec> HedgeIdleLab::knobs() const {
                        "Backup delay when the mode is 'fixed'")
             .log()
             .usedWhen("hedge_mode", {"fixed"}),
+        KnobSpec::choice("service", "Service time", kServiceChoices, 0,
+                         "Each replica's service time: the fitted body plus a rare slow mode, the "
+                         "lognormal body alone, or exponential with the body's median (mean = "
+                         "median / ln 2)"),
         KnobSpec::real("shared_fraction", "Shared (correlated) fraction", "fraction", 0, 1, 0,
-                       "Share of slow events that slow both replicas at once (f)", 0.01),
+                       "Share of slow events that slow both replicas at once (f)", 0.01)
+            .usedWhen("service", {"mixture"}),
         KnobSpec::real("body_median_ms", "Body median", "ms", 0.1, 1000, 12,
-                       "Median of the lognormal fast body")
+                       "Median of the fast body (lognormal), or of the exponential")
             .log()
             .hidden(),
         KnobSpec::real("body_sigma", "Body sigma", "σ (log)", 0.01, 2, 0.3,
                        "Log-space spread of the fast body", 0.01)
-            .hidden(),
+            .hidden()
+            .usedWhen("service", {"mixture", "lognormal"}),
         KnobSpec::real("slow_probability", "Slow probability", "fraction", 0, 0.5, 0.0035,
                        "Chance that one call comes from the slow mode (p)", 0.0001)
-            .hidden(),
+            .hidden()
+            .usedWhen("service", {"mixture"}),
         KnobSpec::real("slow_median_ms", "Slow-mode median", "ms", 1, 30000, 1390,
                        "Median of the lognormal slow mode")
             .log()
-            .hidden(),
+            .hidden()
+            .usedWhen("service", {"mixture"}),
         KnobSpec::real("slow_sigma", "Slow-mode sigma", "σ (log)", 0.01, 2, 0.2,
                        "Log-space spread of the slow mode", 0.01)
-            .hidden(),
+            .hidden()
+            .usedWhen("service", {"mixture"}),
         KnobSpec::integer("calibration_samples", "Calibration samples", "samples", 1000, 10000000,
                           100000, "Service times sampled to calibrate the delay")
             .log()
@@ -89,6 +105,7 @@ std::vector<KnobSpec> HedgeIdleLab::knobs() const {
 
 HedgeIdleConfig configFrom(const Params& p) {
     HedgeIdleConfig c;
+    c.service = static_cast<HedgeIdleService>(p.choiceIndex("service"));
     c.body = {p.real("body_median_ms"), p.real("body_sigma")};
     c.slow = {p.real("slow_median_ms"), p.real("slow_sigma")};
     c.slow_probability = p.real("slow_probability");
@@ -102,7 +119,7 @@ HdrConfig latencyRange() { return HdrConfig{1, 3'600'000'000LL, 3}; }
 // histogram so any percentile can be read off it.
 HdrHistogram calibrate(const HedgeIdleConfig& c, std::int64_t samples, std::uint64_t seed) {
     Rng rng(seed, "hedge_idle/calibration");
-    const ServiceModel model(LognormalWithSlowMode{c.body, c.slow_probability, c.slow});
+    const ServiceModel model = hedgeIdleServiceModel(c);
     HdrHistogram h(latencyRange());
     for (std::int64_t i = 0; i < samples; ++i) h.record(std::llround(model.sample(rng) * 1000.0));
     return h;
@@ -126,7 +143,8 @@ HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {
     run.policies.emplace_back(run.calibratedDelay, f);
     run.sweepPercentiles = kSweepPercentiles;
     for (double p : run.sweepPercentiles) run.policies.emplace_back(delayAt(cal, p), f);
-    run.sweepShared = kSweepShared;
+    // Only the mixture has slow events to share; elsewhere f changes nothing and is not swept.
+    if (run.config.service == HedgeIdleService::Mixture) run.sweepShared = kSweepShared;
     for (double s : run.sweepShared) run.policies.emplace_back(run.calibratedDelay, s);
     return run;
 }

@@ -164,6 +164,125 @@ TEST(HedgeIdleLab, FixedDelayMode) {
     EXPECT_DOUBLE_EQ(*r.figure("hedge_delay_ms"), 30);
 }
 
+TEST(HedgeIdleLab, ServiceMixtureIsTheDefaultByteForByte) {
+    EXPECT_EQ(hedgeIdle().defaultParams().choice("service"), "mixture");
+    const auto implicit = toJson(runWith({{"requests", 20000}}, 9)).dump();
+    const auto explicit_ = toJson(runWith({{"service", 0}, {"requests", 20000}}, 9)).dump();
+    EXPECT_EQ(implicit, explicit_);
+}
+
+const Check* checkNamed(const LabResult& r, const std::string& name) {
+    for (const auto& c : r.checks)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+// 4 standard errors of a sample quantile (delta method: sqrt(p(1-p)/n) / density) plus 0.2% for
+// the HDR bucket a figure is read from.
+double quantileTol(double p, double n, double density, double x) {
+    return 4 * std::sqrt(p * (1 - p) / n) / density + 0.002 * x;
+}
+
+constexpr double kServiceRequests = 200000;
+
+// Seeded (200k requests): exponential figures against the exact forms, written out here.
+TEST(HedgeIdleLab, ExponentialServiceMatchesItsExactForms) {
+    const LabResult r = runWith({{"service", 2}, {"requests", kServiceRequests}}, 4);
+    EXPECT_TRUE(r.allChecksPass());
+    const double m = 12 / std::numbers::ln2, n = kServiceRequests;
+    const double d = *r.figure("hedge_delay_ms");
+    auto before = [&](double p) { return -m * std::log(1 - p); };
+    auto after = [&](double p) { return before(p) <= d ? before(p) : (d + before(p)) / 2; };
+    for (double p : {0.99, 0.999}) {
+        const std::string at = p == 0.99 ? "p99" : "p999";
+        // Densities at the quantile: (1-p)/m before; past d the tail decays twice as fast.
+        EXPECT_NEAR(*r.figure(at + "_before_ms"), before(p),
+                    quantileTol(p, n, (1 - p) / m, before(p)));
+        EXPECT_NEAR(*r.figure(at + "_after_ms"), after(p),
+                    quantileTol(p, n, 2 * (1 - p) / m, after(p)));
+    }
+    EXPECT_NEAR(*r.figure("p999_after_closed_form_ms"), after(0.999), 1e-9 * after(0.999));
+    const Check* c = checkNamed(r, "p99.9 after");
+    ASSERT_NE(c, nullptr);
+    EXPECT_NEAR(c->closed_form, after(0.999), 1e-9 * after(0.999));
+    EXPECT_NE(c->source.find("e^(-(2t-d)/m)"), std::string::npos) << c->source;
+
+    const double s = std::exp(-d / m);
+    EXPECT_NEAR(*r.figure("extra_requests"), s, 4 * std::sqrt(s * (1 - s) / n));
+    // Extra work against S(d) / (2 - S(d)) within the lab's own 4 ratio SEs, which must be tight.
+    const Check* w = checkNamed(r, "extra work");
+    ASSERT_NE(w, nullptr);
+    EXPECT_NEAR(w->closed_form, s / (2 - s), 1e-15);
+    EXPECT_LT(w->tolerance, 0.1 * s / (2 - s));
+    EXPECT_NEAR(*r.figure("extra_work"), s / (2 - s), w->tolerance);
+}
+
+// Seeded (200k requests): lognormal body alone, quantile densities written out here
+// (f(x) = φ(ln(x/12)/σ) / (xσ); past d the hedged tail S(t)S(t-d) has density
+// f(t)S(t-d) + S(t)f(t-d)).
+TEST(HedgeIdleLab, LognormalServiceMatchesItsClosedForms) {
+    const LabResult r = runWith({{"service", 1}, {"requests", kServiceRequests}}, 4);
+    EXPECT_TRUE(r.allChecksPass());
+    const LognormalParams body{12, 0.3};
+    const double n = kServiceRequests, d = *r.figure("hedge_delay_ms");
+    auto f = [&](double x) {
+        const double z = std::log(x / body.median_ms) / body.sigma;
+        return std::exp(-z * z / 2) / (std::sqrt(2 * std::numbers::pi) * x * body.sigma);
+    };
+    auto S = [&](double x) { return 1 - lognormalCdf(body, x); };
+    const HedgeIdleModel model(withService(HedgeIdleService::Lognormal));
+    for (double p : {0.99, 0.999}) {
+        const std::string at = p == 0.99 ? "p99" : "p999";
+        const double x = lognormalQuantile(body, p);
+        EXPECT_NEAR(*r.figure(at + "_before_ms"), x, quantileTol(p, n, f(x), x));
+        const double t = model.hedgedQuantile(p, d);
+        ASSERT_GT(t, d);
+        EXPECT_NEAR(S(t) * S(t - d), 1 - p, 1e-9);  // the survival product at its quantile
+        EXPECT_NEAR(*r.figure(at + "_after_ms"), t,
+                    quantileTol(p, n, f(t) * S(t - d) + S(t) * f(t - d), t));
+    }
+    const double s = S(d);
+    EXPECT_NEAR(*r.figure("extra_requests"), s, 4 * std::sqrt(s * (1 - s) / n));
+    const Check* w = checkNamed(r, "extra work");
+    ASSERT_NE(w, nullptr);
+    EXPECT_NEAR(w->closed_form, model.extraWork(d), 1e-15);
+    EXPECT_LT(w->tolerance, 0.1 * w->closed_form);
+    EXPECT_NEAR(*r.figure("extra_work"), w->closed_form, w->tolerance);
+}
+
+// Without a slow mode f has nothing to act on: same figures, and no f sweep to draw.
+TEST(HedgeIdleLab, SharedFractionDoesNothingWithoutASlowMode) {
+    for (double service : {1, 2}) {
+        const LabResult a = runWith({{"service", service}, {"requests", 20000}}, 3);
+        const LabResult b =
+            runWith({{"service", service}, {"shared_fraction", 1}, {"requests", 20000}}, 3);
+        EXPECT_EQ(a.figures, b.figures) << service;
+        EXPECT_EQ(a.chart("p999_vs_shared"), nullptr) << service;
+    }
+    EXPECT_NE(runWith({{"requests", 20000}}, 3).chart("p999_vs_shared"), nullptr);
+}
+
+TEST(HedgeIdleLab, KnobsThatDoNothingUnderAServiceSayWhy) {
+    Params p = hedgeIdle().defaultParams();
+    const char* slowKnobs[] = {"slow_probability", "slow_median_ms", "slow_sigma",
+                               "shared_fraction"};
+    for (const char* k : slowKnobs) EXPECT_TRUE(p.used(k)) << k;
+    EXPECT_TRUE(p.used("body_sigma"));
+    p.set("service", 1);
+    std::string why;
+    for (const char* k : slowKnobs) {
+        EXPECT_FALSE(p.used(k, &why)) << k;
+        EXPECT_EQ(why, "not used while Service time is lognormal") << k;
+    }
+    EXPECT_TRUE(p.used("body_sigma"));
+    EXPECT_TRUE(p.used("body_median_ms"));
+    p.set("service", 2);
+    EXPECT_FALSE(p.used("body_sigma", &why));
+    EXPECT_EQ(why, "not used while Service time is exponential");
+    EXPECT_TRUE(p.used("body_median_ms"));
+    EXPECT_TRUE(p.used("hedge_percentile"));
+}
+
 TEST(HedgeIdleLab, SameSeedSameBytesOtherSeedOtherResult) {
     const auto a = toJson(runWith({{"requests", 20000}}, 9)).dump();
     const auto b = toJson(runWith({{"requests", 20000}}, 9)).dump();
@@ -216,6 +335,21 @@ TEST(HedgeIdleScenarios, PublishedScenarioQuotesLab001Exactly) {
         ASSERT_TRUE(key.count(e.figure)) << e.figure;
         EXPECT_DOUBLE_EQ(*e.value, fig.at(key[e.figure]).get<double>()) << e.figure;
         EXPECT_NE(e.source.find("lab_001.hedge_idle_p95." + key[e.figure]), std::string::npos);
+    }
+}
+
+TEST(HedgeIdleScenarios, UnknownServiceIsAClearError) {
+    try {
+        parseScenario(R"({"schema_version": 1, "name": "x", "lab": "hedge_idle",
+                          "params": {"service": "weibull"}})",
+                      "bad.json");
+        FAIL() << "an unknown service was accepted";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.path(), "/params/service");
+        EXPECT_NE(e.detail().find(R"(expected one of "mixture", "lognormal", "exponential")"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(e.detail().find("weibull"), std::string::npos) << e.what();
     }
 }
 
