@@ -315,7 +315,8 @@ TEST(HedgeIdleLab, CancellationStopsEarlyAndPartialsStream) {
 }
 
 TEST(HedgeIdleScenarios, EveryFilePassesItsChecks) {
-    for (const char* name : {"hedge-idle", "hedge-idle-published", "hedge-idle-correlated"}) {
+    for (const char* name : {"hedge-idle", "hedge-idle-published", "hedge-idle-correlated",
+                             "hedge-idle-exponential"}) {
         const LabResult r = runScenario(loadScenarioFile(scenarioPath(name)));
         for (const auto& c : r.checks)
             EXPECT_TRUE(c.pass) << name << ": " << c.name << " " << c.simulated << " vs "
