@@ -25,6 +25,7 @@
 #include "labs/hedge_loaded_report.h"
 #include "labs/hedge_loaded_sim.h"
 #include "labs/labs.h"
+#include "labs/load_sweep.h"
 
 namespace taillab {
 namespace {
@@ -73,15 +74,6 @@ HedgeSimStreams streamsFor(std::uint64_t seed, const std::string& prefix, double
 // Whether a load is one of the sweep's 0.1 .. 0.9 grid (the chosen load may not be).
 bool onGrid(double load) { return std::abs(load * 10 - std::round(load * 10)) < 1e-9; }
 
-std::vector<double> sweepLoads(double chosen) {
-    std::vector<double> loads;
-    for (int i = 1; i <= 9; ++i) loads.push_back(i / 10.0);
-    const bool onGrid = std::any_of(loads.begin(), loads.end(),
-                                    [&](double l) { return std::abs(l - chosen) < 1e-9; });
-    if (!onGrid) loads.push_back(chosen);
-    std::sort(loads.begin(), loads.end());
-    return loads;
-}
 
 PolicyPoint summarizeRun(const HedgeSimStats& s, const HdrHistogram& response) {
     PolicyPoint q;
@@ -211,7 +203,7 @@ bool HedgeLoadedLab::runLoad(const Setup& setup, std::uint64_t seed, double load
         point.policy[k] = summarizeRun(stats, response);
         point.measured = stats.measured;
         point.conserved = point.conserved && conserved(stats);
-        if (std::abs(load - setup.report.chosenLoad) < 1e-9)
+        if (sameLoad(load, setup.report.chosenLoad))
             result.distributions.push_back({policyKey(k), response});
     }
     return true;
@@ -240,24 +232,30 @@ LabResult HedgeLoadedLab::run(const Params& params, std::uint64_t seed, RunContr
     result.parameters = params.toJson();
 
     const std::vector<double> loads = sweepLoads(setup.report.chosenLoad);
-    std::vector<LoadPoint> points;
+    std::vector<LoadPoint> points(loads.size());
+    std::vector<bool> ran(loads.size(), false);
     HdrHistogram response(hedgeResponseHdrConfig());
     const double span = 1.0 / static_cast<double>(loads.size());
-    for (std::size_t i = 0; i < loads.size(); ++i) {
-        LoadPoint point;
+    const std::vector<std::size_t> order = chosenFirst(loads, setup.report.chosenLoad);
+    for (std::size_t n = 0; n < order.size(); ++n) {
+        const std::size_t i = order[n];
+        LoadPoint& point = points[i];
         point.onGrid = onGrid(loads[i]);
         if (!control.checkpoint() ||
-            !runLoad(setup, seed, loads[i], point, result, response, control, span * i, span)) {
+            !runLoad(setup, seed, loads[i], point, result, response, control, span * n, span)) {
             result.cancelled = true;
-            result.progress = span * i;
+            result.progress = span * n;
             return result;
         }
-        points.push_back(point);
-        control.reportProgress(span * (i + 1));
-        if (partial && i + 1 < loads.size()) {
+        ran[i] = true;
+        control.reportProgress(span * (n + 1));
+        if (partial && n + 1 < loads.size()) {
             LabResult snapshot = result;
-            snapshot.progress = span * (i + 1);
-            addCharts(snapshot, points, setup.report);
+            snapshot.progress = span * (n + 1);
+            std::vector<LoadPoint> sofar;
+            for (std::size_t k = 0; k < points.size(); ++k)
+                if (ran[k]) sofar.push_back(points[k]);
+            addCharts(snapshot, sofar, setup.report);
             partial(snapshot);
         }
     }

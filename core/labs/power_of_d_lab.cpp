@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "labs/labs.h"
+#include "labs/load_sweep.h"
 #include "labs/power_of_d_report.h"
 #include "labs/power_of_d_sim.h"
 
@@ -40,15 +41,6 @@ SupermarketStreams streamsFor(std::uint64_t seed, double load, int d) {
                               Rng(seed, "power_of_d/service").fork(at)};
 }
 
-std::vector<double> sweepLoads(double chosen) {
-    std::vector<double> loads;
-    for (int i = 1; i <= 9; ++i) loads.push_back(i / 10.0);
-    if (std::none_of(loads.begin(), loads.end(),
-                     [&](double l) { return std::abs(l - chosen) < 1e-9; }))
-        loads.push_back(chosen);
-    std::sort(loads.begin(), loads.end());
-    return loads;
-}
 
 class PowerOfDLab final : public Lab {
   public:
@@ -110,16 +102,19 @@ LabResult PowerOfDLab::run(const Params& params, std::uint64_t seed, RunControl&
 
     const std::vector<double> loads = sweepLoads(setup.chosenLoad);
     const double span = 1.0 / static_cast<double>(loads.size() * setup.maxD);
-    std::vector<LoadPoint> points;
+    std::vector<LoadPoint> slots(loads.size());
+    std::vector<bool> ran(loads.size(), false);
     HdrHistogram response(supermarketHdrConfig());
-    for (std::size_t i = 0; i < loads.size(); ++i) {
+    const std::vector<std::size_t> order = chosenFirst(loads, setup.chosenLoad);
+    for (std::size_t n = 0; n < order.size(); ++n) {
+        const std::size_t i = order[n];
         LoadPoint point;
         point.load = cfg.load = loads[i];
         point.warmup = warmupFor(cfg.load, cfg.servers, cfg.requests);
         cfg.warmup = point.warmup.arrivals;
         for (int d = 1; d <= setup.maxD; ++d) {
             cfg.choices = d;
-            const double base = span * static_cast<double>(i * setup.maxD + d - 1);
+            const double base = span * static_cast<double>(n * setup.maxD + d - 1);
             SupermarketStats stats;
             stats.cancelled = !control.checkpoint();
             if (!stats.cancelled)
@@ -131,19 +126,24 @@ LabResult PowerOfDLab::run(const Params& params, std::uint64_t seed, RunControl&
                 return result;
             }
             point.byD.push_back(summarizeRun(stats, response));
-            if (std::abs(loads[i] - setup.chosenLoad) < 1e-9)
+            if (sameLoad(loads[i], setup.chosenLoad))
                 result.distributions.push_back({distributionName(d), response});
         }
-        points.push_back(std::move(point));
-        const double done = span * static_cast<double>((i + 1) * setup.maxD);
+        slots[i] = std::move(point);
+        ran[i] = true;
+        const double done = span * static_cast<double>((n + 1) * setup.maxD);
         control.reportProgress(done);
-        if (partial && i + 1 < loads.size()) {
+        if (partial && n + 1 < loads.size()) {
             LabResult snapshot = result;
             snapshot.progress = done;
-            addCharts(snapshot, points, setup);
+            std::vector<LoadPoint> sofar;
+            for (std::size_t k = 0; k < slots.size(); ++k)
+                if (ran[k]) sofar.push_back(slots[k]);
+            addCharts(snapshot, sofar, setup);
             partial(snapshot);
         }
     }
+    const std::vector<LoadPoint>& points = slots;
     for (const auto& p : points) addLoadFigures(result, p);
     addCharts(result, points, setup);
     addChecks(result, points, setup);

@@ -1,0 +1,36 @@
+// The loads a queueing lab sweeps (0.1 to 0.9, plus the chosen load when it is off that grid) and
+// the order it runs them in: the chosen load first, so the point being tuned (its distributions,
+// its row of the charts) is drawn after one load's work instead of after the whole sweep. Each
+// load draws from its own RNG streams, so the order changes nothing in the result.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace taillab {
+
+inline bool sameLoad(double a, double b) { return std::abs(a - b) < 1e-9; }
+
+// 0.1, 0.2, ..., 0.9 with `chosen` added in order when it is not one of them.
+inline std::vector<double> sweepLoads(double chosen) {
+    std::vector<double> loads;
+    for (int i = 1; i <= 9; ++i) loads.push_back(i / 10.0);
+    if (std::none_of(loads.begin(), loads.end(), [&](double l) { return sameLoad(l, chosen); }))
+        loads.push_back(chosen);
+    std::sort(loads.begin(), loads.end());
+    return loads;
+}
+
+// Indices into `loads`: the chosen load's first, then the others from the lowest load up.
+inline std::vector<std::size_t> chosenFirst(const std::vector<double>& loads, double chosen) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < loads.size(); ++i)
+        if (sameLoad(loads[i], chosen)) order.push_back(i);
+    for (std::size_t i = 0; i < loads.size(); ++i)
+        if (!sameLoad(loads[i], chosen)) order.push_back(i);
+    return order;
+}
+
+}  // namespace taillab
