@@ -5,7 +5,7 @@
 // result drawn after the move, partial or final: what a user sees change first (the queueing
 // labs draw the chosen load before the rest of their sweep).
 //
-//   QT_QPA_PLATFORM=offscreen taillab_gui_bench [--repeat N]
+//   QT_QPA_PLATFORM=offscreen taillab_gui_bench [--repeat N] [--lab ID]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSlider>
@@ -54,8 +54,11 @@ int main(int argc, char** argv) {
                                                                     : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
     int repeat = 20;
-    for (int i = 1; i + 1 < argc; ++i)
+    std::string only;  // --lab ID: just that lab (for a profiler)
+    for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::max(1, std::atoi(argv[i + 1]));
+        if (std::strcmp(argv[i], "--lab") == 0) only = argv[i + 1];
+    }
 
     MainWindow window(TAILLAB_SCENARIO_DIR);
     window.resize(MainWindow::kDefaultSize);
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
                 taillab::ui::KnobPanel::kDebounceMs, repeat);
     bool first = true;
     for (const auto& lab : taillab::allLabs()) {
+        if (!only.empty() && lab->id() != only) continue;
         const quint64 before = window.controller()->generation();
         if (!window.selectLab(QString::fromStdString(lab->id())) ||
             !waitDrawn(window, drawn, before)) {
