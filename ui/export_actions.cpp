@@ -69,7 +69,40 @@ ExportActions::ExportActions(ChartArea* charts, std::function<LabResultPtr()> la
         connect(a, &QAction::triggered, this, [this, f] { exportWithDialog(f); });
         actions_[static_cast<int>(f)] = a;
     }
+    sheetPng_ = new QAction(tr("Export Whole View as P&NG…"), this);
+    sheetPng_->setToolTip(tr("Every chart of the lab or of the gateway view on one PNG"));
+    connect(sheetPng_, &QAction::triggered, this, [this] { exportSheetWithDialog("png"); });
+    sheetPdf_ = new QAction(tr("Export Whole View as PD&F…"), this);
+    sheetPdf_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::SHIFT | Qt::Key_E));
+    sheetPdf_->setToolTip(tr("Every chart of the lab or of the gateway view on one PDF page"));
+    connect(sheetPdf_, &QAction::triggered, this, [this] { exportSheetWithDialog("pdf"); });
     updateEnabled();
+}
+
+bool ExportActions::exportSheet(const QString& path, QString* error) const {
+    std::vector<std::unique_ptr<ChartView>> owned;
+    const ChartSheet sheet = sheet_ ? sheet_(owned) : ChartSheet{};
+    return saveChartSheet(sheet, path, error);
+}
+
+QString ExportActions::suggestedSheetName(const QString& extension) const {
+    QString base = QStringLiteral("taillab");
+    if (const std::optional<ExportTarget> t = target())
+        base = t->name.section('-', 0, -2).isEmpty() ? t->name : t->name.section('-', 0, -2);
+    return base + "-view." + extension;
+}
+
+void ExportActions::exportSheetWithDialog(const QString& extension) {
+    QSettings settings;
+    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
+    const QString path = QFileDialog::getSaveFileName(
+        window_, extension == "pdf" ? tr("Export Whole View as PDF") : tr("Export Whole View as PNG"),
+        QDir(dir).filePath(suggestedSheetName(extension)),
+        extension == "pdf" ? tr("PDF document (*.pdf)") : tr("PNG image (*.png)"));
+    if (path.isEmpty()) return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportSheet(path, &error)) QMessageBox::warning(window_, tr("Export failed"), error);
 }
 
 QAction* ExportActions::action(ExportFormat format) const {
@@ -101,6 +134,8 @@ std::optional<ExportTarget> ExportActions::target() const {
 void ExportActions::updateEnabled() {
     const bool chart = target().has_value();
     for (QAction* a : chartActions()) a->setEnabled(chart);
+    sheetPng_->setEnabled(chart);
+    sheetPdf_->setEnabled(chart);
     action(ExportFormat::ResultJson)->setEnabled(latest_() != nullptr);
 }
 

@@ -1,5 +1,5 @@
-// Export of the current chart (PNG, SVG, PDF; its data as CSV or JSON) and of the whole result
-// as JSON: the actions for the File menu and the toolbar, a save dialog that remembers the last
+// Export of the current chart (PNG, SVG, PDF; its data as CSV or JSON), of the whole result as
+// JSON, and of the whole view (every chart on one PNG or PDF sheet): the actions for the File menu and the toolbar, a save dialog that remembers the last
 // directory, and exportTo() for scripted use and tests.
 #pragma once
 
@@ -11,8 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chart_sheet.h"
 #include "labs/lab_result.h"
 #include "lab_result_ptr.h"
+
+#include <memory>
+#include <vector>
 
 class QAction;
 class QWidget;
@@ -63,8 +67,18 @@ class ExportActions : public QObject {
     // The chart an export takes now (nullopt: none).
     std::optional<ExportTarget> target() const;
 
+    // File -> Export Whole View as PNG / PDF: every chart of what the window shows on one sheet.
+    // `sheet` fills in the sheet; views it has to create (a lab's charts not on screen) go into
+    // `owned`, which lives until the file is written. No views: nothing to export.
+    using SheetSource = std::function<ChartSheet(std::vector<std::unique_ptr<ChartView>>& owned)>;
+    void setSheetSource(SheetSource sheet) { sheet_ = std::move(sheet); }
+    QList<QAction*> sheetActions() const { return {sheetPng_, sheetPdf_}; }
+    bool exportSheet(const QString& path, QString* error = nullptr) const;
+    QString suggestedSheetName(const QString& extension) const;
+
   private:
     void exportWithDialog(ExportFormat format);
+    void exportSheetWithDialog(const QString& extension);
 
     ChartArea* charts_;
     std::function<LabResultPtr()> latest_;
@@ -72,6 +86,9 @@ class ExportActions : public QObject {
     QAction* actions_[6] = {};
     std::function<QString()> caption_;
     std::function<std::optional<ExportTarget>()> route_;
+    SheetSource sheet_;
+    QAction* sheetPng_ = nullptr;
+    QAction* sheetPdf_ = nullptr;
 };
 
 }  // namespace taillab::ui

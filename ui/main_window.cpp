@@ -27,6 +27,8 @@
 
 #include "chart_area.h"
 #include "chart_data_export.h"
+#include "chart_pane.h"
+#include "chart_sheet.h"
 #include "explanation_panel.h"
 #include "export_actions.h"
 #include "gateway/gateway_session.h"
@@ -245,6 +247,51 @@ void MainWindow::updateSaveRun() {
                                 gateway_->latestFrame()->snapshot);
 }
 
+ChartSheet MainWindow::wholeViewSheet(std::vector<std::unique_ptr<ChartView>>& owned) const {
+    ChartSheet sheet;
+    if (gatewayShown() && gateway_) {
+        const std::optional<ExportTarget> target = gateway_->exportTarget();
+        sheet.title = tr("%1 (simulated)").arg(QString::fromStdString(gateway_->runSpec().title));
+        sheet.caption = target ? target->caption : QString();
+        // Every chart the view draws, in its order, those without simulated data (a sweep not
+        // run yet) left out.
+        for (const std::string& id : gateway_->chartIds()) {
+            const ChartView* view = gateway_->chartView(id);
+            if (!view) continue;
+            const auto& series = view->chart().series;
+            if (std::any_of(series.begin(), series.end(), [](const Series& s) {
+                    return s.role == SeriesRole::Simulated && !s.x.empty();
+                }))
+                sheet.views.push_back(view);
+        }
+        return sheet;
+    }
+    if (!latest_) return sheet;
+    sheet.title = QString::fromStdString(scenario_.title.empty() ? latest_->scenario : scenario_.title);
+    sheet.caption = QString::fromStdString(exportCaption(latest_->scenario, latest_->seed,
+                                                         latest_->parameters,
+                                                         scenario_.params.toJson(), TAILLAB_VERSION));
+    // Every chart of the result, in the lab's order: a chart a pane shows as drawn there (with
+    // its pinned ghosts and overlays), the others drawn afresh.
+    for (const Chart& chart : latest_->charts) {
+        const ChartView* shown = nullptr;
+        for (int i = 0; i < ChartArea::kPanes && !shown; ++i) {
+            const ChartPane* pane = charts_->pane(i);
+            if (pane->view() && pane->chart() && pane->chart()->id == chart.id) shown = pane->view();
+        }
+        if (!shown) {
+            owned.emplace_back(ChartView::create(chart.kind));
+            ChartView* view = owned.back().get();
+            view->setPalette(palette());
+            view->resize(sheet.cell);
+            view->setChart(chart);
+            shown = view;
+        }
+        sheet.views.push_back(shown);
+    }
+    return sheet;
+}
+
 void MainWindow::buildActions() {
     QStyle* st = style();
     export_ = new ExportActions(
@@ -259,6 +306,9 @@ void MainWindow::buildActions() {
     export_->setRoute([this]() -> std::optional<ExportTarget> {
         if (!gatewayShown() || !gateway_) return std::nullopt;
         return gateway_->exportTarget();
+    });
+    export_->setSheetSource([this](std::vector<std::unique_ptr<ChartView>>& owned) {
+        return wholeViewSheet(owned);
     });
 
     auto* openAct =
@@ -344,6 +394,7 @@ void MainWindow::buildActions() {
     file->addActions({saveScenarioAct_, saveRunAct_});
     file->addSeparator();
     file->addActions(export_->chartActions());
+    file->addActions(export_->sheetActions());
     file->addAction(export_->action(ExportFormat::ResultJson));
     file->addSeparator();
     file->addAction(quitAct);

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "gateway/gateway_scenario.h"
+#include "chart_sheet.h"
 #include "lab_catalog.h"
 #include "lab_result_ptr.h"
 #include "latency_overlay.h"
@@ -137,6 +138,8 @@ class MainWindow : public QMainWindow {
     void forgetRecent(const QString& path);
     void rebuildRecentMenu();
     void buildActions();
+    // What File -> Export Whole View draws (see ExportActions::setSheetSource).
+    ChartSheet wholeViewSheet(std::vector<std::unique_ptr<ChartView>>& owned) const;
     void open(const Scenario& scenario);
     void onResult(const LabResultPtr& result);
     void onRedraw(DirtyLevel level);

@@ -11,7 +11,10 @@
 
 #include "chart_data_export.h"
 #include "export_actions.h"
+#include "chart_sheet.h"
+#include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
+#include "gateway_test_support.h"
 #include "knob_panel.h"
 #include <QTabWidget>
 #include "ui_test_support.h"
@@ -227,6 +230,81 @@ TEST_F(ExportTest, ExportFollowsTheVisibleTab) {
     window_->findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
     EXPECT_EQ(ex->target()->view, window_->chartArea()->currentView());
     EXPECT_TRUE(ex->suggestedName(ExportFormat::Csv).startsWith("fanout-"));
+}
+
+namespace {
+// Whether a cell of a sheet image holds a drawing: enough pixels unlike its top-left pixel.
+int inkedPixels(const QImage& image, QRect cell) {
+    const QRgb background = image.pixel(cell.topLeft());
+    int n = 0;
+    for (int y = cell.top(); y <= cell.bottom(); y += 2)
+        for (int x = cell.left(); x <= cell.right(); x += 2) n += image.pixel(x, y) != background;
+    return n;
+}
+}  // namespace
+
+// File -> Export Whole View: every chart of the lab's result on one PNG (two to a row, each
+// drawn) and on one PDF page; from the gateway tab, every gateway chart that has data.
+TEST_F(ExportTest, TheWholeViewGoesOnOneSheet) {
+    ExportActions* ex = window_->exportActions();
+    ASSERT_EQ(ex->sheetActions().size(), 2);
+    EXPECT_TRUE(ex->sheetActions()[0]->isEnabled());
+    const LabResultPtr result = window_->latestResult();
+    const int charts = static_cast<int>(result->charts.size());
+    ASSERT_GE(charts, 3) << "fanout draws more charts than its two panes show";
+
+    QString error;
+    const QString png = dir_.filePath("view.png");
+    ASSERT_TRUE(ex->exportSheet(png, &error)) << error.toStdString();
+    QImage image(png);
+    ASSERT_FALSE(image.isNull());
+    const ChartSheet shape{"t", "c", std::vector<const ChartView*>(static_cast<std::size_t>(charts))};
+    EXPECT_EQ(image.size(), sheetSize(shape) * 2);
+    const int rows = (charts + 1) / 2;
+    const int header = image.height() - rows * shape.cell.height() * 2;
+    EXPECT_GT(header, 0);
+    for (int i = 0; i < charts; ++i) {
+        const QRect cell((i % 2) * shape.cell.width() * 2, header + (i / 2) * shape.cell.height() * 2,
+                         shape.cell.width() * 2, shape.cell.height() * 2);
+        EXPECT_GT(inkedPixels(image, cell), 5000) << "chart " << i << " is drawn";
+    }
+    EXPECT_GT(inkedPixels(image, QRect(0, 0, image.width(), header)), 500) << "the header";
+
+    const QString pdf = dir_.filePath("view.pdf");
+    ASSERT_TRUE(ex->exportSheet(pdf, &error)) << error.toStdString();
+    const std::string bytes = readFile(pdf);
+    ASSERT_EQ(bytes.rfind("%PDF", 0), 0u);
+    std::size_t pages = 0;
+    for (std::size_t at = bytes.find("/Type /Page"); at != std::string::npos;
+         at = bytes.find("/Type /Page", at + 1))
+        pages += bytes.compare(at, 12, "/Type /Pages") != 0;
+    EXPECT_EQ(pages, 1u) << "one page";
+
+    // Nothing written where the file cannot go; the reason is given.
+    EXPECT_FALSE(ex->exportSheet(dir_.filePath("missing/dir/view.png"), &error));
+    EXPECT_FALSE(error.isEmpty());
+
+    GatewayView* gateway = window_->openGateway(oneDay(), false);
+    gateway->session()->setSpeed(0);
+    gateway->session()->play();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return gateway->latestFrame() && gateway->latestFrame()->snapshot->now_s > 6 * kHour; },
+        kGatewayTimeoutMs));
+    gateway->session()->pause();
+    QTest::qWait(100);
+    ASSERT_TRUE(ex->exportSheet(dir_.filePath("gateway.png"), &error)) << error.toStdString();
+    QImage gatewayImage(dir_.filePath("gateway.png"));
+    ASSERT_FALSE(gatewayImage.isNull());
+    int withData = 0;
+    for (const std::string& id : gateway->chartIds()) {
+        const auto& series = gateway->chartView(id)->chart().series;
+        withData += std::any_of(series.begin(), series.end(), [](const Series& s) {
+            return s.role == SeriesRole::Simulated && !s.x.empty();
+        });
+    }
+    ASSERT_GE(withData, 4);
+    const ChartSheet gatewayShape{"t", "c", std::vector<const ChartView*>(static_cast<std::size_t>(withData))};
+    EXPECT_EQ(gatewayImage.size(), sheetSize(gatewayShape) * 2);
 }
 
 }  // namespace

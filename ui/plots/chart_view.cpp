@@ -491,6 +491,15 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
     return ok;
 }
 
+void ChartView::renderTo(QCPPainter& painter, QSize size) const {
+    chart_style::fitTitle(*plot_, size.width());
+    chart_style::fitLegend(*plot_, size.width());
+    plot_->toPainter(&painter, size.width(), size.height());
+    chart_style::fitTitle(*plot_, width());
+    chart_style::fitLegend(*plot_, width());
+    plot_->replot();
+}
+
 bool ChartView::saveSvg(const QString& path, QSize size) const {
     return saveAtomically(path, size, [&](const QString& temporary) { return writeSvg(temporary, size); });
 }

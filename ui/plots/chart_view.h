@@ -21,6 +21,7 @@
 #include "plots/annotation_layer.h"
 
 class QCustomPlot;
+class QCPPainter;
 class QMouseEvent;
 class QWheelEvent;
 class QResizeEvent;
@@ -105,6 +106,10 @@ class ChartView : public QWidget {
     bool savePdf(const QString& path, QSize size = {}) const;
 
     static constexpr QSize kMinExportSize{960, 600};
+
+    // Draws the chart as it would export at `size` (title and legend laid out for that width,
+    // no caption) with `painter`'s origin at its top left; the widget is left as it was.
+    void renderTo(QCPPainter& painter, QSize size) const;
 
   signals:
     // The user clicked into the chart (makes its pane the current one).

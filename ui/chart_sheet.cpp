@@ -1,0 +1,115 @@
+#include "chart_sheet.h"
+
+#include <QFontMetrics>
+#include <QImage>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <qcustomplot.h>
+
+#include <system_error>
+
+#include "io/atomic_file.h"
+#include "plots/chart_style.h"
+#include "plots/chart_view.h"
+
+namespace taillab::ui {
+namespace {
+
+constexpr int kColumns = 2;
+constexpr int kMargin = 16;
+
+QFont headerFont(int points, bool bold) {
+    QFont f;
+    f.setPointSize(points);
+    f.setBold(bold);
+    return f;
+}
+
+int headerHeight(const ChartSheet& sheet) {
+    const int title = QFontMetrics(headerFont(14, true)).height();
+    const int caption = sheet.caption.isEmpty() ? 0 : QFontMetrics(headerFont(9, false)).height() + 4;
+    return kMargin + title + caption + kMargin / 2;
+}
+
+// Header, then the charts in rows of two, on a background of the first chart's palette.
+void paintSheet(QCPPainter& painter, const ChartSheet& sheet) {
+    const QSize size = sheetSize(sheet);
+    const chart_style::PlotColors colors = chart_style::plotColors(sheet.views.front()->palette());
+    painter.fillRect(QRect(QPoint(0, 0), size), colors.background);
+    painter.setPen(colors.text);
+    painter.setFont(headerFont(14, true));
+    const int width = size.width() - 2 * kMargin;
+    QFontMetrics titleMetrics(painter.font());
+    painter.drawText(QRect(kMargin, kMargin, width, titleMetrics.height()), Qt::AlignLeft,
+                     titleMetrics.elidedText(sheet.title, Qt::ElideRight, width));
+    if (!sheet.caption.isEmpty()) {
+        painter.setFont(headerFont(9, false));
+        painter.setPen(colors.axis);
+        QFontMetrics m(painter.font());
+        painter.drawText(QRect(kMargin, kMargin + titleMetrics.height() + 4, width, m.height()),
+                         Qt::AlignLeft, m.elidedText(sheet.caption, Qt::ElideMiddle, width));
+    }
+    const int top = headerHeight(sheet);
+    for (std::size_t i = 0; i < sheet.views.size(); ++i) {
+        const int column = static_cast<int>(i) % kColumns;
+        const int row = static_cast<int>(i) / kColumns;
+        painter.save();
+        painter.translate(column * sheet.cell.width(), top + row * sheet.cell.height());
+        sheet.views[i]->renderTo(painter, sheet.cell);
+        painter.restore();
+    }
+}
+
+}  // namespace
+
+QSize sheetSize(const ChartSheet& sheet) {
+    const int n = static_cast<int>(sheet.views.size());
+    const int columns = std::min(n, kColumns);
+    const int rows = (n + kColumns - 1) / kColumns;
+    return {std::max(columns, 1) * sheet.cell.width(),
+            headerHeight(sheet) + rows * sheet.cell.height()};
+}
+
+bool saveChartSheet(const ChartSheet& sheet, const QString& path, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    if (sheet.views.empty()) return fail(QObject::tr("There is no chart to export."));
+    const bool pdf = path.endsWith(".pdf", Qt::CaseInsensitive);
+    const QSize size = sheetSize(sheet);
+    try {
+        writeFileAtomicallyWith(path.toStdString(), [&](const std::string& temporary) {
+            const QString file = QString::fromStdString(temporary);
+            if (pdf) {
+                // One page the size of the sheet, 1 pt to a logical pixel: vector charts.
+                QPdfWriter writer(file);
+                writer.setResolution(72);
+                writer.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(),
+                                             QPageSize::ExactMatch));
+                writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+                writer.setTitle(sheet.title);
+                writer.setCreator("TailLab");
+                QCPPainter painter;
+                if (!painter.begin(&writer)) return false;
+                painter.setMode(QCPPainter::pmVectorized);
+                painter.setMode(QCPPainter::pmNoCaching);
+                paintSheet(painter, sheet);
+                return painter.end();
+            }
+            QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
+            image.setDevicePixelRatio(2.0);
+            QCPPainter painter;
+            if (!painter.begin(&image)) return false;
+            painter.setRenderHint(QPainter::Antialiasing);
+            paintSheet(painter, sheet);
+            painter.end();
+            return image.save(file, "PNG");
+        });
+    } catch (const std::system_error& e) {
+        return fail(QObject::tr("Could not write %1: %2").arg(path, QString::fromLocal8Bit(e.what())));
+    }
+    return true;
+}
+
+}  // namespace taillab::ui
