@@ -2,6 +2,7 @@
 // columns before it takes one, and breaker lanes too thin for a line of text are labelled by
 // region only.
 #include <gtest/gtest.h>
+#include <QApplication>
 #include <qcustomplot.h>
 
 #include "gateway/gateway_charts.h"
@@ -85,6 +86,49 @@ TEST(SmallCharts, EveryLegendEntryIsDrawnWhole) {
     const std::vector<int> roomy = legendInk(*plot, rows);
     EXPECT_EQ(drawn, roomy);
     for (int n : drawn) EXPECT_GT(n, 20);
+}
+
+// A log axis is labelled as densely as its length allows: a tall one over less than a decade
+// and a half labels every digit, a shorter one 1-2-5 (with the other digits as unlabelled minor
+// ticks), a short one only powers of ten; labels never sit closer than a line of text.
+TEST(SmallCharts, LogAxesLabelMinorTicksWhenThereIsRoom) {
+    Chart chart;
+    chart.id = "log";
+    chart.kind = ChartKind::XY;
+    chart.x_label = "x";
+    chart.y_label = "Latency (ms)";
+    chart.log_y = true;
+    chart.series.push_back(Series{"s", SeriesRole::Simulated, {0, 1, 2, 3}, {1.2, 10, 100, 900}});
+    std::unique_ptr<ChartView> view(ChartView::create(ChartKind::XY));
+    view->setChart(chart);
+    view->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(view.get()));
+    auto* plot = view->findChild<QCustomPlot*>();
+    ASSERT_NE(plot, nullptr);
+    const auto labelsAt = [&](int height, double lower, double upper) {
+        view->resize(700, height);
+        QApplication::processEvents();
+        plot->yAxis->setRange(lower, upper);
+        plot->replot();
+        plot->replot();  // the density follows the laid-out length
+        QStringList shown;
+        const QVector<double> ticks = plot->yAxis->tickVector();
+        const QVector<QString> labels = plot->yAxis->tickVectorLabels();
+        double lastPx = 1e9;
+        for (int i = 0; i < ticks.size(); ++i) {
+            if (!plot->yAxis->range().contains(ticks[i])) continue;
+            const double px = plot->yAxis->coordToPixel(ticks[i]);
+            EXPECT_GE(std::abs(lastPx - px), QFontMetrics(plot->yAxis->tickLabelFont()).height())
+                << labels[i].toStdString() << " at " << height << " px";
+            lastPx = px;
+            shown << labels[i];
+        }
+        return shown;
+    };
+    EXPECT_EQ(labelsAt(700, 110, 950), (QStringList{"200", "300", "400", "500", "600", "700", "800", "900"}));
+    QStringList mid = labelsAt(420, 1, 900);
+    EXPECT_EQ(mid, (QStringList{"1", "2", "5", "10", "20", "50", "100", "200", "500"}));
+    EXPECT_EQ(labelsAt(200, 1, 900), (QStringList{"1", "10", "100"}));
 }
 
 TEST(SmallCharts, ThinBreakerLanesAreLabelledByRegion) {

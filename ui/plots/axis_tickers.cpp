@@ -7,19 +7,38 @@
 
 namespace taillab::ui {
 
-QVector<double> NiceLogTicker::createTickVector(double tickStep, const QCPRange& range) {
-    const double ratio = range.lower > 0 ? range.upper / range.lower : kDenseRatio;
-    mode_ = ratio < kLinearRatio  ? Mode::Linear
-            : ratio < kDenseRatio ? Mode::OneTwoFive
-                                  : Mode::Decades;
-    if (mode_ == Mode::Linear) return QCPAxisTicker::createTickVector(tickStep, range);
-    if (mode_ == Mode::Decades) return QCPAxisTickerLog::createTickVector(tickStep, range);
+namespace {
+// m × 10^e for each multiplier, over the decades that cover `range` (and one more each side).
+QVector<double> multiplesOver(const QCPRange& range, std::initializer_list<double> multipliers) {
     QVector<double> ticks;
     const int first = static_cast<int>(std::floor(std::log10(range.lower))) - 1;
     const int last = static_cast<int>(std::ceil(std::log10(range.upper))) + 1;
     for (int e = first; e <= last; ++e)
-        for (double m : {1.0, 2.0, 5.0}) ticks.push_back(m * std::pow(10.0, e));
+        for (double m : multipliers) ticks.push_back(m * std::pow(10.0, e));
     return ticks;
+}
+}  // namespace
+
+QVector<double> NiceLogTicker::createTickVector(double tickStep, const QCPRange& range) {
+    const double ratio = range.lower > 0 ? range.upper / range.lower : 1e6;
+    int length = 300;
+    if (axis_ && axis_->axisRect()) {
+        const QRect r = axis_->axisRect()->rect();
+        const int l = axis_->orientation() == Qt::Vertical ? r.height() : r.width();
+        if (l > 0) length = l;
+    }
+    const double perDecade = length / std::max(std::log10(ratio), 1e-9);
+    mode_ = ratio < kLinearRatio           ? Mode::Linear
+            : perDecade >= kDigitsPx       ? Mode::Digits
+            : perDecade >= kOneTwoFivePx   ? Mode::OneTwoFive
+                                           : Mode::Decades;
+    switch (mode_) {
+        case Mode::Linear: return QCPAxisTicker::createTickVector(tickStep, range);
+        case Mode::Decades: return QCPAxisTickerLog::createTickVector(tickStep, range);
+        case Mode::OneTwoFive: return multiplesOver(range, {1, 2, 5});
+        case Mode::Digits: return multiplesOver(range, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    }
+    return {};
 }
 
 int NiceLogTicker::getSubTickCount(double tickStep) {
@@ -27,11 +46,24 @@ int NiceLogTicker::getSubTickCount(double tickStep) {
         case Mode::Linear:
             return QCPAxisTicker::getSubTickCount(tickStep);
         case Mode::OneTwoFive:
-            return 0;
+        case Mode::Digits:
+            return 0;  // createSubTickVector places them
         case Mode::Decades:
             break;
     }
     return QCPAxisTickerLog::getSubTickCount(tickStep);
+}
+
+QVector<double> NiceLogTicker::createSubTickVector(int subTickCount, const QVector<double>& ticks) {
+    if (mode_ == Mode::OneTwoFive && !ticks.isEmpty()) {
+        // The digits 1-2-5 leave out, as minor ticks.
+        QVector<double> sub;
+        for (double t : multiplesOver(QCPRange(ticks.front(), ticks.back()), {3, 4, 6, 7, 8, 9}))
+            if (t > ticks.front() && t < ticks.back()) sub.push_back(t);
+        return sub;
+    }
+    if (mode_ == Mode::Digits) return {};
+    return QCPAxisTickerLog::createSubTickVector(subTickCount, ticks);
 }
 
 QString NiceLogTicker::getTickLabel(double tick, const QLocale&, QChar, int) {
@@ -47,7 +79,9 @@ void setAxisLog(QCPAxis* axis, bool log) {
     if (log == isLog) return;
     axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (log) {
-        axis->setTicker(QSharedPointer<NiceLogTicker>::create());
+        auto ticker = QSharedPointer<NiceLogTicker>::create();
+        ticker->setAxis(axis);
+        axis->setTicker(ticker);
     } else {
         axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }

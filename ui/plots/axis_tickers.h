@@ -5,21 +5,28 @@
 
 namespace taillab::ui {
 
-// A log axis that labels powers of ten over a wide range, 1-2-5 steps over one or two decades,
-// and evenly spaced round numbers over a narrow range (less than a factor of kLinearRatio), so
-// every range has a few labels.
+// A log axis labelled as densely as its length allows: over a narrow range (less than a factor
+// of kLinearRatio) evenly spaced round numbers; otherwise, by pixels per decade, every digit
+// (1, 2, 3, ... 9 × 10^k), 1-2-5 with unlabelled minor ticks at the other digits, or powers of
+// ten with minor ticks between. Every range thus gets several labels, and labels never crowd.
 class NiceLogTicker : public QCPAxisTickerLog {
   public:
     static constexpr double kLinearRatio = 3;
-    static constexpr double kDenseRatio = 30;
+    static constexpr double kDigitsPx = 260;   // pixels per decade to label every digit
+    static constexpr double kOneTwoFivePx = 90;  // ... to label 1, 2 and 5
+
+    // The axis whose length sets the density (null: assume a 300 px axis).
+    void setAxis(const QCPAxis* axis) { axis_ = axis; }
 
   protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
     int getSubTickCount(double tickStep) override;
+    QVector<double> createSubTickVector(int subTickCount, const QVector<double>& ticks) override;
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
                          int precision) override;
-    enum class Mode { Decades, OneTwoFive, Linear };
+    enum class Mode { Decades, OneTwoFive, Digits, Linear };
     Mode mode_ = Mode::Decades;
+    const QCPAxis* axis_ = nullptr;
 };
 
 // The "nines" axis of HdrHistogram's percentile plots: plot x = 1/(1-p) on a log axis, labelled
