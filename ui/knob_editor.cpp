@@ -99,7 +99,10 @@ KnobEditor::KnobEditor(const KnobSpec& spec, double value, QWidget* parent)
         case KnobKind::Choice:
             combo_ = new QComboBox(this);
             combo_->setObjectName("knob_combo_" + QString::fromStdString(spec.key));
-            for (const auto& c : spec.choices) combo_->addItem(QString::fromStdString(c));
+            // Shown in words ("backup only"); the scenario's value stays the item's data.
+            for (const auto& c : spec.choices)
+                combo_->addItem(QString::fromStdString(c).replace('_', ' '),
+                                QString::fromStdString(c));
             combo_->setToolTip(help);
             layout->addWidget(combo_, 1);
             connect(combo_, &QComboBox::currentIndexChanged, this, [this](int i) { userSet(i); });

@@ -138,6 +138,19 @@ TEST(KnobPanelTest, AKnobUnusedInTheCurrentModeIsDisabledWithTheReason) {
     EXPECT_TRUE(delay->toolTip().contains("not used while Hedge is immediate"));
 }
 
+// A choice reads in words ("backup only"); the value a scenario file holds stays the item's data.
+TEST(KnobPanelTest, ChoicesReadInWords) {
+    const Scenario s = loadScenarioFile(std::string(TAILLAB_SCENARIO_DIR) + "/labs/hedge-loaded.json");
+    KnobPanel panel;
+    panel.setScenario(s, "load");
+    auto* cancel = panel.findChild<QComboBox*>("knob_combo_cancel");
+    ASSERT_NE(cancel, nullptr);
+    ASSERT_EQ(s.params.choice("cancel"), "backup_only");
+    EXPECT_EQ(cancel->currentText(), "backup only");
+    EXPECT_EQ(cancel->currentData().toString(), "backup_only");
+    for (int i = 0; i < cancel->count(); ++i) EXPECT_FALSE(cancel->itemText(i).contains('_'));
+}
+
 TEST(KnobEditorTest, IntegerSpinBoxDrivesTheSlider) {
     const KnobSpec spec = KnobSpec::integer("n", "Backends", "backends", 1, 200, 10, "fan-out");
     KnobEditor editor(spec, 10);
