@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include "gateway/gateway_charts.h"
+#include "plots/axis_tickers.h"
 #include "plots/breaker_strip_chart.h"
 #include "plots/gateway_time_chart.h"
 #include "ui_test_support.h"
@@ -129,6 +130,34 @@ TEST(SmallCharts, LogAxesLabelMinorTicksWhenThereIsRoom) {
     QStringList mid = labelsAt(420, 1, 900);
     EXPECT_EQ(mid, (QStringList{"1", "2", "5", "10", "20", "50", "100", "200", "500"}));
     EXPECT_EQ(labelsAt(200, 1, 900), (QStringList{"1", "10", "100"}));
+
+    // Across, labels are wider than tall: 1-2-5 over three decades of small fractions only
+    // where each label clears its neighbours by a gap.
+    for (int width : {1200, 600, 420}) {
+        view->resize(width, 400);
+        QApplication::processEvents();
+        plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        auto ticker = QSharedPointer<NiceLogTicker>::create();
+        ticker->setAxis(plot->xAxis);
+        plot->xAxis->setTicker(ticker);
+        plot->xAxis->setRange(0.001, 1);
+        plot->replot();
+        plot->replot();
+        const QFontMetrics metrics(plot->xAxis->tickLabelFont());
+        const QVector<double> ticks = plot->xAxis->tickVector();
+        const QVector<QString> labels = plot->xAxis->tickVectorLabels();
+        double lastRight = -1e9;
+        int shown = 0;
+        for (int i = 0; i < ticks.size(); ++i) {
+            if (!plot->xAxis->range().contains(ticks[i])) continue;
+            const double half = metrics.horizontalAdvance(labels[i]) / 2.0;
+            const double px = plot->xAxis->coordToPixel(ticks[i]);
+            EXPECT_GE(px - half - lastRight, 4) << labels[i].toStdString() << " at width " << width;
+            lastRight = px + half;
+            ++shown;
+        }
+        EXPECT_GE(shown, 4) << width;
+    }
 }
 
 TEST(SmallCharts, ThinBreakerLanesAreLabelledByRegion) {

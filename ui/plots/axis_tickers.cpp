@@ -1,5 +1,7 @@
 #include "plots/axis_tickers.h"
 
+#include <QFontMetrics>
+
 #include <algorithm>
 #include <cmath>
 
@@ -28,10 +30,25 @@ QVector<double> NiceLogTicker::createTickVector(double tickStep, const QCPRange&
         if (l > 0) length = l;
     }
     const double perDecade = length / std::max(std::log10(ratio), 1e-9);
-    mode_ = ratio < kLinearRatio           ? Mode::Linear
-            : perDecade >= kDigitsPx       ? Mode::Digits
-            : perDecade >= kOneTwoFivePx   ? Mode::OneTwoFive
-                                           : Mode::Decades;
+    // How far apart two labels' positions must be for the labels not to touch.
+    double room = 16;
+    if (axis_) {
+        const QFontMetrics metrics(axis_->tickLabelFont());
+        if (axis_->orientation() == Qt::Vertical) {
+            room = metrics.height() + 2;
+        } else if (range.lower > 0) {
+            int widest = 0;
+            for (double t : multiplesOver(range, {1, 2, 3, 4, 5, 6, 7, 8, 9}))
+                if (range.contains(t))
+                    widest = std::max(widest, metrics.horizontalAdvance(chart_style::formatNumber(t)));
+            room = widest + 10;
+        }
+    }
+    const auto fits = [&](double closest) { return perDecade * std::log10(closest) >= room; };
+    mode_ = ratio < kLinearRatio ? Mode::Linear
+            : fits(10.0 / 9.0)   ? Mode::Digits
+            : fits(2.0)          ? Mode::OneTwoFive
+                                 : Mode::Decades;
     switch (mode_) {
         case Mode::Linear: return QCPAxisTicker::createTickVector(tickStep, range);
         case Mode::Decades: return QCPAxisTickerLog::createTickVector(tickStep, range);

@@ -6,14 +6,13 @@
 namespace taillab::ui {
 
 // A log axis labelled as densely as its length allows: over a narrow range (less than a factor
-// of kLinearRatio) evenly spaced round numbers; otherwise, by pixels per decade, every digit
-// (1, 2, 3, ... 9 × 10^k), 1-2-5 with unlabelled minor ticks at the other digits, or powers of
-// ten with minor ticks between. Every range thus gets several labels, and labels never crowd.
+// of kLinearRatio) evenly spaced round numbers; otherwise every digit (1, 2, 3, ... 9 × 10^k),
+// 1-2-5 with unlabelled minor ticks at the other digits, or powers of ten with minor ticks
+// between, whichever is the densest whose closest labels (9 and 10; 1 and 2) still stand a
+// label's height apart on a vertical axis, or a label's width and a gap on a horizontal one.
 class NiceLogTicker : public QCPAxisTickerLog {
   public:
     static constexpr double kLinearRatio = 3;
-    static constexpr double kDigitsPx = 260;   // pixels per decade to label every digit
-    static constexpr double kOneTwoFivePx = 90;  // ... to label 1, 2 and 5
 
     // The axis whose length sets the density (null: assume a 300 px axis).
     void setAxis(const QCPAxis* axis) { axis_ = axis; }
