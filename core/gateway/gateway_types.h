@@ -21,6 +21,9 @@ enum class QueryClass : std::uint8_t { Navigational, Evergreen, Product, LongTai
 constexpr int kClasses = 5;
 constexpr std::array<std::string_view, kClasses> kClassNames{
     "navigational", "evergreen_reference", "product_pricing", "long_tail_agent", "news_live"};
+// The same classes in words, for legends and tables.
+constexpr std::array<std::string_view, kClasses> kClassLabels{
+    "navigational", "evergreen reference", "product pricing", "long-tail agent", "news (live)"};
 
 // The request path, left to right, as in seed 000's budget table.
 enum class Stage : std::uint8_t { Edge, Gateway, Compiler, Cache, Router, Engines, Merge };

@@ -163,7 +163,8 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     if (!s.latency_us.empty()) dist.series.push_back(percentileSeries("all requests", s.latency_us));
     for (int c = 0; c < kClasses; ++c)
         if (!s.latency_by_class_us[c].empty())
-            dist.series.push_back(percentileSeries(std::string(kClassNames[c]), s.latency_by_class_us[c]));
+            dist.series.push_back(
+                percentileSeries(std::string(kClassLabels[c]), s.latency_by_class_us[c]));
     // Seed 000's before/after table, for comparison on the same axes.
     const std::vector<double> at{0.5, 0.9, 0.99, 0.999};
     dist.series.push_back(Series{"published v3 (August)", SeriesRole::Published, at,
@@ -205,7 +206,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
         [](const WindowPoint& p) { return 100 * p.cache_hit_rate[3]; },
         [](const WindowPoint& p) { return 100 * p.cache_hit_rate[4]; }};
     for (int c = 0; c < kClasses; ++c)
-        cache.series.push_back(timeSeries(std::string(kClassNames[c]), s.windows, kByClass[c]));
+        cache.series.push_back(timeSeries(std::string(kClassLabels[c]), s.windows, kByClass[c]));
     r.charts.push_back(std::move(cache));
 
     Chart adm{"admission_over_time", "Requests in flight and concurrency limit per region",
