@@ -40,6 +40,10 @@ Series windowSeries(std::string name, const GatewaySnapshot& s, double offset_s,
 
 std::string str(std::string_view v) { return std::string(v); }
 
+// Short names of seed 000's classes, in kClassNames' order, so a legend fits two columns.
+constexpr const char* kShortClassNames[gateway::kClasses] = {
+    "navigational", "evergreen", "product pricing", "long-tail agent", "news live"};
+
 }  // namespace
 
 std::vector<std::string> chartIds() {
@@ -132,17 +136,40 @@ Chart breakers(const GatewaySnapshot& s, double offset_s) {
 
 Chart cache(const GatewaySnapshot& s, double offset_s) {
     Chart c = timeChart(kCache, "Cache hit rate by query class", "Hit rate (%)");
-    // Short names of seed 000's classes, in kClassNames' order, so the legend fits two columns.
-    static constexpr const char* kShort[gateway::kClasses] = {
-        "navigational", "evergreen", "product pricing", "long-tail agent", "news live"};
     for (int k = 0; k < gateway::kClasses; ++k)
-        c.series.push_back(windowSeries(kShort[k], s, offset_s,
+        c.series.push_back(windowSeries(kShortClassNames[k], s, offset_s,
                                         [k](const WindowPoint& w) {
                                             return 100 * w.cache_hit_rate[k];
                                         }));
-    c.series.push_back(windowSeries("all classes", s, offset_s, [](const WindowPoint& w) {
+    c.series.push_back(windowSeries(kAllClasses, s, offset_s, [](const WindowPoint& w) {
         return 100 * w.cache_hit_rate_all;
     }));
+    return c;
+}
+
+Chart latencyNines(const GatewaySnapshot& s, std::optional<double> deadline_ms) {
+    Chart c;
+    c.id = kLatencyNines;
+    c.title = "Latency by percentile, whole run";
+    c.kind = ChartKind::Percentile;
+    c.x_label = "Percentile";
+    c.y_label = "Latency (ms)";
+    c.log_y = true;
+    // The classes first and "all classes" last, as on the cache chart, so each class keeps its
+    // colour across the two charts and the merged curve is drawn on top.
+    for (int k = 0; k < gateway::kClasses; ++k)
+        c.series.push_back(percentileSeries(kShortClassNames[k], s.latency_by_class_us[k]));
+    c.series.push_back(percentileSeries(kAllClasses, s.latency_us));
+    Series deadline{kDeadline, SeriesRole::ClosedForm, {}, {}};
+    // Across the percentiles drawn, so the line never stretches the x axis past the data.
+    double deepest = -1;
+    for (const Series& series : c.series)
+        if (!series.x.empty()) deepest = std::max(deepest, series.x.back());
+    if (deadline_ms && *deadline_ms > 0 && deepest >= 0) {
+        deadline.x = {0.0, deepest};
+        deadline.y = {*deadline_ms, *deadline_ms};
+    }
+    c.series.push_back(std::move(deadline));
     return c;
 }
 

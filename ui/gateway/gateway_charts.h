@@ -1,9 +1,11 @@
 // The gateway view's charts as plain Chart values, built from a snapshot (time series) or from
 // sweep points. Time charts keep x in seconds since Mon 00:00 UTC of seed 000's week, so the
 // axis reads "Tue 04:00" whatever day the run starts on; percentages are in %, latency in ms.
-// Plain functions, so tests and exports see exactly what is drawn.
+// The one chart that is not a time series, the whole run's latency on the nines axis, reads the
+// snapshot's HDR histograms. Plain functions, so tests and exports see exactly what is drawn.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@ namespace taillab::ui::gateway_charts {
 
 // Chart ids, in the order the view shows them.
 inline constexpr const char* kPercentiles = "gateway_percentiles";
+inline constexpr const char* kLatencyNines = "gateway_latency_nines";
 inline constexpr const char* kQueue = "gateway_queue";
 inline constexpr const char* kHedging = "gateway_hedging";
 inline constexpr const char* kBreakers = "gateway_breakers";
@@ -31,6 +34,14 @@ Chart hedging(const gateway::GatewaySnapshot& s, double offset_s);
 // Series "closed", "open", "half-open"; each span is two points (t0, lane), (t1, lane).
 Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
 Chart cache(const gateway::GatewaySnapshot& s, double offset_s);
+
+// The whole run so far on the nines axis (ChartKind::Percentile): one series per query class,
+// then "all classes", each read from its HDR histogram (percentileSeries), and the deadline as a
+// dashed reference line across the percentiles drawn. The series are always all there (empty
+// before the first request ends), so a redraw only replaces their data.
+inline constexpr const char* kAllClasses = "all classes";
+inline constexpr const char* kDeadline = "deadline";
+Chart latencyNines(const gateway::GatewaySnapshot& s, std::optional<double> deadline_ms);
 
 // The run's knob changes (instants) and faults (spans to their end) as annotations for every
 // time chart, x in the charts' seconds since Mon 00:00; breaker marks stay on the breaker strips.
