@@ -224,6 +224,29 @@ TEST(ChartViewTest, HoverReadoutNamesTheSeriesWithUnits) {
     EXPECT_NEAR(drawn[0].x[2], 0.99, 1e-12);
 }
 
+// A percentile chart with series but no points yet (a live run before its first request
+// ends) spans whole nines, 0% to just past 99.9%; its first points then fit the axis to them.
+TEST(ChartViewTest, AnEmptyPercentileChartSpansWholeNinesUntilItHasPoints) {
+    Chart chart;
+    chart.id = "latency";
+    chart.kind = ChartKind::Percentile;
+    chart.x_label = "Percentile";
+    chart.y_label = "Latency (ms)";
+    chart.log_y = true;
+    chart.series.push_back(Series{"request", SeriesRole::Simulated, {}, {}});
+    std::unique_ptr<ChartView> view(ChartView::create(ChartKind::Percentile));
+    view->resize(600, 400);
+    view->show();
+    view->setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(view.get()));
+    EXPECT_EQ(view->viewRange().xLower, 0.85);
+    EXPECT_EQ(view->viewRange().xUpper, 1500.0);
+    chart.series[0].x = {0.0, 0.9, 0.99, 0.999, 0.9999};
+    chart.series[0].y = {1, 2, 5, 20, 40};
+    view->setChart(chart);
+    EXPECT_GE(view->viewRange().xUpper, 10000.0) << "99.99% is drawn";
+}
+
 // A readout says a percentile to the digits its nines carry, not the float the curve holds.
 TEST(ChartViewTest, PercentileReadoutsAreRoundedToTheirNines) {
     EXPECT_EQ(percentReadout(0.98004738), "98.0%");

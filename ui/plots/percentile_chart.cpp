@@ -23,7 +23,12 @@ QString PercentileChart::formatX(double p) const { return percentReadout(p); }
 void PercentileChart::adjustRanges() {
     // From 0% to just past the deepest percentile drawn, on whole nines where possible.
     const QCPRange r = plot()->xAxis->range();
-    const double upper = std::max(10.0, r.upper);
+    bool drawn = false;
+    for (int i = 0; i < plot()->graphCount() && !drawn; ++i)
+        drawn = !plot()->graph(i)->data()->isEmpty();
+    // Nothing drawn yet (a live run before its first request ends): 0% to just past 99.9%, not
+    // the range QCustomPlot starts with, whose ticks fall between the nines (50%, 75%, 83.3%).
+    const double upper = drawn ? std::max(10.0, r.upper) : 1500.0;
     plot()->xAxis->setRange(0.85, upper);
 }
 
