@@ -67,6 +67,13 @@ TEST_F(GatewayViewTest, OpensBesideTheLabsWithTheRequestPathAndCharts) {
         EXPECT_EQ(view_->stagePath()->stageLines(stage).first().toStdString(),
                   gateway::kStageNames[static_cast<std::size_t>(stage)]);
     EXPECT_NE(view_->knobPanel()->editor("hedge_delay_ms"), nullptr);
+    // Run | Tables | Hedge-delay sweep: the tables have a tab, and the sweep is still found.
+    QTabWidget* tabs = view_->tabs();
+    EXPECT_EQ(tabs->tabText(tabs->indexOf(view_->tables())), "Tables");
+    view_->showSweepTab(true);
+    EXPECT_EQ(tabs->currentWidget(), view_->sweepPanel());
+    view_->showSweepTab(false);
+    EXPECT_EQ(tabs->currentIndex(), 0);
 
     // Back to the labs and again: the same view, the same run.
     window_->findChild<QTabWidget*>("mainTabs")->setCurrentIndex(0);
@@ -83,9 +90,9 @@ TEST_F(GatewayViewTest, PlayingAShortRunFillsEveryChartAndTable) {
     EXPECT_GT(s.accepted, 0u);
     EXPECT_EQ(s.accepted, s.answered + s.rejected + s.failed + s.in_flight);
     EXPECT_FALSE(s.windows.empty());
-    for (const std::string id : {gateway_charts::kPercentiles, gateway_charts::kQueue,
-                                 gateway_charts::kHedging, gateway_charts::kBreakers,
-                                 gateway_charts::kCache}) {
+    for (const std::string id : {gateway_charts::kPercentiles, gateway_charts::kLatencyNines,
+                                 gateway_charts::kQueue, gateway_charts::kHedging,
+                                 gateway_charts::kBreakers, gateway_charts::kCache}) {
         ChartView* chart = view_->chartView(id);
         for (const auto& series : chart->plottedSeries()) {
             if (id != gateway_charts::kBreakers || series.name == "closed") {

@@ -47,7 +47,7 @@ constexpr const char* kShortClassNames[gateway::kClasses] = {
 }  // namespace
 
 std::vector<std::string> chartIds() {
-    return {kPercentiles, kQueue, kHedging, kBreakers, kCache, kSweep};
+    return {kPercentiles, kLatencyNines, kQueue, kHedging, kBreakers, kCache, kSweep};
 }
 
 std::string laneName(const GatewaySnapshot& s, int lane) {

@@ -1,9 +1,11 @@
 // The Gateway view: a simulated run of seed 000's search gateway streamed as it happens. On top
 // the playback controls and the request path stage by stage; on the left the knobs (applied
-// mid-run from the moment they change); on the right, in the "Run" tab, the conservation line,
-// five time charts (latency percentiles, queue depth and admission limit, hedging, breaker
-// strips, cache hit rates) and the worst customers / counters / timeline; in the "Hedge-delay
-// sweep" tab the sweep of fixed hedge delays against seed 000's published points.
+// mid-run from the moment they change); on the right, beside the tabs, the conservation line. In
+// the "Run" tab: the latency percentiles per window and, beside them, the whole run's latency on
+// the nines axis (merged and per class, against the deadline), then four more time charts (queue
+// depth and admission limit, hedging, breaker strips, cache hit rates); in the "Tables" tab the
+// worst customers / counters / timeline; in the "Hedge-delay sweep" tab the sweep of fixed hedge
+// delays against seed 000's published points.
 //
 // Every time chart shows the run's timeline: knob changes (the scenario's and those made during
 // the run) as lines, faults as shaded spans. "Pin as baseline" keeps the run shown; from then on
@@ -41,6 +43,7 @@ class GatewaySession;
 class GatewayTables;
 class GatewayTimeChart;
 class KnobPanel;
+class PercentileChart;
 class StagePathWidget;
 class SweepPanel;
 class TransportBar;
@@ -140,6 +143,7 @@ class GatewayView : public QWidget {
     QLabel* conservation_ = nullptr;
     MessageBanner* message_ = nullptr;
     GatewayTimeChart* percentiles_ = nullptr;
+    PercentileChart* nines_ = nullptr;  // the whole run on the nines axis
     GatewayTimeChart* queue_ = nullptr;
     GatewayTimeChart* hedging_ = nullptr;
     BreakerStripChart* breakers_ = nullptr;
