@@ -21,6 +21,10 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
     EXPECT_FALSE(view_->clearBaselineAction()->isEnabled());
     ASSERT_TRUE(playToEnd());
     const auto pinned = view_->chartView(gateway_charts::kPercentiles)->plottedSeries();
+    PlottedSeries pinnedNines;
+    for (const auto& p : view_->chartView(gateway_charts::kLatencyNines)->plottedSeries())
+        if (p.name == gateway_charts::kAllClasses) pinnedNines = p;
+    ASSERT_FALSE(pinnedNines.x.isEmpty());
     ASSERT_TRUE(view_->pinBaselineAction()->isEnabled());
     view_->pinBaselineAction()->trigger();
     EXPECT_TRUE(view_->hasBaseline());
@@ -56,10 +60,17 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
     }
     EXPECT_TRUE(view_->chartView(gateway_charts::kBreakers)->baselineSeries().empty())
         << "breaker strips are not ghosted";
+    // The whole-run nines chart ghosts the pinned run's merged curve, as it ended.
+    ChartView* nines = view_->chartView(gateway_charts::kLatencyNines);
+    ASSERT_EQ(nines->baselineSeries().size(), 1u);
+    EXPECT_EQ(nines->baselineSeries()[0].name.toStdString(), std::string(gateway_charts::kAllClasses) + " (baseline)");
+    EXPECT_EQ(nines->baselineSeries()[0].x, pinnedNines.x);
+    EXPECT_EQ(nines->baselineSeries()[0].y, pinnedNines.y);
 
     view_->clearBaselineAction()->trigger();
     EXPECT_FALSE(view_->hasBaseline());
     ASSERT_TRUE(QTest::qWaitFor([&] { return percentiles->baselineSeries().empty(); }, 5000));
+    EXPECT_TRUE(nines->baselineSeries().empty());
     for (const std::string& id : kGhostCharts) {
         EXPECT_TRUE(view_->chartView(id)->baselineSeries().empty()) << id;
         EXPECT_FALSE(view_->chartView(id)->legendNames().join(",").contains("baseline")) << id;

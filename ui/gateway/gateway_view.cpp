@@ -369,6 +369,12 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     const std::optional<double> deadline =
         frame.params.spec("deadline_ms") ? std::optional(frame.params.real("deadline_ms"))
                                          : std::nullopt;
+    // The pinned run's whole-run curve (all classes) as a ghost: the class curves would bury it.
+    std::vector<Series> ninesGhost;
+    if (baseline_)
+        for (Series& series : gateway_charts::latencyNines(*baseline_, std::nullopt).series)
+            if (series.name == gateway_charts::kAllClasses) ninesGhost.push_back(std::move(series));
+    nines_->setBaseline(ninesGhost);
     nines_->setChart(gateway_charts::latencyNines(s, deadline));
     QStringList lanes;
     const int engines = static_cast<int>(s.engines.size());
