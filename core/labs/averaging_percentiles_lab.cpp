@@ -212,7 +212,7 @@ LabResult AveragingPercentilesLab::run(const Params& params, std::uint64_t seed,
             return r;
         }
         const Measured m = measure(f.odd_share, hosts, mergeAll(hosts), run.percent);
-        run.sweep.x.push_back(m.share);
+        run.sweep.x.push_back(m.share * 100);
         run.sweep.y.push_back(m.errorMs());
         done = next;
     }
@@ -341,7 +341,7 @@ Chart AveragingPercentilesLab::errorChart(const Run& run) {
     Chart c{"error_vs_share",
             "Mean of host " + px + " minus pooled " + px,
             ChartKind::XY,
-            "Odd host's share of traffic (fraction)",
+            "Odd host's share of traffic (%)",
             "Mean of host " + px + " - pooled " + px + " (ms)",
             true,
             false,
@@ -351,14 +351,14 @@ Chart AveragingPercentilesLab::errorChart(const Run& run) {
     constexpr int kPoints = 60;
     for (int i = 0; i <= kPoints; ++i) {
         f.odd_share = kMinShare * std::pow(kMaxShare / kMinShare, static_cast<double>(i) / kPoints);
-        form.x.push_back(f.odd_share);
+        form.x.push_back(f.odd_share * 100);  // shares read in percent, as the knob does
         form.y.push_back(f.error(run.p()));
     }
     c.series.push_back(std::move(form));
     c.series.push_back(run.sweep);
     if (run.main)
         c.series.push_back(
-            Series{"this run", SeriesRole::Simulated, {run.main->share}, {run.main->errorMs()}});
+            Series{"this run", SeriesRole::Simulated, {run.main->share * 100}, {run.main->errorMs()}});
     return c;
 }
 
