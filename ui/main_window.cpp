@@ -207,6 +207,7 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
         gatewayPage_->layout()->addWidget(gateway_);
         connect(gateway_, &GatewayView::frameDrawn, this, &MainWindow::updateSaveRun);
         undo_->addStack(gateway_->knobPanel()->undoStack());
+        gateway_->knobPanel()->setVisible(sidePanelAct_->isChecked());
         if (!gatewaySplitter_.isEmpty())
             if (auto* split = gateway_->findChild<QSplitter*>("gatewaySplitter"))
                 split->restoreState(gatewaySplitter_);
@@ -430,13 +431,16 @@ void MainWindow::buildActions() {
     view->addActions({labsAct, gatewayAct});
     // On a small screen the charts may want the whole width: the labs and knobs fold away and
     // come back where they were.
-    sidePanelAct_ = new QAction(tr("Labs and &Parameters Panel"), this);
+    sidePanelAct_ = new QAction(tr("&Side Panel (Labs and Knobs)"), this);
     sidePanelAct_->setObjectName("sidePanelAction");
     sidePanelAct_->setCheckable(true);
     sidePanelAct_->setChecked(true);
     sidePanelAct_->setShortcut(QKeySequence(Qt::Key_F9));
-    sidePanelAct_->setToolTip(tr("Show or hide the lab list and the knobs (F9)"));
-    connect(sidePanelAct_, &QAction::toggled, sidePanel_, &QWidget::setVisible);
+    sidePanelAct_->setToolTip(tr("Show or hide the lab list and the knobs, on both tabs (F9)"));
+    connect(sidePanelAct_, &QAction::toggled, this, [this](bool shown) {
+        sidePanel_->setVisible(shown);
+        if (gateway_) gateway_->knobPanel()->setVisible(shown);
+    });
     view->addAction(sidePanelAct_);
     view->addSeparator();
     QMenu* theme = view->addMenu(tr("&Theme"));

@@ -171,7 +171,7 @@ class MainWindow : public QMainWindow {
     QTabWidget* tabs_ = nullptr;
     QWidget* gatewayPage_ = nullptr;  // holds gateway_ once built
     QWidget* sidePanel_ = nullptr;     // the lab tree over the knobs
-    QAction* sidePanelAct_ = nullptr;  // View -> Labs and Parameters Panel (F9)
+    QAction* sidePanelAct_ = nullptr;  // View -> Side Panel (F9): labs' left column, gateway's knobs
     GatewayView* gateway_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;

@@ -247,6 +247,7 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
         EXPECT_FALSE(split->isVisible());
         EXPECT_GT(window.chartArea()->width(), chartsWide + 200);
         window.openGateway(std::nullopt, false);
+        EXPECT_FALSE(window.gatewayView()->knobPanel()->isVisible()) << "the gateway's knobs fold too";
         window.saveSettings(settings);
     }
     settings.sync();
@@ -262,6 +263,7 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
     window.findChild<QAction*>("sidePanelAction")->trigger();
     QApplication::processEvents();
     EXPECT_TRUE(window.findChild<QSplitter*>("labsSplitter")->isVisible());
+    EXPECT_TRUE(window.gatewayView()->knobPanel()->isVisibleTo(window.gatewayView()));
     EXPECT_EQ(window.findChild<QSplitter*>("labsSplitter")->sizes(), sizes);
     EXPECT_TRUE(MainWindow::lastScenario(settings).endsWith("hedge-idle.json"))
         << MainWindow::lastScenario(settings).toStdString();
