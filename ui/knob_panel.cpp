@@ -139,13 +139,18 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
     debounce_->setInterval(kDebounceMs);
-    connect(debounce_, &QTimer::timeout, this, &KnobPanel::edited);
+    connect(debounce_, &QTimer::timeout, this, [this] {
+        if (!trailing_) return;
+        trailing_ = false;
+        emit edited();
+    });
     connect(seed_, &QSpinBox::valueChanged, this, &KnobPanel::onEdit);
     connect(reset, &QPushButton::clicked, this, &KnobPanel::resetToScenario);
 }
 
 void KnobPanel::setScenario(const Scenario& scenario, const std::string& mainKnob) {
     debounce_->stop();
+    trailing_ = false;
     scenario_ = scenario;
     mainKnob_ = mainKnob;
     editors_.clear();
@@ -307,7 +312,19 @@ void KnobPanel::refreshMarks() {
     }
 }
 
-void KnobPanel::onEdit() { debounce_->start(); }
+void KnobPanel::onEdit() {
+    // Leading edge: the first edit after a quiet spell runs at once, so a click or a key reads
+    // as instant; edits that follow within kDebounceMs (a drag) merge into one run after the
+    // last of them.
+    if (!debounce_->isActive()) {
+        trailing_ = false;
+        debounce_->start();
+        emit edited();
+        return;
+    }
+    trailing_ = true;
+    debounce_->start();
+}
 
 Scenario KnobPanel::editedScenario() const {
     Scenario s = scenario_;
@@ -343,7 +360,7 @@ void KnobPanel::resetToScenario() {
     if (!anyDiffers) {
         const QSignalBlocker block(seed_);
         seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario_.seed, INT_MAX)));
-        debounce_->start();
+        onEdit();
         return;
     }
     undo_->beginMacro(tr("Reset knobs"));
@@ -359,7 +376,7 @@ void KnobPanel::resetToScenario() {
     refreshMarks();
     const QSignalBlocker block(seed_);
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario_.seed, INT_MAX)));
-    debounce_->start();
+    onEdit();
 }
 
 }  // namespace taillab::ui

@@ -1,6 +1,7 @@
 // The selected scenario's knobs: one labelled KnobEditor per KnobSpec (the lab's main knob in
 // bold, advanced knobs behind a collapsible "More" section), the seed, and a reset button.
-// Edits are debounced: edited() fires once, kDebounceMs after the last change.
+// Edits are debounced on both edges: the first edit after a quiet spell fires edited() at once,
+// and edits within kDebounceMs of one another fire it once more, kDebounceMs after the last.
 //
 // A knob whose value differs from the scenario's is marked ("●" before its label, the property
 // "modified" set) and shows a reset button that puts that knob alone back. Every knob edit is
@@ -78,6 +79,7 @@ class KnobPanel : public QWidget {
     QSpinBox* seed_ = nullptr;
     QLabel* heading_ = nullptr;
     QTimer* debounce_ = nullptr;
+    bool trailing_ = false;  // an edit arrived while debounce_ ran: fire edited() when it ends
 };
 
 }  // namespace taillab::ui

@@ -138,6 +138,28 @@ TEST(KnobPanelTest, AKnobUnusedInTheCurrentModeIsDisabledWithTheReason) {
     EXPECT_TRUE(delay->toolTip().contains("not used while Hedge is immediate"));
 }
 
+// A lone edit runs at once (no debounce delay before a click or key press shows); a burst of
+// edits (a drag) runs at its start and once more after its last edit, not once per step.
+TEST(KnobPanelTest, EditsRunOnTheLeadingEdgeAndOnceAfterABurst) {
+    const Scenario s = loadScenarioFile(std::string(TAILLAB_SCENARIO_DIR) + "/labs/fanout.json");
+    KnobPanel panel;
+    panel.setScenario(s, "backends");
+    QSignalSpy edited(&panel, &KnobPanel::edited);
+    KnobEditor* editor = panel.editor("backends");
+    ASSERT_NE(editor, nullptr);
+    QSlider* slider = editor->slider();
+    ASSERT_NE(slider, nullptr);
+    slider->setValue(slider->value() + 1);
+    EXPECT_EQ(edited.count(), 1) << "at once, not after the debounce";
+    QTest::qWait(KnobPanel::kDebounceMs * 4);
+    EXPECT_EQ(edited.count(), 1) << "nothing trails a lone edit";
+    for (int i = 0; i < 10; ++i) slider->setValue(slider->value() + 1);
+    EXPECT_EQ(edited.count(), 2) << "the burst's first step";
+    QTest::qWait(KnobPanel::kDebounceMs * 4);
+    EXPECT_EQ(edited.count(), 3) << "one more after the burst's last step";
+    EXPECT_EQ(panel.editedScenario().params.real("backends"), editor->value());
+}
+
 // A choice reads in words ("backup only"); the value a scenario file holds stays the item's data.
 TEST(KnobPanelTest, ChoicesReadInWords) {
     const Scenario s = loadScenarioFile(std::string(TAILLAB_SCENARIO_DIR) + "/labs/hedge-loaded.json");
