@@ -190,6 +190,7 @@ TEST_F(GatewayViewTest, TheNinesChartSitsBesideThePercentilesPerWindow) {
         QApplication::processEvents();
         // A pane more in the row, and the window still as narrow as asked.
         EXPECT_EQ(window_->width(), size.width()) << "the layout asks for more than the window has";
+        EXPECT_EQ(window_->height(), size.height()) << "the layout asks for more height than the window has";
         ASSERT_TRUE(nines->isVisible()) << size.width();
         ASSERT_TRUE(percentiles->isVisible()) << size.width();
         const QRect n(nines->mapTo(view_, QPoint(0, 0)), nines->size());

@@ -244,7 +244,7 @@ QWidget* GatewayView::buildRunPage() {
 
 void GatewayView::addChart(const std::string& id, ChartView* view) {
     view->setObjectName(QString::fromStdString(id));
-    view->setMinimumSize(300, 220);
+    view->setMinimumSize(300, 216);  // two rows of these fit a 1280x720 window
     charts_[id] = view;
     view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(view, &ChartView::activated, this, [this, id] { setCurrentChart(id); });
