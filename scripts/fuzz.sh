@@ -21,7 +21,7 @@ targets=(scenario set_override vary latency_log hgrm)
 
 # clang 16, not Debian 12's default 14: clang 14 cannot capture a structured binding in a lambda
 # (core/scenario/timeline_parse.cpp does), a C++20 feature clang gained in 16.
-packages=(cmake make clang-16 libclang-rt-16-dev nlohmann-json3-dev libicu-dev)
+packages=(cmake make clang-16 libclang-rt-16-dev nlohmann-json3-dev libicu-dev libboost-dev)
 
 # shellcheck source=install_missing.sh
 . "$here/scripts/install_missing.sh"

@@ -1,0 +1,82 @@
+#include "live/address.h"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace taillab::live {
+namespace {
+
+[[noreturn]] void fail(std::string_view what, std::string_view text, std::string_view why) {
+    throw std::invalid_argument(std::string(what) + " '" + std::string(text) + "': " + std::string(why));
+}
+
+bool isIpv4(std::string_view s) {
+    int parts = 0;
+    while (true) {
+        std::size_t n = 0;
+        unsigned value = 0;
+        while (n < s.size() && s[n] >= '0' && s[n] <= '9' && n < 4) value = value * 10 + (s[n++] - '0');
+        if (n == 0 || n > 3 || value > 255) return false;
+        ++parts;
+        s.remove_prefix(n);
+        if (s.empty()) return parts == 4;
+        if (s.front() != '.' || parts == 4) return false;
+        s.remove_prefix(1);
+    }
+}
+
+std::string hostOf(std::string_view host, std::string_view what, std::string_view text) {
+    if (host.empty() || host == "localhost") return "127.0.0.1";
+    if (!isIpv4(host))
+        fail(what, text, "the host must be a dotted IPv4 address or localhost, not '" + std::string(host) + "'");
+    return std::string(host);
+}
+
+std::uint16_t portOf(std::string_view port, std::string_view what, std::string_view text) {
+    unsigned value = 0;
+    const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (port.empty() || ec != std::errc{} || end != port.data() + port.size() || value > 65535)
+        fail(what, text, "the port must be a number from 0 to 65535, not '" + std::string(port) + "'");
+    return static_cast<std::uint16_t>(value);
+}
+
+}  // namespace
+
+HostPort parseListen(std::string_view text) {
+    constexpr std::string_view what = "listen address";
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return HostPort{"127.0.0.1", portOf(text, what, text)};
+    return HostPort{hostOf(text.substr(0, colon), what, text), portOf(text.substr(colon + 1), what, text)};
+}
+
+Url parseUrl(std::string_view text) {
+    constexpr std::string_view what = "URL";
+    constexpr std::string_view scheme = "http://";
+    if (text.substr(0, 8) == "https://") fail(what, text, "live mode speaks plain HTTP on loopback; use http://");
+    if (text.substr(0, scheme.size()) != scheme) fail(what, text, "it must start with http://");
+    std::string_view rest = text.substr(scheme.size());
+    const std::size_t slash = rest.find_first_of("/?");
+    std::string_view authority = rest.substr(0, slash);
+    Url url;
+    if (slash != std::string_view::npos) {
+        const std::string_view target = rest.substr(slash);
+        url.target = target.front() == '?' ? "/" + std::string(target) : std::string(target);
+    }
+    if (authority.find('@') != std::string_view::npos) fail(what, text, "a user name or password is not supported");
+    if (authority.empty()) fail(what, text, "it names no host");
+    const std::size_t colon = authority.rfind(':');
+    if (colon == std::string_view::npos) {
+        url.at = HostPort{hostOf(authority, what, text), 80};
+    } else {
+        url.at = HostPort{hostOf(authority.substr(0, colon), what, text),
+                          portOf(authority.substr(colon + 1), what, text)};
+        if (url.at.port == 0) fail(what, text, "port 0 cannot be called");
+    }
+    return url;
+}
+
+std::string toString(const HostPort& at) { return at.host + ":" + std::to_string(at.port); }
+
+std::string toString(const Url& url) { return "http://" + toString(url.at) + url.target; }
+
+}  // namespace taillab::live
