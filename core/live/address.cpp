@@ -60,7 +60,10 @@ Url parseUrl(std::string_view text) {
     Url url;
     if (slash != std::string_view::npos) {
         const std::string_view target = rest.substr(slash);
-        url.target = target.front() == '?' ? "/" + std::string(target) : std::string(target);
+        url.target.reserve(target.size() + 1);
+        if (target.front() == '?') url.target = "/";
+        else url.target.clear();
+        url.target.append(target);
     }
     if (authority.find('@') != std::string_view::npos) fail(what, text, "a user name or password is not supported");
     if (authority.empty()) fail(what, text, "it names no host");
