@@ -60,10 +60,9 @@ Url parseUrl(std::string_view text) {
     Url url;
     if (slash != std::string_view::npos) {
         const std::string_view target = rest.substr(slash);
-        url.target.reserve(target.size() + 1);
-        if (target.front() == '?') url.target = "/";
-        else url.target.clear();
-        url.target.append(target);
+        url.target.clear();
+        if (target.front() == '?') url.target.push_back('/');
+        url.target.append(target.data(), target.size());
     }
     if (authority.find('@') != std::string_view::npos) fail(what, text, "a user name or password is not supported");
     if (authority.empty()) fail(what, text, "it names no host");
