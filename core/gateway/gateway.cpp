@@ -22,6 +22,9 @@ struct Gateway::Req {
     std::uint32_t generation = 0;
     bool live = false, done = false, background = false, holdsSlot = false, queued = false;
     bool pinned = false, leader = false, probe = false, zeroOk = false, hasRate = false;
+    // How the answer was found, for the response: from the cache (fresh or stale), or from
+    // another request's upstream call (a coalesced waiter).
+    bool cacheHit = false, staleHit = false, coalesced = false;
     Lane lane = Lane::Interactive;
     Endpoint endpoint = Endpoint::Lite;
     Region region = Region::EU;
@@ -362,10 +365,10 @@ void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t) {
 
 void Gateway::serve(Time now, std::uint32_t r, Time t, const RankedResults* results, bool cached,
                     bool stale) {
-    (void)cached;
-    (void)stale;
     metrics_.enter(Stage::Merge);
-    const Req& q = reqs_[r];
+    Req& q = reqs_[r];
+    q.cacheHit = cached;
+    q.staleHit = stale;
     if (t > q.deadline)  // the stages before merge used up what the deadline left
         return finish(now, r, Outcome::DeadlineMissed, t, nullptr, kRetryAfter503,
                       "the deadline passed before the answer could be merged");
@@ -646,6 +649,7 @@ void Gateway::completeFlight(Time now, std::uint32_t r,
                 work.shared_answer = true;
                 at = stage(Stage::Cache, now, x, work);
             }
+            x.coalesced = true;
             serve(now, w, at, answer.get(), false, false);
         } else {
             startEngines(now, w, now);  // the leader failed: go on alone
@@ -731,6 +735,9 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     out.region = q.region;
     out.query_class = q.cls;
     out.probe = q.probe;
+    out.cache_hit = q.cacheHit;
+    out.stale = q.staleHit;
+    out.coalesced = q.coalesced;
     out.accepted = q.accepted;
     out.at = at;
     out.latency = latency;

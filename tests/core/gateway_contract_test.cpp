@@ -191,6 +191,8 @@ TEST(GatewayContract, CoalescedWaitersGetTheLeadersAnswer) {
         EXPECT_EQ(s.results.size(), 5u);
         EXPECT_EQ(s.results[4].url, "https://example.org/p/4");
         latency[s.r.trace] = s.r.latency;
+        EXPECT_EQ(s.r.coalesced, s.r.trace != 1) << "trace " << s.r.trace;  // 1 led the flight
+        EXPECT_FALSE(s.r.cache_hit);
     }
     EXPECT_EQ(latency[1], ms(80));
     EXPECT_EQ(latency[2], ms(75));
@@ -436,6 +438,9 @@ TEST(GatewayContract, AStaleEntryIsServedAndRefreshedInTheBackground) {
     h.gw.onRequest(later, request(2, "github.com"));
     ASSERT_EQ(h.port.responses.size(), 2u);
     EXPECT_EQ(h.port.responses[1].results[0].title, "title old0");  // served stale at once
+    EXPECT_FALSE(h.port.responses[0].r.cache_hit);
+    EXPECT_TRUE(h.port.responses[1].r.cache_hit);
+    EXPECT_TRUE(h.port.responses[1].r.stale);
     ASSERT_EQ(h.port.started.size(), 2u);
     EXPECT_EQ(h.port.started[1].role, CallRole::Refresh);
     h.gw.onAnswer(later + ms(40), h.port.started[1].id, answerWith(*second, h.port.started[1].cache_key));
@@ -443,6 +448,8 @@ TEST(GatewayContract, AStaleEntryIsServedAndRefreshedInTheBackground) {
     h.gw.onRequest(later + ms(100), request(3, "github.com"));
     ASSERT_EQ(h.port.responses.size(), 3u);
     EXPECT_EQ(h.port.responses[2].results[0].title, "title new0");
+    EXPECT_TRUE(h.port.responses[2].r.cache_hit);
+    EXPECT_FALSE(h.port.responses[2].r.stale);
     EXPECT_EQ(h.port.started.size(), 2u);
 }
 
