@@ -1,0 +1,68 @@
+// The gateway's HTTP face, apart from sockets: a client's search request read into the gateway's
+// Request, and the gateway's Response written as an HTTP answer (PROTOCOL.md). Pure functions, so
+// every status, header and body shape is tested without a server; the live server only moves
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "base/time.h"
+#include "gateway/contract.h"
+
+namespace taillab::live {
+
+// An HTTP answer, ready to be written: status, headers beyond Content-Type/Length, JSON body.
+struct HttpReply {
+    int status = 200;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    std::optional<std::string_view> header(std::string_view name) const;
+};
+
+// What the server hands over of a request to /search/*.
+struct HttpRequestParts {
+    std::string_view method;
+    std::string_view target;         // path (and query string)
+    std::string_view authorization;  // the Authorization header, "" if absent
+    std::string_view region;         // X-Region, "" if absent
+    std::string_view request_id;     // X-Request-Id, "" if absent
+    std::string_view content_type;   // "" if absent
+    std::string_view body;
+};
+
+// A search request that passed the HTTP layer's checks; owns its strings. The gateway judges the
+// rest (unknown key: 401; max_results outside 1..50 or an empty query: 400), so those answers go
+// through its accounting like any other.
+struct SearchRequest {
+    gateway::Endpoint endpoint = gateway::Endpoint::Lite;
+    std::string api_key;
+    std::string query;
+    std::string language = "en";
+    int max_results = 10;
+    std::optional<gateway::Region> region_pin;
+    std::optional<std::uint64_t> request_id;
+    // The gateway's view, valid while this object lives.
+    gateway::Request view(std::uint64_t trace, Time accepted) const;
+};
+
+// Reads a request to /search/lite or /search/fast. On a problem the HTTP layer itself answers
+// (404 for another path, 405 for another method, 415 for a body that is not JSON by its
+// Content-Type, 400 for a body or header that does not parse, naming the JSON path or header),
+// returns that reply, with `latency` as its latency_ms.
+std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Duration latency);
+
+// {"error": error, "message": message, "latency_ms": ...} with the given status.
+HttpReply errorReply(int status, std::string_view error, std::string_view message, Duration latency,
+                     std::optional<Duration> retry_after = std::nullopt);
+
+// The gateway's response as HTTP: 200 with the results, or the error with its status;
+// Retry-After on 429 and 503 and the X-RateLimit-* fields whenever the gateway gave them.
+HttpReply writeResponse(const gateway::Response& response);
+
+}  // namespace taillab::live

@@ -1,0 +1,148 @@
+#include "live/search_api.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace taillab::live {
+namespace {
+
+using nlohmann::json;
+
+HttpRequestParts post(std::string_view body, std::string_view target = "/search/lite") {
+    HttpRequestParts p;
+    p.method = "POST";
+    p.target = target;
+    p.authorization = "Bearer key-a";
+    p.content_type = "application/json";
+    p.body = body;
+    return p;
+}
+
+// The error reply's status and message, or {0, ""} when the request was read.
+std::pair<int, std::string> problem(const HttpRequestParts& p) {
+    auto out = readSearch(p, fromMs(0.25));
+    if (std::holds_alternative<SearchRequest>(out)) return {0, ""};
+    const HttpReply& r = std::get<HttpReply>(out);
+    const json body = json::parse(r.body);
+    EXPECT_EQ(body["latency_ms"], 0.25);
+    return {r.status, body["message"].get<std::string>()};
+}
+
+TEST(SearchApi, ReadsAWellFormedSearch) {
+    HttpRequestParts p = post(R"({"query": "penguins", "language": "de", "max_results": 7})", "/search/fast");
+    p.region = "apac";
+    p.request_id = "42";
+    auto out = readSearch(p, {});
+    ASSERT_TRUE(std::holds_alternative<SearchRequest>(out));
+    const SearchRequest& s = std::get<SearchRequest>(out);
+    EXPECT_EQ(s.endpoint, gateway::Endpoint::Fast);
+    EXPECT_EQ(s.api_key, "key-a");
+    EXPECT_EQ(s.query, "penguins");
+    EXPECT_EQ(s.language, "de");
+    EXPECT_EQ(s.max_results, 7);
+    EXPECT_EQ(s.region_pin, gateway::Region::APAC);
+    EXPECT_EQ(s.request_id, 42u);
+    const gateway::Request r = s.view(42, fromMs(3));
+    EXPECT_EQ(r.query, "penguins");
+    EXPECT_EQ(r.accepted, fromMs(3));
+    // Defaults; a missing key is left to the gateway (its 401 is counted like any answer).
+    HttpRequestParts bare = post(R"({"query": "x"})");
+    bare.authorization = "";
+    bare.content_type = "";
+    auto d = readSearch(bare, {});
+    ASSERT_TRUE(std::holds_alternative<SearchRequest>(d));
+    EXPECT_EQ(std::get<SearchRequest>(d).language, "en");
+    EXPECT_EQ(std::get<SearchRequest>(d).max_results, 10);
+    EXPECT_EQ(std::get<SearchRequest>(d).api_key, "");
+}
+
+TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
+    EXPECT_EQ(problem(post("{}", "/search/slow")).first, 404);
+    HttpRequestParts get = post("{}");
+    get.method = "GET";
+    EXPECT_EQ(problem(get), (std::pair<int, std::string>{405, "/search/lite takes POST, not GET"}));
+    HttpRequestParts form = post("query=x");
+    form.content_type = "application/x-www-form-urlencoded";
+    EXPECT_EQ(problem(form).first, 415);
+    EXPECT_EQ(problem(post(R"({"query": "x"})", "/search/lite?q=x")).first, 400);
+    HttpRequestParts basic = post(R"({"query": "x"})");
+    basic.authorization = "Basic a2V5";
+    EXPECT_EQ(problem(basic).second, "Authorization must be 'Bearer <API key>'");
+    HttpRequestParts region = post(R"({"query": "x"})");
+    region.region = "Mars";
+    EXPECT_EQ(problem(region).second, "X-Region must be EU, US or APAC, not 'Mars'");
+    HttpRequestParts id = post(R"({"query": "x"})");
+    id.request_id = "12a";
+    EXPECT_EQ(problem(id).first, 400);
+    const auto notJson = problem(post(R"({"query": "x",})"));
+    EXPECT_EQ(notJson.first, 400);
+    EXPECT_EQ(notJson.second.rfind("the body is not valid JSON at line 1, column 15: ", 0), 0u)
+        << notJson.second;
+    EXPECT_EQ(problem(post("[1]")).second, "$: the body must be a JSON object");
+    EXPECT_EQ(problem(post(R"({"query": 3})")).second, "$.query must be a string");
+    EXPECT_EQ(problem(post(R"({"language": "en"})")).second, "$.query is missing");
+    EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 2.5})")).second,
+              "$.max_results must be an integer from 1 to 50");
+    EXPECT_EQ(problem(post(R"({"query": "x", "maxResults": 5})")).second,
+              "$.maxResults is not a field of a search (query, language, max_results)");
+    EXPECT_EQ(problem(post(R"({"query": "x", "language": ""})")).first, 400);
+    // Out of range but an integer: the gateway's own 400, through its accounting.
+    EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 80})")).first, 0);
+}
+
+TEST(SearchApi, ErrorBodiesAreJsonEvenForBytesThatAreNotUtf8) {
+    HttpRequestParts region = post(R"({"query": "x"})");
+    region.region = "\xff\xfe";
+    auto out = readSearch(region, {});
+    ASSERT_TRUE(std::holds_alternative<HttpReply>(out));
+    EXPECT_TRUE(json::accept(std::get<HttpReply>(out).body));
+}
+
+TEST(SearchApi, AnswersCarryResultsLatencyAndTheirHeaders) {
+    gateway::RankedResults ranked;
+    for (int i = 0; i < 4; ++i)
+        ranked.items.push_back({"t" + std::to_string(i), "https://e.org/" + std::to_string(i), "s", 1.0 - i * 0.1});
+    gateway::Response ok;
+    ok.status = 200;
+    ok.results = &ranked;
+    ok.result_count = 3;
+    ok.latency = fromMs(12.3456);
+    ok.cache_hit = true;
+    ok.stale = true;
+    ok.query_class = gateway::QueryClass::News;
+    ok.region = gateway::Region::US;
+    ok.rate_limit = gateway::RateLimitFields{100, 37, fromMs(1500)};
+    const HttpReply r = writeResponse(ok);
+    EXPECT_EQ(r.status, 200);
+    const json body = json::parse(r.body);
+    ASSERT_EQ(body["results"].size(), 3u);
+    EXPECT_EQ(body["results"][2]["url"], "https://e.org/2");
+    EXPECT_EQ(body["latency_ms"], 12.346);
+    EXPECT_EQ(body["cache"], "stale");
+    EXPECT_EQ(body["class"], "news_live");
+    EXPECT_EQ(body["region"], "US");
+    EXPECT_EQ(r.header("X-RateLimit-Limit"), "100");
+    EXPECT_EQ(r.header("x-ratelimit-remaining"), "37");
+    EXPECT_EQ(r.header("X-RateLimit-Reset"), "2");  // rounded up: never early
+    EXPECT_FALSE(r.header("Retry-After"));
+
+    gateway::Response late;
+    late.status = 503;
+    late.outcome = gateway::Outcome::DeadlineMissed;
+    late.error = "deadline_missed";
+    late.message = "the deadline passed";
+    late.retry_after = std::chrono::seconds(1);
+    late.latency = fromMs(700);
+    const HttpReply l = writeResponse(late);
+    EXPECT_EQ(l.status, 503);
+    EXPECT_EQ(l.header("Retry-After"), "1");
+    EXPECT_FALSE(l.header("X-RateLimit-Limit"));  // no key known
+    const json lb = json::parse(l.body);
+    EXPECT_EQ(lb["error"], "deadline_missed");
+    EXPECT_EQ(lb["latency_ms"], 700);
+    EXPECT_FALSE(lb.contains("results"));  // never an empty 200
+}
+
+}  // namespace
+}  // namespace taillab::live
