@@ -15,7 +15,7 @@ jobs=${TAILLAB_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 packages=(cmake g++ make pkg-config
           qt6-base-dev qt6-svg-dev libqt6svg6 libgl1-mesa-dev libqcustomplot-dev
-          nlohmann-json3-dev libicu-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
+          nlohmann-json3-dev libicu-dev libboost-dev prometheus libgtest-dev libgmock-dev libbenchmark-dev
           xvfb xauth fonts-dejavu-core)
 
 # shellcheck source=install_missing.sh

@@ -1,0 +1,16 @@
+// /metrics: a gateway snapshot in Prometheus text exposition format (version 0.0.4), for the live
+// gateway. Latency is a histogram per query class in seconds, read from the snapshot's HDR
+// histograms (bucket counts are exact up to the HDR histogram's precision, 3 significant digits;
+// _sum is the HDR mean times the count); everything else is counters and gauges named after the
+// snapshot's fields. `promtool check metrics` accepts the output (tested).
+#pragma once
+
+#include <string>
+
+#include "gateway/snapshot.h"
+
+namespace taillab::live {
+
+std::string prometheusText(const gateway::GatewaySnapshot& s);
+
+}  // namespace taillab::live
