@@ -105,6 +105,7 @@ struct UpstreamCall {
     CallRole role = CallRole::Primary;
     QueryClass query_class = QueryClass::Evergreen;
     std::string_view query;   // normalized text; valid for the duration of startCall()
+    std::string_view lang;    // the client's language tag; valid for the duration of startCall()
     std::uint64_t cache_key = 0;
     int fetch_count = 10;     // the maxResults bucket to fetch
     Time at{};                // when the call leaves the gateway (>= the input's now)

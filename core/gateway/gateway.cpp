@@ -41,7 +41,7 @@ struct Gateway::Req {
     RateLimitFields rate;
     std::string query;  // raw while waiting in the batch lane, then normalized
     CompilerMemo::Ref analysis;  // from prefetch(), when there was one
-    std::string lang;   // kept only while waiting in the batch lane
+    std::string lang;   // the client's language tag, sent upstream with the query
 };
 
 struct Gateway::Call {
@@ -299,7 +299,6 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
             problem = detail;
         }
     }
-    q.lang.clear();
     t = stage(Stage::Compiler, t, q);
     if (!problem.empty()) return finish(now, r, Outcome::BadRequest, t, nullptr, {}, problem);
     metrics_.pass(Stage::Compiler);
@@ -357,6 +356,7 @@ void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t) {
     bg.fetchCount = q.fetchCount;
     bg.cacheKey = q.cacheKey;
     bg.query.assign(q.query);
+    bg.lang.assign(q.lang);
     bg.accepted = t;
     bg.deadline = t + deadline_.total;
     ++metrics_.totals.refresh_calls;
@@ -443,6 +443,7 @@ bool Gateway::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
     out.role = role;
     out.query_class = q.cls;
     out.query = q.query;
+    out.lang = q.lang;
     out.cache_key = q.cacheKey;
     out.fetch_count = q.fetchCount;
     out.at = at;

@@ -503,3 +503,36 @@ TEST(GatewayContract, EnginesAreConfiguredNotAFixedThree) {
 
 }  // namespace
 }  // namespace taillab::gateway
+
+namespace taillab::gateway {
+namespace {
+
+// An upstream answers in the client's language: the call carries the request's language tag,
+// and so does a background refresh of its cache entry.
+TEST(GatewayContract, UpstreamCallsCarryTheClientsLanguage) {
+    struct LangPort : FakePort {
+        std::vector<std::string> langs;
+        void startCall(const UpstreamCall& call) override {
+            FakePort::startCall(call);
+            langs.emplace_back(call.lang);
+        }
+    };
+    LangPort port;
+    Gateway gw(baseConfig(), 7, port);
+    Request r = request(1, "github.com");
+    r.lang = "de";
+    gw.onRequest(ms(0), r);
+    ASSERT_EQ(port.langs.size(), 1u);
+    EXPECT_EQ(port.langs[0], "de");
+    const auto body = page(5);
+    gw.onAnswer(ms(40), port.started[0].id, answerWith(*body, port.started[0].cache_key));
+    Request again = request(2, "github.com");
+    again.lang = "de";
+    gw.onRequest(fromSeconds(6 * 3600 + 60), again);  // stale: served, refreshed in the background
+    ASSERT_EQ(port.langs.size(), 2u);
+    EXPECT_EQ(port.started[1].role, CallRole::Refresh);
+    EXPECT_EQ(port.langs[1], "de");
+}
+
+}  // namespace
+}  // namespace taillab::gateway
