@@ -102,7 +102,8 @@ TEST(SearchApi, ErrorBodiesAreJsonEvenForBytesThatAreNotUtf8) {
 TEST(SearchApi, AnswersCarryResultsLatencyAndTheirHeaders) {
     gateway::RankedResults ranked;
     for (int i = 0; i < 4; ++i)
-        ranked.items.push_back({"t" + std::to_string(i), "https://e.org/" + std::to_string(i), "s", 1.0 - i * 0.1});
+        ranked.items.push_back({std::string("t").append(std::to_string(i)),
+                                std::string("https://e.org/").append(std::to_string(i)), "s", 1.0 - i * 0.1});
     gateway::Response ok;
     ok.status = 200;
     ok.results = &ranked;

@@ -1,0 +1,46 @@
+// The gateway's side of the upstream protocol (PROTOCOL.md), apart from sockets: an upstream call
+// written as an HTTP request, and an engine's HTTP answer read into what the gateway judges
+// (gateway/answer.h). The emulated fleet speaks the other side.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gateway/answer.h"
+#include "gateway/contract.h"
+
+namespace taillab::live {
+
+struct UpstreamRequest {
+    std::string body;  // {"query": ..., "language": ..., "max_results": ...}
+    std::vector<std::pair<std::string, std::string>> headers;  // the X-TailLab-* headers
+};
+
+// The request for `call` (its query and language are copied: the views die with startCall()).
+UpstreamRequest upstreamRequest(const gateway::UpstreamCall& call);
+
+// An engine's answer, owning its page.
+struct UpstreamReply {
+    gateway::CallFailure failure = gateway::CallFailure::None;
+    std::shared_ptr<gateway::ResultBody> page;
+    std::uint64_t echo = 0;
+    int http_status = 200;
+    std::string problem;  // for a bad payload: what did not parse, and where
+    // The gateway's view, valid while this object lives.
+    gateway::UpstreamAnswer answer() const;
+};
+
+// Reads an answer that arrived: a status other than 200 is an HTTP error; a 200 body that is not
+// a result page (not JSON, not an object, a field of the wrong type, an unknown page kind) is a
+// bad payload. Items are taken as they come; whether they make a valid answer (complete, absolute
+// URLs, not a block page, not empty) is validation's judgement, not the wire's.
+UpstreamReply readUpstreamReply(int status, std::string_view body);
+
+// The failures that arrive without a body.
+UpstreamReply upstreamFailure(gateway::CallFailure failure);
+
+}  // namespace taillab::live

@@ -1,0 +1,81 @@
+#include "live/upstream_wire.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway/validation.h"
+
+namespace taillab::live {
+namespace {
+
+using gateway::CallFailure;
+
+TEST(UpstreamWire, ACallBecomesABodyAndTheTwinHeaders) {
+    gateway::UpstreamCall call;
+    call.trace = 99;
+    call.role = gateway::CallRole::Hedge;
+    call.region = gateway::Region::APAC;
+    call.egress_ip = 3;
+    call.query_class = gateway::QueryClass::News;
+    call.query = "election results";
+    call.lang = "fr";
+    call.fetch_count = 20;
+    call.cache_key = 0xabc;
+    const UpstreamRequest r = upstreamRequest(call);
+    const auto body = nlohmann::json::parse(r.body);
+    EXPECT_EQ(body["query"], "election results");
+    EXPECT_EQ(body["language"], "fr");
+    EXPECT_EQ(body["max_results"], 20);
+    const std::vector<std::pair<std::string, std::string>> want{
+        {"X-TailLab-Trace", "99"},       {"X-TailLab-Role", "hedge"},
+        {"X-TailLab-Region", "APAC"},    {"X-TailLab-Egress", "3"},
+        {"X-TailLab-Class", "news_live"}, {"X-TailLab-Cache-Key", "0000000000000abc"}};
+    EXPECT_EQ(r.headers, want);
+}
+
+TEST(UpstreamWire, APageIsReadAndJudgedByTheGatewaysValidation) {
+    const UpstreamReply ok = readUpstreamReply(
+        200, R"({"page": "results", "echo": "00000000000000ff", "results": [
+                 {"title": "A", "url": "https://a.org/", "snippet": "a", "score": 0.9},
+                 {"title": "B", "url": "https://b.org/", "snippet": "b", "score": 0.5}]})");
+    ASSERT_EQ(ok.failure, CallFailure::None) << ok.problem;
+    EXPECT_EQ(ok.echo, 0xffu);
+    EXPECT_EQ(ok.page->items().size(), 2u);
+    EXPECT_EQ(gateway::validateAnswer(ok.answer(), false, std::nullopt), gateway::Validity::Valid);
+
+    const UpstreamReply block = readUpstreamReply(200, R"({"page": "block", "results": []})");
+    ASSERT_EQ(block.failure, CallFailure::None);
+    EXPECT_EQ(block.page->kind(), gateway::PageKind::BlockPage);
+    EXPECT_NE(gateway::validateAnswer(block.answer(), false, std::nullopt), gateway::Validity::Valid);
+
+    const UpstreamReply empty = readUpstreamReply(200, R"({"results": []})");
+    EXPECT_NE(gateway::validateAnswer(empty.answer(), false, std::nullopt), gateway::Validity::Valid);
+    EXPECT_EQ(gateway::validateAnswer(empty.answer(), true, std::nullopt), gateway::Validity::Valid);
+
+    // An incomplete item is read, then judged.
+    const UpstreamReply partial = readUpstreamReply(200, R"({"results": [{"url": "https://a.org/"}]})");
+    ASSERT_EQ(partial.failure, CallFailure::None);
+    EXPECT_NE(gateway::validateAnswer(partial.answer(), false, std::nullopt), gateway::Validity::Valid);
+}
+
+TEST(UpstreamWire, WhatIsNotAPageIsAnHttpErrorOrABadPayloadSayingWhere) {
+    EXPECT_EQ(readUpstreamReply(502, "").failure, CallFailure::HttpError);
+    EXPECT_EQ(readUpstreamReply(502, "").http_status, 502);
+    EXPECT_EQ(readUpstreamReply(200, "<html>").problem, "not JSON at byte 1");
+    EXPECT_EQ(readUpstreamReply(200, "[]").problem, "$: not an object");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": 3})").problem, "$.results: missing or not an array");
+    EXPECT_EQ(readUpstreamReply(200, R"({"page": "login", "results": []})").problem,
+              "$.page: unknown page kind 'login'");
+    EXPECT_EQ(readUpstreamReply(200, R"({"echo": "xyz", "results": []})").problem, "$.echo: not up to 16 hex digits");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"title": 1}]})").problem, "$.results[0].title: not a string");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"score": "high"}]})").problem,
+              "$.results[0].score: not a number");
+    const UpstreamReply bad = readUpstreamReply(200, "{");
+    EXPECT_EQ(bad.failure, CallFailure::BadPayload);
+    EXPECT_EQ(bad.answer().page, nullptr);
+    EXPECT_EQ(upstreamFailure(CallFailure::Reset).answer().failure, CallFailure::Reset);
+}
+
+}  // namespace
+}  // namespace taillab::live
