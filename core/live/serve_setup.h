@@ -1,0 +1,29 @@
+// What `taillab-cli serve SCENARIO` builds its gateway from: the same GatewayConfig the
+// simulation builds from the scenario's knobs (its engines, its customers' API keys, every
+// setting), the chart window, and one upstream URL per engine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+#include "gateway/config.h"
+#include "knobs/knob.h"
+#include "live/address.h"
+
+namespace taillab::live {
+
+struct GatewaySetup {
+    gateway::GatewayConfig config;
+    Duration window{};
+};
+
+// Throws std::invalid_argument naming the knobs when they contradict each other.
+GatewaySetup gatewaySetup(const Params& params, std::uint64_t seed);
+
+// "NAME=http://127.0.0.1:PORT/PATH" for each engine of `config`, in any order; returns the URLs
+// in engine order. Throws std::invalid_argument for an unknown engine, an engine given twice or
+// missing, or a bad URL, naming the engines the scenario has.
+std::vector<Url> upstreamUrls(const gateway::GatewayConfig& config, const std::vector<std::string>& args);
+
+}  // namespace taillab::live
