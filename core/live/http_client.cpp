@@ -1,0 +1,401 @@
+// The one translation unit that compiles Beast's client side (Beast is slow to compile; the header
+// keeps it out of every includer).
+#include "live/http_client.h"
+
+#include <sys/socket.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <cerrno>
+#include <deque>
+#include <unordered_map>
+
+namespace taillab::live {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+struct Pool;
+struct Connection;
+
+// A request from request() until it finishes or is cancelled.
+struct Pending {
+    Pending(asio::io_context& io, HttpClient::RequestId id, Pool& pool)
+        : id(id), pool(&pool), timer(io) {}
+    HttpClient::RequestId id;
+    Pool* pool;
+    http::request<http::string_body> message;
+    HttpClient::Callback done;
+    asio::steady_timer timer;
+    Connection* connection = nullptr;  // while it holds one
+    std::optional<SteadyClock::time_point> started;
+    bool reused = false;
+    bool queued = false;    // in its pool's queue (entries that leave early are skipped lazily)
+    bool finished = false;  // answered, failed or cancelled: nothing may touch it again
+};
+
+struct Connection : std::enable_shared_from_this<Connection> {
+    Connection(asio::io_context& io, Pool& pool, std::shared_ptr<HttpClient::Impl> owner)
+        : socket(io), pool(&pool), owner(std::move(owner)) {}
+    tcp::socket socket;
+    boost::beast::flat_buffer buffer;
+    std::optional<http::response_parser<http::string_body>> parser;
+    std::shared_ptr<Pending> current;
+    Pool* pool;
+    // Keeps the client's state (and so the pool) alive while an operation of this connection is
+    // outstanding, even after the HttpClient itself is gone.
+    std::shared_ptr<HttpClient::Impl> owner;
+    bool closed = false;
+};
+
+struct Pool {
+    HostPort at;
+    tcp::endpoint endpoint;
+    std::string hostHeader;
+    std::vector<std::shared_ptr<Connection>> idle;  // most recently used last
+    std::deque<std::shared_ptr<Pending>> queue;
+    std::size_t waiting = 0;  // entries of `queue` still queued
+    std::size_t open = 0;     // connecting, busy and idle
+    std::size_t peakOpen = 0;
+    std::uint64_t opened = 0;
+};
+
+const error_code& httpCategoryProbe() {
+    static const error_code probe = http::error::bad_version;
+    return probe;
+}
+
+HttpFailure classify(const error_code& ec) {
+    if (ec == asio::error::connection_refused) return HttpFailure::Refused;
+    if (ec == asio::error::connection_reset || ec == asio::error::eof ||
+        ec == asio::error::broken_pipe || ec == asio::error::connection_aborted ||
+        ec == http::error::end_of_stream || ec == http::error::partial_message)
+        return HttpFailure::Reset;
+    if (&ec.category() == &httpCategoryProbe().category()) return HttpFailure::Protocol;
+    return HttpFailure::Other;
+}
+
+// A keep-alive connection the server has closed (or written to unasked) is not worth a request:
+// a non-blocking peek tells without consuming anything.
+bool stillUsable(Connection& c) {
+    char byte = 0;
+    const ssize_t n = ::recv(c.socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+bool equalsIgnoringCase(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+        if (lower(a[i]) != lower(b[i])) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string_view toString(HttpFailure failure) {
+    switch (failure) {
+        case HttpFailure::None: return "none";
+        case HttpFailure::Refused: return "refused";
+        case HttpFailure::Reset: return "reset";
+        case HttpFailure::Timeout: return "timeout";
+        case HttpFailure::Protocol: return "protocol";
+        case HttpFailure::Other: return "other";
+    }
+    return "other";
+}
+
+std::optional<std::string_view> HttpResponse::header(std::string_view name) const {
+    for (const auto& [key, value] : headers)
+        if (equalsIgnoringCase(key, name)) return std::string_view(value);
+    return std::nullopt;
+}
+
+struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
+    Impl(asio::io_context& io, HttpClientOptions options) : io(io), options(options) {}
+
+    asio::io_context& io;
+    HttpClientOptions options;
+    std::unordered_map<std::string, std::unique_ptr<Pool>> pools;
+    std::unordered_map<RequestId, std::shared_ptr<Pending>> pending;
+    RequestId nextId = 1;
+
+    Pool& poolFor(const HostPort& at) {
+        auto& slot = pools[toString(at)];
+        if (!slot) {
+            slot = std::make_unique<Pool>();
+            slot->at = at;
+            slot->hostHeader = toString(at);
+            error_code ec;
+            const auto address = asio::ip::make_address_v4(at.host, ec);
+            if (!ec) slot->endpoint = tcp::endpoint(address, at.port);
+        }
+        return *slot;
+    }
+
+    bool canOpen(const Pool& pool) const {
+        return options.max_connections_per_host == 0 || pool.open < options.max_connections_per_host;
+    }
+
+    void assign(Pool& pool, const std::shared_ptr<Pending>& p) {
+        while (!pool.idle.empty()) {
+            std::shared_ptr<Connection> c = std::move(pool.idle.back());
+            pool.idle.pop_back();
+            if (stillUsable(*c)) {
+                p->reused = true;
+                begin(c, p);
+                write(c);
+                return;
+            }
+            close(*c);
+        }
+        if (canOpen(pool)) {
+            connect(pool, p);
+            return;
+        }
+        p->queued = true;
+        pool.queue.push_back(p);
+        ++pool.waiting;
+    }
+
+    void begin(const std::shared_ptr<Connection>& c, const std::shared_ptr<Pending>& p) {
+        c->current = p;
+        p->connection = c.get();
+        p->started = SteadyClock::now();
+    }
+
+    void connect(Pool& pool, const std::shared_ptr<Pending>& p) {
+        auto c = std::make_shared<Connection>(io, pool, shared_from_this());
+        ++pool.open;
+        ++pool.opened;
+        pool.peakOpen = std::max(pool.peakOpen, pool.open);
+        begin(c, p);
+        if (pool.endpoint.port() == 0) {
+            failSoon(c, HttpFailure::Other, "'" + pool.hostHeader + "' is not an IPv4 address and port");
+            return;
+        }
+        error_code ec;
+        c->socket.open(tcp::v4(), ec);
+        if (ec) {
+            failSoon(c, classify(ec), ec.message());
+            return;
+        }
+        c->socket.async_connect(pool.endpoint, [this, c, p](const error_code& ec) {
+            if (c->closed) return;
+            if (ec) return fail(c, classify(ec), "connect: " + ec.message());
+            error_code ignored;
+            c->socket.set_option(tcp::no_delay(true), ignored);
+            write(c);
+        });
+    }
+
+    // A failure found before any asynchronous step: reported from the io_context, never from
+    // inside request().
+    void failSoon(const std::shared_ptr<Connection>& c, HttpFailure kind, std::string why) {
+        asio::post(io, [this, c, self = shared_from_this(), kind, why = std::move(why)] {
+            if (!c->closed) fail(c, kind, why);
+        });
+    }
+
+    void write(const std::shared_ptr<Connection>& c) {
+        std::shared_ptr<Pending> p = c->current;
+        http::async_write(c->socket, p->message, [this, c, p](const error_code& ec, std::size_t) {
+            if (c->closed) return;
+            if (ec) return fail(c, classify(ec), "write: " + ec.message());
+            read(c);
+        });
+    }
+
+    void read(const std::shared_ptr<Connection>& c) {
+        c->parser.emplace();
+        c->parser->body_limit(options.max_response_body);
+        c->parser->header_limit(static_cast<std::uint32_t>(options.max_response_header));
+        http::async_read(c->socket, c->buffer, *c->parser, [this, c](const error_code& ec, std::size_t) {
+            if (c->closed) return;
+            if (ec) return fail(c, classify(ec), "read: " + ec.message());
+            answered(c);
+        });
+    }
+
+    void answered(const std::shared_ptr<Connection>& c) {
+        std::shared_ptr<Pending> p = std::move(c->current);
+        p->connection = nullptr;
+        http::response<http::string_body> message = c->parser->release();
+        c->parser.reset();
+        HttpResponse r;
+        r.status = static_cast<int>(message.result_int());
+        for (const auto& field : message)
+            r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+        r.body = std::move(message.body());
+        Pool& pool = *c->pool;
+        if (message.keep_alive() && p->message.keep_alive()) {
+            pool.idle.push_back(c);
+        } else {
+            close(*c);
+        }
+        pump(pool);
+        finish(p, std::move(r));
+    }
+
+    // The request on `c` failed: the connection is closed, never reused.
+    void fail(const std::shared_ptr<Connection>& c, HttpFailure kind, std::string why) {
+        std::shared_ptr<Pending> p = std::move(c->current);
+        Pool& pool = *c->pool;
+        close(*c);
+        pump(pool);
+        if (!p) return;
+        p->connection = nullptr;
+        HttpResponse r;
+        r.failure = kind;
+        r.error = std::move(why);
+        finish(p, std::move(r));
+    }
+
+    void close(Connection& c) {
+        if (c.closed) return;
+        c.closed = true;
+        error_code ignored;
+        c.socket.close(ignored);
+        --c.pool->open;
+    }
+
+    // Hands queued requests the connections that came free (or room for new ones).
+    void pump(Pool& pool) {
+        while (pool.waiting > 0 && (!pool.idle.empty() || canOpen(pool))) {
+            std::shared_ptr<Pending> p = std::move(pool.queue.front());
+            pool.queue.pop_front();
+            if (!p->queued) continue;
+            p->queued = false;
+            --pool.waiting;
+            assign(pool, p);
+        }
+        if (pool.waiting == 0) pool.queue.clear();
+    }
+
+    // Takes `p` out of its queue or off its connection (closing it), without answering it.
+    void detach(const std::shared_ptr<Pending>& p) {
+        Pool& pool = *p->pool;
+        if (p->queued) {
+            p->queued = false;
+            --pool.waiting;
+        } else if (Connection* c = p->connection) {
+            c->current.reset();
+            p->connection = nullptr;
+            close(*c);
+        }
+        pump(pool);
+    }
+
+    // After this nothing answers `p`: its timer stops and its id is forgotten.
+    void forget(const std::shared_ptr<Pending>& p) {
+        p->finished = true;
+        p->timer.cancel();
+        pending.erase(p->id);
+    }
+
+    void finish(const std::shared_ptr<Pending>& p, HttpResponse&& r) {
+        if (p->finished) return;
+        forget(p);
+        r.finished = SteadyClock::now();
+        r.started = p->started;
+        r.reused_connection = p->reused;
+        Callback done = std::move(p->done);
+        done(std::move(r));
+    }
+
+    void timedOut(const std::shared_ptr<Pending>& p, std::chrono::nanoseconds timeout) {
+        if (p->finished) return;
+        detach(p);
+        HttpResponse r;
+        r.failure = HttpFailure::Timeout;
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+        r.error = (p->started ? "no whole response within " : "no connection free within ") +
+                  std::to_string(ms) + " ms";
+        finish(p, std::move(r));
+    }
+
+    void shutdown() {
+        for (auto& [id, p] : pending) {
+            p->finished = true;
+            p->done = nullptr;
+            p->timer.cancel();
+            if (Connection* c = p->connection) {
+                c->current.reset();
+                close(*c);
+            }
+        }
+        pending.clear();
+        for (auto& [name, pool] : pools) {
+            for (auto& c : pool->idle) close(*c);
+            pool->idle.clear();
+            pool->queue.clear();
+            pool->waiting = 0;
+        }
+    }
+};
+
+HttpClient::HttpClient(asio::io_context& io, HttpClientOptions options)
+    : impl_(std::make_shared<Impl>(io, options)) {}
+
+HttpClient::~HttpClient() { impl_->shutdown(); }
+
+HttpClient::RequestId HttpClient::request(const HostPort& to, HttpRequest request, Callback done) {
+    Impl& impl = *impl_;
+    Pool& pool = impl.poolFor(to);
+    const RequestId id = impl.nextId++;
+    auto p = std::make_shared<Pending>(impl.io, id, pool);
+    p->done = std::move(done);
+    http::request<http::string_body>& m = p->message;
+    const http::verb verb = http::string_to_verb(request.method);
+    if (verb == http::verb::unknown) {
+        m.method_string(request.method);
+    } else {
+        m.method(verb);
+    }
+    m.target(request.target);
+    m.version(11);
+    for (auto& [name, value] : request.headers) m.insert(name, value);
+    if (m.find(http::field::host) == m.end()) m.set(http::field::host, pool.hostHeader);
+    if (m.find(http::field::user_agent) == m.end()) m.set(http::field::user_agent, "taillab");
+    m.body() = std::move(request.body);
+    if (!m.body().empty() || verb == http::verb::post || verb == http::verb::put) m.prepare_payload();
+
+    impl.pending.emplace(id, p);
+    const auto timeout = request.timeout;
+    p->timer.expires_after(timeout);
+    p->timer.async_wait([owner = impl_, p, timeout](const error_code& ec) {
+        if (!ec) owner->timedOut(p, timeout);
+    });
+    impl.assign(pool, p);
+    return id;
+}
+
+bool HttpClient::cancel(RequestId id) {
+    const auto it = impl_->pending.find(id);
+    if (it == impl_->pending.end()) return false;
+    std::shared_ptr<Pending> p = it->second;
+    impl_->forget(p);
+    impl_->detach(p);
+    return true;
+}
+
+std::size_t HttpClient::pending() const { return impl_->pending.size(); }
+
+HttpPoolStats HttpClient::poolStats(const HostPort& to) const {
+    const auto it = impl_->pools.find(toString(to));
+    if (it == impl_->pools.end()) return {};
+    const Pool& pool = *it->second;
+    return HttpPoolStats{pool.open, pool.idle.size(), pool.waiting, pool.peakOpen, pool.opened};
+}
+
+}  // namespace taillab::live

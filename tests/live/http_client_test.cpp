@@ -1,0 +1,156 @@
+#include "live/http_client.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <vector>
+
+#include "stall_server.h"
+
+namespace taillab::live {
+namespace {
+
+using namespace std::chrono_literals;
+using test::StallServer;
+
+HttpRequest post(std::chrono::nanoseconds timeout = 10s) {
+    HttpRequest r;
+    r.method = "POST";
+    r.target = "/search/lite";
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.body = R"({"query":"x"})";
+    r.timeout = timeout;
+    return r;
+}
+
+// Issues `n` requests at once and runs the loop until all have answered.
+std::vector<HttpResponse> concurrently(boost::asio::io_context& io, HttpClient& client, const HostPort& at, int n,
+                                       std::chrono::nanoseconds timeout = 10s) {
+    std::vector<HttpResponse> out;
+    for (int i = 0; i < n; ++i)
+        client.request(at, post(timeout), [&out](HttpResponse&& r) { out.push_back(std::move(r)); });
+    io.restart();
+    io.run();
+    return out;
+}
+
+TEST(HttpClient, PoolsKeepAliveConnectionsBeyondSixPerHost) {
+    StallServer server;
+    server.setDelay(300ms);  // every request is held long enough for all 32 to be open at once
+    boost::asio::io_context io;
+    HttpClient client(io);
+    const auto first = concurrently(io, client, server.at(), 32);
+    ASSERT_EQ(first.size(), 32u);
+    for (const HttpResponse& r : first) {
+        EXPECT_TRUE(r.ok()) << r.error;
+        EXPECT_EQ(r.status, 200);
+        EXPECT_FALSE(r.reused_connection);
+    }
+    EXPECT_EQ(server.maxConcurrentConnections(), 32u);
+    EXPECT_EQ(client.poolStats(server.at()).peak_open, 32u);
+
+    // The second round finds 32 idle keep-alive connections and opens none.
+    server.setDelay(0ms);
+    const auto second = concurrently(io, client, server.at(), 32);
+    ASSERT_EQ(second.size(), 32u);
+    for (const HttpResponse& r : second) EXPECT_TRUE(r.ok() && r.reused_connection) << r.error;
+    EXPECT_EQ(client.poolStats(server.at()).opened, 32u);
+    EXPECT_EQ(server.requests(), 64u);
+}
+
+TEST(HttpClient, AConnectionLimitQueuesTheRestInOrder) {
+    StallServer server;
+    server.setDelay(50ms);
+    boost::asio::io_context io;
+    HttpClient client(io, HttpClientOptions{4});
+    const auto out = concurrently(io, client, server.at(), 16);
+    ASSERT_EQ(out.size(), 16u);
+    for (const HttpResponse& r : out) EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(server.maxConcurrentConnections(), 4u);
+    EXPECT_EQ(client.poolStats(server.at()).opened, 4u);
+}
+
+TEST(HttpClient, ReturnsStatusHeadersAndBody) {
+    StallServer server;
+    boost::asio::io_context io;
+    HttpClient client(io);
+    const auto out = concurrently(io, client, server.at(), 1);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].status, 200);
+    EXPECT_EQ(out[0].header("x-ratelimit-remaining"), "41");
+    EXPECT_EQ(out[0].header("Retry-After"), "2");
+    EXPECT_EQ(out[0].body, R"({"results":[],"latency_ms":0})");
+    ASSERT_TRUE(out[0].started.has_value());
+    EXPECT_LE(*out[0].started, out[0].finished);
+    const auto seen = server.lastRequest();
+    EXPECT_EQ(seen.method, "POST");
+    EXPECT_EQ(seen.target, "/search/lite");
+    EXPECT_EQ(seen.body, R"({"query":"x"})");
+}
+
+TEST(HttpClient, ReportsTimeoutsAsTimeouts) {
+    StallServer server;
+    server.setDelay(3s);
+    boost::asio::io_context io;
+    HttpClient client(io);
+    const auto out = concurrently(io, client, server.at(), 2, 200ms);
+    ASSERT_EQ(out.size(), 2u);
+    for (const HttpResponse& r : out) {
+        EXPECT_EQ(r.failure, HttpFailure::Timeout) << r.error;
+        EXPECT_EQ(r.status, 0);
+        EXPECT_GE(r.finished - *r.started, 200ms);
+    }
+    EXPECT_EQ(client.poolStats(server.at()).open, 0u);  // a timed-out connection is never reused
+}
+
+TEST(HttpClient, ReportsRefusedConnectionsAsRefused) {
+    boost::asio::io_context io;
+    HttpClient client(io);
+    const auto out = concurrently(io, client, HostPort{"127.0.0.1", test::closedPort()}, 3);
+    ASSERT_EQ(out.size(), 3u);
+    for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Refused) << r.error;
+}
+
+TEST(HttpClient, ReportsHangUpsAsResetsAndGarbageAsProtocolErrors) {
+    StallServer server;
+    boost::asio::io_context io;
+    HttpClient client(io);
+    server.setMode(StallServer::Mode::HangUp);
+    auto out = concurrently(io, client, server.at(), 2);
+    ASSERT_EQ(out.size(), 2u);
+    for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Reset) << r.error;
+    server.setMode(StallServer::Mode::Garbage);
+    out = concurrently(io, client, server.at(), 2);
+    ASSERT_EQ(out.size(), 2u);
+    for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Protocol) << r.error;
+}
+
+TEST(HttpClient, CancelledRequestsNeverAnswerAndFreeTheirConnection) {
+    StallServer server;
+    server.setDelay(500ms);
+    boost::asio::io_context io;
+    HttpClient client(io, HttpClientOptions{1});
+    int answered = 0;
+    const auto inFlight = client.request(server.at(), post(), [&](HttpResponse&&) { ++answered; });
+    const auto queued = client.request(server.at(), post(), [&](HttpResponse&&) { ++answered; });
+    EXPECT_EQ(client.poolStats(server.at()).waiting, 1u);
+    EXPECT_TRUE(client.cancel(queued));
+    EXPECT_EQ(client.poolStats(server.at()).waiting, 0u);
+    boost::asio::steady_timer later(io, 50ms);
+    later.async_wait([&](auto) { EXPECT_TRUE(client.cancel(inFlight)); });
+    io.run();
+    EXPECT_EQ(answered, 0);
+    EXPECT_FALSE(client.cancel(inFlight));
+    EXPECT_EQ(client.pending(), 0u);
+    EXPECT_EQ(client.poolStats(server.at()).open, 0u);
+
+    // The pool is usable afterwards.
+    server.setDelay(0ms);
+    const auto out = concurrently(io, client, server.at(), 1);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(out[0].ok()) << out[0].error;
+}
+
+}  // namespace
+}  // namespace taillab::live

@@ -1,0 +1,57 @@
+// A small real HTTP/1.1 server for the live tests: 127.0.0.1, a port the system picks, its own
+// io_context on its own thread. It answers each request after a configurable delay, can stall
+// (hold every answer until a moment passes), can answer garbage or hang up instead, and counts
+// the connections it holds open at once. Beast stays in stall_server.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "live/address.h"
+
+namespace taillab::test {
+
+struct SeenRequest {
+    std::string method;
+    std::string target;
+    std::string authorization;
+    std::string request_id;
+    std::string content_type;
+    std::string body;
+};
+
+class StallServer {
+  public:
+    enum class Mode { Answer, Garbage, HangUp };
+
+    StallServer();
+    ~StallServer();
+    StallServer(const StallServer&) = delete;
+    StallServer& operator=(const StallServer&) = delete;
+
+    live::HostPort at() const;
+    std::string url(const std::string& path = "/search/lite") const;
+
+    void setDelay(std::chrono::microseconds delay);
+    void setMode(Mode mode);
+    // Every answer due before now + length waits until then.
+    void stallFor(std::chrono::milliseconds length);
+
+    std::size_t maxConcurrentConnections() const;
+    std::size_t openConnections() const;
+    std::uint64_t requests() const;
+    SeenRequest lastRequest() const;
+
+    struct State;
+
+  private:
+    std::shared_ptr<State> state_;
+};
+
+// A port on 127.0.0.1 where nothing listens (bound once, then closed).
+std::uint16_t closedPort();
+
+}  // namespace taillab::test
