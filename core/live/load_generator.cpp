@@ -1,0 +1,269 @@
+#include "live/load_generator.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "workload/workload.h"
+
+namespace taillab::live {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::nanoseconds;
+using TimePoint = SteadyClock::time_point;
+
+// At most this many sends per timer wake-up before answers get a turn: a generator that has
+// fallen behind catches up in slices instead of starving the completions it must also time.
+constexpr int kSendBatch = 256;
+
+std::int64_t micros(SteadyClock::duration d) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+double seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+bool validHeaderToken(const std::string& s) {
+    if (s.empty()) return false;
+    for (const char c : s)
+        if (c <= ' ' || c == 0x7f || c == ',') return false;
+    return true;
+}
+
+// One run's state; lives on run()'s stack and is touched only by the io_context's thread.
+class Run {
+  public:
+    Run(const LoadConfig& config, const std::vector<std::string>& bodies, std::atomic<bool>& stop,
+        const LoadGenerator::IntervalCallback& onInterval)
+        : config_(config),
+          bodies_(bodies),
+          stop_(stop),
+          onInterval_(onInterval),
+          client_(io_, HttpClientOptions{config.connections}),
+          sendTimer_(io_),
+          tickTimer_(io_),
+          times_(config.schedule, config.duration) {
+        result_.connections = config.connections;
+        result_.schedule_s = seconds(config.duration);
+    }
+
+    LoadResult run() {
+        t0_ = SteadyClock::now();
+        lastAnswer_ = t0_;
+        result_.start_epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count();
+        result_.intended = times_.intendedBefore(config_.duration);
+        next_ = times_.next();
+        scheduleTick();
+        onSend();
+        io_.run();
+        result_.elapsed_s = seconds(lastAnswer_ - t0_);
+        result_.peak_connections = client_.poolStats(config_.url.at).peak_open;
+        return std::move(result_);
+    }
+
+  private:
+    void onSend() {
+        if (stop_.load()) return endSending(true);
+        for (int n = 0; next_ && n < kSendBatch; ++n) {
+            const TimePoint now = SteadyClock::now();
+            const TimePoint intended = t0_ + *next_;
+            if (intended > now) break;
+            dispatch(intended, now);
+            next_ = times_.next();
+        }
+        if (!next_) return endSending(false);
+        const TimePoint intended = t0_ + *next_;
+        if (intended <= SteadyClock::now()) {
+            asio::post(io_, [this] { onSend(); });
+            return;
+        }
+        sendTimer_.expires_at(intended);
+        sendTimer_.async_wait([this](const boost::system::error_code& ec) {
+            if (!ec) onSend();
+        });
+    }
+
+    void endSending(bool stopped) {
+        if (sendingDone_) return;
+        sendingDone_ = true;
+        result_.stopped_early = stopped;
+        sendTimer_.cancel();
+        maybeFinish();
+    }
+
+    void dispatch(TimePoint intended, TimePoint now) {
+        const std::int64_t lag = micros(now - intended);
+        result_.lag.record(lag);
+        iLag_.record(lag);
+        const std::uint64_t seq = result_.counts.sent++;
+        HttpRequest request;
+        request.method = "POST";
+        request.target = config_.url.target;
+        request.headers.emplace_back("Content-Type", "application/json");
+        if (!config_.keys.empty())
+            request.headers.emplace_back("Authorization", "Bearer " + config_.keys[seq % config_.keys.size()]);
+        request.headers.emplace_back("X-Request-Id", std::to_string(seq));
+        request.body = bodies_[seq % bodies_.size()];
+        request.timeout = config_.timeout;
+        client_.request(config_.url.at, std::move(request),
+                        [this, intended, now](HttpResponse&& r) { complete(intended, now, r); });
+    }
+
+    void complete(TimePoint intended, TimePoint dispatched, const HttpResponse& r) {
+        const std::int64_t corrected = micros(r.finished - intended);
+        result_.corrected.record(corrected);
+        iCorrected_.record(corrected);
+        if (r.started) {
+            const std::int64_t uncorrected = micros(r.finished - *r.started);
+            result_.uncorrected.record(uncorrected);
+            iUncorrected_.record(uncorrected);
+            result_.wait.record(micros(*r.started - dispatched));
+        }
+        LoadCounts& c = result_.counts;
+        if (r.ok()) {
+            ++c.answered;
+            ++c.statuses[r.status];
+        } else {
+            ++c.failed;
+            ++c.failures[static_cast<std::size_t>(r.failure)];
+        }
+        ++iCompleted_;
+        lastAnswer_ = std::max(lastAnswer_, r.finished);
+        maybeFinish();
+    }
+
+    void maybeFinish() {
+        if (finished_ || !sendingDone_ || result_.counts.in_flight() > 0) return;
+        finished_ = true;
+        tickTimer_.cancel();
+        const TimePoint now = SteadyClock::now();
+        const TimePoint from = t0_ + config_.interval * ticks_;
+        if (now - from > std::chrono::milliseconds(1) || iCompleted_ > 0) emit(from, now);
+    }
+
+    void scheduleTick() {
+        tickTimer_.expires_at(t0_ + config_.interval * (ticks_ + 1));
+        tickTimer_.async_wait([this](const boost::system::error_code& ec) {
+            if (ec || finished_) return;
+            const TimePoint from = t0_ + config_.interval * ticks_;
+            ++ticks_;
+            emit(from, from + config_.interval);
+            if (stop_.load()) endSending(true);
+            if (!finished_) scheduleTick();
+        });
+    }
+
+    void emit(TimePoint from, TimePoint to) {
+        if (onInterval_) {
+            LoadInterval i;
+            i.start_s = seconds(from - t0_);
+            i.length_s = seconds(to - from);
+            i.counts = result_.counts;
+            i.completed_in_interval = iCompleted_;
+            if (!sendingDone_) {
+                const std::uint64_t due = times_.intendedBefore(SteadyClock::now() - t0_);
+                i.behind_schedule = due > result_.counts.sent ? due - result_.counts.sent : 0;
+            }
+            i.corrected = &iCorrected_;
+            i.uncorrected = &iUncorrected_;
+            i.lag = &iLag_;
+            i.corrected_total = &result_.corrected;
+            i.lag_total = &result_.lag;
+            onInterval_(i);
+        }
+        iCorrected_.reset();
+        iUncorrected_.reset();
+        iLag_.reset();
+        iCompleted_ = 0;
+    }
+
+    const LoadConfig& config_;
+    const std::vector<std::string>& bodies_;
+    std::atomic<bool>& stop_;
+    const LoadGenerator::IntervalCallback& onInterval_;
+    asio::io_context io_;
+    HttpClient client_;
+    asio::steady_timer sendTimer_;
+    asio::steady_timer tickTimer_;
+    SendTimes times_;
+    std::optional<nanoseconds> next_;
+    TimePoint t0_{};
+    TimePoint lastAnswer_{};
+    LoadResult result_;
+    HdrHistogram iCorrected_{loadHistogramConfig()};
+    HdrHistogram iUncorrected_{loadHistogramConfig()};
+    HdrHistogram iLag_{loadHistogramConfig()};
+    std::uint64_t iCompleted_ = 0;
+    std::int64_t ticks_ = 0;
+    bool sendingDone_ = false;
+    bool finished_ = false;
+};
+
+}  // namespace
+
+std::size_t defaultConnections(const RateSchedule& schedule) {
+    const double byLittlesLaw = std::ceil(schedule.maxRate() * 0.25);
+    return std::max<std::size_t>(8, static_cast<std::size_t>(byLittlesLaw));
+}
+
+std::vector<std::string> builtinQueries() {
+    std::vector<std::string> queries;
+    for (std::uint64_t n = 0; n < 20; ++n)
+        for (int c = 0; c < gateway::kClasses; ++c)
+            queries.push_back(gateway::Workload::oneOffText(static_cast<gateway::QueryClass>(c), n));
+    return queries;
+}
+
+HdrConfig loadHistogramConfig() { return HdrConfig{1, 3'600'000'000, 3}; }
+
+std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
+    const std::int64_t lagP99 = r.lag.valueAtPercentile(99);
+    const std::int64_t correctedP99 = r.corrected.valueAtPercentile(99);
+    const bool lagging = lagP99 > 1000 && lagP99 * 5 > correctedP99;
+    const bool behind = !r.stopped_early && r.counts.sent < r.intended;
+    if (!lagging && !behind) return std::nullopt;
+    std::string why = "the generator, not the server, may be the bottleneck: ";
+    if (lagging) {
+        why += "its scheduling lag p99 is " + std::to_string(lagP99 / 1000.0).substr(0, 6) +
+               " ms against a corrected p99 of " + std::to_string(correctedP99 / 1000.0).substr(0, 8) +
+               " ms, so its own lateness is a large part of the latencies";
+    }
+    if (behind) {
+        if (lagging) why += "; ";
+        why += "it sent " + std::to_string(r.counts.sent) + " of the " + std::to_string(r.intended) +
+               " requests the schedule intended";
+    }
+    return why + " (lower the rate, or run the generator on a less busy machine)";
+}
+
+LoadGenerator::LoadGenerator(LoadConfig config) : config_(std::move(config)) {
+    if (config_.schedule.steps.empty() || config_.schedule.maxRate() <= 0)
+        throw std::invalid_argument("the rate must be above 0 requests per second");
+    if (config_.duration <= nanoseconds::zero()) throw std::invalid_argument("the duration must be above 0");
+    if (config_.timeout <= nanoseconds::zero()) throw std::invalid_argument("the timeout must be above 0");
+    if (config_.interval <= nanoseconds::zero()) throw std::invalid_argument("the interval must be above 0");
+    if (config_.max_results < 1 || config_.max_results > 50)
+        throw std::invalid_argument("max_results must be 1..50, not " + std::to_string(config_.max_results));
+    for (const std::string& key : config_.keys)
+        if (!validHeaderToken(key))
+            throw std::invalid_argument("an API key must be non-empty printable text without spaces or commas: '" +
+                                        key + "'");
+    if (config_.connections == 0) config_.connections = defaultConnections(config_.schedule);
+    if (config_.queries.empty()) config_.queries = builtinQueries();
+    for (const std::string& q : config_.queries) {
+        const nlohmann::json body{{"query", q}, {"language", config_.language}, {"max_results", config_.max_results}};
+        bodies_.push_back(body.dump());
+    }
+}
+
+LoadResult LoadGenerator::run(const IntervalCallback& on_interval) {
+    Run run(config_, bodies_, stop_, on_interval);
+    return run.run();
+}
+
+}  // namespace taillab::live

@@ -1,0 +1,135 @@
+// An open-loop HTTP load generator in the manner of wrk2: requests leave at intended times set by
+// a rate schedule, never in response to earlier answers, and each is timed from its intended send
+// time, so a server that stalls shows in the percentiles instead of silencing the client
+// (coordinated omission).
+//
+// Three clocks per request, all on the steady clock:
+//   intended  when the schedule says it should leave (start + offset, see rate_schedule.h)
+//   dispatch  when the generator got to it: dispatch - intended is the generator's own
+//             scheduling lag (timer lateness, a busy thread), recorded in `lag`; when it grows,
+//             the generator, not the server, is the bottleneck
+//   started   when it got a connection: while all `connections` are busy a request waits in
+//             the client's queue, and that wait is the server's doing (it holds the connections)
+// and one outcome time, finished. Recorded, in microseconds:
+//   corrected    finished - intended  (what a user with that schedule would have seen)
+//   uncorrected  finished - started   (what a closed-loop tool that waits for connections reports)
+//   lag          dispatch - intended
+//   wait         started - dispatch
+// Failures (refused, reset, timeout, protocol, other) are recorded at their latency like any
+// answer and counted by kind; answers are counted by status. A request that never got a
+// connection has no uncorrected or wait sample.
+//
+// Requests are POST with a JSON body {"query", "language", "max_results"} (core/live/PROTOCOL.md),
+// `Authorization: Bearer KEY` rotating through the keys, and `X-Request-Id: N` (the request's
+// sequence number, so a gateway's per-request randomness is reproducible). The built-in queries
+// are the simulated workload's own one-off query texts, 20 per query class in class rotation, so
+// the gateway's compiler sorts them into every class.
+//
+// Threading: run() owns an io_context and runs it on the calling thread until the schedule is
+// over and every request has answered or timed out; stop() may be called from any thread.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live/address.h"
+#include "live/http_client.h"
+#include "live/rate_schedule.h"
+#include "metrics/hdr_histogram.h"
+
+namespace taillab::live {
+
+struct LoadConfig {
+    Url url;  // where to send; its target is the path every request uses
+    RateSchedule schedule = RateSchedule::constant(100);
+    std::chrono::nanoseconds duration = std::chrono::seconds(10);
+    std::size_t connections = 0;  // 0: defaultConnections(schedule)
+    std::vector<std::string> keys;     // empty: no Authorization header
+    std::vector<std::string> queries;  // empty: builtinQueries()
+    std::string language = "en";
+    int max_results = 10;
+    std::chrono::nanoseconds timeout = std::chrono::seconds(10);
+    std::chrono::nanoseconds interval = std::chrono::seconds(1);  // progress and interval logs
+};
+
+// Enough connections for the schedule's peak rate at 250 ms per answer (Little's law), at least 8.
+std::size_t defaultConnections(const RateSchedule& schedule);
+// The built-in query texts (see the header comment).
+std::vector<std::string> builtinQueries();
+// HdrHistogram configuration for every latency the generator records: 1 µs to one hour.
+HdrConfig loadHistogramConfig();
+
+struct LoadCounts {
+    std::uint64_t sent = 0;      // dispatched to the client
+    std::uint64_t answered = 0;  // with an HTTP status (any status)
+    std::uint64_t failed = 0;    // with a failure kind instead
+    std::map<int, std::uint64_t> statuses;
+    std::array<std::uint64_t, kHttpFailureKinds> failures{};  // indexed by HttpFailure
+    std::uint64_t in_flight() const { return sent - answered - failed; }
+};
+
+// What one interval saw; the histograms hold that interval's samples only.
+struct LoadInterval {
+    double start_s = 0;   // since the run's start
+    double length_s = 0;
+    LoadCounts counts;    // totals since the start, not per interval
+    std::uint64_t completed_in_interval = 0;
+    std::uint64_t behind_schedule = 0;  // sends the schedule intended by now not yet dispatched
+    const HdrHistogram* corrected = nullptr;
+    const HdrHistogram* uncorrected = nullptr;
+    const HdrHistogram* lag = nullptr;
+    // Whole-run corrected and lag histograms so far (for "p99 so far").
+    const HdrHistogram* corrected_total = nullptr;
+    const HdrHistogram* lag_total = nullptr;
+};
+
+struct LoadResult {
+    HdrHistogram corrected{loadHistogramConfig()};
+    HdrHistogram uncorrected{loadHistogramConfig()};
+    HdrHistogram lag{loadHistogramConfig()};
+    HdrHistogram wait{loadHistogramConfig()};
+    LoadCounts counts;
+    std::size_t connections = 0;       // the pool's limit
+    std::size_t peak_connections = 0;  // the most it held open at once
+    double elapsed_s = 0;              // from the start to the last answer
+    double schedule_s = 0;             // the run's duration
+    std::uint64_t intended = 0;        // sends the schedule intended
+    std::int64_t start_epoch_ms = 0;   // wall-clock start, for interval logs
+    bool stopped_early = false;
+};
+
+// A sentence when the scheduling lag says the generator could not keep its schedule (lag p99 above
+// 1 ms and above a fifth of the corrected p99, or sends still behind schedule at the end), so the
+// latencies measure the generator as much as the server; nothing otherwise.
+std::optional<std::string> generatorBottleneckWarning(const LoadResult& result);
+
+class LoadGenerator {
+  public:
+    // Throws std::invalid_argument for a schedule with no positive rate, a duration or timeout
+    // <= 0, max_results outside 1..50, or an interval <= 0.
+    explicit LoadGenerator(LoadConfig config);
+
+    using IntervalCallback = std::function<void(const LoadInterval&)>;
+    // Runs the load (see the header comment). `on_interval` is called once every interval and once
+    // for the last partial one, on the calling thread.
+    LoadResult run(const IntervalCallback& on_interval = {});
+    // Ends the schedule early; requests in flight still finish. Safe from any thread or a signal
+    // handler.
+    void stop() { stop_.store(true); }
+
+    const LoadConfig& config() const { return config_; }
+
+  private:
+    LoadConfig config_;
+    std::vector<std::string> bodies_;
+    std::atomic<bool> stop_{false};
+};
+
+}  // namespace taillab::live

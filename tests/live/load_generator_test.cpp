@@ -1,0 +1,159 @@
+#include "live/load_generator.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "stall_server.h"
+
+namespace taillab::live {
+namespace {
+
+using namespace std::chrono_literals;
+using test::StallServer;
+
+std::string scheduleError(std::string_view text, double duration_s = 60) {
+    try {
+        parseRateSchedule(text, "steps.txt", duration_s);
+    } catch (const ScheduleError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(RateSchedule, ReadsStepsAndNamesTheLineOfAMistake) {
+    const RateSchedule s = parseRateSchedule("# warm-up\n0 100\n\n10\t500\n 20 0 \n", "steps.txt", 30);
+    EXPECT_EQ(s.steps, (std::vector<RateStep>{{0, 100}, {10, 500}, {20, 0}}));
+    EXPECT_EQ(s.maxRate(), 500);
+    EXPECT_EQ(scheduleError("5 100\n"), "steps.txt:1: the first step must start at 0 seconds, not 5");
+    EXPECT_EQ(scheduleError("0 100\n10 20\n10 30\n"),
+              "steps.txt:3: steps must start at increasing times: 10 s does not come after the step before");
+    EXPECT_EQ(scheduleError("0 100\n1 fast\n"), "steps.txt:2: the rate must be a number >= 0, found 'fast'");
+    EXPECT_EQ(scheduleError("0 -1\n"), "steps.txt:1: the rate must be a number >= 0, found '-1'");
+    EXPECT_EQ(scheduleError("0\n"), "steps.txt:1: expected two numbers, 'SECONDS RATE', found '0'");
+    EXPECT_EQ(scheduleError("0 1 2\n"), "steps.txt:1: expected two numbers, 'SECONDS RATE', found '0 1 2'");
+    EXPECT_EQ(scheduleError("# nothing\n"), "steps.txt: no steps (expected lines 'SECONDS RATE')");
+    EXPECT_EQ(scheduleError("0 0\n"), "steps.txt:1: every step has rate 0: the run would send nothing");
+    EXPECT_NE(scheduleError("0 10\n90 20\n", 60).find("steps.txt:2: the step at 90 s starts at or after the end"),
+              std::string::npos);
+}
+
+TEST(RateSchedule, SendTimesFollowTheStepsWithoutDrift) {
+    const RateSchedule s{{{0, 4}, {1, 0}, {2, 2}}};
+    SendTimes times(s, 3s);
+    std::vector<std::chrono::nanoseconds> got;
+    while (auto t = times.next()) got.push_back(*t);
+    EXPECT_EQ(got, (std::vector<std::chrono::nanoseconds>{0ms, 250ms, 500ms, 750ms, 2000ms, 2500ms}));
+    EXPECT_EQ(times.intendedBefore(3s), 6u);
+    EXPECT_EQ(times.intendedBefore(501ms), 3u);
+
+    SendTimes steady(RateSchedule::constant(3), 100s);
+    std::uint64_t n = 0;
+    std::chrono::nanoseconds last{};
+    while (auto t = steady.next()) last = *t, ++n;
+    EXPECT_EQ(n, 300u);
+    EXPECT_EQ(last, std::chrono::nanoseconds(99'666'666'667));  // 299/3 s, rounded once
+}
+
+LoadConfig configFor(const StallServer& server, double rate, std::chrono::milliseconds duration) {
+    LoadConfig c;
+    c.url = parseUrl(server.url());
+    c.schedule = RateSchedule::constant(rate);
+    c.duration = duration;
+    return c;
+}
+
+// The heart of the tool: with two connections (as a closed-loop client would hold) and a 300 ms
+// stall, the requests that were due during the stall wait for a connection. Timed from their
+// intended send times they show the stall; timed from when they got a connection they do not.
+TEST(LoadGenerator, CorrectedLatencyShowsAStallTheUncorrectedHides) {
+    StallServer server;
+    server.setDelay(1ms);
+    LoadConfig config = configFor(server, 200, 2500ms);
+    config.connections = 2;
+    LoadGenerator generator(config);
+    std::thread staller([&] {
+        std::this_thread::sleep_for(1s);
+        server.stallFor(300ms);
+    });
+    const LoadResult r = generator.run();
+    staller.join();
+
+    EXPECT_EQ(r.intended, 500u);
+    EXPECT_EQ(r.counts.sent, 500u);
+    EXPECT_EQ(r.counts.answered, 500u);
+    EXPECT_EQ(r.counts.statuses.at(200), 500u);
+    EXPECT_EQ(r.corrected.totalCount(), 500);
+    EXPECT_GE(r.corrected.valueAtPercentile(99), 200'000) << "corrected p99 (µs)";
+    EXPECT_GE(r.corrected.max(), 250'000);
+    // Only the two requests on the stalled connections saw the stall from their own start.
+    EXPECT_LT(r.uncorrected.valueAtPercentile(99), 100'000) << "uncorrected p99 (µs)";
+    EXPECT_GE(r.uncorrected.max(), 250'000);
+    EXPECT_GE(r.wait.max(), 200'000);
+    EXPECT_LE(r.peak_connections, 2u);
+}
+
+TEST(LoadGenerator, SendsProtocolRequestsWithRotatingKeys) {
+    StallServer server;
+    LoadConfig config = configFor(server, 100, 300ms);
+    config.keys = {"k1", "k2"};
+    config.queries = {"kalomi latest"};
+    std::vector<LoadInterval> intervals;
+    config.interval = 100ms;
+    LoadGenerator generator(config);
+    const LoadResult r = generator.run([&](const LoadInterval& i) { intervals.push_back(i); });
+    ASSERT_EQ(r.counts.sent, 30u);
+    EXPECT_EQ(r.counts.answered, 30u);
+    const test::SeenRequest seen = server.lastRequest();
+    EXPECT_EQ(seen.method, "POST");
+    EXPECT_EQ(seen.target, "/search/lite");
+    EXPECT_EQ(seen.content_type, "application/json");
+    EXPECT_EQ(seen.request_id, "29");
+    EXPECT_EQ(seen.authorization, "Bearer k2");  // request 29 of keys k1, k2
+    const auto body = nlohmann::json::parse(seen.body);
+    EXPECT_EQ(body, (nlohmann::json{{"query", "kalomi latest"}, {"language", "en"}, {"max_results", 10}}));
+    // Intervals cover the run without gaps and add up to every answer.
+    ASSERT_GE(intervals.size(), 3u);
+    std::uint64_t completed = 0;
+    for (std::size_t k = 0; k < intervals.size(); ++k) {
+        if (k > 0) {
+            EXPECT_NEAR(intervals[k].start_s, intervals[k - 1].start_s + intervals[k - 1].length_s, 1e-9);
+        }
+        completed += intervals[k].completed_in_interval;
+    }
+    EXPECT_EQ(completed, 30u);
+}
+
+TEST(LoadGenerator, FailuresCountAtTheirLatency) {
+    LoadConfig config;
+    config.url = parseUrl("http://127.0.0.1:" + std::to_string(test::closedPort()) + "/search/fast");
+    config.schedule = RateSchedule::constant(50);
+    config.duration = 200ms;
+    const LoadResult r = LoadGenerator(config).run();
+    EXPECT_EQ(r.counts.sent, 10u);
+    EXPECT_EQ(r.counts.failed, 10u);
+    EXPECT_EQ(r.counts.failures[static_cast<std::size_t>(HttpFailure::Refused)], 10u);
+    EXPECT_EQ(r.corrected.totalCount(), 10);
+}
+
+TEST(LoadGenerator, RefusesImpossibleConfigurations) {
+    LoadConfig c;
+    c.url = parseUrl("http://127.0.0.1:9/");
+    c.schedule = RateSchedule::constant(0);
+    EXPECT_THROW(LoadGenerator{c}, std::invalid_argument);
+    c.schedule = RateSchedule::constant(10);
+    c.duration = 0s;
+    EXPECT_THROW(LoadGenerator{c}, std::invalid_argument);
+    c.duration = 1s;
+    c.keys = {"two words"};
+    EXPECT_THROW(LoadGenerator{c}, std::invalid_argument);
+    c.keys = {};
+    EXPECT_EQ(LoadGenerator{c}.config().connections, 8u);
+    c.schedule = RateSchedule::constant(4000);
+    EXPECT_EQ(LoadGenerator{c}.config().connections, 1000u);
+    EXPECT_EQ(builtinQueries().size(), 100u);
+}
+
+}  // namespace
+}  // namespace taillab::live
