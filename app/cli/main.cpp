@@ -42,6 +42,12 @@ usage:
                                          uint64) and print a JSON summary; --hgrm writes the
                                          percentile distribution in HdrHistogram's format
                                          (taillab-cli hdr --help for details)
+  taillab-cli load URL (--rate R | --schedule FILE) --duration D [--connections N]
+                   [--keys K1,K2] [--endpoint lite|fast] [--timeout D] [--hgrm FILE]
+                   [--hlog FILE] [--json FILE] [--quiet]
+                                         open-loop HTTP load: corrected and uncorrected
+                                         percentiles, scheduling lag, status and failure
+                                         counts (taillab-cli load --help for details)
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
@@ -67,6 +73,7 @@ int main(int argc, char** argv) {
         if (command == "hdr") return cmdHdr(args);
         if (command == "sweep") return cmdSweep(args);
         if (command == "compare") return cmdCompare(args);
+        if (command == "load") return cmdLoad(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {

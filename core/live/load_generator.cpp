@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -22,6 +23,12 @@ constexpr int kSendBatch = 256;
 
 std::int64_t micros(SteadyClock::duration d) {
     return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+std::string millis(std::int64_t micros) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(micros) / 1000.0);
+    return buf;
 }
 
 double seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -229,9 +236,8 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
     if (!lagging && !behind) return std::nullopt;
     std::string why = "the generator, not the server, may be the bottleneck: ";
     if (lagging) {
-        why += "its scheduling lag p99 is " + std::to_string(lagP99 / 1000.0).substr(0, 6) +
-               " ms against a corrected p99 of " + std::to_string(correctedP99 / 1000.0).substr(0, 8) +
-               " ms, so its own lateness is a large part of the latencies";
+        why += "its scheduling lag p99 is " + millis(lagP99) + " ms against a corrected p99 of " +
+               millis(correctedP99) + " ms, so its own lateness is a large part of the latencies";
     }
     if (behind) {
         if (lagging) why += "; ";

@@ -1,0 +1,144 @@
+#include "load_report.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace taillab::cli {
+namespace {
+
+using live::HttpFailure;
+
+constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
+constexpr std::array<const char*, 4> kPercentileKeys{"p50_ms", "p90_ms", "p99_ms", "p99_9_ms"};
+
+std::string ms(std::int64_t micros) {
+    std::array<char, 32> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.3f", static_cast<double>(micros) / 1000.0);
+    return buf.data();
+}
+
+// 2000, 1.5, 0.25: as a person would write a rate or a duration.
+std::string plain(double x) {
+    std::array<char, 32> buf{};
+    std::snprintf(buf.data(), buf.size(), "%g", x);
+    return buf.data();
+}
+
+double msValue(std::int64_t micros) { return std::round(static_cast<double>(micros)) / 1000.0; }
+
+std::string row(const char* name, const HdrHistogram& h) {
+    std::array<char, 160> buf{};
+    if (h.empty()) {
+        std::snprintf(buf.data(), buf.size(), "  %-16s %10s\n", name, "(none)");
+        return buf.data();
+    }
+    std::snprintf(buf.data(), buf.size(), "  %-16s %10s %10s %10s %10s %10s\n", name,
+                  ms(h.valueAtPercentile(50)).c_str(), ms(h.valueAtPercentile(90)).c_str(),
+                  ms(h.valueAtPercentile(99)).c_str(), ms(h.valueAtPercentile(99.9)).c_str(),
+                  ms(h.max()).c_str());
+    return buf.data();
+}
+
+nlohmann::ordered_json percentiles(const HdrHistogram& h) {
+    nlohmann::ordered_json j;
+    j["count"] = h.totalCount();
+    for (std::size_t k = 0; k < kPercentiles.size(); ++k)
+        j[kPercentileKeys[k]] = msValue(h.valueAtPercentile(kPercentiles[k]));
+    j["max_ms"] = msValue(h.max());
+    j["mean_ms"] = std::round(h.mean()) / 1000.0;
+    return j;
+}
+
+std::string rateText(const live::RateSchedule& s) {
+    if (s.steps.size() == 1) return plain(s.steps[0].rate) + " req/s";
+    return "a schedule of " + std::to_string(s.steps.size()) + " steps (peak " + plain(s.maxRate()) +
+           " req/s)";
+}
+
+}  // namespace
+
+std::string uncorrectedHgrmPath(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    const std::size_t dot = path.rfind('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
+        return path + ".uncorrected";
+    return path.substr(0, dot) + ".uncorrected" + path.substr(dot);
+}
+
+std::string loadProgressLine(const live::LoadInterval& i) {
+    std::array<char, 256> buf{};
+    const double rate = i.length_s > 0 ? static_cast<double>(i.completed_in_interval) / i.length_s : 0;
+    std::snprintf(buf.data(), buf.size(),
+                  "[%6.1fs] sent %llu  completed %llu  rate %.0f/s  p99 %s ms  lag p99 %s ms",
+                  i.start_s + i.length_s, static_cast<unsigned long long>(i.counts.sent),
+                  static_cast<unsigned long long>(i.counts.answered + i.counts.failed), rate,
+                  ms(i.corrected_total->valueAtPercentile(99)).c_str(),
+                  ms(i.lag_total->valueAtPercentile(99)).c_str());
+    std::string line = buf.data();
+    if (i.behind_schedule > 0) line += "  behind schedule by " + std::to_string(i.behind_schedule);
+    return line;
+}
+
+std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResult& r) {
+    std::string out = "load: " + live::toString(config.url) + ", " + rateText(config.schedule) +
+                      " for " + plain(r.schedule_s) + " s over up to " +
+                      std::to_string(r.connections) + " connections (" +
+                      std::to_string(r.peak_connections) + " opened at most)\n";
+    out += "sent " + std::to_string(r.counts.sent) + " of " + std::to_string(r.intended) +
+           " intended, " + std::to_string(r.counts.answered) + " answered, " +
+           std::to_string(r.counts.failed) + " failed, in " + ms(std::llround(r.elapsed_s * 1e3)) +
+           " s" + (r.stopped_early ? " (stopped early)" : "") + "\n\n";
+    std::array<char, 160> head{};
+    std::snprintf(head.data(), head.size(), "  %-16s %10s %10s %10s %10s %10s\n", "latency (ms)", "p50",
+                  "p90", "p99", "p99.9", "max");
+    out += head.data();
+    out += row("corrected", r.corrected);
+    out += row("uncorrected", r.uncorrected);
+    out += row("scheduling lag", r.lag);
+    out += row("connection wait", r.wait);
+    out += "\n  corrected: from each request's intended send time (what users at this rate see);\n"
+           "  uncorrected: from when it got a connection (what a closed-loop tool reports)\n\n";
+    for (const auto& [status, n] : r.counts.statuses)
+        out += "  status " + std::to_string(status) + ": " + std::to_string(n) + "\n";
+    for (int k = 1; k < live::kHttpFailureKinds; ++k) {
+        const std::uint64_t n = r.counts.failures[static_cast<std::size_t>(k)];
+        if (n > 0) out += "  failed (" + std::string(toString(static_cast<HttpFailure>(k))) + "): " + std::to_string(n) + "\n";
+    }
+    out += "  scheduling lag p99 " + ms(r.lag.valueAtPercentile(99)) + " ms, max " + ms(r.lag.max()) + " ms\n";
+    if (const auto warning = live::generatorBottleneckWarning(r)) out += "\nwarning: " + *warning + "\n";
+    return out;
+}
+
+nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const live::LoadResult& r) {
+    nlohmann::ordered_json j;
+    j["url"] = live::toString(config.url);
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (const auto& s : config.schedule.steps) steps.push_back({{"at_s", s.at_s}, {"rate_per_s", s.rate}});
+    j["schedule"] = steps;
+    j["duration_s"] = r.schedule_s;
+    j["connections"] = r.connections;
+    j["peak_connections"] = r.peak_connections;
+    j["elapsed_s"] = r.elapsed_s;
+    j["stopped_early"] = r.stopped_early;
+    j["intended"] = r.intended;
+    j["sent"] = r.counts.sent;
+    j["answered"] = r.counts.answered;
+    j["failed"] = r.counts.failed;
+    nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
+    for (const auto& [status, n] : r.counts.statuses) statuses[std::to_string(status)] = n;
+    j["statuses"] = statuses;
+    nlohmann::ordered_json failures = nlohmann::ordered_json::object();
+    for (int k = 1; k < live::kHttpFailureKinds; ++k)
+        failures[std::string(toString(static_cast<HttpFailure>(k)))] = r.counts.failures[static_cast<std::size_t>(k)];
+    j["failures"] = failures;
+    j["corrected"] = percentiles(r.corrected);
+    j["uncorrected"] = percentiles(r.uncorrected);
+    j["scheduling_lag"] = percentiles(r.lag);
+    j["connection_wait"] = percentiles(r.wait);
+    const auto warning = live::generatorBottleneckWarning(r);
+    j["generator_bottleneck"] = warning ? nlohmann::ordered_json(*warning) : nlohmann::ordered_json(nullptr);
+    return j;
+}
+
+}  // namespace taillab::cli

@@ -1,0 +1,22 @@
+// What `taillab-cli load` prints and writes after a run: the human summary (percentiles in
+// milliseconds, counts, the bottleneck warning), the JSON summary, the .hgrm file names.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "live/load_generator.h"
+
+namespace taillab::cli {
+
+// The summary for a terminal (corrected and uncorrected p50/p90/p99/p99.9/max, the scheduling lag
+// and connection wait, status and failure counts, and the warning when the generator lagged).
+std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResult& result);
+// The same as JSON, with units in the keys.
+nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const live::LoadResult& result);
+// One progress line for stderr, without the newline.
+std::string loadProgressLine(const live::LoadInterval& interval);
+// Where the uncorrected .hgrm goes beside the corrected one: "run.hgrm" -> "run.uncorrected.hgrm".
+std::string uncorrectedHgrmPath(const std::string& hgrmPath);
+
+}  // namespace taillab::cli

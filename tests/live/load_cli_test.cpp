@@ -1,0 +1,107 @@
+// taillab-cli load, run as a real process against the stall fixture on 127.0.0.1.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../core/cli_support.h"
+#include "metrics/hdr_log.h"
+#include "metrics/hgrm.h"
+#include "stall_server.h"
+
+namespace taillab {
+namespace {
+
+using test::readFile;
+using test::runShell;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+class LoadCli : public test::ScratchDirTest {
+  protected:
+    Outcome load(const std::string& args) {
+        const std::string err = path("stderr.txt");
+        const test::ShellOutcome o = runShell(std::string(TAILLAB_CLI_PATH) + " load " + args + " 2>" + err);
+        return {o.exit_code, o.out, readFile(err)};
+    }
+    // Bad input: exit code 2, nothing on stdout, and stderr holding `message`.
+    void expectRefused(const std::string& args, const std::string& message) {
+        const Outcome o = load(args);
+        EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
+        EXPECT_EQ(o.out, "") << args;
+        EXPECT_NE(o.err.find(message), std::string::npos) << args << "\nstderr: " << o.err;
+    }
+    void write(const std::string& name, const std::string& text) { std::ofstream(path(name)) << text; }
+
+    test::StallServer server_;
+};
+
+TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
+    const std::string url = server_.url("");
+    expectRefused("", "no URL given");
+    expectRefused("https://127.0.0.1:1/ --rate 1 --duration 1", "plain HTTP");
+    expectRefused("http://example.com/ --rate 1 --duration 1", "dotted IPv4 address or localhost");
+    expectRefused(url + " --duration 1", "--rate or --schedule is required");
+    expectRefused(url + " --rate 10", "--duration is required");
+    expectRefused(url + " --rate 0 --duration 1", "--rate expects requests per second above 0");
+    expectRefused(url + " --rate fast --duration 1", "found 'fast'");
+    expectRefused(url + " --rate 10 --duration 10 --duration soon", "--duration expects a duration");
+    expectRefused(url + " --rate 10 --duration -1s", "--duration expects a duration");
+    expectRefused(url + " --rate 10 --duration 1 --connections 0", "--connections expects a whole number");
+    expectRefused(url + " --rate 10 --duration 1 --endpoint slow", "--endpoint expects lite or fast");
+    expectRefused(server_.url("/x") + " --rate 10 --duration 1 --endpoint fast", "give one");
+    expectRefused(url + " --rate 10 --duration 1 --keys a,,b", "empty item");
+    expectRefused(url + " --rate 10 --duration 1 --frobnicate", "unknown option '--frobnicate'");
+    expectRefused(url + " --rate 10 --duration 1 --hgrm " + path("no/such/dir/x.hgrm"), "does not exist");
+    expectRefused(url + " --rate 10 --duration 1 --hlog " + dir_.string(), "is a directory");
+    expectRefused(url + " --rate 10 --duration 1 --json -", "needs a file path");
+    expectRefused(url + " --rate 10 --duration 1 --json " + path("a.hgrm") + " --hgrm " + path("a.hgrm"),
+                  "the same file");
+    write("steps.txt", "0 10\n# then faster\n2 fast\n");
+    expectRefused(url + " --schedule " + path("steps.txt") + " --duration 5", path("steps.txt") + ":3: the rate");
+    expectRefused(url + " --schedule " + path("steps.txt") + " --rate 5 --duration 5", "not both");
+    expectRefused(url + " --schedule " + path("missing.txt") + " --duration 5", "cannot open");
+    expectRefused("http://127.0.0.1:" + std::to_string(test::closedPort()) + "/ --rate 10 --duration 1",
+                  "nothing answers at 127.0.0.1:");
+    EXPECT_EQ(server_.requests(), 0u);
+    EXPECT_EQ(load("--help").exit_code, 0);
+}
+
+TEST_F(LoadCli, ARunWritesItsSummaryAndFiles) {
+    server_.setDelay(std::chrono::milliseconds(2));
+    write("steps.txt", "0 40\n0.5 80\n");
+    const Outcome o = load(server_.url("") + " --schedule " + path("steps.txt") + " --duration 1.2s --keys k1,k2" +
+                           " --hgrm " + path("run.hgrm") + " --hlog " + path("run.hlog") + " --json " +
+                           path("run.json"));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("corrected"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("status 200: 76"), std::string::npos) << o.out;  // 20 + 56 sends
+    EXPECT_NE(o.err.find("lag p99"), std::string::npos) << o.err;
+    EXPECT_EQ(server_.lastRequest().target, "/search/lite");
+
+    const auto json = nlohmann::json::parse(readFile(path("run.json")));
+    EXPECT_EQ(json["sent"], 76);
+    EXPECT_EQ(json["intended"], 76);
+    EXPECT_EQ(json["statuses"]["200"], 76);
+    EXPECT_EQ(json["corrected"]["count"], 76);
+    EXPECT_GE(json["corrected"]["p50_ms"].get<double>(), 2.0);
+
+    const auto hgrm = parseHgrm(readFile(path("run.hgrm")));
+    EXPECT_EQ(hgrm.back().total_count, 76);
+    EXPECT_EQ(parseHgrm(readFile(path("run.uncorrected.hgrm"))).back().total_count, 76);
+
+    const HdrLog log = parseHdrLog(readFile(path("run.hlog")));
+    ASSERT_TRUE(log.start_time_s && log.base_time_s);
+    std::int64_t corrected = 0, uncorrected = 0;
+    for (const HdrLogInterval& i : log.intervals) (i.tag.empty() ? corrected : uncorrected) += i.histogram.totalCount();
+    EXPECT_EQ(corrected, 76);
+    EXPECT_EQ(uncorrected, 76);
+}
+
+}  // namespace
+}  // namespace taillab
