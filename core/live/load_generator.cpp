@@ -173,7 +173,9 @@ class Run {
             i.counts = result_.counts;
             i.completed_in_interval = iCompleted_;
             if (!sendingDone_) {
-                const std::uint64_t due = times_.intendedBefore(SteadyClock::now() - t0_);
+                // Sends over a millisecond late: one due this very instant is not "behind".
+                const auto late = SteadyClock::now() - t0_ - std::chrono::milliseconds(1);
+                const std::uint64_t due = late > nanoseconds::zero() ? times_.intendedBefore(late) : 0;
                 i.behind_schedule = due > result_.counts.sent ? due - result_.counts.sent : 0;
             }
             i.corrected = &iCorrected_;

@@ -81,7 +81,7 @@ struct LoadInterval {
     double length_s = 0;
     LoadCounts counts;    // totals since the start, not per interval
     std::uint64_t completed_in_interval = 0;
-    std::uint64_t behind_schedule = 0;  // sends the schedule intended by now not yet dispatched
+    std::uint64_t behind_schedule = 0;  // sends over 1 ms overdue and not yet dispatched
     const HdrHistogram* corrected = nullptr;
     const HdrHistogram* uncorrected = nullptr;
     const HdrHistogram* lag = nullptr;

@@ -155,5 +155,41 @@ TEST(LoadGenerator, RefusesImpossibleConfigurations) {
     EXPECT_EQ(builtinQueries().size(), 100u);
 }
 
+TEST(LoadGenerator, WarnsWhenItsOwnLagIsAPartOfTheLatency) {
+    LoadResult r;
+    r.intended = r.counts.sent = 1000;
+    r.corrected.record(20'000, 1000);  // 20 ms answers
+    r.lag.record(100, 1000);            // 0.1 ms late: the server's time dominates
+    EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt);
+    r.lag.record(8'000, 50);  // 8 ms late at p99: two fifths of the latency is the generator's
+    const auto lagging = generatorBottleneckWarning(r);
+    ASSERT_TRUE(lagging.has_value());
+    EXPECT_NE(lagging->find("scheduling lag p99 is 8.003 ms against a corrected p99 of 20.015 ms"), std::string::npos)
+        << *lagging;
+    r.lag.reset();
+    r.counts.sent = 900;
+    const auto behind = generatorBottleneckWarning(r);
+    ASSERT_TRUE(behind.has_value());
+    EXPECT_NE(behind->find("it sent 900 of the 1000 requests the schedule intended"), std::string::npos) << *behind;
+    r.stopped_early = true;
+    EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt);
+}
+
+TEST(LoadGenerator, StopEndsTheScheduleAndStillReports) {
+    StallServer server;
+    LoadConfig config = configFor(server, 100, 30'000ms);
+    config.interval = 50ms;
+    LoadGenerator generator(config);
+    int intervals = 0;
+    const LoadResult r = generator.run([&](const LoadInterval&) {
+        if (++intervals == 4) generator.stop();
+    });
+    EXPECT_TRUE(r.stopped_early);
+    EXPECT_GT(r.counts.sent, 0u);
+    EXPECT_LT(r.counts.sent, 3000u);
+    EXPECT_EQ(r.counts.answered, r.counts.sent);
+    EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt);
+}
+
 }  // namespace
 }  // namespace taillab::live
