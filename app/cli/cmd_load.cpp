@@ -262,10 +262,16 @@ int cmdLoad(const std::vector<std::string>& args) {
     const LoadOptions o = parseOptions(args);
     const live::LoadConfig config = buildConfig(o);
     checkOutputs(o);
+    std::optional<live::LoadGenerator> made;
+    try {
+        made.emplace(config);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+    }
+    live::LoadGenerator& generator = *made;
     ensureDescriptors(config.connections);
     checkListening(config.url.at);
 
-    live::LoadGenerator generator(config);
     const HdrLogWriter hlog(0);
     std::string hlogLines;
     gRunning = &generator;

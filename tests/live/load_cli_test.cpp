@@ -56,6 +56,7 @@ TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
     expectRefused(url + " --rate 10 --duration 1 --endpoint slow", "--endpoint expects lite or fast");
     expectRefused(server_.url("/x") + " --rate 10 --duration 1 --endpoint fast", "give one");
     expectRefused(url + " --rate 10 --duration 1 --keys a,,b", "empty item");
+    expectRefused(url + " --rate 10 --duration 1 --keys 'a b'", "an API key must be non-empty printable text");
     expectRefused(url + " --rate 10 --duration 1 --frobnicate", "unknown option '--frobnicate'");
     expectRefused(url + " --rate 10 --duration 1 --hgrm " + path("no/such/dir/x.hgrm"), "does not exist");
     expectRefused(url + " --rate 10 --duration 1 --hlog " + dir_.string(), "is a directory");
