@@ -233,7 +233,7 @@ HdrConfig loadHistogramConfig() { return HdrConfig{1, 3'600'000'000, 3}; }
 std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
     const std::int64_t lagP99 = r.lag.valueAtPercentile(99);
     const std::int64_t correctedP99 = r.corrected.valueAtPercentile(99);
-    const bool lagging = lagP99 > 1000 && lagP99 * 5 > correctedP99;
+    const bool lagging = lagP99 > 1000 && lagP99 * 10 >= correctedP99;
     const bool behind = !r.stopped_early && r.counts.sent < r.intended;
     if (!lagging && !behind) return std::nullopt;
     std::string why = "the generator, not the server, may be the bottleneck: ";
