@@ -49,7 +49,8 @@ second; a summary on stdout at the end.
   --timeout D          a request with no answer by then fails as a timeout (default 10s)
   --hgrm FILE          corrected percentile distribution (HdrHistogram .hgrm, in ms); the
                        uncorrected one goes beside it as FILE's name with .uncorrected
-  --hlog FILE          HdrHistogram interval log, one histogram a second (values in µs):
+  --hlog FILE          HdrHistogram interval log, one histogram a second (values in µs, so
+                       HistogramLogProcessor needs -outputValueUnitRatio 1000 to print ms):
                        corrected untagged, uncorrected as Tag=uncorrected
   --json FILE          the summary as JSON
   --quiet              no progress lines
