@@ -17,7 +17,7 @@ build_dir=${TAILLAB_FUZZ_BUILD_DIR:-$here/build-fuzz}
 work_dir=${TAILLAB_FUZZ_WORK:-$build_dir/campaign}
 jobs=${TAILLAB_JOBS:-2}
 fuzz_src=$here/tests/fuzz
-targets=(scenario set_override vary latency_log hgrm)
+targets=(scenario set_override vary latency_log hgrm hlog)
 
 # clang 16, not Debian 12's default 14: clang 14 cannot capture a structured binding in a lambda
 # (core/scenario/timeline_parse.cpp does), a C++20 feature clang gained in 16.
@@ -43,6 +43,7 @@ target_flags() {
         set_override | vary) echo "-max_len=512 -dict=$fuzz_src/scenario.dict" ;;
         latency_log) echo "-max_len=16384" ;;
         hgrm) echo "-max_len=4096" ;;
+        hlog) echo "-max_len=4096" ;;
     esac
 }
 
@@ -92,6 +93,7 @@ smoke_runs() {
         set_override | vary) echo 30000 ;;
         latency_log) echo 300000 ;;
         hgrm) echo 15000 ;;
+        hlog) echo 30000 ;;
     esac
 }
 
