@@ -209,6 +209,7 @@ HdrHistogram decodeCompressedHistogram(std::string_view bytes) {
     const auto* cp = reinterpret_cast<const unsigned char*>(payload.data());
     std::size_t at = 0;
     std::size_t index = 0;
+    std::int64_t total = 0;
     while (at < payload.size()) {
         const std::int64_t v = getZigZag(cp, at, payload.size());
         if (v < 0) {
@@ -219,6 +220,10 @@ HdrHistogram decodeCompressedHistogram(std::string_view bytes) {
             continue;
         }
         if (index >= length) throw HdrLogError(0, "more counts than the histogram holds");
+        // Each index is visited once, so only the total can overflow.
+        if (v > std::numeric_limits<std::int64_t>::max() - total)
+            throw HdrLogError(0, "the counts add up to more than a 64-bit total can hold");
+        total += v;
         if (v > 0) h->record(h->valueFromIndex(index), v);
         ++index;
     }

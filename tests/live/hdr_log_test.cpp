@@ -107,6 +107,17 @@ TEST(HdrLog, BadInputIsAnErrorNamingTheLine) {
     EXPECT_THROW(decodeCompressedHistogram(bytes.substr(0, bytes.size() - 4)), HdrLogError);
     bytes[12] ^= 0x55;  // corrupt the deflate stream
     EXPECT_THROW(decodeCompressedHistogram(bytes), HdrLogError);
+    // Found by fuzz_hlog (tests/fuzz/regressions/hlog/counts-overflow-total): counts whose sum
+    // overflowed the histogram's 64-bit total.
+    const std::string overflow =
+        "HISTFAAAAEV42pNpmSzMwMCgyAABTBDKT4GBgdnNYIYCBvsPAQAAAyEuATGTk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OT"
+        "k5OTk5OTk5OTk5OTk5OTk5OTFzE9Di4BKSEhwx4nrxg9v2lMaxhvKOkILGZkKmcCAML2CsI=";
+    try {
+        decodeCompressedHistogramBase64(overflow);
+        ADD_FAILURE() << "decoded";
+    } catch (const HdrLogError& e) {
+        EXPECT_NE(std::string(e.what()).find("more than a 64-bit total"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
