@@ -127,34 +127,18 @@ struct GatewaySim::Impl final : Port {
         enum Kind : std::uint8_t { Set, Start, End } kind;
         std::uint32_t event;
     };
-    struct Resolved {
-        int engine = -1;
-        std::optional<Region> region;
-    };
+    using Resolved = FaultScope;
 
     static TimelineError errorAt(const TimelineEvent& e, const std::string& message) {
         return TimelineError(e.path.empty() ? "/timeline" : e.path, message);
     }
 
     Resolved resolve(const TimelineEvent& e) const {
-        const FaultTarget& t = e.fault->target;
-        Resolved r;
-        if (t.provider || t.zone)
-            throw errorAt(e, "this fleet has no providers or availability zones to target");
-        if (t.engine) {
-            const auto it = std::find(kEngineNames.begin(), kEngineNames.end(), *t.engine);
-            if (it == kEngineNames.end()) throw errorAt(e, "no engine named '" + *t.engine + "'");
-            r.engine = static_cast<int>(it - kEngineNames.begin());
+        try {
+            return faultScope(e.fault->target, params.integer("egress_ips"));
+        } catch (const std::invalid_argument& x) {
+            throw errorAt(e, x.what());
         }
-        if (t.region) {
-            const auto it = std::find(kRegionNames.begin(), kRegionNames.end(), *t.region);
-            if (it == kRegionNames.end()) throw errorAt(e, "no region named '" + *t.region + "'");
-            r.region = static_cast<Region>(it - kRegionNames.begin());
-        }
-        if (t.egress_ip && (*t.egress_ip < 0 || *t.egress_ip >= params.integer("egress_ips")))
-            throw errorAt(e, "egress_ip " + std::to_string(*t.egress_ip) + " is not one of the " +
-                                 std::to_string(params.integer("egress_ips")) + " IPs of a region");
-        return r;
     }
 
     Params withSettings(Params p, const TimelineEvent& e) const {
@@ -253,23 +237,7 @@ struct GatewaySim::Impl final : Port {
             default: break;
         }
         if (!start) return fleet.removeFault(a.event);
-        fleet::CallFault c;
-        c.engine = r.engine;
-        c.region = r.region;
-        c.egress_ip = f.target.egress_ip;
-        c.factor = f.factor;
-        c.share = f.share;
-        c.add_ms = f.add_ms;
-        if (f.median_ms && f.sigma) c.distribution = LognormalParams{*f.median_ms, *f.sigma};
-        switch (f.effect) {
-            case FaultEffect::Down: c.effect = fleet::CallFault::Effect::Down; break;
-            case FaultEffect::Slow: c.effect = fleet::CallFault::Effect::Slow; break;
-            case FaultEffect::Invalid: c.effect = fleet::CallFault::Effect::Invalid; break;
-            case FaultEffect::Resets: c.effect = fleet::CallFault::Effect::Resets; break;
-            case FaultEffect::Latency: c.effect = fleet::CallFault::Effect::Latency; break;
-            default: break;
-        }
-        fleet.addFault(a.event, c);
+        if (const auto c = callFaultOf(f, r)) fleet.addFault(a.event, *c);
     }
 
     // Calls one engine serves at once in one region, after any capacity it has lost.

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "fleet/fleet.h"
 #include "gateway/config.h"
 #include "knobs/knob.h"
+#include "scenario/timeline.h"
 #include "workload/workload.h"
 
 namespace taillab::gateway {
@@ -23,5 +25,18 @@ constexpr std::array<std::string_view, kRegions> kProbeKeys{"tl-probe-eu", "tl-p
 // Throws std::invalid_argument naming the knobs when they contradict each other.
 GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload);
 fleet::FleetConfig fleetConfigFromParams(const Params& p);
+
+// What a timeline fault's target names, as indices: engine -1 and no region for the whole fleet.
+// Throws std::invalid_argument for a name this fleet does not have (providers and zones
+// included) or an egress IP outside 0..egressIps-1.
+struct FaultScope {
+    int engine = -1;
+    std::optional<Region> region;
+};
+FaultScope faultScope(const FaultTarget& target, int egressIps);
+
+// The fault as the fleet applies it to calls (Fleet::addFault); nullopt for capacity_lost and
+// surge, which act on the engines' queues and on the arrivals instead.
+std::optional<fleet::CallFault> callFaultOf(const Fault& fault, const FaultScope& scope);
 
 }  // namespace taillab::gateway
