@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "live/ascii.h"
+
 namespace taillab::live {
 namespace {
 
@@ -15,23 +17,6 @@ double latencyMs(Duration d) { return std::round(toMs(d) * 1000.0) / 1000.0; }
 std::string wholeSeconds(Duration d) {
     const std::int64_t ns = std::max<std::int64_t>(0, d.count());
     return std::to_string((ns + 999'999'999) / 1'000'000'000);
-}
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
 }
 
 HttpReply badRequest(std::string message, Duration latency) {
@@ -82,21 +67,21 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
                           "the JSON body",
                           latency);
     if (!in.content_type.empty()) {
-        const std::string_view type = trim(in.content_type.substr(0, in.content_type.find(';')));
+        const std::string_view type = trimSpaces(in.content_type.substr(0, in.content_type.find(';')));
         if (!equalsIgnoringCase(type, "application/json"))
             return errorReply(415, "unsupported_media_type",
                               "the body must be application/json, not " + std::string(type), latency);
     }
     // Authorization: Bearer KEY. A missing or unknown key is the gateway's 401.
     if (!in.authorization.empty()) {
-        const std::string_view a = trim(in.authorization);
+        const std::string_view a = trimSpaces(in.authorization);
         const std::size_t space = a.find(' ');
         if (space == std::string_view::npos || !equalsIgnoringCase(a.substr(0, space), "bearer"))
             return badRequest("Authorization must be 'Bearer <API key>'", latency);
-        out.api_key = std::string(trim(a.substr(space + 1)));
+        out.api_key = std::string(trimSpaces(a.substr(space + 1)));
     }
     if (!in.region.empty()) {
-        const std::string_view want = trim(in.region);
+        const std::string_view want = trimSpaces(in.region);
         for (int g = 0; g < gateway::kRegions; ++g)
             if (equalsIgnoringCase(want, gateway::kRegionNames[static_cast<std::size_t>(g)]))
                 out.region_pin = static_cast<gateway::Region>(g);
@@ -104,7 +89,7 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
             return badRequest("X-Region must be EU, US or APAC, not '" + std::string(want) + "'", latency);
     }
     if (!in.request_id.empty()) {
-        const std::string_view id = trim(in.request_id);
+        const std::string_view id = trimSpaces(in.request_id);
         std::uint64_t v = 0;
         const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
         if (id.empty() || ec != std::errc{} || end != id.data() + id.size())

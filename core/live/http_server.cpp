@@ -1,0 +1,323 @@
+#include "live/http_server.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "live/ascii.h"
+#include "live/loop_asio.h"
+
+namespace taillab::live {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+asio::steady_timer::duration asioDuration(Duration d) {
+    return std::chrono::duration_cast<asio::steady_timer::duration>(d);
+}
+
+bool isHttpError(const error_code& ec) {
+    return &ec.category() == &http::make_error_code(http::error::bad_method).category();
+}
+
+class Session;
+
+}  // namespace
+
+struct Responder::Slot {
+    std::weak_ptr<Session> session;
+};
+
+struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
+    Impl(Loop& l, HttpHandler& h, HttpServerLimits lim)
+        : loop(l), handler(h), limits(lim), acceptor(ioContext(l)) {}
+    Loop& loop;
+    HttpHandler& handler;
+    HttpServerLimits limits;
+    tcp::acceptor acceptor;
+    HostPort bound;
+    bool stopped = false;
+    std::unordered_set<Session*> sessions;
+
+    void accept();
+    void refuse(tcp::socket& socket);
+};
+
+namespace {
+
+// One connection: waits for a request's first byte (idle), reads the request (read timeout),
+// hands it to the handler and waits for its Responder, writes the answer, and again.
+class Session : public std::enable_shared_from_this<Session> {
+public:
+    Session(std::shared_ptr<HttpServer::Impl> server, tcp::socket socket)
+        : server_(std::move(server)), socket_(std::move(socket)), timer_(ioContext(server_->loop)) {
+        server_->sessions.insert(this);
+    }
+    ~Session() { server_->sessions.erase(this); }
+
+    void awaitRequest() {
+        // Bytes of a request sent before the last answer was written are already here.
+        if (buffer_.size() > 0) return readRequest();
+        const std::uint64_t gen = ++generation_;
+        arm(server_->limits.idle_timeout);
+        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this(), gen](const error_code& ec) {
+            if (self->closed_ || gen != self->generation_) return;
+            if (ec) return self->closeNow(false);  // idle too long, or the server stops
+            self->readRequest();
+        });
+    }
+
+    void answer(const std::shared_ptr<Responder::Slot>& slot, HttpReply reply) {
+        if (!waiting(slot)) return;
+        pending_.reset();
+        ++generation_;  // the watch for a client's close ends here
+        send(std::move(reply), keepAlive_);
+    }
+
+    void abort(const std::shared_ptr<Responder::Slot>& slot, bool reset) {
+        if (waiting(slot)) closeNow(reset);
+    }
+
+    bool waiting(const std::shared_ptr<Responder::Slot>& slot) const {
+        return !closed_ && pending_ && pending_ == slot;
+    }
+
+    void closeNow(bool reset) {
+        if (closed_) return;
+        closed_ = true;
+        pending_.reset();
+        timer_.cancel();
+        error_code ignored;
+        if (reset) socket_.set_option(asio::socket_base::linger(true, 0), ignored);
+        socket_.close(ignored);
+    }
+
+private:
+    void arm(Duration d) {
+        timedOut_ = false;
+        timer_.expires_after(asioDuration(d));
+        timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+            const auto self = weak.lock();
+            if (ec || !self || self->closed_) return;
+            self->timedOut_ = true;
+            error_code ignored;
+            self->socket_.cancel(ignored);
+        });
+    }
+
+    void readRequest() {
+        parser_.emplace();
+        parser_->header_limit(static_cast<std::uint32_t>(server_->limits.max_header_bytes));
+        parser_->body_limit(server_->limits.max_body_bytes);
+        arm(server_->limits.read_timeout);
+        http::async_read(socket_, buffer_, *parser_,
+                         [self = shared_from_this()](const error_code& ec, std::size_t) { self->onRead(ec); });
+    }
+
+    void onRead(const error_code& ec) {
+        timer_.cancel();
+        if (closed_) return;
+        const Time now = server_->loop.now();
+        if (ec) {
+            const bool started = parser_->got_some() || buffer_.size() > 0;
+            if (timedOut_ && started) {
+                return send(jsonError(server_->loop, now, 408, "request_timeout",
+                                      "the request was not received within the read timeout"),
+                            false);
+            }
+            if (ec == http::error::header_limit) {
+                return send(jsonError(server_->loop, now, 413, "payload_too_large",
+                                      "the request's header block is over " +
+                                          std::to_string(server_->limits.max_header_bytes) + " bytes"),
+                            false);
+            }
+            if (ec == http::error::body_limit) {
+                return send(jsonError(server_->loop, now, 413, "payload_too_large",
+                                      "the request's body is over " +
+                                          std::to_string(server_->limits.max_body_bytes) + " bytes"),
+                            false);
+            }
+            // The end of a keep-alive connection, a reset, or a timeout before any byte.
+            if (ec == http::error::end_of_stream || !isHttpError(ec)) return closeNow(false);
+            return send(jsonError(server_->loop, now, 400, "bad_request",
+                                  "malformed HTTP request: " + ec.message()),
+                        false);
+        }
+        auto& req = parser_->get();
+        ServerRequest in;
+        in.method = std::string(req.method_string());
+        in.target = std::string(req.target());
+        for (const auto& f : req) in.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+        in.body = std::move(req.body());
+        in.accepted = now;
+        keepAlive_ = req.keep_alive();
+        parser_.reset();
+        pending_ = std::make_shared<Responder::Slot>();
+        pending_->session = weak_from_this();
+        watchForClose();
+        server_->handler.handle(in, Responder(pending_));
+    }
+
+    // While the handler holds the request, a client that gives up closes its end: notice it
+    // then, not when the answer (maybe never) comes.
+    void watchForClose() {
+        const std::uint64_t gen = ++generation_;
+        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this(), gen](const error_code& ec) {
+            if (ec || self->closed_ || gen != self->generation_ || !self->pending_) return;
+            char byte;
+            error_code peek;
+            const std::size_t n = self->socket_.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek);
+            // Bytes of a next request wait for this answer; an end of stream or an error ends it.
+            if (n == 0 || peek) self->closeNow(false);
+        });
+    }
+
+    void send(HttpReply reply, bool keepAlive) {
+        auto res = std::make_shared<http::response<http::string_body>>();
+        res->version(11);
+        res->result(static_cast<unsigned>(reply.status));
+        res->set(http::field::content_type, "application/json");
+        for (auto& [k, v] : reply.headers) res->set(k, v);
+        res->body() = std::move(reply.body);
+        res->keep_alive(keepAlive);
+        res->prepare_payload();
+        http::async_write(socket_, *res, [self = shared_from_this(), res, keepAlive](const error_code& ec, std::size_t) {
+            if (self->closed_) return;
+            if (ec) return self->closeNow(false);
+            if (keepAlive) return self->awaitRequest();
+            error_code ignored;
+            self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
+            self->closeNow(false);
+        });
+    }
+
+    std::shared_ptr<HttpServer::Impl> server_;
+    tcp::socket socket_;
+    asio::steady_timer timer_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    std::shared_ptr<Responder::Slot> pending_;  // the request the handler holds
+    std::uint64_t generation_ = 0;               // ends stale socket waits
+    bool keepAlive_ = true;
+    bool timedOut_ = false;
+    bool closed_ = false;
+};
+
+}  // namespace
+
+void HttpServer::Impl::accept() {
+    acceptor.async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+        if (self->stopped) return;
+        if (ec) {
+            // Out of descriptors, most likely: try again shortly rather than spin.
+            self->loop.runAfter(std::chrono::milliseconds(10), [self] {
+                if (!self->stopped) self->accept();
+            });
+            return;
+        }
+        error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        if (static_cast<int>(self->sessions.size()) >= self->limits.max_connections) {
+            self->refuse(socket);
+        } else {
+            std::make_shared<Session>(self, std::move(socket))->awaitRequest();
+        }
+        self->accept();
+    });
+}
+
+void HttpServer::Impl::refuse(tcp::socket& socket) {
+    // A short answer into an empty send buffer: written at once, never blocking the loop.
+    const HttpReply r = jsonError(loop, loop.now(), 503, "overloaded",
+                                  "the server holds its maximum of " +
+                                      std::to_string(limits.max_connections) + " connections");
+    const std::string text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                             "Connection: close\r\nRetry-After: 1\r\nContent-Length: " +
+                             std::to_string(r.body.size()) + "\r\n\r\n" + r.body;
+    error_code ignored;
+    asio::write(socket, asio::buffer(text), ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.close(ignored);
+}
+
+std::optional<std::string_view> ServerRequest::header(std::string_view name) const {
+    for (const auto& [k, v] : headers)
+        if (equalsIgnoringCase(k, name)) return std::string_view(v);
+    return std::nullopt;
+}
+
+void Responder::respond(HttpReply reply) {
+    if (!slot_) return;
+    if (const auto s = slot_->session.lock()) s->answer(slot_, std::move(reply));
+}
+
+void Responder::reset() {
+    if (!slot_) return;
+    if (const auto s = slot_->session.lock()) s->abort(slot_, true);
+}
+
+void Responder::close() {
+    if (!slot_) return;
+    if (const auto s = slot_->session.lock()) s->abort(slot_, false);
+}
+
+bool Responder::open() const {
+    if (!slot_) return false;
+    const auto s = slot_->session.lock();
+    return s && s->waiting(slot_);
+}
+
+HttpServer::HttpServer(Loop& loop, const HostPort& listen, HttpHandler& handler, HttpServerLimits limits)
+    : loop_(loop), impl_(std::make_shared<Impl>(loop, handler, limits)) {
+    loop_.invoke([&] {
+        error_code ec;
+        const auto address = asio::ip::make_address_v4(listen.host == "localhost" ? "127.0.0.1" : listen.host, ec);
+        if (ec) throw std::runtime_error("cannot listen on " + toString(listen) + ": not an IPv4 address");
+        const tcp::endpoint at(address, listen.port);
+        auto& a = impl_->acceptor;
+        a.open(at.protocol(), ec);
+        if (!ec) a.set_option(asio::socket_base::reuse_address(true), ec);
+        if (!ec) a.bind(at, ec);
+        if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
+        if (ec) throw std::runtime_error("cannot listen on " + toString(listen) + ": " + ec.message());
+        impl_->bound = HostPort{listen.host, a.local_endpoint().port()};
+    });
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+HostPort HttpServer::bound() const { return impl_->bound; }
+
+void HttpServer::start() {
+    loop_.invoke([&] { impl_->accept(); });
+}
+
+void HttpServer::stop() {
+    loop_.invoke([&] {
+        if (impl_->stopped) return;
+        impl_->stopped = true;
+        error_code ignored;
+        impl_->acceptor.close(ignored);
+        std::vector<std::shared_ptr<Session>> open;
+        for (Session* s : impl_->sessions) open.push_back(s->shared_from_this());
+        for (const auto& s : open) s->closeNow(false);
+    });
+}
+
+int HttpServer::connections() const { return static_cast<int>(impl_->sessions.size()); }
+
+HttpReply jsonError(const Loop& loop, Time accepted, int status, std::string_view error,
+                    std::string_view message) {
+    return errorReply(status, error, message, loop.now() - accepted);
+}
+
+}  // namespace taillab::live

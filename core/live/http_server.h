@@ -1,0 +1,107 @@
+// Live mode's HTTP/1.1 server: Boost.Beast over Asio, on a Loop's one thread. The emulated fleet
+// uses it now and the gateway's `serve` later.
+//
+// One request at a time per connection (keep-alive, no pipelining: a request sent before the
+// previous answer is read after that answer is written). Each request goes to the handler with a
+// Responder, which answers now, later (after a timer, from the loop thread) or never:
+//   respond(reply)  writes the answer; the connection stays open unless the client asked to close;
+//   reset()         closes with SO_LINGER 0, so the client reads ECONNRESET and no response;
+//   close()         closes without an answer (a graceful FIN), as a hung upstream's own timeout.
+// A Responder dropped without any of these leaves the connection waiting (a hang): it ends when
+// the client gives up or the server stops. Once the connection is gone, the Responder's calls do
+// nothing (`open()` says so); a client that closes while its request waits is noticed at once.
+//
+// The server answers on its own what never reaches the handler, every answer a JSON error body
+// (search_api.h's errorReply): 400 for HTTP that does not parse, 413 for a header block or body
+// over the limits, 408 for a request not received within the read timeout (an idle keep-alive
+// connection is closed silently instead), 503 when it already holds max_connections.
+//
+// Threads: construct, start() and stop() from any thread (they run on the loop through
+// Loop::invoke); the handler and every Responder call run on the loop thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/time.h"
+#include "live/address.h"
+#include "live/loop.h"
+#include "live/search_api.h"
+
+namespace taillab::live {
+
+struct HttpServerLimits {
+    std::size_t max_header_bytes = 8 * 1024;
+    std::size_t max_body_bytes = 64 * 1024;
+    Duration read_timeout = std::chrono::seconds(10);  // from a request's first byte to its last
+    Duration idle_timeout = std::chrono::seconds(60);  // a keep-alive connection with no request
+    int max_connections = 4096;
+};
+
+struct ServerRequest {
+    std::string method;  // as sent: "POST"
+    std::string target;  // path and query
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    Time accepted{};  // Loop::now() when the whole request had been read
+    // The first header of that name (ASCII case-insensitive).
+    std::optional<std::string_view> header(std::string_view name) const;
+    std::string_view path() const { return std::string_view(target).substr(0, target.find('?')); }
+};
+
+class Responder {
+public:
+    Responder() = default;
+    void respond(HttpReply reply);
+    void reset();
+    void close();
+    // The connection still waits for this answer.
+    bool open() const;
+
+    struct Slot;  // the connection's side, shared with it
+    explicit Responder(std::shared_ptr<Slot> slot) : slot_(std::move(slot)) {}
+
+private:
+    std::shared_ptr<Slot> slot_;
+};
+
+class HttpHandler {
+public:
+    virtual ~HttpHandler() = default;
+    virtual void handle(const ServerRequest& request, Responder responder) = 0;
+};
+
+class HttpServer {
+public:
+    // Binds and listens at once (throws std::runtime_error naming the address when it cannot);
+    // accepts once start() is called.
+    HttpServer(Loop& loop, const HostPort& listen, HttpHandler& handler, HttpServerLimits limits = {});
+    ~HttpServer();  // stop()
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    // The address bound: the system's port when 0 was asked for.
+    HostPort bound() const;
+    void start();
+    // Stops accepting and closes every connection (waiting answers are dropped). Idempotent.
+    void stop();
+    int connections() const;  // open now; loop thread
+
+    struct Impl;
+
+private:
+    Loop& loop_;
+    std::shared_ptr<Impl> impl_;
+};
+
+// An error answer with its latency from `accepted`: the server's own and its handlers'.
+HttpReply jsonError(const Loop& loop, Time accepted, int status, std::string_view error,
+                    std::string_view message);
+
+}  // namespace taillab::live

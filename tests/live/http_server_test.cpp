@@ -1,0 +1,188 @@
+// The HTTP server against real sockets on 127.0.0.1: its own error answers, answers given later,
+// resets, hangs, limits and a prompt stop. Wall-clock bounds are lower bounds or generous upper
+// ones: these tests run on a loaded 2-core machine.
+#include "live/http_server.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "http_test_client.h"
+#include "live/loop.h"
+
+namespace taillab::live {
+namespace {
+
+using namespace std::chrono_literals;
+using test::Ending;
+using test::TestConnection;
+
+// Answers through a function the test sets; keeps every Responder it was given.
+struct ScriptedHandler : HttpHandler {
+    std::function<void(const ServerRequest&, Responder&)> script;
+    std::vector<Responder> held;
+    std::atomic<int> requests{0};
+    void handle(const ServerRequest& request, Responder responder) override {
+        ++requests;
+        held.push_back(responder);
+        if (script) script(request, held.back());
+    }
+};
+
+class HttpServerTest : public ::testing::Test {
+protected:
+    void startServer(HttpServerLimits limits = {}) {
+        server = std::make_unique<HttpServer>(loop, HostPort{"127.0.0.1", 0}, handler, limits);
+        loop.start();
+        server->start();
+    }
+    void TearDown() override {
+        if (server) server->stop();
+        loop.stop();
+    }
+    HostPort at() const { return server->bound(); }
+
+    Loop loop;
+    ScriptedHandler handler;
+    std::unique_ptr<HttpServer> server;
+};
+
+void expectJsonError(const test::TestResult& r, int status, const std::string& error) {
+    ASSERT_EQ(r.ending, Ending::Response) << r.error;
+    EXPECT_EQ(r.response->status, status);
+    EXPECT_EQ(r.response->header("Content-Type"), "application/json");
+    const auto body = nlohmann::json::parse(r.response->body);
+    EXPECT_EQ(body.at("error"), error);
+    EXPECT_TRUE(body.at("message").is_string());
+    EXPECT_FALSE(body.at("message").get<std::string>().empty());
+}
+
+TEST_F(HttpServerTest, BindsAnEphemeralPortAndKeepsConnectionsAlive) {
+    handler.script = [](const ServerRequest& r, Responder& out) {
+        out.respond(HttpReply{200, {{"X-Echo", r.method + " " + r.target}}, R"({"body":)" + nlohmann::json(r.body).dump() + "}"});
+    };
+    startServer();
+    EXPECT_NE(at().port, 0);
+    TestConnection c(at());
+    for (int i = 0; i < 3; ++i) {
+        const auto r = c.request("POST", "/x?i=" + std::to_string(i), R"({"n":1})");
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 200);
+        EXPECT_EQ(r.response->header("X-Echo"), "POST /x?i=" + std::to_string(i));
+        EXPECT_EQ(nlohmann::json::parse(r.response->body).at("body"), R"({"n":1})");
+    }
+    EXPECT_EQ(handler.requests, 3);
+    int open = 0;
+    loop.invoke([&] { open = server->connections(); });
+    EXPECT_EQ(open, 1);
+}
+
+TEST_F(HttpServerTest, MalformedHttpGets400WithAJsonBody) {
+    startServer();
+    TestConnection c(at());
+    c.sendRaw("NOT HTTP AT ALL\r\n\r\n");
+    expectJsonError(c.readResponse(), 400, "bad_request");
+    EXPECT_EQ(handler.requests, 0);
+}
+
+TEST_F(HttpServerTest, OversizedBodyAndHeadersGet413WithAJsonBody) {
+    HttpServerLimits limits;
+    limits.max_body_bytes = 1024;
+    limits.max_header_bytes = 2048;
+    startServer(limits);
+    expectJsonError(test::requestOnce(at(), "POST", "/x", std::string(4096, 'a')), 413, "payload_too_large");
+    expectJsonError(test::requestOnce(at(), "GET", "/x", "", {{"X-Big", std::string(4096, 'b')}}), 413,
+                    "payload_too_large");
+    EXPECT_EQ(handler.requests, 0);
+}
+
+TEST_F(HttpServerTest, ASlowClientGets408AfterTheReadTimeout) {
+    HttpServerLimits limits;
+    limits.read_timeout = 200ms;
+    startServer(limits);
+    TestConnection c(at());
+    c.sendRaw("POST /x HTTP/1.1\r\nHost: a\r\n");  // and never the rest
+    const auto r = c.readResponse();
+    expectJsonError(r, 408, "request_timeout");
+    EXPECT_GE(r.elapsed, 150ms);
+}
+
+TEST_F(HttpServerTest, AnswersLaterFromATimer) {
+    handler.script = [this](const ServerRequest&, Responder& out) {
+        loop.runAfter(150ms, [out]() mutable { out.respond(HttpReply{200, {}, R"({"late":true})"}); });
+    };
+    startServer();
+    const auto r = test::requestOnce(at(), "POST", "/x", "{}");
+    ASSERT_EQ(r.ending, Ending::Response) << r.error;
+    EXPECT_EQ(r.response->body, R"({"late":true})");
+    EXPECT_GE(r.elapsed, 150ms);
+}
+
+TEST_F(HttpServerTest, AResetIsSeenAsAResetWithoutAResponse) {
+    handler.script = [](const ServerRequest&, Responder& out) { out.reset(); };
+    startServer();
+    const auto r = test::requestOnce(at(), "POST", "/x", "{}");
+    EXPECT_EQ(r.ending, Ending::Reset) << r.error;
+    EXPECT_FALSE(r.response);
+}
+
+TEST_F(HttpServerTest, AHangEndsWhenTheClientGivesUp) {
+    startServer();  // no script: the handler never answers
+    {
+        TestConnection c(at(), 300ms);
+        const auto r = c.request("POST", "/x", "{}");
+        EXPECT_EQ(r.ending, Ending::TimedOut) << r.error;
+        int open = 0;
+        loop.invoke([&] { open = server->connections(); });
+        EXPECT_EQ(open, 1);
+    }  // the client closes
+    bool stillOpen = true;
+    for (int i = 0; i < 200 && stillOpen; ++i) {
+        std::this_thread::sleep_for(10ms);
+        loop.invoke([&] { stillOpen = handler.held.at(0).open(); });
+    }
+    EXPECT_FALSE(stillOpen);
+    int open = -1;
+    loop.invoke([&] { open = server->connections(); });
+    EXPECT_EQ(open, 0);
+    // A late answer to a connection that is gone does nothing.
+    loop.invoke([&] { handler.held.at(0).respond(HttpReply{200, {}, "{}"}); });
+}
+
+TEST_F(HttpServerTest, OverMaxConnectionsGets503) {
+    HttpServerLimits limits;
+    limits.max_connections = 2;
+    handler.script = [](const ServerRequest&, Responder& out) { out.respond(HttpReply{200, {}, "{}"}); };
+    startServer(limits);
+    // Both are surely accepted once they have been answered.
+    TestConnection a(at()), b(at());
+    ASSERT_EQ(a.request("GET", "/").ending, Ending::Response);
+    ASSERT_EQ(b.request("GET", "/").ending, Ending::Response);
+    TestConnection c(at());
+    expectJsonError(c.readResponse(), 503, "overloaded");
+}
+
+TEST_F(HttpServerTest, StopWithOpenConnectionsReturnsPromptly) {
+    startServer();
+    std::vector<std::unique_ptr<TestConnection>> idle;
+    for (int i = 0; i < 20; ++i) idle.push_back(std::make_unique<TestConnection>(at()));
+    TestConnection waiting(at());
+    waiting.sendRaw("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}");
+    for (int i = 0; i < 500 && handler.requests == 0; ++i) std::this_thread::sleep_for(10ms);
+    const auto start = std::chrono::steady_clock::now();
+    server->stop();
+    loop.stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    const auto r = waiting.readResponse();
+    EXPECT_NE(r.ending, Ending::Response);
+    EXPECT_NE(r.ending, Ending::TimedOut);
+    EXPECT_EQ(idle[0]->readResponse().ending, Ending::Closed);
+}
+
+}  // namespace
+}  // namespace taillab::live
