@@ -1,0 +1,50 @@
+// The emulated fleet's admin requests apart from sockets: knob changes read into new Params, a
+// fault read into what Fleet::addFault takes, and the fleet's knobs as JSON. Pure functions; every
+// error names the JSON path it is about.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/fleet.h"
+#include "knobs/knob.h"
+
+namespace taillab::live {
+
+class AdminError : public std::invalid_argument {
+public:
+    AdminError(std::string path, const std::string& message)
+        : std::invalid_argument(path + ": " + message), path_(std::move(path)) {}
+    const std::string& path() const { return path_; }  // "$.engines.atlas.median_ms"
+
+private:
+    std::string path_;
+};
+
+// `params` (the gateway lab's) with the fleet knobs in `body` changed:
+//   {"correlation", "slow_multiplier", "fault_multiplier", "class_variability", "cold_egress",
+//    "cold_connect_median_ms", "cold_connect_sigma",
+//    "engines": {"atlas": {"median_ms", "sigma", "slow_probability", "slow_median_ms",
+//                          "slow_sigma", "invalid_rate"}, ...}}
+// Each value is checked as its knob checks a scenario's; throws AdminError at the first problem.
+Params applyFleetKnobs(const Params& params, const nlohmann::json& body);
+
+// The fleet's configuration in the same names.
+nlohmann::ordered_json fleetKnobsJson(const fleet::FleetConfig& config);
+
+struct AdminFault {
+    std::string id;
+    fleet::CallFault fault;
+    std::string label;                  // as a timeline labels it ("atlas down")
+    std::optional<double> duration_s;   // removed after it; else only by DELETE
+};
+
+// {"id": "atlas-down", "target": {...}, "effect": "down", ..., "duration_s": 30}: the fault keys
+// exactly as a timeline's fault takes them (scenario/timeline.h), checked by the same parser.
+// Throws AdminError.
+AdminFault readAdminFault(const nlohmann::json& body, const Params& params);
+
+}  // namespace taillab::live

@@ -1,0 +1,319 @@
+#include "live/fleet_server.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/fleet.h"
+#include "gateway_sim/sim_config.h"
+#include "live/fleet_admin.h"
+#include "live/fleet_wire.h"
+
+namespace taillab::live {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::uint32_t kFirstAdminFault = 0x8000'0000;  // timeline faults use their event index
+constexpr std::string_view kEnginePrefix = "/engines/", kEngineSuffix = "/search";
+constexpr std::string_view kFaultsPath = "/admin/faults";
+
+HttpReply okJson(const json& body) { return HttpReply{200, {}, body.dump()}; }
+
+}  // namespace
+
+struct FleetServer::Impl final : HttpHandler {
+    struct ActiveFault {
+        std::uint32_t fleetId;
+        std::string id, source, label;
+        std::optional<Loop::TimerId> expiry;
+    };
+
+    Impl(Loop& l, const Scenario& s)
+        : loop(l), params(s.params), seed(s.seed), timeline(s.timeline),
+          fleet(gateway::fleetConfigFromParams(s.params), s.seed) {}
+
+    Loop& loop;
+    Params params;
+    std::uint64_t seed;
+    Timeline timeline;
+    fleet::Fleet fleet;
+    std::unique_ptr<HttpServer> server;
+    Time origin{};
+    bool stopped = false;
+    std::uint64_t nextTrace = 1;
+    std::uint32_t nextAdminFault = kFirstAdminFault;
+    std::unordered_set<Loop::TimerId> timers;  // every pending one, cancelled on stop
+    std::unordered_map<const gateway::ResultBody*, std::string> itemsJson;  // pages are the fleet's
+    std::vector<ActiveFault> faults;
+    std::vector<std::string> notes;
+    FleetCounters counters;
+
+    void after(Duration delay, std::function<void()> fn) {
+        auto id = std::make_shared<Loop::TimerId>();
+        *id = loop.runAfter(std::max(kZero, delay), [this, id, fn = std::move(fn)] {
+            timers.erase(*id);
+            fn();
+        });
+        timers.insert(*id);
+    }
+
+    void handle(const ServerRequest& req, Responder responder) override {
+        const std::string_view path = req.path();
+        const auto allow = [&](std::string_view method) {
+            if (req.method == method) return true;
+            HttpReply r = jsonError(loop, req.accepted, 405, "method_not_allowed",
+                                    std::string(path) + " takes " + std::string(method) + ", not " + req.method);
+            r.headers.emplace_back("Allow", std::string(method));
+            responder.respond(std::move(r));
+            return false;
+        };
+        if (path.starts_with(kEnginePrefix) && path.ends_with(kEngineSuffix) &&
+            path.size() > kEnginePrefix.size() + kEngineSuffix.size()) {
+            const std::string_view name =
+                path.substr(kEnginePrefix.size(), path.size() - kEnginePrefix.size() - kEngineSuffix.size());
+            const auto& engines = fleet.config().engines;
+            const auto e = std::find_if(engines.begin(), engines.end(), [&](const auto& m) { return m.name == name; });
+            if (e != engines.end()) {
+                if (allow("POST")) search(static_cast<int>(e - engines.begin()), req, std::move(responder));
+                return;
+            }
+        } else if (path == "/admin/knobs") {
+            if (allow("POST")) responder.respond(changeKnobs(req));
+            return;
+        } else if (path == kFaultsPath) {
+            if (allow("POST")) responder.respond(addFault(req));
+            return;
+        } else if (path.starts_with(std::string(kFaultsPath) + "/")) {
+            if (allow("DELETE")) responder.respond(removeFault(req, path.substr(kFaultsPath.size() + 1)));
+            return;
+        } else if (path == "/admin/state") {
+            if (allow("GET")) responder.respond(okJson(state()));
+            return;
+        }
+        responder.respond(jsonError(loop, req.accepted, 404, "not_found",
+                                    "no such path: " + std::string(path) + " (POST /engines/NAME/search, " +
+                                        "/admin/knobs, /admin/faults; GET /admin/state)"));
+    }
+
+    void search(int engine, const ServerRequest& req, Responder responder) {
+        auto read = readFleetCall(req, engine, fleet.config().egress_ips);
+        if (const auto* error = std::get_if<WireError>(&read)) {
+            ++counters.bad_requests;
+            return responder.respond(wireErrorReply(loop, req.accepted, *error));
+        }
+        FleetCall& fc = std::get<FleetCall>(read);
+        if (!fc.traced) fc.call.trace = nextTrace++;
+        ++counters.requests;
+        const fleet::FleetAnswer a = fleet.answer(fc.call, req.accepted - origin);
+        // The drawn latency counts from when the request was read, as the model's does from send.
+        const Duration wait = req.accepted + a.latency - loop.now();
+        switch (a.failure) {
+            case gateway::CallFailure::Timeout:
+                ++counters.hangs;
+                return after(wait, [responder]() mutable { responder.close(); });
+            case gateway::CallFailure::Reset:
+                ++counters.resets;
+                return after(wait, [responder]() mutable { responder.reset(); });
+            default: break;
+        }
+        const gateway::ResultBody& page = *a.page;
+        switch (page.kind()) {
+            case gateway::PageKind::Results: ++(page.items().empty() ? counters.empty : counters.results); break;
+            case gateway::PageKind::BlockPage: ++counters.block; break;
+            case gateway::PageKind::Captcha: ++counters.captcha; break;
+            case gateway::PageKind::ConsentWall: ++counters.consent; break;
+        }
+        auto items = itemsJson.find(&page);
+        if (items == itemsJson.end()) items = itemsJson.emplace(&page, resultItemsJson(page)).first;
+        after(wait, [responder, body = pageJson(page.kind(), a.echo, items->second)]() mutable {
+            responder.respond(HttpReply{200, {}, std::move(body)});
+        });
+    }
+
+    static std::optional<json> parseBody(const ServerRequest& req, std::string& error) {
+        try {
+            return json::parse(req.body);
+        } catch (const json::parse_error& e) {
+            error = "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")";
+            return std::nullopt;
+        }
+    }
+
+    HttpReply adminError(const ServerRequest& req, const AdminError& e) {
+        return jsonError(loop, req.accepted, 400, "bad_request", e.what());
+    }
+
+    HttpReply changeKnobs(const ServerRequest& req) {
+        std::string error;
+        const auto body = parseBody(req, error);
+        if (!body) return adminError(req, AdminError("$", error));
+        try {
+            const Params p = applyFleetKnobs(params, *body);
+            fleet.setConfig(gateway::fleetConfigFromParams(p));
+            params = p;
+        } catch (const AdminError& e) {
+            return adminError(req, e);
+        }
+        return okJson(state());
+    }
+
+    HttpReply addFault(const ServerRequest& req) {
+        std::string error;
+        const auto body = parseBody(req, error);
+        if (!body) return adminError(req, AdminError("$", error));
+        AdminFault f;
+        try {
+            f = readAdminFault(*body, params);
+        } catch (const AdminError& e) {
+            return adminError(req, e);
+        }
+        if (std::any_of(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == f.id; }))
+            return adminError(req, AdminError("$.id", "a fault named '" + f.id + "' is already in force"));
+        const std::uint32_t fleetId = nextAdminFault++;
+        fleet.addFault(fleetId, f.fault);
+        ActiveFault active{fleetId, f.id, "admin", f.label, std::nullopt};
+        if (f.duration_s) {
+            const std::string id = f.id;
+            active.expiry = loop.runAfter(fromSeconds(*f.duration_s), [this, id] { dropFault(id); });
+            timers.insert(*active.expiry);
+        }
+        faults.push_back(std::move(active));
+        return okJson(state());
+    }
+
+    HttpReply removeFault(const ServerRequest& req, std::string_view id) {
+        if (!dropFault(std::string(id)))
+            return jsonError(loop, req.accepted, 404, "not_found",
+                             "no fault named '" + std::string(id) + "' is in force");
+        return okJson(state());
+    }
+
+    bool dropFault(const std::string& id) {
+        const auto it = std::find_if(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == id; });
+        if (it == faults.end()) return false;
+        fleet.removeFault(it->fleetId);
+        if (it->expiry) {
+            loop.cancel(*it->expiry);
+            timers.erase(*it->expiry);
+        }
+        faults.erase(it);
+        return true;
+    }
+
+    json state() const {
+        json j;
+        j["uptime_s"] = toSeconds(loop.now() - origin);
+        j["seed"] = seed;
+        j["knobs"] = json::parse(fleetKnobsJson(fleet.config()).dump());
+        json fs = json::array();
+        for (const auto& f : faults) fs.push_back({{"id", f.id}, {"source", f.source}, {"label", f.label}});
+        j["faults"] = std::move(fs);
+        const FleetCounters& c = counters;
+        j["counters"] = {{"requests", c.requests}, {"results", c.results}, {"empty", c.empty},
+                         {"block", c.block},       {"captcha", c.captcha}, {"consent", c.consent},
+                         {"resets", c.resets},     {"hangs", c.hangs},     {"bad_requests", c.bad_requests}};
+        return j;
+    }
+
+    // The timeline, in the fleet's terms: every event checked before the fleet listens.
+    void checkTimeline() {
+        for (std::size_t i = 0; i < timeline.events.size(); ++i) {
+            const TimelineEvent& e = timeline.events[i];
+            if (!e.fault) continue;
+            const std::string where = e.path.empty() ? "timeline event " + std::to_string(i) : e.path;
+            gateway::FaultScope scope;
+            try {
+                scope = gateway::faultScope(e.fault->target, params.integer("egress_ips"));
+            } catch (const std::invalid_argument& x) {
+                throw std::invalid_argument(where + ": " + x.what());
+            }
+            if (!gateway::callFaultOf(*e.fault, scope))
+                notes.push_back(where + " (" + e.label + ", " + std::string(faultEffectName(e.fault->effect)) +
+                                ") acts on the gateway's engine queues or its arrivals, not on an "
+                                "upstream's answers: the fleet leaves it out");
+        }
+    }
+
+    void scheduleTimeline() {
+        Params p = params;
+        for (std::size_t i = 0; i < timeline.events.size(); ++i) {
+            const TimelineEvent& e = timeline.events[i];
+            const Duration at = fromSeconds(e.at_s) - (loop.now() - origin);
+            if (!e.set.empty()) {
+                after(at, [this, i] {
+                    Params next = params;
+                    for (const KnobSetting& k : timeline.events[i].set) next.set(k.key, k.value);
+                    fleet.setConfig(gateway::fleetConfigFromParams(next));
+                    params = next;
+                });
+            }
+            if (!e.fault) continue;
+            const auto scope = gateway::faultScope(e.fault->target, params.integer("egress_ips"));
+            const auto call = gateway::callFaultOf(*e.fault, scope);
+            if (!call) continue;
+            const auto fleetId = static_cast<std::uint32_t>(i);
+            const std::string id = "timeline-" + std::to_string(i);
+            after(at, [this, fleetId, id, fault = *call, label = e.label] {
+                fleet.addFault(fleetId, fault);
+                faults.push_back(ActiveFault{fleetId, id, "timeline", label, std::nullopt});
+            });
+            if (e.until_s)
+                after(fromSeconds(*e.until_s) - (loop.now() - origin), [this, id] { dropFault(id); });
+        }
+    }
+};
+
+FleetServer::FleetServer(Loop& loop, const Scenario& scenario, FleetServerOptions options)
+    : loop_(loop) {
+    if (scenario.lab != "gateway")
+        throw std::invalid_argument("the fleet runs a gateway scenario (lab \"gateway\"), not one of lab \"" +
+                                    scenario.lab + "\"");
+    impl_ = std::make_unique<Impl>(loop, scenario);
+    impl_->checkTimeline();
+    impl_->server = std::make_unique<HttpServer>(loop, options.listen, *impl_, options.limits);
+}
+
+FleetServer::~FleetServer() { stop(); }
+
+void FleetServer::start() {
+    loop_.invoke([&] {
+        impl_->origin = loop_.now();
+        impl_->scheduleTimeline();
+        impl_->server->start();
+    });
+}
+
+void FleetServer::stop() {
+    loop_.invoke([&] {
+        if (impl_->stopped) return;
+        impl_->stopped = true;
+        for (const Loop::TimerId id : impl_->timers) loop_.cancel(id);
+        impl_->timers.clear();
+        impl_->server->stop();
+    });
+}
+
+HostPort FleetServer::bound() const { return impl_->server->bound(); }
+
+std::vector<std::pair<std::string, std::string>> FleetServer::engineUrls() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    const HostPort at = bound();
+    for (const auto& e : impl_->fleet.config().engines)
+        out.emplace_back(e.name, "http://" + toString(at) + std::string(kEnginePrefix) + e.name +
+                                     std::string(kEngineSuffix));
+    return out;
+}
+
+const std::vector<std::string>& FleetServer::notes() const { return impl_->notes; }
+
+FleetCounters FleetServer::counters() const {
+    FleetCounters c;
+    loop_.invoke([&] { c = impl_->counters; });
+    return c;
+}
+
+}  // namespace taillab::live

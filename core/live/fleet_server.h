@@ -1,0 +1,89 @@
+// The emulated upstream fleet over HTTP (PROTOCOL.md, "Gateway -> upstream engine"): one path per
+// engine, `POST /engines/NAME/search`, answered after a delay drawn from the simulation's own
+// fleet model (fleet/fleet.h), built from a gateway scenario exactly as the simulation builds it
+// (fleetConfigFromParams). What the model draws becomes, on the wire:
+//   a page (results, empty, block, CAPTCHA, consent)  200 {"page", "echo", "results"} after the
+//                                                      drawn latency;
+//   CallFailure::Reset                                 a TCP reset after the drawn latency;
+//   CallFailure::Timeout                               no answer; closed at kHangMs.
+//
+// Same luck as the simulation: the call is built from the request's body (query, language,
+// max_results: normalized, keyed and classified by the gateway's own compiler) and the optional
+// X-TailLab-* headers (trace, role, region, egress, class, cache key), so a call that carries them
+// gets what Fleet::answer gives it in-process. Without a trace the fleet numbers calls itself, from
+// 1 up. The fleet's time (`at`: the rate limits of its egress IPs, the timeline) is the time since
+// start().
+//
+// The scenario's timeline applies at its times after start(): knob changes (the fleet's share of
+// them) and the faults that act on calls (down, slow, invalid, resets, latency). capacity_lost and
+// surge shape the gateway's engine queues and the arrivals, not an upstream's answers: they are
+// listed in notes() and not applied.
+//
+// Runtime control, JSON in and out:
+//   POST /admin/knobs         {"correlation": 0.3, "slow_multiplier": 2, "engines": {"atlas":
+//                             {"median_ms": 40}}, ...}: FleetConfig's fields, each checked against
+//                             its knob's range; all or nothing; 400 naming the JSON path.
+//   POST /admin/faults        {"id": "atlas-down", "target": {"engine": "atlas"}, "effect": "down",
+//                             "duration_s": 30}: a fault as a timeline writes it, plus its id and an
+//                             optional duration (else until removed).
+//   DELETE /admin/faults/ID   removes it.
+//   GET /admin/state          the knobs, the faults in force, and counts of what was answered.
+//
+// Threads: everything runs on the Loop's thread; construct, start and stop from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "live/address.h"
+#include "live/http_server.h"
+#include "live/loop.h"
+#include "scenario/scenario.h"
+
+namespace taillab::live {
+
+struct FleetServerOptions {
+    HostPort listen{"127.0.0.1", 0};
+    HttpServerLimits limits;
+};
+
+// What the fleet has answered since start.
+struct FleetCounters {
+    std::uint64_t requests = 0;  // search requests accepted
+    std::uint64_t results = 0, empty = 0, block = 0, captcha = 0, consent = 0;
+    std::uint64_t resets = 0, hangs = 0;
+    std::uint64_t bad_requests = 0;  // 400s on search requests
+};
+
+class FleetServer {
+public:
+    // Throws std::invalid_argument for a scenario of another lab or one whose knobs the fleet
+    // cannot build from, std::runtime_error when it cannot listen.
+    FleetServer(Loop& loop, const Scenario& scenario, FleetServerOptions options = {});
+    ~FleetServer();
+    FleetServer(const FleetServer&) = delete;
+    FleetServer& operator=(const FleetServer&) = delete;
+
+    // Accepts from now on; the fleet's clock and the timeline start here.
+    void start();
+    // Stops accepting, closes connections, drops answers not yet sent. Idempotent.
+    void stop();
+
+    HostPort bound() const;
+    // (engine name, its URL), in the fleet's engine order.
+    std::vector<std::pair<std::string, std::string>> engineUrls() const;
+    // Timeline events the fleet leaves out, one sentence each.
+    const std::vector<std::string>& notes() const;
+    FleetCounters counters() const;  // any thread
+
+    struct Impl;
+
+private:
+    Loop& loop_;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace taillab::live

@@ -1,0 +1,269 @@
+// The emulated fleet against real sockets: answers drawn from the simulation's own model (the same
+// page and latency as Fleet::answer gives in-process), the timeline, and the admin endpoints.
+// Latency bounds are lower bounds (a timer never fires early) or generous upper ones.
+#include "live/fleet_server.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "fleet/fleet.h"
+#include "gateway/compiler.h"
+#include "gateway_sim/sim_config.h"
+#include "http_test_client.h"
+#include "live/fleet_wire.h"
+#include "live/loop.h"
+
+namespace taillab::live {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using test::Ending;
+using test::TestConnection;
+
+// A one-day gateway scenario with the given params and timeline (JSON text).
+Scenario gatewayScenario(const std::string& params, const std::string& timeline = "[]") {
+    return parseScenario(R"({"schema_version": 1, "name": "fleet-test", "title": "t", "lab": "gateway",
+        "seed": 7, "params": {"days": 1)" + (params.empty() ? "" : ", " + params) + R"(},
+        "timeline": )" + timeline + "}",
+                         "fleet-test.json");
+}
+
+// Every engine answers valid pages only, from its usual (fast) latency.
+const std::string kQuiet = R"("fault_multiplier": 0, "slow_multiplier": 0)";
+
+class FleetServerTest : public ::testing::Test {
+protected:
+    void start(const Scenario& s) {
+        fleet = std::make_unique<FleetServer>(loop, s);
+        loop.start();
+        fleet->start();
+    }
+    void TearDown() override {
+        if (fleet) fleet->stop();
+        loop.stop();
+    }
+    HostPort at() const { return fleet->bound(); }
+    test::TestResult search(TestConnection& c, const std::string& engine, const std::string& query,
+                            const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+        return c.request("POST", "/engines/" + engine + "/search",
+                         json{{"query", query}, {"language", "en"}, {"max_results", 10}}.dump(), headers);
+    }
+    json admin(const std::string& method, const std::string& path, const std::string& body, int status) {
+        const auto r = test::requestOnce(at(), method, path, body);
+        EXPECT_EQ(r.ending, Ending::Response) << r.error;
+        if (!r.response) return json();
+        EXPECT_EQ(r.response->status, status) << r.response->body;
+        return json::parse(r.response->body);
+    }
+
+    Loop loop;
+    std::unique_ptr<FleetServer> fleet;
+};
+
+double ms(std::chrono::steady_clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
+
+TEST_F(FleetServerTest, PrintsOneUrlPerEngine) {
+    start(gatewayScenario(kQuiet));
+    const auto urls = fleet->engineUrls();
+    ASSERT_EQ(urls.size(), 3u);
+    EXPECT_EQ(urls[0].first, "atlas");
+    EXPECT_EQ(urls[0].second, "http://127.0.0.1:" + std::to_string(at().port) + "/engines/atlas/search");
+    EXPECT_EQ(urls[2].first, "cirrus");
+}
+
+// A narrow latency distribution (median 40 ms, sigma 0.01): 40 calls, spread over regions and
+// egress IPs so that no IP's rate limit is reached, each take at least the model's latency and
+// their median lies within 40 ms .. 40 ms + 25 ms (loopback and a loaded machine's scheduling).
+TEST_F(FleetServerTest, AnswersAfterTheModelsLatency) {
+    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 40, "atlas_sigma": 0.01)"));
+    TestConnection c(at());
+    std::vector<double> observed;
+    for (int i = 0; i < 40; ++i) {
+        const auto r = search(c, "atlas", "query " + std::to_string(i),
+                              {{"X-TailLab-Region", std::string(gateway::kRegionNames[i % 3])},
+                               {"X-TailLab-Egress", std::to_string(i / 3 % 4)}});
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        ASSERT_EQ(r.response->status, 200) << r.response->body;
+        const json body = json::parse(r.response->body);
+        EXPECT_EQ(body.at("page"), "results");
+        EXPECT_EQ(body.at("results").size(), 10u);
+        observed.push_back(ms(r.elapsed));
+    }
+    std::sort(observed.begin(), observed.end());
+    const double median = observed[observed.size() / 2];
+    RecordProperty("observed_median_ms", std::to_string(median));
+    EXPECT_GE(observed.front(), 40 * 0.97);  // 3 sigma below the median, less than 1 ms
+    EXPECT_LE(median, 40 + 25);
+    std::cout << "[fleet latency] 40 calls, model median 40 ms (sigma 0.01): observed median " << median
+              << " ms, min " << observed.front() << " ms, max " << observed.back() << " ms\n";
+}
+
+// With the X-TailLab-* headers, a call draws what Fleet::answer draws in-process for the same
+// call: the same page, the same echo, and a latency at least the drawn one.
+TEST_F(FleetServerTest, SameCallSameLuckAsTheModelInProcess) {
+    const Scenario s = gatewayScenario(kQuiet + R"(, "atlas_median_ms": 30, "atlas_sigma": 0.6,
+        "borealis_median_ms": 30, "borealis_sigma": 0.6)");
+    start(s);
+    fleet::Fleet model(gateway::fleetConfigFromParams(s.params), s.seed);
+    TestConnection c(at());
+    for (int i = 0; i < 12; ++i) {
+        gateway::UpstreamCall call;
+        call.trace = 1000 + static_cast<std::uint64_t>(i) * 7919;
+        call.engine = i % 2;
+        call.role = static_cast<gateway::CallRole>(i % 5);
+        call.region = static_cast<gateway::Region>(i % 3);
+        call.egress_ip = i % 4;
+        call.query_class = static_cast<gateway::QueryClass>(i % 5);
+        call.cache_key = 0x0123456789abcdefULL + static_cast<std::uint64_t>(i);
+        call.fetch_count = 10;
+        const fleet::FleetAnswer expected = model.answer(call, kZero);
+        char key[17];
+        std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(call.cache_key));
+        const auto r = search(c, i % 2 ? "borealis" : "atlas", "anything",
+                              {{"X-TailLab-Trace", std::to_string(call.trace)},
+                               {"X-TailLab-Role", std::string(gateway::kCallRoleNames[i % 5])},
+                               {"X-TailLab-Region", std::string(gateway::kRegionNames[i % 3])},
+                               {"X-TailLab-Egress", std::to_string(i % 4)},
+                               {"X-TailLab-Class", std::string(gateway::kClassNames[i % 5])},
+                               {"X-TailLab-Cache-Key", key}});
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        ASSERT_EQ(expected.failure, gateway::CallFailure::None);
+        EXPECT_EQ(r.response->body, pageJson(expected.page->kind(), expected.echo, resultItemsJson(*expected.page)));
+        EXPECT_EQ(json::parse(r.response->body).at("echo"), key);
+        EXPECT_GE(ms(r.elapsed), toMs(expected.latency) - 0.01) << "call " << i;
+        EXPECT_LE(ms(r.elapsed), toMs(expected.latency) + 250) << "call " << i;
+    }
+}
+
+TEST_F(FleetServerTest, ATimelineFaultTakesEffectAtItsTime) {
+    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)",
+                          R"([{"at": 1.5, "until": 3, "fault": {"target": {"engine": "atlas"}, "effect": "down"}}])"));
+    const auto begin = std::chrono::steady_clock::now();
+    auto call = [&](int i) {
+        return test::requestOnce(at(), "POST", "/engines/atlas/search",
+                                 json{{"query", "q" + std::to_string(i)}}.dump(),
+                                 {{"X-TailLab-Egress", std::to_string(i % 4)}, {"X-TailLab-Region", std::string(gateway::kRegionNames[i / 4 % 3])}});
+    };
+    const auto first = call(0);
+    const bool early = std::chrono::steady_clock::now() - begin < 1200ms;
+    if (early) {
+        EXPECT_EQ(first.ending, Ending::Response) << first.error;
+    }
+    std::this_thread::sleep_for(1500ms - (std::chrono::steady_clock::now() - begin) + 100ms);
+    const auto during = call(1);
+    if (std::chrono::steady_clock::now() - begin < 2900ms) {
+        EXPECT_EQ(during.ending, Ending::Reset) << during.error;
+        const json state = admin("GET", "/admin/state", "", 200);
+        ASSERT_EQ(state.at("faults").size(), 1u);
+        EXPECT_EQ(state.at("faults")[0].at("label"), "atlas down");
+    }
+    std::this_thread::sleep_for(3000ms - (std::chrono::steady_clock::now() - begin) + 100ms);
+    const auto after = call(2);
+    EXPECT_EQ(after.ending, Ending::Response) << after.error;
+    EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("faults").size(), 0u);
+}
+
+TEST_F(FleetServerTest, AdminKnobChangesApply) {
+    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"));
+    TestConnection c(at());
+    const auto before = search(c, "atlas", "q");
+    ASSERT_EQ(before.ending, Ending::Response);
+    const json state = admin("POST", "/admin/knobs",
+                             R"({"correlation": 0.3, "engines": {"atlas": {"median_ms": 200}}})", 200);
+    EXPECT_EQ(state.at("knobs").at("correlation"), 0.3);
+    EXPECT_EQ(state.at("knobs").at("engines").at("atlas").at("median_ms"), 200);
+    const auto slower = search(c, "atlas", "q2");
+    ASSERT_EQ(slower.ending, Ending::Response);
+    EXPECT_GE(ms(slower.elapsed), 190);
+}
+
+TEST_F(FleetServerTest, BadAdminInputGets400NamingTheJsonPath) {
+    start(gatewayScenario(kQuiet));
+    const auto message = [&](const std::string& path, const std::string& body) {
+        const json r = admin("POST", path, body, 400);
+        EXPECT_EQ(r.value("error", ""), "bad_request");
+        return r.value("message", "");
+    };
+    EXPECT_NE(message("/admin/knobs", R"({"correlation": 2})").find("$.correlation"), std::string::npos);
+    EXPECT_NE(message("/admin/knobs", R"({"engines": {"atlas": {"median": 3}}})").find("$.engines.atlas.median"),
+              std::string::npos);
+    EXPECT_NE(message("/admin/knobs", R"({"engines": {"nimbus": {}}})").find("$.engines.nimbus"), std::string::npos);
+    EXPECT_NE(message("/admin/knobs", R"({"bogus": 1})").find("$.bogus"), std::string::npos);
+    EXPECT_NE(message("/admin/knobs", R"({"egress_ips": 8})").find("$.egress_ips"), std::string::npos);
+    EXPECT_NE(message("/admin/knobs", "{not json").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(message("/admin/faults", R"({"target": {}, "effect": "down"})").find("$.id"), std::string::npos);
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "effect": "slow", "factor": 0.5})").find("$.factor"),
+              std::string::npos);
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "effect": "sideways"})").find("$.effect"), std::string::npos);
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "target": {"engine": "nimbus"}, "effect": "down"})")
+                  .find("$.target.engine"),
+              std::string::npos);
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "effect": "surge", "factor": 2})").find("$.effect"),
+              std::string::npos);
+    // A rejected change changes nothing.
+    EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("knobs").at("correlation"), 0);
+}
+
+TEST_F(FleetServerTest, AdminFaultsAddAndRemove) {
+    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"));
+    admin("POST", "/admin/faults",
+          R"({"id": "atlas-resets", "target": {"engine": "atlas"}, "effect": "resets", "share": 1})", 200);
+    TestConnection c(at());
+    EXPECT_EQ(search(c, "atlas", "q").ending, Ending::Reset);
+    TestConnection d(at());
+    EXPECT_EQ(search(d, "borealis", "q").ending, Ending::Response);
+    EXPECT_EQ(admin("POST", "/admin/faults", R"({"id": "atlas-resets", "effect": "down"})", 400)
+                  .at("message")
+                  .get<std::string>()
+                  .find("$.id"),
+              0u);
+    admin("DELETE", "/admin/faults/atlas-resets", "", 200);
+    admin("DELETE", "/admin/faults/atlas-resets", "", 404);
+    TestConnection e(at());
+    EXPECT_EQ(search(e, "atlas", "q").ending, Ending::Response);
+}
+
+TEST_F(FleetServerTest, WrongPathsMethodsAndBodiesGetJsonErrors) {
+    start(gatewayScenario(kQuiet));
+    const auto error = [&](const std::string& method, const std::string& path, const std::string& body, int status) {
+        const auto r = test::requestOnce(at(), method, path, body);
+        EXPECT_EQ(r.ending, Ending::Response) << r.error;
+        if (!r.response) return std::string();
+        EXPECT_EQ(r.response->status, status) << method << " " << path;
+        EXPECT_EQ(r.response->header("Content-Type"), "application/json");
+        return json::parse(r.response->body).at("message").get<std::string>();
+    };
+    error("POST", "/engines/nimbus/search", "{}", 404);
+    error("POST", "/nowhere", "{}", 404);
+    error("GET", "/engines/atlas/search", "", 405);
+    error("GET", "/admin/knobs", "", 405);
+    EXPECT_NE(error("POST", "/engines/atlas/search", R"({"query": 3})", 400).find("$.query"), std::string::npos);
+    EXPECT_NE(error("POST", "/engines/atlas/search", R"({"query": "x", "max_results": 99})", 400).find("$.max_results"),
+              std::string::npos);
+    EXPECT_NE(error("POST", "/engines/atlas/search", R"({"query": "x", "page": 2})", 400).find("$.page"),
+              std::string::npos);
+    EXPECT_NE(error("POST", "/engines/atlas/search", "[1,", 400).find("not valid JSON"), std::string::npos);
+    const auto r = test::requestOnce(at(), "POST", "/engines/atlas/search", R"({"query": "x"})",
+                                     {{"X-TailLab-Role", "boss"}});
+    ASSERT_TRUE(r.response);
+    EXPECT_EQ(r.response->status, 400);
+    EXPECT_NE(r.response->body.find("X-TailLab-Role"), std::string::npos);
+    EXPECT_EQ(fleet->counters().bad_requests, 5u);
+}
+
+TEST(FleetServer, RefusesAScenarioOfAnotherLab) {
+    Loop loop;
+    const Scenario fanout = parseScenario(
+        R"({"schema_version": 1, "name": "f", "title": "t", "lab": "fanout", "seed": 1, "params": {}})", "f.json");
+    EXPECT_THROW(FleetServer f(loop, fanout), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace taillab::live
