@@ -48,6 +48,12 @@ usage:
                                          open-loop HTTP load: corrected and uncorrected
                                          percentiles, scheduling lag, status and failure
                                          counts (taillab-cli load --help for details)
+  taillab-cli fleet SCENARIO [--listen HOST:PORT] [--seed N] [--set dotted.path=value ...]
+                    [--duration D]
+                                         the scenario's upstream engines over HTTP (live mode,
+                                         core/live/PROTOCOL.md) on 127.0.0.1 (port 0: any free
+                                         one); prints "NAME URL" per engine, stops on Ctrl-C,
+                                         SIGTERM or after D (90, 90s, 1500ms, 5m, 2h)
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
@@ -74,6 +80,7 @@ int main(int argc, char** argv) {
         if (command == "sweep") return cmdSweep(args);
         if (command == "compare") return cmdCompare(args);
         if (command == "load") return cmdLoad(args);
+        if (command == "fleet") return cmdFleet(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {

@@ -1,0 +1,57 @@
+// taillab-cli fleet as a real process: it prints its engines' URLs and stops after --duration;
+// bad input is a clear message and exit code 2.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../core/cli_support.h"
+#include "live/http_server.h"
+#include "live/loop.h"
+
+namespace taillab::test {
+namespace {
+
+const std::string kCli = TAILLAB_CLI_PATH;
+
+ShellOutcome fleet(const std::string& args) {
+    return runShell(kCli + " fleet " + args + " 2>&1");
+}
+
+void expectBadInput(const std::string& args, const std::string& says) {
+    const ShellOutcome o = fleet(args);
+    EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.out;
+    EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
+}
+
+TEST(FleetCli, PrintsEngineUrlsAndStopsAfterItsDuration) {
+    const ShellOutcome o = runShell(kCli + " fleet gateway/day-eu-atlas-slow --duration 300ms 2>/dev/null");
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_EQ(o.out.find("atlas http://127.0.0.1:"), 0u) << o.out;
+    EXPECT_NE(o.out.find("/engines/atlas/search\nborealis http://127.0.0.1:"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("/engines/cirrus/search\n"), std::string::npos) << o.out;
+}
+
+TEST(FleetCli, BadInputIsExplainedWithExitCode2) {
+    expectBadInput("", "missing SCENARIO");
+    expectBadInput("labs/fanout", "gateway scenario");
+    expectBadInput("no/such/scenario", "no scenario file");
+    expectBadInput("gateway/day-eu-atlas-slow --listen 127.0.0.1:99999", "--listen");
+    expectBadInput("gateway/day-eu-atlas-slow --listen example.com:80", "--listen");
+    expectBadInput("gateway/day-eu-atlas-slow --duration soon", "--duration");
+    expectBadInput("gateway/day-eu-atlas-slow --duration -5s", "--duration");
+    expectBadInput("gateway/day-eu-atlas-slow --set params.engine_correlation=7", "engine_correlation");
+    expectBadInput("gateway/day-eu-atlas-slow --frobnicate", "unknown option '--frobnicate'");
+}
+
+TEST(FleetCli, APortInUseIsBadInput) {
+    live::Loop loop;
+    struct Silent : live::HttpHandler {
+        void handle(const live::ServerRequest&, live::Responder) override {}
+    } handler;
+    live::HttpServer holder(loop, live::HostPort{"127.0.0.1", 0}, handler);
+    expectBadInput("gateway/day-eu-atlas-slow --listen 127.0.0.1:" + std::to_string(holder.bound().port),
+                   "cannot listen on 127.0.0.1:");
+}
+
+}  // namespace
+}  // namespace taillab::test
