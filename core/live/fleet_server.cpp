@@ -32,15 +32,16 @@ struct FleetServer::Impl final : HttpHandler {
         std::optional<Loop::TimerId> expiry;
     };
 
-    Impl(Loop& l, const Scenario& s)
+    Impl(Loop& l, const Scenario& s, Duration hang)
         : loop(l), params(s.params), seed(s.seed), timeline(s.timeline),
-          fleet(gateway::fleetConfigFromParams(s.params), s.seed) {}
+          fleet(gateway::fleetConfigFromParams(s.params), s.seed), hangClose(hang) {}
 
     Loop& loop;
     Params params;
     std::uint64_t seed;
     Timeline timeline;
     fleet::Fleet fleet;
+    Duration hangClose;
     std::unique_ptr<HttpServer> server;
     Time origin{};
     bool stopped = false;
@@ -114,7 +115,7 @@ struct FleetServer::Impl final : HttpHandler {
         switch (a.failure) {
             case gateway::CallFailure::Timeout:
                 ++counters.hangs;
-                return after(wait, [responder]() mutable { responder.close(); });
+                return after(req.accepted + hangClose - loop.now(), [responder]() mutable { responder.close(); });
             case gateway::CallFailure::Reset:
                 ++counters.resets;
                 return after(wait, [responder]() mutable { responder.reset(); });
@@ -272,7 +273,7 @@ FleetServer::FleetServer(Loop& loop, const Scenario& scenario, FleetServerOption
     if (scenario.lab != "gateway")
         throw std::invalid_argument("the fleet runs a gateway scenario (lab \"gateway\"), not one of lab \"" +
                                     scenario.lab + "\"");
-    impl_ = std::make_unique<Impl>(loop, scenario);
+    impl_ = std::make_unique<Impl>(loop, scenario, options.hang_close);
     impl_->checkTimeline();
     impl_->server = std::make_unique<HttpServer>(loop, options.listen, *impl_, options.limits);
 }

@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/fleet.h"
 #include "live/address.h"
 #include "live/http_server.h"
 #include "live/loop.h"
@@ -48,6 +49,8 @@ namespace taillab::live {
 struct FleetServerOptions {
     HostPort listen{"127.0.0.1", 0};
     HttpServerLimits limits;
+    // When a hung call's connection is closed: the model's own timeout (kHangMs); tests shorten it.
+    Duration hang_close = fromMs(fleet::kHangMs);
 };
 
 // What the fleet has answered since start.

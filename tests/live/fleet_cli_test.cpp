@@ -31,6 +31,13 @@ TEST(FleetCli, PrintsEngineUrlsAndStopsAfterItsDuration) {
     EXPECT_NE(o.out.find("/engines/cirrus/search\n"), std::string::npos) << o.out;
 }
 
+TEST(FleetCli, StopsCleanlyOnSigint) {
+    const ShellOutcome o =
+        runShell("timeout --preserve-status -s INT 0.5 " + kCli + " fleet gateway/day-eu-atlas-slow 2>&1");
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_NE(o.out.find("fleet: stopped after 0 calls"), std::string::npos) << o.out;
+}
+
 TEST(FleetCli, BadInputIsExplainedWithExitCode2) {
     expectBadInput("", "missing SCENARIO");
     expectBadInput("labs/fanout", "gateway scenario");

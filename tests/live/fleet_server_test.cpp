@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -38,8 +40,8 @@ const std::string kQuiet = R"("fault_multiplier": 0, "slow_multiplier": 0)";
 
 class FleetServerTest : public ::testing::Test {
 protected:
-    void start(const Scenario& s) {
-        fleet = std::make_unique<FleetServer>(loop, s);
+    void start(const Scenario& s, FleetServerOptions options = {}) {
+        fleet = std::make_unique<FleetServer>(loop, s, options);
         loop.start();
         fleet->start();
     }
@@ -113,6 +115,7 @@ TEST_F(FleetServerTest, SameCallSameLuckAsTheModelInProcess) {
     start(s);
     fleet::Fleet model(gateway::fleetConfigFromParams(s.params), s.seed);
     TestConnection c(at());
+    double worstOvershoot = 0;
     for (int i = 0; i < 12; ++i) {
         gateway::UpstreamCall call;
         call.trace = 1000 + static_cast<std::uint64_t>(i) * 7919;
@@ -139,7 +142,60 @@ TEST_F(FleetServerTest, SameCallSameLuckAsTheModelInProcess) {
         EXPECT_EQ(json::parse(r.response->body).at("echo"), key);
         EXPECT_GE(ms(r.elapsed), toMs(expected.latency) - 0.01) << "call " << i;
         EXPECT_LE(ms(r.elapsed), toMs(expected.latency) + 250) << "call " << i;
+        worstOvershoot = std::max(worstOvershoot, ms(r.elapsed) - toMs(expected.latency));
     }
+    std::cout << "[fleet luck] 12 traced calls: observed minus drawn latency at most " << worstOvershoot << " ms\n";
+}
+
+// Every failure kind the model draws, on the wire: the traces that draw each are found in-process,
+// then sent with their headers. A hang is closed at hang_close (shortened from kHangMs here).
+TEST_F(FleetServerTest, EveryFailureKindAsTheModelDrawsIt) {
+    const Scenario s = gatewayScenario(R"("slow_multiplier": 0, "atlas_invalid_rate": 1, "atlas_median_ms": 20)");
+    FleetServerOptions options;
+    options.hang_close = 300ms;
+    start(s, options);
+    fleet::Fleet model(gateway::fleetConfigFromParams(s.params), s.seed);
+    enum Kind { Empty, Block, Captcha, Consent, Reset, Hang, kKinds };
+    std::array<std::optional<std::pair<std::uint64_t, fleet::FleetAnswer>>, kKinds> found;
+    gateway::UpstreamCall call;
+    call.cache_key = 0xfeedfacecafebeefULL;
+    for (std::uint64_t trace = 1; trace < 5000; ++trace) {
+        call.trace = trace;
+        const fleet::FleetAnswer a = model.answer(call, kZero);
+        Kind k = a.failure == gateway::CallFailure::Reset     ? Reset
+                 : a.failure == gateway::CallFailure::Timeout ? Hang
+                 : a.page->kind() == gateway::PageKind::BlockPage   ? Block
+                 : a.page->kind() == gateway::PageKind::Captcha     ? Captcha
+                 : a.page->kind() == gateway::PageKind::ConsentWall ? Consent
+                                                                    : Empty;
+        if (!found[k]) found[k] = std::make_pair(trace, a);
+    }
+    const std::array<std::string, 4> pages{"results", "block", "captcha", "consent"};
+    for (int k = 0; k < kKinds; ++k) {
+        ASSERT_TRUE(found[static_cast<std::size_t>(k)]) << "kind " << k;
+        const auto& [trace, expected] = *found[static_cast<std::size_t>(k)];
+        TestConnection c(at());
+        const auto r = search(c, "atlas", "anything",
+                              {{"X-TailLab-Trace", std::to_string(trace)}, {"X-TailLab-Cache-Key", "feedfacecafebeef"},
+                               {"X-TailLab-Class", "evergreen_reference"}});
+        if (k == Reset) {
+            EXPECT_EQ(r.ending, Ending::Reset) << r.error;
+            EXPECT_GE(ms(r.elapsed), toMs(expected.latency) - 0.01);
+        } else if (k == Hang) {
+            EXPECT_EQ(r.ending, Ending::Closed) << r.error;
+            EXPECT_GE(r.elapsed, 300ms);
+        } else {
+            ASSERT_EQ(r.ending, Ending::Response) << r.error;
+            const json body = json::parse(r.response->body);
+            EXPECT_EQ(body.at("page"), pages[static_cast<std::size_t>(k)]);
+            EXPECT_TRUE(body.at("results").empty());
+            EXPECT_GE(ms(r.elapsed), toMs(expected.latency) - 0.01);
+        }
+    }
+    const FleetCounters n = fleet->counters();
+    EXPECT_EQ(n.empty + n.block + n.captcha + n.consent + n.resets + n.hangs, 6u);
+    EXPECT_EQ(n.hangs, 1u);
+    EXPECT_EQ(n.resets, 1u);
 }
 
 TEST_F(FleetServerTest, ATimelineFaultTakesEffectAtItsTime) {
