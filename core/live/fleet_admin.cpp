@@ -16,13 +16,14 @@ namespace {
 using nlohmann::json;
 
 // The fleet's own names for its knobs (FleetConfig's), and the gateway lab's.
-constexpr std::array<std::pair<const char*, const char*>, 6> kFleetKnobs{{
+constexpr std::array<std::pair<const char*, const char*>, 7> kFleetKnobs{{
     {"correlation", "engine_correlation"},
     {"slow_multiplier", "slow_multiplier"},
     {"fault_multiplier", "fault_multiplier"},
     {"class_variability", "class_variability"},
     {"cold_connect_median_ms", "cold_connect_median_ms"},
     {"cold_connect_sigma", "cold_connect_sigma"},
+    {"engine_capacity", "engine_capacity"},
 }};
 constexpr std::array<const char*, 6> kEngineKnobs{"median_ms",      "sigma",      "slow_probability",
                                                   "slow_median_ms", "slow_sigma", "invalid_rate"};
@@ -75,7 +76,7 @@ Params applyFleetKnobs(const Params& params, const json& body) {
             if (f == kFleetKnobs.end())
                 throw AdminError(at, "not a fleet knob (correlation, slow_multiplier, fault_multiplier, "
                                      "class_variability, cold_egress, cold_connect_median_ms, "
-                                     "cold_connect_sigma, engines)");
+                                     "cold_connect_sigma, engine_capacity, engines)");
             setKnob(p, f->second, it.value(), at);
         }
     }

@@ -26,7 +26,7 @@ private:
 
 // `params` (the gateway lab's) with the fleet knobs in `body` changed:
 //   {"correlation", "slow_multiplier", "fault_multiplier", "class_variability", "cold_egress",
-//    "cold_connect_median_ms", "cold_connect_sigma",
+//    "cold_connect_median_ms", "cold_connect_sigma", "engine_capacity",
 //    "engines": {"atlas": {"median_ms", "sigma", "slow_probability", "slow_median_ms",
 //                          "slow_sigma", "invalid_rate"}, ...}}
 // Each value is checked as its knob checks a scenario's; throws AdminError at the first problem.

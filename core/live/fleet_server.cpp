@@ -1,6 +1,7 @@
 #include "live/fleet_server.h"
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -34,7 +35,16 @@ struct FleetServer::Impl final : HttpHandler {
 
     Impl(Loop& l, const Scenario& s, Duration hang)
         : loop(l), params(s.params), seed(s.seed), timeline(s.timeline),
-          fleet(gateway::fleetConfigFromParams(s.params), s.seed), hangClose(hang) {}
+          fleet(gateway::fleetConfigFromParams(s.params), s.seed), hangClose(hang),
+          capacity(s.params.integer("engine_capacity")) {
+        busy.assign(static_cast<std::size_t>(gateway::kRegions) * fleet.config().engines.size(), 0);
+        waiting.resize(busy.size());
+    }
+
+    struct Queued {
+        gateway::UpstreamCall call;
+        Responder responder;
+    };
 
     Loop& loop;
     Params params;
@@ -42,6 +52,9 @@ struct FleetServer::Impl final : HttpHandler {
     Timeline timeline;
     fleet::Fleet fleet;
     Duration hangClose;
+    int capacity;                              // calls an engine serves at once per region
+    std::vector<int> busy;                     // [region * engines + engine]
+    std::vector<std::deque<Queued>> waiting;   // same index: calls waiting for a slot
     std::unique_ptr<HttpServer> server;
     Time origin{};
     bool stopped = false;
@@ -109,16 +122,40 @@ struct FleetServer::Impl final : HttpHandler {
         FleetCall& fc = std::get<FleetCall>(read);
         if (!fc.traced) fc.call.trace = nextTrace++;
         ++counters.requests;
-        const fleet::FleetAnswer a = fleet.answer(fc.call, req.accepted - origin);
-        // The drawn latency counts from when the request was read, as the model's does from send.
-        const Duration wait = req.accepted + a.latency - loop.now();
+        const std::size_t s = slotOf(fc.call);
+        if (busy[s] >= capacity) {
+            ++counters.queued;
+            waiting[s].push_back(Queued{fc.call, std::move(responder)});
+            return;
+        }
+        ++busy[s];
+        launch(fc.call, std::move(responder), req.accepted);
+    }
+
+    std::size_t slotOf(const gateway::UpstreamCall& c) const {
+        return static_cast<std::size_t>(static_cast<int>(c.region)) * fleet.config().engines.size() +
+               static_cast<std::size_t>(c.engine);
+    }
+
+    // The call holds one of its engine's slots in its region from `from` until its answer goes
+    // out, as in the simulation, where the drawn latency also starts when a slot is free.
+    void launch(const gateway::UpstreamCall& call, Responder responder, Time from) {
+        const fleet::FleetAnswer a = fleet.answer(call, from - origin);
+        const Duration wait = from + a.latency - loop.now();
+        const std::size_t s = slotOf(call);
         switch (a.failure) {
             case gateway::CallFailure::Timeout:
                 ++counters.hangs;
-                return after(req.accepted + hangClose - loop.now(), [responder]() mutable { responder.close(); });
+                return after(from + hangClose - loop.now(), [this, responder, s]() mutable {
+                    responder.close();
+                    release(s);
+                });
             case gateway::CallFailure::Reset:
                 ++counters.resets;
-                return after(wait, [responder]() mutable { responder.reset(); });
+                return after(wait, [this, responder, s]() mutable {
+                    responder.reset();
+                    release(s);
+                });
             default: break;
         }
         const gateway::ResultBody& page = *a.page;
@@ -130,9 +167,34 @@ struct FleetServer::Impl final : HttpHandler {
         }
         auto items = itemsJson.find(&page);
         if (items == itemsJson.end()) items = itemsJson.emplace(&page, resultItemsJson(page)).first;
-        after(wait, [responder, body = pageJson(page.kind(), a.echo, items->second)]() mutable {
+        after(wait, [this, responder, s, body = pageJson(page.kind(), a.echo, items->second)]() mutable {
             responder.respond(HttpReply{200, {}, std::move(body)});
+            release(s);
         });
+    }
+
+    void release(std::size_t s) {
+        --busy[s];
+        drain(s);
+    }
+
+    // Starts waiting calls while the engine has free slots; a call whose client left is skipped.
+    void drain(std::size_t s) {
+        auto& w = waiting[s];
+        while (busy[s] < capacity && !w.empty()) {
+            Queued q = std::move(w.front());
+            w.pop_front();
+            if (!q.responder.open()) continue;
+            ++busy[s];
+            launch(q.call, std::move(q.responder), loop.now());
+        }
+    }
+
+    void setParams(const Params& p) {
+        fleet.setConfig(gateway::fleetConfigFromParams(p));
+        params = p;
+        capacity = p.integer("engine_capacity");
+        for (std::size_t s = 0; s < waiting.size(); ++s) drain(s);
     }
 
     static std::optional<json> parseBody(const ServerRequest& req, std::string& error) {
@@ -153,9 +215,7 @@ struct FleetServer::Impl final : HttpHandler {
         const auto body = parseBody(req, error);
         if (!body) return adminError(req, AdminError("$", error));
         try {
-            const Params p = applyFleetKnobs(params, *body);
-            fleet.setConfig(gateway::fleetConfigFromParams(p));
-            params = p;
+            setParams(applyFleetKnobs(params, *body));
         } catch (const AdminError& e) {
             return adminError(req, e);
         }
@@ -210,13 +270,15 @@ struct FleetServer::Impl final : HttpHandler {
         j["uptime_s"] = toSeconds(loop.now() - origin);
         j["seed"] = seed;
         j["knobs"] = json::parse(fleetKnobsJson(fleet.config()).dump());
+        j["knobs"]["engine_capacity"] = capacity;
         json fs = json::array();
         for (const auto& f : faults) fs.push_back({{"id", f.id}, {"source", f.source}, {"label", f.label}});
         j["faults"] = std::move(fs);
         const FleetCounters& c = counters;
         j["counters"] = {{"requests", c.requests}, {"results", c.results}, {"empty", c.empty},
                          {"block", c.block},       {"captcha", c.captcha}, {"consent", c.consent},
-                         {"resets", c.resets},     {"hangs", c.hangs},     {"bad_requests", c.bad_requests}};
+                         {"resets", c.resets},     {"hangs", c.hangs},     {"queued", c.queued},
+                         {"bad_requests", c.bad_requests}};
         return j;
     }
 
@@ -248,8 +310,7 @@ struct FleetServer::Impl final : HttpHandler {
                 after(at, [this, i] {
                     Params next = params;
                     for (const KnobSetting& k : timeline.events[i].set) next.set(k.key, k.value);
-                    fleet.setConfig(gateway::fleetConfigFromParams(next));
-                    params = next;
+                    setParams(next);
                 });
             }
             if (!e.fault) continue;

@@ -7,6 +7,9 @@
 //   CallFailure::Reset                                 a TCP reset after the drawn latency;
 //   CallFailure::Timeout                               no answer; closed at kHangMs.
 //
+// Each engine serves `engine_capacity` calls at once per region, as in the simulation; more wait
+// in its queue (FIFO), and a call's drawn latency starts when it gets a slot.
+//
 // Same luck as the simulation: the call is built from the request's body (query, language,
 // max_results: normalized, keyed and classified by the gateway's own compiler) and the optional
 // X-TailLab-* headers (trace, role, region, egress, class, cache key), so a call that carries them
@@ -21,7 +24,8 @@
 //
 // Runtime control, JSON in and out:
 //   POST /admin/knobs         {"correlation": 0.3, "slow_multiplier": 2, "engines": {"atlas":
-//                             {"median_ms": 40}}, ...}: FleetConfig's fields, each checked against
+//                             {"median_ms": 40}}, "engine_capacity": 8, ...}: FleetConfig's
+//                             fields and the engines' capacity, each checked against
 //                             its knob's range; all or nothing; 400 naming the JSON path.
 //   POST /admin/faults        {"id": "atlas-down", "target": {"engine": "atlas"}, "effect": "down",
 //                             "duration_s": 30}: a fault as a timeline writes it, plus its id and an
@@ -58,6 +62,7 @@ struct FleetCounters {
     std::uint64_t requests = 0;  // search requests accepted
     std::uint64_t results = 0, empty = 0, block = 0, captcha = 0, consent = 0;
     std::uint64_t resets = 0, hangs = 0;
+    std::uint64_t queued = 0;        // waited for a free slot of their engine
     std::uint64_t bad_requests = 0;  // 400s on search requests
 };
 

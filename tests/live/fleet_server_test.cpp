@@ -198,6 +198,30 @@ TEST_F(FleetServerTest, EveryFailureKindAsTheModelDrawsIt) {
     EXPECT_EQ(n.resets, 1u);
 }
 
+// engine_capacity 1: three calls sent at once to one engine in one region are served one after
+// the other, each for its 200 ms.
+TEST_F(FleetServerTest, CallsOverAnEnginesCapacityWaitTheirTurn) {
+    start(gatewayScenario(kQuiet + R"(, "engine_capacity": 1, "atlas_median_ms": 200, "atlas_sigma": 0.01)"));
+    std::vector<std::unique_ptr<TestConnection>> cs;
+    for (int i = 0; i < 3; ++i) cs.push_back(std::make_unique<TestConnection>(at()));
+    const std::string body = json{{"query", "same engine"}}.dump();
+    const auto begin = std::chrono::steady_clock::now();
+    for (auto& c : cs)
+        c->sendRaw("POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
+    std::vector<double> done;
+    for (auto& c : cs) {
+        const auto r = c->readResponse();
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        done.push_back(ms(std::chrono::steady_clock::now() - begin));
+    }
+    std::sort(done.begin(), done.end());
+    EXPECT_GE(done[2], 3 * 200 * 0.97);
+    EXPECT_EQ(fleet->counters().queued, 2u);
+    // The capacity is an admin knob too.
+    EXPECT_EQ(admin("POST", "/admin/knobs", R"({"engine_capacity": 3})", 200).at("knobs").at("engine_capacity"), 3);
+}
+
 TEST_F(FleetServerTest, ATimelineFaultTakesEffectAtItsTime) {
     start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)",
                           R"([{"at": 1.5, "until": 3, "fault": {"target": {"engine": "atlas"}, "effect": "down"}}])"));
