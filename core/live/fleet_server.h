@@ -33,7 +33,8 @@
 //   DELETE /admin/faults/ID   removes it.
 //   GET /admin/state          the knobs, the faults in force, and counts of what was answered.
 //
-// Threads: everything runs on the Loop's thread; construct, start and stop from any thread.
+// Threads: everything runs on the Loop's thread; construct, start and stop from any thread. A
+// fleet is destroyed before its Loop.
 #pragma once
 
 #include <cstdint>

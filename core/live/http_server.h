@@ -17,7 +17,8 @@
 // connection is closed silently instead), 503 when it already holds max_connections.
 //
 // Threads: construct, start() and stop() from any thread (they run on the loop through
-// Loop::invoke); the handler and every Responder call run on the loop thread.
+// Loop::invoke); the handler and every Responder call run on the loop thread. A server is
+// destroyed before its Loop.
 #pragma once
 
 #include <cstddef>
