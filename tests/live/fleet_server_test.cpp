@@ -9,6 +9,7 @@
 #include <array>
 #include <optional>
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -248,6 +249,38 @@ TEST_F(FleetServerTest, ATimelineFaultTakesEffectAtItsTime) {
     const auto after = call(2);
     EXPECT_EQ(after.ending, Ending::Response) << after.error;
     EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("faults").size(), 0u);
+}
+
+// Polls /admin/state until `done` holds of it or 5 s pass.
+template <class Pred>
+bool eventually(const std::function<json()>& state, Pred done) {
+    const auto until = std::chrono::steady_clock::now() + 5s;
+    while (std::chrono::steady_clock::now() < until) {
+        if (done(state())) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return false;
+}
+
+TEST_F(FleetServerTest, ATimelineKnobChangeApplies) {
+    start(gatewayScenario(kQuiet, R"([{"at": 0.3, "set": {"atlas_median_ms": 250, "engine_correlation": 0.5}}])"));
+    const auto state = [&] { return admin("GET", "/admin/state", "", 200); };
+    EXPECT_TRUE(eventually(state, [](const json& s) {
+        return s.at("knobs").at("engines").at("atlas").at("median_ms") == 250 &&
+               s.at("knobs").at("correlation") == 0.5;
+    }));
+}
+
+TEST_F(FleetServerTest, AnAdminFaultWithADurationEnds) {
+    start(gatewayScenario(kQuiet));
+    const json added = admin("POST", "/admin/faults",
+                             R"({"id": "brief", "target": {"region": "EU"}, "effect": "latency", "add_ms": 50,
+                                 "duration_s": 0.3})",
+                             200);
+    ASSERT_EQ(added.at("faults").size(), 1u);
+    EXPECT_EQ(added.at("faults")[0].at("id"), "brief");
+    const auto state = [&] { return admin("GET", "/admin/state", "", 200); };
+    EXPECT_TRUE(eventually(state, [](const json& s) { return s.at("faults").empty(); }));
 }
 
 TEST_F(FleetServerTest, AdminKnobChangesApply) {
