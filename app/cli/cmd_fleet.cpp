@@ -106,7 +106,8 @@ int cmdFleet(const std::vector<std::string>& args) {
     loop.stop();
     std::cerr << "fleet: stopped after " << c.requests << " calls (" << c.results << " results, "
               << c.empty << " empty, " << c.block + c.captcha + c.consent << " block/captcha/consent, "
-              << c.resets << " resets, " << c.hangs << " hangs, " << c.bad_requests << " bad requests)\n";
+              << c.resets << " resets, " << c.hangs << " hangs, " << c.bad_requests << " bad requests; "
+              << c.queued << " waited for a free slot)\n";
     return kExitOk;
 }
 

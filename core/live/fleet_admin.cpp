@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "gateway_sim/gateway_lab.h"
-#include "gateway_sim/sim_config.h"
 #include "scenario/json_validator.h"
 #include "scenario/scenario.h"
 
@@ -105,6 +104,18 @@ nlohmann::ordered_json fleetKnobsJson(const fleet::FleetConfig& c) {
     return j;
 }
 
+std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps) {
+    FleetFault f;
+    f.scope = gateway::faultScope(fault.target, egressIps);
+    if (fault.effect == FaultEffect::CapacityLost) {
+        f.capacity_lost = fault.share;
+        return f;
+    }
+    f.call = gateway::callFaultOf(fault, f.scope);
+    if (!f.call) return std::nullopt;
+    return f;
+}
+
 AdminFault readAdminFault(const json& body, const Params& params) {
     if (!body.is_object()) throw AdminError("$", "the body must be a JSON object");
     AdminFault out;
@@ -142,19 +153,14 @@ AdminFault readAdminFault(const json& body, const Params& params) {
         throw AdminError(dotted, e.detail());
     }
     const TimelineEvent& e = t.events.at(0);
+    std::optional<FleetFault> f;
     try {
-        const auto scope = gateway::faultScope(e.fault->target, params.integer("egress_ips"));
-        const auto call = gateway::callFaultOf(*e.fault, scope);
-        if (!call)
-            throw AdminError("$.effect", std::string(faultEffectName(e.fault->effect)) +
-                                             " acts on the gateway's engine queues or its arrivals, "
-                                             "not on an upstream's answers");
-        out.fault = *call;
-    } catch (const AdminError&) {
-        throw;
+        f = fleetFaultOf(*e.fault, params.integer("egress_ips"));
     } catch (const std::invalid_argument& x) {
         throw AdminError("$.target", x.what());
     }
+    if (!f) throw AdminError("$.effect", "a surge shapes the arrivals, not an upstream's answers");
+    out.fault = *f;
     out.label = e.label;
     return out;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleet/fleet.h"
+#include "gateway_sim/sim_config.h"
 #include "knobs/knob.h"
 
 namespace taillab::live {
@@ -35,9 +36,21 @@ Params applyFleetKnobs(const Params& params, const nlohmann::json& body);
 // The fleet's configuration in the same names.
 nlohmann::ordered_json fleetKnobsJson(const fleet::FleetConfig& config);
 
+// A timeline fault as the live fleet applies it: to calls (Fleet::addFault), or to the share of
+// its engines' slots it takes away (capacity_lost, as the simulation's driver applies it).
+struct FleetFault {
+    std::optional<fleet::CallFault> call;
+    std::optional<double> capacity_lost;
+    gateway::FaultScope scope;
+};
+
+// nullopt for a surge, which shapes the arrivals, not the fleet. Throws std::invalid_argument for
+// a target this fleet does not have.
+std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps);
+
 struct AdminFault {
     std::string id;
-    fleet::CallFault fault;
+    FleetFault fault;
     std::string label;                  // as a timeline labels it ("atlas down")
     std::optional<double> duration_s;   // removed after it; else only by DELETE
 };

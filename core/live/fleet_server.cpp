@@ -1,6 +1,7 @@
 #include "live/fleet_server.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <stdexcept>
 #include <unordered_map>
@@ -30,6 +31,7 @@ struct FleetServer::Impl final : HttpHandler {
     struct ActiveFault {
         std::uint32_t fleetId;
         std::string id, source, label;
+        FleetFault effect;
         std::optional<Loop::TimerId> expiry;
     };
 
@@ -123,7 +125,7 @@ struct FleetServer::Impl final : HttpHandler {
         if (!fc.traced) fc.call.trace = nextTrace++;
         ++counters.requests;
         const std::size_t s = slotOf(fc.call);
-        if (busy[s] >= capacity) {
+        if (busy[s] >= capacityOf(s)) {
             ++counters.queued;
             waiting[s].push_back(Queued{fc.call, std::move(responder)});
             return;
@@ -181,7 +183,7 @@ struct FleetServer::Impl final : HttpHandler {
     // Starts waiting calls while the engine has free slots; a call whose client left is skipped.
     void drain(std::size_t s) {
         auto& w = waiting[s];
-        while (busy[s] < capacity && !w.empty()) {
+        while (busy[s] < capacityOf(s) && !w.empty()) {
             Queued q = std::move(w.front());
             w.pop_front();
             if (!q.responder.open()) continue;
@@ -190,11 +192,35 @@ struct FleetServer::Impl final : HttpHandler {
         }
     }
 
+    // The engine's slots in the region after any capacity it has lost (floored, as simulated).
+    int capacityOf(std::size_t s) const {
+        double c = capacity;
+        const std::size_t engines = fleet.config().engines.size();
+        const int engine = static_cast<int>(s % engines);
+        const auto region = static_cast<gateway::Region>(s / engines);
+        for (const ActiveFault& f : faults) {
+            const FleetFault& e = f.effect;
+            if (e.capacity_lost && (e.scope.engine < 0 || e.scope.engine == engine) &&
+                (!e.scope.region || *e.scope.region == region))
+                c *= 1 - *e.capacity_lost;
+        }
+        return static_cast<int>(std::floor(c + 1e-9));
+    }
+
+    void drainAll() {
+        for (std::size_t s = 0; s < waiting.size(); ++s) drain(s);
+    }
+
+    void applyFault(ActiveFault f) {
+        if (f.effect.call) fleet.addFault(f.fleetId, *f.effect.call);
+        faults.push_back(std::move(f));
+    }
+
     void setParams(const Params& p) {
         fleet.setConfig(gateway::fleetConfigFromParams(p));
         params = p;
         capacity = p.integer("engine_capacity");
-        for (std::size_t s = 0; s < waiting.size(); ++s) drain(s);
+        drainAll();
     }
 
     static std::optional<json> parseBody(const ServerRequest& req, std::string& error) {
@@ -234,15 +260,13 @@ struct FleetServer::Impl final : HttpHandler {
         }
         if (std::any_of(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == f.id; }))
             return adminError(req, AdminError("$.id", "a fault named '" + f.id + "' is already in force"));
-        const std::uint32_t fleetId = nextAdminFault++;
-        fleet.addFault(fleetId, f.fault);
-        ActiveFault active{fleetId, f.id, "admin", f.label, std::nullopt};
+        ActiveFault active{nextAdminFault++, f.id, "admin", f.label, f.fault, std::nullopt};
         if (f.duration_s) {
             const std::string id = f.id;
             active.expiry = loop.runAfter(fromSeconds(*f.duration_s), [this, id] { dropFault(id); });
             timers.insert(*active.expiry);
         }
-        faults.push_back(std::move(active));
+        applyFault(std::move(active));
         return okJson(state());
     }
 
@@ -256,12 +280,13 @@ struct FleetServer::Impl final : HttpHandler {
     bool dropFault(const std::string& id) {
         const auto it = std::find_if(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == id; });
         if (it == faults.end()) return false;
-        fleet.removeFault(it->fleetId);
+        if (it->effect.call) fleet.removeFault(it->fleetId);
         if (it->expiry) {
             loop.cancel(*it->expiry);
             timers.erase(*it->expiry);
         }
         faults.erase(it);
+        drainAll();  // a lost capacity may have come back
         return true;
     }
 
@@ -288,21 +313,17 @@ struct FleetServer::Impl final : HttpHandler {
             const TimelineEvent& e = timeline.events[i];
             if (!e.fault) continue;
             const std::string where = e.path.empty() ? "timeline event " + std::to_string(i) : e.path;
-            gateway::FaultScope scope;
             try {
-                scope = gateway::faultScope(e.fault->target, params.integer("egress_ips"));
+                if (!fleetFaultOf(*e.fault, params.integer("egress_ips")))
+                    notes.push_back(where + " (" + e.label + ") shapes the arrivals, not the fleet: left "
+                                    "to the load generator");
             } catch (const std::invalid_argument& x) {
                 throw std::invalid_argument(where + ": " + x.what());
             }
-            if (!gateway::callFaultOf(*e.fault, scope))
-                notes.push_back(where + " (" + e.label + ", " + std::string(faultEffectName(e.fault->effect)) +
-                                ") acts on the gateway's engine queues or its arrivals, not on an "
-                                "upstream's answers: the fleet leaves it out");
         }
     }
 
     void scheduleTimeline() {
-        Params p = params;
         for (std::size_t i = 0; i < timeline.events.size(); ++i) {
             const TimelineEvent& e = timeline.events[i];
             const Duration at = fromSeconds(e.at_s) - (loop.now() - origin);
@@ -314,15 +335,11 @@ struct FleetServer::Impl final : HttpHandler {
                 });
             }
             if (!e.fault) continue;
-            const auto scope = gateway::faultScope(e.fault->target, params.integer("egress_ips"));
-            const auto call = gateway::callFaultOf(*e.fault, scope);
-            if (!call) continue;
-            const auto fleetId = static_cast<std::uint32_t>(i);
+            const auto f = fleetFaultOf(*e.fault, params.integer("egress_ips"));
+            if (!f) continue;
             const std::string id = "timeline-" + std::to_string(i);
-            after(at, [this, fleetId, id, fault = *call, label = e.label] {
-                fleet.addFault(fleetId, fault);
-                faults.push_back(ActiveFault{fleetId, id, "timeline", label, std::nullopt});
-            });
+            after(at, [this, active = ActiveFault{static_cast<std::uint32_t>(i), id, "timeline", e.label, *f,
+                                                  std::nullopt}] { applyFault(active); });
             if (e.until_s)
                 after(fromSeconds(*e.until_s) - (loop.now() - origin), [this, id] { dropFault(id); });
         }

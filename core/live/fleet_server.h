@@ -18,9 +18,8 @@
 // start().
 //
 // The scenario's timeline applies at its times after start(): knob changes (the fleet's share of
-// them) and the faults that act on calls (down, slow, invalid, resets, latency). capacity_lost and
-// surge shape the gateway's engine queues and the arrivals, not an upstream's answers: they are
-// listed in notes() and not applied.
+// them), the faults that act on calls (down, slow, invalid, resets, latency) and capacity_lost.
+// A surge shapes the arrivals, not the fleet: it is listed in notes() and left out.
 //
 // Runtime control, JSON in and out:
 //   POST /admin/knobs         {"correlation": 0.3, "slow_multiplier": 2, "engines": {"atlas":
