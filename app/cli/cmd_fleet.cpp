@@ -1,5 +1,5 @@
 // taillab-cli fleet: the emulated upstream engines of a gateway scenario over HTTP, until
-// SIGINT/SIGTERM or --duration.
+// SIGINT/SIGTERM or --duration; --start-at begins on the scenario's clock later than 0.
 #include <signal.h>
 
 #include <cerrno>
@@ -19,7 +19,7 @@ namespace taillab::cli {
 namespace {
 
 // "90", "90s", "1500ms", "5m", "2h": a duration above zero.
-Duration parseDurationOption(const std::string& text) {
+Duration parseDurationOption(const std::string& option, const std::string& text) {
     double v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     const std::string unit(end, text.data() + text.size());
@@ -30,7 +30,7 @@ Duration parseDurationOption(const std::string& text) {
     else if (unit == "h") scale = 3600;
     if (ec != std::errc{} || end == text.data() || scale == 0 || !std::isfinite(v) || v <= 0 ||
         v * scale > 1e7)
-        throw UsageError{"--duration expects a time above 0 such as 90, 90s, 1500ms, 5m or 2h, found '" +
+        throw UsageError{option + " expects a time above 0 such as 90, 90s, 1500ms, 5m or 2h, found '" +
                          text + "'"};
     return fromSeconds(v * scale);
 }
@@ -69,7 +69,10 @@ int cmdFleet(const std::vector<std::string>& args) {
                 throw UsageError{std::string("--listen: ") + e.what()};
             }
         } else if (args[i] == "--duration") {
-            duration = parseDurationOption(optionValue(args, i));
+            duration = parseDurationOption("--duration", optionValue(args, i));
+        } else if (args[i] == "--start-at") {
+            const std::string& v = optionValue(args, i);
+            options.start_at = v == "0" ? kZero : parseDurationOption("--start-at", v);
         } else {
             takeScenarioArgument(args[i], scenarioArg);
         }

@@ -49,11 +49,13 @@ usage:
                                          percentiles, scheduling lag, status and failure
                                          counts (taillab-cli load --help for details)
   taillab-cli fleet SCENARIO [--listen HOST:PORT] [--seed N] [--set dotted.path=value ...]
-                    [--duration D]
+                    [--duration D] [--start-at T]
                                          the scenario's upstream engines over HTTP (live mode,
                                          core/live/PROTOCOL.md) on 127.0.0.1 (port 0: any free
                                          one); prints "NAME URL" per engine, stops on Ctrl-C,
-                                         SIGTERM or after D (90, 90s, 1500ms, 5m, 2h)
+                                         SIGTERM or after D (90, 90s, 1500ms, 5m, 2h); starts
+                                         at T on the scenario's clock (e.g. 9.5h: Mon 09:30 of a
+                                         run from Monday), its timeline applied up to then
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory

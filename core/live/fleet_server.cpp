@@ -58,7 +58,8 @@ struct FleetServer::Impl final : HttpHandler {
     std::vector<int> busy;                     // [region * engines + engine]
     std::vector<std::deque<Queued>> waiting;   // same index: calls waiting for a slot
     std::unique_ptr<HttpServer> server;
-    Time origin{};
+    Time origin{};       // Loop time at which the fleet's clock reads 0
+    Duration startAt{};  // the fleet's clock at start()
     bool stopped = false;
     std::uint64_t nextTrace = 1;
     std::uint32_t nextAdminFault = kFirstAdminFault;
@@ -292,7 +293,7 @@ struct FleetServer::Impl final : HttpHandler {
 
     json state() const {
         json j;
-        j["uptime_s"] = toSeconds(loop.now() - origin);
+        j["fleet_time_s"] = toSeconds(loop.now() - origin);
         j["seed"] = seed;
         j["knobs"] = json::parse(fleetKnobsJson(fleet.config()).dump());
         j["knobs"]["engine_capacity"] = capacity;
@@ -323,25 +324,29 @@ struct FleetServer::Impl final : HttpHandler {
         }
     }
 
+    // Events before the fleet's start time apply at once, in order; the rest at their times.
     void scheduleTimeline() {
+        const Duration now = loop.now() - origin;
+        const auto at = [&](Duration t, std::function<void()> fn) {
+            if (t <= now) return fn();
+            after(t - now, std::move(fn));
+        };
         for (std::size_t i = 0; i < timeline.events.size(); ++i) {
             const TimelineEvent& e = timeline.events[i];
-            const Duration at = fromSeconds(e.at_s) - (loop.now() - origin);
             if (!e.set.empty()) {
-                after(at, [this, i] {
+                at(fromSeconds(e.at_s), [this, i] {
                     Params next = params;
                     for (const KnobSetting& k : timeline.events[i].set) next.set(k.key, k.value);
                     setParams(next);
                 });
             }
-            if (!e.fault) continue;
+            if (!e.fault || (e.until_s && fromSeconds(*e.until_s) <= now)) continue;
             const auto f = fleetFaultOf(*e.fault, params.integer("egress_ips"));
             if (!f) continue;
             const std::string id = "timeline-" + std::to_string(i);
-            after(at, [this, active = ActiveFault{static_cast<std::uint32_t>(i), id, "timeline", e.label, *f,
-                                                  std::nullopt}] { applyFault(active); });
-            if (e.until_s)
-                after(fromSeconds(*e.until_s) - (loop.now() - origin), [this, id] { dropFault(id); });
+            at(fromSeconds(e.at_s), [this, active = ActiveFault{static_cast<std::uint32_t>(i), id, "timeline",
+                                                               e.label, *f, std::nullopt}] { applyFault(active); });
+            if (e.until_s) at(fromSeconds(*e.until_s), [this, id] { dropFault(id); });
         }
     }
 };
@@ -351,7 +356,13 @@ FleetServer::FleetServer(Loop& loop, const Scenario& scenario, FleetServerOption
     if (scenario.lab != "gateway")
         throw std::invalid_argument("the fleet runs a gateway scenario (lab \"gateway\"), not one of lab \"" +
                                     scenario.lab + "\"");
+    const Duration runLength = fromSeconds(scenario.params.integer("days") * 86400.0);
+    if (options.start_at < kZero || options.start_at >= runLength)
+        throw std::invalid_argument("the fleet's start time must lie within the scenario's run (" +
+                                    std::to_string(scenario.params.integer("days")) +
+                                    (scenario.params.integer("days") == 1 ? " day)" : " days)"));
     impl_ = std::make_unique<Impl>(loop, scenario, options.hang_close);
+    impl_->startAt = options.start_at;
     impl_->checkTimeline();
     impl_->server = std::make_unique<HttpServer>(loop, options.listen, *impl_, options.limits);
 }
@@ -360,7 +371,7 @@ FleetServer::~FleetServer() { stop(); }
 
 void FleetServer::start() {
     loop_.invoke([&] {
-        impl_->origin = loop_.now();
+        impl_->origin = loop_.now() - impl_->startAt;
         impl_->scheduleTimeline();
         impl_->server->start();
     });

@@ -15,7 +15,7 @@
 // X-TailLab-* headers (trace, role, region, egress, class, cache key), so a call that carries them
 // gets what Fleet::answer gives it in-process. Without a trace the fleet numbers calls itself, from
 // 1 up. The fleet's time (`at`: the rate limits of its egress IPs, the timeline) is the time since
-// start().
+// start(), plus options.start_at.
 //
 // The scenario's timeline applies at its times after start(): knob changes (the fleet's share of
 // them), the faults that act on calls (down, slow, invalid, resets, latency) and capacity_lost.
@@ -55,6 +55,9 @@ struct FleetServerOptions {
     HttpServerLimits limits;
     // When a hung call's connection is closed: the model's own timeout (kHangMs); tests shorten it.
     Duration hang_close = fromMs(fleet::kHangMs);
+    // Where on the scenario's clock the fleet starts: timeline events before it apply at once
+    // (faults that ended before it not at all), so a run can begin just before Tue 09:30.
+    Duration start_at{};
 };
 
 // What the fleet has answered since start.

@@ -46,6 +46,7 @@ TEST(FleetCli, BadInputIsExplainedWithExitCode2) {
     expectBadInput("gateway/day-eu-atlas-slow --listen example.com:80", "--listen");
     expectBadInput("gateway/day-eu-atlas-slow --duration soon", "--duration");
     expectBadInput("gateway/day-eu-atlas-slow --duration -5s", "--duration");
+    expectBadInput("gateway/day-eu-atlas-slow --start-at 25h", "within the scenario's run (1 day)");
     expectBadInput("gateway/day-eu-atlas-slow --set params.engine_correlation=7", "engine_correlation");
     expectBadInput("gateway/day-eu-atlas-slow --frobnicate", "unknown option '--frobnicate'");
 }

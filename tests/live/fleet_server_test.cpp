@@ -288,6 +288,24 @@ TEST_F(FleetServerTest, ATimelineKnobChangeApplies) {
     }));
 }
 
+// Starting at 95 s on the scenario's clock: the knob change at 90 s is in force, the fault that
+// ended at 60 s is not, the one from 90 s is; the change at 200 s is still to come.
+TEST_F(FleetServerTest, StartingLaterAppliesTheTimelineUpToThen) {
+    FleetServerOptions options;
+    options.start_at = 95s;
+    start(gatewayScenario(kQuiet, R"([
+        {"at": 50, "until": 60, "fault": {"target": {"engine": "atlas"}, "effect": "down"}},
+        {"at": 90, "set": {"atlas_median_ms": 250}},
+        {"at": 90, "fault": {"target": {"engine": "borealis"}, "effect": "down"}},
+        {"at": 200, "set": {"atlas_median_ms": 10}}])"),
+          options);
+    const json s = admin("GET", "/admin/state", "", 200);
+    EXPECT_GE(s.at("fleet_time_s").get<double>(), 95);
+    EXPECT_EQ(s.at("knobs").at("engines").at("atlas").at("median_ms"), 250);
+    ASSERT_EQ(s.at("faults").size(), 1u);
+    EXPECT_EQ(s.at("faults")[0].at("label"), "borealis down");
+}
+
 TEST_F(FleetServerTest, AnAdminFaultWithADurationEnds) {
     start(gatewayScenario(kQuiet));
     const json added = admin("POST", "/admin/faults",
