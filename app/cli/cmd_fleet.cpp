@@ -110,7 +110,7 @@ int cmdFleet(const std::vector<std::string>& args) {
     std::cerr << "fleet: stopped after " << c.requests << " calls (" << c.results << " results, "
               << c.empty << " empty, " << c.block + c.captcha + c.consent << " block/captcha/consent, "
               << c.resets << " resets, " << c.hangs << " hangs, " << c.bad_requests << " bad requests; "
-              << c.queued << " waited for a free slot)\n";
+              << c.queued << " waited for a free slot, " << c.abandoned << " abandoned by their caller)\n";
     return kExitOk;
 }
 

@@ -69,13 +69,14 @@ struct FleetServer::Impl final : HttpHandler {
     std::vector<std::string> notes;
     FleetCounters counters;
 
-    void after(Duration delay, std::function<void()> fn) {
+    Loop::TimerId after(Duration delay, std::function<void()> fn) {
         auto id = std::make_shared<Loop::TimerId>();
         *id = loop.runAfter(std::max(kZero, delay), [this, id, fn = std::move(fn)] {
             timers.erase(*id);
             fn();
         });
         timers.insert(*id);
+        return *id;
     }
 
     void handle(const ServerRequest& req, Responder responder) override {
@@ -146,21 +147,35 @@ struct FleetServer::Impl final : HttpHandler {
         const fleet::FleetAnswer a = fleet.answer(call, from - origin);
         const Duration wait = from + a.latency - loop.now();
         const std::size_t s = slotOf(call);
+        Loop::TimerId done = 0;
         switch (a.failure) {
             case gateway::CallFailure::Timeout:
                 ++counters.hangs;
-                return after(from + hangClose - loop.now(), [this, responder, s]() mutable {
+                done = after(from + hangClose - loop.now(), [this, responder, s]() mutable {
                     responder.close();
                     release(s);
                 });
+                break;
             case gateway::CallFailure::Reset:
                 ++counters.resets;
-                return after(wait, [this, responder, s]() mutable {
+                done = after(wait, [this, responder, s]() mutable {
                     responder.reset();
                     release(s);
                 });
-            default: break;
+                break;
+            default: done = answerPage(a, wait, responder, s); break;
         }
+        // A caller that gives up (the gateway's cancel) frees the slot at once, as in the
+        // simulation, rather than when the drawn latency or the hang would have ended.
+        responder.onGone([this, done, s] {
+            if (stopped || !loop.cancel(done)) return;
+            timers.erase(done);
+            ++counters.abandoned;
+            release(s);
+        });
+    }
+
+    Loop::TimerId answerPage(const fleet::FleetAnswer& a, Duration wait, Responder responder, std::size_t s) {
         const gateway::ResultBody& page = *a.page;
         switch (page.kind()) {
             case gateway::PageKind::Results: ++(page.items().empty() ? counters.empty : counters.results); break;
@@ -170,10 +185,11 @@ struct FleetServer::Impl final : HttpHandler {
         }
         auto items = itemsJson.find(&page);
         if (items == itemsJson.end()) items = itemsJson.emplace(&page, resultItemsJson(page)).first;
-        after(wait, [this, responder, s, body = pageJson(page.kind(), a.echo, items->second)]() mutable {
-            responder.respond(HttpReply{200, {}, std::move(body)});
-            release(s);
-        });
+        return after(wait,
+                     [this, responder, s, body = pageJson(page.kind(), a.echo, items->second)]() mutable {
+                         responder.respond(HttpReply{200, {}, std::move(body)});
+                         release(s);
+                     });
     }
 
     void release(std::size_t s) {
@@ -304,7 +320,7 @@ struct FleetServer::Impl final : HttpHandler {
         j["counters"] = {{"requests", c.requests}, {"results", c.results}, {"empty", c.empty},
                          {"block", c.block},       {"captcha", c.captcha}, {"consent", c.consent},
                          {"resets", c.resets},     {"hangs", c.hangs},     {"queued", c.queued},
-                         {"bad_requests", c.bad_requests}};
+                         {"abandoned", c.abandoned}, {"bad_requests", c.bad_requests}};
         return j;
     }
 

@@ -66,6 +66,7 @@ struct FleetCounters {
     std::uint64_t results = 0, empty = 0, block = 0, captcha = 0, consent = 0;
     std::uint64_t resets = 0, hangs = 0;
     std::uint64_t queued = 0;        // waited for a free slot of their engine
+    std::uint64_t abandoned = 0;     // the caller left before the answer; its slot freed then
     std::uint64_t bad_requests = 0;  // 400s on search requests
 };
 

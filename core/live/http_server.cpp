@@ -5,7 +5,9 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 #include <unordered_set>
 
 #include "live/ascii.h"
@@ -35,6 +37,7 @@ class Session;
 
 struct Responder::Slot {
     std::weak_ptr<Session> session;
+    std::function<void()> gone;
 };
 
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
@@ -84,7 +87,9 @@ public:
     }
 
     void abort(const std::shared_ptr<Responder::Slot>& slot, bool reset) {
-        if (waiting(slot)) closeNow(reset);
+        if (!waiting(slot)) return;
+        slot->gone = nullptr;  // the handler ends it: nothing to tell it
+        closeNow(reset);
     }
 
     bool waiting(const std::shared_ptr<Responder::Slot>& slot) const {
@@ -94,11 +99,12 @@ public:
     void closeNow(bool reset) {
         if (closed_) return;
         closed_ = true;
-        pending_.reset();
+        const auto unanswered = std::move(pending_);
         timer_.cancel();
         error_code ignored;
         if (reset) socket_.set_option(asio::socket_base::linger(true, 0), ignored);
         socket_.close(ignored);
+        if (unanswered && unanswered->gone) std::exchange(unanswered->gone, nullptr)();
     }
 
 private:
@@ -268,6 +274,10 @@ void Responder::reset() {
 void Responder::close() {
     if (!slot_) return;
     if (const auto s = slot_->session.lock()) s->abort(slot_, false);
+}
+
+void Responder::onGone(std::function<void()> fn) {
+    if (open()) slot_->gone = std::move(fn);
 }
 
 bool Responder::open() const {

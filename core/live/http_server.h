@@ -9,7 +9,8 @@
 //   close()         closes without an answer (a graceful FIN), as a hung upstream's own timeout.
 // A Responder dropped without any of these leaves the connection waiting (a hang): it ends when
 // the client gives up or the server stops. Once the connection is gone, the Responder's calls do
-// nothing (`open()` says so); a client that closes while its request waits is noticed at once.
+// nothing (`open()` says so); a client that closes while its request waits is noticed at once,
+// and onGone's function runs then (not when the handler itself ends it).
 //
 // The server answers on its own what never reaches the handler, every answer a JSON error body
 // (search_api.h's errorReply): 400 for HTTP that does not parse, 413 for a header block or body
@@ -23,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +66,9 @@ public:
     void close();
     // The connection still waits for this answer.
     bool open() const;
+    // fn runs (on the loop thread) if the connection ends before an answer: the client left, or
+    // the server stopped. Ignored once the request is no longer open.
+    void onGone(std::function<void()> fn);
 
     struct Slot;  // the connection's side, shared with it
     explicit Responder(std::shared_ptr<Slot> slot) : slot_(std::move(slot)) {}

@@ -228,6 +228,27 @@ TEST_F(FleetServerTest, CallsOverAnEnginesCapacityWaitTheirTurn) {
     EXPECT_EQ(admin("POST", "/admin/knobs", R"({"engine_capacity": 3})", 200).at("knobs").at("engine_capacity"), 3);
 }
 
+// A caller that gives up frees its slot at once: with capacity 1 and 300 ms calls, a call sent
+// just after one whose caller leaves at 50 ms is done well before the 600 ms it would otherwise
+// take.
+TEST_F(FleetServerTest, ACallerThatGivesUpFreesItsSlot) {
+    start(gatewayScenario(kQuiet + R"(, "engine_capacity": 1, "atlas_median_ms": 300, "atlas_sigma": 0.01)"));
+    const std::string body = json{{"query", "q"}}.dump();
+    const std::string request = "POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    const auto begin = std::chrono::steady_clock::now();
+    TestConnection leaver(at()), next(at());
+    leaver.sendRaw(request);
+    next.sendRaw(request);
+    std::this_thread::sleep_for(50ms);
+    leaver.close();
+    const auto r = next.readResponse();
+    ASSERT_EQ(r.ending, Ending::Response) << r.error;
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 580ms);
+    EXPECT_EQ(fleet->counters().abandoned, 1u);
+    EXPECT_EQ(fleet->counters().queued, 1u);
+}
+
 // capacity_lost halves atlas's 2 slots: of two calls at once, one waits; removed, none does.
 TEST_F(FleetServerTest, ALostCapacityQueuesCallsUntilItIsBack) {
     start(gatewayScenario(kQuiet + R"(, "engine_capacity": 2, "atlas_median_ms": 100, "atlas_sigma": 0.01)"));

@@ -124,15 +124,24 @@ TEST_F(HttpServerTest, AnswersLaterFromATimer) {
 }
 
 TEST_F(HttpServerTest, AResetIsSeenAsAResetWithoutAResponse) {
-    handler.script = [](const ServerRequest&, Responder& out) { out.reset(); };
+    // A reset the handler makes itself is not reported back to it as the client leaving.
+    std::atomic<bool> told{false};
+    handler.script = [&](const ServerRequest&, Responder& out) {
+        out.onGone([&] { told = true; });
+        out.reset();
+    };
     startServer();
     const auto r = test::requestOnce(at(), "POST", "/x", "{}");
     EXPECT_EQ(r.ending, Ending::Reset) << r.error;
     EXPECT_FALSE(r.response);
+    EXPECT_FALSE(told);
 }
 
 TEST_F(HttpServerTest, AHangEndsWhenTheClientGivesUp) {
-    startServer();  // no script: the handler never answers
+    std::atomic<bool> told{false};
+    // The handler never answers; it asks to be told when the client leaves.
+    handler.script = [&](const ServerRequest&, Responder& out) { out.onGone([&] { told = true; }); };
+    startServer();
     {
         TestConnection c(at(), 300ms);
         const auto r = c.request("POST", "/x", "{}");
@@ -147,6 +156,7 @@ TEST_F(HttpServerTest, AHangEndsWhenTheClientGivesUp) {
         loop.invoke([&] { stillOpen = handler.held.at(0).open(); });
     }
     EXPECT_FALSE(stillOpen);
+    EXPECT_TRUE(told);
     int open = -1;
     loop.invoke([&] { open = server->connections(); });
     EXPECT_EQ(open, 0);
