@@ -56,6 +56,12 @@ usage:
                                          SIGTERM or after D (90, 90s, 1500ms, 5m, 2h); starts
                                          at T on the scenario's clock (e.g. 9.5h: Mon 09:30 of a
                                          run from Monday), its timeline applied up to then
+  taillab-cli serve SCENARIO [--listen HOST:PORT] --upstream NAME=URL ... [--seed N]
+                    [--set dotted.path=value ...] [--duration D] [--keys]
+                                         the scenario's gateway over HTTP on 127.0.0.1:8080 (live
+                                         mode): POST /search/lite and /search/fast, GET /metrics
+                                         and /healthz; one --upstream per engine (the URLs fleet
+                                         prints); --keys lists the scenario's API keys
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
@@ -83,6 +89,7 @@ int main(int argc, char** argv) {
         if (command == "compare") return cmdCompare(args);
         if (command == "load") return cmdLoad(args);
         if (command == "fleet") return cmdFleet(args);
+        if (command == "serve") return cmdServe(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {

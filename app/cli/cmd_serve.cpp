@@ -1,0 +1,91 @@
+// taillab-cli serve: a gateway scenario's gateway over HTTP (live mode), in front of upstream
+// engines given by URL, until SIGINT/SIGTERM or --duration. --keys lists the scenario's API keys.
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+
+#include "commands.h"
+#include "live/gateway_server.h"
+#include "live/loop.h"
+#include "live/serve_setup.h"
+#include "live_options.h"
+#include "scenario_options.h"
+
+namespace taillab::cli {
+
+int cmdServe(const std::vector<std::string>& args) {
+    std::string scenarioArg;
+    std::vector<std::string> overrides, upstreamArgs;
+    live::HostPort listen{"127.0.0.1", 8080};
+    std::optional<Duration> duration;
+    bool listKeys = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (takeOverrideOption(args, i, overrides)) continue;
+        if (args[i] == "--listen") {
+            try {
+                listen = live::parseListen(optionValue(args, i));
+            } catch (const std::invalid_argument& e) {
+                throw UsageError{std::string("--listen: ") + e.what()};
+            }
+        } else if (args[i] == "--upstream") {
+            upstreamArgs.push_back(optionValue(args, i));
+        } else if (args[i] == "--duration") {
+            duration = parseDurationOption("--duration", optionValue(args, i));
+        } else if (args[i] == "--keys") {
+            listKeys = true;
+        } else {
+            takeScenarioArgument(args[i], scenarioArg);
+        }
+    }
+    const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    if (scenario.lab != "gateway")
+        throw UsageError{"serve needs a gateway scenario; " + scenarioArg + " is a '" + scenario.lab + "' lab"};
+    live::GatewaySetup setup;
+    std::vector<live::Url> upstreams;
+    try {
+        setup = live::gatewaySetup(scenario.params, scenario.seed);
+        if (listKeys) {
+            for (const gateway::ApiKey& k : setup.config.keys)
+                std::cout << k.key << "\t" << k.name << "\t" << gateway::kRegionNames[static_cast<std::size_t>(k.home)]
+                          << (k.lane == gateway::Lane::Batch ? "\tbatch" : "") << (k.probe ? "\tprobe" : "") << "\n";
+            return kExitOk;
+        }
+        upstreams = live::upstreamUrls(setup.config, upstreamArgs);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+    }
+
+    const sigset_t signals = blockStopSignals();
+    live::Loop loop;
+    std::optional<live::GatewayServer> server;
+    try {
+        server.emplace(loop, listen, setup, upstreams, scenario.seed);
+    } catch (const std::runtime_error& e) {
+        throw UsageError{e.what()};
+    }
+    loop.start();
+    server->start();
+    std::cerr << "serve: " << scenario.name << " (seed " << scenario.seed << "), " << setup.config.keys.size()
+              << " API keys (list them with --keys); POST /search/lite and /search/fast, GET /metrics and "
+                 "/healthz; Ctrl-C stops it\n";
+    std::cout << "gateway http://" << live::toString(server->bound()) << "/search/lite\n" << std::flush;
+
+    waitForStop(signals, duration);
+    server->stop();
+    const gateway::GatewaySnapshot s = server->snapshot();
+    const live::GatewayServerStats st = server->stats();
+    server.reset();
+    loop.stop();
+    std::cerr << "serve: stopped after " << s.accepted << " searches (" << s.answered << " answered, "
+              << s.rejected << " rejected, " << s.failed << " failed), " << st.upstream_calls << " upstream calls ("
+              << st.upstream_failures << " failed)";
+    if (!s.latency_us.empty())
+        std::cerr << std::fixed << std::setprecision(2) << "; latency from accept p50 "
+                  << s.latency_us.valueAtPercentile(50) / 1000.0 << " ms, p99 "
+                  << s.latency_us.valueAtPercentile(99) / 1000.0 << " ms";
+    std::cerr << "\n";
+    return kExitOk;
+}
+
+}  // namespace taillab::cli

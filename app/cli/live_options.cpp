@@ -1,0 +1,53 @@
+#include "live_options.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <ctime>
+
+#include "commands.h"
+
+namespace taillab::cli {
+
+Duration parseDurationOption(const std::string& option, const std::string& text) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    const std::string unit(end, text.data() + text.size());
+    double scale = 0;
+    if (unit.empty() || unit == "s") scale = 1;
+    else if (unit == "ms") scale = 1e-3;
+    else if (unit == "m") scale = 60;
+    else if (unit == "h") scale = 3600;
+    if (ec != std::errc{} || end == text.data() || scale == 0 || !std::isfinite(v) || v <= 0 ||
+        v * scale > 1e7)
+        throw UsageError{option + " expects a time above 0 such as 90, 90s, 1500ms, 5m or 2h, found '" +
+                         text + "'"};
+    return fromSeconds(v * scale);
+}
+
+sigset_t blockStopSignals() {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    return signals;
+}
+
+void waitForStop(const sigset_t& signals, std::optional<Duration> limit) {
+    while (true) {
+        int got = 0;
+        if (!limit) {
+            got = sigwaitinfo(&signals, nullptr);
+        } else {
+            const std::int64_t ns = limit->count();
+            const timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+            got = sigtimedwait(&signals, nullptr, &ts);
+            if (got < 0 && errno == EAGAIN) return;
+        }
+        if (got > 0) return;
+        // EINTR from another signal: wait again (a --duration run restarts its wait, at worst late).
+    }
+}
+
+}  // namespace taillab::cli
