@@ -62,6 +62,9 @@ run_asan() {
 #                  callbacks, destruction while running
 #   SweepCli.*     taillab-cli sweep: points in parallel on SweepRunner (--jobs 1..N)
 #   CompareCli.*   taillab-cli compare: the two sides in parallel on SweepRunner
+#   the live suite (taillab_live_tests): the HTTP server, client, emulated fleet, gateway server
+#                  and load generator on their loop threads, with test servers and clients on
+#                  others, over real sockets
 #   the whole GUI suite (taillab_ui_tests): RunController's worker, the gateway session's worker
 #                  and its pacing tick, the hedge-delay sweep posting to the UI thread, and the
 #                  WorkerThread/UiInbox hand-offs they are built on (ui/ui_threads.h)
@@ -84,12 +87,14 @@ tsan_options=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modu
 # empty.
 run_tsan() {
     local dir=${TAILLAB_TSAN_BUILD_DIR:-$here/build-tsan} t0=$SECONDS status=0
-    configure_sanitizer "$dir" thread --target taillab_thread_tests taillab_ui_tests
+    configure_sanitizer "$dir" thread --target taillab_thread_tests taillab_live_tests taillab_ui_tests
     echo "== tsan: built in $((SECONDS - t0)) s"
     cd "$dir"
     t0=$SECONDS
     TSAN_OPTIONS=$tsan_options:suppressions=$sanitizer_dir/tsan.supp \
     ctest --output-on-failure -j"$jobs" -R "$tsan_tests" "$@" || status=$?
+    TSAN_OPTIONS=$tsan_options:suppressions=$sanitizer_dir/tsan.supp \
+    ctest --output-on-failure -j"$jobs" -L taillab_live "$@" || status=$?
     TSAN_OPTIONS=$tsan_options:suppressions=$sanitizer_dir/tsan.supp QT_QPA_PLATFORM=offscreen \
     ctest --output-on-failure -j"$jobs" -L taillab_ui "$@" || status=$?
     echo "== tsan: tests ran in $((SECONDS - t0)) s"
