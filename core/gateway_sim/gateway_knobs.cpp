@@ -223,6 +223,15 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                   "Egress IPs per region; each has its own rate limit at every "
                                   "engine")
                     .hidden());
+    k.push_back(KnobSpec::real("egress_ip_rate_per_s", "Egress IP rate limit", "calls/s", 0.01, 1e6, 3,
+                               "Each engine's rate limit per egress IP: calls over it get that IP's "
+                               "previous page again (a cached block page)")
+                    .log()
+                    .hidden());
+    k.push_back(KnobSpec::real("egress_ip_burst", "Egress IP burst", "calls", 1, 1e6, 30,
+                               "Each engine's burst allowance per egress IP")
+                    .log()
+                    .hidden());
     k.push_back(KnobSpec::choice("egress", "Egress", {"warm pools", "cold connections"}, 0,
                                  "Cold pays DNS + TCP + TLS + CONNECT before the query is sent"));
     k.push_back(KnobSpec::real("cold_connect_median_ms", "Cold connect median", "ms", 0, 2000, 41.8,
@@ -335,6 +344,8 @@ fleet::FleetConfig fleetConfigFromParams(const Params& p) {
     c.class_variability = p.real("class_variability");
     c.cold_connect = {p.real("cold_connect_median_ms"), p.real("cold_connect_sigma")};
     c.egress_ips = p.integer("egress_ips");
+    c.ip_rate_per_s = p.real("egress_ip_rate_per_s");
+    c.ip_burst = p.real("egress_ip_burst");
     return c;
 }
 
