@@ -62,6 +62,11 @@ usage:
                                          mode): POST /search/lite and /search/fast, GET /metrics
                                          and /healthz; one --upstream per engine (the URLs fleet
                                          prints); --keys lists the scenario's API keys
+  taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--seed N]
+                   [--set dotted.path=value ...] [--out FILE] [--quiet]
+                                         fleet, gateway and open-loop load in one process over
+                                         loopback HTTP (R requests/s, default 100); writes the
+                                         same result JSON as run, plus the clients' view ("load")
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
@@ -90,6 +95,7 @@ int main(int argc, char** argv) {
         if (command == "load") return cmdLoad(args);
         if (command == "fleet") return cmdFleet(args);
         if (command == "serve") return cmdServe(args);
+        if (command == "live") return cmdLive(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {

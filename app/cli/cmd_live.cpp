@@ -1,0 +1,74 @@
+// taillab-cli live: a gateway scenario's fleet, gateway and load generator in one process over
+// loopback HTTP for a while; writes the same result JSON as `run` (what the gateway saw), with the
+// load generator's summary (what the clients saw) under "load".
+#include <iostream>
+
+#include "commands.h"
+#include "live/live_run.h"
+#include "live_options.h"
+#include "load_report.h"
+#include "scenario_options.h"
+
+namespace taillab::cli {
+
+int cmdLive(const std::vector<std::string>& args) {
+    std::string scenarioArg, outPath;
+    std::vector<std::string> overrides;
+    live::LiveRunOptions options;
+    bool haveDuration = false, quiet = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (takeOverrideOption(args, i, overrides)) continue;
+        if (args[i] == "--duration") {
+            options.duration = parseDurationOption("--duration", optionValue(args, i));
+            haveDuration = true;
+        } else if (args[i] == "--rate") {
+            const std::string& v = optionValue(args, i);
+            std::size_t used = 0;
+            double r = 0;
+            try {
+                r = std::stod(v, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != v.size() || !(r > 0) || r > 1e6)
+                throw UsageError{"--rate expects requests per second above 0 (at most 1000000), found '" + v + "'"};
+            options.rate_per_s = r;
+        } else if (args[i] == "--connections") {
+            const std::string& v = optionValue(args, i);
+            const unsigned n = parseJobs(v);  // a whole number >= 1
+            options.connections = n;
+        } else if (args[i] == "--out") {
+            outPath = optionValue(args, i);
+        } else if (args[i] == "--quiet") {
+            quiet = true;
+        } else {
+            takeScenarioArgument(args[i], scenarioArg);
+        }
+    }
+    if (!haveDuration) throw UsageError{"live needs --duration (e.g. --duration 30s)"};
+    checkOutputPath(outPath);
+    const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    live::LiveRun run;
+    try {
+        run = live::runLive(scenario, options, [&](const live::LoadInterval& interval) {
+            if (!quiet) std::cerr << loadProgressLine(interval) << "\n";
+        });
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+    } catch (const std::runtime_error& e) {
+        throw UsageError{e.what()};
+    }
+    if (!quiet) std::cerr << loadSummaryText(run.load_config, run.load);
+    nlohmann::ordered_json doc = toJson(run.result);
+    doc["mode"] = "live";
+    doc["load"] = loadSummaryJson(run.load_config, run.load);
+    writeOutput(doc.dump(2) + "\n", outPath);
+    for (const Check& c : run.result.checks)
+        if (c.failed()) {
+            std::cerr << failedCheckMessage(c) << "\n";
+            return kExitChecksFailed;
+        }
+    return kExitOk;
+}
+
+}  // namespace taillab::cli

@@ -1,0 +1,64 @@
+// taillab-cli live as a real process: fleet, gateway and load in one process over loopback; its
+// result JSON is a run's (figures, series, invariant checks) plus what the clients saw, and the
+// two views count the same requests.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../core/cli_support.h"
+
+namespace taillab::test {
+namespace {
+
+const std::string kCli = TAILLAB_CLI_PATH;
+
+double figure(const nlohmann::json& doc, const std::string& name) {
+    const auto& figures = doc.at("figures");
+    if (!figures.contains(name)) {
+        ADD_FAILURE() << "no figure " << name;
+        return -1;
+    }
+    return figures.at(name).get<double>();
+}
+
+TEST(LiveCli, ARunWritesTheGatewaysResultAndTheClientsView) {
+    const std::string out = "/tmp/taillab_live_cli_test.json";
+    const ShellOutcome o = runShell(kCli + " live gateway/day-eu-atlas-slow --duration 2s --rate 50 --quiet --out " +
+                                    out + " 2>&1");
+    ASSERT_EQ(o.exit_code, 0) << o.out;
+    std::ifstream in(out);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::remove(out.c_str());
+    EXPECT_EQ(doc.at("mode"), "live");
+    EXPECT_EQ(doc.at("lab"), "gateway");
+    const auto& load = doc.at("load");
+    EXPECT_EQ(load.at("intended"), 100);
+    EXPECT_EQ(load.at("sent"), 100);
+    EXPECT_EQ(load.at("answered").get<double>() + load.at("failed").get<double>(), 100);
+    // Every request the clients sent was accepted, counted and answered by the gateway.
+    EXPECT_EQ(figure(doc, "requests"), 100);
+    EXPECT_EQ(figure(doc, "answered") + figure(doc, "rejected") + figure(doc, "failed"), 100);
+    ASSERT_FALSE(doc.at("checks").empty());
+    for (const auto& c : doc.at("checks")) EXPECT_TRUE(c.at("pass").get<bool>()) << c.dump();
+    EXPECT_TRUE(doc.at("all_checks_pass").get<bool>());
+}
+
+TEST(LiveCli, BadInputIsExplainedWithExitCode2) {
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"gateway/day-eu-atlas-slow", "live needs --duration"},
+             {"labs/fanout --duration 1s", "a live run needs a gateway scenario"},
+             {"gateway/day-eu-atlas-slow --duration 1s --rate 0", "--rate expects requests per second above 0"},
+             {"gateway/day-eu-atlas-slow --duration 1s --rate fast", "--rate expects"},
+             {"gateway/day-eu-atlas-slow --duration never", "--duration"},
+             {"gateway/day-eu-atlas-slow --duration 1s --out /nonexistent/dir/x.json", "/nonexistent/dir"},
+         }) {
+        const ShellOutcome o = runShell(kCli + " live " + args + " 2>&1");
+        EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.out;
+        EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
+    }
+}
+
+}  // namespace
+}  // namespace taillab::test
