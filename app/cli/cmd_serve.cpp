@@ -1,5 +1,7 @@
 // taillab-cli serve: a gateway scenario's gateway over HTTP (live mode), in front of upstream
-// engines given by URL, until SIGINT/SIGTERM or --duration. --keys lists the scenario's API keys.
+// engines given by URL, until SIGINT/SIGTERM or --duration. --keys lists the scenario's API keys;
+// --admin serves POST /admin/knobs and GET /admin/state. The scenario's timeline runs from the
+// start: knob changes apply at their times, faults are marked (the fleet applies them).
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -19,7 +21,7 @@ int cmdServe(const std::vector<std::string>& args) {
     std::vector<std::string> overrides, upstreamArgs;
     live::HostPort listen{"127.0.0.1", 8080};
     std::optional<Duration> duration;
-    bool listKeys = false;
+    bool listKeys = false, admin = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, overrides)) continue;
         if (args[i] == "--listen") {
@@ -34,6 +36,8 @@ int cmdServe(const std::vector<std::string>& args) {
             duration = parseDurationOption("--duration", optionValue(args, i));
         } else if (args[i] == "--keys") {
             listKeys = true;
+        } else if (args[i] == "--admin") {
+            admin = true;
         } else {
             takeScenarioArgument(args[i], scenarioArg);
         }
@@ -44,7 +48,7 @@ int cmdServe(const std::vector<std::string>& args) {
     live::GatewaySetup setup;
     std::vector<live::Url> upstreams;
     try {
-        setup = live::gatewaySetup(scenario.params, scenario.seed);
+        setup = live::gatewaySetup(scenario);
         if (listKeys) {
             for (const gateway::ApiKey& k : setup.config.keys)
                 std::cout << k.key << "\t" << k.name << "\t" << gateway::kRegionNames[static_cast<std::size_t>(k.home)]
@@ -61,6 +65,9 @@ int cmdServe(const std::vector<std::string>& args) {
     std::optional<live::GatewayServer> server;
     try {
         server.emplace(loop, listen, setup, upstreams, scenario.seed);
+        if (admin) server->enableAdmin();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
     } catch (const std::runtime_error& e) {
         throw UsageError{e.what()};
     }

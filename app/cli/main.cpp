@@ -57,11 +57,13 @@ usage:
                                          at T on the scenario's clock (e.g. 9.5h: Mon 09:30 of a
                                          run from Monday), its timeline applied up to then
   taillab-cli serve SCENARIO [--listen HOST:PORT] --upstream NAME=URL ... [--seed N]
-                    [--set dotted.path=value ...] [--duration D] [--keys]
+                    [--set dotted.path=value ...] [--duration D] [--keys] [--admin]
                                          the scenario's gateway over HTTP on 127.0.0.1:8080 (live
                                          mode): POST /search/lite and /search/fast, GET /metrics
                                          and /healthz; one --upstream per engine (the URLs fleet
-                                         prints); --keys lists the scenario's API keys
+                                         prints); --keys lists the scenario's API keys; --admin
+                                         serves POST /admin/knobs and GET /admin/state; the
+                                         scenario's timeline applies its knob changes
   taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over

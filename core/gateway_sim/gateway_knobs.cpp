@@ -3,6 +3,7 @@
 // in scenarios/gateway/week-v4-september.json; the fitted numbers are explained there.
 #include "gateway_sim/gateway_sim.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -347,6 +348,62 @@ fleet::FleetConfig fleetConfigFromParams(const Params& p) {
     c.ip_rate_per_s = p.real("egress_ip_rate_per_s");
     c.ip_burst = p.real("egress_ip_burst");
     return c;
+}
+
+}  // namespace taillab::gateway
+
+namespace taillab::gateway {
+
+const std::vector<std::string>& fixedRunKnobs() {
+    static const std::vector<std::string> knobs{"days", "start_day", "customers", "instances",
+                                                "l1_entries", "window_s", "probes", "egress_ips",
+                                                "load_multiplier", "agent_share", "unknown_key_rate"};
+    return knobs;
+}
+
+void checkRunChange(const Params& from, const Params& to) {
+    static const std::vector<std::string> workload{"load_multiplier", "agent_share", "unknown_key_rate"};
+    for (const std::string& k : fixedRunKnobs()) {
+        if (to.real(k) == from.real(k)) continue;
+        if (std::find(workload.begin(), workload.end(), k) != workload.end())
+            throw std::invalid_argument(
+                "the workload (load_multiplier, agent_share, unknown_key_rate) cannot change during a run");
+        throw std::invalid_argument(k + " cannot change during a run");
+    }
+}
+
+namespace {
+
+std::string knobValueText(const Params& p, const KnobSpec& k) {
+    switch (k.kind) {
+        case KnobKind::Choice: return p.choice(k.key);
+        case KnobKind::Boolean: return p.flag(k.key) ? "on" : "off";
+        default: {
+            std::ostringstream out;
+            out << p.real(k.key);
+            return out.str();
+        }
+    }
+}
+
+}  // namespace
+
+std::string knobChangeText(const Params& from, const Params& to, const std::vector<std::string>& keys) {
+    std::string what;
+    for (const std::string& key : keys) {
+        const KnobSpec* spec = to.spec(key);
+        if (!spec) throw std::invalid_argument("unknown knob '" + key + "'");
+        if (!what.empty()) what += ", ";
+        what += key + " " + knobValueText(from, *spec) + " -> " + knobValueText(to, *spec);
+    }
+    return what;
+}
+
+std::vector<std::string> changedKnobs(const Params& from, const Params& to) {
+    std::vector<std::string> keys;
+    for (const KnobSpec& k : to.specs())
+        if (from.real(k.key) != to.real(k.key)) keys.push_back(k.key);
+    return keys;
 }
 
 }  // namespace taillab::gateway

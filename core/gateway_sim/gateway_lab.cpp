@@ -54,9 +54,7 @@ public:
     std::optional<TimelineVocabulary> timelineVocabulary(const Params& params) const override {
         TimelineVocabulary v;
         v.knobs = knobs();
-        v.fixed_knobs = {"days", "start_day", "customers", "instances", "l1_entries", "window_s",
-                         "probes", "egress_ips", "load_multiplier", "agent_share",
-                         "unknown_key_rate"};
+        v.fixed_knobs = fixedRunKnobs();
         v.engines.assign(kEngineNames.begin(), kEngineNames.end());
         v.regions.assign(kRegionNames.begin(), kRegionNames.end());
         v.egress_ips = params.integer("egress_ips");

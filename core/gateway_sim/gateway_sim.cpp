@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <sstream>
 #include <stdexcept>
 
 #include "fleet/fleet.h"
@@ -82,18 +81,6 @@ const CostTable& costTable() {
     return table;
 }
 
-std::string knobText(const Params& p, const KnobSpec& k) {
-    switch (k.kind) {
-        case KnobKind::Choice: return p.choice(k.key);
-        case KnobKind::Boolean: return p.flag(k.key) ? "on" : "off";
-        default: {
-            std::ostringstream out;
-            out << p.real(k.key);
-            return out.str();
-        }
-    }
-}
-
 }  // namespace
 
 struct GatewaySim::Impl final : Port {
@@ -156,7 +143,7 @@ struct GatewaySim::Impl final : Port {
             if (!e.set.empty()) {
                 try {
                     p = withSettings(p, e);
-                    checkChange(params, p);
+                    checkRunChange(params, p);
                     (void)gatewayConfigFromParams(p, workload);
                 } catch (const TimelineError&) {
                     throw;
@@ -179,35 +166,16 @@ struct GatewaySim::Impl final : Port {
         });
     }
 
-    // The knobs that shape the run from its start cannot change during it.
-    static void checkChange(const Params& from, const Params& to) {
-        for (const char* fixed : {"days", "start_day", "customers", "instances", "l1_entries",
-                                  "window_s", "probes", "egress_ips"}) {
-            if (to.real(fixed) != from.real(fixed))
-                throw std::invalid_argument(std::string(fixed) + " cannot change during a run");
-        }
-        if (to.real("load_multiplier") != from.real("load_multiplier") ||
-            to.real("agent_share") != from.real("agent_share") ||
-            to.real("unknown_key_rate") != from.real("unknown_key_rate")) {
-            throw std::invalid_argument(
-                "the workload (load_multiplier, agent_share, unknown_key_rate) cannot change "
-                "during a run");
-        }
-    }
-
     // New knobs from now on, marked on the timeline: by the event's own label when it was given
     // one, else as "knob old -> new" for each knob that changes.
     void applyKnobs(const Params& p, const TimelineEvent& e) {
-        checkChange(params, p);
+        checkRunChange(params, p);
         const GatewayConfig gc = gatewayConfigFromParams(p, workload);  // validates first
         std::string what = e.label;
         if (e.label == defaultLabel(e, p.specs())) {
-            what.clear();
-            for (const KnobSetting& k : e.set) {
-                const KnobSpec* spec = p.spec(k.key);
-                if (!what.empty()) what += ", ";
-                what += k.key + " " + knobText(params, *spec) + " -> " + knobText(p, *spec);
-            }
+            std::vector<std::string> keys;
+            for (const KnobSetting& k : e.set) keys.push_back(k.key);
+            what = knobChangeText(params, p, keys);
         }
         gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, what});
         gateway.reconfigure(gc);

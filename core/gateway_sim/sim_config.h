@@ -6,6 +6,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,17 @@ constexpr std::array<std::string_view, kRegions> kProbeKeys{"tl-probe-eu", "tl-p
 // Throws std::invalid_argument naming the knobs when they contradict each other.
 GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload);
 fleet::FleetConfig fleetConfigFromParams(const Params& p);
+
+// The knobs that shape a whole run (its calendar, customers, workload and pools): a timeline or a
+// live change may not touch them.
+const std::vector<std::string>& fixedRunKnobs();
+// Throws std::invalid_argument naming the first fixed knob that differs between `from` and `to`.
+void checkRunChange(const Params& from, const Params& to);
+// "hedge_delay_ms 420 -> 300, hedge_mode adaptive -> fixed" for the knobs `keys` (in that order),
+// each as a knob panel shows its value; how a timeline mark names a knob change.
+std::string knobChangeText(const Params& from, const Params& to, const std::vector<std::string>& keys);
+// The keys of the knobs whose values differ, in the knobs' order.
+std::vector<std::string> changedKnobs(const Params& from, const Params& to);
 
 // What a timeline fault's target names, as indices: engine -1 and no region for the whole fleet.
 // Throws std::invalid_argument for a name this fleet does not have (providers and zones

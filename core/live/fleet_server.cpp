@@ -275,16 +275,23 @@ struct FleetServer::Impl final : HttpHandler {
         } catch (const AdminError& e) {
             return adminError(req, e);
         }
-        if (std::any_of(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == f.id; }))
-            return adminError(req, AdminError("$.id", "a fault named '" + f.id + "' is already in force"));
-        ActiveFault active{nextAdminFault++, f.id, "admin", f.label, f.fault, std::nullopt};
-        if (f.duration_s) {
-            const std::string id = f.id;
-            active.expiry = loop.runAfter(fromSeconds(*f.duration_s), [this, id] { dropFault(id); });
+        if (inForce(f.id)) return adminError(req, AdminError("$.id", "a fault named '" + f.id + "' is already in force"));
+        addAdminFault(f.id, f.fault, f.label, f.duration_s ? std::optional(fromSeconds(*f.duration_s)) : std::nullopt);
+        return okJson(state());
+    }
+
+    bool inForce(const std::string& id) const {
+        return std::any_of(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == id; });
+    }
+
+    void addAdminFault(const std::string& id, const FleetFault& f, const std::string& label,
+                       std::optional<Duration> duration) {
+        ActiveFault active{nextAdminFault++, id, "admin", label, f, std::nullopt};
+        if (duration) {
+            active.expiry = loop.runAfter(*duration, [this, id] { dropFault(id); });
             timers.insert(*active.expiry);
         }
         applyFault(std::move(active));
-        return okJson(state());
     }
 
     HttpReply removeFault(const ServerRequest& req, std::string_view id) {
@@ -415,6 +422,35 @@ std::vector<std::pair<std::string, std::string>> FleetServer::engineUrls() const
 }
 
 const std::vector<std::string>& FleetServer::notes() const { return impl_->notes; }
+
+void FleetServer::applyParams(const Params& params) {
+    (void)gateway::fleetConfigFromParams(params);  // checks, off the loop
+    if (params.integer("engine_capacity") < 1) throw std::invalid_argument("engine_capacity must be at least 1");
+    loop_.invoke([&] { impl_->setParams(params); });
+}
+
+Params FleetServer::params() const {
+    Params p;
+    loop_.invoke([&] { p = impl_->params; });
+    return p;
+}
+
+void FleetServer::addFault(const std::string& id, const Fault& fault, const std::string& label,
+                           std::optional<Duration> duration) {
+    if (duration && *duration <= kZero) throw std::invalid_argument("a fault's duration must be above 0");
+    loop_.invoke([&] {
+        if (impl_->inForce(id)) throw std::invalid_argument("a fault named '" + id + "' is already in force");
+        const auto f = fleetFaultOf(fault, impl_->params.integer("egress_ips"));
+        if (!f) throw std::invalid_argument("a surge shapes the arrivals, not the fleet");
+        impl_->addAdminFault(id, *f, label, duration);
+    });
+}
+
+bool FleetServer::removeFault(const std::string& id) {
+    bool removed = false;
+    loop_.invoke([&] { removed = impl_->dropFault(id); });
+    return removed;
+}
 
 FleetCounters FleetServer::counters() const {
     FleetCounters c;

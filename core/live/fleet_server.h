@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,19 @@ public:
     // Timeline events the fleet leaves out, one sentence each.
     const std::vector<std::string>& notes() const;
     FleetCounters counters() const;  // any thread
+
+    // What the admin requests do, without HTTP; any thread.
+    // The fleet's share of `params` (all of the gateway lab's knobs) from now on. Throws
+    // std::invalid_argument naming the knob when the fleet cannot be built from them.
+    void applyParams(const Params& params);
+    Params params() const;
+    // Puts `fault` in force now under `id` (as POST /admin/faults), labelled `label`, for
+    // `duration` (else until removed). Throws std::invalid_argument when the id is in use or the
+    // fault's target is not in this fleet; a surge is refused (it shapes arrivals, not the fleet).
+    void addFault(const std::string& id, const Fault& fault, const std::string& label,
+                  std::optional<Duration> duration = std::nullopt);
+    // False when no fault `id` is in force.
+    bool removeFault(const std::string& id);
 
     struct Impl;
 

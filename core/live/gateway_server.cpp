@@ -1,8 +1,12 @@
 #include "live/gateway_server.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
+#include "gateway_sim/sim_config.h"
 #include "live/http_client.h"
 #include "live/live_driver.h"
 #include "live/loop_asio.h"
@@ -31,17 +35,137 @@ struct CallKeyHash {
     std::size_t operator()(const CallKey& k) const { return (std::size_t{k.generation} << 32) ^ k.slot; }
 };
 
+// One knob change of the setup's timeline, checked and built before the gateway listens.
+struct PlannedChange {
+    Duration at{};
+    Params params;
+    gateway::GatewayConfig config;
+    std::string what;
+};
+
+// The config for `next`, checked as a change from `from`: throws std::invalid_argument naming
+// the knob.
+gateway::GatewayConfig changedConfig(const Params& from, const Params& next, std::uint64_t seed) {
+    gateway::checkRunChange(from, next);
+    return gatewaySetup(next, seed).config;
+}
+
 }  // namespace
 
 struct GatewayServer::Impl final : HttpHandler, LiveIo {
     Impl(Loop& l, const HostPort& listen, const GatewaySetup& setup, std::vector<Url> urls, std::uint64_t seed,
          HttpServerLimits limits)
-        : loop(l), upstreams(std::move(urls)), client(ioContext(l)),
-          driver(setup.config, seed, *this, setup.window), server(l, listen, *this, limits) {}
+        : loop(l), upstreams(std::move(urls)), client(ioContext(l)), params(setup.params), seed(setup.seed),
+          startAt(setup.start_at), driver(setup.config, seed, *this, setup.window),
+          server(l, listen, *this, limits) {}
+
+    // Checks and builds the timeline's knob changes; collects its faults' marks.
+    void planTimeline(const GatewaySetup& setup) {
+        Params p = setup.params;
+        for (std::size_t i = 0; i < setup.timeline.events.size(); ++i) {
+            const TimelineEvent& e = setup.timeline.events[i];
+            const std::string where = e.path.empty() ? "timeline event " + std::to_string(i) : e.path;
+            if (e.fault) faultMarks.push_back(e);
+            if (e.set.empty()) continue;
+            Params next = p;
+            std::vector<std::string> keys;
+            try {
+                for (const KnobSetting& k : e.set) {
+                    next.set(k.key, k.value);
+                    keys.push_back(k.key);
+                }
+                PlannedChange c{fromSeconds(e.at_s), next, changedConfig(setup.params, next, setup.seed), e.label};
+                if (e.label == defaultLabel(e, next.specs())) c.what = gateway::knobChangeText(p, next, keys);
+                planned.push_back(std::move(c));
+            } catch (const std::invalid_argument& x) {
+                throw std::invalid_argument(where + " (" + e.label + "): " + x.what());
+            }
+            p = std::move(next);
+        }
+    }
+
+    // On the loop at start(): the timeline from `startAt` on its clock.
+    void scheduleTimeline() {
+        started = loop.now();
+        const double origin = toSeconds(started) - toSeconds(startAt);
+        for (const TimelineEvent& e : faultMarks) {
+            if (e.until_s && fromSeconds(*e.until_s) <= startAt) continue;
+            driver.addMark(gateway::TimelineMark{origin + e.at_s, e.until_s ? std::optional(origin + *e.until_s)
+                                                                              : std::nullopt,
+                                                 gateway::MarkKind::Fault, e.label});
+        }
+        for (std::size_t i = 0; i < planned.size(); ++i) {
+            if (planned[i].at <= startAt) {
+                apply(planned[i].params, planned[i].config, planned[i].what);
+                continue;
+            }
+            timelineTimers.push_back(loop.runAfter(planned[i].at - startAt, [this, i] {
+                apply(planned[i].params, planned[i].config, planned[i].what);
+            }));
+        }
+    }
+
+    // On the loop: new knobs from now on, marked.
+    void apply(const Params& next, const gateway::GatewayConfig& config, std::string what) {
+        const std::vector<std::string> keys = gateway::changedKnobs(params, next);
+        if (keys.empty()) return;
+        if (what.empty()) what = gateway::knobChangeText(params, next, keys);
+        driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob, what});
+        driver.reconfigure(config);
+        params = next;
+        rearm();
+    }
+
+    // POST /admin/knobs {"hedge_delay_ms": 300, "hedge_mode": "fixed", ...} and GET /admin/state.
+    void admin(const ServerRequest& r, Responder& responder) {
+        using nlohmann::json;
+        const std::string_view path = r.path();
+        const auto fail = [&](int status, std::string_view error, const std::string& message) {
+            responder.respond(jsonError(loop, r.accepted, status, error, message));
+        };
+        const auto state = [&] {
+            json j;
+            j["now_s"] = toSeconds(loop.now());
+            j["started_at_s"] = toSeconds(started);
+            j["knobs"] = json::parse(params.toJson().dump());
+            responder.respond(HttpReply{200, {{"Content-Type", "application/json"}}, j.dump()});
+        };
+        if (path == "/admin/state") {
+            if (r.method != "GET") return fail(405, "method_not_allowed", "/admin/state takes GET, not " + r.method);
+            return state();
+        }
+        if (path != "/admin/knobs")
+            return fail(404, "not_found", "no admin path " + std::string(path) + " (POST /admin/knobs, GET /admin/state)");
+        if (r.method != "POST") return fail(405, "method_not_allowed", "/admin/knobs takes POST, not " + r.method);
+        json body;
+        try {
+            body = json::parse(r.body);
+        } catch (const json::parse_error& e) {
+            return fail(400, "bad_request", "$: the body is not valid JSON (at byte " + std::to_string(e.byte) + ")");
+        }
+        if (!body.is_object()) return fail(400, "bad_request", "$: expected an object of knob names and values");
+        Params next = params;
+        for (const auto& [key, value] : body.items()) {
+            try {
+                next.setJson(key, value);
+            } catch (const std::exception& e) {
+                return fail(400, "bad_request", "$." + key + ": " + e.what());
+            }
+        }
+        gateway::GatewayConfig config;
+        try {
+            config = changedConfig(params, next, seed);
+        } catch (const std::invalid_argument& e) {
+            return fail(400, "bad_request", std::string("$: ") + e.what());
+        }
+        apply(next, config, {});
+        state();
+    }
 
     // HttpHandler
     void handle(const ServerRequest& r, Responder responder) override {
         ++stats.requests;
+        if (adminEnabled && r.path().starts_with("/admin/")) return admin(r, responder);
         const std::uint64_t ticket = nextTicket++;
         responders.emplace(ticket, std::move(responder));
         HttpRequestParts parts;
@@ -106,6 +230,14 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     Loop& loop;
     std::vector<Url> upstreams;
     HttpClient client;
+    Params params;  // in force
+    std::uint64_t seed;
+    Duration startAt;
+    Time started{};
+    std::vector<PlannedChange> planned;
+    std::vector<TimelineEvent> faultMarks;
+    std::vector<Loop::TimerId> timelineTimers;
+    bool adminEnabled = false;
     LiveDriver driver;
     HttpServer server;
     std::unordered_map<std::uint64_t, Responder> responders;
@@ -121,7 +253,11 @@ GatewayServer::GatewayServer(Loop& loop, const HostPort& listen, const GatewaySe
     : loop_(loop) {
     if (upstreams.size() != setup.config.engines.size())
         throw std::invalid_argument("one upstream URL per engine is needed");
-    loop_.invoke([&] { impl_ = std::make_unique<Impl>(loop, listen, setup, std::move(upstreams), seed, limits); });
+    loop_.invoke([&] {
+        auto impl = std::make_unique<Impl>(loop, listen, setup, std::move(upstreams), seed, limits);
+        impl->planTimeline(setup);
+        impl_ = std::move(impl);
+    });
 }
 
 GatewayServer::~GatewayServer() {
@@ -131,7 +267,12 @@ GatewayServer::~GatewayServer() {
 
 HostPort GatewayServer::bound() const { return impl_->server.bound(); }
 
+void GatewayServer::enableAdmin() {
+    loop_.invoke([&] { impl_->adminEnabled = true; });
+}
+
 void GatewayServer::start() {
+    loop_.invoke([&] { impl_->scheduleTimeline(); });
     impl_->server.start();
     loop_.invoke([&] { impl_->rearm(); });
 }
@@ -141,6 +282,8 @@ void GatewayServer::stop() {
     loop_.invoke([&] {
         if (impl_->timer) loop_.cancel(*impl_->timer);
         impl_->timer.reset();
+        for (const Loop::TimerId id : impl_->timelineTimers) loop_.cancel(id);
+        impl_->timelineTimers.clear();
     });
 }
 
@@ -150,11 +293,33 @@ gateway::GatewaySnapshot GatewayServer::snapshot() {
     return s;
 }
 
-void GatewayServer::reconfigure(const gateway::GatewayConfig& config) {
+void GatewayServer::applyParams(const Params& params, const std::string& label) {
+    const Params from = this->params();
+    const gateway::GatewayConfig config = changedConfig(from, params, impl_->seed);  // off the loop
     loop_.invoke([&] {
-        impl_->driver.reconfigure(config);
-        impl_->rearm();
+        // A change that raced this one in (the admin endpoint, the timeline) must not be undone
+        // by a config built against older knobs: build again from what is in force now.
+        if (impl_->params == from) return impl_->apply(params, config, label);
+        impl_->apply(params, changedConfig(impl_->params, params, impl_->seed), label);
     });
+}
+
+Params GatewayServer::params() {
+    Params p;
+    loop_.invoke([&] { p = impl_->params; });
+    return p;
+}
+
+void GatewayServer::addMark(gateway::TimelineMark mark) {
+    loop_.invoke([&] { impl_->driver.addMark(std::move(mark)); });
+}
+
+double GatewayServer::nowSeconds() { return toSeconds(loop_.now()); }
+
+double GatewayServer::startedAt() {
+    double t = 0;
+    loop_.invoke([&] { t = toSeconds(impl_->started); });
+    return t;
 }
 
 GatewayServerStats GatewayServer::stats() {

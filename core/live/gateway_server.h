@@ -2,6 +2,10 @@
 // HttpClient calls the upstream engines (keep-alive pools, no connection cap), and one Loop
 // timer wakes the driver when the gateway's earliest timer (a hedge, a deadline, a coalescing
 // detach) or the end of a chart window comes. Everything runs on the Loop's one thread.
+//
+// The setup's timeline runs from start(): its knob changes apply at their times (all of them are
+// checked in the constructor, before the gateway listens), and its faults are marked on the
+// snapshot's timeline over their spans, as the simulation marks them (the fleet applies them).
 #pragma once
 
 #include <memory>
@@ -35,10 +39,26 @@ public:
     void start();
     void stop();
 
+    // Serves the admin requests (PROTOCOL.md, "Gateway admin") from start(): POST /admin/knobs
+    // changes knobs as applyParams does, GET /admin/state shows them. Off unless asked for, since
+    // whoever reaches the port could retune the gateway. Before start().
+    void enableAdmin();
+
     // Any thread (they run on the loop).
     gateway::GatewaySnapshot snapshot();
-    void reconfigure(const gateway::GatewayConfig& config);
     GatewayServerStats stats();
+    // The gateway's knobs from now on: `params` holds all of the gateway lab's knobs, as
+    // GatewaySetup::params does. Checked before anything changes: throws std::invalid_argument
+    // naming the knob when one that shapes the whole run differs (fixedRunKnobs) or the values
+    // contradict each other. Marked on the snapshot's timeline as `label`, or as "knob old -> new"
+    // for each knob that changed; a call that changes nothing does nothing.
+    void applyParams(const Params& params, const std::string& label = {});
+    Params params();
+    // A mark on the snapshot's timeline; its times are on the snapshot's clock (nowSeconds()).
+    void addMark(gateway::TimelineMark mark);
+    double nowSeconds();
+    // Seconds on the snapshot's clock at start(): where the scenario's timeline begins.
+    double startedAt();
 
     struct Impl;
 

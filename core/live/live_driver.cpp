@@ -86,6 +86,8 @@ Time LiveDriver::nextWake() {
 
 void LiveDriver::reconfigure(const gateway::GatewayConfig& config) { gateway_.reconfigure(config); }
 
+void LiveDriver::addMark(gateway::TimelineMark mark) { gateway_.metrics().addMark(std::move(mark)); }
+
 gateway::GatewaySnapshot LiveDriver::snapshot() {
     gateway::GatewaySnapshot s;
     gateway_.fillSnapshot(s, io_.now());

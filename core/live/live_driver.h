@@ -57,6 +57,7 @@ public:
     Time nextWake();
 
     void reconfigure(const gateway::GatewayConfig& config);
+    void addMark(gateway::TimelineMark mark);
     gateway::GatewaySnapshot snapshot();
     std::uint64_t requests() const { return requests_; }
 

@@ -22,6 +22,14 @@ GatewaySetup gatewaySetup(const Params& params, std::uint64_t seed) {
     const gateway::Workload workload(params, seed);
     s.config = gateway::gatewayConfigFromParams(params, workload);
     s.window = fromSeconds(params.real("window_s"));
+    s.params = params;
+    s.seed = seed;
+    return s;
+}
+
+GatewaySetup gatewaySetup(const Scenario& scenario) {
+    GatewaySetup s = gatewaySetup(scenario.params, scenario.seed);
+    s.timeline = scenario.timeline;
     return s;
 }
 

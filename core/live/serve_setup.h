@@ -10,16 +10,25 @@
 #include "gateway/config.h"
 #include "knobs/knob.h"
 #include "live/address.h"
+#include "scenario/scenario.h"
 
 namespace taillab::live {
 
 struct GatewaySetup {
     gateway::GatewayConfig config;
     Duration window{};
+    Params params;           // the knobs config was built from (a live change starts from them)
+    std::uint64_t seed = 0;
+    // Knob changes the gateway applies at their times after it starts, and faults it marks on
+    // its timeline (the fleet applies those). Events before `start_at` apply at once.
+    Timeline timeline;
+    Duration start_at{};
 };
 
 // Throws std::invalid_argument naming the knobs when they contradict each other.
 GatewaySetup gatewaySetup(const Params& params, std::uint64_t seed);
+// The same, with the scenario's timeline.
+GatewaySetup gatewaySetup(const Scenario& scenario);
 
 // "NAME=http://127.0.0.1:PORT/PATH" for each engine of `config`, in any order; returns the URLs
 // in engine order. Throws std::invalid_argument for an unknown engine, an engine given twice or

@@ -1,0 +1,251 @@
+#include "live/live_stack.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "gateway_sim/sim_config.h"
+#include "live/fleet_server.h"
+#include "live/gateway_server.h"
+#include "live/loop.h"
+#include "live/serve_setup.h"
+
+namespace taillab::live {
+namespace {
+
+std::optional<double> ms(const HdrHistogram& h, double p) {
+    if (h.empty()) return std::nullopt;
+    return static_cast<double>(h.valueAtPercentile(p)) / 1000.0;
+}
+
+}  // namespace
+
+struct LiveStack::Impl {
+    Impl(const Scenario& s, LiveStackOptions o) : scenario(s), options(std::move(o)) {}
+
+    Scenario scenario;
+    LiveStackOptions options;
+    Loop fleetLoop, gatewayLoop;  // destroyed after the servers on them
+    std::unique_ptr<FleetServer> fleet;
+    std::unique_ptr<GatewayServer> gateway;
+    std::unique_ptr<LoadGenerator> generator;
+    std::thread loadThread;
+    Time startedAt{};  // gatewayLoop's clock at start()
+
+    mutable std::mutex mutex;  // guards what follows
+    std::condition_variable loadDone;
+    bool started = false, stopped = false, finished = false;
+    LoadResult result;
+    LoadProgress progress;
+    HdrHistogram uncorrectedTotal{loadHistogramConfig()};
+    std::vector<TimelineEvent> recorded;  // the run's own changes
+    std::uint64_t nextFault = 1;
+    std::mutex changeMutex;  // one change at a time reaches both servers
+
+    void onInterval(const LoadInterval& i) {
+        {
+            std::lock_guard lock(mutex);
+            progress.counts = i.counts;
+            progress.elapsed_s = i.start_s + i.length_s;
+            if (i.uncorrected) uncorrectedTotal.merge(*i.uncorrected);
+            if (i.corrected_total) {
+                progress.corrected_p50_ms = ms(*i.corrected_total, 50);
+                progress.corrected_p99_ms = ms(*i.corrected_total, 99);
+            }
+            progress.uncorrected_p50_ms = ms(uncorrectedTotal, 50);
+            progress.uncorrected_p99_ms = ms(uncorrectedTotal, 99);
+            if (i.lag_total) progress.lag_p99_ms = ms(*i.lag_total, 99);
+        }
+        if (options.on_interval) options.on_interval(i);
+    }
+
+    double runSeconds() const { return toSeconds(gatewayLoop.now() - startedAt); }
+};
+
+LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
+    : impl_(std::make_unique<Impl>(scenario, std::move(options))) {
+    Impl& m = *impl_;
+    if (scenario.lab != "gateway")
+        throw std::invalid_argument("a live run needs a gateway scenario, not a '" + scenario.lab + "' lab");
+    if (!m.options.load && !(m.options.rate_per_s > 0))
+        throw std::invalid_argument("the rate must be above 0 requests per second");
+    if (m.options.endpoint != "/search/lite" && m.options.endpoint != "/search/fast")
+        throw std::invalid_argument("the endpoint is /search/lite or /search/fast, not " + m.options.endpoint);
+    const GatewaySetup setup = gatewaySetup(scenario);
+    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, scenario);
+    std::vector<std::string> upstreamArgs;
+    for (const auto& [name, url] : m.fleet->engineUrls()) upstreamArgs.push_back(name + "=" + url);
+    m.gateway = std::make_unique<GatewayServer>(m.gatewayLoop, HostPort{"127.0.0.1", 0}, setup,
+                                                upstreamUrls(setup.config, upstreamArgs), scenario.seed);
+    LoadConfig c;
+    if (m.options.load) {
+        c = *m.options.load;
+    } else {
+        c.schedule = RateSchedule::constant(m.options.rate_per_s);
+        c.duration = m.options.duration;
+        c.connections = m.options.connections;
+        // The scenario's interactive customers, in turn (probe keys and the batch job stay out).
+        for (const gateway::ApiKey& k : setup.config.keys)
+            if (!k.probe && k.lane == gateway::Lane::Interactive) c.keys.push_back(k.key);
+    }
+    c.url = Url{m.gateway->bound(), m.options.endpoint};
+    m.generator = std::make_unique<LoadGenerator>(c);
+}
+
+LiveStack::~LiveStack() { stop(); }
+
+void LiveStack::start() {
+    Impl& m = *impl_;
+    {
+        std::lock_guard lock(m.mutex);
+        if (m.started) throw std::logic_error("a live stack starts once");
+        m.started = true;
+    }
+    m.fleetLoop.start();
+    m.gatewayLoop.start();
+    m.fleet->start();
+    m.gateway->start();
+    m.startedAt = fromSeconds(m.gateway->startedAt());
+    m.loadThread = std::thread([&m] {
+        LoadResult r = m.generator->run([&m](const LoadInterval& i) { m.onInterval(i); });
+        std::lock_guard lock(m.mutex);
+        m.result = std::move(r);
+        m.progress.counts = m.result.counts;
+        m.progress.elapsed_s = m.result.elapsed_s;
+        m.progress.corrected_p50_ms = ms(m.result.corrected, 50);
+        m.progress.corrected_p99_ms = ms(m.result.corrected, 99);
+        m.progress.uncorrected_p50_ms = ms(m.result.uncorrected, 50);
+        m.progress.uncorrected_p99_ms = ms(m.result.uncorrected, 99);
+        m.progress.lag_p99_ms = ms(m.result.lag, 99);
+        m.progress.finished = true;
+        m.finished = true;
+        m.loadDone.notify_all();
+    });
+}
+
+void LiveStack::waitForLoad() {
+    Impl& m = *impl_;
+    std::unique_lock lock(m.mutex);
+    if (!m.started) return;
+    m.loadDone.wait(lock, [&] { return m.finished; });
+}
+
+void LiveStack::stop() {
+    Impl& m = *impl_;
+    {
+        std::lock_guard lock(m.mutex);
+        if (!m.started || m.stopped) return;
+        m.stopped = true;
+    }
+    m.generator->stop();
+    if (m.loadThread.joinable()) m.loadThread.join();
+    m.gateway->stop();
+    m.fleet->stop();
+}
+
+bool LiveStack::running() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->started && !impl_->stopped && !impl_->finished;
+}
+
+gateway::GatewaySnapshot LiveStack::snapshot() { return impl_->gateway->snapshot(); }
+
+LoadProgress LiveStack::load() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->progress;
+}
+
+const LoadResult& LiveStack::loadResult() const {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->finished) throw std::logic_error("the load has not finished");
+    return impl_->result;
+}
+
+const LoadConfig& LiveStack::loadConfig() const { return impl_->generator->config(); }
+
+void LiveStack::applyParams(const Params& params) {
+    Impl& m = *impl_;
+    std::lock_guard change(m.changeMutex);
+    const Params from = m.gateway->params();
+    const std::vector<std::string> keys = gateway::changedKnobs(from, params);
+    if (keys.empty()) return;
+    // Both check before either changes: the fleet's share first (it cannot fail once built).
+    (void)gateway::fleetConfigFromParams(params);
+    m.gateway->applyParams(params);
+    m.fleet->applyParams(params);
+    TimelineEvent e;
+    e.at_s = m.runSeconds();
+    std::vector<std::string> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    for (const std::string& k : sorted) e.set.push_back(KnobSetting{k, params.real(k)});
+    e.label = defaultLabel(e, params.specs());
+    std::lock_guard lock(m.mutex);
+    m.recorded.push_back(std::move(e));
+}
+
+Params LiveStack::params() { return impl_->gateway->params(); }
+
+std::string LiveStack::injectFault(const Fault& fault, std::optional<double> duration_s, std::string label) {
+    Impl& m = *impl_;
+    std::lock_guard change(m.changeMutex);
+    if (duration_s && !(*duration_s > 0)) throw std::invalid_argument("a fault's duration must be above 0 s");
+    TimelineEvent e;
+    e.fault = fault;
+    if (label.empty()) label = defaultLabel(e, m.scenario.params.specs());
+    std::string id;
+    {
+        std::lock_guard lock(m.mutex);
+        id = "live-" + std::to_string(m.nextFault++);
+    }
+    m.fleet->addFault(id, fault, label, duration_s ? std::optional(fromSeconds(*duration_s)) : std::nullopt);
+    e.at_s = m.runSeconds();
+    if (duration_s) e.until_s = e.at_s + *duration_s;
+    e.label = label;
+    const double now = m.gateway->nowSeconds();
+    m.gateway->addMark(gateway::TimelineMark{now, duration_s ? std::optional(now + *duration_s) : std::nullopt,
+                                             gateway::MarkKind::Fault, label});
+    e.path = id;  // which recorded event removeFault ends
+    std::lock_guard lock(m.mutex);
+    m.recorded.push_back(std::move(e));
+    return id;
+}
+
+bool LiveStack::removeFault(const std::string& id) {
+    Impl& m = *impl_;
+    std::lock_guard change(m.changeMutex);
+    if (!m.fleet->removeFault(id)) return false;
+    const double at = m.runSeconds();
+    std::lock_guard lock(m.mutex);
+    for (TimelineEvent& e : m.recorded)
+        if (e.path == id && (!e.until_s || *e.until_s > at)) e.until_s = at;
+    return true;
+}
+
+double LiveStack::runSeconds() const { return impl_->started ? impl_->runSeconds() : 0; }
+double LiveStack::nowSeconds() { return impl_->gateway->nowSeconds(); }
+double LiveStack::startedAt() { return impl_->gateway->startedAt(); }
+
+Scenario LiveStack::scenarioOfRun(const std::string& name) const {
+    const Impl& m = *impl_;
+    Scenario s = m.scenario;
+    s.name = name;
+    std::lock_guard lock(m.mutex);
+    for (TimelineEvent e : m.recorded) {
+        e.path.clear();
+        if (e.fault && e.until_s && *e.until_s <= e.at_s) continue;  // removed at once: nothing to replay
+        s.timeline.events.push_back(std::move(e));
+    }
+    std::stable_sort(s.timeline.events.begin(), s.timeline.events.end(),
+                     [](const TimelineEvent& a, const TimelineEvent& b) { return a.at_s < b.at_s; });
+    return s;
+}
+
+std::string LiveStack::gatewayUrl() const {
+    return "http://" + toString(impl_->gateway->bound()) + impl_->options.endpoint;
+}
+
+const Scenario& LiveStack::scenario() const { return impl_->scenario; }
+
+}  // namespace taillab::live

@@ -1,0 +1,120 @@
+// LiveStack: fleet, gateway and open-loop load on loopback in one process, retuned while it runs.
+// Knob changes reach both servers and the timeline, an injected fault reaches the fleet, and the
+// run writes down as a scenario that parses back with its changes at their times.
+#include "live/live_stack.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "scenario/scenario.h"
+
+namespace taillab::live {
+namespace {
+
+Scenario smallScenario() {
+    return parseScenario(R"({"schema_version": 1, "name": "stack-test", "title": "t", "lab": "gateway",
+        "seed": 11, "params": {"days": 1, "atlas_median_ms": 5, "borealis_median_ms": 5, "cirrus_median_ms": 5,
+        "hedge_mode": "fixed", "hedge_delay_ms": 420}})",
+                         "stack-test.json");
+}
+
+bool hasMark(const gateway::GatewaySnapshot& s, gateway::MarkKind kind, const std::string& what) {
+    for (const auto& m : s.timeline)
+        if (m.kind == kind && m.what == what) return true;
+    return false;
+}
+
+TEST(LiveStack, ChangesReachGatewayAndFleetAndTheRunSavesAsAScenario) {
+    LiveStackOptions o;
+    o.rate_per_s = 100;
+    o.duration = std::chrono::seconds(2);
+    LiveStack stack(smallScenario(), o);
+    EXPECT_EQ(stack.gatewayUrl().rfind("http://127.0.0.1:", 0), 0u);
+    stack.start();
+    EXPECT_TRUE(stack.running());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+    Params p = stack.params();
+    p.set("hedge_delay_ms", 250);
+    p.set("engine_correlation", 0.6);
+    stack.applyParams(p);
+    EXPECT_EQ(stack.params().real("hedge_delay_ms"), 250);
+
+    Params shaped = p;
+    shaped.set("customers", 12);
+    EXPECT_THROW(stack.applyParams(shaped), std::invalid_argument);
+    EXPECT_EQ(stack.params().real("customers"), p.real("customers"));  // nothing changed
+
+    Fault down;
+    down.target.engine = "cirrus";
+    down.effect = FaultEffect::Down;
+    const std::string id = stack.injectFault(down, std::nullopt);
+    Fault unknown = down;
+    unknown.target.engine = "zephyr";
+    EXPECT_THROW(stack.injectFault(unknown, 1.0), std::invalid_argument);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_TRUE(stack.removeFault(id));
+    EXPECT_FALSE(stack.removeFault(id));
+
+    stack.waitForLoad();
+    stack.stop();
+    const LoadResult& load = stack.loadResult();
+    const gateway::GatewaySnapshot s = stack.snapshot();
+    EXPECT_GT(load.counts.sent, 150u);
+    EXPECT_EQ(load.counts.failed, 0u);
+    // Every request the clients sent is one the gateway accepted, and all were answered.
+    EXPECT_EQ(s.accepted, load.counts.sent);
+    EXPECT_EQ(s.accepted, s.answered + s.rejected + s.failed);
+    EXPECT_TRUE(hasMark(s, gateway::MarkKind::Knob, "hedge_delay_ms 420 -> 250, engine_correlation 0 -> 0.6"))
+        << s.timeline.size();
+    EXPECT_TRUE(hasMark(s, gateway::MarkKind::Fault, "cirrus down"));
+    const LoadProgress progress = stack.load();
+    EXPECT_TRUE(progress.finished);
+    EXPECT_EQ(progress.counts.sent, load.counts.sent);
+    ASSERT_TRUE(progress.corrected_p99_ms);
+    EXPECT_GE(*progress.corrected_p99_ms, *progress.corrected_p50_ms);
+
+    // The run as a scenario: the knob change, then the fault over the span it was in force.
+    const Scenario run = stack.scenarioOfRun("stack-run");
+    const Scenario back = parseScenario(writeScenarioJson(run), "stack-run.json");
+    ASSERT_EQ(back.timeline.events.size(), 2u);
+    const TimelineEvent& knob = back.timeline.events[0];
+    ASSERT_EQ(knob.set.size(), 2u);
+    EXPECT_EQ(knob.set[0].key, "engine_correlation");
+    EXPECT_EQ(knob.set[1].key, "hedge_delay_ms");
+    EXPECT_EQ(knob.set[1].value, 250);
+    EXPECT_GE(knob.at_s, 0.3);
+    const TimelineEvent& fault = back.timeline.events[1];
+    ASSERT_TRUE(fault.fault);
+    EXPECT_EQ(fault.fault->target.engine, "cirrus");
+    ASSERT_TRUE(fault.until_s);
+    EXPECT_GE(*fault.until_s - fault.at_s, 0.2);
+    EXPECT_GE(fault.at_s, knob.at_s);
+    EXPECT_EQ(back.params, smallScenario().params);  // the run's first knobs
+}
+
+TEST(LiveStack, StoppingEarlyEndsTheLoadAndAStackNeverStartedStopsQuietly) {
+    {
+        LiveStack idle(smallScenario(), LiveStackOptions{});
+    }
+    LiveStackOptions o;
+    o.rate_per_s = 50;
+    LiveStack stack(smallScenario(), o);  // a day of load, stopped after a moment
+    stack.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stack.stop();
+    EXPECT_FALSE(stack.running());
+    EXPECT_TRUE(stack.load().finished);
+    EXPECT_TRUE(stack.loadResult().stopped_early);
+    EXPECT_THROW(LiveStack(smallScenario(), [] {
+                     LiveStackOptions bad;
+                     bad.rate_per_s = 0;
+                     return bad;
+                 }()),
+                 std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace taillab::live
