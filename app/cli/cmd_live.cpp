@@ -22,17 +22,7 @@ int cmdLive(const std::vector<std::string>& args) {
             options.duration = parseDurationOption("--duration", optionValue(args, i));
             haveDuration = true;
         } else if (args[i] == "--rate") {
-            const std::string& v = optionValue(args, i);
-            std::size_t used = 0;
-            double r = 0;
-            try {
-                r = std::stod(v, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (used != v.size() || !(r > 0) || r > 1e6)
-                throw UsageError{"--rate expects requests per second above 0 (at most 1000000), found '" + v + "'"};
-            options.rate_per_s = r;
+            options.rate_per_s = parseRateOption(optionValue(args, i));
         } else if (args[i] == "--connections") {
             const std::string& v = optionValue(args, i);
             const unsigned n = parseJobs(v);  // a whole number >= 1

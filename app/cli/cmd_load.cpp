@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "live/load_generator.h"
+#include "live_options.h"
 #include "load_report.h"
 #include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
@@ -89,15 +90,6 @@ std::chrono::nanoseconds parseDuration(const std::string& flag, const std::strin
     return std::chrono::nanoseconds(std::llround(value * scale));
 }
 
-double parseRate(const std::string& text) {
-    double v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || v <= 0 ||
-        v > 1e7)
-        throw UsageError{"--rate expects requests per second above 0 (up to 10000000), found '" + text + "'"};
-    return v;
-}
-
 std::size_t parseConnections(const std::string& text) {
     std::size_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -111,7 +103,7 @@ LoadOptions parseOptions(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--rate") {
-            o.rate = parseRate(optionValue(args, i));
+            o.rate = parseRateOption(optionValue(args, i));
         } else if (a == "--schedule") {
             o.schedulePath = optionValue(args, i);
         } else if (a == "--duration") {

@@ -27,6 +27,7 @@ int cmdLoad(const std::vector<std::string>& args);
 int cmdFleet(const std::vector<std::string>& args);
 int cmdServe(const std::vector<std::string>& args);
 int cmdLive(const std::vector<std::string>& args);
+int cmdTwin(const std::vector<std::string>& args);
 
 // Resolves a scenario argument: a path, or a name/relative path under the scenario directory.
 std::string resolveScenarioPath(const std::string& arg);

@@ -25,6 +25,15 @@ Duration parseDurationOption(const std::string& option, const std::string& text)
     return fromSeconds(v * scale);
 }
 
+double parseRateOption(const std::string& text) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || v <= 0 ||
+        v > 1e7)
+        throw UsageError{"--rate expects requests per second above 0 (up to 10000000), found '" + text + "'"};
+    return v;
+}
+
 sigset_t blockStopSignals() {
     sigset_t signals;
     sigemptyset(&signals);

@@ -114,8 +114,13 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
     nlohmann::ordered_json j;
     j["url"] = live::toString(config.url);
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-    for (const auto& s : config.schedule.steps) steps.push_back({{"at_s", s.at_s}, {"rate_per_s", s.rate}});
-    j["schedule"] = steps;
+    if (config.plan.empty()) {
+        for (const auto& s : config.schedule.steps) steps.push_back({{"at_s", s.at_s}, {"rate_per_s", s.rate}});
+        j["schedule"] = steps;
+    } else {
+        j["schedule"] = "planned";  // a twin run's arrivals, each at its own time
+        j["planned_requests"] = config.plan.size();
+    }
     j["duration_s"] = r.schedule_s;
     j["connections"] = r.connections;
     j["peak_connections"] = r.peak_connections;

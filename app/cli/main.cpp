@@ -69,6 +69,13 @@ usage:
                                          fleet, gateway and open-loop load in one process over
                                          loopback HTTP (R requests/s, default 100); writes the
                                          same result JSON as run, plus the clients' view ("load")
+  taillab-cli twin SCENARIO --duration D [--rate R] [--seed N] [--set dotted.path=value ...]
+                   [--out FILE]
+                                         the scenario simulated and live on the same arrivals
+                                         (its first D, scaled to about R requests/s, default 50):
+                                         percentiles, hedge rate, extra upstream load, cache hit
+                                         rate and breaker openings side by side with tolerances;
+                                         exit 3 when the live run diverges
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory
@@ -97,6 +104,7 @@ int main(int argc, char** argv) {
         if (command == "load") return cmdLoad(args);
         if (command == "fleet") return cmdFleet(args);
         if (command == "serve") return cmdServe(args);
+        if (command == "twin") return cmdTwin(args);
         if (command == "live") return cmdLive(args);
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;

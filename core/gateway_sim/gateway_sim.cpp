@@ -426,6 +426,7 @@ struct GatewaySim::Impl final : Port {
                 break;
             }
             case EventType::Hour: {
+                if (closed) break;
                 const int h = static_cast<int>(e.index);
                 hourBuffer.clear();
                 nextArrival = 0;
@@ -441,6 +442,7 @@ struct GatewaySim::Impl final : Port {
                 if (now + window <= end) queue.schedule(now + window, Event{EventType::Window, 0, 0});
                 break;
             case EventType::Probe: {
+                if (closed) break;
                 Request probe;
                 probe.trace = kProbeTrace | probeCount;
                 probe.api_key = kProbeKeys[e.region];
@@ -491,6 +493,7 @@ struct GatewaySim::Impl final : Port {
     std::uint64_t events = 0;
     bool probes = true;
     Time now{}, end{};
+    bool closed = false;  // finishAt: no more arrivals or probes
     Duration window{};
     Observer observer;
     Timeline timeline;                    // as built: the actions index its events
@@ -559,6 +562,16 @@ bool GatewaySim::advanceTo(double t_s, RunControl* control) {
 bool GatewaySim::drain(RunControl* control) {
     Impl& s = *impl_;
     if (!advanceTo(end_s(), control)) return false;
+    return s.runUntil(Time::max(), control);
+}
+
+bool GatewaySim::finishAt(double t_s, RunControl* control) {
+    Impl& s = *impl_;
+    if (!advanceTo(t_s, control)) return false;
+    s.end = s.now;
+    s.closed = true;
+    s.nextArrival = s.hourBuffer.size();
+    s.actions.resize(s.nextAction);  // the timeline stops here too
     return s.runUntil(Time::max(), control);
 }
 

@@ -53,6 +53,10 @@ public:
     // After the end: lets the requests still in flight finish (no new arrivals), so the final
     // snapshot has none in flight.
     bool drain(RunControl* control = nullptr);
+    // Ends the run early at t_s: runs to it, then lets the requests in flight finish with no new
+    // arrivals, probes or timeline events. For a run shorter than the scenario's days (the
+    // simulated half of a twin run).
+    bool finishAt(double t_s, RunControl* control = nullptr);
     // Changes knobs from the current simulated moment on, after every event at or before it (as
     // a timeline event at this moment would). Workload-shape knobs (days, start day, customers)
     // cannot change mid-run and throw std::invalid_argument; so do contradictory knobs. The

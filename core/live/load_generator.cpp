@@ -3,6 +3,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -63,8 +64,8 @@ class Run {
         result_.start_epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
-        result_.intended = times_.intendedBefore(config_.duration);
-        next_ = times_.next();
+        result_.intended = intendedBefore(config_.duration);
+        next_ = nextIntended();
         scheduleTick();
         onSend();
         io_.run();
@@ -81,7 +82,7 @@ class Run {
             const TimePoint intended = t0_ + *next_;
             if (intended > now) break;
             dispatch(intended, now);
-            next_ = times_.next();
+            next_ = nextIntended();
         }
         if (!next_) return endSending(false);
         const TimePoint intended = t0_ + *next_;
@@ -93,6 +94,20 @@ class Run {
         sendTimer_.async_wait([this](const boost::system::error_code& ec) {
             if (!ec) onSend();
         });
+    }
+
+    // The schedule's or the plan's next send time, and how many fall before `t`.
+    std::optional<nanoseconds> nextIntended() {
+        if (config_.plan.empty()) return times_.next();
+        if (planNext_ == config_.plan.size()) return std::nullopt;
+        return config_.plan[planNext_++].at;
+    }
+    std::uint64_t intendedBefore(nanoseconds t) const {
+        if (config_.plan.empty()) return times_.intendedBefore(t);
+        const auto& p = config_.plan;
+        return static_cast<std::uint64_t>(
+            std::lower_bound(p.begin(), p.end(), t, [](const PlannedRequest& r, nanoseconds at) { return r.at < at; }) -
+            p.begin());
     }
 
     void endSending(bool stopped) {
@@ -110,12 +125,21 @@ class Run {
         const std::uint64_t seq = result_.counts.sent++;
         HttpRequest request;
         request.method = "POST";
-        request.target = config_.url.target;
         request.headers.emplace_back("Content-Type", "application/json");
-        if (!config_.keys.empty())
-            request.headers.emplace_back("Authorization", "Bearer " + config_.keys[seq % config_.keys.size()]);
-        request.headers.emplace_back("X-Request-Id", std::to_string(seq));
-        request.body = bodies_[seq % bodies_.size()];
+        if (!config_.plan.empty()) {
+            const PlannedRequest& p = config_.plan[seq];
+            request.target = p.target;
+            if (!p.key.empty()) request.headers.emplace_back("Authorization", "Bearer " + p.key);
+            if (!p.region.empty()) request.headers.emplace_back("X-Region", p.region);
+            request.headers.emplace_back("X-Request-Id", p.request_id);
+            request.body = p.body;
+        } else {
+            request.target = config_.url.target;
+            if (!config_.keys.empty())
+                request.headers.emplace_back("Authorization", "Bearer " + config_.keys[seq % config_.keys.size()]);
+            request.headers.emplace_back("X-Request-Id", std::to_string(seq));
+            request.body = bodies_[seq % bodies_.size()];
+        }
         request.timeout = config_.timeout;
         client_.request(config_.url.at, std::move(request),
                         [this, intended, now](HttpResponse&& r) { complete(intended, now, r); });
@@ -175,7 +199,7 @@ class Run {
             if (!sendingDone_) {
                 // Sends over a millisecond late: one due this very instant is not "behind".
                 const auto late = SteadyClock::now() - t0_ - std::chrono::milliseconds(1);
-                const std::uint64_t due = late > nanoseconds::zero() ? times_.intendedBefore(late) : 0;
+                const std::uint64_t due = late > nanoseconds::zero() ? intendedBefore(late) : 0;
                 i.behind_schedule = due > result_.counts.sent ? due - result_.counts.sent : 0;
             }
             i.corrected = &iCorrected_;
@@ -201,6 +225,7 @@ class Run {
     asio::steady_timer tickTimer_;
     SendTimes times_;
     std::optional<nanoseconds> next_;
+    std::size_t planNext_ = 0;
     TimePoint t0_{};
     TimePoint lastAnswer_{};
     LoadResult result_;
@@ -249,10 +274,45 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
     return why + " (lower the rate, or run the generator on a less busy machine)";
 }
 
+namespace {
+
+// A planned load's checks, and its connections: enough for four times its mean rate at 250 ms an
+// answer, at least 64 (agent bursts send up to 40 copies within 20 ms).
+std::size_t checkPlan(const LoadConfig& c) {
+    const auto& plan = c.plan;
+    const auto fieldOk = [](const std::string& v) {
+        for (const char ch : v) {
+            const auto b = static_cast<unsigned char>(ch);
+            if ((b < 0x20 && b != '\t') || b == 0x7f) return false;
+        }
+        return true;
+    };
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        const PlannedRequest& r = plan[i];
+        const std::string where = "planned request " + std::to_string(i) + ": ";
+        if (r.at < nanoseconds::zero() || r.at >= c.duration)
+            throw std::invalid_argument(where + "its time lies outside the run's duration");
+        if (i > 0 && r.at < plan[i - 1].at) throw std::invalid_argument(where + "earlier than the one before");
+        if (r.target.empty() || r.target[0] != '/' || !validHeaderToken(r.target))
+            throw std::invalid_argument(where + "the target must be a path starting with '/'");
+        if (!r.key.empty() && !validHeaderToken(r.key)) throw std::invalid_argument(where + "unsendable API key");
+        if (!fieldOk(r.region) || !fieldOk(r.request_id))
+            throw std::invalid_argument(where + "a header value holds a control character");
+    }
+    const double meanRate = static_cast<double>(plan.size()) / std::chrono::duration<double>(c.duration).count();
+    return std::max<std::size_t>(64, static_cast<std::size_t>(std::ceil(meanRate * 4 * 0.25)));
+}
+
+}  // namespace
+
 LoadGenerator::LoadGenerator(LoadConfig config) : config_(std::move(config)) {
+    if (config_.duration <= nanoseconds::zero()) throw std::invalid_argument("the duration must be above 0");
+    if (!config_.plan.empty()) {
+        const std::size_t connections = checkPlan(config_);
+        if (config_.connections == 0) config_.connections = connections;
+    }
     if (config_.schedule.steps.empty() || config_.schedule.maxRate() <= 0)
         throw std::invalid_argument("the rate must be above 0 requests per second");
-    if (config_.duration <= nanoseconds::zero()) throw std::invalid_argument("the duration must be above 0");
     if (config_.timeout <= nanoseconds::zero()) throw std::invalid_argument("the timeout must be above 0");
     if (config_.interval <= nanoseconds::zero()) throw std::invalid_argument("the interval must be above 0");
     if (config_.max_results < 1 || config_.max_results > 50)

@@ -46,6 +46,17 @@
 
 namespace taillab::live {
 
+// One request of a planned load: sent `at` after the start exactly as given. A twin run plans
+// the simulated workload's own arrivals this way (twin.h), with their keys, pins and ids.
+struct PlannedRequest {
+    std::chrono::nanoseconds at{};
+    std::string target;      // "/search/lite"
+    std::string key;         // "": no Authorization header
+    std::string region;      // X-Region; "": none
+    std::string request_id;  // X-Request-Id
+    std::string body;
+};
+
 struct LoadConfig {
     Url url;  // where to send; its target is the path every request uses
     RateSchedule schedule = RateSchedule::constant(100);
@@ -57,6 +68,9 @@ struct LoadConfig {
     int max_results = 10;
     std::chrono::nanoseconds timeout = std::chrono::seconds(10);
     std::chrono::nanoseconds interval = std::chrono::seconds(1);  // progress and interval logs
+    // When not empty: these requests at their times (sorted, each before `duration`) instead of
+    // the schedule, keys and queries above; url gives the host and port only.
+    std::vector<PlannedRequest> plan;
 };
 
 // Enough connections for the schedule's peak rate at 250 ms per answer (Little's law), at least 8.
@@ -115,7 +129,8 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& result);
 class LoadGenerator {
   public:
     // Throws std::invalid_argument for a schedule with no positive rate, a duration or timeout
-    // <= 0, max_results outside 1..50, or an interval <= 0.
+    // <= 0, max_results outside 1..50, or an interval <= 0; for a plan out of order, outside the
+    // duration, or with a target, key or header value that cannot be sent.
     explicit LoadGenerator(LoadConfig config);
 
     using IntervalCallback = std::function<void(const LoadInterval&)>;

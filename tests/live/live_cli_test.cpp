@@ -60,5 +60,39 @@ TEST(LiveCli, BadInputIsExplainedWithExitCode2) {
     }
 }
 
+TEST(TwinCli, TheSameArrivalsSimulatedAndLiveSideBySide) {
+    const std::string out = "/tmp/taillab_twin_cli_test.json";
+    const ShellOutcome o = runShell(kCli + " twin gateway/week-v4-september --duration 2s --rate 20 --out " + out +
+                                    " 2>/dev/null");
+    // Agreement depends on the machine (exit 3 says the live run diverged); the run itself must work.
+    ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 3) << o.out;
+    EXPECT_NE(o.out.find("| p99 |"), std::string::npos) << o.out;
+    std::ifstream in(out);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::remove(out.c_str());
+    EXPECT_EQ(doc.at("mode"), "twin");
+    EXPECT_EQ(doc.at("agrees").get<bool>(), o.exit_code == 0);
+    const auto& rows = doc.at("rows");
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(rows[0].at("figure"), "requests");
+    EXPECT_EQ(rows[0].at("simulated"), rows[0].at("live"));
+    EXPECT_EQ(rows[0].at("simulated").get<double>(), doc.at("requests").get<double>());
+    EXPECT_EQ(figure(doc.at("simulated"), "requests"), figure(doc.at("live"), "requests"));
+    EXPECT_EQ(doc.at("live").at("load").at("schedule"), "planned");
+}
+
+TEST(TwinCli, BadInputIsExplainedWithExitCode2) {
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"gateway/week-v4-september", "twin needs --duration"},
+             {"labs/fanout --duration 1s", "a twin run needs a gateway scenario"},
+             {"gateway/week-v4-september --duration 1s --rate -3", "--rate expects"},
+             {"gateway/week-v4-september --duration 1s --out /nonexistent/dir/x.json", "/nonexistent/dir"},
+         }) {
+        const ShellOutcome o = runShell(kCli + " twin " + args + " 2>&1");
+        EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.out;
+        EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
+    }
+}
+
 }  // namespace
 }  // namespace taillab::test

@@ -155,6 +155,38 @@ TEST(LoadGenerator, RefusesImpossibleConfigurations) {
     EXPECT_EQ(builtinQueries().size(), 100u);
 }
 
+TEST(LoadGenerator, APlanIsSentAsWrittenEachAtItsTime) {
+    StallServer server;
+    LoadConfig config = configFor(server, 1, 400ms);
+    for (int i = 0; i < 5; ++i)
+        config.plan.push_back(PlannedRequest{std::chrono::milliseconds(50 * i + 10), i % 2 ? "/search/fast" : "/search/lite",
+                                             "key-" + std::to_string(i), "EU", "trace-" + std::to_string(i),
+                                             R"({"query": "q)" + std::to_string(i) + R"("})"});
+    const LoadResult r = LoadGenerator(config).run();
+    EXPECT_EQ(r.intended, 5u);
+    EXPECT_EQ(r.counts.sent, 5u);
+    EXPECT_EQ(r.counts.answered, 5u);
+    const test::SeenRequest seen = server.lastRequest();
+    EXPECT_EQ(seen.target, "/search/lite");
+    EXPECT_EQ(seen.authorization, "Bearer key-4");
+    EXPECT_EQ(seen.request_id, "trace-4");
+    EXPECT_EQ(seen.body, R"({"query": "q4"})");
+
+    LoadConfig bad = config;
+    std::swap(bad.plan[0], bad.plan[1]);  // out of order
+    EXPECT_THROW(LoadGenerator{bad}, std::invalid_argument);
+    bad = config;
+    bad.plan.back().at = 400ms;  // at the end of the run
+    EXPECT_THROW(LoadGenerator{bad}, std::invalid_argument);
+    bad = config;
+    bad.plan[2].target = "search";
+    EXPECT_THROW(LoadGenerator{bad}, std::invalid_argument);
+    bad = config;
+    bad.plan[2].request_id = "a\r\nX-Evil: 1";
+    EXPECT_THROW(LoadGenerator{bad}, std::invalid_argument);
+    EXPECT_EQ(LoadGenerator{config}.config().connections, 64u);
+}
+
 TEST(LoadGenerator, WarnsWhenItsOwnLagIsAPartOfTheLatency) {
     LoadResult r;
     r.intended = r.counts.sent = 1000;

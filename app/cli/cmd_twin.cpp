@@ -1,0 +1,144 @@
+// taillab-cli twin: one gateway scenario run simulated and live on the same arrivals (live/twin.h),
+// and the two side by side: each figure with the difference and its tolerance, and in words what
+// diverged and what was measured that could explain it. The JSON (--out) holds the table, both
+// results and the live clients' view.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "live/twin.h"
+#include "live_options.h"
+#include "load_report.h"
+#include "scenario_options.h"
+#include "text_table.h"
+
+namespace taillab::cli {
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string tolerance(const live::TwinRow& r) {
+    std::string t = "±";
+    if (r.relative) {
+        t += fixed(100 * r.tolerance, 0);
+        t += "%";
+        if (r.figure == "breaker_events") t += " or 1";
+        return t;
+    }
+    if (r.tolerance == 0) return "equal";
+    t += fixed(r.tolerance, 0);
+    t += r.unit == "%" ? " points" : " ";
+    if (r.unit != "%") t += r.unit;
+    return t;
+}
+
+std::string value(const live::TwinRow& r, double v) {
+    std::string t = fixed(v, r.unit == "ms" ? 2 : r.unit == "%" ? 1 : 0);
+    if (r.unit == "%") {
+        t += "%";
+    } else if (!r.unit.empty()) {
+        t += " ";
+        t += r.unit;
+    }
+    return t;
+}
+
+std::string signedValue(const live::TwinRow& r, double v) {
+    std::string t = v >= 0 ? "+" : "";
+    t += value(r, v);
+    return t;
+}
+
+}  // namespace
+
+int cmdTwin(const std::vector<std::string>& args) {
+    std::string scenarioArg, outPath;
+    std::vector<std::string> overrides;
+    live::TwinOptions options;
+    bool haveDuration = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (takeOverrideOption(args, i, overrides)) continue;
+        if (args[i] == "--duration") {
+            options.duration = parseDurationOption("--duration", optionValue(args, i));
+            haveDuration = true;
+        } else if (args[i] == "--rate") {
+            options.rate_per_s = parseRateOption(optionValue(args, i));
+        } else if (args[i] == "--out") {
+            outPath = optionValue(args, i);
+        } else {
+            takeScenarioArgument(args[i], scenarioArg);
+        }
+    }
+    if (!haveDuration) throw UsageError{"twin needs --duration (e.g. --duration 30s)"};
+    checkOutputPath(outPath);
+    const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    live::TwinRun run;
+    try {
+        std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), simulated then live for "
+                  << fixed(toSeconds(options.duration), 0) << " s\n";
+        run = live::runTwin(scenario, options);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+    } catch (const std::runtime_error& e) {
+        throw UsageError{e.what()};
+    }
+
+    std::cout << "twin of " << scenario.name << ": " << run.plan.requests.size() << " requests over "
+              << fixed(toSeconds(options.duration), 0) << " s (" << fixed(run.plan.mean_rate_per_s, 1)
+              << " req/s mean, load_multiplier " << fixed(run.plan.scenario.params.real("load_multiplier"), 3)
+              << "), seed " << scenario.seed << "\n";
+    for (const std::string& n : run.plan.notes) std::cout << "note: " << n << "\n";
+    std::cout << markdownLine({"figure", "simulated", "live", "difference", "tolerance", ""})
+              << markdownRule(6, 1);
+    for (const live::TwinRow& r : run.rows) {
+        const double diff = r.live - r.simulated;
+        std::string d = signedValue(r, diff);
+        if (r.relative && r.simulated != 0) {
+            d += diff >= 0 ? " (+" : " (";
+            d += fixed(100 * diff / r.simulated, 1);
+            d += "%)";
+        }
+        std::cout << markdownLine({r.label, value(r, r.simulated), value(r, r.live), d, tolerance(r),
+                                   r.within ? "ok" : "DIVERGES"});
+    }
+    for (const live::TwinRow& r : run.rows)
+        if (!r.within) std::cout << "- " << r.verdict << "\n";
+    std::cout << "mean time a request spent per stage (simulated: modelled costs; live: measured):";
+    for (const live::TwinStage& st : run.stages)
+        std::cout << " " << st.stage << " " << fixed(st.simulated_ms, 2) << "/" << fixed(st.live_ms, 2);
+    std::cout << " ms\n";
+    std::cout << (run.agrees() ? "the live run agrees with the simulation within every tolerance\n"
+                               : "the live run diverges from the simulation (above)\n");
+
+    nlohmann::ordered_json doc;
+    doc["mode"] = "twin";
+    doc["scenario"] = scenario.name;
+    doc["seed"] = scenario.seed;
+    doc["duration_s"] = toSeconds(options.duration);
+    doc["rate_asked_per_s"] = options.rate_per_s;
+    doc["rate_per_s"] = run.plan.mean_rate_per_s;
+    doc["requests"] = run.plan.requests.size();
+    doc["notes"] = run.plan.notes;
+    doc["agrees"] = run.agrees();
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const live::TwinRow& r : run.rows)
+        rows.push_back({{"figure", r.figure}, {"unit", r.unit}, {"simulated", r.simulated}, {"live", r.live},
+                        {"difference", r.live - r.simulated}, {"tolerance", r.tolerance},
+                        {"tolerance_is_relative", r.relative}, {"within", r.within}, {"verdict", r.verdict}});
+    doc["rows"] = std::move(rows);
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    for (const live::TwinStage& st : run.stages)
+        stages.push_back({{"stage", st.stage}, {"simulated_ms", st.simulated_ms}, {"live_ms", st.live_ms}});
+    doc["stage_means"] = std::move(stages);
+    doc["simulated"] = toJson(run.simulated);
+    doc["live"] = toJson(run.live);
+    doc["live"]["load"] = loadSummaryJson(run.load_config, run.load);
+    if (!outPath.empty()) writeOutput(doc.dump(2) + "\n", outPath);
+    return run.agrees() ? kExitOk : kExitChecksFailed;
+}
+
+}  // namespace taillab::cli

@@ -1,0 +1,238 @@
+#include "live/twin.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway_sim/gateway_lab.h"
+#include "gateway_sim/gateway_sim.h"
+#include "live/live_stack.h"
+#include "workload/workload.h"
+
+namespace taillab::live {
+namespace {
+
+using gateway::GatewaySnapshot;
+
+constexpr double kMinMultiplier = 0.1, kMaxMultiplier = 50;
+
+// The workload's arrivals before `end`, in time order.
+template <typename Fn>
+void forEachArrival(const Params& params, std::uint64_t seed, Time end, Fn&& fn) {
+    gateway::Workload w(params, seed);
+    std::vector<gateway::RequestSpec> hour;
+    for (int h = 0; h < w.hours() && fromSeconds(3600.0 * h) < end; ++h) {
+        hour.clear();
+        w.generateHour(h, hour);
+        for (const gateway::RequestSpec& r : hour)
+            if (r.at < end) fn(w, r);
+    }
+}
+
+std::string text(const char* format, double a, double b = 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, format, a, b);
+    return buf;
+}
+
+double ratio(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+double pct(const GatewaySnapshot& s, double p) {
+    return s.latency_us.empty() ? 0.0 : static_cast<double>(s.latency_us.valueAtPercentile(p)) / 1000.0;
+}
+
+std::uint64_t cacheHits(const GatewaySnapshot& s) {
+    std::uint64_t n = 0;
+    for (const auto h : s.cache_hits) n += h;
+    return n;
+}
+std::uint64_t cacheLookups(const GatewaySnapshot& s) {
+    std::uint64_t n = 0;
+    for (const auto l : s.cache_lookups) n += l;
+    return n;
+}
+
+double stageMean(const GatewaySnapshot& s, int stage) {
+    const gateway::StageStats& st = s.stages[static_cast<std::size_t>(stage)];
+    return st.entered == 0 ? 0.0 : st.time_ms_total / static_cast<double>(st.entered);
+}
+
+std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& live, const LoadResult& load) {
+    std::vector<TwinRow> rows;
+    const auto add = [&](std::string figure, std::string label, std::string unit, double s, double l,
+                         double tolerance, bool relative) {
+        TwinRow r{std::move(figure), std::move(label), std::move(unit), s, l, tolerance, relative, true, ""};
+        if (relative) {
+            const double allowed = std::max(tolerance * std::abs(s), r.figure == "breaker_events" ? 1.0 : 0.0);
+            r.within = std::abs(l - s) <= allowed + 1e-12;
+        } else {
+            r.within = std::abs(l - s) <= tolerance + 1e-12;
+        }
+        rows.push_back(std::move(r));
+    };
+    add("requests", "requests", "", static_cast<double>(sim.accepted), static_cast<double>(live.accepted), 0, false);
+    add("p50_ms", "p50", "ms", pct(sim, 50), pct(live, 50), 0.10, true);
+    add("p90_ms", "p90", "ms", pct(sim, 90), pct(live, 90), 0.10, true);
+    add("p99_ms", "p99", "ms", pct(sim, 99), pct(live, 99), 0.10, true);
+    add("hedge_rate", "hedge rate", "%", 100 * ratio(sim.hedge_calls, sim.primary_calls),
+        100 * ratio(live.hedge_calls, live.primary_calls), 2, false);
+    add("extra_upstream_load", "extra upstream load", "%",
+        100 * ratio(sim.hedge_calls + sim.last_chance_calls + sim.retry_calls, sim.primary_calls),
+        100 * ratio(live.hedge_calls + live.last_chance_calls + live.retry_calls, live.primary_calls), 2, false);
+    add("cache_hit_rate", "cache hit rate", "%", 100 * ratio(cacheHits(sim), cacheLookups(sim)),
+        100 * ratio(cacheHits(live), cacheLookups(live)), 2, false);
+    add("breaker_events", "breaker openings", "", static_cast<double>(sim.breaker_spans.size()),
+        static_cast<double>(live.breaker_spans.size()), 0.20, true);
+
+    // Words for what is outside its tolerance, with the causes measured.
+    const double lagP99 = load.lag.empty() ? 0 : static_cast<double>(load.lag.valueAtPercentile(99)) / 1000.0;
+    const double waitP99 = load.wait.empty() ? 0 : static_cast<double>(load.wait.valueAtPercentile(99)) / 1000.0;
+    std::uint64_t clientFailures = load.counts.failed;
+    for (TwinRow& r : rows) {
+        if (r.within) continue;
+        if (r.figure == "requests") {
+            r.verdict = text("the live gateway accepted %.0f of the %.0f planned requests", r.live, r.simulated);
+            if (clientFailures > 0) r.verdict += ": " + std::to_string(clientFailures) + " failed at the clients";
+            continue;
+        }
+        const double diff = r.live - r.simulated;
+        if (r.relative && r.simulated != 0) {
+            r.verdict = "live " + r.label + " " + text("%.0f%%", 100 * std::abs(diff) / r.simulated) +
+                        (diff > 0 ? " above" : " below") + " simulated";
+        } else {
+            r.verdict = "live " + r.label + " " + text("%.1f", std::abs(diff)) + (r.unit == "%" ? " points" : "") +
+                        (diff > 0 ? " above" : " below") + " simulated";
+        }
+        if (r.unit == "ms") {
+            r.verdict += text(": the generator's scheduling lag was %.2f ms at p99, its wait for a connection "
+                              "%.2f ms at p99",
+                              lagP99, waitP99);
+            double simOwn = 0, liveOwn = 0;  // the gateway's own stages, the engines apart
+            for (int st = 0; st < gateway::kStages; ++st) {
+                if (st == static_cast<int>(gateway::Stage::Engines)) continue;
+                simOwn += stageMean(sim, st);
+                liveOwn += stageMean(live, st);
+            }
+            const int engines = static_cast<int>(gateway::Stage::Engines);
+            r.verdict += text("; the gateway's own stages took %.2f ms a request simulated (modelled) and %.2f ms "
+                              "live (measured)",
+                              simOwn, liveOwn);
+            r.verdict += text(", the engine stage %.2f ms and %.2f ms", stageMean(sim, engines), stageMean(live, engines));
+        }
+    }
+    return rows;
+}
+
+}  // namespace
+
+TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
+    if (scenario.lab != "gateway")
+        throw std::invalid_argument("a twin run needs a gateway scenario, not a '" + scenario.lab + "' lab");
+    if (!(options.rate_per_s > 0)) throw std::invalid_argument("the rate must be above 0 requests per second");
+    const double runLength = scenario.params.integer("days") * 86400.0;
+    if (options.duration <= kZero || toSeconds(options.duration) > runLength)
+        throw std::invalid_argument("the duration must lie within the scenario's run (" +
+                                    std::to_string(scenario.params.integer("days")) + " days)");
+    for (const TimelineEvent& e : scenario.timeline.events)
+        if (e.fault && e.fault->effect == FaultEffect::Surge)
+            throw std::invalid_argument((e.path.empty() ? std::string("a timeline event") : e.path) + " (" + e.label +
+                                        "): a surge changes the simulated arrivals, which a twin run sends as "
+                                        "they are; remove it for a twin run");
+    TwinPlan plan;
+    plan.scenario = scenario;
+    Params& p = plan.scenario.params;
+    if (p.flag("probes")) {
+        p.set("probes", 0);
+        plan.notes.push_back("synthetic probes are off in both runs: the live gateway sends none");
+    }
+    // Scale the hours so that the window's mean rate is about the one asked for.
+    const Time end = fromSeconds(toSeconds(options.duration));
+    const double base = p.real("load_multiplier");
+    std::uint64_t count = 0;
+    forEachArrival(p, scenario.seed, end, [&](const gateway::Workload&, const gateway::RequestSpec&) { ++count; });
+    if (count == 0) throw std::invalid_argument("the scenario's workload has no arrivals in that window");
+    const double wanted = options.rate_per_s * toSeconds(options.duration) / static_cast<double>(count) * base;
+    const double multiplier = std::clamp(wanted, kMinMultiplier, kMaxMultiplier);
+    if (multiplier != wanted)
+        plan.notes.push_back(text("load_multiplier %.3g is as far as the knob goes (%.3g asked)", multiplier, wanted));
+    p.set("load_multiplier", multiplier);
+
+    forEachArrival(p, scenario.seed, end, [&](const gateway::Workload& w, const gateway::RequestSpec& r) {
+        PlannedRequest q;
+        q.at = std::chrono::nanoseconds(r.at.count());
+        q.target = r.endpoint == 1 ? "/search/fast" : "/search/lite";
+        q.request_id = std::to_string(r.trace);
+        std::string_view lang = "en";
+        if (r.customer == gateway::kUnknownCustomer) {
+            q.key = std::string(gateway::kUnknownKey);
+        } else {
+            const gateway::Customer& c = w.customers()[r.customer];
+            q.key = c.key;
+            lang = gateway::kLanguages[c.lang];
+            if (c.pins) q.region = std::string(gateway::kRegionNames[static_cast<std::size_t>(c.home)]);
+        }
+        q.body = nlohmann::json{{"query", r.query()}, {"language", lang}, {"max_results", r.max_results}}.dump();
+        plan.requests.push_back(std::move(q));
+    });
+    plan.mean_rate_per_s = static_cast<double>(plan.requests.size()) / toSeconds(options.duration);
+    return plan;
+}
+
+std::vector<TwinStage> compareStages(const GatewaySnapshot& simulated, const GatewaySnapshot& live) {
+    std::vector<TwinStage> out;
+    for (int st = 0; st < gateway::kStages; ++st)
+        out.push_back(TwinStage{std::string(gateway::kStageNames[static_cast<std::size_t>(st)]),
+                                stageMean(simulated, st), stageMean(live, st)});
+    return out;
+}
+
+bool TwinRun::agrees() const {
+    return std::all_of(rows.begin(), rows.end(), [](const TwinRow& r) { return r.within; });
+}
+
+std::vector<TwinRow> compareTwin(const GatewaySnapshot& simulated, const GatewaySnapshot& live,
+                                 const LoadResult& load) {
+    return rowsOf(simulated, live, load);
+}
+
+TwinRun runTwin(const Scenario& scenario, const TwinOptions& options) {
+    TwinRun run;
+    run.plan = planTwin(scenario, options);
+    const Scenario& s = run.plan.scenario;
+
+    gateway::GatewaySim sim(s.params, s.seed, s.timeline);
+    sim.finishAt(toSeconds(options.duration));
+    const GatewaySnapshot simSnap = sim.snapshot();
+
+    LiveStackOptions o;
+    LoadConfig load;
+    load.duration = options.duration;
+    load.plan = run.plan.requests;
+    o.load = std::move(load);
+    LiveStack stack(s, std::move(o));
+    stack.start();
+    stack.waitForLoad();
+    stack.stop();
+    const GatewaySnapshot liveSnap = stack.snapshot();
+    run.load = stack.loadResult();
+    run.load_config = stack.loadConfig();
+
+    const auto result = [&](const GatewaySnapshot& snap) {
+        LabResult r = gateway::gatewayResult(snap, s.params, s.seed);
+        r.lab = s.lab;
+        r.scenario = s.name;
+        r.seed = s.seed;
+        r.parameters = s.params.toJson();
+        return r;
+    };
+    run.simulated = result(simSnap);
+    run.live = result(liveSnap);
+    run.rows = rowsOf(simSnap, liveSnap, run.load);
+    run.stages = compareStages(simSnap, liveSnap);
+    return run;
+}
+
+}  // namespace taillab::live

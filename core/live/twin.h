@@ -1,0 +1,89 @@
+// A twin run: one scenario, seed and timeline run simulated and live on the same arrivals, and the
+// two results side by side. This is how a user learns how far to trust the simulator.
+//
+// The same arrivals. The scenario's workload draws its first `duration` of requests (the
+// simulation's own, with their customers' API keys, X-Region pins, endpoints, query texts and
+// trace ids), after scaling every hour by load_multiplier so that the window's mean rate is about
+// `rate_per_s` (the knob's range, 0.1 to 50, bounds what a rate can reach). The simulation runs
+// them through GatewaySim, which ends its arrivals at `duration` and lets the requests in flight
+// finish (finishAt); the live run sends the very same requests, each at its arrival time, through
+// the open-loop load generator to the live gateway in front of the emulated fleet. The request's
+// trace id travels as X-Request-Id and on to the fleet (X-TailLab-Trace), so both runs draw the same
+// per-request and upstream luck; what differs is real time: real stage costs, the machine's
+// scheduling, loopback HTTP.
+//
+// What differs by design, and is said in the notes: the live gateway sends no synthetic probes,
+// so both runs switch probes off; a surge on the timeline changes the simulated arrivals only,
+// and is refused.
+//
+// Each compared figure has a tolerance: p50/p90/p99 within 10% (relative), hedge rate, extra
+// upstream load and cache hit rate within 2 percentage points, breaker events within 20% or 1.
+// Outside it, the row says so in words with what was measured that could explain it (the
+// generator's scheduling lag, requests the clients saw fail).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+#include "gateway/snapshot.h"
+#include "labs/lab_result.h"
+#include "live/load_generator.h"
+#include "scenario/scenario.h"
+
+namespace taillab::live {
+
+struct TwinOptions {
+    double rate_per_s = 50;
+    Duration duration = std::chrono::seconds(30);
+};
+
+// The arrivals both halves of a twin run send.
+struct TwinPlan {
+    Scenario scenario;  // as both halves run it: load_multiplier set, probes off
+    std::vector<PlannedRequest> requests;
+    double mean_rate_per_s = 0;
+    std::vector<std::string> notes;
+};
+
+// Throws std::invalid_argument for a scenario of another lab, a surge on its timeline, a duration
+// longer than the scenario's run, a rate <= 0, or a window with no arrivals.
+TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options);
+
+struct TwinRow {
+    std::string figure;  // "p99_ms"
+    std::string label;   // "p99"
+    std::string unit;    // "ms", "%", ""
+    double simulated = 0, live = 0;
+    double tolerance = 0;  // relative (percentiles, breaker events) or absolute in the unit
+    bool relative = false;
+    bool within = true;
+    std::string verdict;  // a sentence when outside the tolerance, else ""
+};
+
+// Mean time a request spent in one stage, simulated (modelled costs) and live (measured).
+struct TwinStage {
+    std::string stage;
+    double simulated_ms = 0, live_ms = 0;
+};
+std::vector<TwinStage> compareStages(const gateway::GatewaySnapshot& simulated, const gateway::GatewaySnapshot& live);
+
+struct TwinRun {
+    TwinPlan plan;
+    LabResult simulated, live;
+    LoadConfig load_config;  // what the live clients sent, where
+    LoadResult load;         // the live clients' view
+    std::vector<TwinRow> rows;
+    std::vector<TwinStage> stages;
+    bool agrees() const;
+};
+
+// Runs planTwin's arrivals simulated, then live (on loopback, in this process).
+TwinRun runTwin(const Scenario& scenario, const TwinOptions& options);
+
+// The rows from the two runs' snapshots and the live clients' view.
+std::vector<TwinRow> compareTwin(const gateway::GatewaySnapshot& simulated, const gateway::GatewaySnapshot& live,
+                                 const LoadResult& load);
+
+}  // namespace taillab::live

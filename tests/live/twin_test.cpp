@@ -1,0 +1,89 @@
+// Twin runs: the plan is the simulation's own arrivals (same count, times, keys, pins and ids), and
+// a short twin sends every one of them to the live gateway, which accepts exactly as many as the
+// simulated gateway did. Agreement of latencies is measured by tests/bench/live_twin.sh, not here.
+#include "live/twin.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway_sim/gateway_sim.h"
+#include "scenario/scenario.h"
+
+namespace taillab::live {
+namespace {
+
+Scenario scenario(const std::string& extra = "") {
+    return parseScenario(R"({"schema_version": 1, "name": "twin-test", "title": "t", "lab": "gateway", "seed": 5,
+        "params": {"days": 1})" + extra + "}",
+                         "twin-test.json");
+}
+
+TEST(TwinPlan, IsTheSimulationsOwnArrivalsScaledToTheRate) {
+    TwinOptions o;
+    o.rate_per_s = 20;
+    o.duration = std::chrono::seconds(10);
+    const TwinPlan plan = planTwin(scenario(), o);
+    ASSERT_FALSE(plan.requests.empty());
+    EXPECT_FALSE(plan.scenario.params.flag("probes"));
+    EXPECT_GT(plan.scenario.params.real("load_multiplier"), 1);
+
+    // The simulated gateway sees the same arrivals: count, times and trace ids.
+    gateway::GatewaySim sim(plan.scenario.params, plan.scenario.seed);
+    std::vector<std::pair<std::int64_t, std::uint64_t>> arrivals;
+    sim.setObserver({[&](const gateway::RequestSpec& r) { arrivals.emplace_back(r.at.count(), r.trace); }, {}});
+    sim.finishAt(10);
+    ASSERT_EQ(arrivals.size(), plan.requests.size());
+    bool pinned = false, fast = false;
+    for (std::size_t i = 0; i < arrivals.size(); ++i) {
+        const PlannedRequest& p = plan.requests[i];
+        EXPECT_EQ(p.at.count(), arrivals[i].first);
+        EXPECT_EQ(p.request_id, std::to_string(arrivals[i].second));
+        EXPECT_FALSE(p.key.empty());
+        pinned |= !p.region.empty();
+        fast |= p.target == "/search/fast";
+        const auto body = nlohmann::json::parse(p.body);
+        EXPECT_FALSE(body.at("query").get<std::string>().empty());
+    }
+    EXPECT_TRUE(pinned);  // some customers pin their region
+    EXPECT_TRUE(fast);
+    const gateway::GatewaySnapshot s = sim.snapshot();
+    EXPECT_EQ(s.accepted, plan.requests.size());
+    EXPECT_EQ(s.in_flight, 0u);
+}
+
+TEST(TwinPlan, RefusesWhatCannotBeTwinned) {
+    TwinOptions o;
+    o.duration = std::chrono::seconds(5);
+    const Scenario surge = scenario(R"(, "timeline": [{"at": 1, "until": 3,
+        "fault": {"target": {"region": "EU"}, "effect": "surge", "factor": 2}}])");
+    try {
+        (void)planTwin(surge, o);
+        FAIL() << "a surge was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("/timeline/0"), std::string::npos) << e.what();
+    }
+    o.duration = std::chrono::hours(25);  // past a one-day run
+    EXPECT_THROW((void)planTwin(scenario(), o), std::invalid_argument);
+    o.duration = std::chrono::seconds(5);
+    o.rate_per_s = 0;
+    EXPECT_THROW((void)planTwin(scenario(), o), std::invalid_argument);
+}
+
+TEST(TwinRun, EveryPlannedRequestReachesTheLiveGatewayAsInTheSimulation) {
+    TwinOptions o;
+    o.rate_per_s = 30;
+    o.duration = std::chrono::seconds(3);
+    const TwinRun run = runTwin(scenario(), o);
+    ASSERT_FALSE(run.rows.empty());
+    EXPECT_EQ(run.rows[0].figure, "requests");
+    EXPECT_TRUE(run.rows[0].within) << run.rows[0].verdict;
+    EXPECT_EQ(run.load.counts.sent, run.plan.requests.size());
+    EXPECT_EQ(run.load.counts.failed, 0u);
+    EXPECT_EQ(run.load.counts.answered, run.plan.requests.size());
+    EXPECT_EQ(run.stages.size(), static_cast<std::size_t>(gateway::kStages));
+    for (const TwinRow& r : run.rows) EXPECT_EQ(r.within, r.verdict.empty()) << r.figure;
+}
+
+}  // namespace
+}  // namespace taillab::live
