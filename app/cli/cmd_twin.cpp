@@ -67,6 +67,9 @@ int cmdTwin(const std::vector<std::string>& args) {
             haveDuration = true;
         } else if (args[i] == "--rate") {
             options.rate_per_s = parseRateOption(optionValue(args, i));
+        } else if (args[i] == "--start-at") {
+            const std::string& v = optionValue(args, i);
+            options.start_at = parseClockOption("--start-at", v);
         } else if (args[i] == "--out") {
             outPath = optionValue(args, i);
         } else {
@@ -118,6 +121,7 @@ int cmdTwin(const std::vector<std::string>& args) {
     doc["mode"] = "twin";
     doc["scenario"] = scenario.name;
     doc["seed"] = scenario.seed;
+    doc["start_at_s"] = toSeconds(options.start_at);
     doc["duration_s"] = toSeconds(options.duration);
     doc["rate_asked_per_s"] = options.rate_per_s;
     doc["rate_per_s"] = run.plan.mean_rate_per_s;

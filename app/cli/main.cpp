@@ -69,10 +69,11 @@ usage:
                                          fleet, gateway and open-loop load in one process over
                                          loopback HTTP (R requests/s, default 100); writes the
                                          same result JSON as run, plus the clients' view ("load")
-  taillab-cli twin SCENARIO --duration D [--rate R] [--seed N] [--set dotted.path=value ...]
-                   [--out FILE]
+  taillab-cli twin SCENARIO --duration D [--rate R] [--start-at T] [--seed N]
+                   [--set dotted.path=value ...] [--out FILE]
                                          the scenario simulated and live on the same arrivals
-                                         (its first D, scaled to about R requests/s, default 50):
+                                         (D of them from T on the scenario's clock, e.g. 38h for
+                                         Tue 14:00, scaled to about R requests/s, default 50):
                                          percentiles, hedge rate, extra upstream load, cache hit
                                          rate and breaker openings side by side with tolerances;
                                          exit 3 when the live run diverges

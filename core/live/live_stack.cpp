@@ -62,6 +62,8 @@ struct LiveStack::Impl {
     }
 
     double runSeconds() const { return toSeconds(gatewayLoop.now() - startedAt); }
+    // The scenario's clock: what a saved run's timeline is written in.
+    double scenarioSeconds() const { return toSeconds(options.start_at) + runSeconds(); }
 };
 
 LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
@@ -73,8 +75,11 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
         throw std::invalid_argument("the rate must be above 0 requests per second");
     if (m.options.endpoint != "/search/lite" && m.options.endpoint != "/search/fast")
         throw std::invalid_argument("the endpoint is /search/lite or /search/fast, not " + m.options.endpoint);
-    const GatewaySetup setup = gatewaySetup(scenario);
-    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, scenario);
+    GatewaySetup setup = gatewaySetup(scenario);
+    setup.start_at = m.options.start_at;
+    FleetServerOptions fleetOptions;
+    fleetOptions.start_at = m.options.start_at;
+    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, scenario, fleetOptions);
     std::vector<std::string> upstreamArgs;
     for (const auto& [name, url] : m.fleet->engineUrls()) upstreamArgs.push_back(name + "=" + url);
     m.gateway = std::make_unique<GatewayServer>(m.gatewayLoop, HostPort{"127.0.0.1", 0}, setup,
@@ -176,7 +181,7 @@ void LiveStack::applyParams(const Params& params) {
     m.gateway->applyParams(params);
     m.fleet->applyParams(params);
     TimelineEvent e;
-    e.at_s = m.runSeconds();
+    e.at_s = m.scenarioSeconds();
     std::vector<std::string> sorted = keys;
     std::sort(sorted.begin(), sorted.end());
     for (const std::string& k : sorted) e.set.push_back(KnobSetting{k, params.real(k)});
@@ -200,7 +205,7 @@ std::string LiveStack::injectFault(const Fault& fault, std::optional<double> dur
         id = "live-" + std::to_string(m.nextFault++);
     }
     m.fleet->addFault(id, fault, label, duration_s ? std::optional(fromSeconds(*duration_s)) : std::nullopt);
-    e.at_s = m.runSeconds();
+    e.at_s = m.scenarioSeconds();
     if (duration_s) e.until_s = e.at_s + *duration_s;
     e.label = label;
     const double now = m.gateway->nowSeconds();
@@ -216,7 +221,7 @@ bool LiveStack::removeFault(const std::string& id) {
     Impl& m = *impl_;
     std::lock_guard change(m.changeMutex);
     if (!m.fleet->removeFault(id)) return false;
-    const double at = m.runSeconds();
+    const double at = m.scenarioSeconds();
     std::lock_guard lock(m.mutex);
     for (TimelineEvent& e : m.recorded)
         if (e.path == id && (!e.until_s || *e.until_s > at)) e.until_s = at;

@@ -6,7 +6,7 @@
 // knobs, the gateway its knobs and marks the faults). Changes made while it runs (applyParams,
 // injectFault, removeFault) reach the gateway and the fleet at once, are marked on the gateway's
 // timeline, and are recorded, so scenarioOfRun() writes the run down as a scenario whose timeline
-// replays them at the same times (seconds since start, the simulation's clock).
+// replays them at the same times (on the scenario's clock: start_at plus the time since start).
 //
 // Threads: every method may be called from any thread. snapshot() and load() are cheap enough to
 // poll a few times a second.
@@ -36,6 +36,9 @@ struct LiveStackOptions {
     LoadGenerator::IntervalCallback on_interval;
     // The load to send; when set, replaces rate_per_s and the built-in queries (see twin.h).
     std::optional<LoadConfig> load;
+    // Where on the scenario's clock the fleet and the gateway start: timeline events before it
+    // apply at once.
+    Duration start_at{};
 };
 
 // What the clients have seen so far.
@@ -85,7 +88,7 @@ public:
     // False when `id` is not in force.
     bool removeFault(const std::string& id);
 
-    // Seconds since start() (the scenario's clock) and on the snapshot's clock.
+    // Seconds since start() and on the snapshot's clock.
     double runSeconds() const;
     double nowSeconds();
     // The snapshot's clock at start().

@@ -1,11 +1,12 @@
 // A twin run: one scenario, seed and timeline run simulated and live on the same arrivals, and the
 // two results side by side. This is how a user learns how far to trust the simulator.
 //
-// The same arrivals. The scenario's workload draws its first `duration` of requests (the
+// The same arrivals. The scenario's workload draws `duration` of requests from `start_at` (the
 // simulation's own, with their customers' API keys, X-Region pins, endpoints, query texts and
 // trace ids), after scaling every hour by load_multiplier so that the window's mean rate is about
 // `rate_per_s` (the knob's range, 0.1 to 50, bounds what a rate can reach). The simulation runs
-// them through GatewaySim, which ends its arrivals at `duration` and lets the requests in flight
+// them through GatewaySim, started at `start_at`, which ends its arrivals after `duration` and
+// lets the requests in flight
 // finish (finishAt); the live run sends the very same requests, each at its arrival time, through
 // the open-loop load generator to the live gateway in front of the emulated fleet. The request's
 // trace id travels as X-Request-Id and on to the fleet (X-TailLab-Trace), so both runs draw the same
@@ -37,6 +38,8 @@ namespace taillab::live {
 struct TwinOptions {
     double rate_per_s = 50;
     Duration duration = std::chrono::seconds(30);
+    // Where on the scenario's clock both runs start, cold (e.g. Tue 14:00 for a busy hour).
+    Duration start_at{};
 };
 
 // The arrivals both halves of a twin run send.
