@@ -23,6 +23,7 @@
 #include "redraw_scheduler.h"
 
 class QAction;
+class QDialog;
 class QDragEnterEvent;
 class QDropEvent;
 class QMenu;
@@ -43,6 +44,7 @@ class MessageBanner;
 class ResultsPanel;
 class RunController;
 class RunStatus;
+class TwinPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -91,6 +93,9 @@ class MainWindow : public QMainWindow {
     // (default knobs when none is given and no run was started yet).
     GatewayView* openGateway(std::optional<GatewayRunSpec> spec = std::nullopt, bool play = true);
     GatewayView* gatewayView() const { return gateway_; }
+    // The twin-run window (simulated and live on the same arrivals) for the gateway scenario shown,
+    // or seed 000's September v4 when none is.
+    TwinPanel* openTwin();
     bool gatewayShown() const;
     // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
     QAction* saveRunAction() const { return saveRunAct_; }
@@ -173,6 +178,8 @@ class MainWindow : public QMainWindow {
     QWidget* sidePanel_ = nullptr;     // the lab tree over the knobs
     QAction* sidePanelAct_ = nullptr;  // View -> Side Panel (F9): labs' left column, gateway's knobs
     GatewayView* gateway_ = nullptr;
+    QDialog* twinDialog_ = nullptr;
+    TwinPanel* twin_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
     QAction* saveScenarioAct_ = nullptr;

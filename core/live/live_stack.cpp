@@ -137,6 +137,13 @@ void LiveStack::waitForLoad() {
     m.loadDone.wait(lock, [&] { return m.finished; });
 }
 
+bool LiveStack::waitForLoad(Duration timeout) {
+    Impl& m = *impl_;
+    std::unique_lock lock(m.mutex);
+    if (!m.started) return false;
+    return m.loadDone.wait_for(lock, timeout, [&] { return m.finished; });
+}
+
 void LiveStack::stop() {
     Impl& m = *impl_;
     {

@@ -68,6 +68,8 @@ public:
     void stop();
     // Blocks until the load's schedule is over and its requests have answered (or stop()).
     void waitForLoad();
+    // The same for at most `timeout`; true when the load has finished.
+    bool waitForLoad(Duration timeout);
     bool running() const;
 
     gateway::GatewaySnapshot snapshot();

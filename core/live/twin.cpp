@@ -200,6 +200,69 @@ std::vector<TwinStage> compareStages(const GatewaySnapshot& simulated, const Gat
     return out;
 }
 
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+}  // namespace
+
+std::string twinValueText(const TwinRow& r, double v) {
+    std::string t = fixed(v, r.unit == "ms" ? 2 : r.unit == "%" ? 1 : 0);
+    if (r.unit == "%") {
+        t += "%";
+    } else if (!r.unit.empty()) {
+        t += " ";
+        t += r.unit;
+    }
+    return t;
+}
+
+std::string twinDifferenceText(const TwinRow& r) {
+    const double diff = r.live - r.simulated;
+    std::string t = diff >= 0 ? "+" : "";
+    if (r.unit == "%") return t + fixed(diff, 1) + " points";  // of a share: percentage points
+    t += twinValueText(r, diff);
+    if (r.relative && r.simulated != 0) {
+        t += diff >= 0 ? " (+" : " (";
+        t += fixed(100 * diff / r.simulated, 1);
+        t += "%)";
+    }
+    return t;
+}
+
+std::string twinToleranceText(const TwinRow& r) {
+    std::string t = "±";
+    if (r.relative) {
+        t += fixed(100 * r.tolerance, 0);
+        t += "%";
+        if (r.figure == "breaker_events") t += " or 1";
+        return t;
+    }
+    if (r.tolerance == 0) return "equal";
+    t += fixed(r.tolerance, 0);
+    t += r.unit == "%" ? " points" : " ";
+    if (r.unit != "%") t += r.unit;
+    return t;
+}
+
+std::string twinStagesText(const std::vector<TwinStage>& stages) {
+    std::string t = "mean time a request spent per stage (simulated: modelled costs; live: measured):";
+    for (const TwinStage& st : stages) {
+        t += " ";
+        t += st.stage;
+        t += " ";
+        t += fixed(st.simulated_ms, 2);
+        t += "/";
+        t += fixed(st.live_ms, 2);
+    }
+    t += " ms";
+    return t;
+}
+
 bool TwinRun::agrees() const {
     return std::all_of(rows.begin(), rows.end(), [](const TwinRow& r) { return r.within; });
 }
@@ -224,10 +287,14 @@ TwinRun runTwin(const Scenario& scenario, const TwinOptions& options) {
     load.duration = options.duration;
     load.plan = run.plan.requests;
     o.load = std::move(load);
+    const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+    if (cancelled()) throw TwinCancelled();
     LiveStack stack(s, std::move(o));
     stack.start();
-    stack.waitForLoad();
+    while (!stack.waitForLoad(std::chrono::milliseconds(50)))
+        if (cancelled()) break;
     stack.stop();
+    if (cancelled()) throw TwinCancelled();
     const GatewaySnapshot liveSnap = stack.snapshot();
     run.load = stack.loadResult();
     run.load_config = stack.loadConfig();

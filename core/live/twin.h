@@ -23,7 +23,9 @@
 // generator's scheduling lag, requests the clients saw fail).
 #pragma once
 
+#include <atomic>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,12 @@ struct TwinOptions {
     Duration duration = std::chrono::seconds(30);
     // Where on the scenario's clock both runs start, cold (e.g. Tue 14:00 for a busy hour).
     Duration start_at{};
+    // When set and it becomes true, the live half stops early and runTwin throws TwinCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct TwinCancelled : std::runtime_error {
+    TwinCancelled() : std::runtime_error("the twin run was cancelled") {}
 };
 
 // The arrivals both halves of a twin run send.
@@ -71,6 +79,15 @@ struct TwinStage {
     double simulated_ms = 0, live_ms = 0;
 };
 std::vector<TwinStage> compareStages(const gateway::GatewaySnapshot& simulated, const gateway::GatewaySnapshot& live);
+
+// How a row reads, in the CLI's table and the GUI's: "577.05 ms", "4.9%", "12";
+// "-12.67 ms (-9.4%)"; "±10%", "±2 points", "equal".
+std::string twinValueText(const TwinRow& row, double value);
+std::string twinDifferenceText(const TwinRow& row);
+std::string twinToleranceText(const TwinRow& row);
+// "mean time a request spent per stage (simulated: modelled costs; live: measured): edge
+// 5.20/0.00 ... ms".
+std::string twinStagesText(const std::vector<TwinStage>& stages);
 
 struct TwinRun {
     TwinPlan plan;
