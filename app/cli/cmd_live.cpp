@@ -49,9 +49,11 @@ int cmdLive(const std::vector<std::string>& args) {
         throw UsageError{e.what()};
     }
     if (!quiet) std::cerr << loadSummaryText(run.load_config, run.load);
+    for (const std::string& n : run.notes) std::cerr << "note: " << n << "\n";
     nlohmann::ordered_json doc = toJson(run.result);
     doc["mode"] = "live";
     doc["load"] = loadSummaryJson(run.load_config, run.load);
+    doc["live_notes"] = run.notes;
     writeOutput(doc.dump(2) + "\n", outPath);
     for (const Check& c : run.result.checks)
         if (c.failed()) {

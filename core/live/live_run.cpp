@@ -21,6 +21,7 @@ LiveRun runLive(const Scenario& scenario, const LiveRunOptions& options,
     LiveRun run;
     run.load_config = stack.loadConfig();
     run.load = stack.loadResult();
+    run.notes = stack.notes();
     run.result = gateway::gatewayResult(stack.snapshot(), scenario.params, scenario.seed);
     run.result.lab = scenario.lab;
     run.result.scenario = scenario.name;

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "base/time.h"
 #include "labs/lab_result.h"
@@ -25,6 +27,7 @@ struct LiveRun {
     LoadConfig load_config;  // what was sent, where
     LoadResult load;         // what the clients saw (corrected and uncorrected)
     LabResult result;        // what the gateway saw, as a simulated run reports it
+    std::vector<std::string> notes;  // what the live run does differently from the simulation
 };
 
 // Throws std::invalid_argument for a scenario of another lab or options out of range, and

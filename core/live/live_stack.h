@@ -3,7 +3,8 @@
 // `taillab-cli live` and `twin` run, and what the GUI's live tab starts, retunes and stops.
 //
 // The scenario's timeline runs from start() on both servers (the fleet applies faults and its
-// knobs, the gateway its knobs and marks the faults). Changes made while it runs (applyParams,
+// knobs, the gateway its knobs and marks the faults); its surges shape the load's rate (steps of
+// the schedule), as they shape the simulated arrivals. Changes made while it runs (applyParams,
 // injectFault, removeFault) reach the gateway and the fleet at once, are marked on the gateway's
 // timeline, and are recorded, so scenarioOfRun() writes the run down as a scenario whose timeline
 // replays them at the same times (on the scenario's clock: start_at plus the time since start).
@@ -18,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/time.h"
 #include "gateway/snapshot.h"
@@ -100,6 +102,8 @@ public:
     Scenario scenarioOfRun(const std::string& name) const;
     std::string gatewayUrl() const;
     const Scenario& scenario() const;
+    // What the live run does differently from the simulation, one sentence each.
+    const std::vector<std::string>& notes() const;
 
     struct Impl;
 
