@@ -27,6 +27,8 @@ int cmdLive(const std::vector<std::string>& args) {
             const std::string& v = optionValue(args, i);
             const unsigned n = parseJobs(v);  // a whole number >= 1
             options.connections = n;
+        } else if (args[i] == "--start-at") {
+            options.start_at = parseClockOption("--start-at", optionValue(args, i));
         } else if (args[i] == "--out") {
             outPath = optionValue(args, i);
         } else if (args[i] == "--quiet") {

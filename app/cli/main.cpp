@@ -64,7 +64,7 @@ usage:
                                          prints); --keys lists the scenario's API keys; --admin
                                          serves POST /admin/knobs and GET /admin/state; the
                                          scenario's timeline applies its knob changes
-  taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--seed N]
+  taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over
                                          loopback HTTP (R requests/s, default 100); writes the

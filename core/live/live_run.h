@@ -21,6 +21,7 @@ struct LiveRunOptions {
     double rate_per_s = 100;
     Duration duration = std::chrono::seconds(30);
     std::size_t connections = 0;  // 0: the generator's default for the rate
+    Duration start_at{};          // where on the scenario's clock the run starts
 };
 
 struct LiveRun {
