@@ -7,9 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway_rig.h"
 #include "http_test_client.h"
-#include "live/fleet_server.h"
-#include "scenario/scenario.h"
 
 namespace taillab::live {
 namespace {
@@ -25,37 +24,14 @@ Scenario gatewayScenario(const std::string& params) {
                          "serve-test.json");
 }
 
-class GatewayServerTest : public ::testing::Test {
+class GatewayServerTest : public ::testing::Test, protected test::GatewayRig {
 protected:
-    void start(const Scenario& s) {
-        fleet = std::make_unique<FleetServer>(fleetLoop, s);
-        fleetLoop.start();
-        fleet->start();
-        setup = gatewaySetup(s.params, s.seed);
-        std::vector<std::string> args;
-        for (const auto& [name, url] : fleet->engineUrls()) args.push_back(name + "=" + url);
-        gateway = std::make_unique<GatewayServer>(gatewayLoop, HostPort{"127.0.0.1", 0}, setup,
-                                                  upstreamUrls(setup.config, args), s.seed);
-        gatewayLoop.start();
-        gateway->start();
-        key = setup.config.keys[0].key;
-    }
-    void TearDown() override {
-        if (gateway) gateway->stop();
-        if (fleet) fleet->stop();
-        gatewayLoop.stop();
-        fleetLoop.stop();
-    }
+    void start(const Scenario& s) { startGateway(s, startFleet(s)); }
+    void TearDown() override { stop(); }
     test::TestResult search(TestConnection& c, const std::string& query, const std::string& bearer) {
         return c.request("POST", "/search/lite", json{{"query", query}, {"max_results", 5}}.dump(),
                          {{"Authorization", "Bearer " + bearer}});
     }
-
-    Loop fleetLoop, gatewayLoop;
-    std::unique_ptr<FleetServer> fleet;
-    GatewaySetup setup;
-    std::unique_ptr<GatewayServer> gateway;
-    std::string key;
 };
 
 TEST_F(GatewayServerTest, ASearchIsAnsweredFromTheFleetThenFromTheCache) {
