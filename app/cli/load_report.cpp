@@ -11,6 +11,9 @@ using live::HttpFailure;
 
 constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
 constexpr std::array<const char*, 4> kPercentileKeys{"p50_ms", "p90_ms", "p99_ms", "p99_9_ms"};
+// Thresholds for the share of requests slower than each (ms): a stall's reach reads better as
+// "4% of requests took over 100 ms" than as percentiles, and compares with a closed form.
+constexpr std::array<int, 4> kShareAboveMs{1, 10, 100, 1000};
 
 std::string ms(std::int64_t micros) {
     std::array<char, 32> buf{};
@@ -47,6 +50,13 @@ nlohmann::ordered_json percentiles(const HdrHistogram& h) {
         j[kPercentileKeys[k]] = msValue(h.valueAtPercentile(kPercentiles[k]));
     j["max_ms"] = msValue(h.max());
     j["mean_ms"] = std::round(h.mean()) / 1000.0;
+    nlohmann::ordered_json above;
+    for (const int t : kShareAboveMs) {
+        const std::int64_t total = h.totalCount();
+        above[std::to_string(t)] =
+            total == 0 ? 0.0 : static_cast<double>(total - h.countAtOrBelow(std::int64_t{t} * 1000)) / total;
+    }
+    j["share_above_ms"] = above;
     return j;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace taillab::gateway {
 
@@ -31,6 +32,11 @@ void GatewayMetrics::onCall(bool primary, bool hedge, bool counted) {
     if (hedge) ++windowHedges_;
 }
 
+// Ended requests held before recordPending: a batch large enough for the overlap, small enough
+// that a long window at a high rate (live mode: 600 s at thousands of requests a second) does not
+// hold every request of the window until it closes.
+constexpr std::size_t kPendingBatch = 4096;
+
 void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls) {
     ++totals.outcomes[static_cast<std::size_t>(o)];
     --totals.in_flight;
@@ -46,6 +52,7 @@ void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, Q
     }
     ++window_.requests;
     pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key, cls});
+    if (pending_.size() >= kPendingBatch) recordPending();
     if (key < keyFailed_.size() && isFailed(o)) ++keyFailed_[key];
 }
 

@@ -2,20 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 #include <string>
+
+#include "error_of.h"
 
 namespace taillab::live {
 namespace {
 
-std::string errorOf(auto&& fn) {
-    try {
-        fn();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::errorOf;
 
 TEST(LiveAddress, ListenForms) {
     EXPECT_EQ(parseListen("127.0.0.1:8080"), (HostPort{"127.0.0.1", 8080}));

@@ -10,9 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway_rig.h"
 #include "http_test_client.h"
-#include "live/fleet_server.h"
-#include "scenario/scenario.h"
 
 namespace taillab::live {
 namespace {
@@ -35,38 +34,14 @@ bool hasMark(const gateway::GatewaySnapshot& s, gateway::MarkKind kind, const st
     return false;
 }
 
-class GatewayServerTest : public ::testing::Test {
+class GatewayServerTest : public ::testing::Test, protected test::GatewayRig {
 protected:
-    void start(const Scenario& s, bool admin = false) {
-        fleet = std::make_unique<FleetServer>(fleetLoop, s);
-        fleetLoop.start();
-        fleet->start();
-        setup = gatewaySetup(s);
-        std::vector<std::string> args;
-        for (const auto& [name, url] : fleet->engineUrls()) args.push_back(name + "=" + url);
-        gateway = std::make_unique<GatewayServer>(gatewayLoop, HostPort{"127.0.0.1", 0}, setup,
-                                                  upstreamUrls(setup.config, args), s.seed);
-        if (admin) gateway->enableAdmin();
-        gatewayLoop.start();
-        gateway->start();
-        key = setup.config.keys[0].key;
-    }
-    void TearDown() override {
-        if (gateway) gateway->stop();
-        if (fleet) fleet->stop();
-        gatewayLoop.stop();
-        fleetLoop.stop();
-    }
+    void start(const Scenario& s, bool admin = false) { startGateway(s, startFleet(s), {}, admin); }
+    void TearDown() override { stop(); }
     test::TestResult search(TestConnection& c, const std::string& query, const std::string& bearer) {
         return c.request("POST", "/search/lite", json{{"query", query}, {"max_results", 5}}.dump(),
                          {{"Authorization", "Bearer " + bearer}});
     }
-
-    Loop fleetLoop, gatewayLoop;
-    std::unique_ptr<FleetServer> fleet;
-    GatewaySetup setup;
-    std::unique_ptr<GatewayServer> gateway;
-    std::string key;
 };
 
 TEST_F(GatewayServerTest, ASearchIsAnsweredFromTheFleetThenFromTheCache) {
@@ -200,12 +175,13 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
     const double started = gateway->startedAt();
     gateway::GatewaySnapshot s = gateway->snapshot();
     EXPECT_TRUE(hasMark(s, gateway::MarkKind::Fault, "cirrus down"));
-    for (const auto& m : s.timeline)
+    for (const auto& m : s.timeline) {
         if (m.kind == gateway::MarkKind::Fault) {
             EXPECT_NEAR(m.t_s, started, 1e-9);
             ASSERT_TRUE(m.end_s);
             EXPECT_NEAR(*m.end_s, started + 0.5, 1e-9);
         }
+    }
     for (int i = 0; i < 200 && gateway->params().real("hedge_delay_ms") != 180; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 180);
@@ -213,7 +189,9 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
     s = gateway->snapshot();
     ASSERT_TRUE(hasMark(s, gateway::MarkKind::Knob, "hedge_delay_ms 420 -> 180"));
     for (const auto& m : s.timeline)
-        if (m.kind == gateway::MarkKind::Knob) EXPECT_GE(m.t_s - started, 0.3);
+        if (m.kind == gateway::MarkKind::Knob) {
+            EXPECT_GE(m.t_s - started, 0.3);
+        }
 }
 
 TEST(GatewayServerTimeline, AKnobThatShapesTheRunIsRefusedBeforeListeningNamingTheEvent) {

@@ -91,6 +91,9 @@ TEST_F(LoadCli, ARunWritesItsSummaryAndFiles) {
     EXPECT_EQ(json["statuses"]["200"], 76);
     EXPECT_EQ(json["corrected"]["count"], 76);
     EXPECT_GE(json["corrected"]["p50_ms"].get<double>(), 2.0);
+    // Every answer took the server's 2 ms at least; a stall-free second is far from 1 s.
+    EXPECT_EQ(json["corrected"]["share_above_ms"]["1"].get<double>(), 1.0);
+    EXPECT_EQ(json["uncorrected"]["share_above_ms"]["1000"].get<double>(), 0.0);
 
     const auto hgrm = parseHgrm(readFile(path("run.hgrm")));
     EXPECT_EQ(hgrm.back().total_count, 76);

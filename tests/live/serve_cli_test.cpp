@@ -26,28 +26,53 @@ void expectBadInput(const std::string& args, const std::string& says) {
     EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
 }
 
-TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
-    const Scenario scenario = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/" + kScenario + ".json");
+// `taillab-cli serve` for `duration` in front of an emulated fleet in this process; everything
+// it writes (stdout and stderr) is collected in `out`.
+struct ServeProcess {
+    Scenario scenario = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/" + kScenario + ".json");
     live::Loop loop;
-    live::FleetServer fleet(loop, scenario);
-    loop.start();
-    fleet.start();
-    std::string upstreams;
-    for (const auto& [name, url] : fleet.engineUrls()) upstreams += " --upstream " + name + "=" + url;
-    const std::string key = live::gatewaySetup(scenario.params, scenario.seed).config.keys[0].key;
-
-    FILE* p = popen((kCli + " serve " + kScenario + " --listen 127.0.0.1:0 --duration 3s" + upstreams +
-                     " 2>&1").c_str(),
-                    "r");
-    ASSERT_NE(p, nullptr);
+    live::FleetServer fleet{loop, scenario};
+    std::string key = live::gatewaySetup(scenario.params, scenario.seed).config.keys[0].key;
+    FILE* p = nullptr;
     std::string out;
-    char line[512];
-    while (out.find("gateway http://") == std::string::npos && fgets(line, sizeof line, p)) out += line;
-    const std::size_t at = out.find("gateway http://127.0.0.1:");
-    ASSERT_NE(at, std::string::npos) << out;
-    const int port = std::stoi(out.substr(at + 25));
+    live::HostPort at{"127.0.0.1", 0};
+
+    explicit ServeProcess(const std::string& duration) {
+        loop.start();
+        fleet.start();
+        std::string upstreams;
+        for (const auto& [name, url] : fleet.engineUrls()) upstreams += " --upstream " + name + "=" + url;
+        p = popen((kCli + " serve " + kScenario + " --listen 127.0.0.1:0 --duration " + duration + upstreams +
+                   " 2>&1").c_str(),
+                  "r");
+        if (!p) return;
+        char line[512];
+        while (out.find("gateway http://") == std::string::npos && fgets(line, sizeof line, p)) out += line;
+        const std::size_t found = out.find("gateway http://127.0.0.1:");
+        if (found != std::string::npos) at.port = static_cast<std::uint16_t>(std::stoi(out.substr(found + 25)));
+    }
+    // Reads the rest of its output until it exits; its exit status.
+    int wait() {
+        char line[512];
+        while (fgets(line, sizeof line, p)) out += line;
+        const int status = pclose(p);
+        p = nullptr;
+        return WEXITSTATUS(status);
+    }
+    ~ServeProcess() {
+        if (p) pclose(p);
+        fleet.stop();
+        loop.stop();
+    }
+};
+
+TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
+    ServeProcess serve("3s");
+    ASSERT_NE(serve.p, nullptr);
+    ASSERT_NE(serve.at.port, 0) << serve.out;
+    const std::string& key = serve.key;
     {
-        TestConnection c(live::HostPort{"127.0.0.1", static_cast<std::uint16_t>(port)});
+        TestConnection c(serve.at);
         const TestResult r = c.request("POST", "/search/lite", R"({"query": "weather lyon tomorrow"})",
                                        {{"Authorization", "Bearer " + key}});
         ASSERT_EQ(r.ending, Ending::Response) << r.error;
@@ -57,13 +82,45 @@ TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
         ASSERT_EQ(m.ending, Ending::Response);
         EXPECT_NE(m.response->body.find("taillab_requests_total{outcome=\"ok\"} 1\n"), std::string::npos);
     }
-    while (fgets(line, sizeof line, p)) out += line;
-    const int status = pclose(p);
-    EXPECT_EQ(WEXITSTATUS(status), 0) << out;
-    EXPECT_NE(out.find("serve: stopped after 1 searches (1 answered, 0 rejected, 0 failed)"), std::string::npos)
-        << out;
-    fleet.stop();
-    loop.stop();
+    EXPECT_EQ(serve.wait(), 0) << serve.out;
+    EXPECT_NE(serve.out.find("serve: stopped after 1 searches (1 answered, 0 rejected, 0 failed)"),
+              std::string::npos)
+        << serve.out;
+}
+
+// A key, known or not, is a secret: it is never written to the process's output nor to /metrics,
+// whatever happens to the request that carried it.
+TEST(ServeCli, ApiKeysNeverAppearInItsOutputOrMetrics) {
+    ServeProcess serve("3s");
+    ASSERT_NE(serve.p, nullptr);
+    ASSERT_NE(serve.at.port, 0) << serve.out;
+    const std::string canary = "tl-canary-7f3a9c-never-log-me";
+    std::string metrics;
+    {
+        TestConnection c(serve.at);
+        for (const std::string& bearer : {serve.key, canary}) {
+            for (const std::string& body : {std::string(R"({"query": "weather lyon tomorrow"})"),
+                                            std::string(R"({"query": "weather lyon today"})"),
+                                            std::string(R"({"query": 7})"), std::string("{broken")}) {
+                const TestResult r = c.request("POST", "/search/lite", body, {{"Authorization", "Bearer " + bearer}});
+                ASSERT_EQ(r.ending, Ending::Response) << r.error;
+                EXPECT_EQ(r.response->body.find(canary), std::string::npos) << r.response->body;
+            }
+        }
+        const TestResult m = c.request("GET", "/metrics");
+        ASSERT_EQ(m.ending, Ending::Response);
+        metrics = m.response->body;
+    }
+    // The canary's two well-formed searches reached the gateway (the HTTP layer answers the
+    // malformed bodies with 400 before the key is judged, and those are not counted as searches).
+    EXPECT_NE(metrics.find("taillab_requests_total{outcome=\"unauthorized\"} 2\n"), std::string::npos) << metrics;
+    EXPECT_EQ(metrics.find(serve.key), std::string::npos);
+    EXPECT_EQ(metrics.find(canary), std::string::npos);
+    EXPECT_EQ(metrics.find("tl-"), std::string::npos);  // no key's prefix as a label either
+    EXPECT_EQ(serve.wait(), 0) << serve.out;
+    EXPECT_NE(serve.out.find("serve: stopped after 4 searches"), std::string::npos) << serve.out;
+    EXPECT_EQ(serve.out.find(serve.key), std::string::npos) << serve.out;
+    EXPECT_EQ(serve.out.find(canary), std::string::npos) << serve.out;
 }
 
 TEST(ServeCli, ListsTheScenariosKeys) {

@@ -2,19 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.h"
 #include "gateway_sim/gateway_sim.h"
 
 namespace taillab::live {
 namespace {
 
-std::string errorOf(auto&& fn) {
-    try {
-        fn();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::errorOf;
 
 TEST(ServeSetup, TheScenariosGatewayAsTheSimulationBuildsIt) {
     Params p(gateway::GatewaySim::knobs());

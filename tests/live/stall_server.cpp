@@ -34,6 +34,7 @@ struct StallServer::State {
     std::atomic<std::uint64_t> requests{0};
     mutable std::mutex mutex;
     SeenRequest last;
+    std::string body = R"({"results":[],"latency_ms":0})";
 
     void accept();
 };
@@ -80,6 +81,7 @@ class Session : public std::enable_shared_from_this<Session> {
         timer_.async_wait([self = shared_from_this(), mode](boost::system::error_code ec) {
             if (ec) return;
             if (mode == StallServer::Mode::Garbage) return self->garbage();
+            if (mode == StallServer::Mode::Truncated) return self->truncated();
             self->answer();
         });
     }
@@ -91,7 +93,10 @@ class Session : public std::enable_shared_from_this<Session> {
         response_.set(http::field::content_type, "application/json");
         response_.set("X-RateLimit-Remaining", "41");
         response_.set(http::field::retry_after, "2");
-        response_.body() = R"({"results":[],"latency_ms":0})";
+        {
+            std::lock_guard lock(state_.mutex);
+            response_.body() = state_.body;
+        }
         response_.keep_alive(request_.keep_alive());
         response_.prepare_payload();
         http::async_write(socket_, response_, [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
@@ -102,6 +107,17 @@ class Session : public std::enable_shared_from_this<Session> {
     void garbage() {
         static const std::string kGarbage = "this is not HTTP\r\n\r\n";
         asio::async_write(socket_, asio::buffer(kGarbage), [self = shared_from_this()](boost::system::error_code, std::size_t) {});
+    }
+
+    void truncated() {
+        static const std::string kTruncated =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
+            R"({"page": "results", "results": [{"title": "cut)";
+        asio::async_write(socket_, asio::buffer(kTruncated), [self = shared_from_this()](boost::system::error_code, std::size_t) {
+            boost::system::error_code ignored;
+            self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
+            self->socket_.close(ignored);
+        });
     }
 
     tcp::socket socket_;
@@ -148,6 +164,11 @@ std::string StallServer::url(const std::string& path) const { return "http://" +
 void StallServer::setDelay(std::chrono::microseconds delay) { state_->delayUs = delay.count(); }
 
 void StallServer::setMode(Mode mode) { state_->mode = static_cast<int>(mode); }
+
+void StallServer::setBody(std::string body) {
+    std::lock_guard lock(state_->mutex);
+    state_->body = std::move(body);
+}
 
 void StallServer::stallFor(std::chrono::milliseconds length) {
     state_->stallUntil = (Clock::now() + length).time_since_epoch().count();

@@ -1,7 +1,7 @@
 // A small real HTTP/1.1 server for the live tests: 127.0.0.1, a port the system picks, its own
 // io_context on its own thread. It answers each request after a configurable delay, can stall
-// (hold every answer until a moment passes), can answer garbage or hang up instead, and counts
-// the connections it holds open at once. Beast stays in stall_server.cpp.
+// (hold every answer until a moment passes), can answer garbage, a truncated answer or hang up
+// instead, and counts the connections it holds open at once. Beast stays in stall_server.cpp.
 #pragma once
 
 #include <chrono>
@@ -25,7 +25,9 @@ struct SeenRequest {
 
 class StallServer {
   public:
-    enum class Mode { Answer, Garbage, HangUp };
+    // Answer: 200 with the body (setBody). Garbage: bytes that are not HTTP. Truncated: a 200 whose
+    // Content-Length promises more than the body it sends before closing. HangUp: closes at once.
+    enum class Mode { Answer, Garbage, Truncated, HangUp };
 
     StallServer();
     ~StallServer();
@@ -37,6 +39,8 @@ class StallServer {
 
     void setDelay(std::chrono::microseconds delay);
     void setMode(Mode mode);
+    // What a 200 carries (default {"results":[],"latency_ms":0}).
+    void setBody(std::string body);
     // Every answer due before now + length waits until then.
     void stallFor(std::chrono::milliseconds length);
 
