@@ -180,6 +180,8 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         rearm();
     }
 
+    void refused(int status) override { driver.countRefused(status); }
+
     // LiveIo
     Time now() const override { return loop.now(); }
     void reply(std::uint64_t ticket, HttpReply r) override {

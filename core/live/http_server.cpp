@@ -136,17 +136,20 @@ private:
         if (ec) {
             const bool started = parser_->got_some() || buffer_.size() > 0;
             if (timedOut_ && started) {
+                server_->handler.refused(408);
                 return send(jsonError(server_->loop, now, 408, "request_timeout",
                                       "the request was not received within the read timeout"),
                             false);
             }
             if (ec == http::error::header_limit) {
+                server_->handler.refused(413);
                 return send(jsonError(server_->loop, now, 413, "payload_too_large",
                                       "the request's header block is over " +
                                           std::to_string(server_->limits.max_header_bytes) + " bytes"),
                             false);
             }
             if (ec == http::error::body_limit) {
+                server_->handler.refused(413);
                 return send(jsonError(server_->loop, now, 413, "payload_too_large",
                                       "the request's body is over " +
                                           std::to_string(server_->limits.max_body_bytes) + " bytes"),
@@ -154,6 +157,7 @@ private:
             }
             // The end of a keep-alive connection, a reset, or a timeout before any byte.
             if (ec == http::error::end_of_stream || !isHttpError(ec)) return closeNow(false);
+            server_->handler.refused(400);
             return send(jsonError(server_->loop, now, 400, "bad_request",
                                   "malformed HTTP request: " + ec.message()),
                         false);
@@ -243,6 +247,7 @@ void HttpServer::Impl::accept() {
 
 void HttpServer::Impl::refuse(tcp::socket& socket) {
     // A short answer into an empty send buffer: written at once, never blocking the loop.
+    handler.refused(503);
     const HttpReply r = jsonError(loop, loop.now(), 503, "overloaded",
                                   "the server holds its maximum of " +
                                       std::to_string(limits.max_connections) + " connections");

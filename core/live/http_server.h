@@ -81,6 +81,10 @@ class HttpHandler {
 public:
     virtual ~HttpHandler() = default;
     virtual void handle(const ServerRequest& request, Responder responder) = 0;
+    // The server answered a request itself with `status`, before any handle(): a read timeout
+    // (408), an oversized header or body (413), malformed HTTP (400), or no room for another
+    // connection (503). For counting.
+    virtual void refused(int /*status*/) {}
 };
 
 class HttpServer {

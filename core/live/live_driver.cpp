@@ -18,19 +18,23 @@ void LiveDriver::onHttp(std::uint64_t ticket, const HttpRequestParts& in, Time a
         if (in.method != "GET" && in.method != "HEAD") {
             HttpReply r = errorReply(405, "method_not_allowed", std::string(path) + " takes GET", io_.now() - accepted);
             r.headers.emplace_back("Allow", "GET");
+            countRefused(405);
             return io_.reply(ticket, std::move(r));
         }
         HttpReply r;
         if (path == "/healthz") {
             r.body = R"({"status":"serving"})";
         } else {
-            r.body = prometheusText(snapshot());
+            r.body = prometheusText(snapshot(), refused_);
             r.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
         }
         return io_.reply(ticket, std::move(r));
     }
     auto read = readSearch(in, io_.now() - accepted);
-    if (auto* reply = std::get_if<HttpReply>(&read)) return io_.reply(ticket, std::move(*reply));
+    if (auto* reply = std::get_if<HttpReply>(&read)) {
+        countRefused(reply->status);
+        return io_.reply(ticket, std::move(*reply));
+    }
     const SearchRequest& search = std::get<SearchRequest>(read);
     const std::uint64_t trace = search.request_id ? *search.request_id : nextTrace_++;
     ++requests_;

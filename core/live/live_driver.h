@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -57,6 +58,8 @@ public:
     Time nextWake();
 
     void reconfigure(const gateway::GatewayConfig& config);
+    // A request the HTTP layer answered itself (HttpHandler::refused), counted on /metrics.
+    void countRefused(int status) { ++refused_[status]; }
     void addMark(gateway::TimelineMark mark);
     gateway::GatewaySnapshot snapshot();
     std::uint64_t requests() const { return requests_; }
@@ -87,6 +90,7 @@ private:
     std::deque<std::pair<gateway::CallId, UpstreamReply>> queued_;
     std::uint64_t nextTrace_ = 1ULL << 63;  // ids of requests that came without X-Request-Id
     std::uint64_t requests_ = 0;
+    std::map<int, std::uint64_t> refused_;  // answered before the gateway, by status
 };
 
 }  // namespace taillab::live

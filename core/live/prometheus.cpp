@@ -84,7 +84,7 @@ std::string bound(double s) {
 
 }  // namespace
 
-std::string prometheusText(const GatewaySnapshot& s) {
+std::string prometheusText(const GatewaySnapshot& s, const std::map<int, std::uint64_t>& refused) {
     Writer w;
     w.family("taillab_requests_total", "counter",
              "Requests the gateway answered, by outcome (probes not included).");
@@ -165,6 +165,10 @@ std::string prometheusText(const GatewaySnapshot& s) {
                      where + "," + label("state", gateway::kBreakerStateNames[static_cast<std::size_t>(st)]),
                      static_cast<std::uint64_t>(static_cast<int>(s.breaker_state[i]) == st));
     }
+    w.family("taillab_http_refused_total", "counter",
+             "Requests answered before the gateway saw them (malformed, unknown path, oversized, timed out, "
+             "server full), by HTTP status.");
+    for (const auto& [status, n] : refused) w.sample("taillab_http_refused_total", label("status", std::to_string(status)), n);
     return w.take();
 }
 

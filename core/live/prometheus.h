@@ -5,12 +5,17 @@
 // snapshot's fields. `promtool check metrics` accepts the output (tested).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "gateway/snapshot.h"
 
 namespace taillab::live {
 
-std::string prometheusText(const gateway::GatewaySnapshot& s);
+// `refused`: requests answered before the gateway saw them, by HTTP status (malformed HTTP or
+// JSON, an unknown path, an oversized request, a read timeout, a full server), as
+// taillab_http_refused_total{status}; with taillab_requests_total they count every answer.
+std::string prometheusText(const gateway::GatewaySnapshot& s, const std::map<int, std::uint64_t>& refused = {});
 
 }  // namespace taillab::live

@@ -94,6 +94,24 @@ TEST_F(GatewayServerTest, RejectionsMetricsAndHealthOverHttp) {
 // atlas answers every call after 400 ms, borealis after 30 ms; the router always picks atlas
 // first and the hedge goes to borealis after 50 ms: the client has its answer long before atlas
 // could give it, and atlas's call is cancelled.
+TEST_F(GatewayServerTest, RequestsRefusedBeforeTheGatewayAreCountedOnMetrics) {
+    HttpServerLimits small;
+    small.max_body_bytes = 256;
+    startGateway(gatewayScenario(""), startFleet(gatewayScenario("")), small);
+    TestConnection c(gateway->bound());
+    const auto auth = std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer " + key}};
+    EXPECT_EQ(c.request("POST", "/search/lite", R"({"query": )", auth).response->status, 400);
+    EXPECT_EQ(c.request("POST", "/search/slow", R"({"query": "x"})", auth).response->status, 404);
+    TestConnection big(gateway->bound());
+    const auto tooBig = big.request("POST", "/search/lite", std::string(1000, ' '), auth);
+    ASSERT_EQ(tooBig.ending, Ending::Response) << tooBig.error;
+    EXPECT_EQ(tooBig.response->status, 413);
+    const std::string metrics = c.request("GET", "/metrics").response->body;
+    EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"400\"} 1\n"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"404\"} 1\n"), std::string::npos);
+    EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"413\"} 1\n"), std::string::npos);
+}
+
 TEST_F(GatewayServerTest, AHedgeBeatsASlowEngineAndTheLoserIsCancelled) {
     start(gatewayScenario(R"j("atlas_median_ms": 400, "atlas_sigma": 0.01, "borealis_median_ms": 30,
                               "borealis_sigma": 0.01, "routing": "static (first engine)",

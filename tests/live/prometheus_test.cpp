@@ -39,7 +39,8 @@ std::map<std::string, double> samples(const std::string& text) {
 }
 
 TEST(Prometheus, PromtoolAcceptsTheExposition) {
-    const std::string text = prometheusText(twoHours());
+    const std::string text = prometheusText(twoHours(), {{400, 3}, {413, 1}});
+    EXPECT_NE(text.find("taillab_http_refused_total{status=\"400\"} 3\n"), std::string::npos);
     char path[] = "/tmp/taillab_metrics_XXXXXX";
     const int fd = mkstemp(path);
     ASSERT_GE(fd, 0);
