@@ -37,6 +37,7 @@ class ChartArea;
 class ExplanationPanel;
 class ExportActions;
 class GatewayView;
+class LiveView;
 class KnobPanel;
 class LabBrowser;
 class MessageBanner;
@@ -91,6 +92,10 @@ class MainWindow : public QMainWindow {
     // (default knobs when none is given and no run was started yet).
     GatewayView* openGateway(std::optional<GatewayRunSpec> spec = std::nullopt, bool play = true);
     GatewayView* gatewayView() const { return gateway_; }
+    // Shows the "Gateway (live)" tab, building its view the first time (nothing runs until its
+    // Start).
+    LiveView* openLive();
+    LiveView* liveView() const { return live_; }
     bool gatewayShown() const;
     // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
     QAction* saveRunAction() const { return saveRunAct_; }
@@ -173,6 +178,8 @@ class MainWindow : public QMainWindow {
     QWidget* sidePanel_ = nullptr;     // the lab tree over the knobs
     QAction* sidePanelAct_ = nullptr;  // View -> Side Panel (F9): labs' left column, gateway's knobs
     GatewayView* gateway_ = nullptr;
+    QWidget* livePage_ = nullptr;  // holds live_ once built
+    LiveView* live_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
     QAction* saveScenarioAct_ = nullptr;
