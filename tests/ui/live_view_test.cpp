@@ -134,6 +134,7 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
     ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));
     EXPECT_TRUE(view_->startButton()->isEnabled());
     EXPECT_FALSE(view_->stopButton()->isEnabled());
+    EXPECT_TRUE(view_->statusText().startsWith("Stopped")) << view_->statusText().toStdString();
 
     // Saved, it holds the run's first knobs, its seed and both events; the simulated tab opens it.
     QTemporaryDir dir;
@@ -160,7 +161,18 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
 }
 
 TEST_F(LiveViewTest, AWorkloadShapeKnobIsRefusedAndTheFixedKnobsAreLockedWhileRunning) {
+    // A start the core refuses says why and leaves Start usable.
+    live::LiveStackOptions none;
+    none.rate_per_s = 0;
+    const quint64 refusedStart = view_->session()->start(view_->scenarios().front(), none);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view_->session()->handled(refusedStart); },
+                                kLiveTimeoutMs));
+    EXPECT_TRUE(view_->message().contains("rate")) << view_->message().toStdString();
+    EXPECT_FALSE(view_->running());
+    EXPECT_TRUE(view_->startButton()->isEnabled());
+
     ASSERT_TRUE(startAndWaitForAnswers()) << view_->message().toStdString();
+    EXPECT_TRUE(view_->message().isEmpty()) << "a new start clears the banner";
     KnobEditor* days = view_->knobPanel()->editor("days");
     ASSERT_NE(days, nullptr);
     EXPECT_FALSE(days->isEnabled()) << "the days shape the workload from the start";

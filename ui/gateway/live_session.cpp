@@ -19,6 +19,10 @@ quint64 LiveSession::post(Job job) {
         job();
         handled_ = seq;
         poll();  // a frame that reflects the command
+        inbox_.post([this, seq] {
+            handled_ui_ = seq;
+            emit commandHandled(seq);
+        });
     });
     return seq;
 }

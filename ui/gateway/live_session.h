@@ -58,10 +58,13 @@ class LiveSession : public QObject {
     LiveFramePtr latest() const { return latest_; }
     bool running() const { return latest_ && latest_->running; }
     quint64 lastCommand() const { return seq_; }
-    bool handled(quint64 seq) const { return latest_ && latest_->commandSeq >= seq; }
+    // True once the worker has carried out command `seq` (whether or not it succeeded).
+    bool handled(quint64 seq) const { return handled_ui_ >= seq; }
 
   signals:
     void frameArrived(taillab::ui::LiveFramePtr frame);
+    // The worker has carried out command `seq` (after the frame that reflects it, if any).
+    void commandHandled(quint64 seq);
     // A start that failed (cannot listen, bad options) or a refused knob change or fault.
     void failed(QString title, QString message);
 
@@ -80,6 +83,7 @@ class LiveSession : public QObject {
     WorkerThread thread_;
     LiveFramePtr latest_;
     quint64 seq_ = 0;
+    quint64 handled_ui_ = 0;
 };
 
 }  // namespace taillab::ui

@@ -84,6 +84,7 @@ LiveView::LiveView(const std::string& scenarioDirectory, QWidget* parent)
         updateButtons();
     });
     connect(knobs_, &KnobPanel::edited, this, &LiveView::onKnobsEdited);
+    connect(session_, &LiveSession::commandHandled, this, &LiveView::updateButtons);
     onScenarioPicked();
     updateButtons();
 }
@@ -181,7 +182,7 @@ QWidget* LiveView::buildControls() {
     }
     // Titles are long: the box keeps a fixed room and the list shows them whole.
     scenarioBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    scenarioBox_->setMinimumContentsLength(30);
+    scenarioBox_->setMinimumContentsLength(24);
     const int preferred = scenarioBox_->findData(QString(kDefaultScenario));
     if (preferred >= 0) scenarioBox_->setCurrentIndex(preferred);
     connect(scenarioBox_, &QComboBox::currentIndexChanged, this, &LiveView::onScenarioPicked);
@@ -229,8 +230,9 @@ QWidget* LiveView::buildControls() {
     url_->setObjectName("liveUrl");
     url_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     url_->setToolTip(tr("The gateway's address: any HTTP client may send to it while it runs"));
-    h->addWidget(url_);
-    h->addStretch(1);
+    // Never wider than what is left of the row.
+    url_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    h->addWidget(url_, 1);
     return row;
 }
 
@@ -288,9 +290,10 @@ QWidget* LiveView::buildFaultRow() {
     connect(clearFaultsButton_, &QPushButton::clicked, session_, &LiveSession::removeFaults);
     h->addWidget(clearFaultsButton_);
     h->addSpacing(8);
-    status_ = new QLabel(tr("Not running: pick a scenario and a rate, then Start"), row);
+    status_ = new QLabel(row);
+    statusLine_ = tr("Not running: pick a scenario and a rate, then Start");
     status_->setObjectName("liveStatus");
-    // A long line never widens the window: it is cut at the window's edge, whole in the tooltip.
+    // A long line never widens the window (showStatusLine cuts it to the room left).
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     h->addWidget(status_, 1);
     return row;
@@ -420,7 +423,7 @@ void LiveView::injectFromRow() {
 
 void LiveView::updateButtons() {
     const bool running = session_->running();
-    const bool pending = session_->lastCommand() > (drawn_ ? drawn_->commandSeq : 0);
+    const bool pending = !session_->handled(session_->lastCommand());
     startButton_->setEnabled(!running && !pending);
     stopButton_->setEnabled(running);
     saveButton_->setEnabled(drawn_ != nullptr);
@@ -449,18 +452,14 @@ void LiveView::onFrame(const LiveFramePtr& frame) {
         clientHistory_.push_back({t, frame->load});
     url_->setText(tr("Gateway: %1").arg(QString::fromStdString(frame->url)));
     const live::LoadProgress& l = frame->load;
-    status_->setText(
-        tr("%1 · sent %2, answered %3, failed %4 · generator lag p99 %5 · client p99 %6 "
-           "corrected, %7 uncorrected")
-            .arg(frame->running ? tr("Running, %1 s").arg(t, 0, 'f', 0) : tr("Stopped"))
+    statusLine_ =
+        tr("%1 %2 s · %3 sent, %4 answered, %5 failed · lag p99 %6 · client p99 %7 "
+           "(uncorrected %8)")
+            .arg(frame->running ? tr("Running,") : tr("Stopped at"))
+            .arg(t, 0, 'f', 0)
             .arg(grouped(l.counts.sent), grouped(l.counts.answered), grouped(l.counts.failed))
-            .arg(ms(l.lag_p99_ms), ms(l.corrected_p99_ms), ms(l.uncorrected_p99_ms)));
-    status_->setToolTip(
-        status_->text() +
-        tr("\n\nThe load generator: requests sent, answered (any status) and failed (refused, "
-           "reset, timed out); its own scheduling lag; the clients' p99 so far from each "
-           "request's intended send time (corrected) and from when it got a connection "
-           "(uncorrected)."));
+            .arg(ms(l.lag_p99_ms), ms(l.corrected_p99_ms), ms(l.uncorrected_p99_ms));
+    showStatusLine();
     conservation_->setText(tr("Requests: %1").arg(GatewayTables::conservationLine(*g.snapshot)));
     stagePath_->setSnapshot(g.snapshot);
     tables_->setFrame(frame->gateway);
@@ -574,7 +573,24 @@ void LiveView::showMessage(const QString& text, bool error) {
 }
 
 QString LiveView::message() const { return message_->text(); }
-QString LiveView::statusText() const { return status_->text(); }
+QString LiveView::statusText() const { return statusLine_; }
+
+void LiveView::showStatusLine() {
+    // Cut to the room the row leaves (…), whole in the tooltip.
+    status_->setText(
+        status_->fontMetrics().elidedText(statusLine_, Qt::ElideRight, status_->width()));
+    status_->setToolTip(
+        statusLine_ +
+        tr("\n\nThe load generator: requests sent, answered (any status) and failed (refused, "
+           "reset, timed out); its own scheduling lag; the clients' p99 so far from each "
+           "request's intended send time (corrected) and from when it got a connection "
+           "(uncorrected)."));
+}
+
+void LiveView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    showStatusLine();
+}
 QString LiveView::urlText() const { return url_->text(); }
 
 }  // namespace taillab::ui

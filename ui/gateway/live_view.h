@@ -83,8 +83,12 @@ class LiveView : public QWidget {
   signals:
     void frameDrawn(taillab::ui::LiveFramePtr frame);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
     void buildLayout();
+    void showStatusLine();
     QWidget* buildControls();
     QWidget* buildFaultRow();
     QWidget* buildRunPage();
@@ -121,6 +125,7 @@ class LiveView : public QWidget {
     QPushButton* saveButton_ = nullptr;
     QLabel* url_ = nullptr;
     QLabel* status_ = nullptr;
+    QString statusLine_;  // the whole status line; status_ shows what fits
     QComboBox* faultEngine_ = nullptr;
     QComboBox* faultRegion_ = nullptr;
     QComboBox* faultEffect_ = nullptr;

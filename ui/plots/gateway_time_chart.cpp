@@ -56,6 +56,17 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
         plot()->xAxis->setTicker(QSharedPointer<WeekTicker>::create());
 }
 
+void GatewayTimeChart::adjustRanges() {
+    if (!elapsed_) return;
+    for (int i = 0; i < plot()->graphCount(); ++i)
+        if (!plot()->graph(i)->data()->isEmpty()) return;
+    // Nothing yet (a live run's first chart window has not closed): its first seconds, not an
+    // axis padded around nothing.
+    plot()->xAxis->setRange(0, 10);
+    plot()->yAxis->setRange(plot()->yAxis->scaleType() == QCPAxis::stLogarithmic ? QCPRange(1, 100)
+                                                                                : QCPRange(0, 1));
+}
+
 QString GatewayTimeChart::formatX(double x) const {
     return elapsed_ ? QString::number(x, 'f', 1) + " s" : week_time::label(x, true);
 }

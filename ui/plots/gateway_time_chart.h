@@ -19,6 +19,7 @@ class GatewayTimeChart : public TimeChart {
   protected:
     void configureAxes(const Chart& chart) override;
     QString formatX(double x) const override;
+    void adjustRanges() override;
 
   private:
     bool elapsed_ = false;
