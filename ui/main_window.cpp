@@ -4,6 +4,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QPainter>
@@ -34,6 +35,7 @@
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
 #include "gateway/live_view.h"
+#include "gateway/twin_panel.h"
 #include "gateway/transport_bar.h"
 #include "knob_panel.h"
 #include "lab_browser.h"
@@ -231,6 +233,30 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
     }
     tabs_->setCurrentWidget(gatewayPage_);
     return gateway_;
+}
+
+TwinPanel* MainWindow::openTwin() {
+    if (!twinDialog_) {
+        twinDialog_ = new QDialog(this);
+        twinDialog_->setObjectName("twinDialog");
+        twinDialog_->setWindowTitle(tr("Twin run: simulated and live — TailLab"));
+        twin_ = new TwinPanel(twinDialog_);
+        auto* layout = new QVBoxLayout(twinDialog_);
+        layout->addWidget(twin_);
+        twinDialog_->resize(980, 520);
+    }
+    if (!twin_->running()) {
+        try {
+            const auto shown = gateway_ ? gateway_->scenarioOfRun(gateway_->runSpec().name) : std::nullopt;
+            twin_->setScenario(shown ? *shown
+                                     : loadScenarioFile(catalog_.directory() + "/gateway/week-v4-september.json"));
+        } catch (const std::exception& e) {
+            twin_->statusLabel()->setText(tr("No gateway scenario to twin: %1").arg(QString::fromUtf8(e.what())));
+        }
+    }
+    twinDialog_->show();
+    twinDialog_->raise();
+    return twin_;
 }
 
 bool MainWindow::gatewayShown() const { return tabs_->currentWidget() == gatewayPage_; }
@@ -435,6 +461,13 @@ void MainWindow::buildActions() {
     run->addActions({runAct, cancelAct, resetKnobsAct});
     run->addSeparator();
     run->addActions({pinAct_, clearPinAct_});
+    run->addSeparator();
+    auto* twinAct = new QAction(tr("&Twin Run (Simulated and Live)…"), this);
+    twinAct->setObjectName("twinAction");
+    twinAct->setToolTip(tr("The gateway scenario shown, simulated and live over loopback on the same arrivals, "
+                           "side by side"));
+    connect(twinAct, &QAction::triggered, this, [this] { openTwin(); });
+    run->addAction(twinAct);
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(resetViewAct);
     QMenu* help = menuBar()->addMenu(tr("&Help"));

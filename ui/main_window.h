@@ -23,6 +23,7 @@
 #include "redraw_scheduler.h"
 
 class QAction;
+class QDialog;
 class QDragEnterEvent;
 class QDropEvent;
 class QMenu;
@@ -44,6 +45,7 @@ class MessageBanner;
 class ResultsPanel;
 class RunController;
 class RunStatus;
+class TwinPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -96,6 +98,9 @@ class MainWindow : public QMainWindow {
     // Start).
     LiveView* openLive();
     LiveView* liveView() const { return live_; }
+    // The twin-run window (simulated and live on the same arrivals) for the gateway scenario shown,
+    // or seed 000's September v4 when none is.
+    TwinPanel* openTwin();
     bool gatewayShown() const;
     // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
     QAction* saveRunAction() const { return saveRunAct_; }
@@ -180,6 +185,8 @@ class MainWindow : public QMainWindow {
     GatewayView* gateway_ = nullptr;
     QWidget* livePage_ = nullptr;  // holds live_ once built
     LiveView* live_ = nullptr;
+    QDialog* twinDialog_ = nullptr;
+    TwinPanel* twin_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QAction* saveRunAct_ = nullptr;
     QAction* saveScenarioAct_ = nullptr;

@@ -29,7 +29,7 @@ int cmdFleet(const std::vector<std::string>& args) {
             duration = parseDurationOption("--duration", optionValue(args, i));
         } else if (args[i] == "--start-at") {
             const std::string& v = optionValue(args, i);
-            options.start_at = v == "0" ? kZero : parseDurationOption("--start-at", v);
+            options.start_at = parseClockOption("--start-at", v);
         } else {
             takeScenarioArgument(args[i], scenarioArg);
         }

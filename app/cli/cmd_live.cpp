@@ -27,6 +27,8 @@ int cmdLive(const std::vector<std::string>& args) {
             const std::string& v = optionValue(args, i);
             const unsigned n = parseJobs(v);  // a whole number >= 1
             options.connections = n;
+        } else if (args[i] == "--start-at") {
+            options.start_at = parseClockOption("--start-at", optionValue(args, i));
         } else if (args[i] == "--out") {
             outPath = optionValue(args, i);
         } else if (args[i] == "--quiet") {
@@ -49,9 +51,11 @@ int cmdLive(const std::vector<std::string>& args) {
         throw UsageError{e.what()};
     }
     if (!quiet) std::cerr << loadSummaryText(run.load_config, run.load);
+    for (const std::string& n : run.notes) std::cerr << "note: " << n << "\n";
     nlohmann::ordered_json doc = toJson(run.result);
     doc["mode"] = "live";
     doc["load"] = loadSummaryJson(run.load_config, run.load);
+    doc["live_notes"] = run.notes;
     writeOutput(doc.dump(2) + "\n", outPath);
     for (const Check& c : run.result.checks)
         if (c.failed()) {

@@ -2,7 +2,7 @@
 // and the two side by side: each figure with the difference and its tolerance, and in words what
 // diverged and what was measured that could explain it. The JSON (--out) holds the table, both
 // results and the live clients' view.
-#include <cstdio>
+#include <iomanip>
 #include <iostream>
 
 #include "commands.h"
@@ -13,48 +13,6 @@
 #include "text_table.h"
 
 namespace taillab::cli {
-namespace {
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string tolerance(const live::TwinRow& r) {
-    std::string t = "±";
-    if (r.relative) {
-        t += fixed(100 * r.tolerance, 0);
-        t += "%";
-        if (r.figure == "breaker_events") t += " or 1";
-        return t;
-    }
-    if (r.tolerance == 0) return "equal";
-    t += fixed(r.tolerance, 0);
-    t += r.unit == "%" ? " points" : " ";
-    if (r.unit != "%") t += r.unit;
-    return t;
-}
-
-std::string value(const live::TwinRow& r, double v) {
-    std::string t = fixed(v, r.unit == "ms" ? 2 : r.unit == "%" ? 1 : 0);
-    if (r.unit == "%") {
-        t += "%";
-    } else if (!r.unit.empty()) {
-        t += " ";
-        t += r.unit;
-    }
-    return t;
-}
-
-std::string signedValue(const live::TwinRow& r, double v) {
-    std::string t = v >= 0 ? "+" : "";
-    t += value(r, v);
-    return t;
-}
-
-}  // namespace
-
 int cmdTwin(const std::vector<std::string>& args) {
     std::string scenarioArg, outPath;
     std::vector<std::string> overrides;
@@ -67,6 +25,9 @@ int cmdTwin(const std::vector<std::string>& args) {
             haveDuration = true;
         } else if (args[i] == "--rate") {
             options.rate_per_s = parseRateOption(optionValue(args, i));
+        } else if (args[i] == "--start-at") {
+            const std::string& v = optionValue(args, i);
+            options.start_at = parseClockOption("--start-at", v);
         } else if (args[i] == "--out") {
             outPath = optionValue(args, i);
         } else {
@@ -79,7 +40,7 @@ int cmdTwin(const std::vector<std::string>& args) {
     live::TwinRun run;
     try {
         std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), simulated then live for "
-                  << fixed(toSeconds(options.duration), 0) << " s\n";
+                  << toSeconds(options.duration) << " s\n";
         run = live::runTwin(scenario, options);
     } catch (const std::invalid_argument& e) {
         throw UsageError{e.what()};
@@ -88,29 +49,20 @@ int cmdTwin(const std::vector<std::string>& args) {
     }
 
     std::cout << "twin of " << scenario.name << ": " << run.plan.requests.size() << " requests over "
-              << fixed(toSeconds(options.duration), 0) << " s (" << fixed(run.plan.mean_rate_per_s, 1)
-              << " req/s mean, load_multiplier " << fixed(run.plan.scenario.params.real("load_multiplier"), 3)
+              << toSeconds(options.duration) << " s (" << std::fixed << std::setprecision(1)
+              << run.plan.mean_rate_per_s << " req/s mean, load_multiplier " << std::setprecision(3)
+              << run.plan.scenario.params.real("load_multiplier") << std::defaultfloat
               << "), seed " << scenario.seed << "\n";
     for (const std::string& n : run.plan.notes) std::cout << "note: " << n << "\n";
     std::cout << markdownLine({"figure", "simulated", "live", "difference", "tolerance", ""})
               << markdownRule(6, 1);
-    for (const live::TwinRow& r : run.rows) {
-        const double diff = r.live - r.simulated;
-        std::string d = signedValue(r, diff);
-        if (r.relative && r.simulated != 0) {
-            d += diff >= 0 ? " (+" : " (";
-            d += fixed(100 * diff / r.simulated, 1);
-            d += "%)";
-        }
-        std::cout << markdownLine({r.label, value(r, r.simulated), value(r, r.live), d, tolerance(r),
+    for (const live::TwinRow& r : run.rows)
+        std::cout << markdownLine({r.label, live::twinValueText(r, r.simulated), live::twinValueText(r, r.live),
+                                   live::twinDifferenceText(r), live::twinToleranceText(r),
                                    r.within ? "ok" : "DIVERGES"});
-    }
     for (const live::TwinRow& r : run.rows)
         if (!r.within) std::cout << "- " << r.verdict << "\n";
-    std::cout << "mean time a request spent per stage (simulated: modelled costs; live: measured):";
-    for (const live::TwinStage& st : run.stages)
-        std::cout << " " << st.stage << " " << fixed(st.simulated_ms, 2) << "/" << fixed(st.live_ms, 2);
-    std::cout << " ms\n";
+    std::cout << live::twinStagesText(run.stages) << "\n";
     std::cout << (run.agrees() ? "the live run agrees with the simulation within every tolerance\n"
                                : "the live run diverges from the simulation (above)\n");
 
@@ -118,6 +70,7 @@ int cmdTwin(const std::vector<std::string>& args) {
     doc["mode"] = "twin";
     doc["scenario"] = scenario.name;
     doc["seed"] = scenario.seed;
+    doc["start_at_s"] = toSeconds(options.start_at);
     doc["duration_s"] = toSeconds(options.duration);
     doc["rate_asked_per_s"] = options.rate_per_s;
     doc["rate_per_s"] = run.plan.mean_rate_per_s;

@@ -9,7 +9,9 @@
 
 namespace taillab::cli {
 
-Duration parseDurationOption(const std::string& option, const std::string& text) {
+namespace {
+
+Duration parseTime(const std::string& option, const std::string& text, bool zeroAllowed) {
     double v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     const std::string unit(end, text.data() + text.size());
@@ -18,11 +20,21 @@ Duration parseDurationOption(const std::string& option, const std::string& text)
     else if (unit == "ms") scale = 1e-3;
     else if (unit == "m") scale = 60;
     else if (unit == "h") scale = 3600;
-    if (ec != std::errc{} || end == text.data() || scale == 0 || !std::isfinite(v) || v <= 0 ||
-        v * scale > 1e7)
-        throw UsageError{option + " expects a time above 0 such as 90, 90s, 1500ms, 5m or 2h, found '" +
-                         text + "'"};
+    if (ec != std::errc{} || end == text.data() || scale == 0 || !std::isfinite(v) || v < 0 ||
+        (v == 0 && !zeroAllowed) || v * scale > 1e7)
+        throw UsageError{option + (zeroAllowed ? " expects a time of 0 or more" : " expects a time above 0") +
+                         " such as 90, 90s, 1500ms, 5m or 2h, found '" + text + "'"};
     return fromSeconds(v * scale);
+}
+
+}  // namespace
+
+Duration parseDurationOption(const std::string& option, const std::string& text) {
+    return parseTime(option, text, false);
+}
+
+Duration parseClockOption(const std::string& option, const std::string& text) {
+    return parseTime(option, text, true);
 }
 
 double parseRateOption(const std::string& text) {

@@ -13,6 +13,9 @@ namespace taillab::cli {
 // "90", "90s", "1500ms", "5m", "2h": a duration above zero; UsageError naming `option` otherwise.
 Duration parseDurationOption(const std::string& option, const std::string& text);
 
+// The same, 0 allowed: a moment on the scenario's clock (--start-at).
+Duration parseClockOption(const std::string& option, const std::string& text);
+
 // Requests per second above 0, up to 10,000,000; UsageError naming --rate otherwise.
 double parseRateOption(const std::string& text);
 

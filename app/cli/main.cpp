@@ -64,15 +64,16 @@ usage:
                                          prints); --keys lists the scenario's API keys; --admin
                                          serves POST /admin/knobs and GET /admin/state; the
                                          scenario's timeline applies its knob changes
-  taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--seed N]
+  taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over
                                          loopback HTTP (R requests/s, default 100); writes the
                                          same result JSON as run, plus the clients' view ("load")
-  taillab-cli twin SCENARIO --duration D [--rate R] [--seed N] [--set dotted.path=value ...]
-                   [--out FILE]
+  taillab-cli twin SCENARIO --duration D [--rate R] [--start-at T] [--seed N]
+                   [--set dotted.path=value ...] [--out FILE]
                                          the scenario simulated and live on the same arrivals
-                                         (its first D, scaled to about R requests/s, default 50):
+                                         (D of them from T on the scenario's clock, e.g. 38h for
+                                         Tue 14:00, scaled to about R requests/s, default 50):
                                          percentiles, hedge rate, extra upstream load, cache hit
                                          rate and breaker openings side by side with tolerances;
                                          exit 3 when the live run diverges

@@ -84,21 +84,24 @@ const CostTable& costTable() {
 }  // namespace
 
 struct GatewaySim::Impl final : Port {
-    Impl(const Params& p, std::uint64_t s, const Timeline& t)
+    Impl(const Params& p, std::uint64_t s, const Timeline& t, Time start)
         : params(p), initial(p), seed(s), workload(p, s), fleet(fleetConfigFromParams(p), s),
           gateway(gatewayConfigFromParams(p, workload), s, *this), timeline(t) {
         end = workload.end();
+        if (start < kZero || start >= end) throw std::invalid_argument("the start lies outside the run");
+        now = start;
         window = fromSeconds(p.real("window_s"));
         probes = p.flag("probes");
         capacity = p.integer("engine_capacity");
         engineBusy.assign(static_cast<std::size_t>(kRegions * kEngines), 0);
         waiting.resize(engineBusy.size());
         queue.reserve(1 << 16);
-        queue.schedule(kZero, Event{EventType::Hour, 0, 0});
-        queue.schedule(window, Event{EventType::Window, 0, 0});
+        // The hour the run starts in; a start within it skips the arrivals before it.
+        queue.schedule(start, Event{EventType::Hour, 0, static_cast<std::uint32_t>(toSeconds(start) / 3600)});
+        queue.schedule(start + window, Event{EventType::Window, 0, 0});
         if (probes) {
             for (int g = 0; g < kRegions; ++g)
-                queue.schedule(fromSeconds(kProbeIntervalS * (g + 1) / kRegions),
+                queue.schedule(start + fromSeconds(kProbeIntervalS * (g + 1) / kRegions),
                                Event{EventType::Probe, static_cast<std::uint8_t>(g), 0});
         }
         prepareTimeline();
@@ -432,6 +435,7 @@ struct GatewaySim::Impl final : Port {
                 nextArrival = 0;
                 workload.generateHour(h, hourBuffer);
                 if (!surges.empty()) addSurges(h);
+                while (nextArrival < hourBuffer.size() && hourBuffer[nextArrival].at < now) ++nextArrival;
                 if (h + 1 < workload.hours())
                     queue.schedule(fromSeconds(3600.0 * (h + 1)),
                                    Event{EventType::Hour, 0, static_cast<std::uint32_t>(h + 1)});
@@ -506,8 +510,8 @@ struct GatewaySim::Impl final : Port {
     std::vector<CapacityFault> capacityFaults;
 };
 
-GatewaySim::GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline)
-    : impl_(std::make_unique<Impl>(params, seed, timeline)) {}
+GatewaySim::GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline, double start_s)
+    : impl_(std::make_unique<Impl>(params, seed, timeline, fromSeconds(start_s))) {}
 GatewaySim::~GatewaySim() = default;
 
 double GatewaySim::now_s() const { return toSeconds(impl_->now); }

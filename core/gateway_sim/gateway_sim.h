@@ -36,7 +36,11 @@ public:
     // the event's JSON path) when a timeline event cannot apply: a knob change that would
     // contradict the knobs in force then, a name the fleet does not have. Everything is checked
     // before the run starts.
-    GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline = {});
+    //
+    // `start_s` starts the run later than the first day's 00:00, with nothing in flight and empty
+    // caches: its hour's arrivals before it are left out, and timeline events before it apply at
+    // the start (a twin run at a busy hour). Throws std::invalid_argument outside the run.
+    GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline = {}, double start_s = 0);
     ~GatewaySim();
     GatewaySim(const GatewaySim&) = delete;
     GatewaySim& operator=(const GatewaySim&) = delete;

@@ -214,10 +214,14 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         inFlight.erase(it);
     }
 
-    // One timer for the driver: at its next wake-up, re-armed after every input.
+    // One timer for the driver, at or before its next wake-up. An armed timer that is due no
+    // later than needed stays: waking early does no harm (onWake finds nothing due and re-arms
+    // here), and most inputs only push the next wake-up later (a request finished, a new one's
+    // hedge is due after the others'), so the timer is re-armed about once a wake-up instead of
+    // after every input (each re-arm is a timerfd syscall).
     void rearm() {
         const Time at = driver.nextWake();
-        if (timer && armedAt == at) return;
+        if (timer && armedAt <= at) return;
         if (timer) loop.cancel(*timer);
         armedAt = at;
         timer = loop.runAfter(std::max(Duration{}, at - loop.now()), [this] {

@@ -13,6 +13,7 @@ LiveRun runLive(const Scenario& scenario, const LiveRunOptions& options,
     o.rate_per_s = options.rate_per_s;
     o.duration = options.duration;
     o.connections = options.connections;
+    o.start_at = options.start_at;
     o.on_interval = onInterval;
     LiveStack stack(scenario, std::move(o));
     stack.start();
@@ -21,6 +22,7 @@ LiveRun runLive(const Scenario& scenario, const LiveRunOptions& options,
     LiveRun run;
     run.load_config = stack.loadConfig();
     run.load = stack.loadResult();
+    run.notes = stack.notes();
     run.result = gateway::gatewayResult(stack.snapshot(), scenario.params, scenario.seed);
     run.result.lab = scenario.lab;
     run.result.scenario = scenario.name;

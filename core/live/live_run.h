@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "base/time.h"
 #include "labs/lab_result.h"
@@ -19,12 +21,14 @@ struct LiveRunOptions {
     double rate_per_s = 100;
     Duration duration = std::chrono::seconds(30);
     std::size_t connections = 0;  // 0: the generator's default for the rate
+    Duration start_at{};          // where on the scenario's clock the run starts
 };
 
 struct LiveRun {
     LoadConfig load_config;  // what was sent, where
     LoadResult load;         // what the clients saw (corrected and uncorrected)
     LabResult result;        // what the gateway saw, as a simulated run reports it
+    std::vector<std::string> notes;  // what the live run does differently from the simulation
 };
 
 // Throws std::invalid_argument for a scenario of another lab or options out of range, and

@@ -20,6 +20,55 @@ std::optional<double> ms(const HdrHistogram& h, double p) {
     return static_cast<double>(h.valueAtPercentile(p)) / 1000.0;
 }
 
+// The constant rate with the timeline's surges in [start, start + duration) as steps: a surge
+// that raises traffic adds (factor - 1) x the rate, as the simulation adds (factor - 1) x the
+// hour's count; one that lowers it drops (1 - factor) of the share of traffic it covers (its
+// region's keys among the keys sent, or all). The extra requests rotate over every key, so a
+// regional surge's extra traffic is not all from its region: said in `notes`.
+RateSchedule surgeSchedule(double rate, const Timeline& timeline, Duration start, Duration duration,
+                           const std::vector<gateway::ApiKey>& keys, std::vector<std::string>& notes) {
+    const double from = toSeconds(start), to = from + toSeconds(duration);
+    std::vector<const TimelineEvent*> surges;
+    std::vector<double> cuts{0};
+    for (const TimelineEvent& e : timeline.events) {
+        if (!e.fault || e.fault->effect != FaultEffect::Surge) continue;
+        const double a = std::max(e.at_s, from), b = std::min(e.until_s.value_or(to), to);
+        if (b <= a) continue;
+        surges.push_back(&e);
+        cuts.push_back(a - from);
+        cuts.push_back(b - from);
+        if (e.fault->target.region && e.fault->factor > 1)
+            notes.push_back(e.label + ": the extra requests rotate over every customer's key, not only " +
+                            *e.fault->target.region + "'s");
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    RateSchedule schedule;
+    for (const double c : cuts) {
+        if (c >= toSeconds(duration)) break;
+        const double t = from + c;
+        double r = rate;
+        for (const TimelineEvent* e : surges) {
+            if (t < e->at_s || t >= e->until_s.value_or(to)) continue;
+            const Fault& f = *e->fault;
+            if (f.factor >= 1) {
+                r += rate * (f.factor - 1);
+            } else {
+                double share = 1;
+                if (f.target.region) {
+                    std::size_t in = 0;
+                    for (const auto& k : keys) in += gateway::kRegionNames[static_cast<std::size_t>(k.home)] == *f.target.region;
+                    share = keys.empty() ? 0 : static_cast<double>(in) / static_cast<double>(keys.size());
+                }
+                r -= rate * (1 - f.factor) * share;
+            }
+        }
+        if (!schedule.steps.empty() && schedule.steps.back().rate == r) continue;
+        schedule.steps.push_back(RateStep{c, std::max(0.0, r)});
+    }
+    return schedule;
+}
+
 }  // namespace
 
 struct LiveStack::Impl {
@@ -42,6 +91,7 @@ struct LiveStack::Impl {
     HdrHistogram uncorrectedTotal{loadHistogramConfig()};
     std::vector<TimelineEvent> recorded;  // the run's own changes
     std::uint64_t nextFault = 1;
+    std::vector<std::string> notes;
     std::mutex changeMutex;  // one change at a time reaches both servers
 
     void onInterval(const LoadInterval& i) {
@@ -62,6 +112,8 @@ struct LiveStack::Impl {
     }
 
     double runSeconds() const { return toSeconds(gatewayLoop.now() - startedAt); }
+    // The scenario's clock: what a saved run's timeline is written in.
+    double scenarioSeconds() const { return toSeconds(options.start_at) + runSeconds(); }
 };
 
 LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
@@ -73,8 +125,11 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
         throw std::invalid_argument("the rate must be above 0 requests per second");
     if (m.options.endpoint != "/search/lite" && m.options.endpoint != "/search/fast")
         throw std::invalid_argument("the endpoint is /search/lite or /search/fast, not " + m.options.endpoint);
-    const GatewaySetup setup = gatewaySetup(scenario);
-    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, scenario);
+    GatewaySetup setup = gatewaySetup(scenario);
+    setup.start_at = m.options.start_at;
+    FleetServerOptions fleetOptions;
+    fleetOptions.start_at = m.options.start_at;
+    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, scenario, fleetOptions);
     std::vector<std::string> upstreamArgs;
     for (const auto& [name, url] : m.fleet->engineUrls()) upstreamArgs.push_back(name + "=" + url);
     m.gateway = std::make_unique<GatewayServer>(m.gatewayLoop, HostPort{"127.0.0.1", 0}, setup,
@@ -83,12 +138,19 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
     if (m.options.load) {
         c = *m.options.load;
     } else {
-        c.schedule = RateSchedule::constant(m.options.rate_per_s);
         c.duration = m.options.duration;
         c.connections = m.options.connections;
         // The scenario's interactive customers, in turn (probe keys and the batch job stay out).
+        std::vector<gateway::ApiKey> sent;
         for (const gateway::ApiKey& k : setup.config.keys)
-            if (!k.probe && k.lane == gateway::Lane::Interactive) c.keys.push_back(k.key);
+            if (!k.probe && k.lane == gateway::Lane::Interactive) {
+                c.keys.push_back(k.key);
+                sent.push_back(k);
+            }
+        c.schedule = surgeSchedule(m.options.rate_per_s, scenario.timeline, m.options.start_at, m.options.duration,
+                                   sent, m.notes);
+        for (const std::string& n : m.fleet->notes())
+            if (n.find("load generator") == std::string::npos) m.notes.push_back(n);
     }
     c.url = Url{m.gateway->bound(), m.options.endpoint};
     m.generator = std::make_unique<LoadGenerator>(c);
@@ -130,6 +192,13 @@ void LiveStack::waitForLoad() {
     std::unique_lock lock(m.mutex);
     if (!m.started) return;
     m.loadDone.wait(lock, [&] { return m.finished; });
+}
+
+bool LiveStack::waitForLoad(Duration timeout) {
+    Impl& m = *impl_;
+    std::unique_lock lock(m.mutex);
+    if (!m.started) return false;
+    return m.loadDone.wait_for(lock, timeout, [&] { return m.finished; });
 }
 
 void LiveStack::stop() {
@@ -176,7 +245,7 @@ void LiveStack::applyParams(const Params& params) {
     m.gateway->applyParams(params);
     m.fleet->applyParams(params);
     TimelineEvent e;
-    e.at_s = m.runSeconds();
+    e.at_s = m.scenarioSeconds();
     std::vector<std::string> sorted = keys;
     std::sort(sorted.begin(), sorted.end());
     for (const std::string& k : sorted) e.set.push_back(KnobSetting{k, params.real(k)});
@@ -200,7 +269,7 @@ std::string LiveStack::injectFault(const Fault& fault, std::optional<double> dur
         id = "live-" + std::to_string(m.nextFault++);
     }
     m.fleet->addFault(id, fault, label, duration_s ? std::optional(fromSeconds(*duration_s)) : std::nullopt);
-    e.at_s = m.runSeconds();
+    e.at_s = m.scenarioSeconds();
     if (duration_s) e.until_s = e.at_s + *duration_s;
     e.label = label;
     const double now = m.gateway->nowSeconds();
@@ -216,7 +285,7 @@ bool LiveStack::removeFault(const std::string& id) {
     Impl& m = *impl_;
     std::lock_guard change(m.changeMutex);
     if (!m.fleet->removeFault(id)) return false;
-    const double at = m.runSeconds();
+    const double at = m.scenarioSeconds();
     std::lock_guard lock(m.mutex);
     for (TimelineEvent& e : m.recorded)
         if (e.path == id && (!e.until_s || *e.until_s > at)) e.until_s = at;
@@ -247,5 +316,7 @@ std::string LiveStack::gatewayUrl() const {
 }
 
 const Scenario& LiveStack::scenario() const { return impl_->scenario; }
+
+const std::vector<std::string>& LiveStack::notes() const { return impl_->notes; }
 
 }  // namespace taillab::live

@@ -3,10 +3,11 @@
 // `taillab-cli live` and `twin` run, and what the GUI's live tab starts, retunes and stops.
 //
 // The scenario's timeline runs from start() on both servers (the fleet applies faults and its
-// knobs, the gateway its knobs and marks the faults). Changes made while it runs (applyParams,
+// knobs, the gateway its knobs and marks the faults); its surges shape the load's rate (steps of
+// the schedule), as they shape the simulated arrivals. Changes made while it runs (applyParams,
 // injectFault, removeFault) reach the gateway and the fleet at once, are marked on the gateway's
 // timeline, and are recorded, so scenarioOfRun() writes the run down as a scenario whose timeline
-// replays them at the same times (seconds since start, the simulation's clock).
+// replays them at the same times (on the scenario's clock: start_at plus the time since start).
 //
 // Threads: every method may be called from any thread. snapshot() and load() are cheap enough to
 // poll a few times a second.
@@ -18,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/time.h"
 #include "gateway/snapshot.h"
@@ -36,6 +38,9 @@ struct LiveStackOptions {
     LoadGenerator::IntervalCallback on_interval;
     // The load to send; when set, replaces rate_per_s and the built-in queries (see twin.h).
     std::optional<LoadConfig> load;
+    // Where on the scenario's clock the fleet and the gateway start: timeline events before it
+    // apply at once.
+    Duration start_at{};
 };
 
 // What the clients have seen so far.
@@ -65,6 +70,8 @@ public:
     void stop();
     // Blocks until the load's schedule is over and its requests have answered (or stop()).
     void waitForLoad();
+    // The same for at most `timeout`; true when the load has finished.
+    bool waitForLoad(Duration timeout);
     bool running() const;
 
     gateway::GatewaySnapshot snapshot();
@@ -85,7 +92,7 @@ public:
     // False when `id` is not in force.
     bool removeFault(const std::string& id);
 
-    // Seconds since start() (the scenario's clock) and on the snapshot's clock.
+    // Seconds since start() and on the snapshot's clock.
     double runSeconds() const;
     double nowSeconds();
     // The snapshot's clock at start().
@@ -95,6 +102,8 @@ public:
     Scenario scenarioOfRun(const std::string& name) const;
     std::string gatewayUrl() const;
     const Scenario& scenario() const;
+    // What the live run does differently from the simulation, one sentence each.
+    const std::vector<std::string>& notes() const;
 
     struct Impl;
 

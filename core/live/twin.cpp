@@ -19,16 +19,17 @@ using gateway::GatewaySnapshot;
 
 constexpr double kMinMultiplier = 0.1, kMaxMultiplier = 50;
 
-// The workload's arrivals before `end`, in time order.
+// The workload's arrivals in [start, end), in time order, drawn as GatewaySim draws them when it
+// starts at `start` (from the hour `start` falls in).
 template <typename Fn>
-void forEachArrival(const Params& params, std::uint64_t seed, Time end, Fn&& fn) {
+void forEachArrival(const Params& params, std::uint64_t seed, Time start, Time end, Fn&& fn) {
     gateway::Workload w(params, seed);
     std::vector<gateway::RequestSpec> hour;
-    for (int h = 0; h < w.hours() && fromSeconds(3600.0 * h) < end; ++h) {
+    for (int h = static_cast<int>(toSeconds(start) / 3600); h < w.hours() && fromSeconds(3600.0 * h) < end; ++h) {
         hour.clear();
         w.generateHour(h, hour);
         for (const gateway::RequestSpec& r : hour)
-            if (r.at < end) fn(w, r);
+            if (r.at >= start && r.at < end) fn(w, r);
     }
 }
 
@@ -117,10 +118,19 @@ std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& l
                 liveOwn += stageMean(live, st);
             }
             const int engines = static_cast<int>(gateway::Stage::Engines);
-            r.verdict += text("; the gateway's own stages took %.2f ms a request simulated (modelled) and %.2f ms "
-                              "live (measured)",
-                              simOwn, liveOwn);
-            r.verdict += text(", the engine stage %.2f ms and %.2f ms", stageMean(sim, engines), stageMean(live, engines));
+            const double modelled = simOwn - liveOwn;  // what the model charges beyond what loopback paid
+            if (diff < 0 && modelled > 0) {
+                r.verdict += text("; the simulation charges %.2f ms a request for the gateway's own stages (modelled: "
+                                  "edge, compiler, cache, merge) where loopback paid %.2f ms",
+                                  simOwn, liveOwn);
+                r.verdict += text(", which accounts for %.0f%% of the gap", std::min(100.0, 100 * modelled / -diff));
+            } else {
+                r.verdict += text("; the gateway's own stages took %.2f ms a request simulated (modelled) and %.2f ms "
+                                  "live (measured)",
+                                  simOwn, liveOwn);
+            }
+            r.verdict += text("; the engine stage %.2f ms simulated, %.2f ms live", stageMean(sim, engines),
+                              stageMean(live, engines));
         }
     }
     return rows;
@@ -133,11 +143,12 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
         throw std::invalid_argument("a twin run needs a gateway scenario, not a '" + scenario.lab + "' lab");
     if (!(options.rate_per_s > 0)) throw std::invalid_argument("the rate must be above 0 requests per second");
     const double runLength = scenario.params.integer("days") * 86400.0;
-    if (options.duration <= kZero || toSeconds(options.duration) > runLength)
-        throw std::invalid_argument("the duration must lie within the scenario's run (" +
+    const double from = toSeconds(options.start_at), to = from + toSeconds(options.duration);
+    if (options.start_at < kZero || options.duration <= kZero || to > runLength)
+        throw std::invalid_argument("the start and duration must lie within the scenario's run (" +
                                     std::to_string(scenario.params.integer("days")) + " days)");
     for (const TimelineEvent& e : scenario.timeline.events)
-        if (e.fault && e.fault->effect == FaultEffect::Surge)
+        if (e.fault && e.fault->effect == FaultEffect::Surge && e.at_s < to && (!e.until_s || *e.until_s > from))
             throw std::invalid_argument((e.path.empty() ? std::string("a timeline event") : e.path) + " (" + e.label +
                                         "): a surge changes the simulated arrivals, which a twin run sends as "
                                         "they are; remove it for a twin run");
@@ -149,10 +160,10 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
         plan.notes.push_back("synthetic probes are off in both runs: the live gateway sends none");
     }
     // Scale the hours so that the window's mean rate is about the one asked for.
-    const Time end = fromSeconds(toSeconds(options.duration));
+    const Time start = options.start_at, end = options.start_at + options.duration;
     const double base = p.real("load_multiplier");
     std::uint64_t count = 0;
-    forEachArrival(p, scenario.seed, end, [&](const gateway::Workload&, const gateway::RequestSpec&) { ++count; });
+    forEachArrival(p, scenario.seed, start, end, [&](const gateway::Workload&, const gateway::RequestSpec&) { ++count; });
     if (count == 0) throw std::invalid_argument("the scenario's workload has no arrivals in that window");
     const double wanted = options.rate_per_s * toSeconds(options.duration) / static_cast<double>(count) * base;
     const double multiplier = std::clamp(wanted, kMinMultiplier, kMaxMultiplier);
@@ -160,9 +171,9 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
         plan.notes.push_back(text("load_multiplier %.3g is as far as the knob goes (%.3g asked)", multiplier, wanted));
     p.set("load_multiplier", multiplier);
 
-    forEachArrival(p, scenario.seed, end, [&](const gateway::Workload& w, const gateway::RequestSpec& r) {
+    forEachArrival(p, scenario.seed, start, end, [&](const gateway::Workload& w, const gateway::RequestSpec& r) {
         PlannedRequest q;
-        q.at = std::chrono::nanoseconds(r.at.count());
+        q.at = std::chrono::nanoseconds((r.at - start).count());
         q.target = r.endpoint == 1 ? "/search/fast" : "/search/lite";
         q.request_id = std::to_string(r.trace);
         std::string_view lang = "en";
@@ -189,6 +200,69 @@ std::vector<TwinStage> compareStages(const GatewaySnapshot& simulated, const Gat
     return out;
 }
 
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+}  // namespace
+
+std::string twinValueText(const TwinRow& r, double v) {
+    std::string t = fixed(v, r.unit == "ms" ? 2 : r.unit == "%" ? 1 : 0);
+    if (r.unit == "%") {
+        t += "%";
+    } else if (!r.unit.empty()) {
+        t += " ";
+        t += r.unit;
+    }
+    return t;
+}
+
+std::string twinDifferenceText(const TwinRow& r) {
+    const double diff = r.live - r.simulated;
+    std::string t = diff >= 0 ? "+" : "";
+    if (r.unit == "%") return t + fixed(diff, 1) + " points";  // of a share: percentage points
+    t += twinValueText(r, diff);
+    if (r.relative && r.simulated != 0) {
+        t += diff >= 0 ? " (+" : " (";
+        t += fixed(100 * diff / r.simulated, 1);
+        t += "%)";
+    }
+    return t;
+}
+
+std::string twinToleranceText(const TwinRow& r) {
+    std::string t = "±";
+    if (r.relative) {
+        t += fixed(100 * r.tolerance, 0);
+        t += "%";
+        if (r.figure == "breaker_events") t += " or 1";
+        return t;
+    }
+    if (r.tolerance == 0) return "equal";
+    t += fixed(r.tolerance, 0);
+    t += r.unit == "%" ? " points" : " ";
+    if (r.unit != "%") t += r.unit;
+    return t;
+}
+
+std::string twinStagesText(const std::vector<TwinStage>& stages) {
+    std::string t = "mean time a request spent per stage (simulated: modelled costs; live: measured):";
+    for (const TwinStage& st : stages) {
+        t += " ";
+        t += st.stage;
+        t += " ";
+        t += fixed(st.simulated_ms, 2);
+        t += "/";
+        t += fixed(st.live_ms, 2);
+    }
+    t += " ms";
+    return t;
+}
+
 bool TwinRun::agrees() const {
     return std::all_of(rows.begin(), rows.end(), [](const TwinRow& r) { return r.within; });
 }
@@ -203,19 +277,24 @@ TwinRun runTwin(const Scenario& scenario, const TwinOptions& options) {
     run.plan = planTwin(scenario, options);
     const Scenario& s = run.plan.scenario;
 
-    gateway::GatewaySim sim(s.params, s.seed, s.timeline);
-    sim.finishAt(toSeconds(options.duration));
+    gateway::GatewaySim sim(s.params, s.seed, s.timeline, toSeconds(options.start_at));
+    sim.finishAt(toSeconds(options.start_at + options.duration));
     const GatewaySnapshot simSnap = sim.snapshot();
 
     LiveStackOptions o;
+    o.start_at = options.start_at;
     LoadConfig load;
     load.duration = options.duration;
     load.plan = run.plan.requests;
     o.load = std::move(load);
+    const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+    if (cancelled()) throw TwinCancelled();
     LiveStack stack(s, std::move(o));
     stack.start();
-    stack.waitForLoad();
+    while (!stack.waitForLoad(std::chrono::milliseconds(50)))
+        if (cancelled()) break;
     stack.stop();
+    if (cancelled()) throw TwinCancelled();
     const GatewaySnapshot liveSnap = stack.snapshot();
     run.load = stack.loadResult();
     run.load_config = stack.loadConfig();

@@ -1,11 +1,12 @@
 // A twin run: one scenario, seed and timeline run simulated and live on the same arrivals, and the
 // two results side by side. This is how a user learns how far to trust the simulator.
 //
-// The same arrivals. The scenario's workload draws its first `duration` of requests (the
+// The same arrivals. The scenario's workload draws `duration` of requests from `start_at` (the
 // simulation's own, with their customers' API keys, X-Region pins, endpoints, query texts and
 // trace ids), after scaling every hour by load_multiplier so that the window's mean rate is about
 // `rate_per_s` (the knob's range, 0.1 to 50, bounds what a rate can reach). The simulation runs
-// them through GatewaySim, which ends its arrivals at `duration` and lets the requests in flight
+// them through GatewaySim, started at `start_at`, which ends its arrivals after `duration` and
+// lets the requests in flight
 // finish (finishAt); the live run sends the very same requests, each at its arrival time, through
 // the open-loop load generator to the live gateway in front of the emulated fleet. The request's
 // trace id travels as X-Request-Id and on to the fleet (X-TailLab-Trace), so both runs draw the same
@@ -22,7 +23,9 @@
 // generator's scheduling lag, requests the clients saw fail).
 #pragma once
 
+#include <atomic>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,14 @@ namespace taillab::live {
 struct TwinOptions {
     double rate_per_s = 50;
     Duration duration = std::chrono::seconds(30);
+    // Where on the scenario's clock both runs start, cold (e.g. Tue 14:00 for a busy hour).
+    Duration start_at{};
+    // When set and it becomes true, the live half stops early and runTwin throws TwinCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct TwinCancelled : std::runtime_error {
+    TwinCancelled() : std::runtime_error("the twin run was cancelled") {}
 };
 
 // The arrivals both halves of a twin run send.
@@ -68,6 +79,15 @@ struct TwinStage {
     double simulated_ms = 0, live_ms = 0;
 };
 std::vector<TwinStage> compareStages(const gateway::GatewaySnapshot& simulated, const gateway::GatewaySnapshot& live);
+
+// How a row reads, in the CLI's table and the GUI's: "577.05 ms", "4.9%", "12";
+// "-12.67 ms (-9.4%)"; "±10%", "±2 points", "equal".
+std::string twinValueText(const TwinRow& row, double value);
+std::string twinDifferenceText(const TwinRow& row);
+std::string twinToleranceText(const TwinRow& row);
+// "mean time a request spent per stage (simulated: modelled costs; live: measured): edge
+// 5.20/0.00 ... ms".
+std::string twinStagesText(const std::vector<TwinStage>& stages);
 
 struct TwinRun {
     TwinPlan plan;

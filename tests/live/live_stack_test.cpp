@@ -95,6 +95,33 @@ TEST(LiveStack, ChangesReachGatewayAndFleetAndTheRunSavesAsAScenario) {
     EXPECT_EQ(back.params, smallScenario().params);  // the run's first knobs
 }
 
+TEST(LiveStack, TheTimelinesSurgesShapeTheLoadsRate) {
+    const Scenario s = parseScenario(R"({"schema_version": 1, "name": "surge", "title": "t", "lab": "gateway",
+        "seed": 11, "params": {"days": 1, "atlas_median_ms": 5, "borealis_median_ms": 5, "cirrus_median_ms": 5},
+        "timeline": [{"at": 1, "until": 2, "fault": {"target": {}, "effect": "surge", "factor": 3}},
+                     {"at": 2.5, "fault": {"target": {"region": "EU"}, "effect": "surge", "factor": 0.5}}]})",
+                                     "surge.json");
+    LiveStackOptions o;
+    o.rate_per_s = 40;
+    o.duration = std::chrono::seconds(3);
+    LiveStack stack(s, o);
+    const RateSchedule& schedule = stack.loadConfig().schedule;
+    ASSERT_EQ(schedule.steps.size(), 4u);
+    EXPECT_EQ(schedule.steps[0], (RateStep{0, 40}));
+    EXPECT_EQ(schedule.steps[1], (RateStep{1, 120}));  // 1 + (3 - 1): the simulation's extra arrivals
+    EXPECT_EQ(schedule.steps[2], (RateStep{2, 40}));
+    // Half of the EU customers' share dropped.
+    EXPECT_EQ(schedule.steps[3].at_s, 2.5);
+    EXPECT_GT(schedule.steps[3].rate, 20);
+    EXPECT_LT(schedule.steps[3].rate, 40);
+    stack.start();
+    stack.waitForLoad();
+    stack.stop();
+    EXPECT_EQ(stack.loadResult().counts.sent, stack.loadResult().intended);
+    EXPECT_EQ(stack.snapshot().accepted, stack.loadResult().counts.sent);
+    EXPECT_GE(stack.loadResult().counts.sent, 40u + 120u + 20u);
+}
+
 TEST(LiveStack, StoppingEarlyEndsTheLoadAndAStackNeverStartedStopsQuietly) {
     {
         LiveStack idle(smallScenario(), LiveStackOptions{});

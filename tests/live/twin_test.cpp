@@ -52,6 +52,28 @@ TEST(TwinPlan, IsTheSimulationsOwnArrivalsScaledToTheRate) {
     EXPECT_EQ(s.in_flight, 0u);
 }
 
+TEST(TwinPlan, StartingAtABusyHourTheSimulationStartsThereToo) {
+    TwinOptions o;
+    o.rate_per_s = 40;
+    o.duration = std::chrono::seconds(5);
+    o.start_at = std::chrono::hours(14) + std::chrono::seconds(30);  // Mon 14:00:30
+    const TwinPlan plan = planTwin(scenario(), o);
+    ASSERT_FALSE(plan.requests.empty());
+    gateway::GatewaySim sim(plan.scenario.params, plan.scenario.seed, {}, toSeconds(o.start_at));
+    std::vector<std::uint64_t> traces;
+    sim.setObserver({[&](const gateway::RequestSpec& r) {
+                         EXPECT_GE(r.at, o.start_at);
+                         traces.push_back(r.trace);
+                     },
+                     {}});
+    sim.finishAt(toSeconds(o.start_at + o.duration));
+    ASSERT_EQ(traces.size(), plan.requests.size());
+    for (std::size_t i = 0; i < traces.size(); ++i) EXPECT_EQ(plan.requests[i].request_id, std::to_string(traces[i]));
+    EXPECT_LT(plan.requests.back().at, o.duration);  // times from the start
+    EXPECT_EQ(sim.snapshot().accepted, plan.requests.size());
+    EXPECT_THROW(gateway::GatewaySim(plan.scenario.params, 1, {}, 86400), std::invalid_argument);
+}
+
 TEST(TwinPlan, RefusesWhatCannotBeTwinned) {
     TwinOptions o;
     o.duration = std::chrono::seconds(5);

@@ -1,0 +1,201 @@
+#include "gateway/twin_panel.h"
+
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <chrono>
+
+#include "palette_colors.h"
+#include "table_widgets.h"
+
+namespace taillab::ui {
+
+TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName("twinPanel");
+    auto* intro = new QLabel(tr("The scenario simulated and live on the very same arrivals (its own requests, "
+                                "keys, pins and trace ids), both starting cold; each figure beside its "
+                                "tolerance."),
+                             this);
+    intro->setWordWrap(true);
+
+    rate_ = new QDoubleSpinBox(this);
+    rate_->setObjectName("twinRate");
+    rate_->setRange(1, 500);
+    rate_->setDecimals(0);
+    rate_->setValue(50);
+    rate_->setSuffix(tr(" req/s"));
+    rate_->setToolTip(tr("Mean rate over the window (the workload's hours scaled by load_multiplier, at most 50×)"));
+    duration_ = new QSpinBox(this);
+    duration_->setObjectName("twinDuration");
+    duration_->setRange(1, 600);
+    duration_->setValue(30);
+    duration_->setSuffix(tr(" s"));
+    duration_->setToolTip(tr("How long both runs last; the live half takes this long in wall time"));
+    start_ = new QDoubleSpinBox(this);
+    start_->setObjectName("twinStart");
+    start_->setRange(0, 167);
+    start_->setDecimals(2);
+    start_->setValue(38);
+    start_->setSuffix(tr(" h"));
+    start_->setToolTip(tr("Where both runs start on the scenario's clock, in hours since the first day's 00:00 "
+                          "(38 h: Tue 14:00 of a run from Monday)"));
+    run_ = new QPushButton(tr("Run twin"), this);
+    run_->setObjectName("twinRun");
+    cancelButton_ = new QPushButton(tr("Cancel"), this);
+    cancelButton_->setObjectName("twinCancel");
+    cancelButton_->setEnabled(false);
+    status_ = new QLabel(this);
+    status_->setObjectName("twinStatus");
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* controls = new QHBoxLayout;
+    const auto labelled = [&](const QString& text, QWidget* w) {
+        auto* l = new QLabel(text, this);
+        l->setBuddy(w);
+        controls->addWidget(l);
+        controls->addWidget(w);
+    };
+    labelled(tr("&Rate"), rate_);
+    labelled(tr("&Duration"), duration_);
+    labelled(tr("&Start at"), start_);
+    controls->addWidget(run_);
+    controls->addWidget(cancelButton_);
+    controls->addStretch(1);
+
+    table_ = makeReadOnlyTable({tr("Figure"), tr("Simulated"), tr("Live"), tr("Difference"), tr("Tolerance"),
+                                tr("Verdict")},
+                               this);
+    table_->setObjectName("twinTable");
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    verdict_ = new QLabel(this);
+    verdict_->setObjectName("twinVerdict");
+    verdict_->setWordWrap(true);
+    verdict_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    verdict_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::MinimumExpanding);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addLayout(controls);
+    layout->addWidget(status_);
+    layout->addWidget(table_, 3);
+    layout->addWidget(verdict_, 1);
+
+    connect(run_, &QPushButton::clicked, this, [this] { start(); });
+    connect(cancelButton_, &QPushButton::clicked, this, &TwinPanel::cancel);
+}
+
+TwinPanel::~TwinPanel() {
+    cancel_ = true;
+    join();
+}
+
+void TwinPanel::setScenario(const Scenario& scenario) {
+    scenario_ = scenario;
+    start_->setMaximum(scenario.params.integer("days") * 24.0 - 1.0 / 60);
+    status_->setText(tr("Twin of %1 (seed %2).").arg(QString::fromStdString(scenario.name)).arg(scenario.seed));
+}
+
+void TwinPanel::join() {
+    if (worker_.joinable()) worker_.join();
+}
+
+void TwinPanel::setRunning(bool running) {
+    run_->setEnabled(!running);
+    cancelButton_->setEnabled(running);
+    rate_->setEnabled(!running);
+    duration_->setEnabled(!running);
+    start_->setEnabled(!running);
+}
+
+bool TwinPanel::start() {
+    if (running()) return false;
+    if (!scenario_) {
+        status_->setText(tr("Pick a gateway scenario first."));
+        return false;
+    }
+    join();  // a finished run's thread
+    live::TwinOptions o;
+    o.rate_per_s = rate_->value();
+    o.duration = std::chrono::seconds(duration_->value());
+    o.start_at = fromSeconds(start_->value() * 3600);
+    cancel_ = false;
+    o.cancel = &cancel_;
+    done_ = false;
+    setRunning(true);
+    status_->setText(tr("Running: simulated, then %1 s live on loopback…").arg(duration_->value()));
+    worker_ = std::thread([this, scenario = *scenario_, o] {
+        std::shared_ptr<live::TwinRun> run;
+        QString error;
+        try {
+            run = std::make_shared<live::TwinRun>(live::runTwin(scenario, o));
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        // Dropped by Qt when the panel is gone (its destructor joins this thread first).
+        QMetaObject::invokeMethod(this, [this, run, error] { onDone(run, error); }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void TwinPanel::cancel() {
+    if (!running()) return;
+    cancel_ = true;
+    status_->setText(tr("Cancelling…"));
+}
+
+void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
+    done_ = true;
+    join();
+    setRunning(false);
+    if (!run) {
+        status_->setText(tr("The twin run did not finish: %1").arg(error));
+        status_->setStyleSheet(QStringLiteral("color: %1").arg(failColor(palette()).name()));
+        emit finished(false);
+        return;
+    }
+    status_->setStyleSheet({});
+    result_ = std::move(*run);
+    const live::TwinRun& r = *result_;
+    QString status = tr("%1 requests over %2 s at %3 req/s (load_multiplier %4), starting %5 h into %6.")
+                         .arg(r.plan.requests.size())
+                         .arg(duration_->value())
+                         .arg(r.plan.mean_rate_per_s, 0, 'f', 1)
+                         .arg(r.plan.scenario.params.real("load_multiplier"), 0, 'f', 2)
+                         .arg(start_->value())
+                         .arg(QString::fromStdString(r.plan.scenario.name));
+    for (const std::string& note : r.plan.notes) status += "\n" + tr("Note: %1.").arg(QString::fromStdString(note));
+    status_->setText(status);
+    table_->setRowCount(static_cast<int>(r.rows.size()));
+    for (int i = 0; i < static_cast<int>(r.rows.size()); ++i) {
+        const live::TwinRow& row = r.rows[static_cast<std::size_t>(i)];
+        const QStringList cells{QString::fromStdString(row.label),
+                                QString::fromStdString(live::twinValueText(row, row.simulated)),
+                                QString::fromStdString(live::twinValueText(row, row.live)),
+                                QString::fromStdString(live::twinDifferenceText(row)),
+                                QString::fromStdString(live::twinToleranceText(row)),
+                                row.within ? tr("within") : tr("diverges")};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c >= 1 && c <= 4) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == 5) item->setForeground(row.within ? passColor(palette()) : failColor(palette()));
+            if (!row.verdict.empty()) item->setToolTip(QString::fromStdString(row.verdict));
+            table_->setItem(i, c, item);
+        }
+    }
+    QString words = r.agrees() ? tr("The live run agrees with the simulation within every tolerance.")
+                               : tr("The live run diverges from the simulation:");
+    for (const live::TwinRow& row : r.rows)
+        if (!row.within) words += "\n• " + QString::fromStdString(row.verdict);
+    words += "\n" + QString::fromStdString(live::twinStagesText(r.stages));
+    verdict_->setText(words);
+    emit finished(true);
+}
+
+}  // namespace taillab::ui
