@@ -145,6 +145,10 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
     const GatewayRunSpec saved = loadGatewayRun(path.toStdString(), {});
     EXPECT_EQ(saved.name, "my-live-run");
     EXPECT_EQ(saved.params.real("hedge_budget"), before.real("hedge_budget"));
+    // The live charts' 10 s window is the live tab's; the scenario keeps its own.
+    EXPECT_EQ(before.real("window_s"), 10);
+    EXPECT_EQ(saved.params.real("window_s"),
+              loadGatewayRun("week-v4-september", scenarioDirectory()).params.real("window_s"));
     ASSERT_EQ(saved.timeline.events.size(), 2u);
     EXPECT_FALSE(saved.timeline.events[0].set.empty());
     EXPECT_EQ(saved.timeline.events[0].set[0].key, "hedge_budget");
