@@ -34,6 +34,7 @@
 #include "export_actions.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
+#include "gateway/live_view.h"
 #include "gateway/twin_panel.h"
 #include "gateway/transport_bar.h"
 #include "knob_panel.h"
@@ -198,6 +199,12 @@ void MainWindow::buildLayout() {
     gatewayLayout->setContentsMargins(6, 4, 6, 0);
     tabs_->addTab(gatewayPage_, tr("Gateway (simulated)"));
     tabs_->setTabToolTip(1, tr("Seed 000's search gateway, simulated and streamed as it happens"));
+    livePage_ = new QWidget(tabs_);
+    auto* liveLayout = new QVBoxLayout(livePage_);
+    liveLayout->setContentsMargins(6, 4, 6, 0);
+    tabs_->addTab(livePage_, tr("Gateway (live)"));
+    tabs_->setTabToolTip(2, tr("A gateway scenario run for real on 127.0.0.1: emulated engines, "
+                               "the gateway and an open-loop load generator, in this process"));
     connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     setCentralWidget(tabs_);
 }
@@ -254,13 +261,26 @@ TwinPanel* MainWindow::openTwin() {
 
 bool MainWindow::gatewayShown() const { return tabs_->currentWidget() == gatewayPage_; }
 
+LiveView* MainWindow::openLive() {
+    if (!live_) {
+        live_ = new LiveView(catalog_.directory(), livePage_);
+        livePage_->layout()->addWidget(live_);
+        undo_->addStack(live_->knobPanel()->undoStack());
+    }
+    tabs_->setCurrentWidget(livePage_);
+    return live_;
+}
+
 void MainWindow::onTabChanged(int) {
     const bool gateway = gatewayShown();
+    const bool live = tabs_->currentWidget() == livePage_;
     if (gateway && (!gateway_ || !gateway_->hasRun())) openGateway();
-    // The toolbar's actions (run, export) are the labs'; the gateway view has its own.
-    if (toolBar_) toolBar_->setVisible(!gateway);
+    if (live && !live_) openLive();
+    // The toolbar's actions (run, export) are the labs'; the gateway views have their own.
+    if (toolBar_) toolBar_->setVisible(!gateway && !live);
     if (undo_)
         undo_->setActiveStack(gateway && gateway_ ? gateway_->knobPanel()->undoStack()
+                              : live && live_     ? live_->knobPanel()->undoStack()
                                                   : knobs_->undoStack());
     updateSaveRun();
     updateTitle();
@@ -947,6 +967,11 @@ void MainWindow::reloadCatalog() {
 }
 
 void MainWindow::updateTitle() {
+    if (tabs_->currentWidget() == livePage_) {
+        setWindowTitle(tr("Gateway (live)[*] — TailLab"));
+        setWindowModified(false);
+        return;
+    }
     if (gatewayShown()) {
         setWindowTitle(tr("Gateway, seed 000 (simulated)[*] — TailLab"));
         setWindowModified(false);

@@ -38,6 +38,7 @@ class ChartArea;
 class ExplanationPanel;
 class ExportActions;
 class GatewayView;
+class LiveView;
 class KnobPanel;
 class LabBrowser;
 class MessageBanner;
@@ -93,6 +94,10 @@ class MainWindow : public QMainWindow {
     // (default knobs when none is given and no run was started yet).
     GatewayView* openGateway(std::optional<GatewayRunSpec> spec = std::nullopt, bool play = true);
     GatewayView* gatewayView() const { return gateway_; }
+    // Shows the "Gateway (live)" tab, building its view the first time (nothing runs until its
+    // Start).
+    LiveView* openLive();
+    LiveView* liveView() const { return live_; }
     // The twin-run window (simulated and live on the same arrivals) for the gateway scenario shown,
     // or seed 000's September v4 when none is.
     TwinPanel* openTwin();
@@ -178,6 +183,8 @@ class MainWindow : public QMainWindow {
     QWidget* sidePanel_ = nullptr;     // the lab tree over the knobs
     QAction* sidePanelAct_ = nullptr;  // View -> Side Panel (F9): labs' left column, gateway's knobs
     GatewayView* gateway_ = nullptr;
+    QWidget* livePage_ = nullptr;  // holds live_ once built
+    LiveView* live_ = nullptr;
     QDialog* twinDialog_ = nullptr;
     TwinPanel* twin_ = nullptr;
     QToolBar* toolBar_ = nullptr;

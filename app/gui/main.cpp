@@ -3,6 +3,7 @@
 //   taillab [SCENARIO-or-lab-id] [--screenshot FILE.png] [--export FILE] [--size WxH]
 //   taillab --gateway [GATEWAY-SCENARIO] [--until TIME] [--sweep] [--chart ID]
 //           [--screenshot FILE.png | --export FILE] [--size WxH]
+//   taillab --live [GATEWAY-SCENARIO] [--rate R] [--screenshot FILE.png [--until 20s]]
 //
 // SCENARIO is a scenario file, a scenario name, "labs/<name>" under the scenario directory, or a
 // lab id (its default scenario); default "fanout". The scenario directory is $TAILLAB_SCENARIOS,
@@ -19,6 +20,12 @@
 // the run started: 90m, 36h, 2d; a bare number is hours; default 36h), and with --sweep also runs
 // the hedge-delay sweep and shows its tab; --export writes the chart named by --chart (default
 // gateway_percentiles).
+//
+// --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a name under the scenario
+// directory; default week-v4-september) and starts it at --rate requests per second (default
+// 50): the emulated fleet, the gateway and the load generator on 127.0.0.1, in this process.
+// With --screenshot it grabs the window after --until of wall-clock time (default 20s; a bare
+// number is seconds here), stops the run and exits.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -34,6 +41,7 @@
 #include "export_actions.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
+#include "gateway/live_view.h"
 #include "gateway/sweep_panel.h"
 #include "main_window.h"
 #include "theme.h"
@@ -176,6 +184,43 @@ int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
     return QApplication::exec();
 }
 
+// taillab --live: opens the live tab, starts a run and, when asked, grabs the window after
+// `until` of wall-clock time.
+int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, const QString& rate,
+               const QString& until, const QString& screenshot) {
+    taillab::ui::LiveView* view = window.openLive();
+    const std::string name =
+        positional.isEmpty() ? "week-v4-september"
+                             : QFileInfo(positional.first()).completeBaseName().toStdString();
+    if (!view->selectScenario(name)) {
+        std::fprintf(stderr, "taillab: no gateway scenario '%s'\n", name.c_str());
+        return 2;
+    }
+    bool ok = true;
+    const double perSecond = rate.isEmpty() ? 50 : rate.toDouble(&ok);
+    if (!ok || !(perSecond > 0)) {
+        std::fprintf(stderr, "taillab: --rate expects requests per second, e.g. 50\n");
+        return 2;
+    }
+    view->setRate(perSecond);
+    window.show();
+    view->start();
+    if (!screenshot.isEmpty()) {
+        const bool bare = !until.isEmpty() && until.back().isDigit();  // seconds, here
+        const auto seconds = parseDuration(bare ? until + "s" : until);
+        if (!seconds) {
+            std::fprintf(stderr, "taillab: --until expects a time such as 20s\n");
+            return 2;
+        }
+        QTimer::singleShot(static_cast<int>(*seconds * 1000), &window, [&window, screenshot] {
+            const bool saved = window.grab().save(screenshot, "PNG");
+            if (!saved) std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(screenshot));
+            QApplication::exit(saved ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,6 +266,12 @@ int main(int argc, char** argv) {
     const QCommandLineOption theme("theme", "Colour theme: system, light or dark (default: as last "
                                             "time, else system).", "NAME");
     parser.addOption(theme);
+    const QCommandLineOption live(
+        "live", "Open the Gateway (live) tab and start GATEWAY-SCENARIO (a name) for real on "
+                "127.0.0.1; with --screenshot, grab the window after --until (default 20s).");
+    const QCommandLineOption rate("rate", "With --live: requests per second (default 50).", "R");
+    parser.addOption(live);
+    parser.addOption(rate);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -247,6 +298,11 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot) && parser.isSet(exportTo)) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
         return 2;
+    }
+    if (parser.isSet(live)) {
+        return runLiveTab(window, parser.positionalArguments(), parser.value(rate),
+                          parser.isSet(until) ? parser.value(until) : QString("20s"),
+                          parser.isSet(screenshot) ? parser.value(screenshot) : QString());
     }
     if (parser.isSet(gateway)) {
         return runGateway(window, {parser.positionalArguments(), parser.value(until),

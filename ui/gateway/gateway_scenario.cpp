@@ -76,6 +76,24 @@ Scenario runAsScenario(const GatewayRunSpec& spec, const std::string& name, cons
     return s;
 }
 
+bool saveRunAsScenario(const std::string& path,
+                       const std::function<std::optional<Scenario>(const std::string&)>& scenarioOf,
+                       std::string* error) {
+    auto fail = [&](std::string why) {
+        if (error) *error = std::move(why);
+        return false;
+    };
+    const std::optional<Scenario> s =
+        scenarioOf(scenarioNameFor(std::filesystem::path(path).filename().string()));
+    if (!s) return fail("There is no run to save yet.");
+    try {
+        saveScenarioFile(path, *s);
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    return true;
+}
+
 std::string scenarioNameFor(const std::string& fileName) {
     std::string stem = std::filesystem::path(fileName).stem().string();
     std::string name;

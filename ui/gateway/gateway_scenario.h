@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "knobs/knob.h"
@@ -36,6 +38,12 @@ GatewayRunSpec gatewayRunFromScenario(const Scenario& scenario);
 // the edits made during the run). `name` must be file-name safe (see scenarioNameFor).
 Scenario runAsScenario(const GatewayRunSpec& spec, const std::string& name, const Params& initial,
                        std::uint64_t seed, const Timeline& timeline);
+// Writes scenarioOf(the name scenarioNameFor gives `path`'s file) to `path` atomically. False and
+// *error when scenarioOf has nothing yet ("There is no run to save yet.") or the file cannot be
+// written. Both gateway views save their runs with it.
+bool saveRunAsScenario(const std::string& path,
+                       const std::function<std::optional<Scenario>(const std::string&)>& scenarioOf,
+                       std::string* error = nullptr);
 // A scenario name (a-z, 0-9, '-', '_') from a file name: "My run 2.json" -> "my-run-2".
 std::string scenarioNameFor(const std::string& fileName);
 

@@ -89,6 +89,18 @@ QString GatewayTables::conservationLine(const gateway::GatewaySnapshot& s) {
              grouped(s.in_flight), holds ? QString("✓") : tr("✗ does not add up"));
 }
 
+QString GatewayTables::conservationHelp() {
+    return tr("Every accepted request ends exactly once: answered, rejected (401, 429, shed) or "
+              "failed (deadline, no engine), or is still in flight");
+}
+
+void GatewayTables::setElapsedTime(bool elapsed) {
+    elapsed_ = elapsed;
+    timelineKey_.clear();
+    timeline_->setHorizontalHeaderItem(
+        1, new QTableWidgetItem(elapsed ? tr("Time since start") : tr("Simulated time (UTC)")));
+}
+
 void GatewayTables::setFrame(const GatewayFramePtr& frame) {
     if (!frame || !frame->snapshot) return;
     fillCustomers(*frame->snapshot, frame->params.real("deadline_ms"));
@@ -194,7 +206,8 @@ void GatewayTables::fillTimeline(const GatewayFrame& f) {
     for (std::size_t i = 0; i < events.size(); ++i) {
         const auto& e = events[events.size() - 1 - i];
         setRow(timeline_, static_cast<int>(i),
-               {QString::fromStdString(e.what), week_time::label(offset + e.t_s, true)});
+               {QString::fromStdString(e.what),
+                elapsed_ ? tr("%1 s").arg(e.t_s, 0, 'f', 1) : week_time::label(offset + e.t_s, true)});
     }
 }
 

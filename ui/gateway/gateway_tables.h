@@ -18,6 +18,8 @@ class GatewayTables : public QTabWidget {
   public:
     explicit GatewayTables(QWidget* parent = nullptr);
     void setFrame(const GatewayFramePtr& frame);
+    // The timeline's times as seconds since the start (a live run) instead of the week.
+    void setElapsedTime(bool elapsed);
 
     QTableWidget* customersTable() const { return customers_; }
     // Above the customers: what the ranking means when it cannot single anyone out ("" hidden).
@@ -26,6 +28,8 @@ class GatewayTables : public QTabWidget {
     QTableWidget* timelineTable() const { return timeline_; }
 
     static QString conservationLine(const gateway::GatewaySnapshot& s);
+    // What the line means, for its tooltip.
+    static QString conservationHelp();
     static double globalP99_ms(const gateway::GatewaySnapshot& s);
 
   private:
@@ -38,6 +42,7 @@ class GatewayTables : public QTabWidget {
     QTableWidget* counters_ = nullptr;
     QTableWidget* timeline_ = nullptr;
     QString timelineKey_;  // what the timeline table shows
+    bool elapsed_ = false;
 };
 
 }  // namespace taillab::ui

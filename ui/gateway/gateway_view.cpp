@@ -20,6 +20,7 @@
 #include "chart_data_export.h"
 #include "message_banner.h"
 #include "plots/breaker_strip_chart.h"
+#include "gateway/gateway_chart_grid.h"
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_tables.h"
@@ -208,37 +209,13 @@ QWidget* GatewayView::buildRunPage() {
     conservation_ = new QLabel(this);
     conservation_->setObjectName("gatewayConservation");
     conservation_->setContentsMargins(0, 0, 8, 0);
-    conservation_->setToolTip(tr("Every accepted request ends exactly once: answered, rejected "
-                                 "(401, 429, shed) or failed (deadline, no engine), or is still "
-                                 "in flight"));
+    conservation_->setToolTip(GatewayTables::conservationHelp());
     message_ = new MessageBanner(page);
     layout->addWidget(message_);
 
-    auto* grid = new QGridLayout;
-    grid->setSpacing(4);
-    percentiles_ = new GatewayTimeChart(page);
-    nines_ = new PercentileChart(page);
-    queue_ = new GatewayTimeChart(page);
-    hedging_ = new GatewayTimeChart(page);
-    breakers_ = new BreakerStripChart(page);
-    cache_ = new GatewayTimeChart(page);
-    addChart(gateway_charts::kPercentiles, percentiles_);
-    addChart(gateway_charts::kLatencyNines, nines_);
-    addChart(gateway_charts::kQueue, queue_);
-    addChart(gateway_charts::kHedging, hedging_);
-    addChart(gateway_charts::kBreakers, breakers_);
-    addChart(gateway_charts::kCache, cache_);
-    // The whole run's distribution beside the percentiles per window: the two views of the same
-    // latency read together.
-    grid->addWidget(percentiles_, 0, 0);
-    grid->addWidget(nines_, 0, 1);
-    grid->addWidget(queue_, 0, 2);
-    grid->addWidget(hedging_, 1, 0);
-    grid->addWidget(breakers_, 1, 1);
-    grid->addWidget(cache_, 1, 2);
-    for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
-    for (int r = 0; r < 2; ++r) grid->setRowStretch(r, 1);
-    layout->addLayout(grid, 1);
+    grid_ = new GatewayChartGrid(page);
+    for (const auto& [id, view] : grid_->charts()) addChart(id, view);
+    layout->addWidget(grid_, 1);
     return page;
 }
 
@@ -350,45 +327,10 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     const gateway::GatewaySnapshot& s = *frame.snapshot;
     chartsSnapshot_ = frame.snapshot;
     const double offset = week_time::startOffset_s(startDayOf(frame.params));
-    const std::vector<Annotation> annotations = gateway_charts::annotations(s, offset);
-    breakers_->setAnnotations(annotations);
-    using Build = Chart (*)(const gateway::GatewaySnapshot&, double);
-    const std::pair<GatewayTimeChart*, Build> series[] = {
-        {percentiles_, &gateway_charts::percentiles},
-        {queue_, &gateway_charts::queue},
-        {hedging_, &gateway_charts::hedging},
-        {cache_, &gateway_charts::cache}};
-    for (const auto& [chart, build] : series) {
-        chart->setAnnotations(annotations);
-        // The pinned run lines up with this one by time since its start.
-        chart->setBaseline(baseline_ ? build(*baseline_, offset).series : std::vector<Series>{});
-        chart->setChart(build(s, offset));
-    }
-    // Percentiles of six histograms: cheap enough for every frame; the series keep their names,
-    // so the graphs stay and only their data is replaced.
     const std::optional<double> deadline =
         frame.params.spec("deadline_ms") ? std::optional(frame.params.real("deadline_ms"))
                                          : std::nullopt;
-    // The pinned run's whole-run curve (all classes) as a ghost: the class curves would bury it.
-    std::vector<Series> ninesGhost;
-    if (baseline_)
-        for (Series& series : gateway_charts::latencyNines(*baseline_, std::nullopt).series)
-            if (series.name == gateway_charts::kAllClasses) ninesGhost.push_back(std::move(series));
-    nines_->setBaseline(ninesGhost);
-    nines_->setChart(gateway_charts::latencyNines(s, deadline));
-    QStringList lanes;
-    const int engines = static_cast<int>(s.engines.size());
-    for (int lane = 0; lane < gateway::kRegions * engines; ++lane) {
-        QString name = QString::fromStdString(gateway_charts::laneName(s, lane));
-        if (static_cast<std::size_t>(lane) < s.breaker_state.size() &&
-            s.breaker_state[static_cast<std::size_t>(lane)] != gateway::BreakerState::Closed)
-            name += s.breaker_state[static_cast<std::size_t>(lane)] == gateway::BreakerState::Open
-                        ? tr(" (open)")
-                        : tr(" (half-open)");
-        lanes << name;
-    }
-    breakers_->setLanes(lanes);
-    breakers_->showStrips(gateway_charts::breakers(s, offset));
+    grid_->draw(s, offset, deadline, baseline_.get());
 }
 
 void GatewayView::syncKnobs(const GatewayFrame& frame) {

@@ -37,13 +37,11 @@ namespace taillab::ui {
 
 class MessageBanner;
 
-class BreakerStripChart;
 class ChartView;
+class GatewayChartGrid;
 class GatewaySession;
 class GatewayTables;
-class GatewayTimeChart;
 class KnobPanel;
-class PercentileChart;
 class StagePathWidget;
 class SweepPanel;
 class TransportBar;
@@ -142,12 +140,7 @@ class GatewayView : public QWidget {
     QTabWidget* tabs_ = nullptr;
     QLabel* conservation_ = nullptr;
     MessageBanner* message_ = nullptr;
-    GatewayTimeChart* percentiles_ = nullptr;
-    PercentileChart* nines_ = nullptr;  // the whole run on the nines axis
-    GatewayTimeChart* queue_ = nullptr;
-    GatewayTimeChart* hedging_ = nullptr;
-    BreakerStripChart* breakers_ = nullptr;
-    GatewayTimeChart* cache_ = nullptr;
+    GatewayChartGrid* grid_ = nullptr;  // the Run tab's six charts
     GatewayTables* tables_ = nullptr;
     SweepPanel* sweep_ = nullptr;
     std::map<std::string, ChartView*> charts_;

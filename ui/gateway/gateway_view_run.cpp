@@ -41,19 +41,11 @@ std::optional<Scenario> GatewayView::scenarioOfRun(const std::string& name) cons
 }
 
 bool GatewayView::saveRun(const QString& path, QString* error) const {
-    auto fail = [&](const QString& why) {
-        if (error) *error = why;
-        return false;
-    };
-    const std::optional<Scenario> s =
-        scenarioOfRun(scenarioNameFor(QFileInfo(path).fileName().toStdString()));
-    if (!s) return fail(tr("There is no run to save yet."));
-    try {
-        saveScenarioFile(path.toStdString(), *s);
-    } catch (const std::exception& e) {
-        return fail(QString::fromStdString(e.what()));
-    }
-    return true;
+    std::string why;
+    const bool saved = saveRunAsScenario(
+        path.toStdString(), [this](const std::string& name) { return scenarioOfRun(name); }, &why);
+    if (!saved && error) *error = QString::fromStdString(why);
+    return saved;
 }
 
 }  // namespace taillab::ui

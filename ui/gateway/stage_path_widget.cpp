@@ -113,6 +113,11 @@ QStringList StagePathWidget::drawnLines(int stage) const {
     return out;
 }
 
+void StagePathWidget::setMeasured(bool measured) {
+    measured_ = measured;
+    update();
+}
+
 void StagePathWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
@@ -122,8 +127,10 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(kMargin, kMargin - 2, width() - 2 * kMargin, captionHeight()),
                Qt::AlignLeft | Qt::AlignVCenter,
-               tr("Request path — totals since the run started; mean and max simulated time in "
-                  "each stage against its budget (bar: mean; tick: max)"));
+               measured_ ? tr("Request path — totals since the run started; mean and max measured "
+                              "time in each stage against its budget (bar: mean; tick: max)")
+                         : tr("Request path — totals since the run started; mean and max simulated "
+                              "time in each stage against its budget (bar: mean; tick: max)"));
     QFont bold = font();
     bold.setBold(true);
     for (int i = 0; i < kStages; ++i) {

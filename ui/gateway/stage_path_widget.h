@@ -15,6 +15,8 @@ class StagePathWidget : public QWidget {
   public:
     explicit StagePathWidget(QWidget* parent = nullptr);
     void setSnapshot(GatewaySnapshotPtr snapshot);
+    // A live gateway's stages take measured time, not simulated: the caption says so.
+    void setMeasured(bool measured);
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     // The text of one stage's box, as drawn (tests and tooltips).
@@ -38,6 +40,7 @@ class StagePathWidget : public QWidget {
     int captionHeight() const;
 
     GatewaySnapshotPtr snapshot_;
+    bool measured_ = false;
 };
 
 }  // namespace taillab::ui

@@ -39,8 +39,16 @@ GatewayTimeChart::GatewayTimeChart(QWidget* parent) : TimeChart(parent) {
     plot()->xAxis->setTicker(ticker);
 }
 
+void GatewayTimeChart::setElapsedTime(bool elapsed) { elapsed_ = elapsed; }
+
 void GatewayTimeChart::configureAxes(const Chart& chart) {
     TimeChart::configureAxes(chart);
+    if (elapsed_) {
+        plot()->xAxis->setLabel(QString::fromStdString(chart.x_label));
+        if (plot()->xAxis->ticker().dynamicCast<WeekTicker>())
+            plot()->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        return;
+    }
     // The ticks read as days and times of the week; the data (and its CSV column) stay in
     // seconds since Mon 00:00, which the chart's own label says.
     plot()->xAxis->setLabel(tr("Simulated time (UTC)"));
@@ -48,6 +56,19 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
         plot()->xAxis->setTicker(QSharedPointer<WeekTicker>::create());
 }
 
-QString GatewayTimeChart::formatX(double x) const { return week_time::label(x, true); }
+void GatewayTimeChart::adjustRanges() {
+    if (!elapsed_) return;
+    for (int i = 0; i < plot()->graphCount(); ++i)
+        if (!plot()->graph(i)->data()->isEmpty()) return;
+    // Nothing yet (a live run's first chart window has not closed): its first seconds, not an
+    // axis padded around nothing.
+    plot()->xAxis->setRange(0, 10);
+    plot()->yAxis->setRange(plot()->yAxis->scaleType() == QCPAxis::stLogarithmic ? QCPRange(1, 100)
+                                                                                : QCPRange(0, 1));
+}
+
+QString GatewayTimeChart::formatX(double x) const {
+    return elapsed_ ? QString::number(x, 'f', 1) + " s" : week_time::label(x, true);
+}
 
 }  // namespace taillab::ui

@@ -1,0 +1,212 @@
+// The "Gateway (live)" tab in a real window (offscreen) over real sockets on 127.0.0.1: a live
+// run of a gateway scenario at a low rate fills the charts from the gateway's snapshot and the
+// client view from the load generator; a knob change and a fault land on the timeline and on the
+// time charts; the run saves as a scenario that the simulated tab opens with those events; a
+// workload-shape knob is refused and said so; stopping and closing the window while a run is up
+// return. Waits are bounded by what happens (frames, counts), never by how fast it happens.
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include "gateway/gateway_charts.h"
+#include "gateway/gateway_scenario.h"
+#include "gateway/gateway_tables.h"
+#include "gateway/gateway_view.h"
+#include "gateway/live_session.h"
+#include "gateway/live_view.h"
+#include "knob_editor.h"
+#include "knob_panel.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+constexpr int kLiveTimeoutMs = 8000;
+
+std::size_t points(const ChartView& view) {
+    std::size_t n = 0;
+    for (const auto& s : view.plottedSeries()) n += static_cast<std::size_t>(s.x.size());
+    return n;
+}
+
+bool hasMark(const gateway::GatewaySnapshot& s, gateway::MarkKind kind, const std::string& what) {
+    return std::any_of(s.timeline.begin(), s.timeline.end(), [&](const gateway::TimelineMark& m) {
+        return m.kind == kind && m.what.find(what) != std::string::npos;
+    });
+}
+
+class LiveViewTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        window_ = std::make_unique<MainWindow>(scenarioDirectory());
+        window_->resize(1280, 720);
+        window_->show();
+        view_ = window_->openLive();
+        ASSERT_NE(view_, nullptr);
+        ASSERT_TRUE(view_->selectScenario("week-v4-september"));
+        view_->setRate(50);
+    }
+
+    // Waits until the view has drawn a frame of the current run for which `pred` holds.
+    bool waitDrawn(const std::function<bool(const LiveFrame&)>& pred,
+                   int timeoutMs = kLiveTimeoutMs) {
+        return QTest::qWaitFor(
+            [&] {
+                const LiveFramePtr f = view_->latestFrame();
+                return f && f->commandSeq >= view_->session()->lastCommand() && pred(*f);
+            },
+            timeoutMs);
+    }
+
+    bool startAndWaitForAnswers() {
+        view_->start();
+        return waitDrawn([](const LiveFrame& f) {
+            return f.running && f.gateway->snapshot->answered > 0 && f.load.counts.answered > 0;
+        });
+    }
+
+    std::unique_ptr<MainWindow> window_;
+    LiveView* view_ = nullptr;
+};
+
+TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario) {
+    auto* mainTabs = window_->findChild<QTabWidget*>("mainTabs");
+    ASSERT_NE(mainTabs, nullptr);
+    EXPECT_EQ(mainTabs->tabText(mainTabs->currentIndex()), "Gateway (live)");
+    EXPECT_TRUE(view_->isVisible());
+    EXPECT_FALSE(view_->stopButton()->isEnabled()) << "nothing runs before Start";
+
+    ASSERT_TRUE(startAndWaitForAnswers()) << view_->message().toStdString();
+    const LiveFramePtr first = view_->latestFrame();
+    EXPECT_TRUE(view_->urlText().contains("http://127.0.0.1:")) << view_->urlText().toStdString();
+    EXPECT_FALSE(view_->startButton()->isEnabled());
+    EXPECT_TRUE(view_->stopButton()->isEnabled());
+    // The conservation line and the whole-run percentile chart have the gateway's requests.
+    auto* conservation = view_->findChild<QLabel*>("liveConservation");
+    ASSERT_NE(conservation, nullptr);
+    EXPECT_EQ(conservation->text(),
+              "Requests: " + GatewayTables::conservationLine(*first->gateway->snapshot));
+    EXPECT_GT(first->gateway->snapshot->accepted, 0u);
+    ASSERT_TRUE(waitDrawn([&](const LiveFrame&) {
+        return points(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
+               points(*view_->chartView(LiveView::kClientChart)) > 0;
+    }));
+    EXPECT_TRUE(view_->statusText().contains("sent")) << view_->statusText().toStdString();
+    // The clients' view: corrected latency runs from the intended send time, so it is never
+    // below the uncorrected one.
+    const live::LoadProgress& load = view_->latestFrame()->load;
+    ASSERT_TRUE(load.corrected_p99_ms && load.uncorrected_p99_ms);
+    EXPECT_GT(*load.corrected_p99_ms, 0);
+    EXPECT_GE(*load.corrected_p99_ms + 1e-9, *load.uncorrected_p99_ms);
+
+    // A knob edit applies to the running gateway and lands on the timeline and the charts.
+    const Params before = view_->latestFrame()->gateway->params;
+    const double budget = before.real("hedge_budget") > 0.1 ? 0.05 : 0.2;
+    view_->knobPanel()->applyValue("hedge_budget", budget);
+    ASSERT_TRUE(waitDrawn([&](const LiveFrame& f) {
+        return f.gateway->params.real("hedge_budget") == budget &&
+               hasMark(*f.gateway->snapshot, gateway::MarkKind::Knob, "hedge_budget");
+    })) << view_->message().toStdString();
+    const auto& knobMarks = view_->chartView(gateway_charts::kPercentiles)->annotations();
+    EXPECT_TRUE(std::any_of(knobMarks.begin(), knobMarks.end(), [](const Annotation& a) {
+        return a.kind == "knob" && a.label.find("hedge_budget") != std::string::npos;
+    }));
+
+    // A fault on the fleet, for a while: a shaded span on the time charts.
+    Fault slow;
+    slow.target.engine = "atlas";
+    slow.effect = FaultEffect::Slow;
+    slow.factor = 4;
+    view_->injectFault(slow, 30.0);
+    ASSERT_TRUE(waitDrawn([&](const LiveFrame& f) {
+        return hasMark(*f.gateway->snapshot, gateway::MarkKind::Fault, "atlas");
+    })) << view_->message().toStdString();
+    EXPECT_TRUE(view_->message().isEmpty()) << view_->message().toStdString();
+
+    view_->stop();
+    ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));
+    EXPECT_TRUE(view_->startButton()->isEnabled());
+    EXPECT_FALSE(view_->stopButton()->isEnabled());
+    EXPECT_TRUE(view_->statusText().startsWith("Stopped")) << view_->statusText().toStdString();
+
+    // Saved, it holds the run's first knobs, its seed and both events; the simulated tab opens it.
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath("My live run.json");
+    QString error;
+    ASSERT_TRUE(view_->saveRun(path, &error)) << error.toStdString();
+    const GatewayRunSpec saved = loadGatewayRun(path.toStdString(), {});
+    EXPECT_EQ(saved.name, "my-live-run");
+    EXPECT_EQ(saved.params.real("hedge_budget"), before.real("hedge_budget"));
+    // The live charts' 10 s window is the live tab's; the scenario keeps its own.
+    EXPECT_EQ(before.real("window_s"), 10);
+    EXPECT_EQ(saved.params.real("window_s"),
+              loadGatewayRun("week-v4-september", scenarioDirectory()).params.real("window_s"));
+    ASSERT_EQ(saved.timeline.events.size(), 2u);
+    EXPECT_FALSE(saved.timeline.events[0].set.empty());
+    EXPECT_EQ(saved.timeline.events[0].set[0].key, "hedge_budget");
+    ASSERT_TRUE(saved.timeline.events[1].fault.has_value());
+    EXPECT_EQ(saved.timeline.events[1].fault->effect, FaultEffect::Slow);
+    EXPECT_LE(saved.timeline.events[0].at_s, saved.timeline.events[1].at_s);
+
+    ASSERT_TRUE(window_->openFile(path));
+    EXPECT_TRUE(window_->gatewayShown());
+    ASSERT_NE(window_->gatewayView(), nullptr);
+    EXPECT_EQ(window_->gatewayView()->runSpec().timeline, saved.timeline);
+    EXPECT_TRUE(window_->gatewayView()->message().isEmpty())
+        << window_->gatewayView()->message().toStdString();
+}
+
+TEST_F(LiveViewTest, AWorkloadShapeKnobIsRefusedAndTheFixedKnobsAreLockedWhileRunning) {
+    // A start the core refuses says why and leaves Start usable.
+    live::LiveStackOptions none;
+    none.rate_per_s = 0;
+    const quint64 refusedStart = view_->session()->start(view_->scenarios().front(), none);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view_->session()->handled(refusedStart); },
+                                kLiveTimeoutMs));
+    EXPECT_TRUE(view_->message().contains("rate")) << view_->message().toStdString();
+    EXPECT_FALSE(view_->running());
+    EXPECT_TRUE(view_->startButton()->isEnabled());
+
+    ASSERT_TRUE(startAndWaitForAnswers()) << view_->message().toStdString();
+    EXPECT_TRUE(view_->message().isEmpty()) << "a new start clears the banner";
+    KnobEditor* days = view_->knobPanel()->editor("days");
+    ASSERT_NE(days, nullptr);
+    EXPECT_FALSE(days->isEnabled()) << "the days shape the workload from the start";
+    QSignalSpy refused(view_->session(), &LiveSession::failed);
+    Params p = view_->latestFrame()->gateway->params;
+    p.set("days", p.real("days") > 1 ? 1 : 2);
+    view_->session()->applyParams(p);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return refused.count() > 0; }, kLiveTimeoutMs));
+    EXPECT_TRUE(view_->message().contains("days")) << view_->message().toStdString();
+    EXPECT_TRUE(view_->running()) << "a refused knob leaves the run up";
+    view_->stop();
+    ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));
+    EXPECT_TRUE(days->isEnabled());
+}
+
+TEST_F(LiveViewTest, StartsAgainAfterStopAndClosingWhileRunningReturns) {
+    ASSERT_TRUE(startAndWaitForAnswers()) << view_->message().toStdString();
+    const LiveFramePtr first = view_->latestFrame();
+    view_->stop();
+    ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));
+    ASSERT_TRUE(startAndWaitForAnswers()) << view_->message().toStdString();
+    const LiveFramePtr second = view_->latestFrame();
+    EXPECT_GT(second->runId, first->runId);
+    EXPECT_LE(second->gateway->snapshot->timeline.size(), first->gateway->snapshot->timeline.size())
+        << "a new run starts with a fresh gateway";
+    // Closing the window with the fleet, the gateway and the load up ends them all.
+    window_->close();
+    window_.reset();
+    SUCCEED();
+}
+
+}  // namespace
+}  // namespace taillab::ui::test

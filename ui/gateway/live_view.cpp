@@ -1,0 +1,596 @@
+#include "gateway/live_view.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <filesystem>
+
+#include "gateway/gateway_chart_grid.h"
+#include "gateway/gateway_charts.h"
+#include "gateway/gateway_scenario.h"
+#include "gateway/gateway_tables.h"
+#include "gateway/stage_path_widget.h"
+#include "knob_editor.h"
+#include "knob_panel.h"
+#include "labs/lab.h"
+#include "message_banner.h"
+#include "plots/gateway_time_chart.h"
+
+namespace taillab::ui {
+namespace {
+
+constexpr const char* kSaveDirKey = "scenarios/lastSaveDirectory";
+constexpr const char* kDefaultScenario = "week-v4-september";
+// The chart window of a live run: the scenarios' (600 s, for a simulated week) would leave the
+// time charts empty for ten minutes. 10 s is the knob's least.
+constexpr double kLiveWindow_s = 10;
+
+// The fault row's effects: what the amount box means for each.
+struct EffectChoice {
+    const char* label;
+    FaultEffect effect;
+    const char* suffix;  // "" for none: the amount box is disabled
+    double min, max, value, step;
+};
+constexpr EffectChoice kEffects[] = {
+    {"down", FaultEffect::Down, "", 0, 0, 0, 1},
+    {"slow ×N", FaultEffect::Slow, " ×", 1.1, 100, 5, 0.5},
+    {"latency +", FaultEffect::Latency, " ms", 1, 60000, 200, 50},
+    {"resets", FaultEffect::Resets, " % of calls", 1, 100, 50, 5},
+    {"invalid answers", FaultEffect::Invalid, " % of answers", 1, 100, 50, 5},
+};
+
+TimelineVocabulary vocabularyOf(const Scenario& s) {
+    if (const Lab* lab = findLab("gateway"))
+        if (auto v = lab->timelineVocabulary(s.params)) return *v;
+    return {};
+}
+
+QString grouped(std::uint64_t n) { return QLocale(QLocale::English).toString(qulonglong(n)); }
+
+QString ms(std::optional<double> v) {
+    if (!v) return QStringLiteral("–");
+    return QString::number(*v, 'f', *v >= 100 ? 0 : 1) + " ms";
+}
+
+}  // namespace
+
+LiveView::LiveView(const std::string& scenarioDirectory, QWidget* parent)
+    : QWidget(parent), session_(new LiveSession(this)) {
+    setObjectName("liveView");
+    loadScenarios(scenarioDirectory);
+    buildLayout();
+    connect(session_, &LiveSession::frameArrived, this, &LiveView::onFrame);
+    connect(session_, &LiveSession::failed, this, [this](const QString& title, const QString& m) {
+        message_->showMessage(MessageBanner::Kind::Error, title, m);
+        if (drawn_) {  // the knobs show what is in force, not the refused edit
+            knobs_->showValues(drawn_->gateway->params);
+            shownParams_ = drawn_->gateway->params;
+        }
+        updateButtons();
+    });
+    connect(knobs_, &KnobPanel::edited, this, &LiveView::onKnobsEdited);
+    connect(session_, &LiveSession::commandHandled, this, &LiveView::updateButtons);
+    onScenarioPicked();
+    updateButtons();
+}
+
+LiveView::~LiveView() = default;
+
+void LiveView::loadScenarios(const std::string& directory) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const fs::path& dir : {fs::path(directory) / "gateway", fs::path(directory)})
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".json" && isGatewayScenarioFile(e.path().string()))
+                files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+        try {
+            scenarios_.push_back(loadScenarioFile(f.string()));
+        } catch (const std::exception&) {
+            // A file the parser refuses is the simulated tab's to report; it is not offered here.
+        }
+    }
+    if (scenarios_.empty()) {  // no scenario directory: the gateway's defaults
+        const GatewayRunSpec d = defaultGatewayRun();
+        Scenario s;
+        s.name = d.name;
+        s.title = d.title;
+        s.lab = "gateway";
+        s.seed = d.seed;
+        s.params = d.params;
+        scenarios_.push_back(s);
+    }
+}
+
+void LiveView::buildLayout() {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(buildControls());
+    layout->addWidget(buildFaultRow());
+    message_ = new MessageBanner(this);
+    layout->addWidget(message_);
+    stagePath_ = new StagePathWidget(this);
+    stagePath_->setMeasured(true);
+    layout->addWidget(stagePath_);
+
+    knobs_ = new KnobPanel(this);
+    knobs_->setObjectName("liveKnobPanel");
+    knobs_->setMinimumWidth(270);
+
+    conservation_ = new QLabel(this);
+    conservation_->setObjectName("liveConservation");
+    conservation_->setContentsMargins(0, 0, 8, 0);
+    conservation_->setToolTip(GatewayTables::conservationHelp());
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName("liveTabs");
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(buildRunPage(), tr("Run"));
+    client_ = new GatewayTimeChart(tabs_);
+    client_->setElapsedTime(true);
+    addChart(kClientChart, client_);
+    const int clientTab = tabs_->addTab(client_, tr("Client view"));
+    tabs_->setTabToolTip(clientTab,
+                         tr("What the load generator's clients saw: corrected latency (from each "
+                            "request's intended send time) against uncorrected (from when it got "
+                            "a connection), and the generator's own lag"));
+    tables_ = new GatewayTables(tabs_);
+    tables_->setElapsedTime(true);
+    tabs_->addTab(tables_, tr("Tables"));
+    tabs_->setCornerWidget(conservation_, Qt::TopRightCorner);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName("liveSplitter");
+    split->addWidget(knobs_);
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({290, 1150});
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
+}
+
+QWidget* LiveView::buildControls() {
+    auto* row = new QWidget(this);
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(4, 2, 4, 2);
+    h->addWidget(new QLabel(tr("Scenario:"), row));
+    scenarioBox_ = new QComboBox(row);
+    scenarioBox_->setObjectName("liveScenario");
+    for (const Scenario& s : scenarios_) {
+        scenarioBox_->addItem(QString::fromStdString(s.title.empty() ? s.name : s.title),
+                              QString::fromStdString(s.name));
+        scenarioBox_->setItemData(scenarioBox_->count() - 1, QString::fromStdString(s.file),
+                                  Qt::ToolTipRole);
+    }
+    // Titles are long: the box keeps a fixed room and the list shows them whole.
+    scenarioBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    scenarioBox_->setMinimumContentsLength(24);
+    const int preferred = scenarioBox_->findData(QString(kDefaultScenario));
+    if (preferred >= 0) scenarioBox_->setCurrentIndex(preferred);
+    connect(scenarioBox_, &QComboBox::currentIndexChanged, this, &LiveView::onScenarioPicked);
+    h->addWidget(scenarioBox_);
+
+    h->addSpacing(8);
+    h->addWidget(new QLabel(tr("Rate:"), row));
+    rate_ = new QDoubleSpinBox(row);
+    rate_->setObjectName("liveRate");
+    rate_->setRange(1, 20000);
+    rate_->setDecimals(0);
+    rate_->setValue(50);
+    rate_->setSuffix(tr(" req/s"));
+    rate_->setToolTip(tr("Open-loop: requests leave at this rate whatever the gateway answers"));
+    h->addWidget(rate_);
+    h->addWidget(new QLabel(tr("Connections:"), row));
+    connections_ = new QSpinBox(row);
+    connections_->setObjectName("liveConnections");
+    connections_->setRange(0, 10000);
+    connections_->setSpecialValueText(tr("auto"));
+    connections_->setToolTip(tr("The clients' connection pool; auto: enough for the rate at "
+                                "250 ms per answer, at least 8"));
+    h->addWidget(connections_);
+
+    startButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"), row);
+    startButton_->setObjectName("liveStart");
+    startButton_->setToolTip(tr("Start the emulated fleet, the gateway and the load generator on "
+                                "127.0.0.1, in this process"));
+    connect(startButton_, &QPushButton::clicked, this, &LiveView::start);
+    stopButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), row);
+    stopButton_->setObjectName("liveStop");
+    connect(stopButton_, &QPushButton::clicked, this, &LiveView::stop);
+    saveButton_ = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton),
+                                  tr("Save run as scenario…"), row);
+    saveButton_->setObjectName("liveSave");
+    saveButton_->setToolTip(tr("A scenario with the run's first knobs, its seed and a timeline "
+                               "of the knob changes and faults made during it, for the "
+                               "simulated tab"));
+    connect(saveButton_, &QPushButton::clicked, this, &LiveView::saveWithDialog);
+    h->addWidget(startButton_);
+    h->addWidget(stopButton_);
+    h->addWidget(saveButton_);
+    h->addSpacing(8);
+    url_ = new QLabel(row);
+    url_->setObjectName("liveUrl");
+    url_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    url_->setToolTip(tr("The gateway's address: any HTTP client may send to it while it runs"));
+    // Never wider than what is left of the row.
+    url_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    h->addWidget(url_, 1);
+    return row;
+}
+
+QWidget* LiveView::buildFaultRow() {
+    auto* row = new QWidget(this);
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(4, 0, 4, 2);
+    h->addWidget(new QLabel(tr("Fault:"), row));
+    faultEngine_ = new QComboBox(row);
+    faultEngine_->setObjectName("liveFaultEngine");
+    faultEngine_->setToolTip(tr("The engine the fault hits"));
+    h->addWidget(faultEngine_);
+    faultRegion_ = new QComboBox(row);
+    faultRegion_->setObjectName("liveFaultRegion");
+    faultRegion_->setToolTip(tr("In one region, or in all of them"));
+    h->addWidget(faultRegion_);
+    faultEffect_ = new QComboBox(row);
+    faultEffect_->setObjectName("liveFaultEffect");
+    for (const EffectChoice& e : kEffects) faultEffect_->addItem(tr(e.label));
+    h->addWidget(faultEffect_);
+    faultAmount_ = new QDoubleSpinBox(row);
+    faultAmount_->setObjectName("liveFaultAmount");
+    h->addWidget(faultAmount_);
+    auto effectPicked = [this](int i) {
+        const EffectChoice& e = kEffects[std::clamp(i, 0, int(std::size(kEffects)) - 1)];
+        const bool amount = *e.suffix != '\0';
+        faultAmount_->setEnabled(amount);
+        faultAmount_->setSuffix(tr(e.suffix));
+        faultAmount_->setDecimals(e.effect == FaultEffect::Slow ? 1 : 0);
+        faultAmount_->setRange(e.min, std::max(e.min, e.max));
+        faultAmount_->setSingleStep(e.step);
+        faultAmount_->setValue(e.value);
+        faultAmount_->setVisible(amount);
+    };
+    connect(faultEffect_, &QComboBox::currentIndexChanged, this, effectPicked);
+    faultEffect_->setCurrentIndex(1);
+    effectPicked(1);
+    h->addWidget(new QLabel(tr("for"), row));
+    faultDuration_ = new QSpinBox(row);
+    faultDuration_->setObjectName("liveFaultDuration");
+    faultDuration_->setRange(0, 3600);
+    faultDuration_->setValue(10);
+    faultDuration_->setSuffix(tr(" s"));
+    faultDuration_->setSpecialValueText(tr("until cleared"));
+    h->addWidget(faultDuration_);
+    injectButton_ = new QPushButton(tr("Inject"), row);
+    injectButton_->setObjectName("liveInject");
+    injectButton_->setToolTip(tr("Apply the fault to the running fleet now; it is marked on "
+                                 "every time chart"));
+    connect(injectButton_, &QPushButton::clicked, this, &LiveView::injectFromRow);
+    h->addWidget(injectButton_);
+    clearFaultsButton_ = new QPushButton(tr("Clear faults"), row);
+    clearFaultsButton_->setObjectName("liveClearFaults");
+    clearFaultsButton_->setToolTip(tr("End every fault injected from here that is still in force"));
+    connect(clearFaultsButton_, &QPushButton::clicked, session_, &LiveSession::removeFaults);
+    h->addWidget(clearFaultsButton_);
+    h->addSpacing(8);
+    status_ = new QLabel(row);
+    statusLine_ = tr("Not running: pick a scenario and a rate, then Start");
+    status_->setObjectName("liveStatus");
+    // A long line never widens the window (showStatusLine cuts it to the room left).
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    h->addWidget(status_, 1);
+    return row;
+}
+
+QWidget* LiveView::buildRunPage() {
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(4, 2, 4, 4);
+    grid_ = new GatewayChartGrid(page);
+    grid_->setElapsedTime(true);
+    for (const auto& [id, view] : grid_->charts()) addChart(id, view);
+    layout->addWidget(grid_, 1);
+    return page;
+}
+
+void LiveView::addChart(const std::string& id, ChartView* view) {
+    view->setObjectName(QString::fromStdString("live_" + id));
+    view->setMinimumSize(300, 200);
+    charts_[id] = view;
+}
+
+ChartView* LiveView::chartView(const std::string& id) const {
+    const auto it = charts_.find(id);
+    return it == charts_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> LiveView::chartIds() const {
+    std::vector<std::string> ids;
+    for (const std::string& id : gateway_charts::chartIds())
+        if (charts_.count(id)) ids.push_back(id);
+    ids.push_back(kClientChart);
+    return ids;
+}
+
+const Scenario* LiveView::pickedScenario() const {
+    const int i = scenarioBox_->currentIndex();
+    return i >= 0 && i < static_cast<int>(scenarios_.size()) ? &scenarios_[i] : nullptr;
+}
+
+bool LiveView::selectScenario(const std::string& name) {
+    const int i = scenarioBox_->findData(QString::fromStdString(name));
+    if (i < 0) return false;
+    scenarioBox_->setCurrentIndex(i);
+    return true;
+}
+
+void LiveView::setRate(double perSecond) { rate_->setValue(perSecond); }
+
+void LiveView::onScenarioPicked() {
+    const Scenario* s = pickedScenario();
+    if (!s) return;
+    Scenario live = *s;
+    if (live.params.spec("window_s") && live.params.real("window_s") > kLiveWindow_s)
+        live.params.set("window_s", kLiveWindow_s);
+    knobs_->setScenario(live, "hedge_delay_ms");
+    shownParams_ = live.params;
+    const TimelineVocabulary v = vocabularyOf(*s);
+    faultEngine_->clear();
+    for (const std::string& e : v.engines) faultEngine_->addItem(QString::fromStdString(e));
+    faultRegion_->clear();
+    faultRegion_->addItem(tr("all regions"), QString());
+    for (const std::string& r : v.regions)
+        faultRegion_->addItem(QString::fromStdString(r), QString::fromStdString(r));
+    updateButtons();
+}
+
+void LiveView::start() {
+    const Scenario* picked = pickedScenario();
+    if (!picked) return;
+    Scenario s = knobs_->editedScenario();  // the picked scenario with the knobs as edited
+    s.timeline = {};  // its timeline is written for the simulated week, not for this run
+    live::LiveStackOptions options;
+    options.rate_per_s = rate_->value();
+    options.connections = static_cast<std::size_t>(connections_->value());
+    startedRate_ = options.rate_per_s;
+    message_->clear();
+    shownParams_ = s.params;
+    session_->start(s, options);
+    startButton_->setEnabled(false);  // until the worker's first frame says how it went
+}
+
+void LiveView::stop() {
+    session_->stop();
+    stopButton_->setEnabled(false);
+}
+
+void LiveView::onKnobsEdited() {
+    if (!session_->running()) return;  // before a run: the knobs it will start with
+    message_->clear();
+    shownParams_ = knobs_->editedScenario().params;
+    knobCommand_ = session_->applyParams(shownParams_);
+}
+
+void LiveView::injectFault(const Fault& fault, std::optional<double> duration_s) {
+    message_->clear();
+    session_->injectFault(fault, duration_s, {});
+}
+
+void LiveView::injectFromRow() {
+    const int i = std::clamp(faultEffect_->currentIndex(), 0, int(std::size(kEffects)) - 1);
+    const EffectChoice& e = kEffects[i];
+    Fault f;
+    f.effect = e.effect;
+    if (!faultEngine_->currentText().isEmpty())
+        f.target.engine = faultEngine_->currentText().toStdString();
+    const QString region = faultRegion_->currentData().toString();
+    if (!region.isEmpty()) f.target.region = region.toStdString();
+    const double amount = faultAmount_->value();
+    switch (e.effect) {
+        case FaultEffect::Slow:
+            f.factor = amount;
+            break;
+        case FaultEffect::Latency:
+            f.add_ms = amount;
+            break;
+        case FaultEffect::Resets:
+        case FaultEffect::Invalid:
+            f.share = amount / 100;
+            break;
+        default:
+            break;
+    }
+    const int seconds = faultDuration_->value();
+    injectFault(f, seconds > 0 ? std::optional<double>(seconds) : std::nullopt);
+}
+
+void LiveView::updateButtons() {
+    const bool running = session_->running();
+    const bool pending = !session_->handled(session_->lastCommand());
+    startButton_->setEnabled(!running && !pending);
+    stopButton_->setEnabled(running);
+    saveButton_->setEnabled(drawn_ != nullptr);
+    injectButton_->setEnabled(running && faultEngine_->count() > 0);
+    clearFaultsButton_->setEnabled(running);
+    for (QWidget* w : std::initializer_list<QWidget*>{scenarioBox_, rate_, connections_})
+        w->setEnabled(!running);
+    // Knobs that shape the workload from its start cannot change during a run.
+    if (const Scenario* s = pickedScenario()) {
+        for (const std::string& key : vocabularyOf(*s).fixed_knobs)
+            if (KnobEditor* editor = knobs_->editor(key)) editor->setEnabled(!running);
+    }
+    knobs_->seedBox()->setEnabled(!running);
+}
+
+void LiveView::onFrame(const LiveFramePtr& frame) {
+    if (!frame || !frame->gateway || !frame->gateway->snapshot) return;
+    if (frame->runId != runId_) {
+        clientHistory_.clear();
+        runId_ = frame->runId;
+    }
+    const GatewayFrame& g = *frame->gateway;
+    drawn_ = frame;
+    const double t = g.snapshot->now_s - frame->startedAt_s;
+    if (clientHistory_.empty() || t > clientHistory_.back().t_s)
+        clientHistory_.push_back({t, frame->load});
+    url_->setText(tr("Gateway: %1").arg(QString::fromStdString(frame->url)));
+    const live::LoadProgress& l = frame->load;
+    statusLine_ =
+        tr("%1 %2 s · %3 sent, %4 answered, %5 failed · lag p99 %6 · client p99 %7 "
+           "(uncorrected %8)")
+            .arg(frame->running ? tr("Running,") : tr("Stopped at"))
+            .arg(t, 0, 'f', 0)
+            .arg(grouped(l.counts.sent), grouped(l.counts.answered), grouped(l.counts.failed))
+            .arg(ms(l.lag_p99_ms), ms(l.corrected_p99_ms), ms(l.uncorrected_p99_ms));
+    showStatusLine();
+    conservation_->setText(tr("Requests: %1").arg(GatewayTables::conservationLine(*g.snapshot)));
+    stagePath_->setSnapshot(g.snapshot);
+    tables_->setFrame(frame->gateway);
+    drawCharts(*frame);
+    // The knobs show what is in force once the worker has seen the last edit.
+    if (frame->commandSeq >= knobCommand_ && !(g.params == shownParams_)) {
+        knobs_->showValues(g.params);
+        shownParams_ = g.params;
+    }
+    updateButtons();
+    emit frameDrawn(frame);
+}
+
+void LiveView::drawCharts(const LiveFrame& frame) {
+    const GatewayFrame& g = *frame.gateway;
+    const gateway::GatewaySnapshot& s = *g.snapshot;
+    const std::optional<double> deadline =
+        g.params.spec("deadline_ms") ? std::optional(g.params.real("deadline_ms")) : std::nullopt;
+    // x: seconds since the run's start, as the saved scenario's timeline counts them.
+    const double offset = -frame.startedAt_s;
+    grid_->draw(s, offset, deadline);
+    client_->setAnnotations(gateway_charts::annotations(s, offset));
+    drawClientChart();
+}
+
+void LiveView::drawClientChart() {
+    Chart c;
+    c.id = kClientChart;
+    c.title = "Client view: latency so far, corrected vs uncorrected";
+    c.kind = ChartKind::Time;
+    c.x_label = GatewayChartGrid::kElapsedLabel;
+    c.y_label = "Latency (ms)";
+    c.log_y = true;
+    using Field = std::optional<double> live::LoadProgress::*;
+    const std::pair<const char*, Field> fields[] = {
+        {"corrected p50", &live::LoadProgress::corrected_p50_ms},
+        {"corrected p99", &live::LoadProgress::corrected_p99_ms},
+        {"uncorrected p50", &live::LoadProgress::uncorrected_p50_ms},
+        {"uncorrected p99", &live::LoadProgress::uncorrected_p99_ms},
+        {"generator lag p99", &live::LoadProgress::lag_p99_ms}};
+    for (const auto& [name, field] : fields) {
+        Series series;
+        series.name = name;
+        for (const ClientPoint& p : clientHistory_) {
+            const std::optional<double> v = p.load.*field;
+            if (!v || !(*v > 0)) continue;  // nothing answered yet, or no lag for a log axis
+            series.x.push_back(p.t_s);
+            series.y.push_back(*v);
+        }
+        c.series.push_back(std::move(series));
+    }
+    client_->setChart(c);
+}
+
+std::optional<Scenario> LiveView::scenarioOfRun(const std::string& name) const {
+    if (!drawn_ || !drawn_->runScenario) return std::nullopt;
+    Scenario s = *drawn_->runScenario;
+    const std::string scenario = s.name;
+    s.name = name;
+    s.title = (s.title.empty() ? scenario : s.title) + " (live run)";
+    s.file.clear();
+    // The live tab's short chart window was for the live charts; the simulated tab draws the
+    // scenario's own (the window shapes the charts, never the run).
+    const auto picked = std::find_if(scenarios_.begin(), scenarios_.end(),
+                                     [&](const Scenario& p) { return p.name == scenario; });
+    if (picked != scenarios_.end() && s.params.spec("window_s") &&
+        s.params.real("window_s") == kLiveWindow_s)
+        s.params.set("window_s", picked->params.real("window_s"));
+    std::size_t faults = 0;
+    for (const TimelineEvent& e : s.timeline.events) faults += e.fault ? 1 : 0;
+    s.notes = "Saved from TailLab's live tab: a live run of '" + scenario + "' at " +
+              QString::number(startedRate_).toStdString() +
+              " requests per second, with the knobs it started with, its seed, and a timeline of " +
+              std::to_string(s.timeline.events.size() - faults) + " knob change(s) and " +
+              std::to_string(faults) +
+              " fault(s) made during it, at their seconds since the start. The simulated tab "
+              "replays those changes on the scenario's simulated traffic.";
+    return s;
+}
+
+bool LiveView::saveRun(const QString& path, QString* error) const {
+    std::string why;
+    const bool saved = saveRunAsScenario(
+        path.toStdString(), [this](const std::string& name) { return scenarioOfRun(name); }, &why);
+    if (!saved && error) *error = QString::fromStdString(why);
+    return saved;
+}
+
+void LiveView::saveWithDialog() {
+    QSettings settings;
+    const QString dir = settings.value(kSaveDirKey, QDir::homePath()).toString();
+    const Scenario* picked = pickedScenario();
+    const QString name = QString::fromStdString(picked ? picked->name : "gateway") + "-live.json";
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Run as Scenario"),
+                                                      QDir(dir).filePath(name),
+                                                      tr("Scenarios (*.json)"));
+    if (path.isEmpty()) return;
+    settings.setValue(kSaveDirKey, QFileInfo(path).absolutePath());
+    QString error;
+    if (!saveRun(path, &error)) {
+        QMessageBox::warning(this, tr("Save failed"), error);
+        return;
+    }
+    message_->showMessage(MessageBanner::Kind::Notice, tr("Saved the run as %1").arg(path),
+                          tr("File → Open it to replay the run in the simulated tab"));
+}
+
+void LiveView::showMessage(const QString& text, bool error) {
+    if (text.isEmpty()) return message_->clear();
+    message_->showMessage(error ? MessageBanner::Kind::Error : MessageBanner::Kind::Notice, text);
+}
+
+QString LiveView::message() const { return message_->text(); }
+QString LiveView::statusText() const { return statusLine_; }
+
+void LiveView::showStatusLine() {
+    // Cut to the room the row leaves (…), whole in the tooltip.
+    status_->setText(
+        status_->fontMetrics().elidedText(statusLine_, Qt::ElideRight, status_->width()));
+    status_->setToolTip(
+        statusLine_ +
+        tr("\n\nThe load generator: requests sent, answered (any status) and failed (refused, "
+           "reset, timed out); its own scheduling lag; the clients' p99 so far from each "
+           "request's intended send time (corrected) and from when it got a connection "
+           "(uncorrected)."));
+}
+
+void LiveView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    showStatusLine();
+}
+QString LiveView::urlText() const { return url_->text(); }
+
+}  // namespace taillab::ui
