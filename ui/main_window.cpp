@@ -235,7 +235,7 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
     return gateway_;
 }
 
-TwinPanel* MainWindow::openTwin() {
+TwinPanel* MainWindow::openTwin(const Scenario* scenario) {
     if (!twinDialog_) {
         twinDialog_ = new QDialog(this);
         twinDialog_->setObjectName("twinDialog");
@@ -247,7 +247,9 @@ TwinPanel* MainWindow::openTwin() {
     }
     if (!twin_->running()) {
         try {
-            const auto shown = gateway_ ? gateway_->scenarioOfRun(gateway_->runSpec().name) : std::nullopt;
+            const auto shown = scenario ? std::optional<Scenario>(*scenario)
+                               : gateway_ ? gateway_->scenarioOfRun(gateway_->runSpec().name)
+                                          : std::nullopt;
             twin_->setScenario(shown ? *shown
                                      : loadScenarioFile(catalog_.directory() + "/gateway/week-v4-september.json"));
         } catch (const std::exception& e) {
@@ -265,6 +267,7 @@ LiveView* MainWindow::openLive() {
     if (!live_) {
         live_ = new LiveView(catalog_.directory(), livePage_);
         livePage_->layout()->addWidget(live_);
+        connect(live_, &LiveView::twinRequested, this, [this] { openTwin(live_->currentScenario()); });
         undo_->addStack(live_->knobPanel()->undoStack());
     }
     tabs_->setCurrentWidget(livePage_);

@@ -100,7 +100,7 @@ class MainWindow : public QMainWindow {
     LiveView* liveView() const { return live_; }
     // The twin-run window (simulated and live on the same arrivals) for the gateway scenario shown,
     // or seed 000's September v4 when none is.
-    TwinPanel* openTwin();
+    TwinPanel* openTwin(const Scenario* scenario = nullptr);
     bool gatewayShown() const;
     // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
     QAction* saveRunAction() const { return saveRunAct_; }

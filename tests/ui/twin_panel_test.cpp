@@ -8,10 +8,12 @@
 #include <QDialog>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 
+#include "gateway/live_view.h"
 #include "gateway/twin_panel.h"
 #include "scenario/scenario.h"
 #include "ui_test_support.h"
@@ -72,6 +74,21 @@ TEST(TwinPanelTest, TheRunMenuOpensItForTheGatewayScenario) {
     EXPECT_NE(panel->statusLabel()->text().indexOf("week-v4-september"), -1)
         << panel->statusLabel()->text().toStdString();
     EXPECT_FALSE(panel->running());
+}
+
+TEST(TwinPanelTest, TheLiveTabsTwinButtonTwinsThePickedScenario) {
+    MainWindow window(scenarioDirectory());
+    window.show();
+    LiveView* live = window.openLive();
+    ASSERT_NE(live, nullptr);
+    ASSERT_TRUE(live->selectScenario("day-eu-atlas-slow"));
+    auto* button = live->findChild<QPushButton*>("liveTwin");
+    ASSERT_NE(button, nullptr);
+    button->click();
+    auto* panel = window.findChild<TwinPanel*>("twinPanel");
+    ASSERT_NE(panel, nullptr);
+    EXPECT_NE(panel->statusLabel()->text().indexOf("day-eu-atlas-slow"), -1)
+        << panel->statusLabel()->text().toStdString();
 }
 
 TEST(TwinPanelTest, CancelEndsALongRunEarly) {

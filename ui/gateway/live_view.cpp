@@ -225,6 +225,12 @@ QWidget* LiveView::buildControls() {
     h->addWidget(startButton_);
     h->addWidget(stopButton_);
     h->addWidget(saveButton_);
+    auto* twin = new QPushButton(tr("Twin run…"), row);
+    twin->setObjectName("liveTwin");
+    twin->setToolTip(tr("The picked scenario simulated and live on the very same arrivals, side by side "
+                        "with tolerances (its own window; stop this run first for a quiet machine)"));
+    connect(twin, &QPushButton::clicked, this, &LiveView::twinRequested);
+    h->addWidget(twin);
     h->addSpacing(8);
     url_ = new QLabel(row);
     url_->setObjectName("liveUrl");

@@ -80,8 +80,13 @@ class LiveView : public QWidget {
     QPushButton* startButton() const { return startButton_; }
     QPushButton* stopButton() const { return stopButton_; }
 
+    // The scenario picked (nullptr when there is none).
+    const Scenario* currentScenario() const { return pickedScenario(); }
+
   signals:
     void frameDrawn(taillab::ui::LiveFramePtr frame);
+    // "Twin run…": the picked scenario simulated and live side by side (the main window opens it).
+    void twinRequested();
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
