@@ -415,9 +415,12 @@ HostPort FleetServer::bound() const { return impl_->server->bound(); }
 std::vector<std::pair<std::string, std::string>> FleetServer::engineUrls() const {
     std::vector<std::pair<std::string, std::string>> out;
     const HostPort at = bound();
-    for (const auto& e : impl_->fleet.config().engines)
-        out.emplace_back(e.name, "http://" + toString(at) + std::string(kEnginePrefix) + e.name +
-                                     std::string(kEngineSuffix));
+    // On the loop: a knob change there replaces the fleet's config, engine names and all.
+    loop_.invoke([&] {
+        for (const auto& e : impl_->fleet.config().engines)
+            out.emplace_back(e.name, "http://" + toString(at) + std::string(kEnginePrefix) + e.name +
+                                         std::string(kEngineSuffix));
+    });
     return out;
 }
 

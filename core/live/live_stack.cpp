@@ -81,11 +81,11 @@ struct LiveStack::Impl {
     std::unique_ptr<GatewayServer> gateway;
     std::unique_ptr<LoadGenerator> generator;
     std::thread loadThread;
-    Time startedAt{};  // gatewayLoop's clock at start()
 
     mutable std::mutex mutex;  // guards what follows
     std::condition_variable loadDone;
     bool started = false, stopped = false, finished = false;
+    std::optional<Time> startedAt;  // gatewayLoop's clock at start(), once started
     LoadResult result;
     LoadProgress progress;
     HdrHistogram uncorrectedTotal{loadHistogramConfig()};
@@ -111,7 +111,14 @@ struct LiveStack::Impl {
         if (options.on_interval) options.on_interval(i);
     }
 
-    double runSeconds() const { return toSeconds(gatewayLoop.now() - startedAt); }
+    double runSeconds() const {
+        std::optional<Time> since;
+        {
+            std::lock_guard lock(mutex);
+            since = startedAt;
+        }
+        return since ? toSeconds(gatewayLoop.now() - *since) : 0.0;
+    }
     // The scenario's clock: what a saved run's timeline is written in.
     double scenarioSeconds() const { return toSeconds(options.start_at) + runSeconds(); }
 };
@@ -169,7 +176,11 @@ void LiveStack::start() {
     m.gatewayLoop.start();
     m.fleet->start();
     m.gateway->start();
-    m.startedAt = fromSeconds(m.gateway->startedAt());
+    const Time startedAt = fromSeconds(m.gateway->startedAt());
+    {
+        std::lock_guard lock(m.mutex);
+        m.startedAt = startedAt;
+    }
     m.loadThread = std::thread([&m] {
         LoadResult r = m.generator->run([&m](const LoadInterval& i) { m.onInterval(i); });
         std::lock_guard lock(m.mutex);
@@ -292,7 +303,7 @@ bool LiveStack::removeFault(const std::string& id) {
     return true;
 }
 
-double LiveStack::runSeconds() const { return impl_->started ? impl_->runSeconds() : 0; }
+double LiveStack::runSeconds() const { return impl_->runSeconds(); }
 double LiveStack::nowSeconds() { return impl_->gateway->nowSeconds(); }
 double LiveStack::startedAt() { return impl_->gateway->startedAt(); }
 
