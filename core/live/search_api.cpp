@@ -1,10 +1,12 @@
 #include "live/search_api.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "live/ascii.h"
+#include "live/json_text.h"
 
 namespace taillab::live {
 namespace {
@@ -149,8 +151,11 @@ HttpReply errorReply(int status, std::string_view error, std::string_view messag
     r.status = status;
     if (retry_after) r.headers.emplace_back("Retry-After", wholeSeconds(*retry_after));
     // A message may quote what the client sent, which need not be UTF-8: replaced, never thrown.
-    r.body = json{{"error", error}, {"message", message}, {"latency_ms", latencyMs(latency)}}.dump(
-        -1, ' ', false, json::error_handler_t::replace);
+    JsonObjectWriter(r.body)
+        .field("error", error)
+        .field("message", message)
+        .field("latency_ms", latencyMs(latency))
+        .close();
     return r;
 }
 
@@ -158,22 +163,31 @@ HttpReply writeResponse(const gateway::Response& response) {
     HttpReply r;
     if (response.status == 200) {
         r.status = 200;
-        json items = json::array();
+        std::string& body = r.body;
+        body.reserve(256 + 256 * static_cast<std::size_t>(std::max(0, response.result_count)));
+        JsonObjectWriter out(body);
+        std::string& items = out.raw("results");
+        items += '[';
         if (response.results) {
             for (int i = 0; i < response.result_count; ++i) {
                 const gateway::ResultItem& item = response.results->items[static_cast<std::size_t>(i)];
-                items.push_back({{"title", item.title}, {"url", item.url}, {"snippet", item.snippet},
-                                 {"score", item.score}});
+                if (i > 0) items += ',';
+                JsonObjectWriter(items)
+                    .field("title", item.title)
+                    .field("url", item.url)
+                    .field("snippet", item.snippet)
+                    .field("score", item.score)
+                    .close();
             }
         }
+        items += ']';
         const char* cache = response.cache_hit ? (response.stale ? "stale" : "hit") : "miss";
-        r.body = json{{"results", std::move(items)},
-                      {"latency_ms", latencyMs(response.latency)},
-                      {"region", gateway::kRegionNames[static_cast<std::size_t>(response.region)]},
-                      {"class", gateway::kClassNames[static_cast<std::size_t>(response.query_class)]},
-                      {"cache", cache},
-                      {"coalesced", response.coalesced}}
-                     .dump(-1, ' ', false, json::error_handler_t::replace);
+        out.field("latency_ms", latencyMs(response.latency))
+            .field("region", gateway::kRegionNames[static_cast<std::size_t>(response.region)])
+            .field("class", gateway::kClassNames[static_cast<std::size_t>(response.query_class)])
+            .field("cache", cache)
+            .field("coalesced", response.coalesced)
+            .close();
     } else {
         r = errorReply(response.status, response.error, response.message, response.latency,
                        response.retry_after);

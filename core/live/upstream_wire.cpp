@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "live/json_text.h"
+
 namespace taillab::live {
 namespace {
 
@@ -26,10 +28,11 @@ UpstreamReply badPayload(std::string problem) {
 
 UpstreamRequest upstreamRequest(const gateway::UpstreamCall& call) {
     UpstreamRequest r;
-    r.body = json{{"query", std::string(call.query)},
-                  {"language", call.lang.empty() ? std::string("en") : std::string(call.lang)},
-                  {"max_results", call.fetch_count}}
-                 .dump(-1, ' ', false, json::error_handler_t::replace);
+    JsonObjectWriter(r.body)
+        .field("query", call.query)
+        .field("language", call.lang.empty() ? std::string_view("en") : call.lang)
+        .field("max_results", call.fetch_count)
+        .close();
     r.headers = {{"X-TailLab-Trace", std::to_string(call.trace)},
                  {"X-TailLab-Role", std::string(gateway::kCallRoleNames[static_cast<std::size_t>(call.role)])},
                  {"X-TailLab-Region", std::string(gateway::kRegionNames[static_cast<std::size_t>(call.region)])},
@@ -55,6 +58,179 @@ UpstreamReply upstreamFailure(gateway::CallFailure failure) {
     return r;
 }
 
+namespace {
+
+// Reads a result page event by event (nlohmann's SAX interface): the items' strings go straight
+// into ResultItems, where a DOM would first build a map and a string per field and then copy them.
+// The whole body is always read, so a body that is not JSON is reported as that even when it
+// also has a field of the wrong type. Of several wrong fields, the one reported is the first in
+// this order: page, echo, results, then the items in order, each item's fields in the order
+// title, url, snippet, score.
+class PageReader final : public nlohmann::json_sax<json> {
+public:
+    bool null() override { return scalar(); }
+    bool boolean(bool) override { return scalar(); }
+    bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return number(v); }
+    bool binary(binary_t&) override { return scalar(); }
+    bool string(string_t& v) override {
+        switch (target()) {
+            case Target::Page: page(v); break;
+            case Target::Echo: echo(v); break;
+            case Target::Title: items_.back().title = std::move(v); break;
+            case Target::Url: items_.back().url = std::move(v); break;
+            case Target::Snippet: items_.back().snippet = std::move(v); break;
+            default: wrongContainer(target());
+        }
+        return true;
+    }
+    bool start_object(std::size_t) override {
+        const Target t = target();
+        if (t == Target::Root) {
+            stack_.push_back(Frame::Root);
+        } else if (t == Target::Item) {
+            items_.emplace_back();
+            stack_.push_back(Frame::Item);
+        } else {
+            wrongContainer(t);
+            stack_.push_back(Frame::Skip);
+        }
+        return true;
+    }
+    bool start_array(std::size_t) override {
+        const Target t = target();
+        if (t == Target::Results) {
+            items_.clear();  // a repeated "results" key: the last one counts, as in a DOM
+            sawResults_ = true;
+            stack_.push_back(Frame::Results);
+        } else {
+            wrongContainer(t);
+            stack_.push_back(Frame::Skip);
+        }
+        return true;
+    }
+    bool key(string_t& k) override {
+        field_ = Target::None;
+        if (stack_.back() == Frame::Root) {
+            if (k == "page") field_ = Target::Page;
+            else if (k == "echo") field_ = Target::Echo;
+            else if (k == "results") field_ = Target::Results;
+        } else if (stack_.back() == Frame::Item) {
+            if (k == "title") field_ = Target::Title;
+            else if (k == "url") field_ = Target::Url;
+            else if (k == "snippet") field_ = Target::Snippet;
+            else if (k == "score") field_ = Target::Score;
+        }
+        return true;
+    }
+    bool end_object() override { return end(); }
+    bool end_array() override { return end(); }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
+        syntax_ = "not JSON at byte " + std::to_string(position);
+        return false;
+    }
+
+    UpstreamReply reply() {
+        if (!syntax_.empty()) return badPayload(std::move(syntax_));
+        if (!sawResults_ && error_.empty()) fail(kResults, "$.results: missing or not an array");
+        if (!error_.empty()) return badPayload(std::move(error_));
+        UpstreamReply r;
+        r.page = std::make_shared<gateway::ResultBody>(std::move(items_), kind_);
+        r.echo = echo_;
+        return r;
+    }
+
+private:
+    // What the next value is, from where the reader stands.
+    enum class Target : std::uint8_t { Root, Page, Echo, Results, Item, Title, Url, Snippet, Score, None };
+    enum class Frame : std::uint8_t { Root, Results, Item, Skip };
+    // Error ranks: lower wins.
+    static constexpr int kRoot = 0, kPage = 1, kEcho = 2, kResults = 3, kItems = 4;
+
+    Target target() const {
+        if (stack_.empty()) return Target::Root;
+        switch (stack_.back()) {
+            case Frame::Root:
+            case Frame::Item: return field_;
+            case Frame::Results: return Target::Item;
+            case Frame::Skip: return Target::None;
+        }
+        return Target::None;
+    }
+    bool end() {
+        stack_.pop_back();
+        field_ = Target::None;
+        return true;
+    }
+    bool number(double v) {
+        if (target() == Target::Score) {
+            items_.back().score = v;
+            return true;
+        }
+        return scalar();
+    }
+    // A value of the wrong type for where it stands.
+    bool scalar() {
+        wrongContainer(target());
+        return true;
+    }
+    void wrongContainer(Target t) {
+        switch (t) {
+            case Target::Root: fail(kRoot, "$: not an object"); break;
+            case Target::Page: fail(kPage, "$.page: not a string"); break;
+            case Target::Echo: fail(kEcho, "$.echo: not up to 16 hex digits"); break;
+            case Target::Results: fail(kResults, "$.results: missing or not an array"); break;
+            case Target::Item:
+                items_.emplace_back();  // keeps the indices of the items after it
+                itemFail(-1, ": not an object");
+                break;
+            case Target::Title: itemFail(0, ".title: not a string"); break;
+            case Target::Url: itemFail(1, ".url: not a string"); break;
+            case Target::Snippet: itemFail(2, ".snippet: not a string"); break;
+            case Target::Score: itemFail(3, ".score: not a number"); break;
+            case Target::None: break;
+        }
+    }
+    void page(const std::string& k) {
+        if (k == "results") kind_ = gateway::PageKind::Results;
+        else if (k == "block") kind_ = gateway::PageKind::BlockPage;
+        else if (k == "captcha") kind_ = gateway::PageKind::Captcha;
+        else if (k == "consent") kind_ = gateway::PageKind::ConsentWall;
+        else fail(kPage, "$.page: unknown page kind '" + k + "'");
+    }
+    void echo(const std::string& e) {
+        const char* end = e.data() + e.size();
+        if (e.empty() || e.size() > 16 || std::from_chars(e.data(), end, echo_, 16).ptr != end)
+            fail(kEcho, "$.echo: not up to 16 hex digits");
+    }
+    void fail(int rank, std::string message) {
+        if (error_.empty() || rank < errorRank_) {
+            error_ = std::move(message);
+            errorRank_ = rank;
+        }
+    }
+    // A wrong item, the last one read (field -1: the item itself; 0..3 its fields in reading
+    // order).
+    void itemFail(int field, const char* what) {
+        const std::size_t index = items_.size() - 1;
+        const int rank = kItems + static_cast<int>(std::min<std::size_t>(index, 1u << 20)) * 8 + field + 1;
+        if (!error_.empty() && rank >= errorRank_) return;
+        fail(rank, "$.results[" + std::to_string(index) + "]" + what);
+    }
+
+    std::vector<Frame> stack_;
+    Target field_ = Target::None;
+    std::vector<gateway::ResultItem> items_;
+    gateway::PageKind kind_ = gateway::PageKind::Results;
+    std::uint64_t echo_ = 0;
+    bool sawResults_ = false;
+    std::string error_, syntax_;
+    int errorRank_ = 0;
+};
+
+}  // namespace
+
 UpstreamReply readUpstreamReply(int status, std::string_view body) {
     if (status != 200) {
         UpstreamReply r;
@@ -62,56 +238,9 @@ UpstreamReply readUpstreamReply(int status, std::string_view body) {
         r.http_status = status;
         return r;
     }
-    json doc;
-    try {
-        doc = json::parse(body);
-    } catch (const json::parse_error& e) {
-        return badPayload("not JSON at byte " + std::to_string(e.byte));
-    }
-    if (!doc.is_object()) return badPayload("$: not an object");
-    gateway::PageKind kind = gateway::PageKind::Results;
-    if (const auto it = doc.find("page"); it != doc.end()) {
-        if (!it->is_string()) return badPayload("$.page: not a string");
-        const std::string& k = it->get_ref<const std::string&>();
-        if (k == "results") kind = gateway::PageKind::Results;
-        else if (k == "block") kind = gateway::PageKind::BlockPage;
-        else if (k == "captcha") kind = gateway::PageKind::Captcha;
-        else if (k == "consent") kind = gateway::PageKind::ConsentWall;
-        else return badPayload("$.page: unknown page kind '" + k + "'");
-    }
-    std::uint64_t echo = 0;
-    if (const auto it = doc.find("echo"); it != doc.end()) {
-        const std::string* e = it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
-        const char* end = e ? e->data() + e->size() : nullptr;
-        if (!e || e->empty() || e->size() > 16 || std::from_chars(e->data(), end, echo, 16).ptr != end)
-            return badPayload("$.echo: not up to 16 hex digits");
-    }
-    const auto results = doc.find("results");
-    if (results == doc.end() || !results->is_array()) return badPayload("$.results: missing or not an array");
-    std::vector<gateway::ResultItem> items;
-    items.reserve(results->size());
-    for (std::size_t i = 0; i < results->size(); ++i) {
-        const json& x = (*results)[i];
-        const std::string at = "$.results[" + std::to_string(i) + "]";
-        if (!x.is_object()) return badPayload(at + ": not an object");
-        gateway::ResultItem item;
-        for (const auto& [field, target] : {std::pair{"title", &item.title}, std::pair{"url", &item.url},
-                                            std::pair{"snippet", &item.snippet}}) {
-            const auto f = x.find(field);
-            if (f == x.end()) continue;  // an incomplete item is validation's business
-            if (!f->is_string()) return badPayload(at + "." + field + ": not a string");
-            *target = f->get<std::string>();
-        }
-        if (const auto f = x.find("score"); f != x.end()) {
-            if (!f->is_number()) return badPayload(at + ".score: not a number");
-            item.score = f->get<double>();
-        }
-        items.push_back(std::move(item));
-    }
-    UpstreamReply r;
-    r.page = std::make_shared<gateway::ResultBody>(std::move(items), kind);
-    r.echo = echo;
-    return r;
+    PageReader reader;
+    json::sax_parse(body.begin(), body.end(), &reader);
+    return reader.reply();
 }
 
 }  // namespace taillab::live

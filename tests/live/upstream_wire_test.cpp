@@ -71,6 +71,32 @@ TEST(UpstreamWire, WhatIsNotAPageIsAnHttpErrorOrABadPayloadSayingWhere) {
     EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"title": 1}]})").problem, "$.results[0].title: not a string");
     EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"score": "high"}]})").problem,
               "$.results[0].score: not a number");
+    // The whole body is read: a syntax error later in it is what is reported.
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"title": 1}]} x)").problem, "not JSON at byte 29");
+    // Of several problems, the first of page, echo, results, then items in order.
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"title": 1}], "page": 7})").problem, "$.page: not a string");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"score": null, "title": []}]})").problem,
+              "$.results[0].title: not a string");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{"title": "a"}, 3, {"url": 1}]})").problem,
+              "$.results[1]: not an object");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": ["x", {"url": {"deep": [1, {"a": 2}]}}]})").problem,
+              "$.results[0]: not an object");
+    EXPECT_EQ(readUpstreamReply(200, R"({"results": [{}, {"url": {"deep": [1]}}]})").problem,
+              "$.results[1].url: not a string");
+    // A repeated key: the last one counts, as in a DOM.
+    const UpstreamReply twice = readUpstreamReply(
+        200, R"({"results": [{"url": "https://a.org/"}], "results": [{"url": "https://b.org/", "url": "https://c.org/"}]})");
+    ASSERT_EQ(twice.failure, CallFailure::None) << twice.problem;
+    ASSERT_EQ(twice.page->items().size(), 1u);
+    EXPECT_EQ(twice.page->items()[0].url, "https://c.org/");
+    // Fields it does not know, at any depth, are skipped.
+    const UpstreamReply extra = readUpstreamReply(
+        200, R"({"meta": {"results": 3, "page": [1]}, "results": [{"title": "t", "x": {"title": 1}, "score": 2}]})");
+    ASSERT_EQ(extra.failure, CallFailure::None) << extra.problem;
+    EXPECT_EQ(extra.page->items()[0].title, "t");
+    EXPECT_EQ(extra.page->items()[0].score, 2.0);
+    EXPECT_EQ(readUpstreamReply(200, "").problem, "not JSON at byte 1");
+    EXPECT_EQ(readUpstreamReply(200, R"({"page": "block"})").problem, "$.results: missing or not an array");
     const UpstreamReply bad = readUpstreamReply(200, "{");
     EXPECT_EQ(bad.failure, CallFailure::BadPayload);
     EXPECT_EQ(bad.answer().page, nullptr);

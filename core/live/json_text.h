@@ -1,0 +1,67 @@
+// JSON text written straight into a string, for the replies the gateway and the fleet write on
+// every request. Building a DOM (nlohmann::json) to dump it at once costs a map node and a string
+// per field: at a thousand requests a second that was about a tenth of the gateway's CPU.
+//
+// Strings are escaped as JSON requires (quote, backslash, control characters); bytes that are
+// not UTF-8 are written as U+FFFD, one for each byte that does not start or continue a valid
+// sequence, so a query that is not UTF-8 never makes a reply that is not JSON. Numbers are written
+// in their shortest form that reads back to the same double; a value that is not finite (JSON has
+// none) is written as null.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace taillab::live {
+
+void appendJsonString(std::string& out, std::string_view s);
+void appendJsonNumber(std::string& out, double v);
+void appendJsonNumber(std::string& out, std::int64_t v);
+
+// One object written field by field: {"a": 1, "b": "x"}.
+class JsonObjectWriter {
+public:
+    explicit JsonObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
+    JsonObjectWriter& field(std::string_view key, std::string_view value) {
+        name(key);
+        appendJsonString(out_, value);
+        return *this;
+    }
+    JsonObjectWriter& field(std::string_view key, const char* value) {
+        return field(key, std::string_view(value));
+    }
+    JsonObjectWriter& field(std::string_view key, double value) {
+        name(key);
+        appendJsonNumber(out_, value);
+        return *this;
+    }
+    JsonObjectWriter& field(std::string_view key, int value) {
+        name(key);
+        appendJsonNumber(out_, static_cast<std::int64_t>(value));
+        return *this;
+    }
+    JsonObjectWriter& field(std::string_view key, bool value) {
+        name(key);
+        out_ += value ? "true" : "false";
+        return *this;
+    }
+    // Starts a field whose value the caller writes itself (an array, a nested object).
+    std::string& raw(std::string_view key) {
+        name(key);
+        return out_;
+    }
+    void close() { out_ += '}'; }
+
+private:
+    void name(std::string_view key) {
+        if (!first_) out_ += ',';
+        first_ = false;
+        appendJsonString(out_, key);
+        out_ += ':';
+    }
+    std::string& out_;
+    bool first_ = true;
+};
+
+}  // namespace taillab::live
