@@ -17,7 +17,8 @@ ResultBody::ResultBody(std::vector<ResultItem> items, PageKind kind)
 const std::shared_ptr<const RankedResults>& ResultBody::ranked() const {
     if (!ranked_) {
         auto merged = std::make_shared<RankedResults>();
-        merged->items = mergeResults({items_}, static_cast<int>(items_.size()));
+        const std::vector<ResultItem>* lists[] = {&items_};
+        merged->items = mergeResults(lists, static_cast<int>(items_.size()));
         ranked_ = std::move(merged);
     }
     return ranked_;

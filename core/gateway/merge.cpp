@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "gateway/ascii.h"
 #include "gateway/compiler.h"
@@ -13,11 +12,18 @@
 namespace taillab::gateway {
 namespace {
 
-std::string lowerAscii(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
+void appendLowerAscii(std::string& out, std::string_view s) {
+    for (const char c : s) out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// `s` equals `lower` (lower-case ASCII) ignoring ASCII case.
+bool equalsLowerAscii(std::string_view s, std::string_view lower) {
+    if (s.size() != lower.size()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c) != lower[i]) return false;
+    }
+    return true;
 }
 
 // "scheme" before "://": a letter, then letters, digits, '+', '-', '.'.
@@ -38,21 +44,20 @@ std::string canonicalUrl(std::string_view url) {
     url = url.substr(0, url.find('#'));
     if (url.empty()) return {};
 
-    std::string scheme;
+    std::string out;
+    out.reserve(url.size() + 1);
+    std::string_view scheme;  // as written; compared in lower case
     std::string_view rest = url;
     const std::size_t sep = url.find("://");
     if (sep != std::string_view::npos && isScheme(url.substr(0, sep))) {
-        scheme = lowerAscii(url.substr(0, sep));
+        scheme = url.substr(0, sep);
+        appendLowerAscii(out, scheme);
+        out += "://";
         rest = url.substr(sep + 3);
     } else if (url.starts_with("//")) {
+        out = "//";
         rest = url.substr(2);
     }
-
-    std::string out;
-    if (!scheme.empty())
-        out = scheme + "://";
-    else if (url.starts_with("//"))
-        out = "//";
 
     const bool has_authority = !scheme.empty() || url.starts_with("//") || !url.starts_with("/");
     if (has_authority) {
@@ -73,11 +78,10 @@ std::string canonicalUrl(std::string_view url) {
             host = authority.substr(0, colon);
             port = authority.substr(colon + 1);
         }
-        std::string lower_host = lowerAscii(host);
-        if (lower_host.starts_with("www.") && lower_host.size() > 4) lower_host.erase(0, 4);
-        out += lower_host;
-        const bool default_port = port.empty() || (scheme == "http" && port == "80") ||
-                                  (scheme == "https" && port == "443");
+        if (host.size() > 4 && equalsLowerAscii(host.substr(0, 4), "www.")) host.remove_prefix(4);
+        appendLowerAscii(out, host);
+        const bool default_port = port.empty() || (equalsLowerAscii(scheme, "http") && port == "80") ||
+                                  (equalsLowerAscii(scheme, "https") && port == "443");
         if (!default_port) {
             out += ':';
             out.append(port);
@@ -95,51 +99,68 @@ std::string canonicalUrl(std::string_view url) {
     return out;
 }
 
-std::vector<ResultItem> mergeResults(std::vector<std::vector<ResultItem>> answers,
+std::vector<ResultItem> mergeResults(std::span<const std::vector<ResultItem>* const> answers,
                                      int max_results) {
     if (max_results < 0)
         throw std::invalid_argument("mergeResults: max_results must be >= 0, got " +
                                     std::to_string(max_results));
+    // Every item with its canonical URL, in answer order then position: the order that breaks
+    // score ties in dedupe. Items are borrowed; only the merged ones are copied, at the end.
     struct Entry {
         std::string key;
-        ResultItem item;
+        const ResultItem* item;
+        double score;
+        std::uint32_t order;
     };
     std::vector<Entry> entries;
-    std::unordered_map<std::string, std::size_t> index;  // canonical URL -> entries slot
-    for (auto& answer : answers) {
-        for (auto& item : answer) {
+    std::size_t total = 0;
+    for (const auto* answer : answers) total += answer->size();
+    entries.reserve(total);
+    for (const auto* answer : answers) {
+        for (const ResultItem& item : *answer) {
             std::string key = canonicalUrl(item.url);
             if (key.empty()) continue;
-            const auto [it, inserted] = index.try_emplace(key, entries.size());
-            if (inserted) {
-                entries.push_back({std::move(key), std::move(item)});
-            } else if (rankScore(item.score) > rankScore(entries[it->second].item.score)) {
-                entries[it->second].item = std::move(item);  // strictly better: ties keep the first
-            }
+            entries.push_back({std::move(key), &item, rankScore(item.score),
+                               static_cast<std::uint32_t>(entries.size())});
         }
     }
+    // Dedupe: by key, the best score first, ties to the earliest; keep each key's first.
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        const double sa = rankScore(a.item.score), sb = rankScore(b.item.score);
-        if (sa != sb) return sa > sb;
-        return a.key < b.key;
+        if (const int c = a.key.compare(b.key); c != 0) return c < 0;
+        if (a.score != b.score) return a.score > b.score;
+        return a.order < b.order;
     });
+    entries.erase(std::unique(entries.begin(), entries.end(),
+                              [](const Entry& a, const Entry& b) { return a.key == b.key; }),
+                  entries.end());
+    // Rank: by score, ties by key (already in key order, so a stable sort keeps it).
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const Entry& a, const Entry& b) { return a.score > b.score; });
     const std::size_t n = std::min(entries.size(), static_cast<std::size_t>(max_results));
     std::vector<ResultItem> out;
     out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(std::move(entries[i].item));
+    for (std::size_t i = 0; i < n; ++i) out.push_back(*entries[i].item);
     return out;
+}
+
+std::vector<ResultItem> mergeResults(const std::vector<std::vector<ResultItem>>& answers,
+                                     int max_results) {
+    std::vector<const std::vector<ResultItem>*> lists;
+    lists.reserve(answers.size());
+    for (const auto& a : answers) lists.push_back(&a);
+    return mergeResults(lists, max_results);
 }
 
 std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const ResultBody*>& pages) {
     if (pages.size() == 1) return pages.front()->ranked();
-    std::vector<std::vector<ResultItem>> answers;
+    std::vector<const std::vector<ResultItem>*> lists;
     std::size_t total = 0;
     for (const ResultBody* p : pages) {
-        answers.push_back(p->items());
+        lists.push_back(&p->items());
         total += p->items().size();
     }
     auto merged = std::make_shared<RankedResults>();
-    merged->items = mergeResults(std::move(answers), static_cast<int>(total));
+    merged->items = mergeResults(lists, static_cast<int>(total));
     return merged;
 }
 

@@ -64,7 +64,10 @@ const char* validityName(Validity v) {
 }
 
 std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items) {
+    std::size_t size = 8;
+    for (const ResultItem& item : items) size += 32 + item.title.size() + item.url.size() + item.snippet.size();
     std::string bytes;
+    bytes.reserve(size);
     const auto put_u64 = [&](std::uint64_t v) {
         for (int i = 0; i < 8; ++i) bytes += static_cast<char>(v >> (8 * i));
     };

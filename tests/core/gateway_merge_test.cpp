@@ -117,7 +117,7 @@ TEST(GatewayMergeResults, RanksByScoreThenCanonicalUrlAndSlices) {
               (std::vector<std::string>{"https://m.com/", "https://A.com/"}));
     EXPECT_TRUE(mergeResults(answers, 0).empty());
     EXPECT_THROW(mergeResults(answers, -1), std::invalid_argument);
-    EXPECT_TRUE(mergeResults({}, 10).empty());
+    EXPECT_TRUE(mergeResults(std::vector<std::vector<ResultItem>>{}, 10).empty());
 }
 
 TEST(GatewayMergeResults, OrderDoesNotDependOnAnswerOrderExceptForTies) {
