@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/rng.h"
+#include "base/utf8.h"
 #include "gateway/compiler_detail.h"
 
 namespace taillab::gateway {
@@ -62,40 +63,14 @@ bool iequalsAscii(std::string_view a, std::string_view b) {
 // ---- public --------------------------------------------------------------------------------
 
 std::optional<std::size_t> invalidUtf8Offset(std::string_view bytes) {
-    const std::size_t n = bytes.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const auto c = static_cast<unsigned char>(bytes[i]);
-        if (c < 0x80) {
+    // ASCII runs first: most text is ASCII, and the check of a sequence is not inlined cheaply.
+    for (std::size_t i = 0; i < bytes.size();) {
+        if (static_cast<unsigned char>(bytes[i]) < 0x80) {
             ++i;
             continue;
         }
-        std::size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;  // bounds of the second byte
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-        } else if (c == 0xE0) {
-            len = 3, lo = 0xA0;  // no overlong 3-byte forms
-        } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-            len = 3;
-        } else if (c == 0xED) {
-            len = 3, hi = 0x9F;  // no surrogates
-        } else if (c == 0xF0) {
-            len = 4, lo = 0x90;  // no overlong 4-byte forms
-        } else if (c >= 0xF1 && c <= 0xF3) {
-            len = 4;
-        } else if (c == 0xF4) {
-            len = 4, hi = 0x8F;  // nothing above U+10FFFF
-        } else {
-            return i;
-        }
-        if (n - i < len) return i;
-        const auto second = static_cast<unsigned char>(bytes[i + 1]);
-        if (second < lo || second > hi) return i;
-        for (std::size_t k = 2; k < len; ++k) {
-            const auto b = static_cast<unsigned char>(bytes[i + k]);
-            if (b < 0x80 || b > 0xBF) return i;
-        }
+        const std::size_t len = utf8SequenceLength(bytes, i);
+        if (len == 0) return i;
         i += len;
     }
     return std::nullopt;

@@ -64,6 +64,9 @@ public:
     Session(std::shared_ptr<HttpServer::Impl> server, tcp::socket socket)
         : server_(std::move(server)), socket_(std::move(socket)), timer_(ioContext(server_->loop)) {
         server_->sessions.insert(this);
+        // Beast reads at most the buffer's free capacity at a time (512 bytes when it starts
+        // empty): room for a typical request reads it in one receive.
+        buffer_.reserve(4096);
     }
     ~Session() { server_->sessions.erase(this); }
 

@@ -2,31 +2,12 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "base/utf8.h"
 
 namespace taillab::live {
-namespace {
-
-// The length of the valid UTF-8 sequence at s[i], or 0 when the byte there does not start one
-// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
-std::size_t utf8Length(std::string_view s, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    const std::size_t left = s.size() - i;
-    auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xbf) {
-        return k < left && byte(i + k) >= lo && byte(i + k) <= hi;
-    };
-    if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-    if (c == 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-    if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) return cont(1) && cont(2) ? 3 : 0;
-    if (c == 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-    if (c == 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-    if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-    if (c == 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-    return 0;
-}
-
-}  // namespace
-
 void appendJsonString(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
     out += '"';
@@ -44,7 +25,7 @@ void appendJsonString(std::string& out, std::string_view s) {
         i = j;
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
-            const std::size_t n = utf8Length(s, i);
+            const std::size_t n = utf8SequenceLength(s, i);
             if (n == 0) {
                 out += "\xef\xbf\xbd";
                 ++i;
@@ -86,6 +67,261 @@ void appendJsonNumber(std::string& out, std::int64_t v) {
     char buf[24];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, r.ptr);
+}
+
+namespace {
+
+// One pass over the text; `at` is the next byte. Every method returns false at the first byte
+// that cannot continue a JSON text, leaving `at` on it.
+class Reader {
+public:
+    Reader(std::string_view text, JsonEvents& events) : t_(text), ev_(events) {}
+
+    std::optional<std::size_t> run() {
+        if (t_.starts_with("\xef\xbb\xbf")) at_ = 3;  // a byte order mark, as nlohmann allows
+        if (!document()) return at_ + 1;
+        return std::nullopt;
+    }
+
+private:
+    bool document() {
+        std::vector<char> open;  // '{' or '[' of each container we are in
+        for (;;) {
+            // A value.
+            skipSpace();
+            if (at_ == t_.size()) return false;
+            switch (t_[at_]) {
+                case '{':
+                    ++at_;
+                    ev_.startObject();
+                    skipSpace();
+                    if (peek('}')) {
+                        ++at_;
+                        ev_.endObject();
+                        break;
+                    }
+                    open.push_back('{');
+                    if (!member()) return false;
+                    continue;  // its value
+                case '[':
+                    ++at_;
+                    ev_.startArray();
+                    skipSpace();
+                    if (peek(']')) {
+                        ++at_;
+                        ev_.endArray();
+                        break;
+                    }
+                    open.push_back('[');
+                    continue;  // its first element
+                case '"':
+                    if (!string()) return false;
+                    ev_.string(text_);
+                    break;
+                case 't':
+                    if (!literal("true")) return false;
+                    ev_.boolean(true);
+                    break;
+                case 'f':
+                    if (!literal("false")) return false;
+                    ev_.boolean(false);
+                    break;
+                case 'n':
+                    if (!literal("null")) return false;
+                    ev_.null();
+                    break;
+                default:
+                    if (!number()) return false;
+            }
+            // After a value: close what it ends, or go on to the next member or element.
+            for (;;) {
+                skipSpace();
+                if (open.empty()) return at_ == t_.size();
+                if (at_ == t_.size()) return false;
+                const char c = t_[at_];
+                const char close = open.back() == '{' ? '}' : ']';
+                if (c == close) {
+                    ++at_;
+                    open.pop_back();
+                    if (close == '}') ev_.endObject();
+                    else ev_.endArray();
+                    continue;
+                }
+                if (c != ',') return false;
+                ++at_;
+                if (open.back() == '{') {
+                    skipSpace();
+                    if (!member()) return false;
+                }
+                break;
+            }
+        }
+    }
+
+    // "key": (the value follows)
+    bool member() {
+        if (!peek('"') || !string()) return false;
+        ev_.key(text_);
+        skipSpace();
+        if (!peek(':')) return false;
+        ++at_;
+        return true;
+    }
+
+    bool peek(char c) const { return at_ < t_.size() && t_[at_] == c; }
+
+    void skipSpace() {
+        while (at_ < t_.size()) {
+            const char c = t_[at_];
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+            ++at_;
+        }
+    }
+
+    bool literal(std::string_view word) {
+        for (const char c : word) {
+            if (at_ == t_.size() || t_[at_] != c) return false;
+            ++at_;
+        }
+        return true;
+    }
+
+    bool digits() {
+        const std::size_t from = at_;
+        while (at_ < t_.size() && t_[at_] >= '0' && t_[at_] <= '9') ++at_;
+        return at_ > from;
+    }
+
+    // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    bool number() {
+        const std::size_t from = at_;
+        if (peek('-')) ++at_;
+        if (peek('0')) {
+            ++at_;
+        } else if (at_ < t_.size() && t_[at_] >= '1' && t_[at_] <= '9') {
+            digits();
+        } else {
+            return false;
+        }
+        if (peek('.')) {
+            ++at_;
+            if (!digits()) return false;
+        }
+        if (peek('e') || peek('E')) {
+            ++at_;
+            if (peek('+') || peek('-')) ++at_;
+            if (!digits()) return false;
+        }
+        double v = 0;
+        const auto r = std::from_chars(t_.data() + from, t_.data() + at_, v);
+        if (r.ec == std::errc::result_out_of_range) {
+            // Below the smallest double it reads as (nearly) zero; beyond the largest it is
+            // refused, as nlohmann refuses it: no double holds it.
+            const std::string copy(t_.substr(from, at_ - from));
+            v = std::strtod(copy.c_str(), nullptr);
+            if (!std::isfinite(v)) {
+                at_ = from;
+                return false;
+            }
+        }
+        ev_.number(v);
+        return true;
+    }
+
+    static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    }
+
+    // Four hex digits after "\u".
+    bool hex4(unsigned& v) {
+        if (t_.size() - at_ < 4) {
+            while (at_ < t_.size() && hexDigit(t_[at_]) >= 0) ++at_;
+            return false;
+        }
+        v = 0;
+        for (int k = 0; k < 4; ++k, ++at_) {
+            const int d = hexDigit(t_[at_]);
+            if (d < 0) return false;
+            v = v * 16 + static_cast<unsigned>(d);
+        }
+        return true;
+    }
+
+    // A string, into text_ (at_ on its opening quote).
+    bool string() {
+        ++at_;
+        text_.clear();
+        for (;;) {
+            // The run that needs nothing: printable ASCII other than quote and backslash.
+            const std::size_t from = at_;
+            while (at_ < t_.size()) {
+                const auto c = static_cast<unsigned char>(t_[at_]);
+                if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+                ++at_;
+            }
+            text_.append(t_.data() + from, at_ - from);
+            if (at_ == t_.size()) return false;
+            const auto c = static_cast<unsigned char>(t_[at_]);
+            if (c == '"') {
+                ++at_;
+                return true;
+            }
+            if (c < 0x20) return false;
+            if (c >= 0x80) {
+                const std::size_t n = utf8SequenceLength(t_, at_);
+                if (n == 0) return false;
+                text_.append(t_.data() + at_, n);
+                at_ += n;
+                continue;
+            }
+            // An escape.
+            ++at_;
+            if (at_ == t_.size()) return false;
+            const char e = t_[at_++];
+            switch (e) {
+                case '"': text_ += '"'; break;
+                case '\\': text_ += '\\'; break;
+                case '/': text_ += '/'; break;
+                case 'b': text_ += '\b'; break;
+                case 'f': text_ += '\f'; break;
+                case 'n': text_ += '\n'; break;
+                case 'r': text_ += '\r'; break;
+                case 't': text_ += '\t'; break;
+                case 'u': {
+                    unsigned cp = 0;
+                    if (!hex4(cp)) return false;
+                    if (cp >= 0xdc00 && cp <= 0xdfff) return false;  // a low surrogate alone
+                    if (cp >= 0xd800 && cp <= 0xdbff) {
+                        // A high surrogate: a low one must follow.
+                        if (!literal("\\u")) return false;
+                        unsigned low = 0;
+                        if (!hex4(low)) return false;
+                        if (low < 0xdc00 || low > 0xdfff) return false;
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+                    }
+                    appendUtf8(text_, cp);
+                    break;
+                }
+                default:
+                    --at_;
+                    return false;
+            }
+        }
+    }
+
+    std::string_view t_;
+    JsonEvents& ev_;
+    std::size_t at_ = 0;
+    std::string text_;  // the string being read
+};
+
+}  // namespace
+
+std::optional<std::size_t> readJson(std::string_view text, JsonEvents& events) {
+    return Reader(text, events).run();
 }
 
 }  // namespace taillab::live

@@ -7,9 +7,16 @@
 // sequence, so a query that is not UTF-8 never makes a reply that is not JSON. Numbers are written
 // in their shortest form that reads back to the same double; a value that is not finite (JSON has
 // none) is written as null.
+//
+// And JSON text read as a stream of events (readJson), for the engine pages the gateway reads on
+// every upstream answer: strict RFC 8259 (UTF-8 only, no comments, no trailing commas, nothing
+// after the value, a number beyond the largest double refused; a leading byte order mark is
+// skipped), iterative (nesting depth costs heap, never stack), strings scanned a run at a
+// time. nlohmann's SAX reader did the same at about five times the cost.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,5 +70,25 @@ private:
     std::string& out_;
     bool first_ = true;
 };
+
+// What readJson reports, in document order. A string handed over may be moved from.
+class JsonEvents {
+public:
+    virtual ~JsonEvents() = default;
+    virtual void null() = 0;
+    virtual void boolean(bool v) = 0;
+    virtual void number(double v) = 0;  // below the smallest double: (nearly) 0
+    virtual void string(std::string& v) = 0;
+    virtual void key(std::string& k) = 0;
+    virtual void startObject() = 0;
+    virtual void endObject() = 0;
+    virtual void startArray() = 0;
+    virtual void endArray() = 0;
+};
+
+// Reads `text` as one JSON value, reporting its events. Returns nullopt when the text is JSON;
+// otherwise the byte (1-based; size + 1 for an early end) where reading stopped, and no events
+// follow that point.
+std::optional<std::size_t> readJson(std::string_view text, JsonEvents& events);
 
 }  // namespace taillab::live

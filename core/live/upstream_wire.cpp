@@ -2,14 +2,10 @@
 
 #include <charconv>
 #include <cstdio>
-#include <nlohmann/json.hpp>
-
 #include "live/json_text.h"
 
 namespace taillab::live {
 namespace {
-
-using nlohmann::json;
 
 std::string hex16(std::uint64_t v) {
     char buf[17];
@@ -60,21 +56,24 @@ UpstreamReply upstreamFailure(gateway::CallFailure failure) {
 
 namespace {
 
-// Reads a result page event by event (nlohmann's SAX interface): the items' strings go straight
-// into ResultItems, where a DOM would first build a map and a string per field and then copy them.
+// Reads a result page event by event (readJson): the items' strings go straight into
+// ResultItems, where a DOM would first build a map and a string per field and then copy them.
 // The whole body is always read, so a body that is not JSON is reported as that even when it
 // also has a field of the wrong type. Of several wrong fields, the one reported is the first in
 // this order: page, echo, results, then the items in order, each item's fields in the order
 // title, url, snippet, score.
-class PageReader final : public nlohmann::json_sax<json> {
+class PageReader final : public JsonEvents {
 public:
-    bool null() override { return scalar(); }
-    bool boolean(bool) override { return scalar(); }
-    bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
-    bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
-    bool number_float(number_float_t v, const string_t&) override { return number(v); }
-    bool binary(binary_t&) override { return scalar(); }
-    bool string(string_t& v) override {
+    void null() override { scalar(); }
+    void boolean(bool) override { scalar(); }
+    void number(double v) override {
+        if (target() == Target::Score) {
+            items_.back().score = v;
+            return;
+        }
+        scalar();
+    }
+    void string(std::string& v) override {
         switch (target()) {
             case Target::Page: page(v); break;
             case Target::Echo: echo(v); break;
@@ -83,9 +82,8 @@ public:
             case Target::Snippet: items_.back().snippet = std::move(v); break;
             default: wrongContainer(target());
         }
-        return true;
     }
-    bool start_object(std::size_t) override {
+    void startObject() override {
         const Target t = target();
         if (t == Target::Root) {
             stack_.push_back(Frame::Root);
@@ -96,9 +94,8 @@ public:
             wrongContainer(t);
             stack_.push_back(Frame::Skip);
         }
-        return true;
     }
-    bool start_array(std::size_t) override {
+    void startArray() override {
         const Target t = target();
         if (t == Target::Results) {
             items_.clear();  // a repeated "results" key: the last one counts, as in a DOM
@@ -108,9 +105,8 @@ public:
             wrongContainer(t);
             stack_.push_back(Frame::Skip);
         }
-        return true;
     }
-    bool key(string_t& k) override {
+    void key(std::string& k) override {
         field_ = Target::None;
         if (stack_.back() == Frame::Root) {
             if (k == "page") field_ = Target::Page;
@@ -122,17 +118,11 @@ public:
             else if (k == "snippet") field_ = Target::Snippet;
             else if (k == "score") field_ = Target::Score;
         }
-        return true;
     }
-    bool end_object() override { return end(); }
-    bool end_array() override { return end(); }
-    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
-        syntax_ = "not JSON at byte " + std::to_string(position);
-        return false;
-    }
+    void endObject() override { end(); }
+    void endArray() override { end(); }
 
     UpstreamReply reply() {
-        if (!syntax_.empty()) return badPayload(std::move(syntax_));
         if (!sawResults_ && error_.empty()) fail(kResults, "$.results: missing or not an array");
         if (!error_.empty()) return badPayload(std::move(error_));
         UpstreamReply r;
@@ -158,23 +148,12 @@ private:
         }
         return Target::None;
     }
-    bool end() {
+    void end() {
         stack_.pop_back();
         field_ = Target::None;
-        return true;
-    }
-    bool number(double v) {
-        if (target() == Target::Score) {
-            items_.back().score = v;
-            return true;
-        }
-        return scalar();
     }
     // A value of the wrong type for where it stands.
-    bool scalar() {
-        wrongContainer(target());
-        return true;
-    }
+    void scalar() { wrongContainer(target()); }
     void wrongContainer(Target t) {
         switch (t) {
             case Target::Root: fail(kRoot, "$: not an object"); break;
@@ -225,7 +204,7 @@ private:
     gateway::PageKind kind_ = gateway::PageKind::Results;
     std::uint64_t echo_ = 0;
     bool sawResults_ = false;
-    std::string error_, syntax_;
+    std::string error_;
     int errorRank_ = 0;
 };
 
@@ -239,7 +218,8 @@ UpstreamReply readUpstreamReply(int status, std::string_view body) {
         return r;
     }
     PageReader reader;
-    json::sax_parse(body.begin(), body.end(), &reader);
+    if (const std::optional<std::size_t> at = readJson(body, reader))
+        return badPayload("not JSON at byte " + std::to_string(*at));
     return reader.reply();
 }
 

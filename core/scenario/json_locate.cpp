@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/utf8.h"
+
 namespace taillab {
 namespace {
 
@@ -168,24 +170,6 @@ bool readHex4(std::string_view t, std::size_t i, unsigned& out) {
         out = out * 16 + static_cast<unsigned>(d);
     }
     return true;
-}
-
-void appendUtf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 // The JSON string whose opening quote is at t[i], decoded into `out` when given (escapes resolved,

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/rng.h"
+#include "base/utf8.h"
 
 namespace taillab::gateway {
 
@@ -211,21 +212,7 @@ inline std::string randomUtf8(Rng& rng, std::size_t code_points) {
                 if (c >= 0xD800 && c <= 0xDFFF) c = 'x';
             }
         }
-        if (c < 0x80) {
-            s += static_cast<char>(c);
-        } else if (c < 0x800) {
-            s += static_cast<char>(0xC0 | (c >> 6));
-            s += static_cast<char>(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            s += static_cast<char>(0xE0 | (c >> 12));
-            s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-            s += static_cast<char>(0x80 | (c & 0x3F));
-        } else {
-            s += static_cast<char>(0xF0 | (c >> 18));
-            s += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-            s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-            s += static_cast<char>(0x80 | (c & 0x3F));
-        }
+        appendUtf8(s, static_cast<unsigned>(c));
     }
     return s;
 }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "base/rng.h"
@@ -53,7 +54,9 @@ TEST(JsonText, AnyBytesReadBackAsTheirValidPart) {
         } catch (const json::type_error&) {
             valid = false;
         }
-        if (valid) EXPECT_EQ(parsed.get<std::string>(), s);
+        if (valid) {
+            EXPECT_EQ(parsed.get<std::string>(), s);
+        }
     }
 }
 
@@ -84,6 +87,98 @@ TEST(JsonText, AnObjectWritesItsFieldsInOrder) {
     w.close();
     EXPECT_EQ(out, R"({"a":1,"b":"x","c":true,"d":0.5,"e":[]})");
     EXPECT_EQ(json::parse(out)["d"], 0.5);
+}
+
+// ---- readJson, against nlohmann's reader as the oracle ----------------------------------------
+
+// Both readers' events as one line of text.
+struct Recorder final : JsonEvents {
+    std::string log;
+    void null() override { log += "null "; }
+    void boolean(bool v) override { log += v ? "true " : "false "; }
+    void number(double v) override { appendJsonNumber(log += "num:", v), log += ' '; }
+    void string(std::string& v) override { appendJsonString(log += "str:", v), log += ' '; }
+    void key(std::string& k) override { appendJsonString(log += "key:", k), log += ' '; }
+    void startObject() override { log += "{ "; }
+    void endObject() override { log += "} "; }
+    void startArray() override { log += "[ "; }
+    void endArray() override { log += "] "; }
+};
+
+struct OracleRecorder final : nlohmann::json_sax<json> {
+    Recorder r;
+    bool null() override { return r.null(), true; }
+    bool boolean(bool v) override { return r.boolean(v), true; }
+    bool number_integer(number_integer_t v) override { return r.number(static_cast<double>(v)), true; }
+    bool number_unsigned(number_unsigned_t v) override { return r.number(static_cast<double>(v)), true; }
+    bool number_float(number_float_t v, const string_t&) override { return r.number(v), true; }
+    bool string(string_t& v) override { return r.string(v), true; }
+    bool binary(binary_t&) override { return false; }
+    bool start_object(std::size_t) override { return r.startObject(), true; }
+    bool key(string_t& k) override { return r.key(k), true; }
+    bool end_object() override { return r.endObject(), true; }
+    bool start_array(std::size_t) override { return r.startArray(), true; }
+    bool end_array() override { return r.endArray(), true; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false;
+    }
+};
+
+// Agrees with nlohmann on whether `text` is JSON and, when it is, on every event.
+void expectSameAsOracle(const std::string& text) {
+    Recorder mine;
+    const std::optional<std::size_t> stop = readJson(text, mine);
+    OracleRecorder oracle;
+    const bool ok = json::sax_parse(text.begin(), text.end(), &oracle);
+    ASSERT_EQ(!stop.has_value(), ok) << "text: " << text;
+    if (ok) {
+        EXPECT_EQ(mine.log, oracle.r.log) << "text: " << text;
+    } else {
+        EXPECT_GE(*stop, 1u);
+        EXPECT_LE(*stop, text.size() + 1);
+    }
+}
+
+TEST(JsonText, ReadsWhatJsonIsAndRefusesWhatItIsNot) {
+    for (const char* ok : {R"({"a": [1, -2.5e3, 0, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"]})",
+                           "  [ ]  ", "{}", "0", "-0.0e-0", R"("\u0000")", "1e400", "-1e400", "1e-400",
+                           "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]", "\"caf\xc3\xa9\""})
+        expectSameAsOracle(ok);
+    for (const char* bad : {"", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "1e", "+1", "tru", "nul",
+                            "[1 2]", "{\"a\" 1}", "{1: 2}", "\"\\x\"", "\"\\u12\"", "\"\\ud83d\"",
+                            "\"\\udc00\"", "\"\\ud83d\\u0041\"", "\"a\nb\"", "\"\xff\"", "\"\xc0\xaf\"",
+                            "[] []", "NaN", "/* c */ 1", "'a'", "\xef\xbb\xbf{}"})
+        expectSameAsOracle(bad);
+    Recorder r;
+    EXPECT_EQ(readJson("[1, x]", r), 5u);
+    EXPECT_EQ(readJson("[1, 2", r), 6u);
+}
+
+TEST(JsonText, AgreesWithNlohmannOnMutatedPages) {
+    const std::string page =
+        R"({"page": "results", "echo": "00000000000000ff", "results": [)"
+        R"({"title": "A \"quoted\" caf\u00e9", "url": "https://a.org/x?y=1", "snippet": "a\nb", "score": 0.9},)"
+        R"({"title": "B", "url": "https://b.org/", "snippet": "b", "score": -1e-3, "extra": [null, true, {}]}]})";
+    expectSameAsOracle(page);
+    using namespace std::string_literals;
+    const std::string alphabet = "{}[]\":,.-+eE0123456789 tfnul\\/\"ab\x80\xc3\xa9\x00\n"s;
+    Rng rng(3);
+    for (int n = 0; n < 20000; ++n) {
+        std::string text = page;
+        const int edits = 1 + static_cast<int>(rng.below(3));
+        for (int e = 0; e < edits && !text.empty(); ++e) {
+            const std::size_t at = rng.below(text.size());
+            const char c = alphabet[rng.below(alphabet.size())];
+            switch (rng.below(4)) {
+                case 0: text[at] = c; break;
+                case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+                case 2: text.erase(at, 1); break;
+                default: text.resize(at); break;
+            }
+        }
+        expectSameAsOracle(text);
+        if (HasFatalFailure()) return;
+    }
 }
 
 }  // namespace
