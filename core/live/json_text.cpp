@@ -224,7 +224,7 @@ private:
                 return false;
             }
         }
-        ev_.number(v);
+        ev_.number(v, t_.substr(from, at_ - from));
         return true;
     }
 

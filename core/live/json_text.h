@@ -77,7 +77,9 @@ public:
     virtual ~JsonEvents() = default;
     virtual void null() = 0;
     virtual void boolean(bool v) = 0;
-    virtual void number(double v) = 0;  // below the smallest double: (nearly) 0
+    // `literal` is the number as written (an integer when it has no '.', 'e' or 'E'); below the
+    // smallest double, `v` is (nearly) 0.
+    virtual void number(double v, std::string_view literal) = 0;
     virtual void string(std::string& v) = 0;
     virtual void key(std::string& k) = 0;
     virtual void startObject() = 0;

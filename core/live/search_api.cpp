@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "live/ascii.h"
 #include "live/json_text.h"
 
 namespace taillab::live {
 namespace {
-
-using nlohmann::json;
 
 double latencyMs(Duration d) { return std::round(toMs(d) * 1000.0) / 1000.0; }
 
@@ -24,6 +21,88 @@ std::string wholeSeconds(Duration d) {
 HttpReply badRequest(std::string message, Duration latency) {
     return errorReply(400, "bad_request", message, latency);
 }
+
+// A search's body, {"query": ..., "language": ..., "max_results": ...}, read as events into a
+// SearchRequest. The first problem in the body's order is kept (and reported once the whole body
+// has been read as JSON: a syntax error anywhere wins).
+class SearchBodyReader final : public JsonEvents {
+public:
+    explicit SearchBodyReader(SearchRequest& out) : out_(out) {}
+    std::string problem;
+    bool sawQuery = false;
+
+    void null() override { wrong(); }
+    void boolean(bool) override { wrong(); }
+    void number(double, std::string_view literal) override {
+        if (depth_ != 1 || field_ != Field::MaxResults) return wrong();
+        // An integer literal within +-1,000,000; the gateway itself says what range it takes.
+        std::int64_t v = 0;
+        const bool integer = literal.find_first_of(".eE") == std::string_view::npos;
+        const auto r = std::from_chars(literal.data(), literal.data() + literal.size(), v);
+        if (!integer || r.ec != std::errc{} || v < -1'000'000 || v > 1'000'000)
+            return fail("$.max_results must be an integer from 1 to 50");
+        out_.max_results = static_cast<int>(v);
+    }
+    void string(std::string& v) override {
+        if (depth_ != 1) return wrong();
+        switch (field_) {
+            case Field::Query:
+                out_.query = std::move(v);
+                sawQuery = true;
+                return;
+            case Field::Language:
+                if (v.empty() || v.size() > 35) return wrong();
+                out_.language = std::move(v);
+                return;
+            default: return wrong();
+        }
+    }
+    void key(std::string& k) override {
+        if (depth_ != 1) return;
+        if (k == "query") {
+            field_ = Field::Query;
+        } else if (k == "language") {
+            field_ = Field::Language;
+        } else if (k == "max_results") {
+            field_ = Field::MaxResults;
+        } else {
+            field_ = Field::Other;
+            fail("$." + k + " is not a field of a search (query, language, max_results)");
+        }
+    }
+    void startObject() override {
+        if (depth_ != 0) wrong();
+        ++depth_;
+    }
+    void startArray() override {
+        wrong();
+        ++depth_;
+    }
+    void endObject() override { --depth_; }
+    void endArray() override { --depth_; }
+
+private:
+    enum class Field : std::uint8_t { Query, Language, MaxResults, Other };
+    // A value of the wrong kind where it stands (nothing inside a field's own value counts twice).
+    void wrong() {
+        if (depth_ == 0) return fail("$: the body must be a JSON object");
+        if (depth_ != 1) return;
+        switch (field_) {
+            case Field::Query: return fail("$.query must be a string");
+            case Field::Language:
+                return fail("$.language must be a language tag such as \"en\" (1 to 35 characters)");
+            case Field::MaxResults: return fail("$.max_results must be an integer from 1 to 50");
+            case Field::Other: return;  // already said
+        }
+    }
+    void fail(std::string message) {
+        if (problem.empty()) problem = std::move(message);
+    }
+
+    SearchRequest& out_;
+    int depth_ = 0;
+    Field field_ = Field::Other;
+};
 
 }  // namespace
 
@@ -99,49 +178,27 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
                               latency);
         out.request_id = v;
     }
-    json body;
-    try {
-        body = json::parse(in.body);
-    } catch (const json::parse_error& e) {
-        // nlohmann's message names the line and column where parsing stopped; its exception
-        // name and number mean nothing to a client.
-        const std::string_view what = e.what();
-        const std::size_t at = what.find("at line");
-        std::string message = "the body is not valid JSON ";
-        if (at == std::string_view::npos) {
-            message += "at byte ";
-            message += std::to_string(e.byte);
+    SearchBodyReader body(out);
+    if (const std::optional<std::size_t> at = readJson(in.body, body)) {
+        // Where, as an editor counts: line and column of the byte where reading stopped.
+        const std::string_view text = in.body;
+        const std::size_t stop = std::min(*at - 1, text.size());
+        const std::size_t lineStart = text.rfind('\n', stop == 0 ? 0 : stop - 1);
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
+        const std::size_t column = stop - (lineStart == std::string_view::npos || stop == 0 ? 0 : lineStart + 1) + 1;
+        std::string message = "the body is not valid JSON at line " + std::to_string(line) + ", column " +
+                              std::to_string(column) + ": ";
+        if (stop == text.size()) {
+            message += "it ends early";
         } else {
-            message += what.substr(at);
+            message += "unexpected '";
+            message += text[stop];  // may not be UTF-8: the reply writer replaces it
+            message += "'";
         }
         return badRequest(std::move(message), latency);
     }
-    if (!body.is_object()) return badRequest("$: the body must be a JSON object", latency);
-    bool sawQuery = false;
-    for (auto it = body.begin(); it != body.end(); ++it) {
-        const std::string& k = it.key();
-        const json& v = it.value();
-        if (k == "query") {
-            if (!v.is_string()) return badRequest("$.query must be a string", latency);
-            out.query = v.get<std::string>();
-            sawQuery = true;
-        } else if (k == "language") {
-            if (!v.is_string() || v.get_ref<const std::string&>().empty() ||
-                v.get_ref<const std::string&>().size() > 35)
-                return badRequest("$.language must be a language tag such as \"en\" (1 to 35 characters)",
-                                  latency);
-            out.language = v.get<std::string>();
-        } else if (k == "max_results") {
-            if (!v.is_number_integer() || v.get<std::int64_t>() < -1'000'000 ||
-                v.get<std::int64_t>() > 1'000'000)
-                return badRequest("$.max_results must be an integer from 1 to 50", latency);
-            out.max_results = static_cast<int>(v.get<std::int64_t>());
-        } else {
-            return badRequest("$." + k + " is not a field of a search (query, language, max_results)",
-                              latency);
-        }
-    }
-    if (!sawQuery) return badRequest("$.query is missing", latency);
+    if (!body.problem.empty()) return badRequest(std::move(body.problem), latency);
+    if (!body.sawQuery) return badRequest("$.query is missing", latency);
     return out;
 }
 

@@ -66,7 +66,7 @@ class PageReader final : public JsonEvents {
 public:
     void null() override { scalar(); }
     void boolean(bool) override { scalar(); }
-    void number(double v) override {
+    void number(double v, std::string_view) override {
         if (target() == Target::Score) {
             items_.back().score = v;
             return;

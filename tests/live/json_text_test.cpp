@@ -96,7 +96,7 @@ struct Recorder final : JsonEvents {
     std::string log;
     void null() override { log += "null "; }
     void boolean(bool v) override { log += v ? "true " : "false "; }
-    void number(double v) override { appendJsonNumber(log += "num:", v), log += ' '; }
+    void number(double v, std::string_view) override { appendJsonNumber(log += "num:", v), log += ' '; }
     void string(std::string& v) override { appendJsonString(log += "str:", v), log += ' '; }
     void key(std::string& k) override { appendJsonString(log += "key:", k), log += ' '; }
     void startObject() override { log += "{ "; }
@@ -109,9 +109,9 @@ struct OracleRecorder final : nlohmann::json_sax<json> {
     Recorder r;
     bool null() override { return r.null(), true; }
     bool boolean(bool v) override { return r.boolean(v), true; }
-    bool number_integer(number_integer_t v) override { return r.number(static_cast<double>(v)), true; }
-    bool number_unsigned(number_unsigned_t v) override { return r.number(static_cast<double>(v)), true; }
-    bool number_float(number_float_t v, const string_t&) override { return r.number(v), true; }
+    bool number_integer(number_integer_t v) override { return r.number(static_cast<double>(v), {}), true; }
+    bool number_unsigned(number_unsigned_t v) override { return r.number(static_cast<double>(v), {}), true; }
+    bool number_float(number_float_t v, const string_t&) override { return r.number(v, {}), true; }
     bool string(string_t& v) override { return r.string(v), true; }
     bool binary(binary_t&) override { return false; }
     bool start_object(std::size_t) override { return r.startObject(), true; }

@@ -55,6 +55,11 @@ TEST(SearchApi, ReadsAWellFormedSearch) {
     EXPECT_EQ(std::get<SearchRequest>(d).language, "en");
     EXPECT_EQ(std::get<SearchRequest>(d).max_results, 10);
     EXPECT_EQ(std::get<SearchRequest>(d).api_key, "");
+    // Escapes are read; -0 is an integer (the gateway judges its range).
+    auto e = readSearch(post(R"({"query": "caf\u00e9 \"x\"", "max_results": -0})"), {});
+    ASSERT_TRUE(std::holds_alternative<SearchRequest>(e));
+    EXPECT_EQ(std::get<SearchRequest>(e).query, "caf\xc3\xa9 \"x\"");
+    EXPECT_EQ(std::get<SearchRequest>(e).max_results, 0);
 }
 
 TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
@@ -79,7 +84,22 @@ TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
     EXPECT_EQ(notJson.first, 400);
     EXPECT_EQ(notJson.second.rfind("the body is not valid JSON at line 1, column 15: ", 0), 0u)
         << notJson.second;
+    EXPECT_EQ(problem(post("{\n  \"query\": \"x\"\n  \"language\": \"en\"}")).second,
+              "the body is not valid JSON at line 3, column 3: unexpected '\"'");
+    EXPECT_EQ(problem(post(R"({"query": "x")")).second, "the body is not valid JSON at line 1, column 14: it ends early");
+    EXPECT_EQ(problem(post("")).second, "the body is not valid JSON at line 1, column 1: it ends early");
+    // A syntax error anywhere wins over a wrong field before it.
+    EXPECT_EQ(problem(post(R"({"query": 3, "language": })")).second.rfind("the body is not valid JSON", 0), 0u);
     EXPECT_EQ(problem(post("[1]")).second, "$: the body must be a JSON object");
+    EXPECT_EQ(problem(post(R"("x")")).second, "$: the body must be a JSON object");
+    EXPECT_EQ(problem(post(R"({"query": {"text": "x"}})")).second, "$.query must be a string");
+    EXPECT_EQ(problem(post(R"({"query": "x", "language": "a-very-long-language-tag-beyond-35-chars"})")).first, 400);
+    EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 1e1})")).second,
+              "$.max_results must be an integer from 1 to 50");
+    EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 99999999999999999999})")).second,
+              "$.max_results must be an integer from 1 to 50");
+    // The first problem in the body's order.
+    EXPECT_EQ(problem(post(R"({"query": [], "max_results": "ten"})")).second, "$.query must be a string");
     EXPECT_EQ(problem(post(R"({"query": 3})")).second, "$.query must be a string");
     EXPECT_EQ(problem(post(R"({"language": "en"})")).second, "$.query is missing");
     EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 2.5})")).second,
