@@ -67,8 +67,10 @@ usage:
   taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over
-                                         loopback HTTP (R requests/s, default 100); writes the
-                                         same result JSON as run, plus the clients' view ("load")
+                                         loopback HTTP; the load is the scenario's own arrivals
+                                         from T, scaled to about R requests/s over the first hour
+                                         (default 100); writes the same result JSON as run, plus
+                                         the clients' view ("load")
   taillab-cli twin SCENARIO --duration D [--rate R] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE]
                                          the scenario simulated and live on the same arrivals

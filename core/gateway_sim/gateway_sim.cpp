@@ -12,6 +12,7 @@
 #include "fleet/fleet.h"
 #include "gateway/gateway.h"
 #include "gateway_sim/sim_config.h"
+#include "gateway_sim/surges.h"
 #include "sim/distributions.h"
 #include "sim/event_queue.h"
 
@@ -159,9 +160,9 @@ struct GatewaySim::Impl final : Port {
                 (void)resolve(e);
                 actions.push_back(Action{at, Action::Start, i});
                 actions.push_back(Action{e.until_s ? fromSeconds(*e.until_s) : end, Action::End, i});
-                if (e.fault->effect == FaultEffect::Surge) surges.push_back(i);
             }
         }
+        surges = Surges(timeline, seed, static_cast<int>(params.integer("egress_ips")), end);
         // In time order; at equal times, in the timeline's order (an event's end never shares a
         // time with its start).
         std::stable_sort(actions.begin(), actions.end(), [](const Action& a, const Action& b) {
@@ -218,40 +219,6 @@ struct GatewaySim::Impl final : Port {
             if ((f.engine < 0 || f.engine == engine) && (!f.region || *f.region == region))
                 c *= 1 - f.share;
         return static_cast<int>(std::floor(c + 1e-9));
-    }
-
-    // Surges that raise traffic add arrivals to the hours they cover; surges that lower it (a
-    // factor below 1) drop that share of the arrivals they cover, chosen by trace id.
-    void addSurges(int h) {
-        const Time h0 = fromSeconds(3600.0 * h), h1 = h0 + fromSeconds(3600);
-        bool added = false;
-        for (std::uint32_t i : surges) {
-            const TimelineEvent& e = timeline.events[i];
-            const Time from = std::max(h0, fromSeconds(e.at_s));
-            const Time to = std::min(h1, e.until_s ? fromSeconds(*e.until_s) : end);
-            if (to <= from || e.fault->factor <= 1) continue;
-            const std::size_t before = hourBuffer.size();
-            workload.generateSurge(h, e.fault->factor - 1, from, to, resolve(e).region, i + 1, hourBuffer);
-            added = added || hourBuffer.size() > before;
-        }
-        if (added)
-            std::stable_sort(hourBuffer.begin(), hourBuffer.end(),
-                             [](const RequestSpec& a, const RequestSpec& b) { return a.at < b.at; });
-    }
-    bool thinnedOut(const RequestSpec& spec) const {
-        for (std::uint32_t i : surges) {
-            const TimelineEvent& e = timeline.events[i];
-            if (e.fault->factor >= 1 || spec.at < fromSeconds(e.at_s) ||
-                (e.until_s && spec.at >= fromSeconds(*e.until_s)))
-                continue;
-            const std::optional<Region> region = resolve(e).region;
-            if (region && (spec.customer >= workload.customers().size() ||
-                           workload.customers()[spec.customer].home != *region))
-                continue;
-            const double u = uniformAt(streamKey(seed, spec.trace, 0x7468696eULL + i), 0);  // "thin"
-            if (u >= e.fault->factor) return true;
-        }
-        return false;
     }
 
     // ---- Port ----------------------------------------------------------------------------
@@ -385,7 +352,7 @@ struct GatewaySim::Impl final : Port {
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
                     gateway.prefetch(request(hourBuffer[nextArrival + kPrefetchAhead]));
                 const RequestSpec& spec = hourBuffer[nextArrival++];
-                if (!surges.empty() && thinnedOut(spec)) continue;
+                if (!surges.empty() && surges.thinnedOut(workload, spec)) continue;
                 if (observer.arrival) observer.arrival(spec);
                 gateway.onRequest(now, request(spec));
             } else {
@@ -434,7 +401,7 @@ struct GatewaySim::Impl final : Port {
                 hourBuffer.clear();
                 nextArrival = 0;
                 workload.generateHour(h, hourBuffer);
-                if (!surges.empty()) addSurges(h);
+                if (!surges.empty()) surges.addArrivals(workload, h, hourBuffer);
                 while (nextArrival < hourBuffer.size() && hourBuffer[nextArrival].at < now) ++nextArrival;
                 if (h + 1 < workload.hours())
                     queue.schedule(fromSeconds(3600.0 * (h + 1)),
@@ -506,7 +473,7 @@ struct GatewaySim::Impl final : Port {
     std::vector<bool> discarded;          // per timeline event: dropped before it applied
     std::vector<Action> actions;
     std::size_t nextAction = 0;
-    std::vector<std::uint32_t> surges;  // events whose fault is a surge
+    Surges surges;  // the timeline's traffic surges
     std::vector<CapacityFault> capacityFaults;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "live/gateway_server.h"
 #include "live/loop.h"
 #include "live/serve_setup.h"
+#include "live/workload_plan.h"
 
 namespace taillab::live {
 namespace {
@@ -18,55 +20,6 @@ namespace {
 std::optional<double> ms(const HdrHistogram& h, double p) {
     if (h.empty()) return std::nullopt;
     return static_cast<double>(h.valueAtPercentile(p)) / 1000.0;
-}
-
-// The constant rate with the timeline's surges in [start, start + duration) as steps: a surge
-// that raises traffic adds (factor - 1) x the rate, as the simulation adds (factor - 1) x the
-// hour's count; one that lowers it drops (1 - factor) of the share of traffic it covers (its
-// region's keys among the keys sent, or all). The extra requests rotate over every key, so a
-// regional surge's extra traffic is not all from its region: said in `notes`.
-RateSchedule surgeSchedule(double rate, const Timeline& timeline, Duration start, Duration duration,
-                           const std::vector<gateway::ApiKey>& keys, std::vector<std::string>& notes) {
-    const double from = toSeconds(start), to = from + toSeconds(duration);
-    std::vector<const TimelineEvent*> surges;
-    std::vector<double> cuts{0};
-    for (const TimelineEvent& e : timeline.events) {
-        if (!e.fault || e.fault->effect != FaultEffect::Surge) continue;
-        const double a = std::max(e.at_s, from), b = std::min(e.until_s.value_or(to), to);
-        if (b <= a) continue;
-        surges.push_back(&e);
-        cuts.push_back(a - from);
-        cuts.push_back(b - from);
-        if (e.fault->target.region && e.fault->factor > 1)
-            notes.push_back(e.label + ": the extra requests rotate over every customer's key, not only " +
-                            *e.fault->target.region + "'s");
-    }
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    RateSchedule schedule;
-    for (const double c : cuts) {
-        if (c >= toSeconds(duration)) break;
-        const double t = from + c;
-        double r = rate;
-        for (const TimelineEvent* e : surges) {
-            if (t < e->at_s || t >= e->until_s.value_or(to)) continue;
-            const Fault& f = *e->fault;
-            if (f.factor >= 1) {
-                r += rate * (f.factor - 1);
-            } else {
-                double share = 1;
-                if (f.target.region) {
-                    std::size_t in = 0;
-                    for (const auto& k : keys) in += gateway::kRegionNames[static_cast<std::size_t>(k.home)] == *f.target.region;
-                    share = keys.empty() ? 0 : static_cast<double>(in) / static_cast<double>(keys.size());
-                }
-                r -= rate * (1 - f.factor) * share;
-            }
-        }
-        if (!schedule.steps.empty() && schedule.steps.back().rate == r) continue;
-        schedule.steps.push_back(RateStep{c, std::max(0.0, r)});
-    }
-    return schedule;
 }
 
 }  // namespace
@@ -130,36 +83,46 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
         throw std::invalid_argument("a live run needs a gateway scenario, not a '" + scenario.lab + "' lab");
     if (!m.options.load && !(m.options.rate_per_s > 0))
         throw std::invalid_argument("the rate must be above 0 requests per second");
-    if (m.options.endpoint != "/search/lite" && m.options.endpoint != "/search/fast")
-        throw std::invalid_argument("the endpoint is /search/lite or /search/fast, not " + m.options.endpoint);
-    GatewaySetup setup = gatewaySetup(scenario);
+    // The scenario's own arrivals, scaled so that the first hour's mean rate is the one asked for
+    // (the servers run the scaled scenario, so a saved run replays the same arrivals).
+    std::shared_ptr<WorkloadPlan> arrivals;
+    if (!m.options.load) {
+        arrivals = std::make_shared<WorkloadPlan>(scenario, m.options.rate_per_s, m.options.start_at,
+                                                  std::chrono::hours(1));
+        m.scenario = arrivals->scenario();
+        m.notes = arrivals->notes();
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "the load sends the scenario's own arrivals (its customers' keys and pins, queries, agent "
+                      "bursts and surges) from %s on, scaled by load_multiplier %.3g to about %.4g requests a "
+                      "second over the first hour",
+                      formatRunTime(toSeconds(m.options.start_at),
+                                    static_cast<int>(m.scenario.params.choiceIndex("start_day")))
+                          .c_str(),
+                      arrivals->loadMultiplier(), m.options.rate_per_s);
+        m.notes.push_back(line);
+    }
+    GatewaySetup setup = gatewaySetup(m.scenario);
     setup.start_at = m.options.start_at;
     FleetServerOptions fleetOptions;
     fleetOptions.start_at = m.options.start_at;
-    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, scenario, fleetOptions);
+    m.fleet = std::make_unique<FleetServer>(m.fleetLoop, m.scenario, fleetOptions);
     std::vector<std::string> upstreamArgs;
     for (const auto& [name, url] : m.fleet->engineUrls()) upstreamArgs.push_back(name + "=" + url);
     m.gateway = std::make_unique<GatewayServer>(m.gatewayLoop, HostPort{"127.0.0.1", 0}, setup,
-                                                upstreamUrls(setup.config, upstreamArgs), scenario.seed);
+                                                upstreamUrls(setup.config, upstreamArgs), m.scenario.seed);
     LoadConfig c;
     if (m.options.load) {
         c = *m.options.load;
     } else {
-        c.duration = m.options.duration;
+        c.duration = std::min<Duration>(m.options.duration, arrivals->remaining());
         c.connections = m.options.connections;
-        // The scenario's interactive customers, in turn (probe keys and the batch job stay out).
-        std::vector<gateway::ApiKey> sent;
-        for (const gateway::ApiKey& k : setup.config.keys)
-            if (!k.probe && k.lane == gateway::Lane::Interactive) {
-                c.keys.push_back(k.key);
-                sent.push_back(k);
-            }
-        c.schedule = surgeSchedule(m.options.rate_per_s, scenario.timeline, m.options.start_at, m.options.duration,
-                                   sent, m.notes);
+        c.schedule = RateSchedule::constant(m.options.rate_per_s);  // sizes the connection pool
+        c.plan_source = WorkloadPlan::source(arrivals);
         for (const std::string& n : m.fleet->notes())
             if (n.find("load generator") == std::string::npos) m.notes.push_back(n);
     }
-    c.url = Url{m.gateway->bound(), m.options.endpoint};
+    c.url = Url{m.gateway->bound(), "/search/lite"};
     m.generator = std::make_unique<LoadGenerator>(c);
 }
 
@@ -182,8 +145,15 @@ void LiveStack::start() {
         m.startedAt = startedAt;
     }
     m.loadThread = std::thread([&m] {
-        LoadResult r = m.generator->run([&m](const LoadInterval& i) { m.onInterval(i); });
+        LoadResult r;
+        std::string error;
+        try {
+            r = m.generator->run([&m](const LoadInterval& i) { m.onInterval(i); });
+        } catch (const std::exception& e) {  // a bad window from the plan: the run ends, saying why
+            error = e.what();
+        }
         std::lock_guard lock(m.mutex);
+        m.progress.error = std::move(error);
         m.result = std::move(r);
         m.progress.counts = m.result.counts;
         m.progress.elapsed_s = m.result.elapsed_s;
@@ -323,7 +293,7 @@ Scenario LiveStack::scenarioOfRun(const std::string& name) const {
 }
 
 std::string LiveStack::gatewayUrl() const {
-    return "http://" + toString(impl_->gateway->bound()) + impl_->options.endpoint;
+    return "http://" + toString(impl_->gateway->bound());
 }
 
 const Scenario& LiveStack::scenario() const { return impl_->scenario; }

@@ -2,9 +2,9 @@
 // scenario's emulated fleet, its gateway in front of it, and the open-loop load generator. What
 // `taillab-cli live` and `twin` run, and what the GUI's live tab starts, retunes and stops.
 //
-// The scenario's timeline runs from start() on both servers (the fleet applies faults and its
-// knobs, the gateway its knobs and marks the faults); its surges shape the load's rate (steps of
-// the schedule), as they shape the simulated arrivals. Changes made while it runs (applyParams,
+// The load is the scenario's own arrivals (live/workload_plan.h), surges included, unless a plan
+// is given. The scenario's timeline runs from start() on both servers (the fleet applies faults
+// and its knobs, the gateway its knobs and marks the faults). Changes made while it runs (applyParams,
 // injectFault, removeFault) reach the gateway and the fleet at once, are marked on the gateway's
 // timeline, and are recorded, so scenarioOfRun() writes the run down as a scenario whose timeline
 // replays them at the same times (on the scenario's clock: start_at plus the time since start).
@@ -33,10 +33,12 @@ struct LiveStackOptions {
     double rate_per_s = 100;
     std::size_t connections = 0;  // 0: the generator's default for the rate
     Duration duration = std::chrono::hours(24);
-    std::string endpoint = "/search/lite";
     // Called on the generator's thread once an interval (LoadConfig::interval).
     LoadGenerator::IntervalCallback on_interval;
-    // The load to send; when set, replaces rate_per_s and the built-in queries (see twin.h).
+    // Unless `load` is set, the load is the scenario's own arrivals (live/workload_plan.h) from
+    // start_at, scaled so that the first hour's mean rate is rate_per_s, for `duration` or until
+    // the scenario's run ends.
+    // The load to send instead (a twin run's plan, see twin.h).
     std::optional<LoadConfig> load;
     // Where on the scenario's clock the fleet and the gateway start: timeline events before it
     // apply at once.
@@ -51,6 +53,7 @@ struct LoadProgress {
     std::optional<double> uncorrected_p50_ms, uncorrected_p99_ms;
     std::optional<double> lag_p99_ms;
     bool finished = false;  // the schedule is over and every request has answered
+    std::string error;      // when the generator stopped on an error: what it was
 };
 
 class LiveStack {

@@ -41,6 +41,32 @@ bool validHeaderToken(const std::string& s) {
     return true;
 }
 
+// Planned requests, all in [from, to) and in time order, each sendable. Throws
+// std::invalid_argument naming the first that is not (its index within `plan`).
+void checkWindow(const std::vector<PlannedRequest>& plan, nanoseconds from, nanoseconds to) {
+    const auto fieldOk = [](const std::string& v) {
+        for (const char ch : v) {
+            const auto b = static_cast<unsigned char>(ch);
+            if ((b < 0x20 && b != '\t') || b == 0x7f) return false;
+        }
+        return true;
+    };
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        const PlannedRequest& r = plan[i];
+        const std::string where = "planned request " + std::to_string(i) + ": ";
+        if (r.at < from || r.at >= to) throw std::invalid_argument(where + "its time lies outside the run's duration");
+        if (i > 0 && r.at < plan[i - 1].at) throw std::invalid_argument(where + "earlier than the one before");
+        if (r.target.empty() || r.target[0] != '/' || !validHeaderToken(r.target))
+            throw std::invalid_argument(where + "the target must be a path starting with '/'");
+        if (!r.key.empty() && !validHeaderToken(r.key)) throw std::invalid_argument(where + "unsendable API key");
+        if (!fieldOk(r.region) || !fieldOk(r.request_id))
+            throw std::invalid_argument(where + "a header value holds a control character");
+    }
+}
+
+// A source's window: long enough that producing it is rare, short enough to hold little.
+constexpr nanoseconds kPlanWindow = std::chrono::seconds(2);
+
 // One run's state; lives on run()'s stack and is touched only by the io_context's thread.
 class Run {
   public:
@@ -64,11 +90,12 @@ class Run {
         result_.start_epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
-        result_.intended = intendedBefore(config_.duration);
+        if (!config_.plan_source) result_.intended = intendedBefore(config_.duration);
         next_ = nextIntended();
         scheduleTick();
         onSend();
         io_.run();
+        if (config_.plan_source) result_.intended = planBase_ + planBuffer_.size();
         result_.elapsed_s = seconds(lastAnswer_ - t0_);
         result_.peak_connections = client_.poolStats(config_.url.at).peak_open;
         return std::move(result_);
@@ -96,16 +123,31 @@ class Run {
         });
     }
 
-    // The schedule's or the plan's next send time, and how many fall before `t`.
+    bool planned() const { return !config_.plan.empty() || config_.plan_source; }
+    // The planned requests at hand: the whole plan, or the source's current window (the requests
+    // from sequence number planBase_ on).
+    const std::vector<PlannedRequest>& plan() const { return config_.plan_source ? planBuffer_ : config_.plan; }
+
+    // The schedule's or the plan's next send time, and how many fall before `t` (for a source,
+    // as far as it has planned).
     std::optional<nanoseconds> nextIntended() {
-        if (config_.plan.empty()) return times_.next();
-        if (planNext_ == config_.plan.size()) return std::nullopt;
-        return config_.plan[planNext_++].at;
+        if (!planned()) return times_.next();
+        // A source's next window, once the last one's requests have all been dispatched.
+        while (config_.plan_source && planNext_ - planBase_ == planBuffer_.size() && planned_ < config_.duration) {
+            planBase_ += planBuffer_.size();
+            planBuffer_.clear();
+            const nanoseconds to = std::min(planned_ + kPlanWindow, config_.duration);
+            config_.plan_source(planned_, to, planBuffer_);
+            checkWindow(planBuffer_, planned_, to);
+            planned_ = to;
+        }
+        if (planNext_ - planBase_ == plan().size()) return std::nullopt;
+        return plan()[planNext_++ - planBase_].at;
     }
     std::uint64_t intendedBefore(nanoseconds t) const {
-        if (config_.plan.empty()) return times_.intendedBefore(t);
-        const auto& p = config_.plan;
-        return static_cast<std::uint64_t>(
+        if (!planned()) return times_.intendedBefore(t);
+        const auto& p = plan();
+        return planBase_ + static_cast<std::uint64_t>(
             std::lower_bound(p.begin(), p.end(), t, [](const PlannedRequest& r, nanoseconds at) { return r.at < at; }) -
             p.begin());
     }
@@ -126,8 +168,8 @@ class Run {
         HttpRequest request;
         request.method = "POST";
         request.headers.emplace_back("Content-Type", "application/json");
-        if (!config_.plan.empty()) {
-            const PlannedRequest& p = config_.plan[seq];
+        if (planned()) {
+            const PlannedRequest& p = plan()[seq - planBase_];
             request.target = p.target;
             if (!p.key.empty()) request.headers.emplace_back("Authorization", "Bearer " + p.key);
             if (!p.region.empty()) request.headers.emplace_back("X-Region", p.region);
@@ -225,7 +267,10 @@ class Run {
     asio::steady_timer tickTimer_;
     SendTimes times_;
     std::optional<nanoseconds> next_;
-    std::size_t planNext_ = 0;
+    std::uint64_t planNext_ = 0;                  // sequence number of the next planned request
+    std::vector<PlannedRequest> planBuffer_;      // a source's current window
+    std::uint64_t planBase_ = 0;                  // sequence number of planBuffer_[0]
+    nanoseconds planned_{0};                      // a source has planned up to here
     TimePoint t0_{};
     TimePoint lastAnswer_{};
     LoadResult result_;
@@ -276,41 +321,31 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
 
 namespace {
 
-// A planned load's checks, and its connections: enough for four times its mean rate at 250 ms an
-// answer, at least 64 (agent bursts send up to 40 copies within 20 ms).
+// Connections for a planned load of `rate` requests a second: enough for four times it at 250 ms
+// an answer, at least 64 (agent bursts send up to 40 copies within 20 ms).
+std::size_t planConnections(double rate) {
+    return std::max<std::size_t>(64, static_cast<std::size_t>(std::ceil(rate * 4 * 0.25)));
+}
+
+// A planned load's checks, and its connections.
 std::size_t checkPlan(const LoadConfig& c) {
-    const auto& plan = c.plan;
-    const auto fieldOk = [](const std::string& v) {
-        for (const char ch : v) {
-            const auto b = static_cast<unsigned char>(ch);
-            if ((b < 0x20 && b != '\t') || b == 0x7f) return false;
-        }
-        return true;
-    };
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-        const PlannedRequest& r = plan[i];
-        const std::string where = "planned request " + std::to_string(i) + ": ";
-        if (r.at < nanoseconds::zero() || r.at >= c.duration)
-            throw std::invalid_argument(where + "its time lies outside the run's duration");
-        if (i > 0 && r.at < plan[i - 1].at) throw std::invalid_argument(where + "earlier than the one before");
-        if (r.target.empty() || r.target[0] != '/' || !validHeaderToken(r.target))
-            throw std::invalid_argument(where + "the target must be a path starting with '/'");
-        if (!r.key.empty() && !validHeaderToken(r.key)) throw std::invalid_argument(where + "unsendable API key");
-        if (!fieldOk(r.region) || !fieldOk(r.request_id))
-            throw std::invalid_argument(where + "a header value holds a control character");
-    }
-    const double meanRate = static_cast<double>(plan.size()) / std::chrono::duration<double>(c.duration).count();
-    return std::max<std::size_t>(64, static_cast<std::size_t>(std::ceil(meanRate * 4 * 0.25)));
+    checkWindow(c.plan, nanoseconds::zero(), c.duration);
+    const double meanRate = static_cast<double>(c.plan.size()) / std::chrono::duration<double>(c.duration).count();
+    return planConnections(meanRate);
 }
 
 }  // namespace
 
 LoadGenerator::LoadGenerator(LoadConfig config) : config_(std::move(config)) {
     if (config_.duration <= nanoseconds::zero()) throw std::invalid_argument("the duration must be above 0");
+    if (!config_.plan.empty() && config_.plan_source)
+        throw std::invalid_argument("a load has a plan or a plan source, not both");
     if (!config_.plan.empty()) {
         const std::size_t connections = checkPlan(config_);
         if (config_.connections == 0) config_.connections = connections;
     }
+    if (config_.plan_source && config_.connections == 0)
+        config_.connections = planConnections(config_.schedule.maxRate());
     if (config_.schedule.steps.empty() || config_.schedule.maxRate() <= 0)
         throw std::invalid_argument("the rate must be above 0 requests per second");
     if (config_.timeout <= nanoseconds::zero()) throw std::invalid_argument("the timeout must be above 0");

@@ -57,6 +57,11 @@ struct PlannedRequest {
     std::string body;
 };
 
+// Planned requests produced on demand: appends those with `at` in [from, to), in time order.
+// Called on the generator's thread, a window at a time, shortly before the window starts.
+using PlanSource = std::function<void(std::chrono::nanoseconds from, std::chrono::nanoseconds to,
+                                      std::vector<PlannedRequest>& out)>;
+
 struct LoadConfig {
     Url url;  // where to send; its target is the path every request uses
     RateSchedule schedule = RateSchedule::constant(100);
@@ -71,6 +76,11 @@ struct LoadConfig {
     // When not empty: these requests at their times (sorted, each before `duration`) instead of
     // the schedule, keys and queries above; url gives the host and port only.
     std::vector<PlannedRequest> plan;
+    // When set (and `plan` empty): the requests it produces, a few seconds at a time, instead of
+    // the schedule, keys and queries; each window is checked as a plan is. The schedule's peak
+    // rate sizes the pool as for a plan (four times it at 250 ms an answer, at least 64), and the
+    // result's `intended` counts the requests planned up to where the run stopped.
+    PlanSource plan_source;
 };
 
 // Enough connections for the schedule's peak rate at 250 ms per answer (Little's law), at least 8.

@@ -5,33 +5,15 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "gateway_sim/gateway_lab.h"
 #include "gateway_sim/gateway_sim.h"
 #include "live/live_stack.h"
-#include "workload/workload.h"
+#include "live/workload_plan.h"
 
 namespace taillab::live {
 namespace {
 
 using gateway::GatewaySnapshot;
-
-constexpr double kMinMultiplier = 0.1, kMaxMultiplier = 50;
-
-// The workload's arrivals in [start, end), in time order, drawn as GatewaySim draws them when it
-// starts at `start` (from the hour `start` falls in).
-template <typename Fn>
-void forEachArrival(const Params& params, std::uint64_t seed, Time start, Time end, Fn&& fn) {
-    gateway::Workload w(params, seed);
-    std::vector<gateway::RequestSpec> hour;
-    for (int h = static_cast<int>(toSeconds(start) / 3600); h < w.hours() && fromSeconds(3600.0 * h) < end; ++h) {
-        hour.clear();
-        w.generateHour(h, hour);
-        for (const gateway::RequestSpec& r : hour)
-            if (r.at >= start && r.at < end) fn(w, r);
-    }
-}
 
 std::string text(const char* format, double a, double b = 0) {
     char buf[160];
@@ -147,47 +129,17 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
     if (options.start_at < kZero || options.duration <= kZero || to > runLength)
         throw std::invalid_argument("the start and duration must lie within the scenario's run (" +
                                     std::to_string(scenario.params.integer("days")) + " days)");
-    for (const TimelineEvent& e : scenario.timeline.events)
-        if (e.fault && e.fault->effect == FaultEffect::Surge && e.at_s < to && (!e.until_s || *e.until_s > from))
-            throw std::invalid_argument((e.path.empty() ? std::string("a timeline event") : e.path) + " (" + e.label +
-                                        "): a surge changes the simulated arrivals, which a twin run sends as "
-                                        "they are; remove it for a twin run");
     TwinPlan plan;
-    plan.scenario = scenario;
-    Params& p = plan.scenario.params;
-    if (p.flag("probes")) {
-        p.set("probes", 0);
+    Scenario s = scenario;
+    if (s.params.flag("probes")) {
+        s.params.set("probes", 0);
         plan.notes.push_back("synthetic probes are off in both runs: the live gateway sends none");
     }
-    // Scale the hours so that the window's mean rate is about the one asked for.
-    const Time start = options.start_at, end = options.start_at + options.duration;
-    const double base = p.real("load_multiplier");
-    std::uint64_t count = 0;
-    forEachArrival(p, scenario.seed, start, end, [&](const gateway::Workload&, const gateway::RequestSpec&) { ++count; });
-    if (count == 0) throw std::invalid_argument("the scenario's workload has no arrivals in that window");
-    const double wanted = options.rate_per_s * toSeconds(options.duration) / static_cast<double>(count) * base;
-    const double multiplier = std::clamp(wanted, kMinMultiplier, kMaxMultiplier);
-    if (multiplier != wanted)
-        plan.notes.push_back(text("load_multiplier %.3g is as far as the knob goes (%.3g asked)", multiplier, wanted));
-    p.set("load_multiplier", multiplier);
-
-    forEachArrival(p, scenario.seed, start, end, [&](const gateway::Workload& w, const gateway::RequestSpec& r) {
-        PlannedRequest q;
-        q.at = std::chrono::nanoseconds((r.at - start).count());
-        q.target = r.endpoint == 1 ? "/search/fast" : "/search/lite";
-        q.request_id = std::to_string(r.trace);
-        std::string_view lang = "en";
-        if (r.customer == gateway::kUnknownCustomer) {
-            q.key = std::string(gateway::kUnknownKey);
-        } else {
-            const gateway::Customer& c = w.customers()[r.customer];
-            q.key = c.key;
-            lang = gateway::kLanguages[c.lang];
-            if (c.pins) q.region = std::string(gateway::kRegionNames[static_cast<std::size_t>(c.home)]);
-        }
-        q.body = nlohmann::json{{"query", r.query()}, {"language", lang}, {"max_results", r.max_results}}.dump();
-        plan.requests.push_back(std::move(q));
-    });
+    // The window's mean rate is the one asked for.
+    WorkloadPlan arrivals(s, options.rate_per_s, options.start_at, options.duration);
+    plan.scenario = arrivals.scenario();
+    for (const std::string& n : arrivals.notes()) plan.notes.push_back(n);
+    arrivals.fill(kZero, options.duration, plan.requests);
     plan.mean_rate_per_s = static_cast<double>(plan.requests.size()) / toSeconds(options.duration);
     return plan;
 }

@@ -13,9 +13,9 @@
 // per-request and upstream luck; what differs is real time: real stage costs, the machine's
 // scheduling, loopback HTTP.
 //
-// What differs by design, and is said in the notes: the live gateway sends no synthetic probes,
-// so both runs switch probes off; a surge on the timeline changes the simulated arrivals only,
-// and is refused.
+// The timeline's surges add and drop arrivals in both halves alike (live/workload_plan.h). What
+// differs by design, and is said in the notes: the live gateway sends no synthetic probes, so both
+// runs switch probes off.
 //
 // Each compared figure has a tolerance: p50/p90/p99 within 10% (relative), hedge rate, extra
 // upstream load and cache hit rate within 2 percentage points, breaker events within 20% or 1.
@@ -58,7 +58,7 @@ struct TwinPlan {
     std::vector<std::string> notes;
 };
 
-// Throws std::invalid_argument for a scenario of another lab, a surge on its timeline, a duration
+// Throws std::invalid_argument for a scenario of another lab, a duration
 // longer than the scenario's run, a rate <= 0, or a window with no arrivals.
 TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options);
 

@@ -196,7 +196,9 @@ QWidget* LiveView::buildControls() {
     rate_->setDecimals(0);
     rate_->setValue(50);
     rate_->setSuffix(tr(" req/s"));
-    rate_->setToolTip(tr("Open-loop: requests leave at this rate whatever the gateway answers"));
+    rate_->setToolTip(tr("Open-loop: the scenario's own arrivals (its customers, queries, bursts), scaled so "
+                         "that the first hour averages this rate; each request leaves at its time whatever "
+                         "the gateway answers"));
     h->addWidget(rate_);
     h->addWidget(new QLabel(tr("Connections:"), row));
     connections_ = new QSpinBox(row);
@@ -536,13 +538,14 @@ std::optional<Scenario> LiveView::scenarioOfRun(const std::string& name) const {
         s.params.set("window_s", picked->params.real("window_s"));
     std::size_t faults = 0;
     for (const TimelineEvent& e : s.timeline.events) faults += e.fault ? 1 : 0;
-    s.notes = "Saved from TailLab's live tab: a live run of '" + scenario + "' at " +
+    s.notes = "Saved from TailLab's live tab: a live run of '" + scenario + "' at about " +
               QString::number(startedRate_).toStdString() +
-              " requests per second, with the knobs it started with, its seed, and a timeline of " +
+              " requests per second, with the knobs it started with (load_multiplier as the live load "
+              "scaled the scenario's arrivals), its seed, and a timeline of " +
               std::to_string(s.timeline.events.size() - faults) + " knob change(s) and " +
               std::to_string(faults) +
               " fault(s) made during it, at their seconds since the start. The simulated tab "
-              "replays those changes on the scenario's simulated traffic.";
+              "replays those changes on the same arrivals the live clients sent.";
     return s;
 }
 
