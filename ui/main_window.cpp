@@ -352,10 +352,11 @@ void MainWindow::buildActions() {
             latest_->scenario, latest_->seed, latest_->parameters, scenario_.params.toJson(),
             TAILLAB_VERSION));
     });
-    // File → Export follows the visible tab: the gateway view's chart while it shows.
+    // File → Export follows the visible tab: a gateway view's chart while one shows.
     export_->setRoute([this]() -> std::optional<ExportTarget> {
-        if (!gatewayShown() || !gateway_) return std::nullopt;
-        return gateway_->exportTarget();
+        if (gatewayShown() && gateway_) return gateway_->exportTarget();
+        if (tabs_->currentWidget() == livePage_ && live_) return live_->exportTarget();
+        return std::nullopt;
     });
     export_->setSheetSource([this](std::vector<std::unique_ptr<ChartView>>& owned) {
         return wholeViewSheet(owned);

@@ -1,6 +1,10 @@
 #include "theme.h"
 
+#include <QAbstractButton>
 #include <QApplication>
+#include <QEvent>
+#include <QPainter>
+#include <QPixmap>
 #include <QStyle>
 
 namespace taillab::ui {
@@ -84,6 +88,68 @@ std::optional<Theme> parseTheme(const QString& name) {
     for (Theme t : {Theme::System, Theme::Light, Theme::Dark})
         if (name == themeName(t)) return t;
     return std::nullopt;
+}
+
+namespace {
+
+// The icon's shape (its alpha) filled with `color`, at the sizes buttons ask for.
+QIcon tinted(const QIcon& icon, const QColor& color, const QColor& disabled) {
+    QIcon out;
+    for (const int size : {16, 20, 24, 32, 48}) {
+        const QPixmap shape = icon.pixmap(size, size);
+        if (shape.isNull()) continue;
+        for (const auto& [mode, c] : {std::pair{QIcon::Normal, color}, std::pair{QIcon::Disabled, disabled}}) {
+            QPixmap pm(shape.size());
+            pm.setDevicePixelRatio(shape.devicePixelRatio());
+            pm.fill(Qt::transparent);
+            QPainter p(&pm);
+            p.drawPixmap(0, 0, shape);
+            p.setCompositionMode(QPainter::CompositionMode_SourceIn);
+            p.fillRect(pm.rect(), c);
+            p.end();
+            out.addPixmap(pm, mode);
+        }
+    }
+    return out;
+}
+
+// Re-tints its button's icon when the button's palette changes.
+class PaletteIconFilter : public QObject {
+  public:
+    PaletteIconFilter(QAbstractButton* button, QStyle::StandardPixmap icon)
+        : QObject(button), button_(button), icon_(icon) {
+        apply();
+        button->installEventFilter(this);
+    }
+    void setIcon(QStyle::StandardPixmap icon) {
+        icon_ = icon;
+        apply();
+    }
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched == button_ && event->type() == QEvent::PaletteChange) apply();
+        return false;
+    }
+
+  private:
+    void apply() {
+        const QPalette& pal = button_->palette();
+        button_->setIcon(tinted(button_->style()->standardIcon(icon_), pal.color(QPalette::Active, QPalette::ButtonText),
+                                pal.color(QPalette::Disabled, QPalette::ButtonText)));
+    }
+    QAbstractButton* button_;
+    QStyle::StandardPixmap icon_;
+};
+
+}  // namespace
+
+void setPaletteIcon(QAbstractButton* button, QStyle::StandardPixmap icon) {
+    if (auto* existing = button->findChild<PaletteIconFilter*>(QString(), Qt::FindDirectChildrenOnly)) {
+        existing->setIcon(icon);
+        return;
+    }
+    new PaletteIconFilter(button, icon);
 }
 
 }  // namespace taillab::ui

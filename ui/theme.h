@@ -4,8 +4,11 @@
 #pragma once
 
 #include <QPalette>
+#include <QStyle>
 #include <QString>
 #include <optional>
+
+class QAbstractButton;
 
 namespace taillab::ui {
 
@@ -20,5 +23,10 @@ Theme currentTheme();
 // "system", "light", "dark" and back; nullopt for anything else.
 QString themeName(Theme theme);
 std::optional<Theme> parseTheme(const QString& name);
+
+// Gives `button` the style's standard icon `icon` drawn in the palette's button text colour, and
+// keeps it so when the palette changes (a theme switch). Fusion's media icons (play, pause, stop)
+// are black whatever the palette: on a dark theme they all but vanish.
+void setPaletteIcon(QAbstractButton* button, QStyle::StandardPixmap icon);
 
 }  // namespace taillab::ui

@@ -187,7 +187,7 @@ int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
 // taillab --live: opens the live tab, starts a run and, when asked, grabs the window after
 // `until` of wall-clock time.
 int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, const QString& rate,
-               const QString& until, const QString& screenshot) {
+               const QString& from, const QString& until, const QString& screenshot) {
     taillab::ui::LiveView* view = window.openLive();
     const std::string name =
         positional.isEmpty() ? "week-v4-september"
@@ -203,6 +203,14 @@ int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, c
         return 2;
     }
     view->setRate(perSecond);
+    if (!from.isEmpty()) {
+        const int hours = from.toInt(&ok);
+        if (!ok || hours < 0) {
+            std::fprintf(stderr, "taillab: --from expects an hour of the scenario's run, e.g. 38 (Tue 14:00)\n");
+            return 2;
+        }
+        view->setStartHour(hours);
+    }
     window.show();
     view->start();
     if (!screenshot.isEmpty()) {
@@ -269,9 +277,13 @@ int main(int argc, char** argv) {
     const QCommandLineOption live(
         "live", "Open the Gateway (live) tab and start GATEWAY-SCENARIO (a name) for real on "
                 "127.0.0.1; with --screenshot, grab the window after --until (default 20s).");
-    const QCommandLineOption rate("rate", "With --live: requests per second (default 50).", "R");
+    const QCommandLineOption rate("rate", "With --live: requests per second over the first hour (default 50).",
+                                  "R");
+    const QCommandLineOption from("from", "With --live: the hour of the scenario's run to start at (38: Tue 14:00).",
+                                  "H");
     parser.addOption(live);
     parser.addOption(rate);
+    parser.addOption(from);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -300,7 +312,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (parser.isSet(live)) {
-        return runLiveTab(window, parser.positionalArguments(), parser.value(rate),
+        return runLiveTab(window, parser.positionalArguments(), parser.value(rate), parser.value(from),
                           parser.isSet(until) ? parser.value(until) : QString("20s"),
                           parser.isSet(screenshot) ? parser.value(screenshot) : QString());
     }

@@ -8,7 +8,10 @@
 
 #include <QLabel>
 #include <QPushButton>
+#include <QFile>
+#include <QImage>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <algorithm>
@@ -162,6 +165,44 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
     EXPECT_EQ(window_->gatewayView()->runSpec().timeline, saved.timeline);
     EXPECT_TRUE(window_->gatewayView()->message().isEmpty())
         << window_->gatewayView()->message().toStdString();
+}
+
+TEST_F(LiveViewTest, EveryChartExportsAndFileExportTakesTheChartLastClicked) {
+    view_->setStartHour(38);
+    auto* from = view_->findChild<QSpinBox*>("liveStartAt");
+    ASSERT_NE(from, nullptr);
+    EXPECT_EQ(from->text(), "Tue 14:00");
+    ASSERT_TRUE(startAndWaitForAnswers()) << view_->message().toStdString();
+    ASSERT_TRUE(waitDrawn([&](const LiveFrame&) {
+        return points(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
+               points(*view_->chartView(LiveView::kClientChart)) > 0;
+    }));
+    EXPECT_FALSE(from->isEnabled()) << "the start is fixed while a run is up";
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    for (const std::string& id : view_->chartIds()) {
+        const QString png = dir.filePath(QString::fromStdString(id) + ".png");
+        const QString csv = dir.filePath(QString::fromStdString(id) + ".csv");
+        QString error;
+        ASSERT_TRUE(view_->exportChart(id, ExportFormat::Png, png, &error)) << id << ": " << error.toStdString();
+        EXPECT_FALSE(QImage(png).isNull()) << id;
+        ASSERT_TRUE(view_->exportChart(id, ExportFormat::Csv, csv, &error)) << id << ": " << error.toStdString();
+        QFile file(csv);
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << id;
+        const QByteArray text = file.readAll();
+        EXPECT_TRUE(text.startsWith("# week-v4-september · seed ")) << text.left(80).toStdString();
+        EXPECT_TRUE(text.contains("series,role,x,y")) << id;
+    }
+    EXPECT_FALSE(view_->exportChart("no_such_chart", ExportFormat::Png, dir.filePath("x.png")));
+    // File → Export follows the tab: the chart last clicked here.
+    emit view_->chartView(LiveView::kClientChart)->activated();
+    const std::optional<ExportTarget> target = view_->exportTarget();
+    ASSERT_TRUE(target);
+    EXPECT_EQ(target->view, view_->chartView(LiveView::kClientChart));
+    EXPECT_EQ(target->name, "gateway-live-client_percentiles");
+    const nlohmann::ordered_json j = target->json();
+    EXPECT_TRUE(j.contains("live_elapsed_s")) << j.dump().substr(0, 200);
+    view_->stop();
 }
 
 TEST_F(LiveViewTest, AWorkloadShapeKnobIsRefusedAndTheFixedKnobsAreLockedWhileRunning) {

@@ -9,6 +9,7 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QImage>
+#include <QPushButton>
 #include <QTableWidget>
 
 #include "message_banner.h"
@@ -92,6 +93,35 @@ TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
 }
 
 // The theme is kept with the settings and comes back with the window.
+// The media icons follow the palette: light on a dark theme, dark on a light one, and they change
+// with it.
+TEST(ThemeTest, MediaIconsTakeTheButtonTextColour) {
+    SystemThemeAfter restore;
+    QPushButton button("Stop");
+    const auto meanOpaqueLightness = [&] {
+        const QImage image = button.icon().pixmap(16, 16).toImage();
+        long sum = 0, n = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                if (c.alpha() < 200) continue;
+                sum += c.lightness();
+                ++n;
+            }
+        EXPECT_GT(n, 0) << "the icon has no opaque pixels";
+        return n ? sum / n : -1;
+    };
+    applyTheme(Theme::Dark);
+    button.setPalette(QApplication::palette());
+    setPaletteIcon(&button, QStyle::SP_MediaStop);
+    EXPECT_GT(meanOpaqueLightness(), 160);
+    applyTheme(Theme::Light);
+    button.setPalette(QApplication::palette());  // a PaletteChange: re-tinted
+    EXPECT_LT(meanOpaqueLightness(), 100);
+    setPaletteIcon(&button, QStyle::SP_MediaPlay);  // another icon, the same filter
+    EXPECT_EQ(button.findChildren<QObject*>(QString(), Qt::FindDirectChildrenOnly).size(), 1);
+}
+
 TEST(ThemeTest, TheChosenThemeSurvivesARestart) {
     SystemThemeAfter restore;
     QTemporaryDir dir;

@@ -20,6 +20,7 @@
 #include "chart_data_export.h"
 #include "message_banner.h"
 #include "plots/breaker_strip_chart.h"
+#include "gateway/chart_exporter.h"
 #include "gateway/gateway_chart_grid.h"
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_session.h"
@@ -38,42 +39,6 @@
 
 namespace taillab::ui {
 namespace {
-
-constexpr const char* kLastDirKey = "export/lastDirectory";
-constexpr ExportFormat kChartFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf,
-                                          ExportFormat::Csv, ExportFormat::Json};
-
-const char* extension(ExportFormat f) {
-    switch (f) {
-        case ExportFormat::Png:
-            return "png";
-        case ExportFormat::Svg:
-            return "svg";
-        case ExportFormat::Pdf:
-            return "pdf";
-        case ExportFormat::Csv:
-            return "csv";
-        case ExportFormat::Json:
-        case ExportFormat::ResultJson:
-            return "json";
-    }
-    return "";
-}
-
-QString formatText(ExportFormat f) {
-    switch (f) {
-        case ExportFormat::Png:
-            return QObject::tr("Export Chart as PNG…");
-        case ExportFormat::Svg:
-            return QObject::tr("Export Chart as SVG…");
-        case ExportFormat::Pdf:
-            return QObject::tr("Export Chart as PDF…");
-        case ExportFormat::Csv:
-            return QObject::tr("Export Chart Data as CSV…");
-        default:
-            return QObject::tr("Export Chart Data as JSON…");
-    }
-}
 
 int startDayOf(const Params& p) { return p.spec("start_day") ? p.choiceIndex("start_day") : 0; }
 
@@ -133,16 +98,18 @@ void GatewayView::buildLayout() {
     auto* top = new QHBoxLayout;
     transport_ = new TransportBar(this);
     top->addWidget(transport_, 1);
-    exportButton_ = new QToolButton(this);
-    exportButton_->setObjectName("gatewayExportButton");
-    exportButton_->setText(tr("Export chart"));
-    exportButton_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-    exportButton_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    exportButton_->setPopupMode(QToolButton::InstantPopup);
-    auto* menu = new QMenu(exportButton_);
-    for (ExportFormat f : kChartFormats)
-        menu->addAction(formatText(f), this, [this, f] { exportWithDialog(current_, f); });
-    exportButton_->setMenu(menu);
+    exporter_ = new ChartExporter(this, [this] {
+        ChartExporter::Context c;
+        c.scenario = spec_.name;
+        c.seed = drawn_ ? drawn_->seed : spec_.seed;
+        c.params = (drawn_ ? drawn_->params : spec_.params).toJson();
+        c.initial_params = spec_.params.toJson();
+        c.file_prefix = "gateway";
+        if (drawn_ && drawn_->snapshot)
+            c.extra = [t = drawn_->snapshot->now_s](nlohmann::ordered_json& j) { j["simulated_time_s"] = t; };
+        return c;
+    });
+    exportButton_ = exporter_->makeButton(this, "gatewayExportButton");
     top->addWidget(exportButton_, 0, Qt::AlignTop);
     pinAction_ = new QAction(style()->standardIcon(QStyle::SP_DialogApplyButton),
                              tr("Pin as baseline"), this);
@@ -222,35 +189,16 @@ QWidget* GatewayView::buildRunPage() {
 void GatewayView::addChart(const std::string& id, ChartView* view) {
     view->setObjectName(QString::fromStdString(id));
     view->setMinimumSize(300, 216);  // two rows of these fit a 1280x720 window
-    charts_[id] = view;
-    view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(view, &ChartView::activated, this, [this, id] { setCurrentChart(id); });
-    connect(view, &QWidget::customContextMenuRequested, this, [this, id, view](const QPoint& p) {
-        setCurrentChart(id);
-        QMenu menu(view);
-        for (ExportFormat f : kChartFormats)
-            menu.addAction(formatText(f), this, [this, id, f] { exportWithDialog(id, f); });
-        menu.addSeparator();
-        menu.addAction(tr("Reset Zoom"), view, &ChartView::resetView);
-        menu.exec(view->mapToGlobal(p));
-    });
+    exporter_->add(id, view);
 }
 
 std::vector<std::string> GatewayView::chartIds() const { return gateway_charts::chartIds(); }
 
-ChartView* GatewayView::chartView(const std::string& id) const {
-    const auto it = charts_.find(id);
-    return it == charts_.end() ? nullptr : it->second;
-}
+ChartView* GatewayView::chartView(const std::string& id) const { return exporter_->view(id); }
 
-void GatewayView::setCurrentChart(const std::string& id) {
-    if (!chartView(id)) return;
-    current_ = id;
-    const QString title = QString::fromStdString(chartView(id)->chart().title);
-    exportButton_->setToolTip(
-        tr("Export the chart last clicked: %1\n(or right-click any chart)")
-            .arg(title.isEmpty() ? QString::fromStdString(id) : title));
-}
+std::string GatewayView::currentChartId() const { return exporter_->current(); }
+
+void GatewayView::setCurrentChart(const std::string& id) { exporter_->setCurrent(id); }
 
 void GatewayView::showSweepTab(bool sweep) {
     tabs_->setCurrentIndex(sweep ? tabs_->indexOf(sweep_) : 0);
@@ -340,64 +288,17 @@ void GatewayView::syncKnobs(const GatewayFrame& frame) {
     shownParams_ = frame.params;
 }
 
-QString GatewayView::exportCaption() const {
-    const Params& now = drawn_ ? drawn_->params : spec_.params;
-    return QString::fromStdString(taillab::ui::exportCaption(
-        spec_.name, drawn_ ? drawn_->seed : spec_.seed, now.toJson(), spec_.params.toJson(),
-        TAILLAB_VERSION));
-}
+QString GatewayView::exportCaption() const { return exporter_->caption(); }
 
-std::optional<ExportTarget> GatewayView::exportTarget() const {
-    return exportTarget(current_.empty() ? gateway_charts::chartIds().front() : current_);
-}
+std::optional<ExportTarget> GatewayView::exportTarget() const { return exporter_->target(); }
 
 std::optional<ExportTarget> GatewayView::exportTarget(const std::string& id) const {
-    ChartView* view = chartView(id);
-    if (!view) return std::nullopt;
-    ExportTarget t;
-    t.view = view;
-    t.chart = &view->chart();
-    t.json = [this, view] {
-        LabResult context;
-        context.lab = "gateway";
-        context.scenario = spec_.name;
-        context.seed = drawn_ ? drawn_->seed : spec_.seed;
-        context.parameters = (drawn_ ? drawn_->params : spec_.params).toJson();
-        nlohmann::ordered_json j = chartToJson(view->chart(), &context, view->annotations());
-        if (drawn_ && drawn_->snapshot) j["simulated_time_s"] = drawn_->snapshot->now_s;
-        return j;
-    };
-    t.caption = exportCaption();
-    t.name = "gateway-" + QString::fromStdString(id).remove("gateway_");
-    return t;
+    return exporter_->target(id);
 }
 
 bool GatewayView::exportChart(const std::string& id, ExportFormat format, const QString& path,
                               QString* error) const {
-    auto fail = [&](const QString& why) {
-        if (error) *error = why;
-        return false;
-    };
-    ChartView* view = chartView(id);
-    if (!view) return fail(tr("There is no gateway chart '%1'.").arg(QString::fromStdString(id)));
-    const std::optional<ExportTarget> t = exportTarget(id);
-    const bool ok = t && saveChart(*t->view, *t->chart, format, path, t->json, t->caption);
-    return ok ? true : fail(tr("Cannot write %1").arg(path));
-}
-
-void GatewayView::exportWithDialog(const std::string& id, ExportFormat format) {
-    QSettings settings;
-    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-    const QString name = QString("gateway-%1.%2")
-                             .arg(QString::fromStdString(id).remove("gateway_"),
-                                  extension(format));
-    const QString path = QFileDialog::getSaveFileName(this, formatText(format).remove("…"),
-                                                      QDir(dir).filePath(name));
-    if (path.isEmpty()) return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
-    QString error;
-    if (!exportChart(id, format, path, &error))
-        QMessageBox::warning(this, tr("Export failed"), error);
+    return exporter_->exportChart(id, format, path, error);
 }
 
 }  // namespace taillab::ui

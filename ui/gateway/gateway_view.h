@@ -37,6 +37,7 @@ namespace taillab::ui {
 
 class MessageBanner;
 
+class ChartExporter;
 class ChartView;
 class GatewayChartGrid;
 class GatewaySession;
@@ -81,7 +82,7 @@ class GatewayView : public QWidget {
 
     std::vector<std::string> chartIds() const;
     ChartView* chartView(const std::string& id) const;
-    std::string currentChartId() const { return current_; }
+    std::string currentChartId() const;
     // The line under every exported gateway chart: run name, seed, knobs that differ from the
     // run's first ones, TailLab's version.
     QString exportCaption() const;
@@ -116,7 +117,6 @@ class GatewayView : public QWidget {
     void syncKnobs(const GatewayFrame& frame);
     void onKnobsEdited();
     void restart();
-    void exportWithDialog(const std::string& id, ExportFormat format);
     std::pair<Params, std::uint64_t> currentParams() const;
 
     std::string scenarioDirectory_;
@@ -143,8 +143,7 @@ class GatewayView : public QWidget {
     GatewayChartGrid* grid_ = nullptr;  // the Run tab's six charts
     GatewayTables* tables_ = nullptr;
     SweepPanel* sweep_ = nullptr;
-    std::map<std::string, ChartView*> charts_;
-    std::string current_;
+    ChartExporter* exporter_ = nullptr;  // the charts, their export and the current one
 };
 
 }  // namespace taillab::ui

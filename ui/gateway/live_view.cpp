@@ -1,6 +1,8 @@
 #include "gateway/live_view.h"
 
+
 #include <QComboBox>
+#include <QLineEdit>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -15,10 +17,12 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <filesystem>
 
+#include "gateway/chart_exporter.h"
 #include "gateway/gateway_chart_grid.h"
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_scenario.h"
@@ -29,8 +33,48 @@
 #include "labs/lab.h"
 #include "message_banner.h"
 #include "plots/gateway_time_chart.h"
+#include "theme.h"
 
 namespace taillab::ui {
+
+namespace {
+
+// An hour of the scenario's run shown as its weekday time ("Tue 14:00"); typed as that or as a
+// number of hours since the start.
+class RunHourSpin : public QSpinBox {
+  public:
+    using QSpinBox::QSpinBox;
+    void setStartDay(int day) {
+        startDay_ = day;
+        setValue(value());  // redraws the text
+        lineEdit()->setText(textFromValue(value()));
+    }
+
+  protected:
+    QString textFromValue(int hours) const override {
+        return QString::fromStdString(formatRunTime(hours * 3600.0, startDay_));
+    }
+    int valueFromText(const QString& text) const override { return parse(text).value_or(value()); }
+    QValidator::State validate(QString& text, int&) const override {
+        if (parse(text)) return QValidator::Acceptable;
+        return QValidator::Intermediate;
+    }
+
+  private:
+    std::optional<int> parse(const QString& text) const {
+        const QString t = text.trimmed();
+        bool number = false;
+        const int h = t.toInt(&number);
+        if (number) return h >= minimum() && h <= maximum() ? std::optional(h) : std::nullopt;
+        for (int v = minimum(); v <= maximum(); ++v)
+            if (textFromValue(v).compare(t, Qt::CaseInsensitive) == 0) return v;
+        return std::nullopt;
+    }
+    int startDay_ = 0;
+};
+
+}  // namespace
+
 namespace {
 
 constexpr const char* kSaveDirKey = "scenarios/lastSaveDirectory";
@@ -120,6 +164,26 @@ void LiveView::loadScenarios(const std::string& directory) {
 }
 
 void LiveView::buildLayout() {
+    exporter_ = new ChartExporter(this, [this] {
+        ChartExporter::Context c;
+        const Scenario* picked = pickedScenario();
+        c.scenario = picked ? picked->name : std::string();
+        c.file_prefix = "gateway-live";
+        if (drawn_ && drawn_->gateway) {
+            const GatewayFrame& g = *drawn_->gateway;
+            c.seed = g.seed;
+            c.params = g.params.toJson();
+            c.initial_params = g.initialParams.toJson();
+            if (g.snapshot)
+                c.extra = [t = g.snapshot->now_s - drawn_->startedAt_s](nlohmann::ordered_json& j) {
+                    j["live_elapsed_s"] = t;
+                };
+        } else if (picked) {
+            c.seed = picked->seed;
+            c.params = c.initial_params = picked->params.toJson();
+        }
+        return c;
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -188,6 +252,15 @@ QWidget* LiveView::buildControls() {
     connect(scenarioBox_, &QComboBox::currentIndexChanged, this, &LiveView::onScenarioPicked);
     h->addWidget(scenarioBox_);
 
+    h->addWidget(new QLabel(tr("From:"), row));
+    auto* from = new RunHourSpin(row);
+    from->setObjectName("liveStartAt");
+    from->setRange(0, 24 * 7 - 1);
+    from->setToolTip(tr("Where on the scenario's clock the run starts: its arrivals, and its timeline's "
+                        "faults and knob changes, from that hour on (those before it apply at once). "
+                        "Type a time such as Tue 14:00 or a number of hours"));
+    startAt_ = from;
+    h->addWidget(from);
     h->addSpacing(8);
     h->addWidget(new QLabel(tr("Rate:"), row));
     rate_ = new QDoubleSpinBox(row);
@@ -209,24 +282,27 @@ QWidget* LiveView::buildControls() {
                                 "250 ms per answer, at least 8"));
     h->addWidget(connections_);
 
-    startButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"), row);
+    startButton_ = new QPushButton(tr("Start"), row);
+    setPaletteIcon(startButton_, QStyle::SP_MediaPlay);
     startButton_->setObjectName("liveStart");
     startButton_->setToolTip(tr("Start the emulated fleet, the gateway and the load generator on "
                                 "127.0.0.1, in this process"));
     connect(startButton_, &QPushButton::clicked, this, &LiveView::start);
-    stopButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), row);
+    stopButton_ = new QPushButton(tr("Stop"), row);
+    setPaletteIcon(stopButton_, QStyle::SP_MediaStop);
     stopButton_->setObjectName("liveStop");
     connect(stopButton_, &QPushButton::clicked, this, &LiveView::stop);
     saveButton_ = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton),
-                                  tr("Save run as scenario…"), row);
+                                  tr("Save run…"), row);
     saveButton_->setObjectName("liveSave");
-    saveButton_->setToolTip(tr("A scenario with the run's first knobs, its seed and a timeline "
+    saveButton_->setToolTip(tr("Save the run as a scenario: its first knobs, its seed and a timeline "
                                "of the knob changes and faults made during it, for the "
                                "simulated tab"));
     connect(saveButton_, &QPushButton::clicked, this, &LiveView::saveWithDialog);
     h->addWidget(startButton_);
     h->addWidget(stopButton_);
     h->addWidget(saveButton_);
+    h->addWidget(exporter_->makeButton(row, "liveExportButton"));
     auto* twin = new QPushButton(tr("Twin run…"), row);
     twin->setObjectName("liveTwin");
     twin->setToolTip(tr("The picked scenario simulated and live on the very same arrivals, side by side "
@@ -322,11 +398,18 @@ void LiveView::addChart(const std::string& id, ChartView* view) {
     view->setObjectName(QString::fromStdString("live_" + id));
     view->setMinimumSize(300, 200);
     charts_[id] = view;
+    exporter_->add(id, view);
 }
 
 ChartView* LiveView::chartView(const std::string& id) const {
     const auto it = charts_.find(id);
     return it == charts_.end() ? nullptr : it->second;
+}
+
+std::optional<ExportTarget> LiveView::exportTarget(const std::string& id) const { return exporter_->target(id); }
+
+bool LiveView::exportChart(const std::string& id, ExportFormat format, const QString& path, QString* error) const {
+    return exporter_->exportChart(id, format, path, error);
 }
 
 std::vector<std::string> LiveView::chartIds() const {
@@ -351,6 +434,8 @@ bool LiveView::selectScenario(const std::string& name) {
 
 void LiveView::setRate(double perSecond) { rate_->setValue(perSecond); }
 
+void LiveView::setStartHour(int hours) { startAt_->setValue(hours); }
+
 void LiveView::onScenarioPicked() {
     const Scenario* s = pickedScenario();
     if (!s) return;
@@ -359,6 +444,9 @@ void LiveView::onScenarioPicked() {
         live.params.set("window_s", kLiveWindow_s);
     knobs_->setScenario(live, "hedge_delay_ms");
     shownParams_ = live.params;
+    auto* from = static_cast<RunHourSpin*>(startAt_);
+    from->setMaximum(std::max<int>(0, static_cast<int>(s->params.integer("days")) * 24 - 1));
+    from->setStartDay(s->params.spec("start_day") ? s->params.choiceIndex("start_day") : 0);
     const TimelineVocabulary v = vocabularyOf(*s);
     faultEngine_->clear();
     for (const std::string& e : v.engines) faultEngine_->addItem(QString::fromStdString(e));
@@ -373,8 +461,8 @@ void LiveView::start() {
     const Scenario* picked = pickedScenario();
     if (!picked) return;
     Scenario s = knobs_->editedScenario();  // the picked scenario with the knobs as edited
-    s.timeline = {};  // its timeline is written for the simulated week, not for this run
     live::LiveStackOptions options;
+    options.start_at = std::chrono::hours(startAt_->value());
     options.rate_per_s = rate_->value();
     options.connections = static_cast<std::size_t>(connections_->value());
     startedRate_ = options.rate_per_s;
@@ -437,7 +525,7 @@ void LiveView::updateButtons() {
     saveButton_->setEnabled(drawn_ != nullptr);
     injectButton_->setEnabled(running && faultEngine_->count() > 0);
     clearFaultsButton_->setEnabled(running);
-    for (QWidget* w : std::initializer_list<QWidget*>{scenarioBox_, rate_, connections_})
+    for (QWidget* w : std::initializer_list<QWidget*>{scenarioBox_, startAt_, rate_, connections_})
         w->setEnabled(!running);
     // Knobs that shape the workload from its start cannot change during a run.
     if (const Scenario* s = pickedScenario()) {
@@ -458,7 +546,8 @@ void LiveView::onFrame(const LiveFramePtr& frame) {
     const double t = g.snapshot->now_s - frame->startedAt_s;
     if (clientHistory_.empty() || t > clientHistory_.back().t_s)
         clientHistory_.push_back({t, frame->load});
-    url_->setText(tr("Gateway: %1").arg(QString::fromStdString(frame->url)));
+    urlLine_ = tr("Gateway: %1").arg(QString::fromStdString(frame->url));
+    showUrl();
     const live::LoadProgress& l = frame->load;
     statusLine_ =
         tr("%1 %2 s · %3 sent, %4 answered, %5 failed · lag p99 %6 · client p99 %7 "
@@ -596,10 +685,18 @@ void LiveView::showStatusLine() {
            "(uncorrected)."));
 }
 
+void LiveView::showUrl() {
+    // Cut to the room the row leaves (…), whole in the tooltip and selectable there.
+    url_->setText(url_->fontMetrics().elidedText(urlLine_, Qt::ElideRight, url_->width()));
+    url_->setToolTip(urlLine_ + tr("\n\nThe gateway's address: any HTTP client may send to it while it runs"));
+}
+
 void LiveView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     showStatusLine();
+    showUrl();
 }
-QString LiveView::urlText() const { return url_->text(); }
+
+QString LiveView::urlText() const { return urlLine_; }
 
 }  // namespace taillab::ui

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "export_actions.h"
 #include "gateway/live_session.h"
 #include "scenario/scenario.h"
 
@@ -28,6 +29,7 @@ class QTabWidget;
 
 namespace taillab::ui {
 
+class ChartExporter;
 class ChartView;
 class GatewayChartGrid;
 class GatewayTables;
@@ -49,6 +51,8 @@ class LiveView : public QWidget {
     // Picks a scenario by name ("day-eu-atlas-slow"); false when there is none.
     bool selectScenario(const std::string& name);
     void setRate(double perSecond);
+    // The hour of the scenario's run the next Start begins at (0: its first hour).
+    void setStartHour(int hours);
 
     // Start / Stop as the buttons do.
     void start();
@@ -77,6 +81,10 @@ class LiveView : public QWidget {
     QTabWidget* tabs() const { return tabs_; }
     ChartView* chartView(const std::string& id) const;
     std::vector<std::string> chartIds() const;
+    // What File → Export takes while this view shows: the chart `id`, or the one last clicked.
+    std::optional<ExportTarget> exportTarget(const std::string& id = {}) const;
+    bool exportChart(const std::string& id, ExportFormat format, const QString& path,
+                     QString* error = nullptr) const;
     QPushButton* startButton() const { return startButton_; }
     QPushButton* stopButton() const { return stopButton_; }
 
@@ -94,6 +102,7 @@ class LiveView : public QWidget {
   private:
     void buildLayout();
     void showStatusLine();
+    void showUrl();
     QWidget* buildControls();
     QWidget* buildFaultRow();
     QWidget* buildRunPage();
@@ -125,12 +134,14 @@ class LiveView : public QWidget {
     QComboBox* scenarioBox_ = nullptr;
     QDoubleSpinBox* rate_ = nullptr;
     QSpinBox* connections_ = nullptr;
+    QSpinBox* startAt_ = nullptr;  // the hour of the scenario's run the next start begins at
     QPushButton* startButton_ = nullptr;
     QPushButton* stopButton_ = nullptr;
     QPushButton* saveButton_ = nullptr;
     QLabel* url_ = nullptr;
     QLabel* status_ = nullptr;
     QString statusLine_;  // the whole status line; status_ shows what fits
+    QString urlLine_;     // the same for url_
     QComboBox* faultEngine_ = nullptr;
     QComboBox* faultRegion_ = nullptr;
     QComboBox* faultEffect_ = nullptr;
@@ -147,6 +158,7 @@ class LiveView : public QWidget {
     GatewayTimeChart* client_ = nullptr;
     GatewayTables* tables_ = nullptr;
     std::map<std::string, ChartView*> charts_;
+    ChartExporter* exporter_ = nullptr;  // every chart's export, and the current one
 };
 
 }  // namespace taillab::ui

@@ -1,4 +1,5 @@
 #include "gateway/transport_bar.h"
+
 #include "palette_colors.h"
 
 #include <QComboBox>
@@ -17,6 +18,7 @@
 
 #include "gateway/gateway_session.h"
 #include "gateway/week_time.h"
+#include "theme.h"
 
 namespace taillab::ui {
 namespace {
@@ -102,7 +104,7 @@ TransportBar::TransportBar(QWidget* parent) : QWidget(parent) {
     play_->setObjectName("gatewayPlayButton");
     play_->setCheckable(true);
     play_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    play_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    setPaletteIcon(play_, QStyle::SP_MediaPlay);
     play_->setText(tr("Play"));
     play_->setToolTip(tr("Play or pause the simulated run"));
     connect(play_, &QToolButton::clicked, this, [this](bool on) { emit playRequested(on); });
@@ -110,7 +112,7 @@ TransportBar::TransportBar(QWidget* parent) : QWidget(parent) {
     restart_ = new QToolButton(this);
     restart_->setObjectName("gatewayRestartButton");
     restart_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    restart_->setIcon(style()->standardIcon(QStyle::SP_MediaSkipBackward));
+    setPaletteIcon(restart_, QStyle::SP_MediaSkipBackward);
     restart_->setText(tr("Restart"));
     restart_->setToolTip(tr("A new run from the start with the knobs as they are now and the "
                             "scenario's timeline (forgets the knob changes made during the run)"));
@@ -208,8 +210,7 @@ void TransportBar::setFrame(const GatewayFramePtr& frame) {
         const QSignalBlocker block(play_);
         play_->setChecked(frame->playing);
     }
-    play_->setIcon(style()->standardIcon(frame->playing ? QStyle::SP_MediaPause
-                                                        : QStyle::SP_MediaPlay));
+    setPaletteIcon(play_, frame->playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay);
     play_->setText(frame->playing ? tr("Pause") : tr("Play"));
     setSpeed(frame->speed);
 }

@@ -1,0 +1,66 @@
+// Export for a view's charts, the same in every gateway view: each chart's context menu (PNG, SVG,
+// PDF, CSV, JSON, Reset Zoom), an "Export chart" button for the chart last clicked, and the
+// target File → Export takes. The view says what an export carries (run, seed, knobs, the line
+// under the chart) through a callback asked at export time.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "export_actions.h"
+
+class QToolButton;
+class QWidget;
+
+namespace taillab::ui {
+
+class ChartView;
+
+class ChartExporter : public QObject {
+    Q_OBJECT
+  public:
+    struct Context {
+        std::string scenario;
+        std::uint64_t seed = 0;
+        nlohmann::ordered_json params;          // the knobs the chart shows
+        nlohmann::ordered_json initial_params;  // the run's first knobs (the caption names what differs)
+        QString file_prefix;            // "gateway": files are named gateway-<chart>.png
+        // Adds fields to a chart's JSON export (the run's clock, say).
+        std::function<void(nlohmann::ordered_json&)> extra;
+    };
+
+    ChartExporter(QWidget* owner, std::function<Context()> context);
+
+    // Gives `view` its context menu; clicking it makes it the current chart.
+    void add(const std::string& id, ChartView* view);
+    // The "Export chart" button (its menu exports the current chart); `objectName` for tests.
+    QToolButton* makeButton(QWidget* parent, const QString& objectName);
+
+    ChartView* view(const std::string& id) const;
+    const std::string& current() const { return current_; }
+    void setCurrent(const std::string& id);
+    // The line under every exported chart: run name, seed, knobs that differ from the run's first
+    // ones, TailLab's version.
+    QString caption() const;
+    // The chart `id`, or the current one (the first added before any click) when empty.
+    std::optional<ExportTarget> target(const std::string& id = {}) const;
+    bool exportChart(const std::string& id, ExportFormat format, const QString& path,
+                     QString* error = nullptr) const;
+    // Asks for a file (starting in the last directory used), then exports; warns on failure.
+    void exportWithDialog(const std::string& id, ExportFormat format);
+
+  private:
+    QWidget* owner_;
+    std::function<Context()> context_;
+    std::map<std::string, ChartView*> views_;
+    std::string first_, current_;
+    QToolButton* button_ = nullptr;
+};
+
+}  // namespace taillab::ui
