@@ -12,12 +12,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <system_error>
 #include <vector>
 
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "metrics/hdr_histogram.h"
+#include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
 #include "metrics/latency_log.h"
 #include "scenario_options.h"
@@ -34,8 +36,12 @@ Records a latency log (FILE, or standard input for '-' or no FILE) into an HDR h
 prints a JSON summary: count, out_of_range, min, max, mean, stddev, p50 ... p99_99 and the
 histogram configuration. Values keep the log's own unit (no conversion).
 
-  --input text|u64le   text: one number a line (decimals rounded, blank and '#' lines skipped);
-                       u64le: raw little-endian uint64. Default: u64le for *.u64le, else text.
+  --input text|u64le|hlog
+                       text: one number a line (decimals rounded, blank and '#' lines skipped);
+                       u64le: raw little-endian uint64; hlog: HdrHistogram interval logs (one
+                       or more FILEs, e.g. taillab-cli load --hlog), their intervals merged.
+                       Default: u64le for *.u64le, hlog for *.hlog, else text.
+  --tag T              with hlog: the intervals tagged T (default: the untagged ones)
   --hgrm OUT           also write the percentile distribution (HdrHistogram's .hgrm) to OUT
   --ticks N            percentile ticks per half distance in the .hgrm (default 5)
   --scale X            divide .hgrm values by X (default 1)
@@ -50,7 +56,10 @@ report it); max_exact is the largest value itself.
 
 struct HdrOptions {
     std::string input = "-";
+    std::vector<std::string> more;  // hlog: the inputs after the first
     std::optional<LatencyLogFormat> format;
+    bool hlog = false;
+    std::string tag;
     std::string hgrmPath;
     HdrConfig config;
     HgrmOptions hgrm;
@@ -88,9 +97,13 @@ HdrOptions parseOptions(const std::vector<std::string>& args) {
                 o.format = LatencyLogFormat::Text;
             } else if (v == "u64le") {
                 o.format = LatencyLogFormat::U64Le;
+            } else if (v == "hlog") {
+                o.hlog = true;
             } else {
-                throw UsageError{"--input expects text or u64le, found '" + v + "'"};
+                throw UsageError{"--input expects text, u64le or hlog, found '" + v + "'"};
             }
+        } else if (a == "--tag") {
+            o.tag = value();
         } else if (a == "--hgrm") {
             o.hgrmPath = value();
             if (o.hgrmPath == "-")
@@ -118,9 +131,15 @@ HdrOptions parseOptions(const std::vector<std::string>& args) {
             o.input = a;
             haveInput = true;
         } else {
-            throw UsageError{"more than one input given ('" + o.input + "', '" + a + "')"};
+            o.more.push_back(a);
         }
     }
+    if (!o.format && !o.hlog && o.input.ends_with(".hlog")) o.hlog = true;
+    if (!o.more.empty() && !o.hlog)
+        throw UsageError{"more than one input given ('" + o.input + "', '" + o.more.front() +
+                         "'): only interval logs (--input hlog) merge"};
+    if (!o.tag.empty() && !o.hlog) throw UsageError{"--tag is for interval logs (--input hlog)"};
+    if (o.hlog && o.input == "-") throw UsageError{"--input hlog reads files: name them"};
     if (!o.format) {
         const bool binaryName = o.input.size() > 6 && o.input.ends_with(".u64le");
         o.format = binaryName ? LatencyLogFormat::U64Le : LatencyLogFormat::Text;
@@ -167,12 +186,45 @@ void readLog(const HdrOptions& o, HdrHistogram& histogram) {
     }
 }
 
+// Merges the intervals tagged o.tag of every interval log named into one histogram, in the
+// layout of the first interval read. Errors name the file and line.
+std::optional<HdrHistogram> readHlogs(const HdrOptions& o) {
+    std::vector<std::string> inputs{o.input};
+    inputs.insert(inputs.end(), o.more.begin(), o.more.end());
+    std::optional<HdrHistogram> merged;
+    std::size_t intervals = 0;
+    for (const std::string& path : inputs) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw UsageError{"cannot open '" + path + "': " + std::strerror(errno)};
+        std::ostringstream text;
+        text << in.rdbuf();
+        HdrLog log;
+        try {
+            log = parseHdrLog(text.str());
+        } catch (const HdrLogError& e) {
+            throw UsageError{path + ":" + std::to_string(e.line()) + ": " + e.what()};
+        }
+        for (const HdrLogInterval& i : log.intervals) {
+            if (i.tag != o.tag) continue;
+            if (!merged) merged.emplace(i.histogram.config());
+            merged->merge(i.histogram);
+            ++intervals;
+        }
+    }
+    if (intervals == 0)
+        throw UsageError{"no interval" + (o.tag.empty() ? std::string(" without a tag") : " tagged '" + o.tag + "'") +
+                         " in " + o.input + (o.more.empty() ? "" : " and the rest")};
+    return merged;
+}
+
 double rounded3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
 nlohmann::ordered_json summary(const HdrOptions& o, const HdrHistogram& h) {
     nlohmann::ordered_json j;
     j["input"] = o.input;
-    j["format"] = *o.format == LatencyLogFormat::Text ? "text" : "u64le";
+    if (!o.more.empty()) j["more_inputs"] = o.more;
+    j["format"] = o.hlog ? "hlog" : *o.format == LatencyLogFormat::Text ? "text" : "u64le";
+    if (o.hlog) j["tag"] = o.tag;
     j["unit"] = "as in the input (values are not converted)";
     j["count"] = h.totalCount();
     j["out_of_range"] = h.outOfRangeCount();
@@ -206,12 +258,16 @@ int cmdHdr(const std::vector<std::string>& args) {
     const HdrOptions o = parseOptions(args);
     checkOutputPath(o.hgrmPath, "--hgrm");
     std::optional<HdrHistogram> histogram;
-    try {
-        histogram.emplace(o.config);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError{e.what()};
+    if (o.hlog) {
+        histogram = readHlogs(o);
+    } else {
+        try {
+            histogram.emplace(o.config);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError{e.what()};
+        }
+        readLog(o, *histogram);
     }
-    readLog(o, *histogram);
 
     if (!o.hgrmPath.empty()) {
         try {
@@ -221,14 +277,14 @@ int cmdHdr(const std::vector<std::string>& args) {
         }
     }
     std::cout << summary(o, *histogram).dump(2) << "\n";
-    if (histogram->totalCount() > 0 && o.config.lowest_discernible > 1 &&
+    if (!o.hlog && histogram->totalCount() > 0 && o.config.lowest_discernible > 1 &&
         histogram->min() < o.config.lowest_discernible) {
         std::cerr << "taillab-cli hdr: warning: values below --lowest "
                   << o.config.lowest_discernible
                   << " were recorded; the histogram cannot tell them apart, so the percentiles "
                      "among them read as the edges of one bucket (lower --lowest)\n";
     }
-    if (histogram->outOfRangeCount() > 0) {
+    if (!o.hlog && histogram->outOfRangeCount() > 0) {
         std::cerr << "taillab-cli hdr: " << histogram->outOfRangeCount() << " values outside [0, "
                   << o.config.highest_trackable
                   << "] counted as out of range, not recorded (see --highest)\n";

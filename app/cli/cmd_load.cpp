@@ -46,6 +46,8 @@ second; a summary on stdout at the end.
   --connections N      most connections open at once (default: peak rate x 0.25 s, at least 8);
                        a request with none free waits, and the wait counts in corrected latency
   --keys K1,K2,...     API keys for 'Authorization: Bearer', in rotation (default: none)
+  --keys-file FILE     the same, one key a line ('#' comments and blank lines skipped; - reads
+                       standard input), so that keys stay out of the process list
   --endpoint lite|fast the path /search/lite (default) or /search/fast, for a URL without one
   --timeout D          a request with no answer by then fails as a timeout (default 10s)
   --hgrm FILE          corrected percentile distribution (HdrHistogram .hgrm, in ms); the
@@ -67,6 +69,7 @@ struct LoadOptions {
     std::optional<std::chrono::nanoseconds> duration;
     std::optional<std::size_t> connections;
     std::vector<std::string> keys;
+    std::string keysPath;
     std::optional<std::string> endpoint;
     std::chrono::nanoseconds timeout = std::chrono::seconds(10);
     std::string hgrmPath, hlogPath, jsonPath;
@@ -114,6 +117,8 @@ LoadOptions parseOptions(const std::vector<std::string>& args) {
             o.connections = parseConnections(optionValue(args, i));
         } else if (a == "--keys") {
             o.keys = splitList(a, optionValue(args, i));
+        } else if (a == "--keys-file") {
+            o.keysPath = optionValue(args, i);
         } else if (a == "--endpoint") {
             o.endpoint = optionValue(args, i);
             if (*o.endpoint != "lite" && *o.endpoint != "fast")
@@ -135,6 +140,7 @@ LoadOptions parseOptions(const std::vector<std::string>& args) {
     if (o.url.empty()) throw UsageError{"no URL given (try taillab-cli load --help)"};
     if (!o.duration) throw UsageError{"--duration is required (e.g. --duration 30s)"};
     if (o.rate && !o.schedulePath.empty()) throw UsageError{"give --rate or --schedule, not both"};
+    if (!o.keys.empty() && !o.keysPath.empty()) throw UsageError{"give --keys or --keys-file, not both"};
     if (!o.rate && o.schedulePath.empty()) throw UsageError{"--rate or --schedule is required"};
     return o;
 }
@@ -149,6 +155,34 @@ live::RateSchedule readSchedule(const std::string& path, std::chrono::nanosecond
     } catch (const live::ScheduleError& e) {
         throw UsageError{e.what()};
     }
+}
+
+// One API key a line; '#' starts a comment line; blank lines are skipped. A key that cannot be sent
+// in a header is refused with its file and line.
+std::vector<std::string> readKeys(const std::string& path) {
+    std::ifstream file;
+    if (path != "-") {
+        file.open(path, std::ios::binary);
+        if (!file) throw UsageError{"--keys-file: cannot open '" + path + "': " + std::strerror(errno)};
+    }
+    std::istream& in = path == "-" ? std::cin : file;
+    const std::string name = path == "-" ? "standard input" : path;
+    std::vector<std::string> keys;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos || line[first] == '#') continue;
+        const auto last = line.find_last_not_of(" \t");
+        const std::string key = line.substr(first, last - first + 1);
+        for (const char c : key)
+            if (c <= ' ' || c == 0x7f || c == ',')
+                throw UsageError{name + ":" + std::to_string(n) +
+                                 ": an API key must be printable text without spaces or commas"};
+        keys.push_back(key);
+    }
+    if (keys.empty()) throw UsageError{"--keys-file: " + name + " holds no keys"};
+    return keys;
 }
 
 // Each connection is a file descriptor: raise the soft limit if the hard one allows, or refuse.
@@ -203,7 +237,7 @@ live::LoadConfig buildConfig(const LoadOptions& o) {
     c.duration = *o.duration;
     c.schedule = o.rate ? live::RateSchedule::constant(*o.rate) : readSchedule(o.schedulePath, c.duration);
     c.connections = o.connections.value_or(live::defaultConnections(c.schedule));
-    c.keys = o.keys;
+    c.keys = o.keysPath.empty() ? o.keys : readKeys(o.keysPath);
     c.timeout = o.timeout;
     return c;
 }

@@ -36,14 +36,15 @@ usage:
                                          md (default) rounds for reading, with units; csv and
                                          json keep exact numbers. Progress on stderr.
                                          Failed checks do not change compare's exit code.
-  taillab-cli hdr [FILE|-] [--input text|u64le] [--hgrm OUT] [--ticks N] [--scale X]
-                  [--lowest N] [--highest N] [--digits N]
-                                         record a latency log (one number a line, or little-endian
-                                         uint64) and print a JSON summary; --hgrm writes the
+  taillab-cli hdr [FILE|-] [--input text|u64le|hlog] [--tag T] [--hgrm OUT] [--ticks N]
+                  [--scale X] [--lowest N] [--highest N] [--digits N]
+                                         record a latency log (one number a line, little-endian
+                                         uint64, or interval logs merged) and print a JSON
+                                         summary; --hgrm writes the
                                          percentile distribution in HdrHistogram's format
                                          (taillab-cli hdr --help for details)
   taillab-cli load URL (--rate R | --schedule FILE) --duration D [--connections N]
-                   [--keys K1,K2] [--endpoint lite|fast] [--timeout D] [--hgrm FILE]
+                   [--keys K1,K2 | --keys-file FILE] [--endpoint lite|fast] [--timeout D] [--hgrm FILE]
                    [--hlog FILE] [--json FILE] [--quiet]
                                          open-loop HTTP load: corrected and uncorrected
                                          percentiles, scheduling lag, status and failure

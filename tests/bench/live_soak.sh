@@ -45,11 +45,11 @@ pids+=($serve)
 for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
 [ -s "$work/serve.out" ] || { cat "$work/serve.err" >&2; exit 1; }
 url="http://127.0.0.1:$port/search/lite"
-keys=$("$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' | paste -sd,)
-probe_key=${keys%%,*}
+"$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' > "$work/keys.txt"
+probe_key=$(head -1 "$work/keys.txt")
 
-echo "== soak: $url at $rate/s for ${duration}s ($(echo "$keys" | tr ',' '\n' | wc -l) keys)" >&2
-"$cli" load "$url" --rate "$rate" --duration "${duration}s" --keys "$keys" --quiet --json "$work/load.json" \
+echo "== soak: $url at $rate/s for ${duration}s ($(wc -l < "$work/keys.txt") keys)" >&2
+"$cli" load "$url" --rate "$rate" --duration "${duration}s" --keys-file "$work/keys.txt" --quiet --json "$work/load.json" \
     > "$work/load.out" 2> "$work/load.err" &
 load=$!
 pids+=($load)

@@ -7,8 +7,9 @@
 #   taillab  through taillab-cli serve as a pure proxy path: cache, hedging, last-chance hedge,
 #            admission, rate limits and coalescing off, static routing to that engine
 # Prints JSON: each path's corrected p50/p99/p99.9 and the added latency of nginx and of TailLab
-# (their figure minus the direct one). Usage:
-#   tests/bench/live_vs_nginx.sh [RATE=1000] [DURATION=60s]     (env: TAILLAB_CLI, NGINX)
+# (their figure minus the direct one). The paths take turns in ROUNDS rounds, each path's rounds
+# merged into one histogram (see below). Usage:
+#   tests/bench/live_vs_nginx.sh [RATE=1000] [DURATION=60s] [ROUNDS=6]   (env: TAILLAB_CLI, NGINX)
 #
 # Or the highest rate each path sustains with p99 < 50 ms:
 #   tests/bench/live_vs_nginx.sh search [START=250] [STEP=12s] [P99_MS=50]
@@ -35,6 +36,7 @@ if [ "${1:-}" = search ]; then
 else
     rate=${1:-1000}
     duration=${2:-60s}
+    rounds=${3:-6}
 fi
 scenario=gateway/week-v4-september
 source "$(dirname "${BASH_SOURCE[0]}")/live_bench_lib.sh"
@@ -84,7 +86,7 @@ upstream_args
     > "$work/serve.out" 2> "$work/serve.err" &
 pids+=($!)
 for _ in $(seq 50); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
-keys=$("$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' | head -50 | paste -sd,)
+"$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' | head -50 > "$work/keys.txt"
 
 run() {  # name url [load options...]
     local name=$1 url=$2
@@ -124,7 +126,7 @@ PY
     : > "$work/search.txt"
     search direct "$atlas"
     search nginx "http://127.0.0.1:$nginx_port/engines/atlas/search"
-    search taillab "http://127.0.0.1:$serve_port/search/lite" --keys "$keys"
+    search taillab "http://127.0.0.1:$serve_port/search/lite" --keys-file "$work/keys.txt"
     python3 - "$work" "$duration" "$p99_limit" <<'PY'
 import glob, json, os, sys
 work, duration, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -149,23 +151,45 @@ PY
     exit 0
 fi
 
-run direct "$atlas"
-run nginx "http://127.0.0.1:$nginx_port/engines/atlas/search"
-run taillab "http://127.0.0.1:$serve_port/search/lite" --keys "$keys"
+# The paths take turns, ROUNDS rounds of DURATION/ROUNDS each, so that a machine whose speed
+# drifts during the run (other work, thermal) weighs on all three alike; each path's rounds are
+# merged from their interval logs (taillab-cli hdr) into one histogram per path.
+secs=${duration%s}
+round_s=$(python3 -c "print(max(1.0, $secs / $rounds))")
+for r in $(seq "$rounds"); do
+    for path in direct nginx taillab; do
+        case $path in
+            direct) url=$atlas; extra=() ;;
+            nginx) url="http://127.0.0.1:$nginx_port/engines/atlas/search"; extra=() ;;
+            taillab) url="http://127.0.0.1:$serve_port/search/lite"; extra=(--keys-file "$work/keys.txt") ;;
+        esac
+        echo "== round $r/$rounds $path: $url at $rate/s for ${round_s}s" >&2
+        "$cli" load "$url" --rate "$rate" --duration "${round_s}s" --quiet --json "$work/$path-$r.json" \
+            --hlog "$work/$path-$r.hlog" "${extra[@]}" > /dev/null
+    done
+done
+for path in direct nginx taillab; do
+    "$cli" hdr "$work"/$path-*.hlog > "$work/$path-merged.json"
+done
 
-python3 - "$work" "$rate" "$duration" <<'PY'
-import json, sys
-work, rate, duration = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-res = {n: json.load(open(f"{work}/{n}.json")) for n in ("direct", "nginx", "taillab")}
-keys = ("p50_ms", "p99_ms", "p99_9_ms")
-out = {"rate_per_s": rate, "duration": duration, "paths": {}, "added_ms": {}}
-for n, r in res.items():
-    c = r["corrected"]
-    out["paths"][n] = {k: c[k] for k in keys} | {"answered": r["answered"], "failed": r["failed"],
-                                                  "statuses": r["statuses"],
-                                                  "lag_p99_ms": r["scheduling_lag"]["p99_ms"]}
+python3 - "$work" "$rate" "$duration" "$rounds" <<'PY'
+import glob, json, sys
+work, rate, duration, rounds = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+keys = {"p50_ms": "p50", "p99_ms": "p99", "p99_9_ms": "p99_9"}
+out = {"rate_per_s": rate, "duration_per_path": duration, "rounds": rounds, "paths": {}, "added_ms": {}}
+for n in ("direct", "nginx", "taillab"):
+    merged = json.load(open(f"{work}/{n}-merged.json"))  # corrected latency, µs
+    runs = [json.load(open(f)) for f in sorted(glob.glob(f"{work}/{n}-[0-9]*.json"))]
+    statuses = {}
+    for r in runs:
+        for k, v in r["statuses"].items():
+            statuses[k] = statuses.get(k, 0) + v
+    out["paths"][n] = {k: merged[h] / 1000 for k, h in keys.items()} | {
+        "count": merged["count"], "answered": sum(r["answered"] for r in runs),
+        "failed": sum(r["failed"] for r in runs), "statuses": statuses,
+        "worst_round_lag_p99_ms": max(r["scheduling_lag"]["p99_ms"] for r in runs)}
 for n in ("nginx", "taillab"):
-    out["added_ms"][n] = {k: round(res[n]["corrected"][k] - res["direct"]["corrected"][k], 3) for k in keys}
+    out["added_ms"][n] = {k: round(out["paths"][n][k] - out["paths"]["direct"][k], 3) for k in keys}
 out["taillab_no_worse_than_nginx"] = {k: out["added_ms"]["taillab"][k] <= out["added_ms"]["nginx"][k] for k in keys}
 print(json.dumps(out, indent=2))
 PY

@@ -15,6 +15,8 @@
 
 #include "cli_support.h"
 #include "base/rng.h"
+#include "metrics/hdr_histogram.h"
+#include "metrics/hdr_log.h"
 
 namespace {
 
@@ -154,6 +156,48 @@ TEST_F(HdrCli, U64leOfWrongSizeExitsTwo) {
     const Result piped = run({"--input", "u64le", "-"}, path("odd.u64le"));
     EXPECT_EQ(piped.exitCode, 2);
     EXPECT_NE(piped.err.find("multiple of 8"), std::string::npos) << piped.err;
+}
+
+// Interval logs merged: the intervals of several logs (untagged, or one tag) read as one
+// histogram, the same as recording every value into one.
+TEST_F(HdrCli, IntervalLogsMergeIntoOneHistogram) {
+    const taillab::HdrConfig config{1, 3'600'000'000LL, 3};
+    taillab::HdrHistogram all(config), tagged(config);
+    taillab::Rng rng(17);
+    const taillab::HdrLogWriter writer(1'700'000'000'000LL);
+    for (const std::string name : {"a.hlog", "b.hlog"}) {
+        std::string text = writer.header();
+        for (int interval = 0; interval < 3; ++interval) {
+            taillab::HdrHistogram h(config), t(config);
+            for (int k = 0; k < 500; ++k) {
+                const auto v = static_cast<std::int64_t>(100 + rng.below(200'000));
+                h.record(v);
+                all.record(v);
+                t.record(v * 2);
+                tagged.record(v * 2);
+            }
+            text += writer.interval(interval, 1, h);
+            text += writer.interval(interval, 1, t, "uncorrected");
+        }
+        writeFile(path(name), text);
+    }
+    const Result merged = run({path("a.hlog"), path("b.hlog")});
+    ASSERT_EQ(merged.exitCode, 0) << merged.err;
+    const auto j = nlohmann::json::parse(merged.out);
+    EXPECT_EQ(j.at("format"), "hlog");
+    EXPECT_EQ(j.at("count"), all.totalCount());
+    for (const auto& [key, p] : std::vector<std::pair<std::string, double>>{{"p50", 50}, {"p99", 99}, {"p99_9", 99.9}})
+        EXPECT_EQ(j.at(key), all.valueAtPercentile(p)) << key;
+    const Result t = run({path("a.hlog"), path("b.hlog"), "--tag", "uncorrected"});
+    ASSERT_EQ(t.exitCode, 0) << t.err;
+    EXPECT_EQ(nlohmann::json::parse(t.out).at("p99"), tagged.valueAtPercentile(99));
+
+    EXPECT_EQ(run({path("a.hlog"), "--tag", "none"}).exitCode, 2);
+    writeFile(path("bad.hlog"), writer.header() + "0.000,1.000,1.0,not-base64!\n");
+    const Result bad = run({path("bad.hlog")});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("bad.hlog:5"), std::string::npos) << bad.err;
+    EXPECT_EQ(run({path("a.hlog"), path("b.hlog"), "--input", "text"}).exitCode, 2);  // only logs merge
 }
 
 TEST_F(HdrCli, BadArgumentsExitTwo) {

@@ -58,6 +58,12 @@ TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
     expectRefused(url + " --rate 10 --duration 1 --keys a,,b", "empty item");
     expectRefused(url + " --rate 10 --duration 1 --keys 'a b'", "an API key must be non-empty printable text");
     expectRefused(url + " --rate 10 --duration 1 --frobnicate", "unknown option '--frobnicate'");
+    write("keys.txt", "# the test's keys\nk1\n\n  k2  \nk 3\n");
+    expectRefused(url + " --rate 10 --duration 1 --keys-file " + path("keys.txt"), path("keys.txt") + ":5: an API key");
+    write("none.txt", "# nothing\n\n");
+    expectRefused(url + " --rate 10 --duration 1 --keys-file " + path("none.txt"), "holds no keys");
+    expectRefused(url + " --rate 10 --duration 1 --keys-file " + path("missing.txt"), "cannot open");
+    expectRefused(url + " --rate 10 --duration 1 --keys a --keys-file " + path("none.txt"), "not both");
     expectRefused(url + " --rate 10 --duration 1 --hgrm " + path("no/such/dir/x.hgrm"), "does not exist");
     expectRefused(url + " --rate 10 --duration 1 --hlog " + dir_.string(), "is a directory");
     expectRefused(url + " --rate 10 --duration 1 --json -", "needs a file path");
@@ -71,6 +77,16 @@ TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
                   "nothing answers at 127.0.0.1:");
     EXPECT_EQ(server_.requests(), 0u);
     EXPECT_EQ(load("--help").exit_code, 0);
+}
+
+TEST_F(LoadCli, KeysFromAFileOrStandardInputAreSent) {
+    write("keys.txt", "# one key\n  key-from-file  \n");
+    ASSERT_EQ(load(server_.url("") + " --rate 20 --duration 0.2s --quiet --keys-file " + path("keys.txt")).exit_code, 0);
+    EXPECT_EQ(server_.lastRequest().authorization, "Bearer key-from-file");
+    const test::ShellOutcome piped = runShell("printf 'key-from-stdin\\n' | " + std::string(TAILLAB_CLI_PATH) + " load " +
+                                              server_.url("") + " --rate 20 --duration 0.2s --quiet --keys-file -");
+    ASSERT_EQ(piped.exit_code, 0) << piped.out;
+    EXPECT_EQ(server_.lastRequest().authorization, "Bearer key-from-stdin");
 }
 
 TEST_F(LoadCli, ARunWritesItsSummaryAndFiles) {
