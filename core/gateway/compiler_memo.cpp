@@ -7,9 +7,9 @@
 namespace taillab::gateway {
 
 CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
-    if (const std::uint32_t* i = index_.find(h)) {
+    if (const Ref* known = index_.find(h)) {
         ++hits_;
-        return Ref{*i, h};
+        return *known;
     }
     ++misses_;
     std::uint32_t i;
@@ -26,8 +26,9 @@ CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
     slot.raw_hash = 0;
     analyzeQuery(raw, f);  // throws before the slot is filed
     slot.raw_hash = h;
-    index_.put(h, i);
-    return Ref{i, h};
+    const Ref ref{i, f.query_class, f.zero_results_allowed, f.normalized == raw, h, f.normalized_hash};
+    index_.put(h, ref);
+    return ref;
 }
 
 }  // namespace taillab::gateway
