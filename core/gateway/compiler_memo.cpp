@@ -10,9 +10,10 @@ constexpr std::size_t kEvictAhead = 4;
 }  // namespace
 
 CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
-    if (const Ref* known = index_.find(h)) {
+    if (const Facts* known = index_.find(h)) {
         ++hits_;
-        return *known;
+        return Ref{known->slot, known->query_class, known->zero_results_allowed,
+                   known->normalized_is_raw, h, known->normalized_hash};
     }
     ++misses_;
     std::uint32_t i;
@@ -22,22 +23,21 @@ CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
     } else {
         i = static_cast<std::uint32_t>(next_);
         next_ = (next_ + 1) % capacity_;
-        // The ring replaces its slots in order: start loading what a replacement a few misses
-        // from now will touch (the index entry it erases, the text it overwrites), which would
-        // otherwise be a cache miss each, one at a time.
-        const Slot& ahead = slots_[(i + kEvictAhead) % capacity_];
-        if (ahead.raw_hash != 0) index_.prefetch(ahead.raw_hash);
-        __builtin_prefetch(ahead.facts.normalized.data(), 1);
+        // The ring replaces its slots in order: start loading the index entry that a replacement
+        // a few misses from now will erase, which would otherwise be a cache miss then.
+        const std::uint64_t ahead = slots_[(i + kEvictAhead) % capacity_].raw_hash;
+        if (ahead != 0) index_.prefetch(ahead);
         if (slots_[i].raw_hash != 0) index_.erase(slots_[i].raw_hash);
     }
     Slot& slot = slots_[i];
-    QueryFacts& f = slot.facts;
     slot.raw_hash = 0;
-    analyzeQuery(raw, f);  // throws before the slot is filed
+    analyzeQuery(raw, scratch_);  // throws before the slot is filed
+    const AnalyzedQuery& f = scratch_;
+    const bool same = f.normalized == raw;
+    if (!same) slot.normalized.assign(f.normalized);
     slot.raw_hash = h;
-    const Ref ref{i, f.query_class, f.zero_results_allowed, f.normalized == raw, h, f.normalized_hash};
-    index_.put(h, ref);
-    return ref;
+    index_.put(h, Facts{f.normalized_hash, i, f.query_class, f.zero_results_allowed, same});
+    return Ref{i, f.query_class, f.zero_results_allowed, same, h, f.normalized_hash};
 }
 
 }  // namespace taillab::gateway

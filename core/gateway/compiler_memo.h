@@ -2,8 +2,10 @@
 // freshness class, whether zero results is a legitimate answer), keyed by a 64-bit hash of the
 // raw text. Agents repeat themselves (retries, parallel copies, the same question across a loop),
 // so most requests skip normalization. Bounded: `capacity` entries in a ring, the oldest replaced
-// first, each slot's strings reused (no allocation once the ring has filled). A raw-hash collision would give one query another's
-// analysis; with 64-bit hashes that is a 2^-64 event per pair, the same odds the cache key takes.
+// first, each slot's string reused (no allocation once the ring has filled). A slot keeps a
+// normalized text only when it differs from the raw one: most queries arrive normalized. A
+// raw-hash collision would give one query another's analysis; with 64-bit hashes that is a
+// 2^-64 event per pair, the same odds the cache key takes.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +18,6 @@
 #include "gateway/gateway_types.h"
 
 namespace taillab::gateway {
-
-using QueryFacts = AnalyzedQuery;
 
 class CompilerMemo {
 public:
@@ -50,8 +50,8 @@ public:
     std::string_view normalized(const Ref& ref, std::string_view raw) {
         if (ref.normalized_is_raw) return raw;
         if (ref.slot < slots_.size() && slots_[ref.slot].raw_hash == ref.raw_hash)
-            return slots_[ref.slot].facts.normalized;
-        return slots_[find(raw, ref.raw_hash).slot].facts.normalized;
+            return slots_[ref.slot].normalized;
+        return slots_[find(raw, ref.raw_hash).slot].normalized;
     }
     std::uint64_t hits() const { return hits_; }
     std::uint64_t misses() const { return misses_; }
@@ -59,13 +59,22 @@ public:
 private:
     struct Slot {
         std::uint64_t raw_hash = 0;
-        QueryFacts facts;
+        std::string normalized;  // when it differs from the raw text
+    };
+    // A Ref without its raw hash, which is the index's key: 16 bytes, so the index stays small.
+    struct Facts {
+        std::uint64_t normalized_hash = 0;
+        std::uint32_t slot = 0;
+        QueryClass query_class = QueryClass::Evergreen;
+        bool zero_results_allowed = false;
+        bool normalized_is_raw = false;
     };
     std::size_t capacity_;
     // By raw hash: the facts a request needs, so that a hit reads the index alone, not the slot
     // (a hit on a slot is a cache miss: the ring holds tens of thousands of texts).
-    FlatMap<Ref> index_{1024};
+    FlatMap<Facts> index_{1024};
     std::vector<Slot> slots_;
+    AnalyzedQuery scratch_;  // where a miss is analysed
     std::size_t next_ = 0;
     std::uint64_t hits_ = 0, misses_ = 0;
 };
