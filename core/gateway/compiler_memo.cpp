@@ -7,6 +7,7 @@
 namespace taillab::gateway {
 namespace {
 constexpr std::size_t kEvictAhead = 4;
+constexpr std::size_t kSlotAhead = 16;
 }  // namespace
 
 CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
@@ -22,9 +23,12 @@ CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
         i = static_cast<std::uint32_t>(slots_.size() - 1);
     } else {
         i = static_cast<std::uint32_t>(next_);
-        next_ = (next_ + 1) % capacity_;
+        next_ = next_ + 1 == capacity_ ? 0 : next_ + 1;
         // The ring replaces its slots in order: start loading the index entry that a replacement
-        // a few misses from now will erase, which would otherwise be a cache miss then.
+        // a few misses from now will erase, which would otherwise be a cache miss then, and,
+        // further on, the slot that names the entry (the ring advances one slot per miss, too
+        // slowly for the hardware to stream it in).
+        __builtin_prefetch(&slots_[(i + kSlotAhead) % capacity_]);
         const std::uint64_t ahead = slots_[(i + kEvictAhead) % capacity_].raw_hash;
         if (ahead != 0) index_.prefetch(ahead);
         if (slots_[i].raw_hash != 0) index_.erase(slots_[i].raw_hash);
