@@ -5,7 +5,7 @@ namespace {
 
 constexpr std::array<double, kClasses> kTtlS{21600, 86400, 7200, 3600, 300};
 constexpr std::array<double, kClasses> kSwrS{3600, 86400, 1800, 0, 0};
-constexpr std::size_t kLapseAhead = 8;
+constexpr std::uint32_t kLapseBatch = 32;
 
 std::uint32_t wholeSeconds(Time t) {
     const std::int64_t s = t.count() / 1'000'000'000;
@@ -77,19 +77,23 @@ void Cache::write(Time now, Region region, int instance, std::uint64_t key, Quer
     }
     lapses_[idx(region)][idx(cls)].push_back(
         Lapse{key, fromWholeSeconds(e.fresh_until_s) + fromSeconds(kSwrS[idx(cls)])});
+    if (++writesSinceDrop_[idx(region)] < kLapseBatch) return;
+    writesSinceDrop_[idx(region)] = 0;
     dropLapsed(now, region);
 }
 
 // Removes the region's L2 entries that no lookup can use any more: past fresh-until plus the
 // class's stale-while-revalidate window, the longest any setting of the swr knob allows. A queued
 // key that was written again since is kept; its later write is further back in the queue.
+// Runs once per kLapseBatch writes (an entry may stay a little past its lapse: no lookup can
+// use it, and a write replaces it), so that the slots of a batch of lapsed keys load at once
+// instead of one cache miss after another.
 void Cache::dropLapsed(Time now, Region region) {
     FlatMap<Entry>& l2 = l2_[idx(region)];
     for (std::size_t cls = 0; cls < kClasses; ++cls) {
         std::deque<Lapse>& queue = lapses_[idx(region)][cls];
+        for (auto it = queue.begin(); it != queue.end() && it->at <= now; ++it) l2.prefetch(it->key);
         while (!queue.empty() && queue.front().at <= now) {
-            // The key that lapses a few writes from now: its slot is loaded by then.
-            if (queue.size() > kLapseAhead) l2.prefetch(queue[kLapseAhead].key);
             const std::uint64_t key = queue.front().key;
             queue.pop_front();
             const Entry* e = l2.find(key);

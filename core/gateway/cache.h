@@ -80,6 +80,7 @@ private:
     // L2 entries by the time they stop being usable. One queue per (region, class): a class's
     // lifetime is fixed, so appending at write time keeps each queue in lapse order.
     std::array<std::array<std::deque<Lapse>, kClasses>, kRegions> lapses_;
+    std::array<std::uint32_t, kRegions> writesSinceDrop_{};
     std::array<FlatMap<std::uint8_t>, kRegions> refreshing_;
 };
 

@@ -5,11 +5,16 @@
 #include "gateway/compiler.h"
 
 namespace taillab::gateway {
+namespace {
+constexpr std::size_t kEvictAhead = 4;
+constexpr std::size_t kSlotAhead = 16;
+}  // namespace
 
 CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
-    if (const std::uint32_t* i = index_.find(h)) {
+    if (const Facts* known = index_.find(h)) {
         ++hits_;
-        return Ref{*i, h};
+        return Ref{known->slot, known->query_class, known->zero_results_allowed,
+                   known->normalized_is_raw, h, known->normalized_hash};
     }
     ++misses_;
     std::uint32_t i;
@@ -18,16 +23,25 @@ CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
         i = static_cast<std::uint32_t>(slots_.size() - 1);
     } else {
         i = static_cast<std::uint32_t>(next_);
-        next_ = (next_ + 1) % capacity_;
+        next_ = next_ + 1 == capacity_ ? 0 : next_ + 1;
+        // The ring replaces its slots in order: start loading the index entry that a replacement
+        // a few misses from now will erase, which would otherwise be a cache miss then, and,
+        // further on, the slot that names the entry (the ring advances one slot per miss, too
+        // slowly for the hardware to stream it in).
+        __builtin_prefetch(&slots_[(i + kSlotAhead) % capacity_]);
+        const std::uint64_t ahead = slots_[(i + kEvictAhead) % capacity_].raw_hash;
+        if (ahead != 0) index_.prefetch(ahead);
         if (slots_[i].raw_hash != 0) index_.erase(slots_[i].raw_hash);
     }
     Slot& slot = slots_[i];
-    QueryFacts& f = slot.facts;
     slot.raw_hash = 0;
-    analyzeQuery(raw, f);  // throws before the slot is filed
+    analyzeQuery(raw, scratch_);  // throws before the slot is filed
+    const AnalyzedQuery& f = scratch_;
+    const bool same = f.normalized == raw;
+    if (!same) slot.normalized.assign(f.normalized);
     slot.raw_hash = h;
-    index_.put(h, i);
-    return Ref{i, h};
+    index_.put(h, Facts{f.normalized_hash, i, f.query_class, f.zero_results_allowed, same});
+    return Ref{i, f.query_class, f.zero_results_allowed, same, h, f.normalized_hash};
 }
 
 }  // namespace taillab::gateway

@@ -39,7 +39,7 @@ struct Gateway::Req {
     std::array<std::uint32_t, kMaxCalls> calls{};
     std::array<std::uint64_t, kTimerKinds> timers{};  // armed sequence number per kind, 0: none
     RateLimitFields rate;
-    std::string query;  // raw while waiting in the batch lane, then normalized
+    std::string query;  // raw while waiting in the batch lane; normalized once it misses the cache
     CompilerMemo::Ref analysis;  // from prefetch(), when there was one
     std::string lang;   // the client's language tag, sent upstream with the query
 };
@@ -282,18 +282,18 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
     metrics_.enter(Stage::Compiler);
     std::string_view problem;
     std::string detail;
+    std::string_view normalized;
     if (q.maxResults == 0) {
         problem = "max_results must be between 1 and 50";
     } else {
         try {
-            const QueryFacts* known = memo_.get(q.analysis);
-            const QueryFacts& f = known ? *known : memo_.analyze(raw);
+            const CompilerMemo::Ref f = q.analysis.raw_hash != 0 ? q.analysis : memo_.find(raw);
             q.cls = f.query_class;
             q.zeroOk = f.zero_results_allowed;
             q.fetchCount = static_cast<std::uint8_t>(maxResultsBucket(q.maxResults));
             q.cacheKey = foldCacheKey(keyPrefix(q.endpoint, q.region, q.lang), f.normalized_hash,
                                       q.fetchCount);
-            q.query.assign(f.normalized);
+            normalized = memo_.normalized(f, raw);
         } catch (const std::invalid_argument& e) {
             detail = e.what();
             problem = detail;
@@ -302,10 +302,12 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
     t = stage(Stage::Compiler, t, q);
     if (!problem.empty()) return finish(now, r, Outcome::BadRequest, t, nullptr, {}, problem);
     metrics_.pass(Stage::Compiler);
-    lookup(now, r, t);
+    lookup(now, r, t, normalized);
 }
 
-void Gateway::lookup(Time now, std::uint32_t r, Time t) {
+// `normalized` is the query's text, valid until the memo next changes: the request keeps a copy
+// only when it goes upstream (or a refresh does), not when the cache answers it.
+void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normalized) {
     Req& q = reqs_[r];
     metrics_.enter(Stage::Cache);
     q.instance = static_cast<std::uint8_t>(instanceFor(q.trace));
@@ -317,10 +319,12 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t) {
     if (found.hit) {
         metrics_.pass(Stage::Cache);
         // Stale-while-revalidate: answer now, refresh in the background (one per key).
-        if (found.hit->stale && cache_.startRefresh(q.region, q.cacheKey)) spawnRefresh(now, r, t);
+        if (found.hit->stale && cache_.startRefresh(q.region, q.cacheKey))
+            spawnRefresh(now, r, t, normalized);
         return serve(now, r, t, &cache_.answer(found.hit->answer), true, found.hit->stale);
     }
     // A miss: join the flight in the air for this key, or lead one.
+    q.query.assign(normalized);
     if (flights_.enabled()) {
         const std::uint64_t fk = flights_.flightKey(q.cacheKey, q.instance);
         if (const std::optional<std::uint32_t> f = flights_.join(q.region, fk, r)) {
@@ -338,7 +342,7 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t) {
     startEngines(now, r, t);
 }
 
-void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t) {
+void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t, std::string_view normalized) {
     const std::uint32_t b = newRequest();
     Req& bg = reqs_[b];
     const Req& q = reqs_[r];
@@ -355,7 +359,7 @@ void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t) {
     bg.maxResults = q.maxResults;
     bg.fetchCount = q.fetchCount;
     bg.cacheKey = q.cacheKey;
-    bg.query.assign(q.query);
+    bg.query.assign(normalized);
     bg.lang.assign(q.lang);
     bg.accepted = t;
     bg.deadline = t + deadline_.total;
@@ -771,10 +775,9 @@ void Gateway::prefetch(const Request& in) {
             memo_.find(in.query, known ? h.hash : CompilerMemo::hashOf(in.query));
         prefetched_[in.trace % prefetched_.size()] = Prefetched{in.trace, in.query, in.api_key, ref, *key};
         if (cache_.tiers() == CacheTiers::Off) return;
-        const QueryFacts& f = *memo_.get(ref);
         const Region region = Edge::route(in.region_pin, keys_[*key].home);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
-                                                    f.normalized_hash, maxResultsBucket(in.max_results));
+                                                    ref.normalized_hash, maxResultsBucket(in.max_results));
         cache_.prefetch(region, instanceFor(in.trace), cacheKey);
     } catch (const std::invalid_argument&) {
         // A request that will be a 400: nothing to load.

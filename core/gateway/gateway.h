@@ -95,7 +95,7 @@ private:
     std::uint32_t newRequest();
     Time stage(Stage s, Time start, const Req& q, StageWork work = {});
     void admitted(Time now, std::uint32_t r, Time t, std::string_view raw);
-    void lookup(Time now, std::uint32_t r, Time t);
+    void lookup(Time now, std::uint32_t r, Time t, std::string_view normalized);
     void serve(Time now, std::uint32_t r, Time t, const RankedResults* results, bool cached,
                bool stale);
     void startEngines(Time now, std::uint32_t r, Time t);
@@ -103,7 +103,7 @@ private:
     void onTimer(Time now, std::uint32_t r, TimerKind kind);
     void cancelOutstanding(Time now, std::uint32_t r);
     void completeFlight(Time now, std::uint32_t r, const std::shared_ptr<const RankedResults>& answer);
-    void spawnRefresh(Time now, std::uint32_t r, Time t);
+    void spawnRefresh(Time now, std::uint32_t r, Time t, std::string_view normalized);
     void finish(Time now, std::uint32_t r, Outcome o, Time at, const RankedResults* results = nullptr,
                 std::optional<Duration> retryAfter = {}, std::string_view message = {});
     void release(Time now, std::uint32_t r);

@@ -347,6 +347,11 @@ struct GatewaySim::Impl final : Port {
                 if (arrivalAt > target) return true;
                 now = arrivalAt;
                 ++events;
+                // Three stages of hints, each a few arrivals closer: the query's bytes (an
+                // hour's texts are spread over megabytes), its hash and memo slot, its analysis
+                // and cache slots.
+                if (nextArrival + 3 * kPrefetchAhead < hourBuffer.size())
+                    __builtin_prefetch(hourBuffer[nextArrival + 3 * kPrefetchAhead].text);
                 if (nextArrival + 2 * kPrefetchAhead < hourBuffer.size())
                     gateway.prefetchQuery(hourBuffer[nextArrival + 2 * kPrefetchAhead].query());
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
