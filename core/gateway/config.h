@@ -22,6 +22,10 @@ enum class HedgeMode : std::uint8_t { Off, Fixed, RollingPerEngine, RollingPerCl
 // the last-chance hedge, under its own budget.
 enum class EngineRole : std::uint8_t { Routed, LastChance };
 enum class Lane : std::uint8_t { Interactive, Batch };
+// What a request that ran out of time is answered with. Seed 000's v3 had a bug in its error path
+// that answered a timeout with HTTP 200 and an empty result list: clients that check the status
+// saw success and went on with no data. v4 answers 503 with Retry-After, never an empty 200.
+enum class TimeoutReply : std::uint8_t { ServiceUnavailable, EmptyOk };
 
 struct EngineSpec {
     std::string name;
@@ -55,6 +59,7 @@ struct GatewayConfig {
     double last_chance_delay_ms = 300, last_chance_budget = 0.02;
     double deadline_ms = 600, margin_ms = 10, merge_reserve_ms = 12, min_useful_ms = 40;
     double detach_reserve_ms = 150;
+    TimeoutReply timeout_reply = TimeoutReply::ServiceUnavailable;
     double l2_lease_ms = 50;
     int l1_entries = 20000, instances = 3, egress_ips = 4;
     int min_limit = 10, max_limit = 200, batch_limit = 8;

@@ -91,6 +91,9 @@ struct Response {
     Region region = Region::EU;  // where it was served
     QueryClass query_class = QueryClass::Evergreen;
     bool cache_hit = false, stale = false, coalesced = false, probe = false;
+    // A failure answered as a success (TimeoutReply::EmptyOk): `outcome` is the truth, `status`
+    // is 200 with no results, what the client saw.
+    bool disguised = false;
     Time accepted{}, at{};
     Duration latency{};  // at - accepted: the latency_ms of the body
 };

@@ -716,10 +716,12 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     const Duration latency = at - q.accepted;
     if (o == Outcome::Ok && latency > deadline_.total) ++metrics_.totals.over_deadline;
     release(now, r);
+    const bool disguised =
+        o == Outcome::DeadlineMissed && cfg_.timeout_reply == TimeoutReply::EmptyOk;
     if (q.probe) {
         if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
     } else {
-        metrics_.onOutcome(o, latency, q.key, q.cls);
+        metrics_.onOutcome(o, latency, q.key, q.cls, disguised);
         // The admission limit learns from interactive requests that reached the upstream path.
         if (q.engineStart > kZero && q.lane == Lane::Interactive)
             admission_.onSample(now, q.region, latency);
@@ -733,10 +735,15 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
         out.results = results;
         out.result_count = std::min<int>(q.maxResults, static_cast<int>(results->items.size()));
     }
-    out.retry_after = retryAfter;
+    if (disguised) {  // v3's bug: 200, no results, nothing to tell the client it failed
+        out.status = 200;
+        out.disguised = true;
+    } else {
+        out.retry_after = retryAfter;
+        out.error = o == Outcome::Ok ? std::string_view{} : kOutcomeNames[static_cast<std::size_t>(o)];
+        out.message = message;
+    }
     if (q.hasRate) out.rate_limit = q.rate;
-    out.error = o == Outcome::Ok ? std::string_view{} : kOutcomeNames[static_cast<std::size_t>(o)];
-    out.message = message;
     out.region = q.region;
     out.query_class = q.cls;
     out.probe = q.probe;

@@ -37,7 +37,8 @@ void GatewayMetrics::onCall(bool primary, bool hedge, bool counted) {
 // hold every request of the window until it closes.
 constexpr std::size_t kPendingBatch = 4096;
 
-void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls) {
+void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls,
+                               bool disguised) {
     ++totals.outcomes[static_cast<std::size_t>(o)];
     --totals.in_flight;
     if (o == Outcome::Ok) {
@@ -49,6 +50,10 @@ void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, Q
     } else {
         ++totals.failed;
         ++window_.failed;
+        if (disguised) {
+            ++totals.invisible_failures;
+            ++window_.invisible;
+        }
     }
     ++window_.requests;
     pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key, cls});
@@ -128,11 +133,35 @@ void GatewayMetrics::closeWindow(Time now, const WindowState& state) {
         w.admission_limit[g] = state.limit[g];
     }
     windows_.push_back(w);
+    addToHour(now, w);
     window_ = WindowPoint{};
     windowLatency_.reset();
     windowLookups_.fill(0);
     windowHits_.fill(0);
     windowPrimaries_ = windowHedges_ = windowCalls_ = 0;
+}
+
+// A closed window joins the hour its end falls in (an end on the hour belongs to the hour before).
+void GatewayMetrics::addToHour(Time end, const WindowPoint& w) {
+    constexpr std::int64_t kHourNs = 3600LL * 1'000'000'000;
+    const std::int64_t hour = std::max<std::int64_t>(0, end.count() - 1) / kHourNs;
+    if (hour != hour_) {
+        if (hour_ >= 0) hours_.push_back(hourPoint());
+        hour_ = hour;
+        hourPoint_ = HourPoint{static_cast<double>(hour) * 3600.0, 0, 0, 0, 0};
+        hourLatency_.reset();
+    }
+    hourPoint_.requests += w.requests;
+    hourPoint_.failed += w.failed;
+    hourLatency_.merge(windowLatency_);
+}
+
+HourPoint GatewayMetrics::hourPoint() const {
+    HourPoint h = hourPoint_;
+    const bool any = !hourLatency_.empty();
+    h.p99_ms = any ? hourLatency_.valueAtPercentile(99) / 1000.0 : std::nan("");
+    h.p999_ms = any ? hourLatency_.valueAtPercentile(99.9) / 1000.0 : std::nan("");
+    return h;
 }
 
 void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
@@ -142,6 +171,8 @@ void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
     for (const HdrHistogram& c : totals.latency_by_class_us) s.latency_us.merge(c);
     s.now_s = toSeconds(now);
     s.windows = windows_;
+    s.hours = hours_;
+    if (hour_ >= 0) s.hours.push_back(hourPoint());  // the hour so far
     const std::size_t engines = totals.engines.size();
     for (std::size_t i = 0; i < shown_.size(); ++i) {
         if (shown_[i] == BreakerState::Closed) continue;

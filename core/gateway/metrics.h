@@ -36,7 +36,9 @@ public:
     // A request ended (never a probe): into the outcome counters, the window and, in a batch, the
     // histograms. `key` indexes the key table; kNoKey for an unknown key.
     static constexpr std::uint32_t kNoKey = 0xffffffffu;
-    void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls);
+    // `disguised`: a failure the client was told was a success (an empty 200).
+    void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls,
+                   bool disguised = false);
     void onBreaker(Time at, Region region, int engine, BreakerState state);
     void addMark(TimelineMark mark);
 
@@ -52,6 +54,8 @@ public:
 private:
     StageStats& stage(Stage s) { return totals.stages[static_cast<std::size_t>(s)]; }
     void recordPending();
+    void addToHour(Time end, const WindowPoint& w);
+    HourPoint hourPoint() const;
 
     std::vector<std::string> keyNames_;
     std::vector<bool> probeKeys_;
@@ -68,6 +72,11 @@ private:
     std::array<std::uint64_t, kClasses> windowLookups_{}, windowHits_{};
     std::uint64_t windowPrimaries_ = 0, windowHedges_ = 0, windowCalls_ = 0;
     std::vector<WindowPoint> windows_;
+    // The hour the last closed window ended in, and its windows merged.
+    std::int64_t hour_ = -1;
+    HourPoint hourPoint_{};
+    HdrHistogram hourLatency_;
+    std::vector<HourPoint> hours_;
     std::vector<BreakerState> shown_;   // [region * engines + engine]
     std::vector<double> since_;
 };

@@ -23,6 +23,7 @@ struct WindowPoint {
     double t_s = 0;  // window end, simulated seconds since the run started
     std::uint32_t requests = 0;  // accepted requests that ended in the window
     std::uint32_t ok = 0, rejected = 0, failed = 0;
+    std::uint32_t invisible = 0;  // of the failed, answered as an empty 200 (TimeoutReply::EmptyOk)
     double p50_ms = 0, p90_ms = 0, p99_ms = 0, p999_ms = 0;
     double hedge_rate = 0;         // hedges sent / primary engine calls in the window
     double extra_load = 0;         // (all engine calls - primary calls) / primary calls
@@ -31,6 +32,14 @@ struct WindowPoint {
     double cache_hit_rate_all = 0;
     std::array<double, kRegions> inflight_peak{};   // most requests in flight at once, per region
     std::array<double, kRegions> admission_limit{}; // concurrency limit at window end, per region
+};
+
+// One hour of the run (the windows that end in it, merged): its tail, for an incident's
+// "p99 by hour". Exact when the window length divides an hour, as the default 600 s does.
+struct HourPoint {
+    double t_s = 0;  // the hour's start, seconds since the run's first day's 00:00
+    std::uint32_t requests = 0, failed = 0;
+    double p99_ms = 0, p999_ms = 0;  // NaN when the hour had no requests
 };
 
 // Per-stage totals since the start: how many requests entered the stage, how many it passed
@@ -76,6 +85,7 @@ struct GatewaySnapshot {
     double now_s = 0;
     double end_s = 0;
     std::vector<WindowPoint> windows;  // closed windows so far, oldest first
+    std::vector<HourPoint> hours;      // hours with a closed window so far, oldest first
     std::array<StageStats, kStages> stages{};
     // Conservation: accepted == answered + rejected + failed + in_flight.
     std::uint64_t accepted = 0, answered = 0, rejected = 0, failed = 0, in_flight = 0;
@@ -92,6 +102,9 @@ struct GatewaySnapshot {
     std::uint64_t spilled = 0;            // unpinned requests admitted in another region
     std::uint64_t probes = 0;             // synthetic probe requests (not in `accepted`)
     std::uint64_t probe_failures = 0;
+    // Failures answered as an empty 200 (TimeoutReply::EmptyOk): in `failed` (the truth), but
+    // successes to the clients that got them.
+    std::uint64_t invisible_failures = 0;
     // Invariants, all zero in a correct run: 200s with no results outside site:/exact-match,
     // stage work that ran past the request's deadline, requests answered twice.
     std::uint64_t empty_ok = 0, over_deadline = 0, double_answers = 0;

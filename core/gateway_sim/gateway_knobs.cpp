@@ -109,6 +109,11 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::real("deadline_ms", "Deadline", "ms", 50, 60000, 600,
                                "Absolute deadline set at accept; every stage gets what remains")
                     .log());
+    k.push_back(KnobSpec::choice("timeout_reply", "Timeout answer",
+                                 {"503 with Retry-After", "200 with empty results (v3 bug)"}, 0,
+                                 "What a request that runs out of time is answered with; v3's "
+                                 "error path answered 200 with no results, a failure clients "
+                                 "could not see"));
     k.push_back(KnobSpec::real("serialization_margin_ms", "Serialization margin", "ms", 0, 200, 10,
                                "Kept back from the deadline for serializing and writing", 1)
                     .hidden());
@@ -301,6 +306,7 @@ GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload)
     c.deadline_ms = p.real("deadline_ms");
     c.margin_ms = p.real("serialization_margin_ms");
     c.min_useful_ms = p.real("min_useful_ms");
+    c.timeout_reply = static_cast<TimeoutReply>(p.choiceIndex("timeout_reply"));
     if (c.margin_ms + c.merge_reserve_ms >= c.deadline_ms) {
         throw std::invalid_argument("deadline_ms must exceed serialization_margin_ms plus the merge "
                                     "reserve (12 ms)");

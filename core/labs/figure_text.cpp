@@ -121,6 +121,12 @@ const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
         {"probes", count("Breaker probes", "probes")},
         {"probe_failures", count("Breaker probes that failed", "probes")},
         {"deadline_missed_rate", share("Deadline missed")},
+        {"invisible_failures", count("Failures answered as an empty 200 (invisible to clients)", "requests")},
+        {"error_rate", share("Failed requests (the truth)")},
+        {"error_rate_seen", share("Failed requests, as clients saw them")},
+        {"peak_error_rate", share("Worst window's failed requests (the truth)")},
+        {"peak_error_rate_seen", share("Worst window's failed requests, as clients saw them")},
+        {"minutes_above_5pct_errors", count("Time with more than 5% of requests failing", "min")},
     };
     return names;
 }

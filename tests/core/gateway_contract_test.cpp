@@ -176,6 +176,36 @@ TEST(GatewayContract, APassedDeadlineIsA503WithRetryAfterNeverAnEmpty200) {
     EXPECT_TRUE(h2.port.responses.empty());
 }
 
+// Seed 000's v3 error-path bug, as a knob for replaying July: the same timeout goes out as a 200
+// with no results, but the gateway's own figures still count it as the failure it is.
+TEST(GatewayContract, WithTheV3BugATimeoutIsAnEmpty200ThatTheFiguresStillCountAsFailed) {
+    GatewayConfig c = baseConfig();
+    c.hedge_mode = HedgeMode::Off;
+    c.timeout_reply = TimeoutReply::EmptyOk;
+    Harness h(c);
+    h.gw.onRequest(ms(0), request(1));
+    h.runTimersTo(ms(1000));
+    ASSERT_EQ(h.port.responses.size(), 1u);
+    const Response& r = h.port.responses[0].r;
+    EXPECT_EQ(r.status, 200);
+    EXPECT_TRUE(r.disguised);
+    EXPECT_EQ(r.outcome, Outcome::DeadlineMissed);  // the truth
+    EXPECT_EQ(r.result_count, 0);
+    EXPECT_TRUE(r.error.empty());
+    EXPECT_FALSE(r.retry_after.has_value());
+    EXPECT_EQ(r.latency, ms(578));
+    // A request that is rejected, not timed out, keeps its real status.
+    h.gw.onRequest(ms(1000), request(2, "penguins", "no-such-key"));
+    ASSERT_EQ(h.port.responses.size(), 2u);
+    EXPECT_EQ(h.port.responses[1].r.status, 401);
+    EXPECT_FALSE(h.port.responses[1].r.disguised);
+    GatewaySnapshot s;
+    h.gw.fillSnapshot(s, ms(2000));
+    EXPECT_EQ(s.failed, 1u);
+    EXPECT_EQ(s.invisible_failures, 1u);
+    EXPECT_EQ(s.outcomes[static_cast<int>(Outcome::DeadlineMissed)], 1u);
+}
+
 TEST(GatewayContract, CoalescedWaitersGetTheLeadersAnswer) {
     Harness h;
     const auto body = page(10);

@@ -275,6 +275,86 @@ TEST(GatewaySimFailures, FailuresAreCountedAtTheirLatency) {
     EXPECT_GE(s.latency_us.min(), 1);
 }
 
+double figure(const LabResult& r, const std::string& name) {
+    for (const auto& [n, v] : r.figures)
+        if (n == name) return v;
+    ADD_FAILURE() << "no figure " << name;
+    return std::nan("");
+}
+
+// Seed 000's v3 bug answered timeouts as an empty 200. Switching it on changes what clients are
+// told, not what happened: the same seed gives the same outcomes, the truth's figures agree, and
+// only the "seen" ones drop, by exactly the disguised timeouts.
+TEST(GatewaySimFailures, TheV3BugHidesTimeoutsFromClientsNotFromTheTruth) {
+    const Params honest = params({{"deadline_ms", 250}, {"load_multiplier", 0.5}});
+    Params buggy = honest;
+    buggy.set("timeout_reply", 1);
+    const Lab* lab = findLab("gateway");
+    ASSERT_NE(lab, nullptr);
+    RunControl control;
+    const LabResult a = lab->run(honest, 3, control, {});
+    const LabResult b = lab->run(buggy, 3, control, {});
+    EXPECT_GT(figure(a, "outcome_deadline_missed"), 100);
+    EXPECT_EQ(figure(a, "outcome_deadline_missed"), figure(b, "outcome_deadline_missed"));
+    EXPECT_EQ(figure(a, "failed"), figure(b, "failed"));
+    EXPECT_EQ(figure(a, "invisible_failures"), 0);
+    EXPECT_EQ(figure(b, "invisible_failures"), figure(b, "outcome_deadline_missed"));
+    EXPECT_EQ(figure(a, "peak_error_rate"), figure(b, "peak_error_rate"));
+    EXPECT_EQ(figure(a, "peak_error_rate_seen"), figure(a, "peak_error_rate"));
+    EXPECT_LT(figure(b, "peak_error_rate_seen"), figure(b, "peak_error_rate"));
+    EXPECT_EQ(figure(a, "minutes_above_5pct_errors"), figure(b, "minutes_above_5pct_errors"));
+    const double seen = figure(b, "error_rate_seen") * figure(b, "requests");
+    EXPECT_NEAR(seen, figure(b, "failed") - figure(b, "invisible_failures"), 1e-6);
+    EXPECT_TRUE(b.allChecksPass());  // the empty 200s are reported, not held against v3
+}
+
+// The peak is the worst window's failed share; the minutes above 5% add up whole windows. A
+// tight deadline fails a share of every busy window, so the figures can be recomputed from the
+// windows themselves.
+TEST(GatewaySimFailures, PeakErrorRateAndMinutesAbove5PercentComeFromTheWindows) {
+    const Params p = params({{"deadline_ms", 250}, {"load_multiplier", 0.5}});
+    const GatewaySnapshot s = runToEnd(p, 3);
+    double peak = 0, minutes = 0;
+    for (const WindowPoint& w : s.windows) {
+        if (w.requests < 20) continue;
+        const double share = static_cast<double>(w.failed) / w.requests;
+        peak = std::max(peak, share);
+        if (share > 0.05) minutes += 10;  // 600 s windows
+    }
+    EXPECT_GT(peak, 0.05);
+    const Lab* lab = findLab("gateway");
+    RunControl control;
+    const LabResult r = lab->run(p, 3, control, {});
+    EXPECT_DOUBLE_EQ(figure(r, "peak_error_rate"), peak);
+    EXPECT_NEAR(figure(r, "minutes_above_5pct_errors"), minutes, 1e-9);
+}
+
+// Hours merge their windows' histograms: each hour holds exactly its windows' requests, and its
+// p99 lies within the range of its windows' p99s (a merged percentile is never outside them).
+TEST(GatewaySimFailures, P99ByHourMergesTheHoursWindows) {
+    const GatewaySnapshot s = runToEnd(params({{"load_multiplier", 0.5}}), 2);
+    ASSERT_EQ(s.hours.size(), 24u);
+    for (std::size_t h = 0; h < s.hours.size(); ++h) {
+        const HourPoint& hour = s.hours[h];
+        EXPECT_EQ(hour.t_s, 3600.0 * static_cast<double>(h));
+        std::uint32_t requests = 0, failed = 0;
+        double lo = 1e300, hi = 0;
+        for (const WindowPoint& w : s.windows) {
+            if (w.t_s <= hour.t_s || w.t_s > hour.t_s + 3600) continue;
+            requests += w.requests;
+            failed += w.failed;
+            if (w.requests == 0) continue;
+            lo = std::min(lo, w.p99_ms);
+            hi = std::max(hi, w.p99_ms);
+        }
+        EXPECT_EQ(hour.requests, requests) << "hour " << h;
+        EXPECT_EQ(hour.failed, failed) << "hour " << h;
+        if (requests == 0) continue;
+        EXPECT_GE(hour.p99_ms, lo * 0.999) << "hour " << h;
+        EXPECT_LE(hour.p99_ms, hi * 1.001) << "hour " << h;
+    }
+}
+
 // ---- knob changes mid-run -------------------------------------------------------------------
 
 bool sameValue(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
