@@ -4,6 +4,7 @@
 // configuration).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ struct GatewayConfig {
     double deadline_ms = 600, margin_ms = 10, merge_reserve_ms = 12, min_useful_ms = 40;
     double detach_reserve_ms = 150;
     TimeoutReply timeout_reply = TimeoutReply::ServiceUnavailable;
+    // Per home region: where its unpinned traffic goes instead (none: it stays home). A pinned
+    // request never moves.
+    std::array<std::optional<Region>, kRegions> reroute{};
     double l2_lease_ms = 50;
     int l1_entries = 20000, instances = 3, egress_ips = 4;
     int min_limit = 10, max_limit = 200, batch_limit = 8;

@@ -213,9 +213,15 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     const RequestId id{r, q.generation};
     // Edge: the region from the pin, else the key's home.
     q.pinned = in.region_pin.has_value();
-    q.region = Edge::route(in.region_pin, key ? keys_[*key].home : Region::EU);
+    const Region home = key ? keys_[*key].home : Region::EU;
+    q.region = Edge::route(in.region_pin, home, cfg_.reroute);
     metrics_.enter(Stage::Edge);
-    Time t = stage(Stage::Edge, now, q);
+    StageWork edge;
+    if (q.region != home && !q.pinned) {
+        edge.spilled_from = home;  // the trip to the other region is the edge's
+        if (!q.probe) ++metrics_.totals.rerouted;
+    }
+    Time t = stage(Stage::Edge, now, q, edge);
     metrics_.pass(Stage::Edge);
     // Gateway: API key, token bucket, admission.
     metrics_.enter(Stage::Gateway);
@@ -713,6 +719,13 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
         flights_.leave(q.flight, r);
         q.flight = kNone;
     }
+    // A request whose work ran past its deadline (waiting for a CPU, say) was answered when its
+    // time ran out, by the deadline, not when the work would have ended.
+    if (o != Outcome::Ok && !isRejected(o) && at > deadline_.hard(q.accepted)) {
+        if (o != Outcome::DeadlineMissed) message = "the deadline passed before the work was done";
+        o = Outcome::DeadlineMissed;
+        at = deadline_.hard(q.accepted);
+    }
     const Duration latency = at - q.accepted;
     if (o == Outcome::Ok && latency > deadline_.total) ++metrics_.totals.over_deadline;
     release(now, r);
@@ -782,7 +795,7 @@ void Gateway::prefetch(const Request& in) {
             memo_.find(in.query, known ? h.hash : CompilerMemo::hashOf(in.query));
         prefetched_[in.trace % prefetched_.size()] = Prefetched{in.trace, in.query, in.api_key, ref, *key};
         if (cache_.tiers() == CacheTiers::Off) return;
-        const Region region = Edge::route(in.region_pin, keys_[*key].home);
+        const Region region = Edge::route(in.region_pin, keys_[*key].home, cfg_.reroute);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
                                                     ref.normalized_hash, maxResultsBucket(in.max_results));
         cache_.prefetch(region, instanceFor(in.trace), cacheKey);

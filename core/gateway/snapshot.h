@@ -100,6 +100,7 @@ struct GatewaySnapshot {
     std::uint64_t hedges_denied = 0;      // hedge timers that found the budget empty
     double hedge_allowance = 0;           // tokens ever credited to the hedge budget (+ burst)
     std::uint64_t spilled = 0;            // unpinned requests admitted in another region
+    std::uint64_t rerouted = 0;           // unpinned requests whose home region was rerouted
     std::uint64_t probes = 0;             // synthetic probe requests (not in `accepted`)
     std::uint64_t probe_failures = 0;
     // Failures answered as an empty 200 (TimeoutReply::EmptyOk): in `failed` (the truth), but

@@ -8,10 +8,24 @@
 
 namespace taillab::gateway {
 
-FaultScope faultScope(const FaultTarget& t, int egressIps) {
+FaultScope faultScope(const FaultTarget& t, int egressIps, const std::vector<std::string>& providers) {
     FaultScope r;
-    if (t.provider || t.zone)
+    if ((t.provider || t.zone) && providers.empty())
         throw std::invalid_argument("this fleet has no providers or availability zones to target");
+    if (t.provider) {
+        if (std::find(providers.begin(), providers.end(), *t.provider) == providers.end())
+            throw std::invalid_argument("no provider named '" + *t.provider + "' under this layout");
+        r.provider = static_cast<int>(
+            std::find(kProviderNames.begin(), kProviderNames.end(), *t.provider) - kProviderNames.begin());
+    }
+    if (t.zone) {
+        const auto it = std::find(kZoneNames.begin(), kZoneNames.end(), *t.zone);
+        if (it == kZoneNames.end()) throw std::invalid_argument("no zone named '" + *t.zone + "'");
+        r.zone = static_cast<int>(it - kZoneNames.begin());
+    }
+    if (r.compute() && t.engine)
+        throw std::invalid_argument(
+            "a target names the gateway's compute (provider, zone) or an engine, not both");
     if (t.engine) {
         const auto it = std::find(kEngineNames.begin(), kEngineNames.end(), *t.engine);
         if (it == kEngineNames.end()) throw std::invalid_argument("no engine named '" + *t.engine + "'");
@@ -39,6 +53,9 @@ std::optional<fleet::CallFault> callFaultOf(const Fault& f, const FaultScope& sc
         case FaultEffect::CapacityLost:
         case FaultEffect::Surge: return std::nullopt;
     }
+    if (scope.compute())
+        throw std::invalid_argument("a provider or zone holds the gateway's CPUs: only "
+                                    "capacity_lost applies to it");
     c.engine = scope.engine;
     c.region = scope.region;
     c.egress_ip = f.target.egress_ip;

@@ -105,6 +105,37 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::integer("instances", "Instances per region", "instances", 1, 64, 3,
                                   "Gateway instances per region (each has its own L1 cache)")
                     .hidden());
+    k.push_back(KnobSpec::choice("reroute_EU", "Reroute EU", {"no", "to US", "to APAC"}, 0,
+                                 "Send EU's unpinned traffic to another region, with no limit on "
+                                 "what it accepts (v3's failover)")
+                    .hidden());
+    k.push_back(KnobSpec::choice("reroute_US", "Reroute US", {"no", "to EU", "to APAC"}, 0,
+                                 "Send US's unpinned traffic to another region, with no limit on "
+                                 "what it accepts (v3's failover)")
+                    .hidden());
+    k.push_back(KnobSpec::choice("reroute_APAC", "Reroute APAC", {"no", "to EU", "to US"}, 0,
+                                 "Send APAC's unpinned traffic to another region, with no limit "
+                                 "on what it accepts (v3's failover)")
+                    .hidden());
+    // Gateway compute: where it runs and how much of it there is.
+    k.push_back(KnobSpec::boolean("gateway_compute", "Gateway compute", false,
+                                  "Each region's gateway has a number of CPUs on providers and "
+                                  "zones; stage work waits for a free one (off: never waits)"));
+    k.push_back(KnobSpec::integer("gateway_cpus", "Gateway CPUs", "CPUs per region", 1, 4096, 16,
+                                  "CPUs serving each region's stage work (edge, gateway, "
+                                  "compiler, cache, router, merge), first come, first served")
+                    .log()
+                    .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::choice("providers", "Providers",
+                                 {"one (A)", "three (A 40%, B 35%, C 25%)"}, 1,
+                                 "Which providers a region's CPUs run on, three zones each: v3 had "
+                                 "one under everything, v4 three, none above 45%")
+                    .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::integer("standby_cpus", "Standby CPUs", "CPUs per region", 0, 4096, 0,
+                                  "Extra CPUs per region on provider B, brought online by a "
+                                  "timeline event (July's standby)")
+                    .hidden()
+                    .usedWhen("gateway_compute", {"on"}));
     // Deadline.
     k.push_back(KnobSpec::real("deadline_ms", "Deadline", "ms", 50, 60000, 600,
                                "Absolute deadline set at accept; every stage gets what remains")
@@ -254,6 +285,16 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     return k;
 }
 
+std::array<double, kProviders> providerShares(const Params& p) {
+    if (p.choiceIndex("providers") == 0) return {1.0, 0.0, 0.0};
+    return {0.40, 0.35, 0.25};
+}
+
+std::vector<std::string> providerNames(const Params& p) {
+    if (p.choiceIndex("providers") == 0) return {"A", "B"};
+    return {kProviderNames.begin(), kProviderNames.end()};
+}
+
 namespace {
 
 // Token buckets per endpoint, by plan: burst, refill per second.
@@ -307,6 +348,11 @@ GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload)
     c.margin_ms = p.real("serialization_margin_ms");
     c.min_useful_ms = p.real("min_useful_ms");
     c.timeout_reply = static_cast<TimeoutReply>(p.choiceIndex("timeout_reply"));
+    for (int g = 0; g < kRegions; ++g) {
+        const int choice = p.choiceIndex("reroute_" + std::string(kRegionNames[static_cast<std::size_t>(g)]));
+        // The choices list the other regions in order: choice i skips the region itself.
+        if (choice > 0) c.reroute[static_cast<std::size_t>(g)] = static_cast<Region>(choice - 1 < g ? choice - 1 : choice);
+    }
     if (c.margin_ms + c.merge_reserve_ms >= c.deadline_ms) {
         throw std::invalid_argument("deadline_ms must exceed serialization_margin_ms plus the merge "
                                     "reserve (12 ms)");
@@ -362,6 +408,7 @@ namespace taillab::gateway {
 
 const std::vector<std::string>& fixedRunKnobs() {
     static const std::vector<std::string> knobs{"days", "start_day", "customers", "instances",
+                                                "gateway_compute", "providers",
                                                 "l1_entries", "window_s", "probes", "egress_ips",
                                                 "load_multiplier", "agent_share", "unknown_key_rate"};
     return knobs;

@@ -85,6 +85,8 @@ public:
         v.fixed_knobs = fixedRunKnobs();
         v.engines.assign(kEngineNames.begin(), kEngineNames.end());
         v.regions.assign(kRegionNames.begin(), kRegionNames.end());
+        v.providers = providerNames(params);
+        v.zones.assign(kZoneNames.begin(), kZoneNames.end());
         v.egress_ips = params.integer("egress_ips");
         v.start_weekday = params.choiceIndex("start_day");
         v.run_length_s = params.integer("days") * 86400.0;
@@ -167,6 +169,7 @@ void addGatewayFigures(LabResult& r, const GatewaySnapshot& s) {
     f.emplace_back("egress_rests", static_cast<double>(s.egress_rests));
     f.emplace_back("hedges_denied", static_cast<double>(s.hedges_denied));
     f.emplace_back("spilled", static_cast<double>(s.spilled));
+    f.emplace_back("rerouted", static_cast<double>(s.rerouted));
     f.emplace_back("probes", static_cast<double>(s.probes));
     f.emplace_back("probe_failures", static_cast<double>(s.probe_failures));
     f.emplace_back("deadline_missed_rate",

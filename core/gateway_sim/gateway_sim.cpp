@@ -94,6 +94,8 @@ struct GatewaySim::Impl final : Port {
         window = fromSeconds(p.real("window_s"));
         probes = p.flag("probes");
         capacity = p.integer("engine_capacity");
+        compute = p.flag("gateway_compute");
+        providerNames = gateway::providerNames(p);
         engineBusy.assign(static_cast<std::size_t>(kRegions * kEngines), 0);
         waiting.resize(engineBusy.size());
         queue.reserve(1 << 16);
@@ -106,6 +108,7 @@ struct GatewaySim::Impl final : Port {
                                Event{EventType::Probe, static_cast<std::uint8_t>(g), 0});
         }
         prepareTimeline();
+        sizeCpus();
     }
 
     // ---- the timeline ----------------------------------------------------------------------
@@ -126,7 +129,7 @@ struct GatewaySim::Impl final : Port {
 
     Resolved resolve(const TimelineEvent& e) const {
         try {
-            return faultScope(e.fault->target, params.integer("egress_ips"));
+            return faultScope(e.fault->target, params.integer("egress_ips"), providerNames);
         } catch (const std::invalid_argument& x) {
             throw errorAt(e, x.what());
         }
@@ -186,6 +189,7 @@ struct GatewaySim::Impl final : Port {
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
         params = p;
+        sizeCpus();
     }
 
     void apply(const Action& a) {
@@ -199,13 +203,16 @@ struct GatewaySim::Impl final : Port {
                 e.at_s, e.until_s ? *e.until_s : toSeconds(end), MarkKind::Fault, e.label});
         switch (f.effect) {
             case FaultEffect::Surge: return;  // shapes the arrivals of the hours it covers
-            case FaultEffect::CapacityLost:
+            case FaultEffect::CapacityLost: {
+                auto& faults = r.compute() ? computeFaults : capacityFaults;
                 if (start) {
-                    capacityFaults.push_back(CapacityFault{a.event, r.engine, r.region, f.share});
+                    faults.push_back(CapacityFault{a.event, r.engine, r.region, f.share, r.provider, r.zone});
                 } else {
-                    std::erase_if(capacityFaults, [&](const CapacityFault& c) { return c.event == a.event; });
+                    std::erase_if(faults, [&](const CapacityFault& c) { return c.event == a.event; });
                 }
+                if (r.compute()) sizeCpus();
                 return;
+            }
             default: break;
         }
         if (!start) return fleet.removeFault(a.event);
@@ -219,6 +226,59 @@ struct GatewaySim::Impl final : Port {
             if ((f.engine < 0 || f.engine == engine) && (!f.region || *f.region == region))
                 c *= 1 - f.share;
         return static_cast<int>(std::floor(c + 1e-9));
+    }
+
+    // ---- gateway compute --------------------------------------------------------------------
+    // Each region's CPUs: its regular ones spread over the layout's providers and three zones
+    // each, plus the standby ones on provider B, less what capacity_lost faults on a provider or
+    // zone have taken (rounded to whole CPUs).
+    int cpusOf(Region region) const {
+        const std::array<double, kProviders> shares = providerShares(params);
+        auto kept = [&](int provider, int zone) {
+            double k = 1;
+            for (const CapacityFault& f : computeFaults)
+                if ((!f.region || *f.region == region) && (!f.provider || *f.provider == provider) &&
+                    (!f.zone || *f.zone == zone))
+                    k *= 1 - f.share;
+            return k;
+        };
+        double cpus = 0;
+        for (int z = 0; z < kZones; ++z) {
+            for (int pr = 0; pr < kProviders; ++pr)
+                cpus += static_cast<double>(params.integer("gateway_cpus")) *
+                        shares[static_cast<std::size_t>(pr)] / kZones * kept(pr, z);
+            cpus += static_cast<double>(params.integer("standby_cpus")) / kZones * kept(kStandbyProvider, z);
+        }
+        return static_cast<int>(std::floor(cpus + 0.5));
+    }
+
+    // Brings each region's CPUs to their count now. Work already handed to a CPU keeps its
+    // place; a region that loses CPUs keeps the ones that free up first (the work queued on the
+    // lost ones is not redone, a simplification: it finishes as if they had stayed).
+    void sizeCpus() {
+        if (!compute) return;
+        for (int g = 0; g < kRegions; ++g) {
+            std::vector<Time>& heap = cpuFree[static_cast<std::size_t>(g)];
+            const auto n = static_cast<std::size_t>(cpusOf(static_cast<Region>(g)));
+            std::sort_heap(heap.begin(), heap.end(), std::greater<>());  // latest first
+            std::reverse(heap.begin(), heap.end());                        // earliest first
+            if (heap.size() > n) heap.resize(n);
+            while (heap.size() < n) heap.push_back(now);
+            std::make_heap(heap.begin(), heap.end(), std::greater<>());
+        }
+    }
+
+    // When `cpu` of stage work handed over at `start` ends: on the region's first CPU to come
+    // free, first come, first served. A region with no CPU left never does the work: an hour
+    // later, past every deadline.
+    Time onCpu(Region region, Time start, Duration cpu) {
+        std::vector<Time>& heap = cpuFree[static_cast<std::size_t>(region)];
+        if (heap.empty()) return start + std::chrono::hours(1);
+        std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+        const Time end = std::max(start, heap.back()) + cpu;
+        heap.back() = end;
+        std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        return end;
     }
 
     // ---- Port ----------------------------------------------------------------------------
@@ -240,11 +300,13 @@ struct GatewaySim::Impl final : Port {
             units = t.units[static_cast<std::size_t>(w.stage)][level(0)];
             if (w.l2) units += t.units[kL2Row][level(1)];
         }
-        std::int64_t ns = units * kCostUnitNs;
-        if (w.spilled_from)
-            ns += fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
-                                 [static_cast<std::size_t>(w.region)]).count();
-        return start + Duration{ns};
+        const Duration cpu{units * kCostUnitNs};
+        // The trip to another region is network time, not a CPU's.
+        const Duration spill = w.spilled_from ? fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
+                                                               [static_cast<std::size_t>(w.region)])
+                                              : Duration{};
+        if (compute) return onCpu(w.region, start, cpu) + spill;
+        return start + cpu + spill;
     }
 
     void startCall(const UpstreamCall& call) override {
@@ -450,6 +512,7 @@ struct GatewaySim::Impl final : Port {
         int engine;
         std::optional<Region> region;
         double share;
+        std::optional<int> provider, zone;  // gateway compute
     };
 
     Params params, initial;
@@ -479,7 +542,11 @@ struct GatewaySim::Impl final : Port {
     std::vector<Action> actions;
     std::size_t nextAction = 0;
     Surges surges;  // the timeline's traffic surges
-    std::vector<CapacityFault> capacityFaults;
+    std::vector<CapacityFault> capacityFaults;  // of the engines' call capacity
+    std::vector<CapacityFault> computeFaults;   // of the gateway's CPUs
+    bool compute = false;
+    std::vector<std::string> providerNames;
+    std::array<std::vector<Time>, kRegions> cpuFree;  // per region: min-heaps of CPU free times
 };
 
 GatewaySim::GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline, double start_s)

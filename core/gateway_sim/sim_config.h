@@ -23,6 +23,20 @@ constexpr std::array<std::string_view, kEngines> kEngineNames{"atlas", "borealis
 constexpr std::array<std::string_view, kRegions> kProbeKeys{"tl-probe-eu", "tl-probe-us",
                                                             "tl-probe-apac"};
 
+// Where each region's gateway compute runs (seed 000, "Three providers, none above 45%"): on
+// providers, each with three availability zones that share its part of the region's CPUs evenly.
+// v3 ran everything on provider A; v4 spreads each region over A, B and C. Standby CPUs (the
+// `standby_cpus` knob) run on provider B in either layout.
+constexpr int kProviders = 3;
+constexpr int kZones = 3;
+constexpr std::array<std::string_view, kProviders> kProviderNames{"A", "B", "C"};
+constexpr std::array<std::string_view, kZones> kZoneNames{"a", "b", "c"};
+constexpr int kStandbyProvider = 1;  // B
+// A region's regular CPUs by provider, for the `providers` knob's layout.
+std::array<double, kProviders> providerShares(const Params& p);
+// The providers a timeline may name under that layout (B always: it hosts the standby).
+std::vector<std::string> providerNames(const Params& p);
+
 // Throws std::invalid_argument naming the knobs when they contradict each other.
 GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload);
 fleet::FleetConfig fleetConfigFromParams(const Params& p);
@@ -44,8 +58,14 @@ std::vector<std::string> changedKnobs(const Params& from, const Params& to);
 struct FaultScope {
     int engine = -1;
     std::optional<Region> region;
+    // Gateway compute (capacity_lost only): the provider and zone it hits; none: all of them.
+    std::optional<int> provider, zone;
+    bool compute() const { return provider || zone; }
 };
-FaultScope faultScope(const FaultTarget& target, int egressIps);
+// `providers`: the provider names a target may use; empty where nothing runs on providers (the
+// live fleet), so that naming one is an error.
+FaultScope faultScope(const FaultTarget& target, int egressIps,
+                      const std::vector<std::string>& providers = {});
 
 // The fault as the fleet applies it to calls (Fleet::addFault); nullopt for capacity_lost and
 // surge, which act on the engines' queues and on the arrivals instead.

@@ -118,6 +118,7 @@ const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
         {"egress_rests", count("Egress rests", "rests")},
         {"hedges_denied", count("Hedges denied by the hedge budget", "hedges")},
         {"spilled", count("Spilled to another region", "requests")},
+        {"rerouted", count("Rerouted from their home region", "requests")},
         {"probes", count("Breaker probes", "probes")},
         {"probe_failures", count("Breaker probes that failed", "probes")},
         {"deadline_missed_rate", share("Deadline missed")},

@@ -34,7 +34,11 @@
 //                         validation
 //          resets         share in [0, 1] of calls reset              yes
 //          latency        add_ms in (0, 60000]                        yes
-//          capacity_lost  share in (0, 1]                             no
+//          capacity_lost  share in (0, 1]; with "provider" and/or     no
+//                         "zone" in the target, of the gateway's
+//                         CPUs there (the only effect that takes
+//                         them, never with "engine"); else of the
+//                         engines' call capacity
 //          surge          factor in (0, 100], traffic multiplier;     no (only "region")
 //                         target: "region" only
 // and optionally "label", a non-empty string; without one a readable label is generated

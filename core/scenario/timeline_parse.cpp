@@ -358,6 +358,20 @@ private:
                             "a surge multiplies traffic, so its target takes only \"region\"",
                             LocateTarget::Key);
         }
+        for (const char* key : {"provider", "zone"}) {
+            if (!t.contains(key)) continue;
+            if (effect != FaultEffect::CapacityLost)
+                v_.fail(at / key,
+                        std::string("\"") + key +
+                            "\" names where the gateway's CPUs run: only effect "
+                            "\"capacity_lost\" applies to it",
+                        LocateTarget::Key);
+            if (t.contains("engine"))
+                v_.fail(at / key,
+                        "a target names the gateway's CPUs (\"provider\", \"zone\") or an "
+                        "\"engine\", not both",
+                        LocateTarget::Key);
+        }
         FaultTarget out;
         out.engine = name(t, at, "engine", vocab_.engines, "engines");
         out.region = name(t, at, "region", vocab_.regions, "regions");

@@ -13,17 +13,13 @@
 #include "labs/lab_result.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
+#include "gateway_day.h"
 #include "timeline_support.h"
 
 namespace taillab::gateway {
 namespace {
 
-Params dayParams(double load) {
-    Params p(GatewaySim::knobs());
-    p.set("days", 1);
-    p.set("load_multiplier", load);
-    return p;
-}
+Params dayParams(double load) { return test::gatewayDay(load); }
 
 std::string resultBytes(const GatewaySnapshot& s, const Params& p, std::uint64_t seed) {
     return toJson(gatewayResult(s, p, seed)).dump();

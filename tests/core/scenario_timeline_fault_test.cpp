@@ -114,10 +114,28 @@ TEST(TimelineFault, TargetsNameWhatTheLabHas) {
                 "expected one of \"atlas\", \"borealis\", \"cirrus\", found string \"atlantis\"");
     expectError(at + R"({"target": {"region": "eu"}, "effect": "down"})" + "}", "\"eu\"",
                 "/timeline/0/fault/target/region", "expected one of \"EU\", \"US\", \"APAC\"");
-    expectError(at + R"({"target": {"provider": "aws"}, "effect": "down"})" + "}", "\"aws\"",
-                "/timeline/0/fault/target/provider", "the fleet has no providers to target");
-    expectError(at + R"({"target": {"zone": "a"}, "effect": "down"})" + "}", "\"a\"",
-                "/timeline/0/fault/target/zone", "the fleet has no zones to target");
+    // Providers and zones hold the gateway's CPUs: capacity_lost is the one effect they take.
+    expectError(at + R"({"target": {"provider": "A"}, "effect": "down"})" + "}", "\"provider\"",
+                "/timeline/0/fault/target/provider",
+                "\"provider\" names where the gateway's CPUs run: only effect \"capacity_lost\" "
+                "applies to it");
+    expectError(at + R"({"target": {"zone": "a"}, "effect": "slow", "factor": 2})" + "}",
+                "\"zone\"", "/timeline/0/fault/target/zone",
+                "only effect \"capacity_lost\" applies to it");
+    const std::string lost = R"(, "effect": "capacity_lost", "share": 0.5})";
+    expectError(at + R"({"target": {"provider": "aws"})" + lost + "}", "\"aws\"",
+                "/timeline/0/fault/target/provider",
+                "expected one of \"A\", \"B\", \"C\", found string \"aws\"");
+    expectError(at + R"({"target": {"zone": "d"})" + lost + "}", "\"d\"",
+                "/timeline/0/fault/target/zone", "expected one of \"a\", \"b\", \"c\"");
+    expectError(at + R"({"target": {"engine": "atlas", "zone": "a"})" + lost + "}", "\"zone\"",
+                "/timeline/0/fault/target/zone",
+                "a target names the gateway's CPUs (\"provider\", \"zone\") or an \"engine\", not "
+                "both");
+    // v3's layout runs on A; B is there for its standby; there is no C.
+    expectError(at + R"({"target": {"provider": "C"})" + lost + "}", "\"C\"",
+                "/timeline/0/fault/target/provider", "expected one of \"A\", \"B\", found",
+                R"j({"gateway_compute": true, "providers": "one (A)"})j");
     expectError(at + R"({"target": {"engine": 3}, "effect": "down"})" + "}", "3}",
                 "/timeline/0/fault/target/engine", "found number 3");
     expectError(at + R"({"target": "atlas", "effect": "down"})" + "}", "\"atlas\"",
@@ -292,12 +310,12 @@ TEST(TimelineLabs, TheGatewayNamesItsFleetAndCalendar) {
     ASSERT_TRUE(v);
     EXPECT_EQ(v->engines, (std::vector<std::string>{"atlas", "borealis", "cirrus"}));
     EXPECT_EQ(v->regions, (std::vector<std::string>{"EU", "US", "APAC"}));
-    EXPECT_TRUE(v->providers.empty());
-    EXPECT_TRUE(v->zones.empty());
+    EXPECT_EQ(v->providers, (std::vector<std::string>{"A", "B", "C"}));
+    EXPECT_EQ(v->zones, (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(v->egress_ips, 2);
     EXPECT_EQ(v->start_weekday, 2);
     EXPECT_EQ(v->run_length_s, 3 * 86400);
-    EXPECT_EQ(v->fixed_knobs.size(), 11u);
+    EXPECT_EQ(v->fixed_knobs.size(), 13u);
     EXPECT_EQ(v->knobs.size(), lab->knobs().size());
 }
 
