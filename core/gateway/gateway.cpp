@@ -734,7 +734,7 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     if (q.probe) {
         if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
     } else {
-        metrics_.onOutcome(o, latency, q.key, q.cls, disguised);
+        metrics_.onOutcome(o, latency, q.key, q.cls, q.region, disguised);
         // The admission limit learns from interactive requests that reached the upstream path.
         if (q.engineStart > kZero && q.lane == Lane::Interactive)
             admission_.onSample(now, q.region, latency);

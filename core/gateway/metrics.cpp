@@ -38,7 +38,11 @@ void GatewayMetrics::onCall(bool primary, bool hedge, bool counted) {
 constexpr std::size_t kPendingBatch = 4096;
 
 void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls,
-                               bool disguised) {
+                               Region region, bool disguised) {
+    RegionWindow& rw = window_.regions[static_cast<std::size_t>(region)];
+    ++rw.requests;
+    if (isFailed(o)) ++rw.failed;
+    if (disguised) ++rw.invisible;
     ++totals.outcomes[static_cast<std::size_t>(o)];
     --totals.in_flight;
     if (o == Outcome::Ok) {
@@ -56,7 +60,7 @@ void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, Q
         }
     }
     ++window_.requests;
-    pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key, cls});
+    pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key, cls, region});
     if (pending_.size() >= kPendingBatch) recordPending();
     if (key < keyFailed_.size() && isFailed(o)) ++keyFailed_[key];
 }
@@ -69,6 +73,7 @@ void GatewayMetrics::recordPending() {
     for (const Pending& p : pending_) {
         totals.latency_by_class_us[static_cast<std::size_t>(p.cls)].record(p.us);
         windowLatency_.record(p.us);
+        windowRegionLatency_[static_cast<std::size_t>(p.region)].record(p.us);
         if (p.key < keyLatency_.size()) keyLatency_[p.key].record(p.us);
     }
     pending_.clear();
@@ -113,6 +118,11 @@ void GatewayMetrics::closeWindow(Time now, const WindowState& state) {
         w.p90_ms = us[1] / 1000.0;
         w.p99_ms = us[2] / 1000.0;
         w.p999_ms = us[3] / 1000.0;
+    }
+    for (std::size_t g = 0; g < kRegions; ++g) {
+        HdrHistogram& h = windowRegionLatency_[g];
+        w.regions[g].p99_ms = h.empty() ? std::nan("") : h.valueAtPercentile(99) / 1000.0;
+        h.reset();
     }
     w.hedge_rate = windowPrimaries_ ? static_cast<double>(windowHedges_) / windowPrimaries_ : 0;
     w.extra_load = windowPrimaries_

@@ -36,9 +36,10 @@ public:
     // A request ended (never a probe): into the outcome counters, the window and, in a batch, the
     // histograms. `key` indexes the key table; kNoKey for an unknown key.
     static constexpr std::uint32_t kNoKey = 0xffffffffu;
-    // `disguised`: a failure the client was told was a success (an empty 200).
-    void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls,
-                   bool disguised = false);
+    // `region`: where it was served. `disguised`: a failure the client was told was a success
+    // (an empty 200).
+    void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls, Region region,
+                   bool disguised);
     void onBreaker(Time at, Region region, int engine, BreakerState state);
     void addMark(TimelineMark mark);
 
@@ -62,10 +63,12 @@ private:
     std::vector<HdrHistogram> keyLatency_;  // 2 significant digits: 1% is plenty per key
     std::vector<std::uint64_t> keyFailed_;
     HdrHistogram windowLatency_;
+    std::array<HdrHistogram, kRegions> windowRegionLatency_;
     struct Pending {
         std::int64_t us;
         std::uint32_t key;
         QueryClass cls;
+        Region region;
     };
     std::vector<Pending> pending_;  // ended, not yet in the histograms
     WindowPoint window_{};

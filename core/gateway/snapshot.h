@@ -19,6 +19,12 @@ namespace taillab::gateway {
 // One closed chart window (the knob `window_s` long) of simulated time. Percentiles come from
 // that window's own HDR histogram of request latency (accept to last byte, failures at their
 // latency), never from averages; a window with no requests has NaN percentiles.
+// One region's part of a window: where the requests were served (after any reroute or spill).
+struct RegionWindow {
+    std::uint32_t requests = 0, failed = 0, invisible = 0;
+    double p99_ms = 0;  // NaN when the region served none
+};
+
 struct WindowPoint {
     double t_s = 0;  // window end, simulated seconds since the run started
     std::uint32_t requests = 0;  // accepted requests that ended in the window
@@ -32,6 +38,7 @@ struct WindowPoint {
     double cache_hit_rate_all = 0;
     std::array<double, kRegions> inflight_peak{};   // most requests in flight at once, per region
     std::array<double, kRegions> admission_limit{}; // concurrency limit at window end, per region
+    std::array<RegionWindow, kRegions> regions{};
 };
 
 // One hour of the run (the windows that end in it, merged): its tail, for an incident's

@@ -1,6 +1,7 @@
 // The "gateway" lab: GatewaySim run to its end under the lab contract (effective parameters,
 // summary percentiles, series per window, checks), so scenario files, --set, sweeps, the CLI and
 // the GUI's lab view all reach the gateway path the way they reach the teaching labs.
+#include <algorithm>
 #include <cmath>
 
 #include "fleet/fleet.h"
@@ -57,6 +58,43 @@ ErrorPeaks errorPeaks(const std::vector<WindowPoint>& windows) {
         if (errorShare(p) > kErrorThreshold) e.minutes_above += length / 60.0;
     }
     return e;
+}
+
+template <std::size_t G>
+double regionFailedPct(const WindowPoint& p) {
+    const RegionWindow& w = p.regions[G];
+    return w.requests ? 100 * ratio(w.failed, w.requests) : std::nan("");
+}
+template <std::size_t G>
+double regionP99(const WindowPoint& p) {
+    return p.regions[G].p99_ms;
+}
+
+// One region's worst windows (those in which it served at least kPeakMinRequests), and its
+// busiest moment against its normal one: the window peaks of requests in flight (waiting for a
+// CPU included), the largest over the median of all windows (0 when the median is 0).
+struct RegionPeaks {
+    double error = 0, error_seen = 0, p99_ms = 0, inflight_vs_normal = 0;
+};
+RegionPeaks regionPeaks(const std::vector<WindowPoint>& windows, int region) {
+    const auto g = static_cast<std::size_t>(region);
+    RegionPeaks out;
+    std::vector<double> inflight;
+    for (const WindowPoint& p : windows) {
+        inflight.push_back(p.inflight_peak[g]);
+        const RegionWindow& w = p.regions[g];
+        if (w.requests < kPeakMinRequests) continue;
+        out.error = std::max(out.error, ratio(w.failed, w.requests));
+        out.error_seen = std::max(out.error_seen, ratio(w.failed - w.invisible, w.requests));
+        if (!std::isnan(w.p99_ms)) out.p99_ms = std::max(out.p99_ms, w.p99_ms);
+    }
+    if (!inflight.empty()) {
+        const double peak = *std::max_element(inflight.begin(), inflight.end());
+        auto mid = inflight.begin() + static_cast<std::ptrdiff_t>(inflight.size() / 2);
+        std::nth_element(inflight.begin(), mid, inflight.end());
+        out.inflight_vs_normal = *mid > 0 ? peak / *mid : 0;
+    }
+    return out;
 }
 
 class GatewayLab final : public Lab {
@@ -183,6 +221,14 @@ void addGatewayFigures(LabResult& r, const GatewaySnapshot& s) {
     f.emplace_back("peak_error_rate", e.truth);
     f.emplace_back("peak_error_rate_seen", e.seen);
     f.emplace_back("minutes_above_5pct_errors", e.minutes_above);
+    for (int g = 0; g < kRegions; ++g) {
+        const RegionPeaks rp = regionPeaks(s.windows, g);
+        const std::string region(kRegionNames[static_cast<std::size_t>(g)]);
+        f.emplace_back("peak_error_rate_" + region, rp.error);
+        f.emplace_back("peak_error_rate_seen_" + region, rp.error_seen);
+        f.emplace_back("worst_window_p99_ms_" + region, rp.p99_ms);
+        f.emplace_back("inflight_peak_vs_normal_" + region, rp.inflight_vs_normal);
+    }
 }
 
 LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uint64_t seed) {
@@ -256,7 +302,22 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     errors.series.push_back(timeSeries("failed, as clients saw it", s.windows, [](const WindowPoint& p) {
         return p.requests ? 100 * seenErrorShare(p) : std::nan("");
     }));
+    static constexpr std::array<double (*)(const WindowPoint&), kRegions> kRegionErrors{
+        regionFailedPct<0>, regionFailedPct<1>, regionFailedPct<2>};
+    for (int g = 0; g < kRegions; ++g)
+        errors.series.push_back(timeSeries(std::string(kRegionNames[static_cast<std::size_t>(g)]) +
+                                               " failed (truth)",
+                                           s.windows, kRegionErrors[static_cast<std::size_t>(g)]));
     r.charts.push_back(std::move(errors));
+
+    Chart regionTail{"p99_by_region", "p99 per window, by the region that served", ChartKind::Time,
+                     "Simulated time (h since the first day's 00:00)", "Latency (ms)", false, true, {}};
+    static constexpr std::array<double (*)(const WindowPoint&), kRegions> kRegionP99{
+        regionP99<0>, regionP99<1>, regionP99<2>};
+    for (int g = 0; g < kRegions; ++g)
+        regionTail.series.push_back(timeSeries(std::string(kRegionNames[static_cast<std::size_t>(g)]),
+                                               s.windows, kRegionP99[static_cast<std::size_t>(g)]));
+    r.charts.push_back(std::move(regionTail));
 
     Chart hourly{"p99_by_hour", "Tail per hour", ChartKind::Time,
                  "Simulated time (h since the first day's 00:00)", "Latency (ms)", false, true, {}};

@@ -191,6 +191,17 @@ FigureText describeBase(const std::string& name) {
                      "requests");
     static const std::regex outcome("outcome_([a-z_]+)");
     if (std::regex_match(name, m, outcome)) return count("Outcome: " + gatewayWords(m[1]), "requests");
+    // An incident's figures per region: "peak_error_rate_seen_EU", "worst_window_p99_ms_US".
+    static const std::regex byRegion(
+        "(peak_error_rate|peak_error_rate_seen|inflight_peak_vs_normal|worst_window_p99_ms)_(EU|US|APAC)");
+    if (std::regex_match(name, m, byRegion)) {
+        const std::string where = ", " + m[2].str();
+        if (m[1] == "peak_error_rate") return share("Worst window's failed requests (the truth)" + where);
+        if (m[1] == "peak_error_rate_seen")
+            return share("Worst window's failed requests, as clients saw them" + where);
+        if (m[1] == "worst_window_p99_ms") return ms("Worst window's p99" + where);
+        return {"Peak requests in flight over their normal (median window)" + where, "×", 2};
+    }
     static const std::regex hitRate("cache_hit_rate_([a-z_]+)");
     if (std::regex_match(name, m, hitRate)) return share("Cache hit rate, " + gatewayWords(m[1]));
 

@@ -148,6 +148,28 @@ TEST(GatewayCompute, RerouteSendsARegionsUnpinnedTrafficElsewhere) {
     }
     EXPECT_LT(usPeakMoved, 0.7 * usPeakHome);  // what stays: pinned customers, the batch job
     EXPECT_GT(euPeakMoved, euPeakHome);
+    // Where requests were served moves with them; the regions split every window exactly.
+    std::uint64_t usServedHome = 0, usServedMoved = 0, euServedHome = 0, euServedMoved = 0;
+    for (std::size_t i = 0; i < moved.windows.size(); ++i) {
+        const WindowPoint& w = moved.windows[i];
+        std::uint32_t requests = 0, failed = 0, invisible = 0;
+        for (const RegionWindow& r : w.regions) {
+            requests += r.requests;
+            failed += r.failed;
+            invisible += r.invisible;
+        }
+        EXPECT_EQ(requests, w.requests) << i;
+        EXPECT_EQ(failed, w.failed) << i;
+        EXPECT_EQ(invisible, w.invisible) << i;
+        const double h = w.t_s / 3600;
+        if (h <= 6 || h > 12) continue;
+        usServedHome += home.windows[i].regions[static_cast<int>(Region::US)].requests;
+        usServedMoved += w.regions[static_cast<int>(Region::US)].requests;
+        euServedHome += home.windows[i].regions[static_cast<int>(Region::EU)].requests;
+        euServedMoved += w.regions[static_cast<int>(Region::EU)].requests;
+    }
+    EXPECT_LT(usServedMoved, usServedHome / 2);
+    EXPECT_EQ(euServedMoved - euServedHome, usServedHome - usServedMoved);  // APAC untouched
     // Before 06:00 nothing moved: the first windows are the same.
     for (std::size_t i = 0; i < 36; ++i)
         EXPECT_EQ(moved.windows[i].requests, home.windows[i].requests) << i;

@@ -327,6 +327,16 @@ TEST(GatewaySimFailures, PeakErrorRateAndMinutesAbove5PercentComeFromTheWindows)
     const LabResult r = lab->run(p, 3, control, {});
     EXPECT_DOUBLE_EQ(figure(r, "peak_error_rate"), peak);
     EXPECT_NEAR(figure(r, "minutes_above_5pct_errors"), minutes, 1e-9);
+    // Per region: the worst window in which that region served at least 20 requests.
+    for (int g = 0; g < kRegions; ++g) {
+        double regionPeak = 0;
+        for (const WindowPoint& w : s.windows) {
+            const RegionWindow& rw = w.regions[static_cast<std::size_t>(g)];
+            if (rw.requests >= 20) regionPeak = std::max(regionPeak, static_cast<double>(rw.failed) / rw.requests);
+        }
+        EXPECT_DOUBLE_EQ(figure(r, "peak_error_rate_" + std::string(kRegionNames[static_cast<std::size_t>(g)])),
+                         regionPeak);
+    }
 }
 
 // Hours merge their windows' histograms: each hour holds exactly its windows' requests, and its
