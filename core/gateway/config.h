@@ -64,6 +64,7 @@ struct GatewayConfig {
     // Per home region: where its unpinned traffic goes instead (none: it stays home). A pinned
     // request never moves.
     std::array<std::optional<Region>, kRegions> reroute{};
+    double reroute_share = 1;  // of a rerouted region's unpinned traffic, in [0, 1]
     double l2_lease_ms = 50;
     int l1_entries = 20000, instances = 3, egress_ips = 4;
     int min_limit = 10, max_limit = 200, batch_limit = 8;

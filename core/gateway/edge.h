@@ -7,6 +7,7 @@
 #include <array>
 #include <optional>
 
+#include "base/rng.h"
 #include "gateway/gateway_types.h"
 
 namespace taillab::gateway {
@@ -18,10 +19,18 @@ using Reroutes = std::array<std::optional<Region>, kRegions>;
 
 struct Edge {
     static Region route(std::optional<Region> pin, Region home) { return pin ? *pin : home; }
-    // The same, with a region's unpinned traffic rerouted where `reroutes` says.
-    static Region route(std::optional<Region> pin, Region home, const Reroutes& reroutes) {
+    // The same, with a region's unpinned traffic rerouted where `reroutes` says: all of it, or
+    // the share `share` of it, chosen by the request's trace (so a request goes the same way
+    // however often it is asked).
+    static Region route(std::optional<Region> pin, Region home, const Reroutes& reroutes,
+                        double share, std::uint64_t trace) {
         if (pin) return *pin;
-        return reroutes[static_cast<std::size_t>(home)].value_or(home);
+        const std::optional<Region> to = reroutes[static_cast<std::size_t>(home)];
+        if (!to) return home;
+        if (share >= 1) return *to;
+        // The top 53 bits as a uniform draw in [0, 1).
+        const double u = static_cast<double>(mix64(trace ^ 0x7265726f757465ULL) >> 11) * 0x1p-53;  // "reroute"
+        return u < share ? *to : home;
     }
     // The other regions, nearest first (EU: US, APAC; US: EU, APAC; APAC: EU, US).
     static const std::array<Region, 2>& spillOrder(Region from) {

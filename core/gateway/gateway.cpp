@@ -214,7 +214,7 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     // Edge: the region from the pin, else the key's home.
     q.pinned = in.region_pin.has_value();
     const Region home = key ? keys_[*key].home : Region::EU;
-    q.region = Edge::route(in.region_pin, home, cfg_.reroute);
+    q.region = Edge::route(in.region_pin, home, cfg_.reroute, cfg_.reroute_share, in.trace);
     metrics_.enter(Stage::Edge);
     StageWork edge;
     if (q.region != home && !q.pinned) {
@@ -795,7 +795,8 @@ void Gateway::prefetch(const Request& in) {
             memo_.find(in.query, known ? h.hash : CompilerMemo::hashOf(in.query));
         prefetched_[in.trace % prefetched_.size()] = Prefetched{in.trace, in.query, in.api_key, ref, *key};
         if (cache_.tiers() == CacheTiers::Off) return;
-        const Region region = Edge::route(in.region_pin, keys_[*key].home, cfg_.reroute);
+        const Region region =
+            Edge::route(in.region_pin, keys_[*key].home, cfg_.reroute, cfg_.reroute_share, in.trace);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
                                                     ref.normalized_hash, maxResultsBucket(in.max_results));
         cache_.prefetch(region, instanceFor(in.trace), cacheKey);

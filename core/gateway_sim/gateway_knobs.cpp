@@ -117,6 +117,11 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                  "Send APAC's unpinned traffic to another region, with no limit "
                                  "on what it accepts (v3's failover)")
                     .hidden());
+    k.push_back(KnobSpec::real("reroute_share", "Rerouted share", "fraction", 0, 1, 1,
+                               "Share of a rerouted region's unpinned traffic that moves (the rest "
+                               "stays home)",
+                               0.01)
+                    .hidden());
     // Gateway compute: where it runs and how much of it there is.
     k.push_back(KnobSpec::boolean("gateway_compute", "Gateway compute", false,
                                   "Each region's gateway has a number of CPUs on providers and "
@@ -348,6 +353,7 @@ GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload)
     c.margin_ms = p.real("serialization_margin_ms");
     c.min_useful_ms = p.real("min_useful_ms");
     c.timeout_reply = static_cast<TimeoutReply>(p.choiceIndex("timeout_reply"));
+    c.reroute_share = p.real("reroute_share");
     for (int g = 0; g < kRegions; ++g) {
         const int choice = p.choiceIndex("reroute_" + std::string(kRegionNames[static_cast<std::size_t>(g)]));
         // The choices list the other regions in order: choice i skips the region itself.

@@ -170,6 +170,12 @@ TEST(GatewayCompute, RerouteSendsARegionsUnpinnedTrafficElsewhere) {
     }
     EXPECT_LT(usServedMoved, usServedHome / 2);
     EXPECT_EQ(euServedMoved - euServedHome, usServedHome - usServedMoved);  // APAC untouched
+    // A share of the traffic moves, chosen per request: half the share, about half the requests.
+    Params half = p;
+    half.set("reroute_share", 0.5);
+    const GatewaySnapshot some = run(half, t);
+    EXPECT_GT(some.rerouted, moved.rerouted * 4 / 10);
+    EXPECT_LT(some.rerouted, moved.rerouted * 6 / 10);
     // Before 06:00 nothing moved: the first windows are the same.
     for (std::size_t i = 0; i < 36; ++i)
         EXPECT_EQ(moved.windows[i].requests, home.windows[i].requests) << i;
