@@ -263,5 +263,24 @@ TEST_F(GatewayBadUpstreamTest, AnUpstreamThatHangs) {
     expectCleanFailure("hang please");
 }
 
+// Seed 000's v3 bug over real HTTP: with timeout_reply set to it, a search whose engines never
+// answer in time gets a 200 with an empty result list and no Retry-After, what July's clients
+// saw, while the gateway's own figures still count it failed.
+TEST_F(GatewayBadInputTest, WithTheV3BugATimeoutIsAnEmpty200OnTheWire) {
+    StallServer upstream;
+    upstream.stallFor(60s);
+    start(gatewayScenario(R"j("hedge_mode": "off", "timeout_reply": "200 with empty results (v3 bug)")j"), {},
+          &upstream);
+    TestConnection c(gateway->bound());
+    const TestResult r = search(c, "tide tables brest");
+    ASSERT_EQ(r.ending, Ending::Response) << r.error;
+    EXPECT_EQ(r.response->status, 200) << r.response->body;
+    const json body = json::parse(r.response->body);
+    EXPECT_TRUE(body.at("results").empty());
+    EXPECT_GT(body.at("latency_ms").get<double>(), 500);  // answered at the 600 ms deadline
+    EXPECT_FALSE(r.response->header("Retry-After"));
+    EXPECT_FALSE(body.contains("error"));
+}
+
 }  // namespace
 }  // namespace taillab::live
