@@ -469,7 +469,7 @@ void Gateway::disarm(std::uint32_t r, TimerKind kind) {
 // The earliest armed timer. The heap's top is checked against its request once and remembered
 // (liveTop_) until it is popped or disarmed: a driver asks after every event, and the check reads
 // the request's record, which is rarely in cache.
-std::optional<Time> Gateway::pollTimeout() {
+Time Gateway::nextTimeoutOr(Time none) {
     while (!timers_.empty()) {
         const TimerQueue::Entry& e = timers_.top();
         if (e.seq == liveTop_) return e.at;
@@ -479,7 +479,13 @@ std::optional<Time> Gateway::pollTimeout() {
         }
         timers_.pop();  // cancelled
     }
-    return std::nullopt;
+    return none;
+}
+
+std::optional<Time> Gateway::pollTimeout() {
+    const Time at = nextTimeoutOr(Time{});
+    if (timers_.empty()) return std::nullopt;  // else its top is armed, at `at`
+    return at;
 }
 
 void Gateway::onTimeout(Time now) {

@@ -331,14 +331,16 @@ struct GatewaySim::Impl final : Port {
         for (;;) {
             const bool haveEvent = !queue.empty();
             const Time eventAt = queue.nextTimeOr(Time::max());
-            const std::optional<Time> timer = gateway.pollTimeout();
+            // No timer is armed at the end of time (every one is a finite time after a request
+            // arrived), so Time::max() stands for none.
+            const Time timerAt = gateway.nextTimeoutOr(Time::max());
+            const bool haveTimer = timerAt != Time::max();
             const bool haveArrival = nextArrival < hourBuffer.size();
             const Time arrivalAt = haveArrival ? hourBuffer[nextArrival].at : Time::max();
-            const Time timerAt = timer ? *timer : Time::max();
             if (haveEvent && eventAt <= timerAt && eventAt <= arrivalAt) {
                 if (eventAt > target) return true;
                 step(*queue.pop());
-            } else if (timer && timerAt <= arrivalAt) {
+            } else if (haveTimer && timerAt <= arrivalAt) {
                 if (timerAt > target) return true;
                 now = timerAt;
                 ++events;
