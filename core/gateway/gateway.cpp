@@ -315,13 +315,13 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
     StageWork work;
     work.l2 = found.consulted_l2;
     t = stage(Stage::Cache, t, q, work);
-    if (!q.probe) metrics_.onLookup(q.cls, found.hit.has_value());
+    if (!q.probe) metrics_.onLookup(q.cls, found.hit);
     if (found.hit) {
         metrics_.pass(Stage::Cache);
         // Stale-while-revalidate: answer now, refresh in the background (one per key).
-        if (found.hit->stale && cache_.startRefresh(q.region, q.cacheKey))
+        if (found.stale && cache_.startRefresh(q.region, q.cacheKey))
             spawnRefresh(now, r, t, normalized);
-        return serve(now, r, t, &cache_.answer(found.hit->answer), true, found.hit->stale);
+        return serve(now, r, t, &cache_.answer(found.answer), true, found.stale);
     }
     // A miss: join the flight in the air for this key, or lead one.
     q.query.assign(normalized);
