@@ -46,7 +46,7 @@ Cache::Lookup Cache::lookup(Time t, Region region, int instance, std::uint64_t k
     LruMap<Entry>& l1 = l1_[idx(region)];
     bool stale = false;
     if (Entry* e = l1.find(static_cast<std::size_t>(instance), key); e && usable(*e, t, cls, stale))
-        return Lookup{Hit{e->answer, stale}, false};
+        return Lookup{true, stale, false, e->answer};
     if (tiers_ != CacheTiers::L1AndL2) return out;
     out.consulted_l2 = true;
     stale = false;
@@ -56,7 +56,9 @@ Cache::Lookup Cache::lookup(Time t, Region region, int instance, std::uint64_t k
     const Entry copy{e2->fresh_until_s, store_.retain(e2->answer)};
     if (const std::optional<Entry> old = l1.put(static_cast<std::size_t>(instance), key, copy))
         store_.release(old->answer);
-    out.hit = Hit{copy.answer, stale};
+    out.hit = true;
+    out.stale = stale;
+    out.answer = copy.answer;
     return out;
 }
 

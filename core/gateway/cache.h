@@ -38,13 +38,13 @@ public:
     explicit Cache(const GatewayConfig& config);
     void reconfigure(const GatewayConfig& config);  // tiers and stale-while-revalidate
 
-    struct Hit {
-        AnswerStore::Handle answer = AnswerStore::kNone;
-        bool stale = false;  // past fresh-until: serve, and refresh in the background
-    };
+    // Plain fields, no std::optional: a lookup runs once per request, and an optional inside
+    // the result was built on the stack and read back whole, a stalled reload each time.
     struct Lookup {
-        std::optional<Hit> hit;
+        bool hit = false;
+        bool stale = false;  // a hit past fresh-until: serve, and refresh in the background
         bool consulted_l2 = false;
+        AnswerStore::Handle answer = AnswerStore::kNone;  // the hit's
     };
     // Looks `key` up for `instance` of `region` at time `t` (an L2 hit is written back to L1).
     Lookup lookup(Time t, Region region, int instance, std::uint64_t key, QueryClass cls);

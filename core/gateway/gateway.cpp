@@ -321,13 +321,13 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
     StageWork work;
     work.l2 = found.consulted_l2;
     t = stage(Stage::Cache, t, q, work);
-    if (!q.probe) metrics_.onLookup(q.cls, found.hit.has_value());
+    if (!q.probe) metrics_.onLookup(q.cls, found.hit);
     if (found.hit) {
         metrics_.pass(Stage::Cache);
         // Stale-while-revalidate: answer now, refresh in the background (one per key).
-        if (found.hit->stale && cache_.startRefresh(q.region, q.cacheKey))
+        if (found.stale && cache_.startRefresh(q.region, q.cacheKey))
             spawnRefresh(now, r, t, normalized);
-        return serve(now, r, t, &cache_.answer(found.hit->answer), true, found.hit->stale);
+        return serve(now, r, t, &cache_.answer(found.answer), true, found.stale);
     }
     // A miss: join the flight in the air for this key, or lead one.
     q.query.assign(normalized);
@@ -475,7 +475,7 @@ void Gateway::disarm(std::uint32_t r, TimerKind kind) {
 // The earliest armed timer. The heap's top is checked against its request once and remembered
 // (liveTop_) until it is popped or disarmed: a driver asks after every event, and the check reads
 // the request's record, which is rarely in cache.
-std::optional<Time> Gateway::pollTimeout() {
+Time Gateway::nextTimeoutOr(Time none) {
     while (!timers_.empty()) {
         const TimerQueue::Entry& e = timers_.top();
         if (e.seq == liveTop_) return e.at;
@@ -485,7 +485,13 @@ std::optional<Time> Gateway::pollTimeout() {
         }
         timers_.pop();  // cancelled
     }
-    return std::nullopt;
+    return none;
+}
+
+std::optional<Time> Gateway::pollTimeout() {
+    const Time at = nextTimeoutOr(Time{});
+    if (timers_.empty()) return std::nullopt;  // else its top is armed, at `at`
+    return at;
 }
 
 void Gateway::onTimeout(Time now) {

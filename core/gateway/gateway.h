@@ -65,6 +65,9 @@ public:
     void onTimeout(Time now);
     // When onTimeout next has work; nullopt when no timer is armed.
     std::optional<Time> pollTimeout();
+    // The same as a plain Time, `none` when no timer is armed: for a driver that asks after
+    // every input (an optional is built on the stack and read back whole, a stall each time).
+    Time nextTimeoutOr(Time none);
     // A hint that `request` arrives soon: analyses its query and starts loading the cache slots
     // its lookup will probe. The promise that comes with it: the onRequest with the same trace id
     // carries the same bytes at the same addresses (its query and API key views), so what the

@@ -391,16 +391,18 @@ struct GatewaySim::Impl final : Port {
     bool runEvents(Time target, RunControl* control) {
         std::uint32_t sincePoll = 0;
         for (;;) {
-            const std::optional<Time> next = queue.nextTime();
-            const std::optional<Time> timer = gateway.pollTimeout();
+            const bool haveEvent = !queue.empty();
+            const Time eventAt = queue.nextTimeOr(Time::max());
+            // No timer is armed at the end of time (every one is a finite time after a request
+            // arrived), so Time::max() stands for none.
+            const Time timerAt = gateway.nextTimeoutOr(Time::max());
+            const bool haveTimer = timerAt != Time::max();
             const bool haveArrival = nextArrival < hourBuffer.size();
             const Time arrivalAt = haveArrival ? hourBuffer[nextArrival].at : Time::max();
-            const Time eventAt = next ? *next : Time::max();
-            const Time timerAt = timer ? *timer : Time::max();
-            if (next && eventAt <= timerAt && eventAt <= arrivalAt) {
+            if (haveEvent && eventAt <= timerAt && eventAt <= arrivalAt) {
                 if (eventAt > target) return true;
                 step(*queue.pop());
-            } else if (timer && timerAt <= arrivalAt) {
+            } else if (haveTimer && timerAt <= arrivalAt) {
                 if (timerAt > target) return true;
                 now = timerAt;
                 ++events;

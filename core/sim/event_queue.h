@@ -36,8 +36,8 @@ public:
 
     TimerId schedule(Time at, Payload payload) {
         const std::uint32_t slot = acquireSlot();
-        heap_.push_back(Entry{at, nextSeq_++, slot, std::move(payload)});
-        siftUp(heap_.size() - 1);
+        heap_.emplace_back();  // the hole the new entry sifts up from
+        siftUp(heap_.size() - 1, Entry{at, nextSeq_++, slot, std::move(payload)});
         return TimerId{slot, slots_[slot].generation};
     }
 
@@ -59,6 +59,14 @@ public:
         dropCancelledTop();
         if (heap_.empty()) return std::nullopt;
         return heap_.front().at;
+    }
+
+    // The same as a plain Time, `none` when there is no live event: for a driver that asks
+    // before every event. An optional<Time> is built on the stack and read back whole, which
+    // waits on the two stores that wrote it (value and flag); a Time stays in a register.
+    Time nextTimeOr(Time none) {
+        dropCancelledTop();
+        return heap_.empty() ? none : heap_.front().at;
     }
 
     // Removes and returns the next live event.
@@ -122,18 +130,17 @@ private:
 
     Entry takeTop() {
         Entry top = std::move(heap_.front());
-        if (heap_.size() > 1) {
-            heap_.front() = std::move(heap_.back());
-            heap_.pop_back();
-            siftDown(0);
-        } else {
-            heap_.pop_back();
-        }
+        Entry last = std::move(heap_.back());
+        heap_.pop_back();
+        if (!heap_.empty()) siftDown(0, std::move(last));  // the last entry fills the top's hole
         return top;
     }
 
-    void siftUp(std::size_t i) {
-        Entry e = std::move(heap_[i]);
+    // The sifts take the entry to place and move it into the heap once, at its final position:
+    // writing it into the hole first and reading it back there would stall on the read, which
+    // spans the several stores that wrote the entry and so cannot be forwarded from them.
+    // Places `e` at or above the hole `i`.
+    void siftUp(std::size_t i, Entry e) {
         while (i > 0) {
             const std::size_t parent = (i - 1) / 2;
             if (!before(e, heap_[parent])) break;
@@ -143,9 +150,9 @@ private:
         heap_[i] = std::move(e);
     }
 
-    void siftDown(std::size_t i) {
+    // Places `e` at or below the hole `i`.
+    void siftDown(std::size_t i, Entry e) {
         const std::size_t n = heap_.size();
-        Entry e = std::move(heap_[i]);
         for (;;) {
             std::size_t child = 2 * i + 1;
             if (child >= n) break;
