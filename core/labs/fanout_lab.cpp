@@ -104,9 +104,9 @@ FanoutConfig configFrom(const Params& params) {
     c.threshold_ms = params.real("threshold_ms");
     c.sequential = params.choice("chain") == "sequential";
     const std::string& hedge = params.choice("hedge_mode");
-    c.hedge = hedge == "immediate" ? HedgeMode::Immediate
-              : hedge == "delayed" ? HedgeMode::Delayed
-                                   : HedgeMode::None;
+    c.hedge = hedge == "immediate" ? FanoutHedge::Immediate
+              : hedge == "delayed" ? FanoutHedge::Delayed
+                                   : FanoutHedge::None;
     c.hedge_delay_ms = params.real("hedge_delay_ms");
     return c;
 }
@@ -133,12 +133,12 @@ LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& c
     while (tally.requests < requests) {
         const std::int64_t end = std::min(requests, tally.requests + kChunk);
         for (std::int64_t i = tally.requests; i < end; ++i) {
-            if (config.hedge == HedgeMode::Delayed) {
+            if (config.hedge == FanoutHedge::Delayed) {
                 tally.addDelayed(sampler.drawDelayed(rng, hedgeRng));
                 continue;
             }
             tally.add(sampler.draw(rng));
-            if (config.hedge == HedgeMode::Immediate) tally.addHedged(hedgedSampler.draw(hedgeRng));
+            if (config.hedge == FanoutHedge::Immediate) tally.addHedged(hedgedSampler.draw(hedgeRng));
         }
         tally.requests = end;
         const double progress = 0.8 * static_cast<double>(end) / static_cast<double>(requests);

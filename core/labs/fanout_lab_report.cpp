@@ -38,11 +38,11 @@ FanoutModel withShared(const FanoutConfig& c, double f) {
 
 // The hedge drawn in the hedged sweeps and curves: the configured delay, else the immediate one.
 double sweepDelay(const FanoutConfig& c) {
-    return c.hedge == HedgeMode::Delayed ? c.hedge_delay_ms : 0.0;
+    return c.hedge == FanoutHedge::Delayed ? c.hedge_delay_ms : 0.0;
 }
 
 std::string hedgeName(const FanoutConfig& c) {
-    if (c.hedge != HedgeMode::Delayed) return "immediate hedge";
+    if (c.hedge != FanoutHedge::Delayed) return "immediate hedge";
     char buf[64];
     std::snprintf(buf, sizeof buf, "hedge after %g ms", c.hedge_delay_ms);
     return buf;
@@ -51,13 +51,13 @@ std::string hedgeName(const FanoutConfig& c) {
 // Closed forms of the hedged request under that hedge (the immediate ones kept as they were).
 double hedgedSlow(const FanoutModel& m, int n) {
     const FanoutConfig& c = m.config();
-    return c.hedge == HedgeMode::Delayed ? m.someCallSlowProbabilityAfter(n, c.hedge_delay_ms)
+    return c.hedge == FanoutHedge::Delayed ? m.someCallSlowProbabilityAfter(n, c.hedge_delay_ms)
                                          : m.someCallSlowProbability(n, true);
 }
 
 double hedgedQuantile(const FanoutModel& m, double p, int n) {
     const FanoutConfig& c = m.config();
-    return c.hedge == HedgeMode::Delayed ? m.requestQuantileAfter(p, n, c.hedge_delay_ms)
+    return c.hedge == FanoutHedge::Delayed ? m.requestQuantileAfter(p, n, c.hedge_delay_ms)
                                          : m.requestQuantile(p, n, true);
 }
 
@@ -73,7 +73,7 @@ double budgetRun(int n, double perBackend, std::int64_t requests, Rng& rng) {
 
 FanoutTally::FanoutTally(const FanoutConfig& c)
     : config(c),
-      hedged(c.hedge != HedgeMode::None),
+      hedged(c.hedge != FanoutHedge::None),
       request(latencyRange()),
       backend(latencyRange()),
       hedgedRequest(latencyRange()) {}
@@ -100,7 +100,7 @@ void FanoutTally::addDelayed(const HedgedDraw& h) {
 
 bool runFanoutSweeps(const FanoutConfig& c, double requestBudget, std::int64_t requests,
                      std::uint64_t seed, RunControl& control, FanoutSweeps& out) {
-    const bool hedge = c.hedge != HedgeMode::None;
+    const bool hedge = c.hedge != FanoutHedge::None;
     const double d = sweepDelay(c);
     out.requestsPerPoint = std::min(requests, kSweepRequests);
     const FanoutModel model(c);

@@ -18,7 +18,7 @@ struct FanoutTally {
     void add(const FanoutDraw& d);
     void addHedged(const FanoutDraw& d);
     void addDelayed(const HedgedDraw& h);  // before and after of one request, same draws
-    bool delayed() const { return config.hedge == HedgeMode::Delayed; }
+    bool delayed() const { return config.hedge == FanoutHedge::Delayed; }
 
     FanoutConfig config;
     bool hedged;  // any hedge: the hedged histogram and counts are filled

@@ -58,11 +58,11 @@ double FanoutModel::independentCallSurvival(double x) const {
 
 double FanoutModel::hedgeDelay() const {
     switch (c_.hedge) {
-        case HedgeMode::Immediate:
+        case FanoutHedge::Immediate:
             return 0.0;
-        case HedgeMode::Delayed:
+        case FanoutHedge::Delayed:
             return c_.hedge_delay_ms;
-        case HedgeMode::None:
+        case FanoutHedge::None:
             break;
     }
     return std::numeric_limits<double>::infinity();

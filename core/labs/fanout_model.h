@@ -29,7 +29,7 @@
 
 namespace taillab {
 
-enum class HedgeMode { None, Immediate, Delayed };
+enum class FanoutHedge { None, Immediate, Delayed };
 
 struct FanoutConfig {
     int backends = 100;
@@ -38,8 +38,8 @@ struct FanoutConfig {
     LognormalParams slow{1000.0, 0.1};
     double threshold_ms = 500.0;
     bool sequential = false;  // latency = sum of the calls instead of their maximum
-    HedgeMode hedge = HedgeMode::None;
-    double hedge_delay_ms = 10.0;  // HedgeMode::Delayed: the backup goes out after this long
+    FanoutHedge hedge = FanoutHedge::None;
+    double hedge_delay_ms = 10.0;  // FanoutHedge::Delayed: the backup goes out after this long
 };
 
 class FanoutModel {
