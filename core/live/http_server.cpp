@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "live/ascii.h"
+#include "live/http_wire.h"
 #include "live/loop_asio.h"
 
 namespace taillab::live {
@@ -195,15 +196,10 @@ private:
     }
 
     void send(HttpReply reply, bool keepAlive) {
-        auto res = std::make_shared<http::response<http::string_body>>();
-        res->version(11);
-        res->result(static_cast<unsigned>(reply.status));
-        res->set(http::field::content_type, "application/json");
-        for (auto& [k, v] : reply.headers) res->set(k, v);
-        res->body() = std::move(reply.body);
-        res->keep_alive(keepAlive);
-        res->prepare_payload();
-        http::async_write(socket_, *res, [self = shared_from_this(), res, keepAlive](const error_code& ec, std::size_t) {
+        // One string, reused by every answer on this connection: no Beast field map to build and
+        // one buffer to write (live/http_wire.h).
+        writeResponseBytes(out_, reply, keepAlive);
+        asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this(), keepAlive](const error_code& ec, std::size_t) {
             if (self->closed_) return;
             if (ec) return self->closeNow(false);
             if (keepAlive) return self->awaitRequest();
@@ -217,6 +213,7 @@ private:
     tcp::socket socket_;
     asio::steady_timer timer_;
     beast::flat_buffer buffer_;
+    std::string out_;  // the answer being written
     std::optional<http::request_parser<http::string_body>> parser_;
     std::shared_ptr<Responder::Slot> pending_;  // the request the handler holds
     std::uint64_t generation_ = 0;               // ends stale socket waits
