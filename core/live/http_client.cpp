@@ -9,11 +9,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <deque>
 #include <unordered_map>
+
+#include "live/http_wire.h"
 
 namespace taillab::live {
 
@@ -33,7 +36,8 @@ struct Pending {
         : id(id), pool(&pool), timer(io) {}
     HttpClient::RequestId id;
     Pool* pool;
-    http::request<http::string_body> message;
+    std::string wire;        // the request's bytes (live/http_wire.h)
+    bool keepAlive = true;   // the request did not ask to close the connection
     HttpClient::Callback done;
     asio::steady_timer timer;
     Connection* connection = nullptr;  // while it holds one
@@ -215,7 +219,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
 
     void write(const std::shared_ptr<Connection>& c) {
         std::shared_ptr<Pending> p = c->current;
-        http::async_write(c->socket, p->message, [this, c, p](const error_code& ec, std::size_t) {
+        asio::async_write(c->socket, asio::buffer(p->wire), [this, c, p](const error_code& ec, std::size_t) {
             if (c->closed) return;
             if (ec) return fail(c, classify(ec), "write: " + ec.message());
             read(c);
@@ -244,7 +248,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
         r.body = std::move(message.body());
         Pool& pool = *c->pool;
-        if (message.keep_alive() && p->message.keep_alive()) {
+        if (message.keep_alive() && p->keepAlive) {
             pool.idle.push_back(c);
         } else {
             close(*c);
@@ -361,20 +365,7 @@ HttpClient::RequestId HttpClient::request(const HostPort& to, HttpRequest reques
     const RequestId id = impl.nextId++;
     auto p = std::make_shared<Pending>(impl.io, id, pool);
     p->done = std::move(done);
-    http::request<http::string_body>& m = p->message;
-    const http::verb verb = http::string_to_verb(request.method);
-    if (verb == http::verb::unknown) {
-        m.method_string(request.method);
-    } else {
-        m.method(verb);
-    }
-    m.target(request.target);
-    m.version(11);
-    for (auto& [name, value] : request.headers) m.insert(name, value);
-    if (m.find(http::field::host) == m.end()) m.set(http::field::host, pool.hostHeader);
-    if (m.find(http::field::user_agent) == m.end()) m.set(http::field::user_agent, "taillab");
-    m.body() = std::move(request.body);
-    if (!m.body().empty() || verb == http::verb::post || verb == http::verb::put) m.prepare_payload();
+    p->keepAlive = writeRequestBytes(p->wire, request, pool.hostHeader);
 
     impl.pending.emplace(id, p);
     const auto timeout = request.timeout;

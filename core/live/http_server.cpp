@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "live/ascii.h"
+#include "live/http_wire.h"
 #include "live/loop_asio.h"
 
 namespace taillab::live {
@@ -32,6 +33,59 @@ bool isHttpError(const error_code& ec) {
 }
 
 class Session;
+
+// Reads a request straight into a ServerRequest: Beast's parser without the field map that a
+// request_parser builds (an allocation and a tree insertion per field) and onRead then copied
+// field by field. What it keeps is what that copy kept: the method and target as sent, every
+// field in order with its value trimmed as Beast stores it, and the body.
+class RequestReader final : public http::basic_parser<true> {
+public:
+    ServerRequest request;
+
+    // As Beast's message::keep_alive(): the first Connection field's tokens, read by version.
+    bool keepAlive() const {
+        for (const auto& [name, value] : request.headers) {
+            if (!equalsIgnoringCase(name, "Connection")) continue;
+            http::token_list tokens{beast::string_view(value.data(), value.size())};
+            return version_ < 11 ? tokens.exists("keep-alive") : !tokens.exists("close");
+        }
+        return version_ >= 11;
+    }
+
+private:
+    static std::string text(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+    void on_request_impl(http::verb, beast::string_view method, beast::string_view target, int version,
+                         error_code& ec) override {
+        request.method = text(method);
+        request.target = text(target);
+        version_ = version;
+        ec = {};
+    }
+    void on_response_impl(int, beast::string_view, int, error_code& ec) override { ec = {}; }
+    void on_field_impl(http::field, beast::string_view name, beast::string_view value, error_code& ec) override {
+        request.headers.emplace_back(text(name), std::string(trimSpaces(std::string_view(value.data(), value.size()))));
+        ec = {};
+    }
+    void on_header_impl(error_code& ec) override { ec = {}; }
+    // The parser has already held a declared length to the body limit.
+    void on_body_init_impl(const boost::optional<std::uint64_t>& length, error_code& ec) override {
+        if (length) request.body.reserve(static_cast<std::size_t>(*length));
+        ec = {};
+    }
+    std::size_t on_body_impl(beast::string_view body, error_code& ec) override {
+        request.body.append(body.data(), body.size());
+        ec = {};
+        return body.size();
+    }
+    void on_chunk_header_impl(std::uint64_t, beast::string_view, error_code& ec) override { ec = {}; }
+    std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body, error_code& ec) override {
+        return on_body_impl(body, ec);
+    }
+    void on_finish_impl(error_code& ec) override { ec = {}; }
+
+    int version_ = 11;
+};
 
 }  // namespace
 
@@ -165,14 +219,9 @@ private:
                                   "malformed HTTP request: " + ec.message()),
                         false);
         }
-        auto& req = parser_->get();
-        ServerRequest in;
-        in.method = std::string(req.method_string());
-        in.target = std::string(req.target());
-        for (const auto& f : req) in.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-        in.body = std::move(req.body());
+        keepAlive_ = parser_->keepAlive();
+        ServerRequest in = std::move(parser_->request);
         in.accepted = now;
-        keepAlive_ = req.keep_alive();
         parser_.reset();
         pending_ = std::make_shared<Responder::Slot>();
         pending_->session = weak_from_this();
@@ -195,15 +244,10 @@ private:
     }
 
     void send(HttpReply reply, bool keepAlive) {
-        auto res = std::make_shared<http::response<http::string_body>>();
-        res->version(11);
-        res->result(static_cast<unsigned>(reply.status));
-        res->set(http::field::content_type, "application/json");
-        for (auto& [k, v] : reply.headers) res->set(k, v);
-        res->body() = std::move(reply.body);
-        res->keep_alive(keepAlive);
-        res->prepare_payload();
-        http::async_write(socket_, *res, [self = shared_from_this(), res, keepAlive](const error_code& ec, std::size_t) {
+        // One string, reused by every answer on this connection: no Beast field map to build and
+        // one buffer to write (live/http_wire.h).
+        writeResponseBytes(out_, reply, keepAlive);
+        asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this(), keepAlive](const error_code& ec, std::size_t) {
             if (self->closed_) return;
             if (ec) return self->closeNow(false);
             if (keepAlive) return self->awaitRequest();
@@ -217,7 +261,8 @@ private:
     tcp::socket socket_;
     asio::steady_timer timer_;
     beast::flat_buffer buffer_;
-    std::optional<http::request_parser<http::string_body>> parser_;
+    std::string out_;  // the answer being written
+    std::optional<RequestReader> parser_;
     std::shared_ptr<Responder::Slot> pending_;  // the request the handler holds
     std::uint64_t generation_ = 0;               // ends stale socket waits
     bool keepAlive_ = true;

@@ -2,24 +2,47 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "base/utf8.h"
 
 namespace taillab::live {
+
+namespace {
+
+// The end of the run from s[i] of bytes a JSON string holds as they are: printable ASCII other
+// than quote and backslash (the first byte that is a control, non-ASCII, '"' or '\\', or s's end).
+// Pages and answers are mostly such runs, so it tests eight bytes at a time: one word with none
+// of those bytes is skipped whole, and the bytes of any other word are tested one by one.
+std::size_t plainRunEnd(std::string_view s, std::size_t i) {
+    constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+    // Nonzero when some byte of x is below n (n <= 128), or is zero.
+    const auto below = [](std::uint64_t x, std::uint64_t n) { return (x - ones * n) & ~x & highs; };
+    while (s.size() - i >= 8) {
+        std::uint64_t x;
+        std::memcpy(&x, s.data() + i, 8);
+        if ((x & highs) | below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1)) break;
+        i += 8;
+    }
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    }
+    return i;
+}
+
+}  // namespace
+
 void appendJsonString(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
     out += '"';
     std::size_t i = 0;
     while (i < s.size()) {
         // The run of bytes that need nothing: printable ASCII other than quote and backslash.
-        std::size_t j = i;
-        while (j < s.size()) {
-            const auto c = static_cast<unsigned char>(s[j]);
-            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-            ++j;
-        }
+        const std::size_t j = plainRunEnd(s, i);
         out.append(s.data() + i, j - i);
         if (j == s.size()) break;
         i = j;
@@ -257,11 +280,7 @@ private:
         for (;;) {
             // The run that needs nothing: printable ASCII other than quote and backslash.
             const std::size_t from = at_;
-            while (at_ < t_.size()) {
-                const auto c = static_cast<unsigned char>(t_[at_]);
-                if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-                ++at_;
-            }
+            at_ = plainRunEnd(t_, at_);
             text_.append(t_.data() + from, at_ - from);
             if (at_ == t_.size()) return false;
             const auto c = static_cast<unsigned char>(t_[at_]);

@@ -82,6 +82,43 @@ TEST_F(HttpServerTest, BindsAnEphemeralPortAndKeepsConnectionsAlive) {
     EXPECT_EQ(open, 1);
 }
 
+// The handler sees the request as sent: method, target, every field in order with its value
+// trimmed, a chunked body joined; the connection stays open as the request's version and first
+// Connection field say.
+TEST_F(HttpServerTest, TheHandlerSeesTheRequestAsSentAndKeepAliveFollowsTheRequest) {
+    std::vector<ServerRequest> seen;
+    handler.script = [&](const ServerRequest& r, Responder& out) {
+        seen.push_back(r);
+        out.respond(HttpReply{200, {}, "{}"});
+    };
+    startServer();
+    const auto secondAnswered = [&](const std::string& first) {
+        TestConnection c(at(), 2s);
+        c.sendRaw(first);
+        const auto r = c.readResponse();
+        EXPECT_EQ(r.ending, Ending::Response) << r.error;
+        c.sendRaw("GET /again HTTP/1.1\r\nHost: x\r\n\r\n");
+        return c.readResponse().ending == Ending::Response;
+    };
+    EXPECT_TRUE(secondAnswered("PATCH /p?q=1 HTTP/1.1\r\nHost: x\r\nX-A:  one \t\r\nx-a: two\r\n"
+                               "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"));
+    ASSERT_GE(seen.size(), 1u);
+    EXPECT_EQ(seen[0].method, "PATCH");
+    EXPECT_EQ(seen[0].target, "/p?q=1");
+    EXPECT_EQ(seen[0].path(), "/p");
+    const std::vector<std::pair<std::string, std::string>> fields{
+        {"Host", "x"}, {"X-A", "one"}, {"x-a", "two"}, {"Transfer-Encoding", "chunked"}};
+    EXPECT_EQ(seen[0].headers, fields);
+    EXPECT_EQ(seen[0].header("x-A"), "one");
+    EXPECT_EQ(seen[0].body, "abcde");
+
+    EXPECT_FALSE(secondAnswered("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n"));
+    // Only the first Connection field counts, as in Beast's message::keep_alive().
+    EXPECT_TRUE(secondAnswered("GET / HTTP/1.1\r\nConnection: te\r\nConnection: close\r\n\r\n"));
+    EXPECT_FALSE(secondAnswered("GET / HTTP/1.0\r\n\r\n"));
+    EXPECT_TRUE(secondAnswered("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"));
+}
+
 TEST_F(HttpServerTest, MalformedHttpGets400WithAJsonBody) {
     startServer();
     TestConnection c(at());
