@@ -10,7 +10,9 @@ void expectSameResponse(const HttpReply& reply, bool keepAlive, bool plain) {
     std::string fast, beast;
     beastResponseBytes(beast, reply, keepAlive);
     ASSERT_EQ(plainResponseBytes(fast, reply, keepAlive), plain) << beast;
-    if (plain) EXPECT_EQ(fast, beast);
+    if (plain) {
+        EXPECT_EQ(fast, beast);
+    }
     std::string written;
     writeResponseBytes(written, reply, keepAlive);
     EXPECT_EQ(written, beast);
@@ -20,7 +22,9 @@ void expectSameRequest(const HttpRequest& request, bool plain, bool keepAlive = 
     std::string fast, beast;
     EXPECT_EQ(beastRequestBytes(beast, request, "127.0.0.1:8080"), keepAlive);
     ASSERT_EQ(plainRequestBytes(fast, request, "127.0.0.1:8080"), plain) << beast;
-    if (plain) EXPECT_EQ(fast, beast);
+    if (plain) {
+        EXPECT_EQ(fast, beast);
+    }
     std::string written;
     EXPECT_EQ(writeRequestBytes(written, request, "127.0.0.1:8080"), keepAlive);
     EXPECT_EQ(written, beast);

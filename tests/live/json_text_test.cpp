@@ -157,7 +157,7 @@ TEST(JsonText, ReadsWhatJsonIsAndRefusesWhatItIsNot) {
 // Plain runs are skipped eight bytes at a time: a byte that needs care must be found at every
 // offset of a word, after any number of plain words, by the writer and by the reader.
 TEST(JsonText, EveryByteThatNeedsCareIsFoundAtAnyOffset) {
-    for (const std::string special : std::vector<std::string>{"\"", "\\", "\n", "\x01", "\x1f", std::string(1, '\0'), "\x7f", " ",
+    for (const std::string& special : std::vector<std::string>{"\"", "\\", "\n", "\x01", "\x1f", std::string(1, '\0'), "\x7f", " ",
                                       "\xc3\xa9", "\xf0\x9f\x98\x80", "\xff", "\xc3"}) {
         for (std::size_t at = 0; at <= 33; ++at) {
             std::string s(40, 'a');
@@ -166,7 +166,9 @@ TEST(JsonText, EveryByteThatNeedsCareIsFoundAtAnyOffset) {
             json parsed;
             ASSERT_NO_THROW(parsed = json::parse(text)) << text;
             const bool valid = special != "\xff" && special != "\xc3";
-            if (valid) EXPECT_EQ(parsed.get<std::string>(), s) << at;
+            if (valid) {
+                EXPECT_EQ(parsed.get<std::string>(), s) << at;
+            }
             // The reader, on the writer's text and on the raw bytes when they are a JSON string.
             expectSameAsOracle(text);
             expectSameAsOracle("\"" + s + "\"");
