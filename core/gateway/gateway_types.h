@@ -12,6 +12,10 @@ enum class Region : std::uint8_t { EU, US, APAC };
 constexpr int kRegions = 3;
 constexpr std::array<std::string_view, kRegions> kRegionNames{"EU", "US", "APAC"};
 
+// The providers a region's gateway compute may run on (seed 000: three, none above 45%).
+constexpr int kProviders = 3;
+constexpr std::array<std::string_view, kProviders> kProviderNames{"A", "B", "C"};
+
 enum class Endpoint : std::uint8_t { Lite, Fast };
 constexpr int kEndpoints = 2;
 constexpr std::array<std::string_view, kEndpoints> kEndpointPaths{"/search/lite", "/search/fast"};

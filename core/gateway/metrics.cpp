@@ -41,6 +41,7 @@ void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, Q
                                Region region, bool disguised) {
     RegionWindow& rw = window_.regions[static_cast<std::size_t>(region)];
     ++rw.requests;
+    windowLatencySumS_[static_cast<std::size_t>(region)] += toSeconds(latency);
     if (isFailed(o)) ++rw.failed;
     if (disguised) ++rw.invisible;
     ++totals.outcomes[static_cast<std::size_t>(o)];
@@ -107,6 +108,23 @@ void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState 
                              std::string(kBreakerStateNames[static_cast<std::size_t>(state)])});
 }
 
+void GatewayMetrics::onHealth(Time at, HealthKind kind, Region region, int provider,
+                              std::optional<HealthState> state) {
+    const double t = toSeconds(at);
+    const int g = static_cast<int>(region);
+    const auto open = std::find_if(health_.begin(), health_.end(), [&](const HealthSpan& h) {
+        return h.kind == kind && h.region == g && h.provider == provider;
+    });
+    if (open != health_.end()) {
+        if (state && open->state == *state) return;  // no change
+        HealthSpan ended = *open;
+        ended.t1_s = t;
+        totals.health_spans.push_back(ended);
+        health_.erase(open);
+    }
+    if (state) health_.push_back(HealthSpan{kind, g, provider, *state, t, t, false});
+}
+
 void GatewayMetrics::addMark(TimelineMark mark) {
     auto& marks = totals.timeline;
     // Keep time order: marks arrive nearly sorted (a breaker change may be stamped a little
@@ -131,11 +149,16 @@ void GatewayMetrics::closeWindow(Time now, const WindowState& state) {
         w.p99_ms = us[2] / 1000.0;
         w.p999_ms = us[3] / 1000.0;
     }
+    const double length_s = toSeconds(now - windowStart_);
     for (std::size_t g = 0; g < kRegions; ++g) {
         HdrHistogram& h = windowRegionLatency_[g];
         w.regions[g].p99_ms = h.empty() ? std::nan("") : h.valueAtPercentile(99) / 1000.0;
+        w.regions[g].p999_ms = h.empty() ? std::nan("") : h.valueAtPercentile(99.9) / 1000.0;
+        w.regions[g].queue_mean = length_s > 0 ? windowLatencySumS_[g] / length_s : 0;
         h.reset();
     }
+    windowLatencySumS_.fill(0);
+    windowStart_ = now;
     w.hedge_rate = windowPrimaries_ ? static_cast<double>(windowHedges_) / windowPrimaries_ : 0;
     w.extra_load = windowPrimaries_
                        ? static_cast<double>(windowCalls_ - windowPrimaries_) / windowPrimaries_
@@ -201,6 +224,11 @@ void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
         s.breaker_spans.push_back(BreakerSpan{static_cast<int>(i / engines),
                                               static_cast<int>(i % engines), shown_[i], since_[i],
                                               s.now_s, true});
+    }
+    for (HealthSpan h : health_) {
+        h.t1_s = s.now_s;
+        h.ongoing = true;
+        s.health_spans.push_back(h);
     }
     // Keys whose p99 sits furthest above the global one (at least 20 requests).
     std::vector<CustomerTail> tails;

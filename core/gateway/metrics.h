@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,12 @@ public:
     void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls, Region region,
                    bool disguised);
     void onBreaker(Time at, Region region, int engine, BreakerState state);
+    // A health mechanism of the driver's compute model (probes, region breakers, standby) enters
+    // `state` at `at`, or (nullopt) returns to normal: its span so far ends.
+    void onHealth(Time at, HealthKind kind, Region region, int provider,
+                  std::optional<HealthState> state);
+    // A request's gateway work runs on `provider` (the driver's compute model, at the edge).
+    void countProvider(int provider) { ++window_.provider_requests[static_cast<std::size_t>(provider)]; }
     void addMark(TimelineMark mark);
 
     struct WindowState {
@@ -49,6 +56,8 @@ public:
         double hedgeBudgetLevel = 0;
     };
     void closeWindow(Time now, const WindowState& state);
+    // When the first window opens (default: time zero): a run that starts later says so.
+    void openFirstWindow(Time at) { windowStart_ = at; }
     // The snapshot at `now`; the caller fills what the stages own (limits, in flight, budget).
     void fill(GatewaySnapshot& s, Time now);
 
@@ -82,6 +91,9 @@ private:
     std::vector<HourPoint> hours_;
     std::vector<BreakerState> shown_;   // [region * engines + engine]
     std::vector<double> since_;
+    std::array<double, kRegions> windowLatencySumS_{};  // seconds, of the requests ended
+    Time windowStart_{};
+    std::vector<HealthSpan> health_;  // open health spans (t1_s unset)
 };
 
 }  // namespace taillab::gateway

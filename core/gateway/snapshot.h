@@ -22,7 +22,10 @@ namespace taillab::gateway {
 // One region's part of a window: where the requests were served (after any reroute or spill).
 struct RegionWindow {
     std::uint32_t requests = 0, failed = 0, invisible = 0;
-    double p99_ms = 0;  // NaN when the region served none
+    double p99_ms = 0, p999_ms = 0;  // NaN when the region served none
+    // Requests in flight in the region's gateway, on average over the window, by Little's law:
+    // the latencies of the requests that ended in it, summed, over its length. Its depth.
+    double queue_mean = 0;
 };
 
 struct WindowPoint {
@@ -39,6 +42,9 @@ struct WindowPoint {
     std::array<double, kRegions> inflight_peak{};   // most requests in flight at once, per region
     std::array<double, kRegions> admission_limit{}; // concurrency limit at window end, per region
     std::array<RegionWindow, kRegions> regions{};
+    // Requests whose gateway work ran on each provider (A, B, C; counted at the edge), when the
+    // run models gateway compute; zero otherwise.
+    std::array<std::uint32_t, kProviders> provider_requests{};
 };
 
 // One hour of the run (the windows that end in it, merged): its tail, for an incident's
@@ -70,6 +76,24 @@ struct BreakerSpan {
     bool ongoing = false;
 };
 
+// A stretch of time during which a health mechanism of the gateway's compute was not in its
+// normal state: a (region, provider) whose health probes fail, a region's breaker (spill into it
+// stopped), a standby provider starting or serving.
+enum class HealthKind : std::uint8_t { Probe, RegionBreaker, Standby };
+constexpr std::array<std::string_view, 3> kHealthKindNames{"probe", "region_breaker", "standby"};
+enum class HealthState : std::uint8_t { Failing, Open, HalfOpen, Starting, Serving };
+constexpr std::array<std::string_view, 5> kHealthStateNames{"failing", "open", "half-open",
+                                                            "starting", "serving"};
+struct HealthSpan {
+    HealthKind kind = HealthKind::Probe;
+    int region = 0;
+    int provider = -1;  // -1: the region as a whole
+    HealthState state = HealthState::Failing;
+    double t0_s = 0;
+    double t1_s = 0;  // == t0_s while still in that state at snapshot time (see `ongoing`)
+    bool ongoing = false;
+};
+
 struct CustomerTail {
     std::string name;  // "cust-017 (pro)"
     std::uint64_t requests = 0;
@@ -79,8 +103,9 @@ struct CustomerTail {
 };
 
 // Something that happened at a moment or over a span of the run, drawn on every time chart: a
-// knob change, a fault from the scenario's timeline, a breaker changing state.
-enum class MarkKind : std::uint8_t { Knob, Fault, Breaker };
+// knob change, a fault from the scenario's timeline, a breaker changing state, a phase of an
+// incident the timeline names (a note: it changes nothing).
+enum class MarkKind : std::uint8_t { Knob, Fault, Breaker, Phase };
 struct TimelineMark {
     double t_s = 0;
     std::optional<double> end_s;  // faults: when the fault ends (nullopt: an instant)
@@ -126,6 +151,7 @@ struct GatewaySnapshot {
     std::vector<std::string> engines;     // engine names, index = engine id
     std::vector<BreakerState> breaker_state;  // [region * engines.size() + engine]
     std::vector<BreakerSpan> breaker_spans;
+    std::vector<HealthSpan> health_spans;  // ended spans in end order, then the ongoing ones
     // p99 furthest above the global p99, worst first (ties, as when every p99 sits at the
     // deadline: by share of failed requests, then p99.9).
     std::vector<CustomerTail> worst_customers;

@@ -102,6 +102,7 @@ struct GatewaySim::Impl final : Port {
         // The hour the run starts in; a start within it skips the arrivals before it.
         queue.schedule(start, Event{EventType::Hour, 0, static_cast<std::uint32_t>(toSeconds(start) / 3600)});
         queue.schedule(start + window, Event{EventType::Window, 0, 0});
+        gateway.metrics().openFirstWindow(start);
         if (probes) {
             for (int g = 0; g < kRegions; ++g)
                 queue.schedule(start + fromSeconds(kProbeIntervalS * (g + 1) / kRegions),
@@ -305,8 +306,9 @@ struct GatewaySim::Impl final : Port {
         const Duration spill = w.spilled_from ? fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
                                                                [static_cast<std::size_t>(w.region)])
                                               : Duration{};
-        if (compute) return onCpu(w.region, start, cpu) + spill;
-        return start + cpu + spill;
+        const Time done = (compute ? onCpu(w.region, start, cpu) : start + cpu) + spill;
+        if (observer.stage) observer.stage(w, start, done);
+        return done;
     }
 
     void startCall(const UpstreamCall& call) override {
@@ -335,7 +337,9 @@ struct GatewaySim::Impl final : Port {
         release(c.call.region, c.call.engine);
     }
 
-    void respond(const Response&) override {}
+    void respond(const Response& r) override {
+        if (observer.response) observer.response(r);
+    }
 
     // ---- the fleet's side ------------------------------------------------------------------
     static std::size_t slot(Region region, int engine) {
@@ -347,6 +351,7 @@ struct GatewaySim::Impl final : Port {
         c.queued = false;
         c.answer = fleet.answer(c.call, at);
         if (observer.call) observer.call(c.call, c.answer.latency);
+        if (observer.launched) observer.launched(c.call, at, c.answer.latency);
         c.event = queue.schedule(at + c.answer.latency, Event{EventType::Answer, 0, callSlot});
     }
 

@@ -80,11 +80,16 @@ public:
 
     GatewaySnapshot snapshot() const;
 
-    // For tests: every arrival as it is delivered, and every upstream call with the latency the
-    // fleet drew for it (before any queueing at the engine).
+    // For tests and tail attribution: every arrival as it is delivered, every upstream call
+    // with the latency the fleet drew for it (before any queueing at the engine) and when it
+    // left for the engine (`launched`: after any wait for an engine slot), every stage's work
+    // with its start and end (the end includes any wait for a CPU), and every response.
     struct Observer {
         std::function<void(const RequestSpec&)> arrival;
         std::function<void(const UpstreamCall&, Duration latency)> call;
+        std::function<void(const UpstreamCall&, Time launched, Duration latency)> launched;
+        std::function<void(const StageWork&, Time start, Time end)> stage;
+        std::function<void(const Response&)> response;
     };
     void setObserver(Observer observer);
 

@@ -24,12 +24,10 @@ constexpr std::array<std::string_view, kRegions> kProbeKeys{"tl-probe-eu", "tl-p
                                                             "tl-probe-apac"};
 
 // Where each region's gateway compute runs (seed 000, "Three providers, none above 45%"): on
-// providers, each with three availability zones that share its part of the region's CPUs evenly.
-// v3 ran everything on provider A; v4 spreads each region over A, B and C. Standby CPUs (the
+// providers (gateway_types.h), each with three availability zones that share its part of the
+// region's CPUs evenly. v3 ran everything on provider A; v4 spreads each region over A, B and C. Standby CPUs (the
 // `standby_cpus` knob) run on provider B in either layout.
-constexpr int kProviders = 3;
 constexpr int kZones = 3;
-constexpr std::array<std::string_view, kProviders> kProviderNames{"A", "B", "C"};
 constexpr std::array<std::string_view, kZones> kZoneNames{"a", "b", "c"};
 constexpr int kStandbyProvider = 1;  // B
 // A region's regular CPUs by provider, for the `providers` knob's layout.
