@@ -221,6 +221,38 @@ FigureText describeBase(const std::string& name) {
         return share(where + (m[2] == "error_rate" ? "failed requests (the truth)"
                                                    : "failed requests, as clients saw them"));
     }
+    // Region routing: "score_global_p99_ms", "switch_fra_share_settled", "switch_over_score_...".
+    static const std::regex routed("(score|switch)_(.+)");
+    if (std::regex_match(name, m, routed)) {
+        static const std::vector<std::pair<std::string_view, FigureText>> kRouted = {
+            {"global_p50_ms", ms("global p50")},
+            {"global_p99_ms", ms("global p99")},
+            {"retries_per_min", count("cross-region retries", "per min")},
+            {"failed_share", share("requests failed after their retry")},
+            {"p99_before_fault_ms", ms("global p99 before the fault")},
+            {"peak_window_p99_ms", ms("peak window's global p99 from the fault on")},
+            {"fra_share_settled", share("fra's traffic once settled, over its normal")},
+            {"fra_fall_s", count("time for fra's traffic to fall to its settled share", "s")},
+            {"recovery_s", count("time until the window p99 is back near its pre-fault value", "s")},
+            {"neighbour_peak_queue", count("deepest queue in ams or lhr during the incident", "requests")},
+            {"neighbour_incident_p99_ms", ms("p99 of requests served in ams and lhr during the incident")},
+            {"neighbour_peak_share", share("ams's or lhr's peak window traffic, over its normal")},
+            {"incident_retries_per_min", count("cross-region retries in the incident's two minutes", "per min")},
+            {"over_score_global_p99", {"global p99 over the score router's", "×", 1}},
+            {"over_score_retries", {"cross-region retries over the score router's", "×", 1}},
+            {"over_score_peak_window_p99", {"peak window p99 over the score router's", "×", 1}},
+            {"over_score_neighbour_peak_queue", {"deepest ams/lhr queue over the score router's", "×", 1}},
+            {"over_score_neighbour_incident_p99", {"ams/lhr incident p99 over the score router's", "×", 1}},
+        };
+        for (const auto& [key, text] : kRouted)
+            if (key == m[2].str()) {
+                FigureText t = text;
+                t.label = (m[1] == "score" ? "Score router: " : "Nearest + switch: ") + t.label;
+                return t;
+            }
+    }
+    if (name == "mean_queue_wait_ms") return ms("Mean wait in queue");
+    if (name == "mmc_mean_queue_wait_ms") return ms("Mean wait in queue, M/M/c closed form");
     static const std::regex hitRate("cache_hit_rate_([a-z_]+)");
     if (std::regex_match(name, m, hitRate)) return share("Cache hit rate, " + gatewayWords(m[1]));
 
