@@ -35,18 +35,23 @@ Admission::Decision Admission::admitInteractive(Time now, Region region, bool pi
         home.limit.advance(now);
         if (home.inflight >= home.limit.limit()) {
             std::optional<Region> to;
+            bool refused = false;
             if (!pinned) {
                 for (Region other : Edge::spillOrder(region)) {
                     PerRegion& o = at(other);
                     o.limit.advance(now);
                     if (o.inflight < o.limit.limit()) {
+                        if (o.open) {
+                            refused = true;
+                            continue;
+                        }
                         to = other;
                         break;
                     }
                 }
             }
-            if (!to) return Decision{Verdict::Shed, region};
-            d = Decision{Verdict::Spilled, *to};
+            if (!to) return Decision{Verdict::Shed, region, refused};
+            d = Decision{Verdict::Spilled, *to, refused};
         }
     }
     PerRegion& p = at(d.region);

@@ -25,7 +25,11 @@ public:
     struct Decision {
         Verdict verdict = Verdict::Admitted;
         Region region = Region::EU;  // where it holds its slot (or waits)
+        bool refused = false;  // a region with room was passed over: its breaker is open
     };
+    // A region whose breaker is open takes no spill (the driver's health model decides).
+    void setOpen(Region region, bool open) { at(region).open = open; }
+    bool isOpen(Region region) const { return at(region).open; }
     // An interactive request arriving in `region`; on Admitted or Spilled it holds a slot in
     // decision.region until release().
     Decision admitInteractive(Time now, Region region, bool pinned);
@@ -53,6 +57,7 @@ private:
     struct PerRegion {
         AdaptiveLimit limit;
         int inflight = 0, peak = 0, batchInflight = 0;
+        bool open = false;
         std::deque<std::uint32_t> queue;
     };
     PerRegion& at(Region r) { return regions_[static_cast<std::size_t>(r)]; }

@@ -150,7 +150,9 @@ Time Gateway::stage(Stage s, Time start, const Req& q, StageWork work) {
     work.region = q.region;
     work.background = q.background;
     const Time end = std::max(start, port_.stageEnd(start, work));
-    metrics_.charge(s, end - start);
+    // Work that would end past the deadline (on a host that never answers) is charged up to it:
+    // the request ends there.
+    metrics_.charge(s, std::max(start, std::min(end, deadline_.hard(q.accepted))) - start);
     return end;
 }
 
@@ -215,6 +217,10 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     q.pinned = in.region_pin.has_value();
     const Region home = key ? keys_[*key].home : Region::EU;
     q.region = Edge::route(in.region_pin, home, cfg_.reroute, cfg_.reroute_share, in.trace);
+    if (q.region != home && !q.pinned && admission_.isOpen(q.region)) {
+        q.region = home;  // the reroute's target has its breaker open
+        if (!q.probe) ++metrics_.totals.spill_refused;
+    }
     metrics_.enter(Stage::Edge);
     StageWork edge;
     if (q.region != home && !q.pinned) {
@@ -263,9 +269,12 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         q.holdsSlot = true;
     } else if (!q.probe) {
         const Admission::Decision d = admission_.admitInteractive(now, q.region, q.pinned);
+        if (d.refused) ++metrics_.totals.spill_refused;
         if (d.verdict == Admission::Verdict::Shed) {
             finish(now, r, Outcome::Shed, stage(Stage::Gateway, t, q), nullptr, kRetryAfter503,
-                   "the region is at its concurrency limit");
+                   d.refused ? "the region is at its concurrency limit and the region it would "
+                               "spill to has its breaker open"
+                             : "the region is at its concurrency limit");
             return id;
         }
         if (d.verdict == Admission::Verdict::Spilled) {
@@ -725,9 +734,10 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
         flights_.leave(q.flight, r);
         q.flight = kNone;
     }
-    // A request whose work ran past its deadline (waiting for a CPU, say) was answered when its
-    // time ran out, by the deadline, not when the work would have ended.
-    if (o != Outcome::Ok && !isRejected(o) && at > deadline_.hard(q.accepted)) {
+    // A request whose work ran past its deadline (waiting for a CPU, or on a host that never
+    // answers) was answered when its time ran out, by the deadline, not when the work would have
+    // ended: a refusal too (a 401 or 429 decided on such a host never reached the client).
+    if (o != Outcome::Ok && at > deadline_.hard(q.accepted)) {
         if (o != Outcome::DeadlineMissed) message = "the deadline passed before the work was done";
         o = Outcome::DeadlineMissed;
         at = deadline_.hard(q.accepted);

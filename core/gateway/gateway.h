@@ -78,6 +78,11 @@ public:
     // wait on memory.
     void prefetchQuery(std::string_view query);
 
+    // A region's breaker (the driver's health model: its probes fail on much of its capacity):
+    // while open, no unpinned request is rerouted or spilled into it; pinned ones still go.
+    void setRegionOpen(Region region, bool open) { admission_.setOpen(region, open); }
+    bool regionOpen(Region region) const { return admission_.isOpen(region); }
+
     // Measurement: the driver closes chart windows at its cadence and takes snapshots.
     void closeWindow(Time now);
     void fillSnapshot(GatewaySnapshot& s, Time now);

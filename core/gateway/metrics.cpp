@@ -105,7 +105,7 @@ void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState 
     addMark(TimelineMark{t, std::nullopt, MarkKind::Breaker,
                          std::string(kRegionNames[static_cast<std::size_t>(region)]) + "/" +
                              totals.engines[static_cast<std::size_t>(engine)] + " breaker " +
-                             std::string(kBreakerStateNames[static_cast<std::size_t>(state)])});
+                             std::string(kBreakerStateNames[static_cast<std::size_t>(state)]), {}});
 }
 
 void GatewayMetrics::onHealth(Time at, HealthKind kind, Region region, int provider,

@@ -111,6 +111,7 @@ struct TimelineMark {
     std::optional<double> end_s;  // faults: when the fault ends (nullopt: an instant)
     MarkKind kind = MarkKind::Knob;
     std::string what;  // "hedge_delay_ms 420 -> 300", "EU/atlas breaker open", "atlas slow ×3 (EU)"
+    std::string phase;  // a phase's id ("sev1"), for its figures; empty for other kinds
 };
 
 struct GatewaySnapshot {
@@ -133,6 +134,7 @@ struct GatewaySnapshot {
     double hedge_allowance = 0;           // tokens ever credited to the hedge budget (+ burst)
     std::uint64_t spilled = 0;            // unpinned requests admitted in another region
     std::uint64_t rerouted = 0;           // unpinned requests whose home region was rerouted
+    std::uint64_t spill_refused = 0;      // reroutes or spills into a region with its breaker open
     std::uint64_t probes = 0;             // synthetic probe requests (not in `accepted`)
     std::uint64_t probe_failures = 0;
     // Failures answered as an empty 200 (TimeoutReply::EmptyOk): in `failed` (the truth), but

@@ -136,10 +136,40 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                  "Which providers a region's CPUs run on, three zones each: v3 had "
                                  "one under everything, v4 three, none above 45%")
                     .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::choice("balancing", "Balancing",
+                                 {"static (TCP health checks)", "probed (synthetic searches)"}, 0,
+                                 "How a region spreads requests over its providers' zones: v3 by "
+                                 "configured CPUs, blind to zones that accept connections but "
+                                 "never answer; v4 by synthetic searches through the full path "
+                                 "every 5 s per provider and zone, a zone failing two in a row "
+                                 "taking no traffic until it passes three")
+                    .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::real("provider_cap", "Provider cap", "fraction", 0.34, 1, 1,
+                               "Most of a region's requests one provider may take (seed 000: "
+                               "0.45); the rest go to the others, where they have healthy zones",
+                               0.01)
+                    .usedWhen("balancing", {"probed (synthetic searches)"}));
+    k.push_back(KnobSpec::boolean("region_breakers", "Region breakers", false,
+                                  "A region whose probes fail on half its capacity or more opens "
+                                  "its breaker: no spill or reroute goes into it until three "
+                                  "quarters pass again (v4)")
+                    .usedWhen("balancing", {"probed (synthetic searches)"}));
     k.push_back(KnobSpec::integer("standby_cpus", "Standby CPUs", "CPUs per region", 0, 4096, 0,
-                                  "Extra CPUs per region on provider B, brought online by a "
-                                  "timeline event (July's standby)")
+                                  "CPUs per region on provider B kept for failover: cold ones "
+                                  "serve when a timeline event raises this (July's standby), warm "
+                                  "ones as soon as a zone of the region fails its probes")
                     .hidden()
+                    .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::choice("standby", "Standby", {"cold (by hand)", "warm (automatic)"}, 0,
+                                 "Cold: the standby CPUs serve from the moment a timeline event "
+                                 "raises standby_cpus, one by one over the ramp; warm: they are "
+                                 "provisioned and take traffic over the ramp once a zone of "
+                                 "the region fails its probes (needs probed balancing)")
+                    .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::real("standby_ramp_s", "Standby ramp", "s", 0, 3600, 0,
+                               "Time for the standby CPUs to come online, evenly one after "
+                               "another (cold: minutes; warm: seed 000 takes over within 20 s)",
+                               1)
                     .usedWhen("gateway_compute", {"on"}));
     // Deadline.
     k.push_back(KnobSpec::real("deadline_ms", "Deadline", "ms", 50, 60000, 600,
@@ -309,6 +339,9 @@ constexpr std::array<std::array<double, 2>, 3> kPlanBucket{{{20, 1}, {60, 8}, {4
 
 GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload) {
     GatewayConfig c;
+    if (p.flag("gateway_compute") && p.choiceIndex("standby") == 1 && p.choiceIndex("balancing") == 0)
+        throw std::invalid_argument("standby \"warm (automatic)\" needs balancing \"probed (synthetic "
+                                    "searches)\": a warm standby engages when a zone fails its probes");
     for (int e = 0; e < kEngines; ++e) {
         const std::string name(kEngineNames[static_cast<std::size_t>(e)]);
         c.engines.push_back(EngineSpec{name, e == 2 ? EngineRole::LastChance : EngineRole::Routed,
@@ -414,7 +447,8 @@ namespace taillab::gateway {
 
 const std::vector<std::string>& fixedRunKnobs() {
     static const std::vector<std::string> knobs{"days", "start_day", "customers", "instances",
-                                                "gateway_compute", "providers",
+                                                "gateway_compute", "providers", "balancing",
+                                                "standby",
                                                 "l1_entries", "window_s", "probes", "egress_ips",
                                                 "load_multiplier", "agent_share", "unknown_key_rate"};
     return knobs;

@@ -3,6 +3,7 @@
 // the GUI's lab view all reach the gateway path the way they reach the teaching labs.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "fleet/fleet.h"
 #include "gateway_sim/gateway_lab.h"
@@ -65,6 +66,11 @@ double regionFailedPct(const WindowPoint& p) {
     const RegionWindow& w = p.regions[G];
     return w.requests ? 100 * ratio(w.failed, w.requests) : std::nan("");
 }
+double providerPct(const WindowPoint& p, std::size_t provider) {
+    std::uint32_t all = 0;
+    for (std::uint32_t n : p.provider_requests) all += n;
+    return all ? 100 * ratio(p.provider_requests[provider], all) : std::nan("");
+}
 template <std::size_t G>
 double regionP99(const WindowPoint& p) {
     return p.regions[G].p99_ms;
@@ -75,7 +81,15 @@ double regionP99(const WindowPoint& p) {
 // CPU included), the largest over the median of all windows (0 when the median is 0).
 struct RegionPeaks {
     double error = 0, error_seen = 0, p99_ms = 0, inflight_vs_normal = 0;
+    double queue_vs_normal = 0;  // the deepest window's mean depth over the median window's
+    double minutes_at_peak = 0;  // first to last window with at least half the peak error share
 };
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
 RegionPeaks regionPeaks(const std::vector<WindowPoint>& windows, int region) {
     const auto g = static_cast<std::size_t>(region);
     RegionPeaks out;
@@ -90,10 +104,27 @@ RegionPeaks regionPeaks(const std::vector<WindowPoint>& windows, int region) {
     }
     if (!inflight.empty()) {
         const double peak = *std::max_element(inflight.begin(), inflight.end());
-        auto mid = inflight.begin() + static_cast<std::ptrdiff_t>(inflight.size() / 2);
-        std::nth_element(inflight.begin(), mid, inflight.end());
-        out.inflight_vs_normal = *mid > 0 ? peak / *mid : 0;
+        const double normal = median(inflight);
+        out.inflight_vs_normal = normal > 0 ? peak / normal : 0;
     }
+    std::vector<double> depth;
+    for (const WindowPoint& p : windows) depth.push_back(p.regions[g].queue_mean);
+    if (!depth.empty()) {
+        const double deepest = *std::max_element(depth.begin(), depth.end());
+        const double normal = median(depth);
+        out.queue_vs_normal = normal > 0 ? deepest / normal : 0;
+    }
+    // From the start of the first window at half the worst share or more to the end of the
+    // last: how long the incident stayed near its peak, robust to a quiet window in between.
+    std::optional<double> first, last;
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+        const RegionWindow& w = windows[i].regions[g];
+        if (out.error <= 0 || w.requests < kPeakMinRequests || ratio(w.failed, w.requests) < out.error / 2)
+            continue;
+        if (!first) first = i > 0 ? windows[i - 1].t_s : windows[i].t_s;
+        last = windows[i].t_s;
+    }
+    if (first) out.minutes_at_peak = (*last - *first) / 60.0;
     return out;
 }
 
@@ -134,9 +165,17 @@ public:
                   const PartialSink& partial) const override {
         return run(params, Timeline{}, seed, control, partial);
     }
-    std::vector<std::string> figureNames(const Params&) const override {
+    std::vector<std::string> figureNames(const Params& params) const override {
+        return figureNamesWith(params, Timeline{});
+    }
+    // The phases of the timeline have figures of their own.
+    std::vector<std::string> figureNamesWith(const Params&, const Timeline& timeline) const override {
+        GatewaySnapshot s;
+        for (const TimelineEvent& e : timeline.events)
+            if (!e.phase.empty())
+                s.timeline.push_back(TimelineMark{e.at_s, std::nullopt, MarkKind::Phase, e.label, e.phase});
         LabResult r;
-        addGatewayFigures(r, GatewaySnapshot{});
+        addGatewayFigures(r, s);
         return figureNamesOf(r);
     }
     LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
@@ -228,6 +267,79 @@ void addGatewayFigures(LabResult& r, const GatewaySnapshot& s) {
         f.emplace_back("peak_error_rate_seen_" + region, rp.error_seen);
         f.emplace_back("worst_window_p99_ms_" + region, rp.p99_ms);
         f.emplace_back("inflight_peak_vs_normal_" + region, rp.inflight_vs_normal);
+        f.emplace_back("queue_depth_vs_normal_" + region, rp.queue_vs_normal);
+        f.emplace_back("minutes_at_peak_" + region, rp.minutes_at_peak);
+    }
+    // Gateway compute's mechanisms: the busiest provider's share of a window's requests (over
+    // all regions), reroutes and spills a region breaker refused, and how long standby took to
+    // serve after a region's first zone failed its probes (the longest such takeover).
+    // Shares per hour of run time: a minute's few dozen requests are too few to tell a share
+    // (the balancer's weights) from its sampling noise.
+    double maxShare = 0;
+    std::array<std::uint64_t, kProviders> hour{};
+    auto closeHour = [&] {
+        std::uint64_t all = 0, most = 0;
+        for (std::uint64_t n : hour) all += n, most = std::max(most, n);
+        if (all >= 100) maxShare = std::max(maxShare, ratio(most, all));
+        hour.fill(0);
+    };
+    for (std::size_t i = 0; i < s.windows.size(); ++i) {
+        const WindowPoint& p = s.windows[i];
+        if (i > 0 && std::floor((p.t_s - 1e-6) / 3600) != std::floor((s.windows[i - 1].t_s - 1e-6) / 3600))
+            closeHour();
+        for (std::size_t pr = 0; pr < kProviders; ++pr) hour[pr] += p.provider_requests[pr];
+    }
+    closeHour();
+    f.emplace_back("max_provider_share", maxShare);
+    f.emplace_back("spill_refused", static_cast<double>(s.spill_refused));
+    double takeover = 0, takeovers = 0, breakerMinutes = 0, probeFailMinutes = 0;
+    for (const HealthSpan& h : s.health_spans) {
+        if (h.kind == HealthKind::RegionBreaker) breakerMinutes += (h.t1_s - h.t0_s) / 60;
+        if (h.kind == HealthKind::Probe) probeFailMinutes += (h.t1_s - h.t0_s) / 60;
+        if (h.kind != HealthKind::Probe) continue;
+        // The first standby span that serves in the region from this detection on.
+        for (const HealthSpan& sb : s.health_spans)
+            if (sb.kind == HealthKind::Standby && sb.state == HealthState::Serving &&
+                sb.region == h.region && sb.t1_s >= h.t0_s) {
+                if (sb.t0_s <= h.t0_s) break;  // already serving
+                takeover = std::max(takeover, sb.t0_s - h.t0_s);
+                ++takeovers;
+                break;
+            }
+    }
+    f.emplace_back("standby_takeover_s", takeover);
+    f.emplace_back("standby_takeovers", takeovers);
+    f.emplace_back("region_breaker_minutes", breakerMinutes);
+    f.emplace_back("probe_failing_minutes", probeFailMinutes);
+    // Each phase the timeline names: its share of failed requests (truth and as clients saw it)
+    // overall and per region, and its worst window's p99 per region, over the windows that end
+    // within it.
+    for (const TimelineMark& m : s.timeline) {
+        if (m.kind != MarkKind::Phase || m.phase.empty()) continue;
+        const double until = m.end_s.value_or(s.end_s);
+        WindowPoint sum{};
+        std::array<double, kRegions> worst{};
+        for (const WindowPoint& p : s.windows) {
+            if (p.t_s <= m.t_s || p.t_s > until) continue;
+            sum.requests += p.requests, sum.failed += p.failed, sum.invisible += p.invisible;
+            for (std::size_t g = 0; g < kRegions; ++g) {
+                sum.regions[g].requests += p.regions[g].requests;
+                sum.regions[g].failed += p.regions[g].failed;
+                sum.regions[g].invisible += p.regions[g].invisible;
+                if (p.regions[g].requests >= kPeakMinRequests && !std::isnan(p.regions[g].p99_ms))
+                    worst[g] = std::max(worst[g], p.regions[g].p99_ms);
+            }
+        }
+        const std::string at = m.phase + "_";
+        f.emplace_back(at + "error_rate", errorShare(sum));
+        f.emplace_back(at + "error_rate_seen", seenErrorShare(sum));
+        for (std::size_t g = 0; g < kRegions; ++g) {
+            const std::string region(kRegionNames[g]);
+            const RegionWindow& w = sum.regions[g];
+            f.emplace_back(at + "error_rate_" + region, ratio(w.failed, w.requests));
+            f.emplace_back(at + "error_rate_seen_" + region, ratio(w.failed - w.invisible, w.requests));
+            f.emplace_back(at + "worst_window_p99_ms_" + region, worst[g]);
+        }
     }
 }
 
@@ -350,13 +462,37 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     }
     r.charts.push_back(std::move(adm));
 
+    Chart depth{"queue_depth_by_region", "Requests in flight per region, mean over each window",
+                ChartKind::Time, "Simulated time (h since the first day's 00:00)", "Requests",
+                false, false, {}};
+    static constexpr std::array<double (*)(const WindowPoint&), kRegions> kDepth{
+        [](const WindowPoint& p) { return p.regions[0].queue_mean; },
+        [](const WindowPoint& p) { return p.regions[1].queue_mean; },
+        [](const WindowPoint& p) { return p.regions[2].queue_mean; }};
+    for (int g = 0; g < kRegions; ++g)
+        depth.series.push_back(timeSeries(std::string(kRegionNames[g]), s.windows, kDepth[g]));
+    r.charts.push_back(std::move(depth));
+
+    if (params.flag("gateway_compute")) {
+        Chart shares{"provider_shares", "Share of requests per provider (gateway compute)",
+                     ChartKind::Time, "Simulated time (h since the first day's 00:00)",
+                     "Share of requests (%)", false, false, {}};
+        static constexpr std::array<double (*)(const WindowPoint&), kProviders> kShare{
+            [](const WindowPoint& p) { return providerPct(p, 0); },
+            [](const WindowPoint& p) { return providerPct(p, 1); },
+            [](const WindowPoint& p) { return providerPct(p, 2); }};
+        for (int pr = 0; pr < kProviders; ++pr)
+            shares.series.push_back(timeSeries("provider " + std::string(kProviderNames[pr]), s.windows, kShare[pr]));
+        r.charts.push_back(std::move(shares));
+    }
+
     // The run's timeline, for every time chart (knob changes and faults, in hours like the time
     // charts' x; breakers have their own strip).
     for (const TimelineMark& m : s.timeline) {
         if (m.kind == MarkKind::Breaker) continue;
         r.annotations.push_back(Annotation{
             m.t_s / 3600.0, m.end_s ? std::optional<double>(*m.end_s / 3600.0) : std::nullopt,
-            m.kind == MarkKind::Knob ? "knob" : "fault", m.what});
+            m.kind == MarkKind::Knob ? "knob" : m.kind == MarkKind::Phase ? "phase" : "fault", m.what});
     }
 
     // Invariants: they hold in every gateway run, whatever the knobs.

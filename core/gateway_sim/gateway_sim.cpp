@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "fleet/fleet.h"
@@ -19,15 +20,23 @@
 namespace taillab::gateway {
 namespace {
 
-enum class EventType : std::uint8_t { Answer, Hour, Window, Probe };
+enum class EventType : std::uint8_t { Answer, Hour, Window, Probe, PoolProbe, StandbyStep };
 
 struct Event {
     EventType type;
-    std::uint8_t region;  // probes
-    std::uint32_t index;  // hour, call slot
+    std::uint8_t region;  // probes, standby steps
+    std::uint32_t index;  // hour, call slot, standby ramp generation
 };
 
 constexpr double kProbeIntervalS = 15;
+// Probed balancing (seed 000's v4): a synthetic search into every zone of every provider of a
+// region each 5 s; a zone failing two in a row takes no traffic until it passes three.
+constexpr double kPoolProbeIntervalS = 5;
+constexpr int kFailAfter = 2, kPassAfter = 3;
+// A region's breaker opens when less than half its capacity passes its probes, and closes when
+// three quarters pass again.
+constexpr double kRegionOpenBelow = 0.5, kRegionCloseAt = 0.75;
+constexpr int kPools = kProviders * kZones;  // a pool: one provider's CPUs in one zone
 constexpr std::uint32_t kPrefetchAhead = 4;  // arrivals whose cache slots are loaded ahead
 constexpr std::uint64_t kProbeTrace = std::uint64_t{1} << 63;
 
@@ -108,7 +117,21 @@ struct GatewaySim::Impl final : Port {
                 queue.schedule(start + fromSeconds(kProbeIntervalS * (g + 1) / kRegions),
                                Event{EventType::Probe, static_cast<std::uint8_t>(g), 0});
         }
+        balancing = compute && p.choiceIndex("balancing") == 1;
+        if (balancing) {
+            for (int g = 0; g < kRegions; ++g)
+                queue.schedule(start + fromSeconds(kPoolProbeIntervalS * (g + 1) / kRegions),
+                               Event{EventType::PoolProbe, static_cast<std::uint8_t>(g), 0});
+        }
         prepareTimeline();
+        if (compute) {
+            for (int g = 0; g < kRegions; ++g) {
+                regions[static_cast<std::size_t>(g)].standbyOnline = standbyTarget(g);
+                if (standbyTarget(g) > 0)
+                    gateway.metrics().onHealth(now, HealthKind::Standby, static_cast<Region>(g),
+                                               kStandbyProvider, HealthState::Serving);
+            }
+        }
         sizeCpus();
     }
 
@@ -119,7 +142,7 @@ struct GatewaySim::Impl final : Port {
     // the fleet.
     struct Action {
         Time at;
-        enum Kind : std::uint8_t { Set, Start, End } kind;
+        enum Kind : std::uint8_t { Set, Start, End, Phase } kind;
         std::uint32_t event;
     };
     using Resolved = FaultScope;
@@ -165,6 +188,7 @@ struct GatewaySim::Impl final : Port {
                 actions.push_back(Action{at, Action::Start, i});
                 actions.push_back(Action{e.until_s ? fromSeconds(*e.until_s) : end, Action::End, i});
             }
+            if (!e.phase.empty()) actions.push_back(Action{at, Action::Phase, i});
         }
         surges = Surges(timeline, seed, static_cast<int>(params.integer("egress_ips")), end);
         // In time order; at equal times, in the timeline's order (an event's end never shares a
@@ -185,23 +209,34 @@ struct GatewaySim::Impl final : Port {
             for (const KnobSetting& k : e.set) keys.push_back(k.key);
             what = knobChangeText(params, p, keys);
         }
-        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, what});
+        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, what, {}});
         gateway.reconfigure(gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
         params = p;
         sizeCpus();
+        if (compute)
+            for (int g = 0; g < kRegions; ++g) {
+                const RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+                // A new target, or a ramp to restart at the new pace.
+                if (standbyTarget(g) != rc.standbyOnline) retargetStandby(g);
+            }
     }
 
     void apply(const Action& a) {
         const TimelineEvent& e = timeline.events[a.event];
         if (a.kind == Action::Set) return applyKnobs(withSettings(params, e), e);
+        if (a.kind == Action::Phase) {
+            gateway.metrics().addMark(TimelineMark{e.at_s, timeline.phaseEnd(a.event, toSeconds(end)),
+                                                   MarkKind::Phase, e.label, e.phase});
+            return;
+        }
         const Fault& f = *e.fault;
         const Resolved r = resolve(e);
         const bool start = a.kind == Action::Start;
         if (start)
             gateway.metrics().addMark(TimelineMark{
-                e.at_s, e.until_s ? *e.until_s : toSeconds(end), MarkKind::Fault, e.label});
+                e.at_s, e.until_s ? *e.until_s : toSeconds(end), MarkKind::Fault, e.label, {}});
         switch (f.effect) {
             case FaultEffect::Surge: return;  // shapes the arrivals of the hours it covers
             case FaultEffect::CapacityLost: {
@@ -230,56 +265,318 @@ struct GatewaySim::Impl final : Port {
     }
 
     // ---- gateway compute --------------------------------------------------------------------
-    // Each region's CPUs: its regular ones spread over the layout's providers and three zones
-    // each, plus the standby ones on provider B, less what capacity_lost faults on a provider or
-    // zone have taken (rounded to whole CPUs).
-    int cpusOf(Region region) const {
-        const std::array<double, kProviders> shares = providerShares(params);
-        auto kept = [&](int provider, int zone) {
-            double k = 1;
-            for (const CapacityFault& f : computeFaults)
-                if ((!f.region || *f.region == region) && (!f.provider || *f.provider == provider) &&
-                    (!f.zone || *f.zone == zone))
-                    k *= 1 - f.share;
-            return k;
-        };
-        double cpus = 0;
-        for (int z = 0; z < kZones; ++z) {
-            for (int pr = 0; pr < kProviders; ++pr)
-                cpus += static_cast<double>(params.integer("gateway_cpus")) *
-                        shares[static_cast<std::size_t>(pr)] / kZones * kept(pr, z);
-            cpus += static_cast<double>(params.integer("standby_cpus")) / kZones * kept(kStandbyProvider, z);
-        }
-        return static_cast<int>(std::floor(cpus + 0.5));
+    // Each region's CPUs sit in pools, one per provider and zone: its regular CPUs spread over
+    // the layout's providers and three zones each, the standby CPUs on provider B (those
+    // serving), apportioned to whole CPUs. A capacity_lost fault on a provider or zone takes
+    // CPUs from its pools without the balancer noticing (a gray failure: the hosts still
+    // accept connections, so TCP health checks pass); only probed balancing sees it, when
+    // the pool's synthetic searches fail. Work goes to the pool the balancer picks for the
+    // request, first come, first served on its first CPU to come free.
+    struct Pool {
+        std::vector<Time> free;  // min-heap of the CPUs' free times; size: the CPUs working
+        int configured = 0;      // CPUs the balancer counts (before faults)
+        int fails = 0, passes = 0;  // consecutive probe results
+        bool failing = false;
+    };
+    struct RegionCompute {
+        std::array<Pool, kPools> pools;
+        std::array<double, kPools> cumulative{};  // the balancer's weights, summed in pool order
+        int standbyOnline = 0;      // standby CPUs serving
+        bool engaged = false;       // warm standby: a zone of the region fails its probes
+        bool open = false;          // the region's breaker
+        std::uint32_t ramp = 0;     // generation of the standby ramp in progress
+        bool ramping = false;
+    };
+
+    static int poolOf(int provider, int zone) { return provider * kZones + zone; }
+
+    double kept(Region region, int provider, int zone) const {
+        double k = 1;
+        for (const CapacityFault& f : computeFaults)
+            if ((!f.region || *f.region == region) && (!f.provider || *f.provider == provider) &&
+                (!f.zone || *f.zone == zone))
+                k *= 1 - f.share;
+        return k;
     }
 
-    // Brings each region's CPUs to their count now. Work already handed to a CPU keeps its
-    // place; a region that loses CPUs keeps the ones that free up first (the work queued on the
-    // lost ones is not redone, a simplification: it finishes as if they had stayed).
+    // The standby CPUs a region should have serving now: cold, all of standby_cpus; warm, all
+    // of them while a zone fails its probes, else none.
+    int standbyTarget(int g) const {
+        const int n = static_cast<int>(params.integer("standby_cpus"));
+        if (params.choiceIndex("standby") == 0) return n;
+        return regions[static_cast<std::size_t>(g)].engaged ? n : 0;
+    }
+
+    // Whole CPUs per pool: the real counts floored, the remainder to the largest fractions (so a
+    // region's total is its rounded count, and one CPU is not lost to rounding in three zones).
+    static std::array<int, kPools> apportion(const std::array<double, kPools>& x) {
+        std::array<int, kPools> n{};
+        double total = 0, floors = 0;
+        std::array<double, kPools> frac{};
+        for (int i = 0; i < kPools; ++i) {
+            total += x[static_cast<std::size_t>(i)];
+            n[static_cast<std::size_t>(i)] = static_cast<int>(std::floor(x[static_cast<std::size_t>(i)] + 1e-9));
+            floors += n[static_cast<std::size_t>(i)];
+            frac[static_cast<std::size_t>(i)] = x[static_cast<std::size_t>(i)] - n[static_cast<std::size_t>(i)];
+        }
+        int left = static_cast<int>(std::floor(total + 0.5 - floors));
+        while (left-- > 0) {
+            int best = -1;
+            for (int i = 0; i < kPools; ++i)
+                if (frac[static_cast<std::size_t>(i)] > 1e-9 &&
+                    (best < 0 || frac[static_cast<std::size_t>(i)] > frac[static_cast<std::size_t>(best)]))
+                    best = i;
+            if (best < 0) break;
+            ++n[static_cast<std::size_t>(best)];
+            frac[static_cast<std::size_t>(best)] = 0;
+        }
+        return n;
+    }
+
+    // Brings every pool to its CPUs now and the balancer to its weights. Work already handed to
+    // a CPU keeps its place; a pool that loses CPUs keeps the ones that free up first (the work
+    // queued on the lost ones finishes as if they had stayed: a simplification).
     void sizeCpus() {
         if (!compute) return;
+        const std::array<double, kProviders> shares = providerShares(params);
+        const double cpus = static_cast<double>(params.integer("gateway_cpus"));
         for (int g = 0; g < kRegions; ++g) {
-            std::vector<Time>& heap = cpuFree[static_cast<std::size_t>(g)];
-            const auto n = static_cast<std::size_t>(cpusOf(static_cast<Region>(g)));
-            std::sort_heap(heap.begin(), heap.end(), std::greater<>());  // latest first
-            std::reverse(heap.begin(), heap.end());                        // earliest first
-            if (heap.size() > n) heap.resize(n);
-            while (heap.size() < n) heap.push_back(now);
-            std::make_heap(heap.begin(), heap.end(), std::greater<>());
+            RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+            const Region region = static_cast<Region>(g);
+            std::array<double, kPools> regular{};
+            for (int pr = 0; pr < kProviders; ++pr)
+                for (int z = 0; z < kZones; ++z)
+                    regular[static_cast<std::size_t>(poolOf(pr, z))] = cpus * shares[static_cast<std::size_t>(pr)] / kZones;
+            const std::array<int, kPools> base = apportion(regular);
+            for (int pr = 0; pr < kProviders; ++pr) {
+                for (int z = 0; z < kZones; ++z) {
+                    const auto i = static_cast<std::size_t>(poolOf(pr, z));
+                    // Standby CPU k serves in zone k mod 3.
+                    const int standby = pr == kStandbyProvider
+                                            ? rc.standbyOnline / kZones + (z < rc.standbyOnline % kZones)
+                                            : 0;
+                    Pool& pool = rc.pools[i];
+                    pool.configured = base[i] + standby;
+                    const auto n = static_cast<std::size_t>(
+                        std::floor(pool.configured * kept(region, pr, z) + 1e-9));
+                    std::vector<Time>& heap = pool.free;
+                    std::sort_heap(heap.begin(), heap.end(), std::greater<>());  // latest first
+                    std::reverse(heap.begin(), heap.end());                        // earliest first
+                    if (heap.size() > n) heap.resize(n);
+                    while (heap.size() < n) heap.push_back(now);
+                    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+                }
+            }
+        }
+        reweigh();
+    }
+
+    // The balancer's weights. Static: each pool by its CPUs as configured. Probed: pools failing
+    // their probes get none, and no provider takes more than provider_cap of the region (the
+    // excess goes to the others in proportion, as far as they have healthy pools; when too few
+    // providers are left for the cap to hold, they share evenly above it). A region with no
+    // healthy pool falls back to the static weights: nowhere is better.
+    void reweigh() {
+        const double cap = params.real("provider_cap");
+        for (RegionCompute& rc : regions) {
+            std::array<double, kPools> w{};
+            double total = 0;
+            for (int i = 0; i < kPools; ++i) {
+                const Pool& pool = rc.pools[static_cast<std::size_t>(i)];
+                w[static_cast<std::size_t>(i)] = balancing && pool.failing ? 0 : pool.configured;
+                total += w[static_cast<std::size_t>(i)];
+            }
+            if (total <= 0) {
+                for (int i = 0; i < kPools; ++i) w[static_cast<std::size_t>(i)] = rc.pools[static_cast<std::size_t>(i)].configured;
+            } else if (balancing && cap < 1) {
+                std::array<double, kProviders> have{}, share{};
+                for (int i = 0; i < kPools; ++i) have[static_cast<std::size_t>(i / kZones)] += w[static_cast<std::size_t>(i)];
+                double sum = 0;
+                for (double h : have) sum += h;
+                for (int pr = 0; pr < kProviders; ++pr) share[static_cast<std::size_t>(pr)] = have[static_cast<std::size_t>(pr)] / sum;
+                // Water-filling: cap the largest, spread the excess over the uncapped.
+                std::array<bool, kProviders> capped{};
+                for (int round = 0; round < kProviders; ++round) {
+                    double excess = 0, room = 0;
+                    for (int pr = 0; pr < kProviders; ++pr) {
+                        const auto q = static_cast<std::size_t>(pr);
+                        if (!capped[q] && share[q] > cap + 1e-12) {
+                            excess += share[q] - cap;
+                            share[q] = cap;
+                            capped[q] = true;
+                        }
+                    }
+                    for (int pr = 0; pr < kProviders; ++pr)
+                        if (!capped[static_cast<std::size_t>(pr)] && have[static_cast<std::size_t>(pr)] > 0)
+                            room += share[static_cast<std::size_t>(pr)];
+                    if (excess <= 0) break;
+                    if (room <= 0) {  // the cap cannot hold: the capped share the excess evenly
+                        int n = 0;
+                        for (int pr = 0; pr < kProviders; ++pr) n += have[static_cast<std::size_t>(pr)] > 0;
+                        for (int pr = 0; pr < kProviders; ++pr)
+                            if (have[static_cast<std::size_t>(pr)] > 0) share[static_cast<std::size_t>(pr)] += excess / n;
+                        break;
+                    }
+                    for (int pr = 0; pr < kProviders; ++pr)
+                        if (!capped[static_cast<std::size_t>(pr)] && have[static_cast<std::size_t>(pr)] > 0)
+                            share[static_cast<std::size_t>(pr)] += excess * share[static_cast<std::size_t>(pr)] / room;
+                }
+                for (int i = 0; i < kPools; ++i) {
+                    const auto pr = static_cast<std::size_t>(i / kZones);
+                    if (have[pr] > 0) w[static_cast<std::size_t>(i)] *= share[pr] / have[pr];
+                }
+            }
+            double run = 0;
+            for (int i = 0; i < kPools; ++i) rc.cumulative[static_cast<std::size_t>(i)] = run += w[static_cast<std::size_t>(i)];
         }
     }
 
-    // When `cpu` of stage work handed over at `start` ends: on the region's first CPU to come
-    // free, first come, first served. A region with no CPU left never does the work: an hour
-    // later, past every deadline.
-    Time onCpu(Region region, Time start, Duration cpu) {
-        std::vector<Time>& heap = cpuFree[static_cast<std::size_t>(region)];
+    // The pool the balancer sends this request's work in `region` to: a draw keyed by (seed,
+    // trace), so the same request goes the same way in runs with other knobs while the weights
+    // are the same. Pool probes go where they were sent.
+    int pickPool(Region region, std::uint64_t trace) const {
+        if ((trace & kProbeTrace) != 0) {
+            const auto it = probePools.find(trace);
+            if (it != probePools.end()) return it->second;
+        }
+        const RegionCompute& rc = regions[static_cast<std::size_t>(region)];
+        const double total = rc.cumulative.back();
+        if (total <= 0) return -1;
+        const double u = static_cast<double>(mix64(seedKey ^ (trace * 0x94D049BB133111EBULL) ^ 0x706f6f6cULL) >> 11) * 0x1p-53;  // "pool"
+        const double x = u * total;
+        for (int i = 0; i < kPools; ++i)
+            if (x < rc.cumulative[static_cast<std::size_t>(i)]) return i;
+        return kPools - 1;
+    }
+
+    // When `cpu` of stage work handed over at `start` ends: on the pool's first CPU to come
+    // free. A pool with no CPU left never does the work: an hour later, past every deadline.
+    Time onCpu(Region region, int pool, Time start, Duration cpu) {
+        if (pool < 0) return start + std::chrono::hours(1);
+        std::vector<Time>& heap = regions[static_cast<std::size_t>(region)].pools[static_cast<std::size_t>(pool)].free;
         if (heap.empty()) return start + std::chrono::hours(1);
         std::pop_heap(heap.begin(), heap.end(), std::greater<>());
         const Time end = std::max(start, heap.back()) + cpu;
         heap.back() = end;
         std::push_heap(heap.begin(), heap.end(), std::greater<>());
         return end;
+    }
+
+    // ---- health: pool probes, region breakers, standby ---------------------------------------
+    void sendPoolProbes(int g) {
+        const RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        for (int i = 0; i < kPools; ++i) {
+            if (rc.pools[static_cast<std::size_t>(i)].configured == 0) continue;
+            Request probe;
+            probe.trace = kProbeTrace | (std::uint64_t{1} << 62) | poolProbeCount;
+            probe.api_key = kProbeKeys[static_cast<std::size_t>(g)];
+            probe.query = kProbeQueries[poolProbeCount % kProbeQueries.size()];
+            probe.region_pin = static_cast<Region>(g);
+            ++poolProbeCount;
+            probePools.emplace(probe.trace, i);
+            gateway.onRequest(now, probe);
+        }
+    }
+
+    void onPoolProbe(std::uint64_t trace, Region region, bool ok) {
+        const auto it = probePools.find(trace);
+        if (it == probePools.end()) return;
+        const int i = it->second;
+        probePools.erase(it);
+        const int g = static_cast<int>(region);
+        RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        Pool& pool = rc.pools[static_cast<std::size_t>(i)];
+        if (ok) {
+            pool.fails = 0;
+            ++pool.passes;
+        } else {
+            pool.passes = 0;
+            ++pool.fails;
+        }
+        const bool was = pool.failing;
+        if (!pool.failing && pool.fails >= kFailAfter) pool.failing = true;
+        if (pool.failing && pool.passes >= kPassAfter) pool.failing = false;
+        if (pool.failing != was) healthChanged(g, i / kZones);
+    }
+
+    // After a pool's probe state changed: the balancer, the provider's probe span, the region's
+    // breaker and its warm standby.
+    void healthChanged(int g, int provider) {
+        RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        const Region region = static_cast<Region>(g);
+        bool providerFailing = false, anyFailing = false;
+        double all = 0, healthy = 0;
+        for (int i = 0; i < kPools; ++i) {
+            const Pool& pool = rc.pools[static_cast<std::size_t>(i)];
+            if (pool.failing && i / kZones == provider) providerFailing = true;
+            anyFailing = anyFailing || pool.failing;
+            all += pool.configured;
+            if (!pool.failing) healthy += pool.configured;
+        }
+        gateway.metrics().onHealth(now, HealthKind::Probe, region, provider,
+                                   providerFailing ? std::optional(HealthState::Failing) : std::nullopt);
+        if (params.flag("region_breakers")) {
+            const double share = all > 0 ? healthy / all : 1;
+            const bool open = rc.open ? share < kRegionCloseAt : share < kRegionOpenBelow;
+            if (open != rc.open) {
+                rc.open = open;
+                gateway.setRegionOpen(region, open);
+                gateway.metrics().onHealth(now, HealthKind::RegionBreaker, region, -1,
+                                           open ? std::optional(HealthState::Open) : std::nullopt);
+            }
+        }
+        if (params.choiceIndex("standby") == 1 && anyFailing != rc.engaged) {
+            rc.engaged = anyFailing;
+            retargetStandby(g);
+        }
+        reweigh();
+    }
+
+    // Moves a region's serving standby CPUs toward their target: down at once, up one at a time
+    // over the ramp.
+    void retargetStandby(int g) {
+        RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        const Region region = static_cast<Region>(g);
+        const int target = standbyTarget(g);
+        ++rc.ramp;
+        rc.ramping = false;
+        if (target <= rc.standbyOnline) {
+            rc.standbyOnline = target;
+            gateway.metrics().onHealth(now, HealthKind::Standby, region, kStandbyProvider,
+                                       target > 0 ? std::optional(HealthState::Serving) : std::nullopt);
+            sizeCpus();
+            return;
+        }
+        const double ramp = params.real("standby_ramp_s");
+        if (ramp <= 0) {
+            rc.standbyOnline = target;
+            gateway.metrics().onHealth(now, HealthKind::Standby, region, kStandbyProvider, HealthState::Serving);
+            sizeCpus();
+            return;
+        }
+        if (rc.standbyOnline == 0)
+            gateway.metrics().onHealth(now, HealthKind::Standby, region, kStandbyProvider, HealthState::Starting);
+        rc.ramping = true;
+        rampStep[static_cast<std::size_t>(g)] = fromSeconds(ramp / (target - rc.standbyOnline));
+        queue.schedule(now + rampStep[static_cast<std::size_t>(g)],
+                       Event{EventType::StandbyStep, static_cast<std::uint8_t>(g), rc.ramp});
+    }
+
+    void standbyStep(int g, std::uint32_t generation) {
+        RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        if (generation != rc.ramp || !rc.ramping) return;
+        const int target = standbyTarget(g);
+        if (rc.standbyOnline >= target) return;
+        if (rc.standbyOnline == 0)
+            gateway.metrics().onHealth(now, HealthKind::Standby, static_cast<Region>(g), kStandbyProvider,
+                                       HealthState::Serving);
+        ++rc.standbyOnline;
+        sizeCpus();
+        if (rc.standbyOnline < target)
+            queue.schedule(now + rampStep[static_cast<std::size_t>(g)],
+                           Event{EventType::StandbyStep, static_cast<std::uint8_t>(g), generation});
+        else
+            rc.ramping = false;
     }
 
     // ---- Port ----------------------------------------------------------------------------
@@ -306,7 +603,14 @@ struct GatewaySim::Impl final : Port {
         const Duration spill = w.spilled_from ? fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
                                                                [static_cast<std::size_t>(w.region)])
                                               : Duration{};
-        const Time done = (compute ? onCpu(w.region, start, cpu) : start + cpu) + spill;
+        Time done = start + cpu;
+        if (compute) {
+            const int pool = pickPool(w.region, w.trace);
+            if (w.stage == Stage::Edge && (w.trace & kProbeTrace) == 0 && pool >= 0)
+                gateway.metrics().countProvider(pool / kZones);
+            done = onCpu(w.region, pool, start, cpu);
+        }
+        done += spill;
         if (observer.stage) observer.stage(w, start, done);
         return done;
     }
@@ -338,6 +642,7 @@ struct GatewaySim::Impl final : Port {
     }
 
     void respond(const Response& r) override {
+        if (r.probe && balancing) onPoolProbe(r.trace, r.region, r.outcome == Outcome::Ok);
         if (observer.response) observer.response(r);
     }
 
@@ -486,6 +791,15 @@ struct GatewaySim::Impl final : Port {
                 gateway.closeWindow(now);
                 if (now + window <= end) queue.schedule(now + window, Event{EventType::Window, 0, 0});
                 break;
+            case EventType::PoolProbe:
+                if (closed) break;
+                sendPoolProbes(e.region);
+                if (now + fromSeconds(kPoolProbeIntervalS) < end)
+                    queue.schedule(now + fromSeconds(kPoolProbeIntervalS), ev.payload);
+                break;
+            case EventType::StandbyStep:
+                standbyStep(e.region, e.index);
+                break;
             case EventType::Probe: {
                 if (closed) break;
                 Request probe;
@@ -552,8 +866,12 @@ struct GatewaySim::Impl final : Port {
     std::vector<CapacityFault> capacityFaults;  // of the engines' call capacity
     std::vector<CapacityFault> computeFaults;   // of the gateway's CPUs
     bool compute = false;
+    bool balancing = false;  // probed balancing (pool probes)
     std::vector<std::string> providerNames;
-    std::array<std::vector<Time>, kRegions> cpuFree;  // per region: min-heaps of CPU free times
+    std::array<RegionCompute, kRegions> regions;
+    std::array<Duration, kRegions> rampStep{};
+    std::unordered_map<std::uint64_t, int> probePools;  // pool probes in flight: trace -> pool
+    std::uint64_t poolProbeCount = 0;
 };
 
 GatewaySim::GatewaySim(const Params& params, std::uint64_t seed, const Timeline& timeline, double start_s)

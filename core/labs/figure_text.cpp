@@ -128,6 +128,12 @@ const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
         {"peak_error_rate", share("Worst window's failed requests (the truth)")},
         {"peak_error_rate_seen", share("Worst window's failed requests, as clients saw them")},
         {"minutes_above_5pct_errors", count("Time with more than 5% of requests failing", "min")},
+        {"max_provider_share", share("Busiest provider's share of an hour's requests, at most")},
+        {"spill_refused", count("Reroutes and spills refused by a region breaker", "requests")},
+        {"standby_takeover_s", count("Standby serving after a zone failed its probes, at most", "s")},
+        {"standby_takeovers", count("Standby takeovers", "takeovers")},
+        {"region_breaker_minutes", count("Region breakers open", "min")},
+        {"probe_failing_minutes", count("Providers failing their probes (per region)", "min")},
     };
     return names;
 }
@@ -193,15 +199,60 @@ FigureText describeBase(const std::string& name) {
     if (std::regex_match(name, m, outcome)) return count("Outcome: " + gatewayWords(m[1]), "requests");
     // An incident's figures per region: "peak_error_rate_seen_EU", "worst_window_p99_ms_US".
     static const std::regex byRegion(
-        "(peak_error_rate|peak_error_rate_seen|inflight_peak_vs_normal|worst_window_p99_ms)_(EU|US|APAC)");
+        "(peak_error_rate|peak_error_rate_seen|inflight_peak_vs_normal|worst_window_p99_ms|"
+        "queue_depth_vs_normal|minutes_at_peak)_(EU|US|APAC)");
     if (std::regex_match(name, m, byRegion)) {
         const std::string where = ", " + m[2].str();
+        if (m[1] == "queue_depth_vs_normal")
+            return {"Deepest window's mean requests in flight over the median window's" + where, "×", 2};
+        if (m[1] == "minutes_at_peak")
+            return count("From the first to the last window with half the worst window's failed share" + where, "min");
         if (m[1] == "peak_error_rate") return share("Worst window's failed requests (the truth)" + where);
         if (m[1] == "peak_error_rate_seen")
             return share("Worst window's failed requests, as clients saw them" + where);
         if (m[1] == "worst_window_p99_ms") return ms("Worst window's p99" + where);
         return {"Peak requests in flight over their normal (median window)" + where, "×", 2};
     }
+    // A timeline phase's figures: "sev1_error_rate_EU", "standby_worst_window_p99_ms_EU".
+    static const std::regex phase("([a-z0-9_]+?)_(error_rate|error_rate_seen|worst_window_p99_ms)(?:_(EU|US|APAC))?");
+    if (std::regex_match(name, m, phase)) {
+        const std::string where = "Phase " + m[1].str() + (m[3].matched ? ", " + m[3].str() : "") + ": ";
+        if (m[2] == "worst_window_p99_ms") return ms(where + "worst window's p99");
+        return share(where + (m[2] == "error_rate" ? "failed requests (the truth)"
+                                                   : "failed requests, as clients saw them"));
+    }
+    // Region routing: "score_global_p99_ms", "switch_fra_share_settled", "switch_over_score_...".
+    static const std::regex routed("(score|switch)_(.+)");
+    if (std::regex_match(name, m, routed)) {
+        static const std::vector<std::pair<std::string_view, FigureText>> kRouted = {
+            {"global_p50_ms", ms("global p50")},
+            {"global_p99_ms", ms("global p99")},
+            {"retries_per_min", count("cross-region retries", "per min")},
+            {"failed_share", share("requests failed after their retry")},
+            {"p99_before_fault_ms", ms("global p99 before the fault")},
+            {"peak_window_p99_ms", ms("peak window's global p99 from the fault on")},
+            {"fra_share_settled", share("fra's traffic once settled, over its normal")},
+            {"fra_fall_s", count("time for fra's traffic to fall to its settled share", "s")},
+            {"recovery_s", count("time until the window p99 is back near its pre-fault value", "s")},
+            {"neighbour_peak_queue", count("deepest queue in ams or lhr during the incident", "requests")},
+            {"neighbour_incident_p99_ms", ms("p99 of requests served in ams and lhr during the incident")},
+            {"neighbour_peak_share", share("ams's or lhr's peak window traffic, over its normal")},
+            {"incident_retries_per_min", count("cross-region retries in the incident's two minutes", "per min")},
+            {"over_score_global_p99", {"global p99 over the score router's", "×", 1}},
+            {"over_score_retries", {"cross-region retries over the score router's", "×", 1}},
+            {"over_score_peak_window_p99", {"peak window p99 over the score router's", "×", 1}},
+            {"over_score_neighbour_peak_queue", {"deepest ams/lhr queue over the score router's", "×", 1}},
+            {"over_score_neighbour_incident_p99", {"ams/lhr incident p99 over the score router's", "×", 1}},
+        };
+        for (const auto& [key, text] : kRouted)
+            if (key == m[2].str()) {
+                FigureText t = text;
+                t.label = (m[1] == "score" ? "Score router: " : "Nearest + switch: ") + t.label;
+                return t;
+            }
+    }
+    if (name == "mean_queue_wait_ms") return ms("Mean wait in queue");
+    if (name == "mmc_mean_queue_wait_ms") return ms("Mean wait in queue, M/M/c closed form");
     static const std::regex hitRate("cache_hit_rate_([a-z_]+)");
     if (std::regex_match(name, m, hitRate)) return share("Cache hit rate, " + gatewayWords(m[1]));
 

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "labs/fifo_ring.h"
 #include "sim/event_queue.h"
 
 namespace taillab {
@@ -37,33 +38,8 @@ struct Request {
     bool timerPending = false;
 };
 
-// A FIFO of copy handles ((slot << 1) | is_backup) on a power-of-two ring.
-class CopyRing {
-  public:
-    bool empty() const { return size_ == 0; }
-    void push(std::uint32_t v) {
-        if (size_ == buf_.size()) grow();
-        buf_[(head_ + size_) & (buf_.size() - 1)] = v;
-        ++size_;
-    }
-    std::uint32_t pop() {
-        const std::uint32_t v = buf_[head_];
-        head_ = (head_ + 1) & (buf_.size() - 1);
-        --size_;
-        return v;
-    }
-
-  private:
-    void grow() {
-        std::vector<std::uint32_t> next(buf_.empty() ? 16 : buf_.size() * 2);
-        for (std::size_t i = 0; i < size_; ++i) next[i] = buf_[(head_ + i) & (buf_.size() - 1)];
-        buf_ = std::move(next);
-        head_ = 0;
-    }
-    std::vector<std::uint32_t> buf_;
-    std::size_t head_ = 0;
-    std::size_t size_ = 0;
-};
+// A FIFO of copy handles ((slot << 1) | is_backup).
+using CopyRing = FifoRing<std::uint32_t>;
 
 struct Server {
     CopyRing queue;

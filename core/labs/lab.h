@@ -53,6 +53,11 @@ public:
     // and the runs cannot drift apart (tests/core/figure_names_test.cpp holds them equal over
     // every shipped scenario).
     virtual std::vector<std::string> figureNames(const Params& params) const = 0;
+    // The same for a run with this timeline: a lab whose figures follow the timeline (the
+    // gateway's per-phase figures) overrides it.
+    virtual std::vector<std::string> figureNamesWith(const Params& params, const Timeline&) const {
+        return figureNames(params);
+    }
 
     Params defaultParams() const { return Params(knobs()); }
 };

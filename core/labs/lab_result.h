@@ -37,7 +37,7 @@ enum class ChartKind {
 struct Annotation {
     double x0 = 0;
     std::optional<double> x1;  // the end of a span; nullopt for an instant
-    std::string kind;          // "knob", "fault"
+    std::string kind;          // "knob", "fault", "phase"
     std::string label;
     bool operator==(const Annotation&) const = default;
 };

@@ -13,5 +13,6 @@ std::unique_ptr<Lab> makeHedgeLoadedLab();
 std::unique_ptr<Lab> makePowerOfDLab();
 std::unique_ptr<Lab> makeCoordinatedOmissionLab();
 std::unique_ptr<Lab> makeAveragingPercentilesLab();
+std::unique_ptr<Lab> makeRegionRouterLab();
 
 }  // namespace taillab

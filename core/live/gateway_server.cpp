@@ -92,7 +92,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
             if (e.until_s && fromSeconds(*e.until_s) <= startAt) continue;
             driver.addMark(gateway::TimelineMark{origin + e.at_s, e.until_s ? std::optional(origin + *e.until_s)
                                                                               : std::nullopt,
-                                                 gateway::MarkKind::Fault, e.label});
+                                                 gateway::MarkKind::Fault, e.label, {}});
         }
         for (std::size_t i = 0; i < planned.size(); ++i) {
             if (planned[i].at <= startAt) {
@@ -110,7 +110,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         const std::vector<std::string> keys = gateway::changedKnobs(params, next);
         if (keys.empty()) return;
         if (what.empty()) what = gateway::knobChangeText(params, next, keys);
-        driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob, what});
+        driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob, what, {}});
         driver.reconfigure(config);
         params = next;
         rearm();

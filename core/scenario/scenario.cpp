@@ -307,6 +307,19 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             }
         s.expect_setup = file;
     }
+    if (doc.contains("timeline")) {
+        const auto vocabulary = lab->timelineVocabulary(s.params);
+        if (!vocabulary) {
+            std::string takers;
+            for (const auto& l : allLabs())
+                if (l->timelineVocabulary(l->defaultParams()))
+                    takers += (takers.empty() ? "" : ", ") + l->id();
+            v.fail(root / "timeline", "lab '" + s.lab + "' applies no timeline (labs that do: " +
+                                          (takers.empty() ? "none" : takers) + ")",
+                   LocateTarget::Key);
+        }
+        s.timeline = parseTimeline(doc.at("timeline"), root / "timeline", *vocabulary, v);
+    }
     if (doc.contains("expect")) {
         std::optional<std::vector<std::string>> figures;  // the lab's, for these params
         const auto& list = v.require(doc, root, "expect", json::value_t::array, "an array");
@@ -321,7 +334,7 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                            .get<std::string>();
             // Checked against the knobs the expectations were written for: with other knobs they
             // do not apply to the run (runner.h), whatever figures it reports.
-            if (!figures) figures = lab->figureNames(s.expect_setup);
+            if (!figures) figures = lab->figureNamesWith(s.expect_setup, s.timeline);
             if (std::find(figures->begin(), figures->end(), x.figure) == figures->end())
                 v.fail(at / "figure",
                        unknownFigureMessage(s.lab, x.figure, *figures,
@@ -376,19 +389,6 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                                .get<std::string>();
             s.expect.push_back(std::move(x));
         }
-    }
-    if (doc.contains("timeline")) {
-        const auto vocabulary = lab->timelineVocabulary(s.params);
-        if (!vocabulary) {
-            std::string takers;
-            for (const auto& l : allLabs())
-                if (l->timelineVocabulary(l->defaultParams()))
-                    takers += (takers.empty() ? "" : ", ") + l->id();
-            v.fail(root / "timeline", "lab '" + s.lab + "' applies no timeline (labs that do: " +
-                                          (takers.empty() ? "none" : takers) + ")",
-                   LocateTarget::Key);
-        }
-        s.timeline = parseTimeline(doc.at("timeline"), root / "timeline", *vocabulary, v);
     }
     return s;
 }

@@ -151,8 +151,17 @@ std::optional<FaultEffect> faultEffectFromName(std::string_view name) {
     return std::nullopt;
 }
 
+double Timeline::phaseEnd(std::size_t index, double end_s) const {
+    const TimelineEvent& e = events[index];
+    if (e.until_s) return *e.until_s;
+    for (std::size_t i = index + 1; i < events.size(); ++i)
+        if (!events[i].phase.empty()) return events[i].at_s;
+    return end_s;
+}
+
 std::string defaultLabel(const TimelineEvent& event, const std::vector<KnobSpec>& knobs) {
     if (event.fault) return faultLabel(*event.fault);
+    if (!event.phase.empty()) return event.phase;
     std::string label;
     for (const auto& s : event.set)
         label += (label.empty() ? "" : ", ") + s.key + " " +
@@ -164,14 +173,16 @@ nlohmann::ordered_json timelineToJson(const Timeline& timeline,
                                       const std::vector<KnobSpec>& knobs) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& ev : timeline.events) {
-        if (ev.fault.has_value() == !ev.set.empty())
+        if (ev.fault.has_value() + !ev.set.empty() + !ev.phase.empty() != 1)
             throw std::invalid_argument("timeline event at " + formatNumber(ev.at_s) +
-                                        " s needs either knob settings or a fault");
+                                        " s needs exactly one of knob settings, a fault, a phase");
         nlohmann::ordered_json e = nlohmann::ordered_json::object();
         e["at"] = ev.at_s;
         if (ev.until_s) e["until"] = *ev.until_s;
         if (ev.fault) {
             e["fault"] = faultJson(*ev.fault);
+        } else if (!ev.phase.empty()) {
+            e["phase"] = ev.phase;
         } else {
             nlohmann::ordered_json set = nlohmann::ordered_json::object();
             for (const auto& s : ev.set) {

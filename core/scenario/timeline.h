@@ -22,6 +22,10 @@
 //          (choices by name, booleans as true/false); knobs that shape the run from its start
 //          (the lab's fixed knobs, e.g. the gateway's days, customers, load_multiplier) cannot
 //          change during it and are errors.
+//   "phase": "id"  a named stretch of an incident (seed 000's timeline rows), from "at" to its
+//          "until" (optional; else to the next phase, or the end of the run): it changes nothing,
+//          is drawn on the charts, and labs that report per-phase figures name them after the
+//          id (lower-case letters, digits and '_', 1 to 32 characters, unique in the timeline).
 //   "fault": {"target": {...}, "effect": "...", ...effect's keys}
 //          target (optional; absent or {} = the whole fleet): "engine", "region", "provider",
 //          "zone" (each one of the lab's names), "egress_ip" (0..n-1; needs "region").
@@ -42,7 +46,7 @@
 //          surge          factor in (0, 100], traffic multiplier;     no (only "region")
 //                         target: "region" only
 // and optionally "label", a non-empty string; without one a readable label is generated
-// ("hedge_delay_ms 300, hedge_mode fixed", "atlas slow ×3 (EU)").
+// ("hedge_delay_ms 300, hedge_mode fixed", "atlas slow ×3 (EU)"; a phase: its id).
 //
 // Unknown keys anywhere are errors. Events may come in any order: the parsed timeline is sorted by
 // "at", stably (file order among equal times), and each event keeps the JSON pointer it was read
@@ -111,13 +115,14 @@ struct TimelineEvent {
     std::string label;              // as written, or generated
     std::vector<KnobSetting> set;   // a knob change (in key order), or empty for a fault
     std::optional<Fault> fault;
+    std::string phase;              // a phase's id; empty for a knob change or a fault
     std::string path;  // where it was read from ("/timeline/3"); "" when made in code
 
     // Two events are equal when they do the same thing at the same time: `path` is where one
     // was read from, not part of what it is (a timeline written and read back renumbers them).
     bool operator==(const TimelineEvent& o) const {
         return at_s == o.at_s && until_s == o.until_s && label == o.label && set == o.set &&
-               fault == o.fault;
+               fault == o.fault && phase == o.phase;
     }
 };
 
@@ -125,6 +130,8 @@ struct Timeline {
     std::vector<TimelineEvent> events;  // sorted by at_s, stably
 
     bool empty() const { return events.empty(); }
+    // When phase event `index` ends: its "until", else the next phase's start, else `end_s`.
+    double phaseEnd(std::size_t index, double end_s) const;
     bool operator==(const Timeline&) const = default;
 };
 

@@ -91,7 +91,15 @@ public:
     Timeline parse(const json& value, const Ptr& at) const {
         if (!value.is_array()) v_.fail(at, "expected an array of events, found " + describe(value));
         Timeline t;
-        for (std::size_t i = 0; i < value.size(); ++i) t.events.push_back(event(value[i], at / i));
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            t.events.push_back(event(value[i], at / i));
+            const std::string& id = t.events.back().phase;
+            if (id.empty()) continue;
+            for (std::size_t j = 0; j + 1 < t.events.size(); ++j)
+                if (t.events[j].phase == id)
+                    v_.fail(at / i / "phase", "phase '" + id + "' is already named at " +
+                                                  t.events[j].path);
+        }
         std::stable_sort(
             t.events.begin(), t.events.end(),
             [](const TimelineEvent& a, const TimelineEvent& b) { return a.at_s < b.at_s; });
@@ -101,9 +109,9 @@ public:
 private:
     TimelineEvent event(const json& e, const Ptr& at) const {
         if (!e.is_object())
-            v_.fail(at, "expected an event object (\"at\" with \"set\" or \"fault\"), found " +
+            v_.fail(at, "expected an event object (\"at\" with \"set\", \"fault\" or \"phase\"), found " +
                             describe(e));
-        v_.rejectUnknown(e, at, {"at", "until", "set", "fault", "label"});
+        v_.rejectUnknown(e, at, {"at", "until", "set", "fault", "phase", "label"});
         TimelineEvent ev;
         ev.path = at.to_string();
         if (!e.contains("at"))
@@ -113,24 +121,39 @@ private:
         ev.at_s = time(e.at("at"), at / "at");
         const bool hasSet = e.contains("set");
         const bool hasFault = e.contains("fault");
-        if (hasSet && hasFault)
-            v_.fail(at / "fault",
-                    "an event either sets knobs or starts a fault, not both (write two "
-                    "events at the same time)",
+        const bool hasPhase = e.contains("phase");
+        if (hasSet + hasFault + hasPhase > 1)
+            v_.fail(at / (hasPhase ? "phase" : "fault"),
+                    "an event either sets knobs, starts a fault or names a phase, one of them "
+                    "(write two events at the same time)",
                     LocateTarget::Key);
-        if (!hasSet && !hasFault) v_.fail(at, "expected \"set\" (knob changes) or \"fault\"");
+        if (!hasSet && !hasFault && !hasPhase)
+            v_.fail(at, "expected \"set\" (knob changes), \"fault\" or \"phase\"");
         if (hasSet) {
             if (e.contains("until"))
                 v_.fail(at / "until",
-                        "\"until\" applies to faults only: a knob keeps its value "
+                        "\"until\" applies to faults and phases only: a knob keeps its value "
                         "until another event sets it",
                         LocateTarget::Key);
             ev.set = settings(
                 v_.require(e, at, "set", json::value_t::object, "an object of knob: value"),
                 at / "set");
         } else {
-            ev.fault =
-                fault(v_.require(e, at, "fault", json::value_t::object, "an object"), at / "fault");
+            if (hasPhase) {
+                ev.phase = v_.require(e, at, "phase", json::value_t::string, "a phase id")
+                               .get<std::string>();
+                const bool ok = !ev.phase.empty() && ev.phase.size() <= 32 &&
+                                std::all_of(ev.phase.begin(), ev.phase.end(), [](char c) {
+                                    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                                           c == '_';
+                                });
+                if (!ok)
+                    v_.fail(at / "phase", "expected a phase id of 1 to 32 lower-case letters, "
+                                          "digits and '_', found " + describe(e.at("phase")));
+            } else {
+                ev.fault = fault(v_.require(e, at, "fault", json::value_t::object, "an object"),
+                                 at / "fault");
+            }
             if (e.contains("until")) {
                 ev.until_s = time(e.at("until"), at / "until");
                 if (!(*ev.until_s > ev.at_s))

@@ -315,7 +315,7 @@ TEST(TimelineLabs, TheGatewayNamesItsFleetAndCalendar) {
     EXPECT_EQ(v->egress_ips, 2);
     EXPECT_EQ(v->start_weekday, 2);
     EXPECT_EQ(v->run_length_s, 3 * 86400);
-    EXPECT_EQ(v->fixed_knobs.size(), 13u);
+    EXPECT_EQ(v->fixed_knobs.size(), 15u);
     EXPECT_EQ(v->knobs.size(), lab->knobs().size());
 }
 

@@ -73,7 +73,7 @@ TEST(TimelineTimes, UntilEndsAFaultAndMustComeAfterAt) {
     expectError(R"({"at": 3600, "until": 604800, )" + kDown + "}", "604800", "/timeline/0/until",
                 "[0, 604800)");
     expectError(R"({"at": 3600, "until": 7200, "set": {"hedge_delay_ms": 300}})", "\"until\"",
-                "/timeline/0/until", "\"until\" applies to faults only");
+                "/timeline/0/until", "\"until\" applies to faults and phases only");
 }
 
 TEST(TimelineSet, KnobChangesAreStoredAsParamsStoresThem) {
@@ -131,22 +131,45 @@ TEST(TimelineSet, AnEventSetsKnobsOrStartsAFault) {
     expectError(R"({"at": 0, "set": 3})", "3}", "/timeline/0/set",
                 "expected an object of knob: value");
     expectError(R"({"at": 0, "set": {"breakers": false}, "fault": {"effect": "down"}})",
-                "\"fault\"", "/timeline/0/fault", "either sets knobs or starts a fault, not both");
+                "\"fault\"", "/timeline/0/fault", "either sets knobs, starts a fault or names a phase, one of them");
     expectError(R"({"at": 0, "label": "nothing"})", "{", "/timeline/0",
-                "expected \"set\" (knob changes) or \"fault\"");
+                "expected \"set\" (knob changes), \"fault\" or \"phase\"");
+}
+
+// A phase names a stretch of an incident: an id, optionally an "until"; ids are unique.
+TEST(TimelinePhase, APhaseHasAnIdAndEndsAtItsUntilOrTheNextPhase) {
+    expectError(R"({"at": 0, "phase": "SEV-1"})", "\"SEV-1\"", "/timeline/0/phase",
+                "expected a phase id of 1 to 32 lower-case letters, digits and '_', found string \"SEV-1\"");
+    expectError(R"({"at": 0, "phase": 3})", "3}", "/timeline/0/phase", "expected a phase id");
+    expectError(R"({"at": 0, "phase": "a", "set": {"breakers": false}})", "\"phase\"",
+                "/timeline/0/phase", "either sets knobs, starts a fault or names a phase");
+    expectError({R"({"at": 0, "phase": "a"})", R"({"at": 60, "phase": "a"})"}, 1, "\"a\"",
+                "/timeline/1/phase", "phase 'a' is already named at /timeline/0");
+    const Timeline t = test::timeline({R"({"at": 60, "phase": "calm", "label": "before"})",
+                                       R"({"at": 600, "until": 700, "phase": "sev1"})",
+                                       R"({"at": 900, "phase": "after"})"});
+    ASSERT_EQ(t.events.size(), 3u);
+    EXPECT_EQ(t.events[0].phase, "calm");
+    EXPECT_EQ(t.events[0].label, "before");
+    EXPECT_EQ(t.events[1].label, "sev1");  // the id, without a label
+    EXPECT_DOUBLE_EQ(t.phaseEnd(0, 1e6), 600);  // the next phase's start
+    EXPECT_DOUBLE_EQ(t.phaseEnd(1, 1e6), 700);  // its until
+    EXPECT_DOUBLE_EQ(t.phaseEnd(2, 1e6), 1e6);  // the run's end
+    expectError(R"({"at": 60, "until": 30, "phase": "a"})", "30", "/timeline/0/until",
+                "expected a time after \"at\"");
 }
 
 TEST(TimelineShape, UnknownKeysAndWrongShapesAreErrors) {
     expectError(R"({"at": 0, "lable": "x", "set": {"breakers": false}})", "\"lable\"",
                 "/timeline/0/lable",
-                "unknown key 'lable' (expected one of: at, until, set, fault, label)");
+                "unknown key 'lable' (expected one of: at, until, set, fault, phase, label)");
     expectError(R"({"at": 0, "fault": {"effect": "down", "targett": {}}})", "\"targett\"",
                 "/timeline/0/fault/targett", "unknown key 'targett'");
     expectError(R"({"at": 0, "fault": {"effect": "down", "target": {"engin": "atlas"}}})",
                 "\"engin\"", "/timeline/0/fault/target/engin",
                 "unknown key 'engin' (expected one of: engine, region, provider, zone, egress_ip)");
     expectError({R"({"at": 0, )" + kDown + "}", "42"}, 1, "42", "/timeline/1",
-                "expected an event object (\"at\" with \"set\" or \"fault\"), found number 42");
+                "expected an event object (\"at\" with \"set\", \"fault\" or \"phase\"), found number 42");
     try {
         parseScenario(R"({"schema_version": 1, "name": "x", "lab": "gateway", "timeline": {}})",
                       "t.json");

@@ -37,7 +37,7 @@ TEST(WorkloadPlan, IsTheSimulationsArrivalsSurgesIncludedWindowByWindow) {
                          arrivals.push_back(r);
                          texts.emplace_back(r.query());
                      },
-                     {}});
+                     {}, {}, {}, {}});
     sim.finishAt(toSeconds(start + length));
 
     ASSERT_EQ(planned.size(), arrivals.size());

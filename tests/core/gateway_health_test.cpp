@@ -1,0 +1,247 @@
+// The gateway compute's health mechanisms in the simulation (issue 10): static balancing blind to a
+// zone whose hosts accept connections but never answer, probed balancing that finds it with
+// synthetic searches, the provider cap, region breakers that stop spill into a region that lost
+// most of its capacity, warm and cold standby, and the timeline's phases with their figures.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gateway_sim/gateway_lab.h"
+#include "gateway_sim/gateway_sim.h"
+#include "labs/lab.h"
+#include "labs/lab_result.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
+#include "gateway_day.h"
+#include "timeline_support.h"
+
+namespace taillab::gateway {
+namespace {
+
+Params computeDay(double load) {
+    Params p = test::gatewayDay(load);
+    p.set("gateway_compute", 1);
+    p.set("gateway_cpus", 15);
+    p.set("window_s", 60);
+    return p;
+}
+
+GatewaySnapshot run(const Params& p, const Timeline& t = {}) {
+    GatewaySim sim(p, 3, t);
+    EXPECT_TRUE(sim.drain());
+    return sim.snapshot();
+}
+
+// Requests served in `region` and their failures, over the windows that end in (t0, t1] hours.
+struct Tally {
+    std::uint64_t requests = 0, failed = 0;
+    double share() const { return requests ? static_cast<double>(failed) / requests : 0; }
+};
+Tally between(const GatewaySnapshot& s, Region region, double t0_h, double t1_h) {
+    Tally t;
+    for (const WindowPoint& w : s.windows) {
+        if (w.t_s <= t0_h * 3600 || w.t_s > t1_h * 3600) continue;
+        t.requests += w.regions[static_cast<std::size_t>(region)].requests;
+        t.failed += w.regions[static_cast<std::size_t>(region)].failed;
+    }
+    return t;
+}
+
+const char* const kStuckZone =
+    R"({"at": "Mon 06:00", "until": "Mon 10:00", "fault": {"target": {"region": "EU", "provider": "A", "zone": "a"}, "effect": "capacity_lost", "share": 1}})";
+
+// v3's layout (one provider, three zones of 5 CPUs): under static balancing the stuck zone keeps
+// its third of EU's traffic, and a third of EU's requests fail (at their deadline) for as long as
+// it lasts; probed balancing takes it out within seconds of two failed probes.
+TEST(GatewayHealth, StaticBalancingFeedsAStuckZoneItsShareAndProbesTakeItOut) {
+    Params p = computeDay(2);
+    p.set("providers", 0);
+    const Timeline t = test::timeline({kStuckZone}, R"j({"gateway_compute": true, "providers": "one (A)"})j");
+    const GatewaySnapshot blind = run(p, t);
+    const Tally b = between(blind, Region::EU, 6.1, 10);
+    ASSERT_GT(b.requests, 1000u);
+    EXPECT_NEAR(b.share(), 1.0 / 3, 0.03);
+    EXPECT_TRUE(blind.health_spans.empty());  // nothing looks
+
+    p.set("balancing", 1);
+    const GatewaySnapshot probed = run(p, t);
+    const GatewaySnapshot clean = run(p);  // v4's path's own deadline misses, for comparison
+    EXPECT_LT(between(probed, Region::EU, 6.1, 10).share(),
+              between(clean, Region::EU, 6.1, 10).share() + 0.005);
+    // One probe span: EU / provider A failing from two probes after 06:00 until three pass after
+    // 10:00, each 5 s apart (plus the 600 ms a stuck probe waits for its deadline).
+    std::vector<HealthSpan> spans;
+    for (const HealthSpan& h : probed.health_spans)
+        if (h.kind == HealthKind::Probe) spans.push_back(h);
+    ASSERT_EQ(spans.size(), 1u);
+    EXPECT_EQ(spans[0].region, static_cast<int>(Region::EU));
+    EXPECT_EQ(spans[0].provider, 0);
+    EXPECT_GT(spans[0].t0_s, 6 * 3600.0);
+    EXPECT_LE(spans[0].t0_s, 6 * 3600.0 + 2 * 5 + 1);
+    EXPECT_GT(spans[0].t1_s, 10 * 3600.0);
+    EXPECT_LE(spans[0].t1_s, 10 * 3600.0 + 3 * 5 + 1);
+    EXPECT_FALSE(spans[0].ongoing);
+}
+
+// A provider's share of the day's requests.
+double dayShare(const GatewaySnapshot& s, int provider) {
+    std::uint64_t all = 0, one = 0;
+    for (const WindowPoint& w : s.windows) {
+        for (std::uint32_t n : w.provider_requests) all += n;
+        one += w.provider_requests[static_cast<std::size_t>(provider)];
+    }
+    return all ? static_cast<double>(one) / all : 0;
+}
+
+// No provider above the cap. 15 CPUs in whole CPUs per zone: A 2 + 2 + 2, B 2 + 2 + 2 (its 1.75
+// per zone rounded up), C 1 + 1 + 1, so A and B hold 40% each; capped at 34%, C takes the rest.
+TEST(GatewayHealth, TheProviderCapHoldsEachProvidersShare) {
+    Params p = computeDay(1);
+    p.set("balancing", 1);
+    const GatewaySnapshot uncapped = run(p);
+    p.set("provider_cap", 0.34);
+    const GatewaySnapshot capped = run(p);
+    EXPECT_NEAR(dayShare(uncapped, 0), 0.40, 0.01);
+    EXPECT_NEAR(dayShare(uncapped, 2), 0.20, 0.01);
+    EXPECT_NEAR(dayShare(capped, 0), 0.34, 0.01);
+    EXPECT_NEAR(dayShare(capped, 1), 0.34, 0.01);
+    EXPECT_NEAR(dayShare(capped, 2), 0.32, 0.01);
+    // The hourly figure, with an hour's sampling noise (about a thousand requests: 1.5 points).
+    EXPECT_LT(*gatewayResult(capped, p, 3).figure("max_provider_share"), 0.34 + 0.05);
+}
+
+// EU loses providers A and B (75% of its CPUs, v4's layout): its breaker opens, so US traffic
+// rerouted to EU stays home instead (counted as refused), and the reroute into EU costs nothing.
+// Without the breaker, the rerouted requests meet EU's dead zones until the balancer has moved
+// them, and nothing is refused.
+TEST(GatewayHealth, ARegionBreakerStopsReroutesIntoARegionThatLostMostOfItsCapacity) {
+    Params p = computeDay(1);
+    p.set("balancing", 1);
+    const Timeline t = test::timeline(
+        {R"({"at": "Mon 05:00", "set": {"reroute_US": "to EU", "reroute_share": 0.5}})",
+         R"({"at": "Mon 06:00", "until": "Mon 09:00", "fault": {"target": {"region": "EU", "provider": "A"}, "effect": "capacity_lost", "share": 1}})",
+         R"({"at": "Mon 06:00", "until": "Mon 09:00", "fault": {"target": {"region": "EU", "provider": "B"}, "effect": "capacity_lost", "share": 1}})"},
+        R"j({"gateway_compute": true, "balancing": "probed (synthetic searches)"})j");
+    const GatewaySnapshot open = [&] {
+        Params q = p;
+        q.set("region_breakers", 1);
+        return run(q, t);
+    }();
+    const GatewaySnapshot none = run(p, t);
+    EXPECT_EQ(none.spill_refused, 0u);
+    EXPECT_GT(open.spill_refused, 100u);
+    std::vector<HealthSpan> breakers;
+    for (const HealthSpan& h : open.health_spans)
+        if (h.kind == HealthKind::RegionBreaker) breakers.push_back(h);
+    ASSERT_EQ(breakers.size(), 1u);
+    EXPECT_EQ(breakers[0].region, static_cast<int>(Region::EU));
+    EXPECT_EQ(breakers[0].state, HealthState::Open);
+    EXPECT_LE(breakers[0].t0_s, 6 * 3600.0 + 11);
+    // While it is open, EU serves only its own traffic: fewer requests than without it.
+    EXPECT_LT(between(open, Region::EU, 6.1, 9).requests, between(none, Region::EU, 6.1, 9).requests);
+}
+
+// Warm standby engages when a zone fails its probes and serves within the seed's 20 s; cold
+// standby serves only when a timeline event raises standby_cpus, one CPU after another over its
+// ramp, so provider B's share climbs over the ramp, not at once.
+TEST(GatewayHealth, WarmStandbyTakesOverWithinTwentySecondsAndColdRampsOverMinutes) {
+    Params p = computeDay(1);
+    p.set("balancing", 1);
+    p.set("standby", 1);  // warm
+    p.set("standby_cpus", 15);
+    p.set("standby_ramp_s", 15);
+    const GatewaySnapshot warm = run(p, test::timeline({kStuckZone}));
+    const LabResult w = gatewayResult(warm, p, 3);
+    EXPECT_EQ(*w.figure("standby_takeovers"), 1);
+    EXPECT_GT(*w.figure("standby_takeover_s"), 0);
+    EXPECT_LE(*w.figure("standby_takeover_s"), 20);
+
+    Params c = computeDay(1);
+    c.set("providers", 0);
+    c.set("standby_ramp_s", 600);
+    const GatewaySnapshot cold = run(c, test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
+                                                       R"j({"gateway_compute": true, "providers": "one (A)"})j"));
+    auto shareB = [&](double t0_h, double t1_h) {
+        std::uint64_t all = 0, b = 0;
+        for (const WindowPoint& x : cold.windows) {
+            if (x.t_s <= t0_h * 3600 || x.t_s > t1_h * 3600) continue;
+            for (std::uint32_t n : x.provider_requests) all += n;
+            b += x.provider_requests[1];
+        }
+        return all ? static_cast<double>(b) / all : 0.0;
+    };
+    EXPECT_EQ(shareB(11, 12), 0);
+    const double early = shareB(12, 12 + 2.5 / 60), late = shareB(12 + 7.5 / 60, 12 + 10 / 60.0);
+    EXPECT_GT(early, 0.05);
+    EXPECT_LT(early, 0.45);
+    EXPECT_GT(late, 0.55);
+    EXPECT_NEAR(shareB(13, 14), 30.0 / 45, 0.05);  // B holds 30 of 45 CPUs
+    bool starting = false, serving = false;
+    for (const HealthSpan& h : cold.health_spans) {
+        if (h.kind != HealthKind::Standby) continue;
+        starting |= h.state == HealthState::Starting && h.t0_s == 12 * 3600.0;
+        serving |= h.state == HealthState::Serving && h.t0_s == 12 * 3600.0 + 20 && h.ongoing;
+    }
+    EXPECT_TRUE(starting);  // from the event until the first CPU, 600 s / 30 later
+    EXPECT_TRUE(serving);
+}
+
+TEST(GatewayHealth, WarmStandbyWithoutProbesIsAnError) {
+    Params p = computeDay(1);
+    p.set("standby", 1);
+    try {
+        GatewaySim sim(p, 1);
+        ADD_FAILURE() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("needs balancing \"probed (synthetic searches)\""),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// Phases: drawn as marks and reported as figures over the windows that end inside them, with the
+// names the lab declares for that timeline before it runs.
+TEST(GatewayHealth, PhasesHaveMarksAndFiguresTheLabNamesBeforeItRuns) {
+    Params p = computeDay(2);
+    p.set("providers", 0);
+    const Timeline t = test::timeline(
+        {kStuckZone, R"({"at": "Mon 03:00", "until": "Mon 06:00", "phase": "calm"})",
+         R"({"at": "Mon 06:00", "phase": "stuck", "label": "EU zone a stuck"})",
+         R"({"at": "Mon 10:00", "phase": "after"})"},
+        R"j({"gateway_compute": true, "providers": "one (A)"})j");
+    const GatewaySnapshot s = run(p, t);
+    const LabResult r = gatewayResult(s, p, 3);
+    const Lab* lab = findLab("gateway");
+    ASSERT_NE(lab, nullptr);
+    EXPECT_EQ(lab->figureNamesWith(p, t), figureNamesOf(r));
+    EXPECT_NEAR(*r.figure("stuck_error_rate_EU"), between(s, Region::EU, 6, 10).share(), 1e-12);
+    EXPECT_NEAR(*r.figure("stuck_error_rate_EU"), 1.0 / 3, 0.03);
+    EXPECT_LT(*r.figure("calm_error_rate_EU"), 0.04);  // the path's own deadline misses
+    EXPECT_LT(*r.figure("after_error_rate_EU"), 0.04);
+    // The truth against what clients saw: with 503s they are the same.
+    EXPECT_EQ(*r.figure("stuck_error_rate_EU"), *r.figure("stuck_error_rate_seen_EU"));
+    int phases = 0;
+    for (const TimelineMark& m : s.timeline)
+        if (m.kind == MarkKind::Phase) {
+            ++phases;
+            if (m.phase == "stuck") {
+                EXPECT_EQ(m.what, "EU zone a stuck");
+                EXPECT_EQ(m.end_s, 10 * 3600.0);  // the next phase's start
+            }
+        }
+    EXPECT_EQ(phases, 3);
+    // A phase survives the scenario writer: what a saved run replays.
+    const nlohmann::ordered_json written = timelineToJson(t, GatewaySim::knobs());
+    EXPECT_EQ(written[0]["phase"], "calm");  // sorted by time: 03:00 first
+}
+
+// The July replay under v3 is byte-identical run to run, and compare lines v3 and v4 up.
+TEST(GatewayHealth, TheJulyReplayIsDeterministic) {
+    const Scenario s = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/july-v3.json");
+    EXPECT_EQ(toJson(runScenario(s)).dump(), toJson(runScenario(s)).dump());
+}
+
+}  // namespace
+}  // namespace taillab::gateway
