@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStyle>
 #include <QTabWidget>
@@ -41,6 +42,7 @@ constexpr const char* kLastDirKey = "export/lastDirectory";
 constexpr double kEventPad_s = 1800;  // around an instant (or a short span) when zooming to it
 constexpr int kLaneHeight = 118;
 constexpr int kFrameBudgetMs = 100;
+constexpr std::size_t kMaxDrawnPoints = 900;  // a series' points drawn (decimated beyond)
 
 int startDayOf(const Params& p) { return p.spec("start_day") ? p.choiceIndex("start_day") : 0; }
 
@@ -63,10 +65,10 @@ QStringList laneNames(const std::vector<std::string>& lanes, bool compare) {
     return out;
 }
 
-// A chart's data for export: its own series (A) and the ghosts (B) under names that say so.
-Chart dataChart(const ChartView& view, const QString& bSuffix) {
-    Chart c = view.chart();
-    for (Series s : view.baseline()) {
+// A chart's data for export, whole: its own series (A) and the ghosts (B) under names that say so.
+Chart dataChart(const Chart& own, const std::vector<Series>& ghosts, const QString& bSuffix) {
+    Chart c = own;
+    for (Series s : ghosts) {
         s.name += bSuffix.toStdString();
         s.role = SeriesRole::ClosedForm;
         c.series.push_back(std::move(s));
@@ -177,6 +179,7 @@ void IncidentBoard::buildLayout() {
     readoutRow->addWidget(runLabel);
     attributeRun_ = new QComboBox(page);
     attributeRun_->setObjectName("incidentAttributeRun");
+    attributeRun_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     attributeRun_->addItem("A");
     readoutRow->addWidget(attributeRun_);
     pageLayout->addLayout(readoutRow);
@@ -184,7 +187,7 @@ void IncidentBoard::buildLayout() {
     auto* grid = new QGridLayout;
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setSpacing(4);
-    lane_ = new EventLaneChart(page);
+    lane_ = new EventLaneChart(page);  // reparented into the scroll area with the grid
     lane_->setFixedHeight(kLaneHeight);
     lane_->setMinimumWidth(300);
     lane_->setEmptyText(tr("no faults, knob changes or phases in this run"));
@@ -222,6 +225,7 @@ void IncidentBoard::buildLayout() {
         view->setObjectName(QString::fromStdString(id));
         view->setCrosshairMode(true);
         view->setHorizontalOnly(true);
+        view->setFastDrawing(true);
         view->setAnnotationLabelsShown(false);  // the lane names the events
         connect(view, &ChartView::hovered, this, &IncidentBoard::setCrosshair);
         connect(view, &ChartView::xRangeChanged, this, &IncidentBoard::setTimeRange);
@@ -231,7 +235,17 @@ void IncidentBoard::buildLayout() {
                     [this](double x) { pickMoment(x, attributeRun_->currentIndex() == 1); });
     }
     connect(lane_, &EventLaneChart::eventClicked, this, &IncidentBoard::openEvent);
-    pageLayout->addLayout(grid, 1);
+    // The charts scroll when the window is too short for them (1280x720) rather than squeeze
+    // their plots to nothing.
+    auto* charts = new QWidget(page);
+    charts->setLayout(grid);
+    auto* scroll = new QScrollArea(page);
+    scroll->setObjectName("incidentScroll");
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(charts);
+    pageLayout->addWidget(scroll, 1);
     tabs_->addTab(page, tr("Board"));
     attribution_ = new AttributionPanel(tabs_);
     tabs_->addTab(attribution_, tr("Attribution"));
@@ -331,33 +345,44 @@ void IncidentBoard::drawCharts(const GatewayFrame& frame) {
     lane_->setChart(ic::lane());
 
     const std::vector<Annotation> annotations = ic::annotations(a, off);
+    // Every chart whole (for the data export), then drawn decimated: three days of 60 s
+    // windows are more points than a chart has pixels.
+    full_.clear();
+    auto show = [&](GatewayTimeChart* chart, Chart own, std::vector<Series> ghosts) {
+        full_[own.id] = {own, ghosts};
+        ic::decimate(own.series, kMaxDrawnPoints);
+        ic::decimate(ghosts, kMaxDrawnPoints);
+        chart->setAnnotations(annotations);
+        chart->setBaseline(std::move(ghosts));
+        chart->setChart(own);
+    };
     using Build = Chart (*)(const GatewaySnapshot&, double);
     const std::pair<GatewayTimeChart*, Build> series[] = {
         {tails_, &ic::tails}, {queue_, &ic::queueDepth}, {providers_, &ic::providerShare},
         {regions_, &ic::regionShare}};
-    for (const auto& [chart, build] : series) {
-        chart->setAnnotations(annotations);
-        chart->setBaseline(b ? build(*b, off).series : std::vector<Series>{});
-        chart->setChart(build(a, off));
-    }
-    errors_->setAnnotations(annotations);
-    errors_->setBaseline(b ? ic::errorRate(*b, off, &a).series : std::vector<Series>{});
-    errors_->setChart(ic::errorRate(a, off, b));
-    for (GatewayTimeChart* d : {diffErrors_, diffTails_}) d->setAnnotations(annotations);
-    diffErrors_->setChart(ic::diffErrors(a, b, off));
-    diffTails_->setChart(ic::diffTails(a, b, off));
+    for (const auto& [chart, build] : series)
+        show(chart, build(a, off), b ? build(*b, off).series : std::vector<Series>{});
+    show(errors_, ic::errorRate(a, off, b), b ? ic::errorRate(*b, off, &a).series : std::vector<Series>{});
+    show(diffErrors_, ic::diffErrors(a, b, off), {});
+    show(diffTails_, ic::diffTails(a, b, off), {});
 
+    // On the strips a fault's span would tint the lanes like a state: its edges only.
+    std::vector<Annotation> edges;
+    for (const Annotation& an : annotations) {
+        edges.push_back({an.x0, std::nullopt, an.kind, an.label});
+        if (an.x1) edges.push_back({*an.x1, std::nullopt, an.kind, an.label + " (ends)"});
+    }
     const int breakerLanes = static_cast<int>(ic::breakerLanes(a).size());
     Chart br = ic::breakers(a, off);
     if (b) appendLanes(br, ic::breakers(*b, off), breakerLanes);
     breakers_->setLanes(laneNames(ic::breakerLanes(a), b != nullptr));
-    breakers_->setAnnotations(annotations);
+    breakers_->setAnnotations(edges);
     breakers_->showStrips(br);
     const int healthLanes = static_cast<int>(ic::healthLanes().size());
     Chart he = ic::health(a, off);
     if (b) appendLanes(he, ic::health(*b, off), healthLanes);
     health_->setLanes(laneNames(ic::healthLanes(), b != nullptr));
-    health_->setAnnotations(annotations);
+    health_->setAnnotations(edges);
     health_->showStrips(he);
     applyTimeRange(frame);
     updateReadout();
@@ -432,13 +457,14 @@ void IncidentBoard::pickMoment(double x, bool runB) {
 void IncidentBoard::updateReadout() {
     QStringList parts;
     if (crosshair_) parts << tr("Crosshair at %1").arg(week_time::label(*crosshair_, true));
-    else parts << tr("Hover any chart to read every chart at one moment");
+    else parts << tr("Hover to read every chart at one moment");
     if (picked_)
-        parts << tr("picked %1: its window is in the Attribution tab").arg(week_time::label(*picked_));
+        parts << tr("picked %1 (Attribution tab)").arg(week_time::label(*picked_));
     else
         parts << tr("click a moment for its slowest requests");
-    parts << tr("click an event on the timeline to go there; wheel or drag to zoom, double-click to reset");
+    parts << tr("click an event to go there");
     readout_->setText(parts.join("  ·  "));
+    readout_->setToolTip(tr("Wheel or drag to zoom and pan every chart at once; double-click to reset"));
 }
 
 QString IncidentBoard::exportCaption() const {
@@ -463,6 +489,12 @@ QStringList IncidentBoard::exportNotes() const {
     (void)off;
     if (out.isEmpty()) out << tr("No faults, knob changes or phases on this run's timeline.");
     return out;
+}
+
+Chart IncidentBoard::exportedChart(const std::string& id, const ChartView& view, const QString& bSuffix) const {
+    const auto it = full_.find(id);
+    if (it != full_.end()) return dataChart(it->second.first, it->second.second, bSuffix);
+    return dataChart(view.chart(), view.baseline(), bSuffix);  // the strips are drawn whole
 }
 
 bool IncidentBoard::exportBoard(const QString& path, QString* error) const {
@@ -493,7 +525,7 @@ bool IncidentBoard::exportBoard(const QString& path, QString* error) const {
         for (const auto& [id, view] : charts_) {
             if (view == lane_) continue;
             text += "\n# chart: " + id + "\n";
-            text += chartToCsv(dataChart(*view, bSuffix), annotations);
+            text += chartToCsv(exportedChart(id, *view, bSuffix), annotations);
         }
         return writeTextFile(path.toStdString(), text) ? true : fail(tr("Cannot write %1").arg(path));
     }
@@ -513,7 +545,7 @@ bool IncidentBoard::exportBoard(const QString& path, QString* error) const {
                                    {"EU", normal.depth[0]}, {"US", normal.depth[1]}, {"APAC", normal.depth[2]}};
         j["charts"] = nlohmann::ordered_json::array();
         for (const auto& [id, view] : charts_)
-            if (view != lane_) j["charts"].push_back(chartToJson(dataChart(*view, bSuffix), nullptr, annotations));
+            if (view != lane_) j["charts"].push_back(chartToJson(exportedChart(id, *view, bSuffix), nullptr, annotations));
         return writeTextFile(path.toStdString(), j.dump(2) + "\n") ? true : fail(tr("Cannot write %1").arg(path));
     }
     return fail(tr("Export the board as .png, .svg or .pdf, its data as .csv or .json, not '%1'").arg(path));

@@ -17,12 +17,14 @@
 
 #include <QWidget>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gateway/gateway_frame.h"
 #include "gateway/gateway_scenario.h"
+#include "labs/lab_result.h"
 #include "redraw_scheduler.h"
 
 class QLabel;
@@ -118,6 +120,7 @@ class IncidentBoard : public QWidget {
     double offset() const;
     void updateReadout();
     void exportWithDialog(const QString& extension);
+    Chart exportedChart(const std::string& id, const ChartView& view, const QString& bSuffix) const;
 
     IncidentRunSpec spec_;
     bool started_ = false;
@@ -128,6 +131,9 @@ class IncidentBoard : public QWidget {
     std::optional<std::pair<double, double>> zoom_;
     std::optional<double> crosshair_, picked_;
     std::vector<double> redrawMs_;
+    // The time charts as built, before decimation (A's chart, B's series): what the data export
+    // writes.
+    std::map<std::string, std::pair<Chart, std::vector<Series>>> full_;
 
     TransportBar* transport_ = nullptr;
     QToolButton* exportButton_ = nullptr;

@@ -276,4 +276,36 @@ Chart diffTails(const GatewaySnapshot& a, const GatewaySnapshot* b, double offse
     return c;
 }
 
+void decimate(std::vector<Series>& series, std::size_t maxPoints) {
+    const std::size_t buckets = std::max<std::size_t>(1, maxPoints / 3);
+    for (Series& s : series) {
+        const std::size_t n = std::min(s.x.size(), s.y.size());
+        if (n <= maxPoints || n < 2) continue;
+        const double x0 = s.x.front(), span = s.x[n - 1] - x0;
+        if (!(span > 0)) continue;
+        Series out{s.name, s.role, {}, {}};
+        out.x.reserve(3 * buckets);
+        out.y.reserve(3 * buckets);
+        std::size_t i = 0;
+        while (i < n) {
+            const auto b = std::min(buckets - 1, static_cast<std::size_t>((s.x[i] - x0) / span * static_cast<double>(buckets)));
+            std::size_t lo = i, hi = i, j = i;
+            for (; j < n; ++j) {
+                const auto bj = std::min(buckets - 1, static_cast<std::size_t>((s.x[j] - x0) / span * static_cast<double>(buckets)));
+                if (bj != b) break;
+                if (s.y[j] < s.y[lo]) lo = j;
+                if (s.y[j] > s.y[hi]) hi = j;
+            }
+            std::size_t keep[3] = {i, std::min(lo, hi), std::max(lo, hi)};
+            for (int k = 0; k < 3; ++k) {
+                if (k > 0 && keep[k] == keep[k - 1]) continue;
+                out.x.push_back(s.x[keep[k]]);
+                out.y.push_back(s.y[keep[k]]);
+            }
+            i = j;
+        }
+        s = std::move(out);
+    }
+}
+
 }  // namespace taillab::ui::incident_charts

@@ -85,4 +85,9 @@ Chart health(const gateway::GatewaySnapshot& s, double offset_s);
 Chart diffErrors(const gateway::GatewaySnapshot& a, const gateway::GatewaySnapshot* b, double offset_s);
 Chart diffTails(const gateway::GatewaySnapshot& a, const gateway::GatewaySnapshot* b, double offset_s);
 
+// For drawing: a series longer than `maxPoints` becomes, per bucket of x, its first point and
+// its lowest and highest (in x order), so spikes survive; shorter series are left as they are.
+// Three days at 60 s windows are 4,320 points a series, far more than a chart has pixels.
+void decimate(std::vector<Series>& series, std::size_t maxPoints);
+
 }  // namespace taillab::ui::incident_charts

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QVBoxLayout>
 #include <QtSvg/QSvgGenerator>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <system_error>
@@ -211,6 +212,19 @@ void ChartView::setHorizontalOnly(bool horizontal) {
     plot_->axisRect()->setRangeZoom(o);
 }
 
+void ChartView::setFastDrawing(bool fast) {
+    fastDrawing_ = fast;
+    const QCP::AntialiasedElements lines = QCP::aePlottables | QCP::aeItems | QCP::aeFills |
+                                           QCP::aeGrid | QCP::aeSubGrid | QCP::aeScatters;
+    if (fast) {
+        plot_->setAntialiasedElements(QCP::aeAll & ~lines);
+        plot_->setNotAntialiasedElements(lines);
+    } else {
+        plot_->setNotAntialiasedElements(QCP::aeNone);
+        plot_->setAntialiasedElements(QCP::aeAll);
+    }
+}
+
 void ChartView::setXRange(double lower, double upper) {
     const double lo = toPlotX(lower), hi = toPlotX(upper);
     if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return;
@@ -391,6 +405,12 @@ void ChartView::rebuildGraphs() {
     for (std::size_t i = 0; i < chart_.series.size(); ++i) {
         QCPGraph* g = plot_->addGraph();
         chart_style::styleGraph(*g, chart_.series[i], colors[i], look.text);
+        if (fastDrawing_) {
+            g->setAdaptiveSampling(true);
+            QPen pen = g->pen();
+            pen.setWidthF(std::min(pen.widthF(), 1.0));
+            g->setPen(pen);
+        }
     }
     ghostNames_.clear();
     for (const Series& s : baseline_) {
@@ -402,6 +422,14 @@ void ChartView::rebuildGraphs() {
         chart_style::styleBaselineGraph(
             *g, ghostSuffix_.isEmpty() ? baselineName(s.name) : QString::fromStdString(s.name) + ghostSuffix_,
             live);
+        if (fastDrawing_) {
+            // Sampled like the chart's own lines, and a hairline: dashes along thousands of
+            // points at 1.6 px were most of a frame.
+            g->setAdaptiveSampling(true);
+            QPen pen = g->pen();
+            pen.setWidthF(0);
+            g->setPen(pen);
+        }
         g->removeFromLegend();  // one entry says what every dashed ghost is
         ghostNames_.push_back(s.name);
     }

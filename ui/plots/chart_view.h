@@ -120,6 +120,9 @@ class ChartView : public QWidget {
     void setXRange(double lower, double upper);
     // Zoom and pan along x only; y then follows the data in view.
     void setHorizontalOnly(bool horizontal);
+    // Lines and fills drawn without antialiasing (text keeps it): a chart redrawn many times a
+    // second with thousands of points (the incident board) paints several times faster.
+    void setFastDrawing(bool fast);
     // A vertical line at data x across the plot with a box of every series' value there
     // (valuesAt); nullopt hides it. In crosshair mode hovering moves no read-out: it emits
     // hovered(x) for the owner to set every chart's crosshair.
@@ -192,6 +195,7 @@ class ChartView : public QWidget {
     std::unique_ptr<AnnotationLayer> annotations_;
     bool userView_ = false;  // the user zoomed or panned: new data keeps the view
     bool horizontalOnly_ = false;
+    bool fastDrawing_ = false;
     bool crosshairMode_ = false;
     bool settingRange_ = false;  // setXRange at work: the range change is not the user's
     std::optional<double> crosshair_;
