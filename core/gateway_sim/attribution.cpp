@@ -138,10 +138,13 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
             std::stable_sort(stages.begin(), stages.end(), [](const auto& a, const auto& b) {
                 return a.second.first < b.second.first;
             });
-            for (const auto& [work, span] : stages)
-                w.stages.push_back({work.stage, msSince(span.first, r.accepted),
-                                    msSince(span.second, r.accepted), work.spilled_from.has_value(),
-                                    work.shared_answer});
+            for (const auto& [work, span] : stages) {
+                const double start = std::min(msSince(span.first, r.accepted), w.latency_ms);
+                const double end = msSince(span.second, r.accepted);
+                w.stages.push_back({work.stage, start, std::clamp(end, start, w.latency_ms),
+                                    work.spilled_from.has_value(), work.shared_answer,
+                                    end > w.latency_ms});
+            }
             for (const Pending::Call& c : it->second.calls)
                 w.calls.push_back({c.engine, {}, c.role, c.region, msSince(c.start, r.accepted),
                                    msSince(c.end, r.accepted), toMs(c.budget)});

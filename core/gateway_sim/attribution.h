@@ -37,6 +37,9 @@ struct StageSpan {
     double start_ms = 0, end_ms = 0;  // since the request was accepted
     bool spilled = false;             // the work ran in another region than the request's home
     bool shared_answer = false;       // cache: a coalesced waiter reading the leader's answer
+    // The work had not ended when the request was answered (a region with no CPU left does it
+    // an hour later): end_ms is cut at the response.
+    bool unfinished = false;
 };
 
 struct CallSpan {

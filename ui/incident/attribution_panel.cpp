@@ -54,6 +54,7 @@ std::vector<Row> rowsOf(const RequestWaterfall& w) {
         QString label = stageName(s.stage);
         if (s.spilled) label += QObject::tr(" (spilled)");
         if (s.shared_answer) label += QObject::tr(" (leader's answer)");
+        if (s.unfinished) label += QObject::tr(" (unfinished: no CPU)");
         rows.push_back({label, s.start_ms, s.end_ms, s.spilled ? kSpill : kStage,
                         QObject::tr("deadline left %1").arg(ms(w.deadlineLeftAt(s)))});
     }
