@@ -4,6 +4,7 @@
 #include <QImage>
 #include <QPageSize>
 #include <QPdfWriter>
+#include <QtSvg/QSvgGenerator>
 #include <qcustomplot.h>
 
 #include <system_error>
@@ -15,8 +16,9 @@
 namespace taillab::ui {
 namespace {
 
-constexpr int kColumns = 2;
 constexpr int kMargin = 16;
+
+int columnsOf(const ChartSheet& sheet) { return std::max(1, sheet.columns); }
 
 QFont headerFont(int points, bool bold) {
     QFont f;
@@ -27,8 +29,10 @@ QFont headerFont(int points, bool bold) {
 
 int headerHeight(const ChartSheet& sheet) {
     const int title = QFontMetrics(headerFont(14, true)).height();
-    const int caption = sheet.caption.isEmpty() ? 0 : QFontMetrics(headerFont(9, false)).height() + 4;
-    return kMargin + title + caption + kMargin / 2;
+    const int line = QFontMetrics(headerFont(9, false)).height() + 4;
+    const int caption = sheet.caption.isEmpty() ? 0 : line;
+    const int notes = static_cast<int>(sheet.notes.size()) * line;
+    return kMargin + title + caption + notes + kMargin / 2 + (sheet.banner ? sheet.bannerHeight : 0);
 }
 
 // Header, then the charts in rows of two, on a background of the first chart's palette.
@@ -49,10 +53,26 @@ void paintSheet(QCPPainter& painter, const ChartSheet& sheet) {
         painter.drawText(QRect(kMargin, kMargin + titleMetrics.height() + 4, width, m.height()),
                          Qt::AlignLeft, m.elidedText(sheet.caption, Qt::ElideMiddle, width));
     }
+    painter.setFont(headerFont(9, false));
+    painter.setPen(colors.text);
+    const QFontMetrics noteMetrics(painter.font());
+    int y = kMargin + titleMetrics.height() + 4 + (sheet.caption.isEmpty() ? 0 : noteMetrics.height() + 4);
+    for (const QString& note : sheet.notes) {
+        painter.drawText(QRect(kMargin, y, width, noteMetrics.height()), Qt::AlignLeft,
+                         noteMetrics.elidedText(note, Qt::ElideRight, width));
+        y += noteMetrics.height() + 4;
+    }
+    if (sheet.banner) {
+        painter.save();
+        painter.translate(0, headerHeight(sheet) - sheet.bannerHeight);
+        sheet.banner->renderTo(painter, QSize(size.width(), sheet.bannerHeight));
+        painter.restore();
+    }
     const int top = headerHeight(sheet);
+    const int columns = columnsOf(sheet);
     for (std::size_t i = 0; i < sheet.views.size(); ++i) {
-        const int column = static_cast<int>(i) % kColumns;
-        const int row = static_cast<int>(i) / kColumns;
+        const int column = static_cast<int>(i) % columns;
+        const int row = static_cast<int>(i) / columns;
         painter.save();
         painter.translate(column * sheet.cell.width(), top + row * sheet.cell.height());
         sheet.views[i]->renderTo(painter, sheet.cell);
@@ -60,12 +80,22 @@ void paintSheet(QCPPainter& painter, const ChartSheet& sheet) {
     }
 }
 
+// The sheet on a vector device (PDF, SVG): no pixmap caching, so the charts stay vectors.
+bool paintVectors(QPaintDevice& device, const ChartSheet& sheet) {
+    QCPPainter painter;
+    if (!painter.begin(&device)) return false;
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    paintSheet(painter, sheet);
+    return painter.end();
+}
+
 }  // namespace
 
 QSize sheetSize(const ChartSheet& sheet) {
     const int n = static_cast<int>(sheet.views.size());
-    const int columns = std::min(n, kColumns);
-    const int rows = (n + kColumns - 1) / kColumns;
+    const int columns = std::min(n, columnsOf(sheet));
+    const int rows = (n + columnsOf(sheet) - 1) / columnsOf(sheet);
     return {std::max(columns, 1) * sheet.cell.width(),
             headerHeight(sheet) + rows * sheet.cell.height()};
 }
@@ -77,6 +107,7 @@ bool saveChartSheet(const ChartSheet& sheet, const QString& path, QString* error
     };
     if (sheet.views.empty()) return fail(QObject::tr("There is no chart to export."));
     const bool pdf = path.endsWith(".pdf", Qt::CaseInsensitive);
+    const bool svg = path.endsWith(".svg", Qt::CaseInsensitive);
     const QSize size = sheetSize(sheet);
     try {
         writeFileAtomicallyWith(path.toStdString(), [&](const std::string& temporary) {
@@ -90,12 +121,16 @@ bool saveChartSheet(const ChartSheet& sheet, const QString& path, QString* error
                 writer.setPageMargins(QMarginsF(0, 0, 0, 0));
                 writer.setTitle(sheet.title);
                 writer.setCreator("TailLab");
-                QCPPainter painter;
-                if (!painter.begin(&writer)) return false;
-                painter.setMode(QCPPainter::pmVectorized);
-                painter.setMode(QCPPainter::pmNoCaching);
-                paintSheet(painter, sheet);
-                return painter.end();
+                return paintVectors(writer, sheet);
+            }
+            if (svg) {
+                QSvgGenerator generator;
+                generator.setFileName(file);
+                generator.setSize(size);
+                generator.setViewBox(QRect(QPoint(0, 0), size));
+                generator.setTitle(sheet.title);
+                generator.setDescription(sheet.caption);
+                return paintVectors(generator, sheet);
             }
             QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
             image.setDevicePixelRatio(2.0);

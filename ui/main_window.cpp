@@ -34,6 +34,7 @@
 #include "export_actions.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
+#include "incident/incident_board.h"
 #include "gateway/live_view.h"
 #include "gateway/twin_panel.h"
 #include "gateway/transport_bar.h"
@@ -205,6 +206,12 @@ void MainWindow::buildLayout() {
     tabs_->addTab(livePage_, tr("Gateway (live)"));
     tabs_->setTabToolTip(2, tr("A gateway scenario run for real on 127.0.0.1: emulated engines, "
                                "the gateway and an open-loop load generator, in this process"));
+    incidentPage_ = new QWidget(tabs_);
+    auto* incidentLayout = new QVBoxLayout(incidentPage_);
+    incidentLayout->setContentsMargins(6, 4, 6, 0);
+    const int incidentTab = tabs_->insertTab(2, incidentPage_, tr("Incidents"));
+    tabs_->setTabToolTip(incidentTab, tr("A gateway scenario's fault timeline replayed as it happens, "
+                                         "one run or two side by side (A/B)"));
     connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     setCentralWidget(tabs_);
 }
@@ -261,6 +268,20 @@ TwinPanel* MainWindow::openTwin(const Scenario* scenario) {
     return twin_;
 }
 
+IncidentBoard* MainWindow::openIncident(const IncidentRunSpec* spec, bool play) {
+    if (!incident_) {
+        incident_ = new IncidentBoard(incidentPage_);
+        incidentPage_->layout()->addWidget(incident_);
+    }
+    if (spec) {
+        incident_->startRun(*spec, play);
+    } else if (!incident_->hasRun()) {
+        incident_->startRun(defaultIncidentRun(catalog_.directory()), play);
+    }
+    tabs_->setCurrentWidget(incidentPage_);
+    return incident_;
+}
+
 bool MainWindow::gatewayShown() const { return tabs_->currentWidget() == gatewayPage_; }
 
 LiveView* MainWindow::openLive() {
@@ -277,10 +298,12 @@ LiveView* MainWindow::openLive() {
 void MainWindow::onTabChanged(int) {
     const bool gateway = gatewayShown();
     const bool live = tabs_->currentWidget() == livePage_;
+    const bool incident = tabs_->currentWidget() == incidentPage_;
     if (gateway && (!gateway_ || !gateway_->hasRun())) openGateway();
+    if (incident && (!incident_ || !incident_->hasRun())) openIncident();
     if (live && !live_) openLive();
     // The toolbar's actions (run, export) are the labs'; the gateway views have their own.
-    if (toolBar_) toolBar_->setVisible(!gateway && !live);
+    if (toolBar_) toolBar_->setVisible(!gateway && !live && !incident);
     if (undo_)
         undo_->setActiveStack(gateway && gateway_ ? gateway_->knobPanel()->undoStack()
                               : live && live_     ? live_->knobPanel()->undoStack()
@@ -973,6 +996,11 @@ void MainWindow::reloadCatalog() {
 void MainWindow::updateTitle() {
     if (tabs_->currentWidget() == livePage_) {
         setWindowTitle(tr("Gateway (live)[*] — TailLab"));
+        setWindowModified(false);
+        return;
+    }
+    if (tabs_->currentWidget() == incidentPage_) {
+        setWindowTitle(tr("Incidents[*] — TailLab"));
         setWindowModified(false);
         return;
     }

@@ -38,6 +38,8 @@ class ChartArea;
 class ExplanationPanel;
 class ExportActions;
 class GatewayView;
+class IncidentBoard;
+struct IncidentRunSpec;
 class LiveView;
 class KnobPanel;
 class LabBrowser;
@@ -94,6 +96,11 @@ class MainWindow : public QMainWindow {
     // (default knobs when none is given and no run was started yet).
     GatewayView* openGateway(std::optional<GatewayRunSpec> spec = std::nullopt, bool play = true);
     GatewayView* gatewayView() const { return gateway_; }
+    // Shows the "Incidents" tab (building the board the first time) and starts `spec` (the
+    // July replay under v3 and v4 when the scenarios are there, else the slow-atlas day, when
+    // none is given and nothing ran yet).
+    IncidentBoard* openIncident(const IncidentRunSpec* spec = nullptr, bool play = true);
+    IncidentBoard* incidentBoard() const { return incident_; }
     // Shows the "Gateway (live)" tab, building its view the first time (nothing runs until its
     // Start).
     LiveView* openLive();
@@ -183,6 +190,8 @@ class MainWindow : public QMainWindow {
     QWidget* sidePanel_ = nullptr;     // the lab tree over the knobs
     QAction* sidePanelAct_ = nullptr;  // View -> Side Panel (F9): labs' left column, gateway's knobs
     GatewayView* gateway_ = nullptr;
+    QWidget* incidentPage_ = nullptr;  // holds incident_ once built
+    IncidentBoard* incident_ = nullptr;
     QWidget* livePage_ = nullptr;  // holds live_ once built
     LiveView* live_ = nullptr;
     QDialog* twinDialog_ = nullptr;

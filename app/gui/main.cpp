@@ -4,6 +4,8 @@
 //   taillab --gateway [GATEWAY-SCENARIO] [--until TIME] [--sweep] [--chart ID]
 //           [--screenshot FILE.png | --export FILE] [--size WxH]
 //   taillab --live [GATEWAY-SCENARIO] [--rate R] [--screenshot FILE.png [--until 20s]]
+//   taillab --incident [SCENARIO] [--compare SCENARIO] [--set KNOB=VALUE ...]
+//           [--until "Tue 07:30"] [--screenshot FILE.png | --export BOARD.png|svg|pdf|csv|json]
 //
 // SCENARIO is a scenario file, a scenario name, "labs/<name>" under the scenario directory, or a
 // lab id (its default scenario); default "fanout". The scenario directory is $TAILLAB_SCENARIOS,
@@ -21,6 +23,12 @@
 // the hedge-delay sweep and shows its tab; --export writes the chart named by --chart (default
 // gateway_percentiles).
 //
+// --incident opens the Incidents tab with SCENARIO as run A (default: incidents/july-v3 against
+// incidents/july-v4 when they exist, else gateway/day-eu-atlas-slow) and, with --compare, B (or
+// with --set, A's own scenario with knobs changed), both on A's seed, playing. Scripted, it first
+// runs as fast as it goes to --until: a moment of the run ("Tue 07:30") or a time since its start
+// (90m, 36h; default its end), then grabs the window or exports the whole board.
+//
 // --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a name under the scenario
 // directory; default week-v4-september) and starts it at --rate requests per second (default
 // 50): the emulated fleet, the gateway and the load generator on 127.0.0.1, in this process.
@@ -34,6 +42,7 @@
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -43,6 +52,7 @@
 #include "gateway/gateway_view.h"
 #include "gateway/live_view.h"
 #include "gateway/sweep_panel.h"
+#include "incident/incident_board.h"
 #include "main_window.h"
 #include "theme.h"
 
@@ -84,34 +94,44 @@ std::optional<double> parseDuration(const QString& text) {
     return v * scale;
 }
 
-// Runs the gateway to `until_s` (and the sweep when asked), lets the view draw, then runs
-// `action` and exits with its outcome.
-void armGateway(taillab::ui::GatewayView& view, double until_s, bool sweep,
-                std::function<bool()> action) {
+// Seeks `view` (the gateway view or the incident board) to `until_s` as fast as it goes; once a
+// frame of that moment is drawn, runs `then` with the way to finish: let the view settle, run
+// `action` and exit with its outcome.
+template <typename View>
+void armSeek(View& view, double until_s, std::function<bool()> action,
+             std::function<void(const std::function<void()>& finish)> then = {}) {
     using taillab::ui::GatewayFramePtr;
     auto taken = std::make_shared<bool>(false);
     const quint64 seek = view.session()->seek(until_s);
     auto finish = [&view, action] {
         QTimer::singleShot(kSettleMs, &view, [action] { QApplication::exit(action() ? 0 : 1); });
     };
-    QObject::connect(&view, &taillab::ui::GatewayView::frameDrawn, &view,
-                     [&view, taken, seek, sweep, finish](const GatewayFramePtr& f) {
+    QObject::connect(&view, &View::frameDrawn, &view,
+                     [taken, seek, then, finish](const GatewayFramePtr& f) {
                          if (*taken || !f || f->commandSeq < seek || f->seeking) return;
                          *taken = true;
-                         if (!sweep) {
-                             finish();
-                             return;
-                         }
-                         view.showSweepTab(true);
-                         QObject::connect(view.sweepPanel(), &taillab::ui::SweepPanel::finished,
-                                          &view, [finish](bool) { finish(); });
-                         if (!view.sweepPanel()->run()) QApplication::exit(1);
+                         if (then) then(finish); else finish();
                      });
     QTimer::singleShot(kScreenshotTimeoutMs, &view, [] {
-        std::fprintf(stderr, "taillab: the gateway did not get there within %d s\n",
+        std::fprintf(stderr, "taillab: the run did not get there within %d s\n",
                      kScreenshotTimeoutMs / 1000);
         QApplication::exit(1);
     });
+}
+
+// Runs the gateway to `until_s` (and the sweep when asked), lets the view draw, then runs
+// `action` and exits with its outcome.
+void armGateway(taillab::ui::GatewayView& view, double until_s, bool sweep,
+                std::function<bool()> action) {
+    std::function<void(const std::function<void()>&)> then;
+    if (sweep)
+        then = [&view](const std::function<void()>& finish) {
+            view.showSweepTab(true);
+            QObject::connect(view.sweepPanel(), &taillab::ui::SweepPanel::finished, &view,
+                             [finish](bool) { finish(); });
+            if (!view.sweepPanel()->run()) QApplication::exit(1);
+        };
+    armSeek(view, until_s, std::move(action), then);
 }
 
 std::optional<taillab::ui::ExportFormat> formatFor(const QString& path) {
@@ -181,6 +201,103 @@ int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
     }
     window.show();
     if (!scripted) window.openScenario("fanout");
+    return QApplication::exec();
+}
+
+// "Tue 07:30" or "Tue 07:30:15": that weekday's first day in a run of `days` starting on
+// `startDay`, in seconds since the run's start; nullopt when not of that form. *outside is set
+// when it names a moment the run does not cover.
+std::optional<double> parseWeekTime(const QString& text, int startDay, int days, bool* outside) {
+    const auto m = QRegularExpression("^\\s*(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\\s+([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?\\s*$")
+                       .match(text);
+    if (!m.hasMatch()) return std::nullopt;
+    static const QStringList kDays{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    const int day = (static_cast<int>(kDays.indexOf(m.captured(1))) - startDay + 7) % 7;
+    const int hour = m.captured(2).toInt(), minute = m.captured(3).toInt();
+    const int second = m.captured(4).isEmpty() ? 0 : m.captured(4).toInt();
+    *outside = day >= days || hour > 23 || minute > 59 || second > 59;
+    return day * 86400.0 + hour * 3600.0 + minute * 60.0 + second;
+}
+
+struct IncidentArgs {
+    QStringList positional;
+    QString compare;
+    QStringList sets;
+    QString until;
+    bool untilGiven = false;
+    QString screenshot;
+    QString exportTo;
+};
+
+// taillab --incident: opens the Incidents tab with A (and B) and, when scripted, runs to --until
+// and saves the window or exports the board.
+int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
+    if (a.positional.size() > 1) {
+        std::fprintf(stderr, "taillab: --incident takes one scenario (A); compare with --compare B\n");
+        return 2;
+    }
+    if (!a.exportTo.isEmpty()) {
+        const QString ext = QFileInfo(a.exportTo).suffix().toLower();
+        if (!QStringList{"png", "svg", "pdf", "csv", "json"}.contains(ext)) {
+            std::fprintf(stderr, "taillab: --export needs a .png, .svg, .pdf, .csv or .json file\n");
+            return 2;
+        }
+    }
+    for (const QString& set : a.sets)
+        if (!set.contains('=') || set.startsWith('=')) {
+            std::fprintf(stderr, "taillab: --set expects KNOB=VALUE (e.g. hedge_delay_ms=300), not '%s'\n",
+                         qPrintable(set));
+            return 2;
+        }
+    taillab::ui::IncidentRunSpec spec;
+    try {
+        if (a.positional.isEmpty() && a.compare.isEmpty() && a.sets.isEmpty()) {
+            spec = taillab::ui::defaultIncidentRun(scenarioDirectory());
+        } else {
+            const std::string scenario =
+                a.positional.isEmpty() ? std::string("incidents/july-v3") : a.positional.first().toStdString();
+            std::vector<std::string> sets;
+            for (const QString& s : a.sets) sets.push_back(s.toStdString());
+            spec = taillab::ui::loadIncidentRun(scenario, a.compare.toStdString(), sets, scenarioDirectory());
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "taillab: cannot open the incident: %s\n", e.what());
+        return 2;
+    }
+    const int startDay = spec.a.params.spec("start_day") ? spec.a.params.choiceIndex("start_day") : 0;
+    const int days = spec.a.params.spec("days") ? static_cast<int>(spec.a.params.real("days")) : 7;
+    const QString until = a.untilGiven ? a.until : QString::number(days * 24) + "h";
+    bool outside = false;
+    std::optional<double> untilS = parseWeekTime(until, startDay, days, &outside);
+    if (!untilS) untilS = parseDuration(until);
+    if (!untilS || outside || *untilS > days * 86400.0) {
+        std::fprintf(stderr,
+                     "taillab: --until expects a moment of the run, \"Tue 07:30\" or a time since "
+                     "its start such as 36h; the run covers %d day(s) from %s 00:00, not '%s'\n",
+                     days, taillab::kWeekdayNames[static_cast<std::size_t>(std::clamp(startDay, 0, 6))],
+                     qPrintable(until));
+        return 2;
+    }
+    const bool scripted = !a.screenshot.isEmpty() || !a.exportTo.isEmpty();
+    taillab::ui::IncidentBoard* board = window.openIncident(&spec, !scripted);
+    if (scripted) {
+        const QString shot = a.screenshot, out = a.exportTo;
+        armSeek(*board, *untilS, [&window, board, shot, out] {
+            if (!shot.isEmpty() && !window.grab().save(shot, "PNG")) {
+                std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(shot));
+                return false;
+            }
+            QString error;
+            if (!out.isEmpty() && !board->exportBoard(out, &error)) {
+                std::fprintf(stderr, "taillab: export failed: %s\n", qPrintable(error));
+                return false;
+            }
+            return true;
+        });
+    }
+    window.show();
+    if (!scripted) window.openScenario("fanout");
+    window.openIncident();
     return QApplication::exec();
 }
 
@@ -284,6 +401,18 @@ int main(int argc, char** argv) {
     parser.addOption(live);
     parser.addOption(rate);
     parser.addOption(from);
+    const QCommandLineOption incident(
+        "incident", "Open the Incidents tab: SCENARIO (a gateway scenario with a fault timeline; "
+                    "default the July replay) replayed as it happens; with --screenshot or "
+                    "--export (.png, .svg, .pdf: the board; .csv, .json: its data) run to --until "
+                    "(\"Tue 07:30\" or 36h; default the end) first.");
+    const QCommandLineOption compare("compare", "With --incident: the scenario B to run beside A on "
+                                                "the same seed (its faults and arrivals).", "SCENARIO");
+    const QCommandLineOption set("set", "With --incident: B is A (or --compare's) with this knob "
+                                        "changed; repeatable.", "KNOB=VALUE");
+    parser.addOption(incident);
+    parser.addOption(compare);
+    parser.addOption(set);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -310,6 +439,20 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot) && parser.isSet(exportTo)) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
         return 2;
+    }
+    if ((parser.isSet(compare) || parser.isSet(set)) && !parser.isSet(incident)) {
+        std::fprintf(stderr, "taillab: --compare and --set go with --incident\n");
+        return 2;
+    }
+    if (parser.isSet(incident) && (parser.isSet(gateway) || parser.isSet(live))) {
+        std::fprintf(stderr, "taillab: use one of --incident, --gateway and --live\n");
+        return 2;
+    }
+    if (parser.isSet(incident)) {
+        return runIncident(window, {parser.positionalArguments(), parser.value(compare),
+                                    parser.values(set), parser.value(until), parser.isSet(until),
+                                    parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
+                                    parser.isSet(exportTo) ? parser.value(exportTo) : QString()});
     }
     if (parser.isSet(live)) {
         return runLiveTab(window, parser.positionalArguments(), parser.value(rate), parser.value(from),

@@ -9,9 +9,15 @@ namespace {
 using gateway::GatewaySnapshot;
 using gateway::WindowPoint;
 
-constexpr const char* kTimeLabel = "Simulated time (s since Mon 00:00 UTC)";
+std::string str(std::string_view v) { return std::string(v); }
 
-Chart timeChart(std::string id, std::string title, std::string yLabel, bool logY = false) {
+// Short names of seed 000's classes, in kClassNames' order, so a legend fits two columns.
+constexpr const char* kShortClassNames[gateway::kClasses] = {
+    "navigational", "evergreen", "product pricing", "long-tail agent", "news live"};
+
+}  // namespace
+
+Chart timeChart(std::string id, std::string title, std::string yLabel, bool logY) {
     Chart c;
     c.id = std::move(id);
     c.title = std::move(title);
@@ -21,30 +27,6 @@ Chart timeChart(std::string id, std::string title, std::string yLabel, bool logY
     c.log_y = logY;
     return c;
 }
-
-// One series of a per-window value; non-finite values (empty windows) are left out.
-template <typename F>
-Series windowSeries(std::string name, const GatewaySnapshot& s, double offset_s, F value) {
-    Series out;
-    out.name = std::move(name);
-    out.x.reserve(s.windows.size());
-    out.y.reserve(s.windows.size());
-    for (const WindowPoint& w : s.windows) {
-        const double v = value(w);
-        if (!std::isfinite(v)) continue;
-        out.x.push_back(offset_s + w.t_s);
-        out.y.push_back(v);
-    }
-    return out;
-}
-
-std::string str(std::string_view v) { return std::string(v); }
-
-// Short names of seed 000's classes, in kClassNames' order, so a legend fits two columns.
-constexpr const char* kShortClassNames[gateway::kClasses] = {
-    "navigational", "evergreen", "product pricing", "long-tail agent", "news live"};
-
-}  // namespace
 
 std::vector<std::string> chartIds() {
     return {kPercentiles, kLatencyNines, kQueue, kHedging, kBreakers, kCache, kSweep};
@@ -104,33 +86,43 @@ Chart hedging(const GatewaySnapshot& s, double offset_s) {
     return c;
 }
 
+std::vector<Series> stripSeries(const std::vector<std::string>& states, int lanes,
+                                std::vector<StripSpan> spans, double now_s, double offset_s) {
+    std::vector<Series> out(states.size());
+    for (std::size_t i = 0; i < states.size(); ++i) out[i].name = states[i];
+    auto add = [&](int state, int lane, double t0, double t1) {
+        Series& s = out[static_cast<std::size_t>(state)];
+        s.x.insert(s.x.end(), {offset_s + t0, offset_s + t1});
+        s.y.insert(s.y.end(), {double(lane), double(lane)});
+    };
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const StripSpan& a, const StripSpan& b) { return a.t0_s < b.t0_s; });
+    for (int lane = 0; lane < lanes; ++lane) {
+        double normalFrom = 0;
+        for (const StripSpan& span : spans) {
+            if (span.lane != lane || span.state <= 0 ||
+                span.state >= static_cast<int>(states.size()))
+                continue;
+            const double t1 = span.ongoing ? now_s : std::max(span.t1_s, span.t0_s);
+            if (span.t0_s > normalFrom) add(0, lane, normalFrom, span.t0_s);
+            add(span.state, lane, span.t0_s, t1);
+            normalFrom = std::max(normalFrom, t1);
+        }
+        if (now_s > normalFrom) add(0, lane, normalFrom, now_s);
+    }
+    return out;
+}
+
 Chart breakers(const GatewaySnapshot& s, double offset_s) {
     Chart c = timeChart(kBreakers, "Circuit breakers per region / engine", "Region / engine");
     const int engines = static_cast<int>(s.engines.size());
-    const int lanes = gateway::kRegions * engines;
-    Series states[3];
-    for (int i = 0; i < 3; ++i) states[i].name = kBreakerStates[i];
-    auto add = [&](int state, int lane, double t0, double t1) {
-        states[state].x.insert(states[state].x.end(), {offset_s + t0, offset_s + t1});
-        states[state].y.insert(states[state].y.end(), {double(lane), double(lane)});
-    };
-    for (int lane = 0; lane < lanes; ++lane) {
-        std::vector<gateway::BreakerSpan> spans;
-        for (const auto& span : s.breaker_spans)
-            if (span.region * engines + span.engine == lane) spans.push_back(span);
-        std::sort(spans.begin(), spans.end(),
-                  [](const auto& a, const auto& b) { return a.t0_s < b.t0_s; });
-        double closedFrom = 0;
-        for (const auto& span : spans) {
-            const double t1 = span.ongoing ? s.now_s : std::max(span.t1_s, span.t0_s);
-            if (span.t0_s > closedFrom) add(0, lane, closedFrom, span.t0_s);
-            const int state = span.state == gateway::BreakerState::HalfOpen ? 2 : 1;
-            add(state, lane, span.t0_s, t1);
-            closedFrom = std::max(closedFrom, t1);
-        }
-        if (s.now_s > closedFrom) add(0, lane, closedFrom, s.now_s);
-    }
-    for (auto& series : states) c.series.push_back(std::move(series));
+    std::vector<StripSpan> spans;
+    for (const auto& span : s.breaker_spans)
+        spans.push_back({span.region * engines + span.engine,
+                         span.state == gateway::BreakerState::HalfOpen ? 2 : 1, span.t0_s,
+                         span.t1_s, span.ongoing});
+    c.series = stripSeries({std::begin(kBreakerStates), std::end(kBreakerStates)},
+                           gateway::kRegions * engines, std::move(spans), s.now_s, offset_s);
     return c;
 }
 

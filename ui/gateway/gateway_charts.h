@@ -5,6 +5,7 @@
 // snapshot's HDR histograms. Plain functions, so tests and exports see exactly what is drawn.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,26 @@ inline constexpr const char* kCache = "gateway_cache";
 inline constexpr const char* kSweep = "gateway_hedge_sweep";
 std::vector<std::string> chartIds();
 
+// A time chart (x in seconds since Mon 00:00 UTC, labelled so) with no series yet.
+inline constexpr const char* kTimeLabel = "Simulated time (s since Mon 00:00 UTC)";
+Chart timeChart(std::string id, std::string title, std::string yLabel, bool logY = false);
+// One series of a per-window value, x = offset_s + window end; non-finite values (empty
+// windows) are left out.
+template <typename F>
+Series windowSeries(std::string name, const gateway::GatewaySnapshot& s, double offset_s, F value) {
+    Series out;
+    out.name = std::move(name);
+    out.x.reserve(s.windows.size());
+    out.y.reserve(s.windows.size());
+    for (const gateway::WindowPoint& w : s.windows) {
+        const double v = value(w);
+        if (!std::isfinite(v)) continue;
+        out.x.push_back(offset_s + w.t_s);
+        out.y.push_back(v);
+    }
+    return out;
+}
+
 // The breaker chart's lanes: one per (region, engine), lane = region * engines + engine.
 inline constexpr const char* kBreakerStates[] = {"closed", "open", "half-open"};
 std::string laneName(const gateway::GatewaySnapshot& s, int lane);
@@ -31,6 +52,17 @@ std::string laneName(const gateway::GatewaySnapshot& s, int lane);
 Chart percentiles(const gateway::GatewaySnapshot& s, double offset_s);
 Chart queue(const gateway::GatewaySnapshot& s, double offset_s);
 Chart hedging(const gateway::GatewaySnapshot& s, double offset_s);
+// State strips (BreakerStripChart): one series per state, state 0 the normal one; each span is
+// two points (t0, lane), (t1, lane), and a lane's time outside every span is in state 0, up to
+// now_s. A span still open at now_s (`ongoing`) runs to it.
+struct StripSpan {
+    int lane = 0;
+    int state = 1;
+    double t0_s = 0, t1_s = 0;
+    bool ongoing = false;
+};
+std::vector<Series> stripSeries(const std::vector<std::string>& states, int lanes,
+                                std::vector<StripSpan> spans, double now_s, double offset_s);
 // Series "closed", "open", "half-open"; each span is two points (t0, lane), (t1, lane).
 Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
 Chart cache(const gateway::GatewaySnapshot& s, double offset_s);

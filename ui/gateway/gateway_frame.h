@@ -32,6 +32,10 @@ struct GatewayFrame {
     double speed = 1;          // simulated seconds per wall second; 0 = as fast as it goes
     std::uint64_t commandSeq = 0;  // the last session command the worker had handled
     std::uint64_t runId = 0;       // bumped when the run is rebuilt from scratch (new params)
+    // A/B: the companion run (its own knobs and timeline, the same seed, so the same arrivals and
+    // upstream luck) advanced to the same simulated moment in the same worker; null without one.
+    GatewaySnapshotPtr compare;
+    Params compareParams;  // in force at compare->now_s
 
     bool finished() const { return snapshot && snapshot->now_s >= snapshot->end_s; }
 };

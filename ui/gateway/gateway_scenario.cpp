@@ -16,7 +16,8 @@ GatewayRunSpec defaultGatewayRun() {
     return spec;
 }
 
-GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory) {
+GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory,
+                              const std::vector<std::string>& overrides) {
     namespace fs = std::filesystem;
     std::vector<fs::path> candidates{fs::path(key), fs::path(key + ".json")};
     if (!scenarioDirectory.empty()) {
@@ -28,7 +29,7 @@ GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenari
     }
     std::error_code ec;
     for (const auto& c : candidates)
-        if (fs::is_regular_file(c, ec)) return gatewayRunFromScenario(loadScenarioFile(c.string()));
+        if (fs::is_regular_file(c, ec)) return gatewayRunFromScenario(loadScenarioFile(c.string(), overrides));
     throw std::invalid_argument("no gateway scenario '" + key + "'");
 }
 

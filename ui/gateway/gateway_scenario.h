@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "knobs/knob.h"
 #include "scenario/scenario.h"
@@ -28,7 +29,9 @@ GatewayRunSpec defaultGatewayRun();
 // "week-v4-september"), with or without ".json". Throws std::invalid_argument when there is no
 // such file or it is not a gateway scenario, and ScenarioError (file:line:col: JSON path: what)
 // when the parser refuses it.
-GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory);
+// `overrides` are applied to the file as `taillab-cli run --set` applies them ("params.k=v").
+GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory,
+                              const std::vector<std::string>& overrides = {});
 // True when `path` holds a JSON object whose "lab" is "gateway" (whatever else is wrong in it).
 bool isGatewayScenarioFile(const std::string& path);
 // The same, for a file already parsed; throws std::invalid_argument unless its lab is "gateway".

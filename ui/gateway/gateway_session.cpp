@@ -43,10 +43,10 @@ quint64 GatewaySession::post(Command command) {
 }
 
 quint64 GatewaySession::start(const Params& params, std::uint64_t seed, const Timeline& timeline,
-                              bool play) {
+                              bool play, std::optional<GatewayWorker::Companion> companion) {
     started_ = true;
-    return post([params, seed, timeline, play](GatewayWorker* w, quint64 seq) {
-        w->reset(seq, params, seed, timeline, play);
+    return post([params, seed, timeline, play, companion](GatewayWorker* w, quint64 seq) {
+        w->reset(seq, params, seed, timeline, play, companion);
     });
 }
 

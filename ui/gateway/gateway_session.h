@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gateway/gateway_frame.h"
@@ -31,9 +32,11 @@ class GatewaySession : public QObject {
     ~GatewaySession() override;
 
     // A new run from simulated time 0 with the scenario's timeline (drops the knob edits made
-    // during the previous run).
+    // during the previous run); with `companion`, a second run on the same seed beside it (A/B),
+    // in the same frames.
     quint64 start(const Params& params, std::uint64_t seed = kDefaultSeed,
-                  const Timeline& timeline = {}, bool play = true);
+                  const Timeline& timeline = {}, bool play = true,
+                  std::optional<GatewayWorker::Companion> companion = std::nullopt);
     quint64 play() { return setPlaying(true); }
     quint64 pause() { return setPlaying(false); }
     quint64 setPlaying(bool playing);

@@ -71,16 +71,8 @@ GatewayView::GatewayView(const std::string& scenarioDirectory, QWidget* parent)
     });
     connect(scheduler_, &RedrawScheduler::redraw, this, [this](DirtyLevel) { onRedraw(); });
     connect(knobs_, &KnobPanel::edited, this, &GatewayView::onKnobsEdited);
-    connect(transport_, &TransportBar::playRequested, this,
-            [this](bool play) { session_->setPlaying(play); });
-    connect(transport_, &TransportBar::speedRequested, session_, &GatewaySession::setSpeed);
-    connect(transport_, &TransportBar::seekRequested, session_, &GatewaySession::seek);
+    transport_->drive(session_, this, "gatewayPlayPauseShortcut");
     connect(transport_, &TransportBar::restartRequested, this, &GatewayView::restart);
-    // Space plays and pauses anywhere in the view (text fields keep their spaces).
-    auto* space = new QShortcut(QKeySequence(Qt::Key_Space), this);
-    space->setObjectName("gatewayPlayPauseShortcut");
-    space->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(space, &QShortcut::activated, transport_->playButton(), &QToolButton::click);
 
     const std::string published = findPublishedFigures(scenarioDirectory_);
     sweep_->setPublished(readPublishedHedgeSweep(published), QString::fromStdString(published));

@@ -30,18 +30,25 @@ bool GatewayWorker::shapeDiffers(const Params& a, const Params& b) {
 }
 
 void GatewayWorker::reset(std::uint64_t seq, const Params& params, std::uint64_t seed,
-                          const Timeline& timeline, bool play) {
+                          const Timeline& timeline, bool play,
+                          const std::optional<Companion>& companion) {
     seq_ = std::max(seq_, seq);
     initial_ = params;
     seed_ = seed;
     scenario_ = timeline;
+    companion_ = companion;
     seekTarget_.reset();
     ++runId_;
     try {
+        if (companion_ && shapeDiffers(params, companion_->params))
+            throw std::invalid_argument(
+                "the two runs compared must cover the same days, first day and customers");
         rebuild(scenario_);
     } catch (const std::exception& e) {
         sim_.reset();
+        other_.reset();
         lastSnapshot_.reset();
+        lastOther_.reset();
         playing_ = false;
         thread_->stopTicking();
         callbacks_.failed(e.what());
@@ -56,6 +63,9 @@ void GatewayWorker::reset(std::uint64_t seq, const Params& params, std::uint64_t
 void GatewayWorker::rebuild(const Timeline& timeline) {
     sim_.reset();
     sim_ = std::make_unique<gateway::GatewaySim>(initial_, seed_, timeline);
+    other_.reset();
+    if (companion_)
+        other_ = std::make_unique<gateway::GatewaySim>(companion_->params, seed_, companion_->timeline);
     timeline_ = std::make_shared<const Timeline>(sim_->timeline());
     simDirty_ = true;
 }
@@ -110,13 +120,13 @@ void GatewayWorker::applyParams(std::uint64_t seq, const Params& params) {
     seq_ = std::max(seq_, seq);
     if (!hasSim() || shapeDiffers(params, sim_->params())) {
         if (hasSim()) callbacks_.restarted(Restart::Shape, {});
-        reset(seq, params, seed_, scenario_, playing_);
+        reset(seq, params, seed_, scenario_, playing_, companion_);
         return;
     }
     if (sim_->finished()) {
         // A timeline ends with the run: an edit after it is a new run.
         callbacks_.restarted(Restart::Ended, {});
-        reset(seq, params, seed_, scenario_, playing_);
+        reset(seq, params, seed_, scenario_, playing_, companion_);
         return;
     }
     try {
@@ -132,7 +142,7 @@ void GatewayWorker::applyParams(std::uint64_t seq, const Params& params) {
             return;
         }
         callbacks_.restarted(Restart::Refused, e.what());
-        reset(seq, params, seed_, scenario_, playing_);
+        reset(seq, params, seed_, scenario_, playing_, companion_);
         return;
     }
     // A change rewrites the future: edits recorded after this moment (replayed since a seek
@@ -205,6 +215,10 @@ void GatewayWorker::advanceWithin(double target_s, Clock::time_point started) {
 void GatewayWorker::advanceTo(double t_s) {
     sim_->advanceTo(t_s);
     if (sim_->finished()) sim_->drain();
+    if (other_) {
+        other_->advanceTo(t_s);
+        if (other_->finished()) other_->drain();
+    }
     simDirty_ = true;
 }
 
@@ -228,6 +242,8 @@ void GatewayWorker::publish(bool force) {
         return;
     if (simDirty_ || !lastSnapshot_) {
         lastSnapshot_ = std::make_shared<const gateway::GatewaySnapshot>(sim_->snapshot());
+        lastOther_ = other_ ? std::make_shared<const gateway::GatewaySnapshot>(other_->snapshot())
+                            : nullptr;
         simDirty_ = false;
     }
     auto frame = std::make_shared<GatewayFrame>();
@@ -242,6 +258,8 @@ void GatewayWorker::publish(bool force) {
     frame->speed = speed_;
     frame->commandSeq = seq_;
     frame->runId = runId_;
+    frame->compare = lastOther_;
+    if (other_) frame->compareParams = other_->params();
     lastPublish_ = Clock::now();
     callbacks_.frame(std::move(frame));
 }

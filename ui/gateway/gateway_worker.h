@@ -42,6 +42,13 @@ class GatewayWorker {
         std::function<void(Restart, std::string detail)> restarted;
     };
     using Clock = std::chrono::steady_clock;
+    // A/B: a second run advanced in lockstep with the first (same seed: same arrivals, same
+    // upstream luck), published in the same frames. Knob edits and seeks apply to the first;
+    // a seek back rebuilds both.
+    struct Companion {
+        Params params;
+        Timeline timeline;
+    };
 
     static constexpr int kPublishIntervalMs = 33;  // ~30 Hz
     static constexpr int kTickMs = 10;             // pacing tick at N x real time
@@ -54,8 +61,9 @@ class GatewayWorker {
     void attach(WorkerThread* thread) { thread_ = thread; }
 
     // Commands; each runs on the worker's thread.
+    // `companion`: the run to compare with, or none. The two must cover the same days.
     void reset(std::uint64_t seq, const Params& params, std::uint64_t seed, const Timeline& timeline,
-               bool play);
+               bool play, const std::optional<Companion>& companion = std::nullopt);
     void setPlaying(std::uint64_t seq, bool playing);
     void setSpeed(std::uint64_t seq, double speed);
     void seek(std::uint64_t seq, double t_s);
@@ -85,6 +93,9 @@ class GatewayWorker {
     bool hasSim() const { return sim_ != nullptr; }
 
     std::unique_ptr<gateway::GatewaySim> sim_;
+    std::optional<Companion> companion_;
+    std::unique_ptr<gateway::GatewaySim> other_;  // the companion's run, when there is one
+    GatewaySnapshotPtr lastOther_;
     Params initial_;
     std::uint64_t seed_ = 1;
     Timeline scenario_;               // the scenario's own events (an edit never drops them)

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QProxyStyle>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStyle>
@@ -184,6 +185,16 @@ void TransportBar::setSpeed(double speed) {
     const QSignalBlocker block(speed_);
     for (int i = 0; i < speed_->count(); ++i)
         if (speed_->itemData(i).toDouble() == speed) speed_->setCurrentIndex(i);
+}
+
+void TransportBar::drive(GatewaySession* session, QWidget* view, const QString& shortcutName) {
+    connect(this, &TransportBar::playRequested, session, [session](bool play) { session->setPlaying(play); });
+    connect(this, &TransportBar::speedRequested, session, &GatewaySession::setSpeed);
+    connect(this, &TransportBar::seekRequested, session, &GatewaySession::seek);
+    auto* space = new QShortcut(QKeySequence(Qt::Key_Space), view);
+    space->setObjectName(shortcutName);
+    space->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(space, &QShortcut::activated, play_, &QToolButton::click);
 }
 
 void TransportBar::setFrame(const GatewayFramePtr& frame) {

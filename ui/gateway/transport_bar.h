@@ -14,12 +14,17 @@ class QToolButton;
 
 namespace taillab::ui {
 
+class GatewaySession;
+
 class TransportBar : public QWidget {
     Q_OBJECT
   public:
     explicit TransportBar(QWidget* parent = nullptr);
 
     void setFrame(const GatewayFramePtr& frame);
+    // Sends play, pause, speed and seek to `session`, and makes Space play and pause anywhere in
+    // `view` (text fields keep their spaces); restart stays the view's to handle.
+    void drive(GatewaySession* session, QWidget* view, const QString& shortcutName);
     void setSpeed(double speed);  // no signal
 
     QToolButton* playButton() const { return play_; }

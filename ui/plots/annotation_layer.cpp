@@ -76,6 +76,12 @@ void AnnotationLayer::setSpansOverData(bool over) {
     rebuild();
 }
 
+void AnnotationLayer::setLabelsShown(bool shown) {
+    if (shown == labelsShown_) return;
+    labelsShown_ = shown;
+    rebuild();
+}
+
 void AnnotationLayer::clearItems() {
     for (const Items& it : items_)
         for (QCPAbstractItem* item : std::initializer_list<QCPAbstractItem*>{
@@ -166,7 +172,11 @@ void AnnotationLayer::setStrip(int height) {
 }
 
 void AnnotationLayer::layout() {
-    if (items_.empty()) {
+    if (items_.empty() || !labelsShown_) {
+        for (const Items& it : items_) {
+            it.label->setVisible(false);
+            it.connector->setVisible(false);
+        }
         setStrip(0);
         return;
     }

@@ -52,6 +52,8 @@ class AnnotationLayer {
     const std::vector<Annotation>& annotations() const { return annotations_; }
     // Spans under the data (default) or over it (the breaker strips fill their lanes).
     void setSpansOverData(bool over);
+    // Labels in the strip (default), or only the lines and spans (another chart names them).
+    void setLabelsShown(bool shown);
     // New colours from the plot widget's palette.
     void restyle();
     // Positions the labels for the plot's current layout (connected to QCustomPlot::afterLayout).
@@ -75,6 +77,7 @@ class AnnotationLayer {
     std::vector<Items> items_;
     std::vector<AnnotationLabel> labels_;
     bool spansOverData_ = false;
+    bool labelsShown_ = true;
 };
 
 }  // namespace taillab::ui

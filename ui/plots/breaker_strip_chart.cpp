@@ -9,8 +9,9 @@ namespace taillab::ui {
 namespace {
 
 constexpr double kHalfHeight = 0.36;
-// Which state wins a column: open over half-open over closed.
-constexpr int kPriority[] = {0, 2, 1};
+constexpr int kMinBins = 60;
+constexpr double kBinPx = 2;   // one column's width, about
+constexpr int kMinTripBins = 2;  // a state other than the normal one is at least this wide
 
 }  // namespace
 
@@ -26,6 +27,8 @@ QColor BreakerStripChart::stateColor(int state) {
 }
 
 BreakerStripChart::BreakerStripChart(QWidget* parent) : GatewayTimeChart(parent) {
+    // Which state wins a column: open over half-open over closed.
+    states_ = {{stateColor(0), 0}, {stateColor(1), 2}, {stateColor(2), 1}};
     plot()->yAxis->grid()->setVisible(false);
     plot()->yAxis->grid()->setSubGridVisible(false);
     plot()->yAxis->setRangeReversed(true);
@@ -72,6 +75,28 @@ QStringList BreakerStripChart::laneLabels() const {
 
 void BreakerStripChart::setLanes(const QStringList& lanes) { lanes_ = lanes; }
 
+void BreakerStripChart::setStates(std::vector<State> states) { states_ = std::move(states); }
+
+bool BreakerStripChart::hasData() const {
+    for (std::size_t state = 1; state < chart().series.size(); ++state)
+        if (!chart().series[state].x.empty()) return true;
+    return false;
+}
+
+QStringList BreakerStripChart::valuesAt(double x) const {
+    QStringList out;
+    const Chart& c = chart();
+    for (std::size_t state = 1; state < c.series.size(); ++state) {
+        const Series& s = c.series[state];
+        for (std::size_t i = 0; i + 1 < s.x.size() && i + 1 < s.y.size(); i += 2)
+            if (s.x[i] <= x && x <= s.x[i + 1])
+                out << QString("%1: %2").arg(formatY(s.y[i]), QString::fromStdString(s.name));
+    }
+    if (out.isEmpty() && !c.series.empty())
+        out << tr("all %1").arg(QString::fromStdString(c.series.front().name));
+    return out;
+}
+
 QString BreakerStripChart::formatY(double lane) const {
     const auto i = static_cast<qsizetype>(std::lround(lane));
     return i >= 0 && i < lanes_.size() ? lanes_[i] : ChartView::formatY(lane);
@@ -81,7 +106,8 @@ void BreakerStripChart::showStrips(const Chart& chart) {
     setChart(chart);
     for (int i = 0; i < plot()->graphCount(); ++i) {
         QCPGraph* g = plot()->graph(i);
-        const QColor color = stateColor(i);
+        const QColor color = i < static_cast<int>(states_.size()) ? states_[static_cast<std::size_t>(i)].color
+                                                                  : stateColor(i);
         g->setLineStyle(QCPGraph::lsNone);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
         g->setPen(QPen(color));
@@ -114,39 +140,42 @@ void BreakerStripChart::drawStrips(const Chart& chart) {
             lanes = std::max(lanes, static_cast<int>(s.y[i]) + 1);
         }
     if (!(hi > lo)) return;
-    const double width = (hi - lo) / kBins;
+    const int bins = std::clamp(static_cast<int>(plot()->axisRect()->width() / kBinPx), kMinBins, kBins);
+    const double width = (hi - lo) / bins;
     auto addRect = [&](int lane, double x0, double x1, int state) {
         auto* rect = new QCPItemRect(plot());
         rect->topLeft->setCoords(x0, lane - kHalfHeight);
         rect->bottomRight->setCoords(x1, lane + kHalfHeight);
         rect->setPen(Qt::NoPen);
-        rect->setBrush(stateColor(state));
+        rect->setBrush(states_[static_cast<std::size_t>(state)].color);
         rect->setSelectable(false);
         strips_.push_back(rect);
     };
     // Columns per lane hold the winning state (-1: no data).
     std::vector<std::vector<int>> columns(static_cast<std::size_t>(lanes),
-                                          std::vector<int>(kBins, -1));
-    for (std::size_t state = 0; state < chart.series.size() && state < 3; ++state) {
+                                          std::vector<int>(static_cast<std::size_t>(bins), -1));
+    for (std::size_t state = 0; state < chart.series.size() && state < states_.size(); ++state) {
         const Series& s = chart.series[state];
         for (std::size_t i = 0; i + 1 < s.x.size() && i + 1 < s.y.size(); i += 2) {
             const int lane = static_cast<int>(s.y[i]);
             if (lane < 0 || lane >= lanes) continue;
-            const int b0 = std::clamp(static_cast<int>((s.x[i] - lo) / width), 0, kBins - 1);
-            const int b1 =
-                std::clamp(static_cast<int>(std::ceil((s.x[i + 1] - lo) / width)) - 1, b0, kBins - 1);
+            const int b0 = std::clamp(static_cast<int>((s.x[i] - lo) / width), 0, bins - 1);
+            int b1 = std::clamp(static_cast<int>(std::ceil((s.x[i + 1] - lo) / width)) - 1, b0, bins - 1);
+            if (state > 0) b1 = std::min(bins - 1, std::max(b1, b0 + kMinTripBins - 1));
             auto& col = columns[static_cast<std::size_t>(lane)];
             for (int b = b0; b <= b1; ++b)
-                if (col[b] < 0 || kPriority[state] > kPriority[col[b]])
-                    col[b] = static_cast<int>(state);
+                if (col[static_cast<std::size_t>(b)] < 0 ||
+                    states_[state].priority > states_[static_cast<std::size_t>(col[static_cast<std::size_t>(b)])].priority)
+                    col[static_cast<std::size_t>(b)] = static_cast<int>(state);
         }
     }
     for (int lane = 0; lane < lanes; ++lane) {
         const auto& col = columns[static_cast<std::size_t>(lane)];
-        for (int b = 0; b < kBins;) {
+        for (int b = 0; b < bins;) {
             int e = b;
-            while (e + 1 < kBins && col[e + 1] == col[b]) ++e;
-            if (col[b] >= 0) addRect(lane, lo + b * width, lo + (e + 1) * width, col[b]);
+            while (e + 1 < bins && col[static_cast<std::size_t>(e + 1)] == col[static_cast<std::size_t>(b)]) ++e;
+            if (col[static_cast<std::size_t>(b)] >= 0)
+                addRect(lane, lo + b * width, lo + (e + 1) * width, col[static_cast<std::size_t>(b)]);
             b = e + 1;
         }
     }

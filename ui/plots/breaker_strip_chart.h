@@ -1,7 +1,8 @@
 // Breaker state strips: one lane per (region, engine) against simulated time, coloured closed /
 // open / half-open, with the legend naming the colours. The chart's data (gateway_charts::
 // breakers) holds every span exactly, as two points (start, lane) and (end, lane); the drawing
-// merges spans narrower than one of kBins columns so a flapping breaker stays cheap to draw. On a
+// merges spans narrower than one column (about two pixels; at most kBins of them) so a flapping
+// breaker stays cheap to draw, and draws a short trip at least two columns wide, so it shows. On a
 // short chart, where a lane is thinner than a line of text, the axis names regions only.
 #pragma once
 
@@ -19,6 +20,17 @@ class BreakerStripChart : public GatewayTimeChart {
     static constexpr int kBins = 720;
     static QColor stateColor(int state);  // 0 closed, 1 open, 2 half-open
 
+    // The states the chart's series stand for, in series order; state 0 is the normal one.
+    // Where spans of two states share a column, the higher priority wins. Default: the
+    // breaker's closed, open, half-open.
+    struct State {
+        QColor color;
+        int priority = 0;
+    };
+    void setStates(std::vector<State> states);
+    // The lanes not in their normal state at x: "EU / atlas: open".
+    QStringList valuesAt(double x) const override;
+
     explicit BreakerStripChart(QWidget* parent = nullptr);
     // Lane labels, top to bottom ("EU / atlas"); drawn from the next showStrips on.
     void setLanes(const QStringList& lanes);
@@ -32,6 +44,8 @@ class BreakerStripChart : public GatewayTimeChart {
     void configureAxes(const Chart& chart) override;
     void adjustRanges() override;
     QString formatY(double lane) const override;
+    // Data, for the empty text, is a lane out of its normal state.
+    bool hasData() const override;
 
   private:
     void drawStrips(const Chart& chart);
@@ -39,6 +53,8 @@ class BreakerStripChart : public GatewayTimeChart {
     void updateLaneTicks(bool force = false);
 
     QStringList lanes_;
+    std::vector<State> states_;
+
     bool regionTicks_ = false;  // the lanes are labelled by region only
     std::vector<QCPAbstractItem*> strips_;
 };

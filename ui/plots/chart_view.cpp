@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QVBoxLayout>
 #include <QtSvg/QSvgGenerator>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <system_error>
@@ -21,6 +22,12 @@ namespace {
 constexpr const char* kGhostLayer = "ghosts";  // a pinned run's series, under the chart's own
 
 }  // namespace
+
+struct ChartView::Crosshair {
+    QCPItemLine* line = nullptr;
+    QCPItemText* box = nullptr;
+    QCPItemText* empty = nullptr;  // the empty text
+};
 
 struct ChartView::Readout {
     QCPItemTracer* tracer = nullptr;
@@ -55,7 +62,10 @@ QString fullLabel(QCPAxis& axis) {
 }  // namespace
 
 ChartView::ChartView(QWidget* parent)
-    : QWidget(parent), plot_(new QCustomPlot(this)), readout_(std::make_unique<Readout>()) {
+    : QWidget(parent),
+      plot_(new QCustomPlot(this)),
+      readout_(std::make_unique<Readout>()),
+      crosshairItems_(std::make_unique<Crosshair>()) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -78,6 +88,24 @@ ChartView::ChartView(QWidget* parent)
     readout_->label = new QCPItemText(plot_);
     chart_style::setUpReadoutLabel(*readout_->label, palette());
     readout_->label->setVisible(false);
+    crosshairItems_->line = new QCPItemLine(plot_);
+    crosshairItems_->line->setSelectable(false);
+    for (QCPItemPosition* p : {crosshairItems_->line->start, crosshairItems_->line->end})
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    crosshairItems_->line->setVisible(false);
+    crosshairItems_->box = new QCPItemText(plot_);
+    chart_style::setUpReadoutLabel(*crosshairItems_->box, palette());
+    crosshairItems_->box->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    crosshairItems_->box->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    crosshairItems_->box->setTextAlignment(Qt::AlignLeft);
+    crosshairItems_->box->setVisible(false);
+    crosshairItems_->empty = new QCPItemText(plot_);
+    crosshairItems_->empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    crosshairItems_->empty->position->setCoords(0.5, 0.5);
+    crosshairItems_->empty->setPositionAlignment(Qt::AlignCenter);
+    crosshairItems_->empty->setSelectable(false);
+    crosshairItems_->empty->setLayer("overlay");
+    crosshairItems_->empty->setVisible(false);
 
     // Axis labels longer than their axis are elided once the layout knows the axis lengths (a
     // label's length does not change the layout, so this settles in one pass).
@@ -92,8 +120,25 @@ ChartView::ChartView(QWidget* parent)
     });
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
     connect(plot_, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { markUserView(); });
-    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { emit activated(); });
-    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetView(); });
+    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        pressAt_ = e->pos();
+        emit activated();
+    });
+    connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (e->button() != Qt::LeftButton || (e->pos() - pressAt_).manhattanLength() > 3) return;
+        if (!plot_->axisRect()->rect().contains(e->pos())) return;
+        emit clicked(fromPlotX(plot_->xAxis->pixelToCoord(e->pos().x())));
+    });
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
+        resetView();
+        emit viewReset();
+    });
+    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this](const QCPRange& r) {
+                if (!userView_ || settingRange_) return;
+                if (horizontalOnly_) fitYToView();
+                emit xRangeChanged(fromPlotX(r.lower), fromPlotX(r.upper));
+            });
 }
 
 ChartView::~ChartView() = default;
@@ -128,9 +173,150 @@ void ChartView::setChart(const Chart& chart) {
     if (!sameSeries) chart_style::fitLegend(*plot_, width());
     if (newChart) userView_ = false;
     if (!userView_) fitToData();
+    if (horizontalOnly_) fitYToView();
     readout_->tracer->setVisible(false);
     readout_->label->setVisible(false);
+    placeCrosshair();
+    placeEmptyText();
     replot();
+}
+
+void ChartView::setEmptyText(const QString& text) {
+    emptyText_ = text;
+    placeEmptyText();
+    replot();
+}
+
+bool ChartView::emptyShown() const { return crosshairItems_->empty->visible(); }
+
+bool ChartView::hasData() const {
+    for (const Series& s : chart_.series)
+        if (!s.x.empty()) return true;
+    return false;
+}
+
+void ChartView::placeEmptyText() {
+    QCPItemText* t = crosshairItems_->empty;
+    t->setText(emptyText_);
+    t->setColor(chart_style::plotColors(palette()).axis);
+    QFont f = t->font();
+    f.setItalic(true);
+    t->setFont(f);
+    t->setVisible(!emptyText_.isEmpty() && !hasData());
+}
+
+void ChartView::setHorizontalOnly(bool horizontal) {
+    horizontalOnly_ = horizontal;
+    const Qt::Orientations o = horizontal ? Qt::Horizontal : (Qt::Horizontal | Qt::Vertical);
+    plot_->axisRect()->setRangeDrag(o);
+    plot_->axisRect()->setRangeZoom(o);
+}
+
+void ChartView::setFastDrawing(bool fast) {
+    fastDrawing_ = fast;
+    const QCP::AntialiasedElements lines = QCP::aePlottables | QCP::aeItems | QCP::aeFills |
+                                           QCP::aeGrid | QCP::aeSubGrid | QCP::aeScatters;
+    if (fast) {
+        plot_->setAntialiasedElements(QCP::aeAll & ~lines);
+        plot_->setNotAntialiasedElements(lines);
+    } else {
+        plot_->setNotAntialiasedElements(QCP::aeNone);
+        plot_->setAntialiasedElements(QCP::aeAll);
+    }
+}
+
+void ChartView::setXRange(double lower, double upper) {
+    const double lo = toPlotX(lower), hi = toPlotX(upper);
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return;
+    settingRange_ = true;
+    userView_ = true;
+    plot_->xAxis->setRange(lo, hi);
+    fitYToView();
+    settingRange_ = false;
+    placeCrosshair();
+    replot();
+}
+
+void ChartView::fitYToView() {
+    const QCP::SignDomain sign =
+        plot_->yAxis->scaleType() == QCPAxis::stLogarithmic ? QCP::sdPositive : QCP::sdBoth;
+    QCPRange y;
+    bool any = false;
+    for (int i = 0; i < plot_->graphCount(); ++i) {
+        bool found = false;
+        const QCPRange r = plot_->graph(i)->getValueRange(found, sign, plot_->xAxis->range());
+        if (!found) continue;
+        if (any) {
+            y.expand(r);
+        } else {
+            y = r;
+            any = true;
+        }
+    }
+    if (any) {
+        if (y.size() <= 0) y = QCPRange(y.lower - 0.5, y.upper + 0.5);
+        plot_->yAxis->setRange(y);
+        chart_style::padRange(*plot_->yAxis);
+        keepNonNegative();
+    }
+    adjustRanges();
+}
+
+void ChartView::keepNonNegative() {
+    bool nonNegative = true;
+    for (const auto& s : chart_.series)
+        for (double y : s.y) nonNegative = nonNegative && !(y < 0);
+    if (nonNegative && plot_->yAxis->scaleType() == QCPAxis::stLinear &&
+        plot_->yAxis->range().lower < 0)
+        plot_->yAxis->setRangeLower(0);
+}
+
+void ChartView::setCrosshair(std::optional<double> x) {
+    crosshair_ = x;
+    placeCrosshair();
+    replot();
+}
+
+QString ChartView::crosshairText() const {
+    return crosshairItems_->box->visible() ? crosshairItems_->box->text() : QString();
+}
+
+QStringList ChartView::valuesAt(double x) const {
+    QStringList out;
+    const double key = toPlotX(x);
+    const int own = static_cast<int>(chart_.series.size());
+    for (int i = 0; i < plot_->graphCount() && i < own + static_cast<int>(ghostNames_.size()); ++i) {
+        const auto data = plot_->graph(i)->data();
+        if (data->isEmpty()) continue;
+        // A window's point sits at its end: x reads the window it falls in, the first point at or
+        // after it; past the last point there is nothing yet.
+        const auto it = data->findBegin(key, false);
+        if (it == data->constEnd()) continue;
+        const QString name = i < own ? QString::fromStdString(chart_.series[static_cast<std::size_t>(i)].name)
+                                     : plot_->graph(i)->name();
+        out << QString("%1: %2").arg(name, formatY(it->value));
+    }
+    return out;
+}
+
+void ChartView::placeCrosshair() {
+    Crosshair& c = *crosshairItems_;
+    const double key = crosshair_ ? toPlotX(*crosshair_) : NAN;
+    const bool shown = crosshair_ && std::isfinite(key) && plot_->xAxis->range().contains(key);
+    c.line->setVisible(shown);
+    c.box->setVisible(shown);
+    if (!shown) return;
+    const QColor ink = palette().color(QPalette::Text);
+    c.line->setPen(QPen(ink, 1, Qt::DashLine));
+    c.line->start->setCoords(key, 0);
+    c.line->end->setCoords(key, 1);
+    QStringList lines = valuesAt(*crosshair_);
+    lines.prepend(formatX(*crosshair_));
+    c.box->setText(lines.join('\n'));
+    // Beside the line, on the side with more room.
+    const bool right = plot_->xAxis->coordToPixel(key) < plot_->axisRect()->center().x();
+    c.box->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
+    c.box->position->setCoords(key, 0.02);
 }
 
 void ChartView::resizeEvent(QResizeEvent* event) {
@@ -158,6 +344,9 @@ void ChartView::restyle() {
     chart_style::applyPalette(*plot_, palette());
     plotBackground_ = chart_style::plotColors(palette()).background;
     chart_style::setUpReadoutLabel(*readout_->label, palette());
+    chart_style::setUpReadoutLabel(*crosshairItems_->box, palette());
+    crosshairItems_->box->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    crosshairItems_->box->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     readout_->tracer->setPen(QPen(palette().color(QPalette::Text), 1.5));
     annotations_->restyle();
     if (!chart_.series.empty()) rebuildGraphs();  // series colours follow the background
@@ -180,10 +369,17 @@ const std::vector<AnnotationLabel>& ChartView::annotationLabels() const {
 
 void ChartView::setAnnotationSpansOverData(bool over) { annotations_->setSpansOverData(over); }
 
+void ChartView::setAnnotationLabelsShown(bool shown) { annotations_->setLabelsShown(shown); }
+
 void ChartView::setBaseline(std::vector<Series> series) { baseline_ = std::move(series); }
 
 QString ChartView::baselineName(const std::string& name) {
     return QString::fromStdString(name) + tr(" (baseline)");
+}
+
+void ChartView::setBaselineLabels(const QString& legend, const QString& suffix) {
+    ghostLegend_ = legend;
+    ghostSuffix_ = suffix;
 }
 
 std::vector<PlottedSeries> ChartView::baselineSeries() const {
@@ -209,6 +405,12 @@ void ChartView::rebuildGraphs() {
     for (std::size_t i = 0; i < chart_.series.size(); ++i) {
         QCPGraph* g = plot_->addGraph();
         chart_style::styleGraph(*g, chart_.series[i], colors[i], look.text);
+        if (fastDrawing_) {
+            g->setAdaptiveSampling(true);
+            QPen pen = g->pen();
+            pen.setWidthF(std::min(pen.widthF(), 1.0));
+            g->setPen(pen);
+        }
     }
     ghostNames_.clear();
     for (const Series& s : baseline_) {
@@ -217,7 +419,17 @@ void ChartView::rebuildGraphs() {
             if (chart_.series[i].name == s.name) live = colors[i];
         QCPGraph* g = plot_->addGraph();
         g->setLayer(kGhostLayer);
-        chart_style::styleBaselineGraph(*g, baselineName(s.name), live);
+        chart_style::styleBaselineGraph(
+            *g, ghostSuffix_.isEmpty() ? baselineName(s.name) : QString::fromStdString(s.name) + ghostSuffix_,
+            live);
+        if (fastDrawing_) {
+            // Sampled like the chart's own lines, and a hairline: dashes along thousands of
+            // points at 1.6 px were most of a frame.
+            g->setAdaptiveSampling(true);
+            QPen pen = g->pen();
+            pen.setWidthF(0);
+            g->setPen(pen);
+        }
         g->removeFromLegend();  // one entry says what every dashed ghost is
         ghostNames_.push_back(s.name);
     }
@@ -225,7 +437,8 @@ void ChartView::rebuildGraphs() {
         // No data: only its legend entry, a grey dash.
         QCPGraph* legend = plot_->addGraph();
         legend->setLayer(kGhostLayer);
-        chart_style::styleBaselineGraph(*legend, tr("pinned run (baseline)"), look.axis);
+        chart_style::styleBaselineGraph(
+            *legend, ghostLegend_.isEmpty() ? tr("pinned run (baseline)") : ghostLegend_, look.axis);
     }
     updateData();
 }
@@ -276,14 +489,8 @@ void ChartView::fitToData() {
         plot_->rescaleAxes();
     }
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) chart_style::padRange(*axis);
-    if (any) {
-        bool nonNegative = true;
-        for (const auto& s : chart_.series)
-            for (double y : s.y) nonNegative = nonNegative && !(y < 0);
-        if (nonNegative && plot_->yAxis->scaleType() == QCPAxis::stLinear &&
-            plot_->yAxis->range().lower < 0)
-            plot_->yAxis->setRangeLower(0);
-    }
+    // A chart of values that are never negative does not show an axis below zero.
+    if (any) keepNonNegative();
     adjustRanges();
 }
 
@@ -350,6 +557,8 @@ int ChartView::axisLength(Qt::Orientation axis) const {
     return axis == Qt::Horizontal ? area.width() : area.height();
 }
 
+QRect ChartView::plotArea() const { return plot_->axisRect()->rect(); }
+
 int ChartView::titleWidth() const {
     const QCPTextElement* t = titleElement(*plot_);
     return t ? QFontMetrics(t->font()).horizontalAdvance(t->text()) : 0;
@@ -370,6 +579,14 @@ QString ChartView::readoutText() const {
 void ChartView::onMouseMove(QMouseEvent* event) {
     if (event->buttons() != Qt::NoButton) {
         markUserView();
+        return;
+    }
+    if (crosshairMode_) {
+        if (showAnnotationReadout(event->pos())) return;
+        readout_->label->setVisible(false);
+        readout_->tracer->setVisible(false);
+        if (plot_->axisRect()->rect().contains(event->pos()))
+            emit hovered(fromPlotX(plot_->xAxis->pixelToCoord(event->pos().x())));
         return;
     }
     showReadoutNear(event->pos());

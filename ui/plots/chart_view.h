@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "labs/lab_result.h"
@@ -66,6 +67,8 @@ class ChartView : public QWidget {
     // An axis label as drawn (elided when longer than its axis) and the axis length in pixels.
     QString drawnAxisLabel(Qt::Orientation axis) const;
     int axisLength(Qt::Orientation axis) const;
+    // The axis rect (where the data is drawn), in the plot widget's pixels.
+    QRect plotArea() const;
 
     // A run's timeline over the chart, x in the chart's data units: knob changes as lines,
     // faults as spans, labelled at the top. Kept across setChart until replaced.
@@ -75,6 +78,8 @@ class ChartView : public QWidget {
     const std::vector<AnnotationLabel>& annotationLabels() const;
     // Spans over the data instead of under it (a chart whose data fills the plot).
     void setAnnotationSpansOverData(bool over);
+    // Only the lines and spans, no labels (the incident board's lane names them).
+    void setAnnotationLabelsShown(bool shown);
 
     // A pinned earlier run's series (x in the chart's data units), drawn under the chart's own as
     // muted dashed ghosts named "<name> (baseline)", each in the colour of the series of the same
@@ -85,6 +90,9 @@ class ChartView : public QWidget {
     // The ghosts as drawn (names with " (baseline)").
     std::vector<PlottedSeries> baselineSeries() const;
     static QString baselineName(const std::string& name);
+    // Another run drawn the same way (A/B): its legend entry and the suffix its series' names
+    // take instead of "pinned run (baseline)" and " (baseline)". Empty: the defaults.
+    void setBaselineLabels(const QString& legend, const QString& suffix);
     // The visible axis ranges, in plot coordinates.
     struct ViewRange {
         double xLower, xUpper, yLower, yUpper;
@@ -107,6 +115,28 @@ class ChartView : public QWidget {
 
     static constexpr QSize kMinExportSize{960, 600};
 
+    // Charts read together (the incident board): the x range set from outside, in data units,
+    // with y fitted to the data inside it; it counts as the user's view. Emits nothing.
+    void setXRange(double lower, double upper);
+    // Zoom and pan along x only; y then follows the data in view.
+    void setHorizontalOnly(bool horizontal);
+    // Lines and fills drawn without antialiasing (text keeps it): a chart redrawn many times a
+    // second with thousands of points (the incident board) paints several times faster.
+    void setFastDrawing(bool fast);
+    // A vertical line at data x across the plot with a box of every series' value there
+    // (valuesAt); nullopt hides it. In crosshair mode hovering moves no read-out: it emits
+    // hovered(x) for the owner to set every chart's crosshair.
+    void setCrosshair(std::optional<double> x);
+    std::optional<double> crosshair() const { return crosshair_; }
+    QString crosshairText() const;
+    void setCrosshairMode(bool on) { crosshairMode_ = on; }
+    // Said across the plot while it has no data (hasData): "none in this run". "" for nothing.
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return emptyText_; }
+    bool emptyShown() const;
+    // What the crosshair box says at data x: "name: value" for each series with a point there.
+    virtual QStringList valuesAt(double x) const;
+
     // Draws the chart as it would export at `size` (title and legend laid out for that width,
     // no caption) with `painter`'s origin at its top left; the widget is left as it was.
     void renderTo(QCPPainter& painter, QSize size) const;
@@ -114,6 +144,12 @@ class ChartView : public QWidget {
   signals:
     // The user clicked into the chart (makes its pane the current one).
     void activated();
+    // The user zoomed or panned to this x range (data units); the view was reset (double-click).
+    void xRangeChanged(double lower, double upper);
+    void viewReset();
+    // Crosshair mode: the pointer is over data x; a click (press and release in place) at x.
+    void hovered(double x);
+    void clicked(double x);
 
   protected:
     explicit ChartView(QWidget* parent);
@@ -131,6 +167,8 @@ class ChartView : public QWidget {
     virtual QString formatY(double y) const;
     // Called by resetView after the axes are fitted to the data.
     virtual void adjustRanges() {}
+    // Whether there is anything to show (for the empty text): any series with a point.
+    virtual bool hasData() const;
 
   private:
     void rebuildGraphs();
@@ -156,8 +194,22 @@ class ChartView : public QWidget {
     std::vector<std::string> ghostNames_;   // the baseline series drawn now
     std::unique_ptr<AnnotationLayer> annotations_;
     bool userView_ = false;  // the user zoomed or panned: new data keeps the view
+    bool horizontalOnly_ = false;
+    bool fastDrawing_ = false;
+    bool crosshairMode_ = false;
+    bool settingRange_ = false;  // setXRange at work: the range change is not the user's
+    std::optional<double> crosshair_;
+    QPoint pressAt_;
+    void fitYToView();
+    void keepNonNegative();
+    void placeCrosshair();
+    QString emptyText_;
+    QString ghostLegend_, ghostSuffix_;
+    void placeEmptyText();
     struct Readout;
     std::unique_ptr<Readout> readout_;
+    struct Crosshair;
+    std::unique_ptr<Crosshair> crosshairItems_;
 };
 
 }  // namespace taillab::ui

@@ -1,0 +1,195 @@
+#include "gateway_sim/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "gateway_sim/gateway_sim.h"
+
+namespace taillab::gateway {
+namespace {
+
+constexpr std::uint64_t kProbeBit = std::uint64_t{1} << 63;
+// How far past the window's end the run goes for the last requests accepted in it, at most: any
+// request ends by its deadline (60 s at most), plus what it takes to write the answer.
+constexpr double kTailMargin_s = 120;
+constexpr double kTailStep_s = 1;
+
+// A request accepted in the window, while it is in flight: what the hooks saw, in absolute time.
+struct Pending {
+    Time accepted{};
+    std::vector<std::pair<StageWork, std::pair<Time, Time>>> stages;
+    struct Call {
+        int engine;
+        CallRole role;
+        Region region;
+        Time start, end;
+        Duration budget;
+    };
+    std::vector<Call> calls;
+};
+
+bool slower(const RequestWaterfall& a, const RequestWaterfall& b) {
+    if (a.latency_ms != b.latency_ms) return a.latency_ms > b.latency_ms;
+    if (a.accepted_s != b.accepted_s) return a.accepted_s < b.accepted_s;
+    return a.trace < b.trace;
+}
+
+double msSince(Time t, Time origin) { return toMs(t - origin); }
+
+// Splits [0, latency] into the stages' work and the gaps between them (see the header).
+void splitSegments(RequestWaterfall& w) {
+    w.segment_ms.fill(0);
+    double cursor = 0;
+    auto gap = [&](double from, double to) {
+        if (!(to > from)) return;
+        bool inCall = false;
+        for (const CallSpan& c : w.calls) inCall = inCall || (c.start_ms < to && c.end_ms > from);
+        w.segment_ms[inCall ? static_cast<std::size_t>(Stage::Engines) : kWaitingSegment] += to - from;
+    };
+    for (const StageSpan& s : w.stages) {
+        const double start = std::clamp(s.start_ms, cursor, w.latency_ms);
+        const double end = std::clamp(s.end_ms, start, w.latency_ms);
+        gap(cursor, start);
+        w.segment_ms[static_cast<std::size_t>(s.stage)] += end - start;
+        cursor = std::max(cursor, end);
+    }
+    gap(cursor, w.latency_ms);
+    // The parts are computed one by one: put the rounding left over where the time was largest,
+    // so the sum is the latency to the last bit a double can say.
+    double sum = 0;
+    for (double v : w.segment_ms) sum += v;
+    const auto largest = std::max_element(w.segment_ms.begin(), w.segment_ms.end());
+    *largest += w.latency_ms - sum;
+}
+
+}  // namespace
+
+std::string_view segmentName(int segment) {
+    if (segment >= 0 && segment < kStages) return kStageNames[static_cast<std::size_t>(segment)];
+    return "waiting";
+}
+
+std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint64_t seed,
+                                                 const Timeline& timeline,
+                                                 const AttributionQuery& query,
+                                                 RunControl* control) {
+    if (!(query.t1_s > query.t0_s) || !std::isfinite(query.t0_s) || !std::isfinite(query.t1_s))
+        throw std::invalid_argument("the window to attribute must end after it starts");
+    GatewaySim sim(params, seed, timeline);
+    const Time t0 = fromSeconds(query.t0_s), t1 = fromSeconds(query.t1_s);
+    const std::size_t keep = static_cast<std::size_t>(std::max(0, query.slowest));
+
+    WindowAttribution out;
+    out.t0_s = query.t0_s;
+    out.t1_s = query.t1_s;
+    std::unordered_map<std::uint64_t, Pending> pending;
+    std::vector<RequestWaterfall> slowest;  // a heap: the fastest of the kept on top
+    auto fasterFirst = [](const RequestWaterfall& a, const RequestWaterfall& b) { return slower(a, b); };
+
+    GatewaySim::Observer o;
+    o.stage = [&](const StageWork& w, Time start, Time end) {
+        if ((w.trace & kProbeBit) || w.background) return;
+        auto it = pending.find(w.trace);
+        if (it == pending.end()) {
+            // A request's first work is the edge's, at its accept.
+            if (w.stage != Stage::Edge || start < t0 || start >= t1) return;
+            it = pending.emplace(w.trace, Pending{}).first;
+            it->second.accepted = start;
+        }
+        it->second.stages.push_back({w, {start, end}});
+    };
+    o.launched = [&](const UpstreamCall& c, Time at, Duration latency) {
+        if (c.trace & kProbeBit) return;
+        const auto it = pending.find(c.trace);
+        if (it == pending.end()) return;
+        it->second.calls.push_back({c.engine, c.role, c.region, at, at + latency, c.budget});
+    };
+    std::vector<std::string> engines;
+    double deadline_ms = params.spec("deadline_ms") ? params.real("deadline_ms") : 0;
+    o.response = [&](const Response& r) {
+        if (r.probe || (r.trace & kProbeBit)) return;
+        const auto it = pending.find(r.trace);
+        if (it == pending.end()) {
+            // Answered without any stage work seen (cannot happen today): still counted.
+            if (r.accepted < t0 || r.accepted >= t1) return;
+        }
+        if (query.region && r.region != *query.region) {
+            if (it != pending.end()) pending.erase(it);
+            return;
+        }
+        RequestWaterfall w;
+        w.trace = r.trace;
+        w.accepted_s = toSeconds(r.accepted);
+        w.latency_ms = toMs(r.at - r.accepted);
+        w.deadline_ms = deadline_ms;
+        w.outcome = r.outcome;
+        w.status = r.status;
+        w.error = std::string(r.error);
+        w.message = std::string(r.message);
+        w.region = r.region;
+        w.query_class = r.query_class;
+        w.disguised = r.disguised;
+        w.cache_hit = r.cache_hit;
+        w.coalesced = r.coalesced;
+        if (it != pending.end()) {
+            auto& stages = it->second.stages;
+            std::stable_sort(stages.begin(), stages.end(), [](const auto& a, const auto& b) {
+                return a.second.first < b.second.first;
+            });
+            for (const auto& [work, span] : stages) {
+                const double start = std::min(msSince(span.first, r.accepted), w.latency_ms);
+                const double end = msSince(span.second, r.accepted);
+                w.stages.push_back({work.stage, start, std::clamp(end, start, w.latency_ms),
+                                    work.spilled_from.has_value(), work.shared_answer,
+                                    end > w.latency_ms});
+            }
+            for (const Pending::Call& c : it->second.calls)
+                w.calls.push_back({c.engine, {}, c.role, c.region, msSince(c.start, r.accepted),
+                                   msSince(c.end, r.accepted), toMs(c.budget)});
+            pending.erase(it);
+        }
+        splitSegments(w);
+        ++out.requests;
+        ++out.outcomes[static_cast<std::size_t>(w.outcome)];
+        if (isFailed(w.outcome)) ++out.failed;
+        if (isRejected(w.outcome)) ++out.rejected;
+        if (w.disguised) ++out.disguised;
+        out.latency_ms_total += w.latency_ms;
+        for (int s = 0; s < kSegments; ++s)
+            out.segment_ms_total[static_cast<std::size_t>(s)] += w.segment_ms[static_cast<std::size_t>(s)];
+        if (keep == 0) return;
+        if (slowest.size() < keep) {
+            slowest.push_back(std::move(w));
+            std::push_heap(slowest.begin(), slowest.end(), fasterFirst);
+        } else if (slower(w, slowest.front())) {
+            std::pop_heap(slowest.begin(), slowest.end(), fasterFirst);
+            slowest.back() = std::move(w);
+            std::push_heap(slowest.begin(), slowest.end(), fasterFirst);
+        }
+    };
+    sim.setObserver(std::move(o));
+
+    if (!sim.advanceTo(query.t1_s, control)) return std::nullopt;
+    // The deadline in force at the window's end (a timeline may have moved it).
+    if (sim.params().spec("deadline_ms")) deadline_ms = sim.params().real("deadline_ms");
+    for (auto& w : slowest) w.deadline_ms = deadline_ms;
+    // On until the requests accepted in the window have all been answered.
+    const double limit = query.t1_s + kTailMargin_s;
+    while (!pending.empty() && !sim.finished() && sim.now_s() < limit)
+        if (!sim.advanceTo(std::min(limit, sim.now_s() + kTailStep_s), control)) return std::nullopt;
+    if (!pending.empty() && sim.finished() && !sim.drain(control)) return std::nullopt;
+
+    engines = sim.snapshot().engines;
+    std::sort(slowest.begin(), slowest.end(), slower);
+    for (RequestWaterfall& w : slowest)
+        for (CallSpan& c : w.calls)
+            if (c.engine >= 0 && static_cast<std::size_t>(c.engine) < engines.size())
+                c.engine_name = engines[static_cast<std::size_t>(c.engine)];
+    out.slowest = std::move(slowest);
+    out.deadline_ms = deadline_ms;
+    return out;
+}
+
+}  // namespace taillab::gateway

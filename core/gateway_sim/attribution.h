@@ -1,0 +1,100 @@
+// Tail attribution: where the time of a window's requests went, and the waterfalls of its slowest
+// requests. GatewaySim is deterministic (same params, seed and timeline: same run), so a window
+// seen on a chart can be run again to its end with the Observer hooks on, collecting only the
+// requests accepted in it: every stage's work (including any wait for a CPU), every upstream call
+// (from when it left for the engine, for the latency the fleet drew), and every response (its
+// outcome, status, error and message: which limit, budget or breaker refused it).
+//
+// A request's life, accept to response, is split into consecutive segments that add up to its
+// latency exactly: the stages' own work (edge, gateway, compiler, cache, router, merge), and
+// between them "engines" (waiting on upstream calls: a gap during which one of its calls was in
+// the air) or "waiting" (any other gap: queued in the batch lane, waiting on another request's
+// flight, waiting for a timer). Synthetic probes (trace with the top bit set) and background
+// refreshes are left out. Plain C++, no Qt; the GUI runs it on a worker thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gateway/contract.h"
+#include "gateway/gateway_types.h"
+#include "knobs/knob.h"
+#include "scenario/timeline.h"
+#include "sim/run_control.h"
+
+namespace taillab::gateway {
+
+// The segments a request's latency splits into: the seven stages, then "waiting".
+constexpr int kSegments = kStages + 1;
+constexpr int kWaitingSegment = kStages;
+std::string_view segmentName(int segment);  // "edge" ... "merge", "waiting"
+
+struct StageSpan {
+    Stage stage = Stage::Edge;
+    double start_ms = 0, end_ms = 0;  // since the request was accepted
+    bool spilled = false;             // the work ran in another region than the request's home
+    bool shared_answer = false;       // cache: a coalesced waiter reading the leader's answer
+    // The work had not ended when the request was answered (a region with no CPU left does it
+    // an hour later): end_ms is cut at the response.
+    bool unfinished = false;
+};
+
+struct CallSpan {
+    int engine = 0;
+    std::string engine_name;
+    CallRole role = CallRole::Primary;
+    Region region = Region::EU;
+    double start_ms = 0;  // left for the engine (after any wait for an engine slot)
+    double end_ms = 0;    // start + the latency the fleet drew (the answer's arrival, if awaited)
+    double budget_ms = 0; // the call's own timeout, what the deadline left it
+};
+
+struct RequestWaterfall {
+    std::uint64_t trace = 0;
+    double accepted_s = 0;  // simulated seconds since the run started
+    double latency_ms = 0;
+    double deadline_ms = 0;  // the deadline in force, from accept
+    Outcome outcome = Outcome::Ok;
+    int status = 200;
+    std::string error, message;  // the response's: "deadline_exceeded", one human sentence
+    Region region = Region::EU;  // where it was served
+    QueryClass query_class = QueryClass::Evergreen;
+    bool disguised = false;  // a failure answered as an empty 200 (what clients saw: success)
+    bool cache_hit = false, coalesced = false;
+    std::vector<StageSpan> stages;  // in start order, as the stages reported their work
+    std::vector<CallSpan> calls;    // in launch order
+    // The latency split into kSegments; sums to latency_ms.
+    std::array<double, kSegments> segment_ms{};
+    // The deadline left when a stage's work ended (deadline_ms - end_ms; negative: past it).
+    double deadlineLeftAt(const StageSpan& s) const { return deadline_ms - s.end_ms; }
+};
+
+struct WindowAttribution {
+    double t0_s = 0, t1_s = 0;  // the window: accepted in [t0_s, t1_s)
+    std::uint64_t requests = 0;  // accepted in the window (probes left out)
+    std::uint64_t failed = 0, rejected = 0, disguised = 0;
+    double latency_ms_total = 0;
+    std::array<double, kSegments> segment_ms_total{};  // sums to latency_ms_total
+    std::array<std::uint64_t, kOutcomes> outcomes{};
+    std::vector<RequestWaterfall> slowest;  // slowest first; ties by accept time, then trace
+    double deadline_ms = 0;
+};
+
+struct AttributionQuery {
+    double t0_s = 0, t1_s = 0;  // the window, simulated seconds since the run started
+    int slowest = 10;           // how many waterfalls to keep
+    std::optional<Region> region;  // only requests served there
+};
+
+// Runs GatewaySim(params, seed, timeline) to the end of the window and on until every request
+// accepted in it has been answered. Throws what GatewaySim throws, and std::invalid_argument for
+// an empty or inverted window. Returns nullopt when `control` cancelled it.
+std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint64_t seed,
+                                                 const Timeline& timeline,
+                                                 const AttributionQuery& query,
+                                                 RunControl* control = nullptr);
+
+}  // namespace taillab::gateway

@@ -1,0 +1,158 @@
+// Tail attribution (gateway_sim/attribution.h): a window run again to its end with the observer
+// hooks, its requests' waterfalls and where their time went.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "gateway_day.h"
+#include "gateway_sim/attribution.h"
+#include "gateway_sim/gateway_sim.h"
+#include "timeline_support.h"
+
+namespace taillab::gateway {
+namespace {
+
+constexpr std::uint64_t kSeed = 3;
+constexpr std::uint64_t kProbeBit = std::uint64_t{1} << 63;
+
+// A short busy day with gateway compute on and provider A losing most of its CPUs in EU for an
+// hour: queues, deadlines and failures in the window looked at.
+struct Case {
+    Params params = test::gatewayDay(0.6);
+    Timeline timeline;
+    AttributionQuery query;
+    Case() {
+        params.set("gateway_compute", 1);
+        params.set("gateway_cpus", 4);
+        timeline = test::timeline(
+            {R"({"at": "Mon 09:00", "until": "Mon 10:00", "fault": {"target": {"provider": "A", "region": "EU"}, "effect": "capacity_lost", "share": 0.9}})"},
+            R"j({"gateway_compute": true})j");
+        query.t0_s = 9 * 3600 + 600;
+        query.t1_s = query.t0_s + 60;
+        query.slowest = 5;
+    }
+};
+
+const WindowAttribution& attributed() {
+    static const WindowAttribution a = [] {
+        const Case c;
+        auto r = attributeWindow(c.params, kSeed, c.timeline, c.query);
+        EXPECT_TRUE(r.has_value());
+        return r.value_or(WindowAttribution{});
+    }();
+    return a;
+}
+
+TEST(Attribution, StagesAreOrderedAndInsideTheRequestsLife) {
+    const WindowAttribution& a = attributed();
+    ASSERT_GT(a.requests, 20u);
+    ASSERT_EQ(a.slowest.size(), 5u);
+    for (const RequestWaterfall& w : a.slowest) {
+        ASSERT_FALSE(w.stages.empty());
+        EXPECT_EQ(w.stages.front().stage, Stage::Edge);
+        EXPECT_DOUBLE_EQ(w.stages.front().start_ms, 0);
+        double last = 0;
+        for (const StageSpan& s : w.stages) {
+            EXPECT_GE(s.start_ms, last - 1e-9) << segmentName(static_cast<int>(s.stage));
+            EXPECT_GE(s.end_ms, s.start_ms);
+            EXPECT_LE(s.end_ms, w.latency_ms + 1e-9);
+            last = s.start_ms;
+        }
+        // A provider with no CPU left in EU never does the work: cut at the response, and said.
+        for (const StageSpan& s : w.stages)
+            if (s.unfinished) {
+                EXPECT_DOUBLE_EQ(s.end_ms, w.latency_ms);
+            }
+        for (const CallSpan& c : w.calls) {
+            EXPECT_GE(c.start_ms, 0);
+            EXPECT_GE(c.end_ms, c.start_ms);
+            EXPECT_FALSE(c.engine_name.empty());
+        }
+        EXPECT_GE(w.accepted_s, a.t0_s);
+        EXPECT_LT(w.accepted_s, a.t1_s);
+        EXPECT_EQ(w.trace & kProbeBit, 0u);
+        EXPECT_GT(w.deadline_ms, 0);
+    }
+}
+
+TEST(Attribution, SegmentsSumToTheLatency) {
+    const WindowAttribution& a = attributed();
+    for (const RequestWaterfall& w : a.slowest) {
+        double sum = 0;
+        for (double v : w.segment_ms) {
+            EXPECT_GE(v, -1e-9);
+            sum += v;
+        }
+        EXPECT_NEAR(sum, w.latency_ms, 1e-6 * std::max(1.0, w.latency_ms));
+    }
+    double total = 0;
+    for (double v : a.segment_ms_total) total += v;
+    EXPECT_NEAR(total, a.latency_ms_total, 1e-6 * a.latency_ms_total);
+    // A fault that takes 90% of EU's CPUs: the stages' work (their wait for a CPU) shows.
+    double work = 0;
+    for (int s = 0; s < kStages; ++s)
+        if (s != static_cast<int>(Stage::Engines)) work += a.segment_ms_total[static_cast<std::size_t>(s)];
+    EXPECT_GT(work, 0);
+}
+
+// The slowest request found is the slowest the plain run answered among those accepted in the
+// window: the same latencies, from a second run without attribution.
+TEST(Attribution, TheSlowestIsTheSlowestOfAPlainRun) {
+    const Case c;
+    GatewaySim sim(c.params, kSeed, c.timeline);
+    std::vector<double> latencies;
+    GatewaySim::Observer o;
+    o.response = [&](const Response& r) {
+        if (r.probe) return;
+        const double at = toSeconds(r.accepted);
+        if (at >= c.query.t0_s && at < c.query.t1_s) latencies.push_back(toMs(r.latency));
+    };
+    sim.setObserver(o);
+    ASSERT_TRUE(sim.advanceTo(c.query.t1_s + 120));
+    std::sort(latencies.begin(), latencies.end(), std::greater<>());
+    const WindowAttribution& a = attributed();
+    ASSERT_EQ(latencies.size(), a.requests);
+    ASSERT_GE(latencies.size(), a.slowest.size());
+    for (std::size_t i = 0; i < a.slowest.size(); ++i)
+        EXPECT_DOUBLE_EQ(a.slowest[i].latency_ms, latencies[i]) << i;
+}
+
+TEST(Attribution, SameSeedSameAttribution) {
+    const Case c;
+    const auto again = attributeWindow(c.params, kSeed, c.timeline, c.query);
+    ASSERT_TRUE(again);
+    const WindowAttribution& a = attributed();
+    ASSERT_EQ(again->slowest.size(), a.slowest.size());
+    EXPECT_EQ(again->requests, a.requests);
+    EXPECT_EQ(again->segment_ms_total, a.segment_ms_total);
+    for (std::size_t i = 0; i < a.slowest.size(); ++i) {
+        EXPECT_EQ(again->slowest[i].trace, a.slowest[i].trace);
+        EXPECT_EQ(again->slowest[i].segment_ms, a.slowest[i].segment_ms);
+        EXPECT_EQ(again->slowest[i].error, a.slowest[i].error);
+    }
+}
+
+TEST(Attribution, RefusesAnEmptyWindowAndHonoursCancel) {
+    const Case c;
+    AttributionQuery q = c.query;
+    q.t1_s = q.t0_s;
+    EXPECT_THROW(attributeWindow(c.params, kSeed, c.timeline, q), std::invalid_argument);
+    RunControl control;
+    control.requestCancel();
+    EXPECT_FALSE(attributeWindow(c.params, kSeed, c.timeline, c.query, &control));
+}
+
+TEST(Attribution, ARegionFilterKeepsOnlyThatRegion) {
+    const Case c;
+    AttributionQuery q = c.query;
+    q.region = Region::US;
+    const auto us = attributeWindow(c.params, kSeed, c.timeline, q);
+    ASSERT_TRUE(us);
+    EXPECT_GT(us->requests, 0u);
+    EXPECT_LT(us->requests, attributed().requests);
+    for (const RequestWaterfall& w : us->slowest) EXPECT_EQ(w.region, Region::US);
+}
+
+}  // namespace
+}  // namespace taillab::gateway

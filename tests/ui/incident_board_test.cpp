@@ -1,0 +1,277 @@
+// The Incidents tab in a real window (offscreen): a scenario with a fault timeline (gateway
+// compute on one provider, EU losing all of provider A's CPUs) played to a moment beside the
+// same scenario on three providers (A/B), its charts hold data on one time axis; the crosshair reads every
+// chart; a click on a timeline event seeks there and zooms to it; the board exports as PNG, SVG,
+// PDF, CSV and JSON with its caption; a picked moment fills the attribution panel; and
+// `taillab --incident` runs from a script and refuses bad arguments clearly. No assertion
+// depends on wall-clock speed; the redraw times are printed, not asserted.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QMouseEvent>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "gateway/gateway_session.h"
+#include "gateway/week_time.h"
+#include "incident/attribution_panel.h"
+#include "incident/incident_board.h"
+#include "incident/incident_charts.h"
+#include "plots/breaker_strip_chart.h"
+#include "plots/event_lane_chart.h"
+#include "ui_test_support.h"
+
+namespace taillab::ui::test {
+namespace {
+
+constexpr int kTimeoutMs = 240000;
+constexpr double kTue = 86400;  // the scenario starts on Tuesday: x = Mon 00:00 + 1 day + t
+// B: v4's layout, three providers, none above 45%: EU keeps B's and C's CPUs through the fault.
+const std::string kThreeProviders = "providers=three (A 40%, B 35%, C 25%)";
+const std::string kScenario = std::string(TAILLAB_SCENARIO_DIR) + "/../tests/data/incident-eu-capacity.json";
+
+std::size_t points(const ChartView& view) {
+    std::size_t n = 0;
+    for (const auto& s : view.plottedSeries()) n += static_cast<std::size_t>(s.x.size());
+    return n;
+}
+
+class IncidentBoardTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        window_ = std::make_unique<MainWindow>(scenarioDirectory());
+        window_->resize(1600, 1000);
+        window_->show();
+        const IncidentRunSpec spec = loadIncidentRun(kScenario, "", {kThreeProviders}, scenarioDirectory());
+        board_ = window_->openIncident(&spec, /*play=*/false);
+        ASSERT_NE(board_, nullptr);
+        ASSERT_TRUE(seekAndWait(9 * 3600)) << "the board did not get to Tue 09:00";
+    }
+    bool waitDrawn(const std::function<bool(const GatewayFrame&)>& pred) {
+        return QTest::qWaitFor(
+            [&] {
+                const GatewayFramePtr f = board_->latestFrame();
+                return f && f->snapshot && pred(*f);
+            },
+            kTimeoutMs);
+    }
+    bool seekAndWait(double t_s) {
+        const quint64 seq = board_->session()->seek(t_s);
+        const bool settled = waitDrawn([seq](const GatewayFrame& f) { return f.commandSeq >= seq && !f.seeking; });
+        QTest::qWait(100);  // the charts' queued replots lay them out
+        return settled;
+    }
+    ChartView* chart(const char* id) { return board_->chartView(id); }
+
+    std::unique_ptr<MainWindow> window_;
+    IncidentBoard* board_ = nullptr;
+};
+
+TEST_F(IncidentBoardTest, PlaysToAMomentWithEveryChartOnOneTimeAxis) {
+    auto* tabs = window_->findChild<QTabWidget*>("mainTabs");
+    ASSERT_NE(tabs, nullptr);
+    EXPECT_EQ(tabs->tabText(tabs->currentIndex()), "Incidents");
+    EXPECT_EQ(tabs->tabText(tabs->currentIndex() - 1), "Gateway (simulated)");
+    const GatewayFramePtr f = board_->latestFrame();
+    EXPECT_NEAR(f->snapshot->now_s, 9 * 3600, 1);
+    ASSERT_NE(f->compare, nullptr) << "A/B: the companion run in the same frame";
+    EXPECT_EQ(f->compare->now_s, f->snapshot->now_s);
+    for (const char* id : {incident_charts::kErrors, incident_charts::kTails, incident_charts::kQueue,
+                           incident_charts::kRegionShare, incident_charts::kDiffErrors,
+                           incident_charts::kDiffTails})
+        EXPECT_GT(points(*chart(id)), 50u) << id;
+    // The fault of 06:55 is on the lane, labelled as the scenario names it.
+    ASSERT_FALSE(board_->lane()->events().empty());
+    EXPECT_EQ(board_->lane()->events().front().label, "EU loses all of provider A's CPUs");
+    EXPECT_TRUE(board_->lane()->labels().front().shown)
+        << board_->lane()->width() << " " << board_->lane()->axisLength(Qt::Horizontal) << " "
+        << board_->lane()->findChild<QWidget*>()->width() << " " << board_->lane()->findChild<QWidget*>()->metaObject()->className();
+    // One time axis: every chart shows the same range, from the run's start to now.
+    const auto range = chart(incident_charts::kErrors)->viewRange();
+    EXPECT_NEAR(range.xLower, kTue, 1);
+    EXPECT_NEAR(range.xUpper, kTue + 9 * 3600, 1);
+    for (const std::string& id : board_->chartIds()) {
+        const auto r = board_->chartView(id)->viewRange();
+        EXPECT_NEAR(r.xLower, range.xLower, 1e-6) << id;
+        EXPECT_NEAR(r.xUpper, range.xUpper, 1e-6) << id;
+    }
+    // The lane spans the board: as wide as the three columns of charts.
+    EXPECT_GT(board_->lane()->width(), 2 * chart(incident_charts::kErrors)->width());
+    // No provider counts in this core yet, no probe failure, no breaker: said, not left blank.
+    auto* health = static_cast<BreakerStripChart*>(chart(incident_charts::kHealth));
+    EXPECT_TRUE(health->emptyShown());
+    EXPECT_TRUE(health->emptyText().contains("none in this run"));
+    // Normal queue depth: the basis is named.
+    EXPECT_NE(chart(incident_charts::kQueue)->chart().title.find("before the first fault"), std::string::npos);
+    std::printf("[incident board] %zu frames drawn, slowest %.1f ms\n", board_->redrawTimes().size(),
+                board_->redrawTimes().empty() ? 0.0
+                                              : *std::max_element(board_->redrawTimes().begin(),
+                                                                  board_->redrawTimes().end()));
+}
+
+TEST_F(IncidentBoardTest, TheCrosshairReadsEveryChartAtOneMoment) {
+    const double at = kTue + 8 * 3600 + 120;
+    board_->setCrosshair(at);
+    for (const std::string& id : board_->chartIds())
+        EXPECT_TRUE(board_->chartView(id)->crosshairText().startsWith("Tue 08:02")) << id;
+    const QString errors = chart(incident_charts::kErrors)->crosshairText();
+    EXPECT_TRUE(errors.contains("all, truth: ")) << errors.toStdString();
+    EXPECT_TRUE(errors.contains("all, truth [B]: ")) << errors.toStdString();
+    EXPECT_TRUE(chart(incident_charts::kQueue)->crosshairText().contains("EU normal: "));
+    EXPECT_TRUE(chart(incident_charts::kHealth)->crosshairText().contains("normal"));
+    EXPECT_TRUE(board_->lane()->crosshairText().contains("EU loses all"));
+    EXPECT_TRUE(board_->readout()->text().contains("Tue 08:02"));
+    // Hovering one chart moves the crosshair on all of them.
+    ChartView* tails = chart(incident_charts::kTails);
+    auto* plot = tails->findChild<QWidget*>();
+    ASSERT_NE(plot, nullptr);
+    const QPointF centre = QRectF(tails->plotArea()).center();
+    QMouseEvent move(QEvent::MouseMove, centre, plot->mapToGlobal(centre),
+                     Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QSignalSpy hovered(tails, &ChartView::hovered);
+    QApplication::sendEvent(plot, &move);
+    ASSERT_EQ(hovered.count(), 1);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return board_->chartView(incident_charts::kErrors)->crosshair() != at; }, 5000));
+    EXPECT_EQ(chart(incident_charts::kErrors)->crosshair(), tails->crosshair());
+}
+
+TEST_F(IncidentBoardTest, ClickingAnEventSeeksThereAndZoomsToIt) {
+    EventLaneChart* lane = board_->lane();
+    ASSERT_FALSE(lane->events().empty());
+    const LaneEvent e = lane->events().front();
+    ASSERT_TRUE(e.x1.has_value());
+    auto* plot = lane->findChild<QWidget*>();
+    QTest::mouseClick(plot, Qt::LeftButton, {}, lane->eventPoint(0).toPoint());
+    ASSERT_TRUE(board_->timeRange().has_value()) << "no zoom after the click";
+    const quint64 seq = board_->session()->lastCommand();
+    ASSERT_TRUE(waitDrawn([seq](const GatewayFrame& f) { return f.commandSeq >= seq && !f.seeking; }));
+    QTest::qWait(100);
+    // Seeked to the fault's end (Tue 08:20), zoomed around it on every chart.
+    EXPECT_NEAR(board_->latestFrame()->snapshot->now_s, *e.x1 - kTue, 1);
+    for (const std::string& id : board_->chartIds()) {
+        const auto r = board_->chartView(id)->viewRange();
+        EXPECT_LT(r.xLower, e.x0) << id;
+        EXPECT_GT(r.xUpper, *e.x1) << id;
+        EXPECT_LT(r.xUpper - r.xLower, 4 * 3600) << id;
+    }
+    // Double-click resets every chart to the run so far.
+    board_->resetTimeRange();
+    EXPECT_FALSE(board_->timeRange().has_value());
+    EXPECT_NEAR(chart(incident_charts::kTails)->viewRange().xLower, kTue, 1);
+}
+
+TEST_F(IncidentBoardTest, ABOverlaysBothRunsAndTheirDifference) {
+    EXPECT_TRUE(board_->legend()->text().contains(QString::fromStdString("B: incident-eu-capacity with " + kThreeProviders)));
+    ChartView* errors = chart(incident_charts::kErrors);
+    const auto ghosts = errors->baselineSeries();
+    ASSERT_EQ(ghosts.size(), errors->chart().series.size());
+    EXPECT_EQ(ghosts.front().name, "all, truth [B]");
+    EXPECT_GT(ghosts.front().x.size(), 50u);
+    EXPECT_TRUE(errors->legendNames().join("|").contains("B: "));
+    // B's strips are lanes of their own under A's.
+    auto* breakers = static_cast<BreakerStripChart*>(chart(incident_charts::kBreakers));
+    EXPECT_TRUE(breakers->laneLabels().join("|").contains("B "));
+    EXPECT_FALSE(chart(incident_charts::kDiffTails)->emptyShown());
+    // Without B the difference charts say why they are empty.
+    IncidentRunSpec alone = loadIncidentRun(kScenario, "", {}, scenarioDirectory());
+    board_->startRun(alone, false);
+    ASSERT_TRUE(seekAndWait(3 * 3600));
+    EXPECT_EQ(board_->latestFrame()->compare, nullptr);
+    EXPECT_TRUE(chart(incident_charts::kDiffErrors)->emptyShown());
+    EXPECT_TRUE(chart(incident_charts::kErrors)->baselineSeries().empty());
+}
+
+TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
+    QTemporaryDir dir;
+    const QString caption = board_->exportCaption();
+    EXPECT_TRUE(caption.contains("A: incident-eu-capacity"));
+    EXPECT_TRUE(caption.contains("seed 1"));
+    EXPECT_TRUE(caption.contains("Tue 09:00"));
+    EXPECT_TRUE(board_->exportNotes().join("\n").contains("Tue 06:55–Tue 08:20  fault: EU loses all"));
+    for (const char* ext : {"png", "svg", "pdf", "csv", "json"}) {
+        const QString path = dir.filePath(QString("board.%1").arg(ext));
+        QString error;
+        ASSERT_TRUE(board_->exportBoard(path, &error)) << ext << ": " << error.toStdString();
+        EXPECT_GT(QFile(path).size(), 1000) << ext;
+    }
+    EXPECT_FALSE(QImage(dir.filePath("board.png")).isNull());
+    const std::string svg = readFile(dir.filePath("board.svg"));
+    EXPECT_NE(svg.find("Incident board"), std::string::npos);
+    const std::string csv = readFile(dir.filePath("board.csv"));
+    EXPECT_NE(csv.find("# chart: incident_error_rate"), std::string::npos);
+    EXPECT_NE(csv.find("all, truth [B]"), std::string::npos);
+    EXPECT_NE(csv.find(caption.toStdString()), std::string::npos);
+    const auto json = nlohmann::json::parse(readFile(dir.filePath("board.json")));
+    EXPECT_EQ(json["caption"], caption.toStdString());
+    EXPECT_EQ(json["charts"].size(), board_->chartIds().size() - 1);
+    EXPECT_EQ(json["normal_queue_depth"]["basis"], "median of the windows before the first fault");
+    QString error;
+    EXPECT_FALSE(board_->exportBoard(dir.filePath("board.txt"), &error));
+    EXPECT_TRUE(error.contains(".png"));
+}
+
+TEST_F(IncidentBoardTest, APickedMomentFillsTheAttributionPanel) {
+    AttributionPanel* panel = board_->attribution();
+    board_->pickMoment(kTue + 7 * 3600 + 20 * 60);  // Tue 07:20, during the fault
+    EXPECT_TRUE(board_->tabs()->tabText(1).contains("Tue 07:20"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->busy() && panel->result().has_value(); }, kTimeoutMs));
+    const auto& r = *panel->result();
+    EXPECT_DOUBLE_EQ(r.t0_s, 7 * 3600 + 20 * 60);
+    EXPECT_DOUBLE_EQ(r.t1_s, 7 * 3600 + 25 * 60);  // the scenario's 300 s window
+    EXPECT_GT(r.requests, 0u);
+    EXPECT_EQ(panel->stageTable()->rowCount(), gateway::kSegments);
+    EXPECT_GT(panel->slowestTable()->rowCount(), 0);
+    EXPECT_TRUE(panel->summary()->text().contains("Tue 07:20"));
+    const QStringList rows = panel->waterfall()->rowTexts();
+    ASSERT_FALSE(rows.isEmpty());
+    EXPECT_TRUE(rows.front().startsWith("edge")) << rows.front().toStdString();
+    EXPECT_TRUE(rows.join("\n").contains("deadline left"));
+    EXPECT_TRUE(panel->verdict()->text().contains(QString::number(r.slowest.front().status)));
+    // B's window too.
+    board_->findChild<QComboBox*>("incidentAttributeRun")->setCurrentIndex(1);
+    board_->pickMoment(kTue + 7 * 3600 + 20 * 60, true);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->busy(); }, kTimeoutMs));
+    EXPECT_TRUE(panel->summary()->text().contains("B: "));
+}
+
+TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {
+    QTemporaryDir dir;
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    const QString scenario = QString::fromStdString(kScenario);
+    const QString png = dir.filePath("board.png");
+    p.start(TAILLAB_GUI_PATH, {"--incident", scenario, "--set", QString::fromStdString(kThreeProviders), "--until",
+                               "Tue 03:00", "--export", png});
+    ASSERT_TRUE(p.waitForFinished(kTimeoutMs));
+    ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+    EXPECT_FALSE(QImage(png).isNull());
+    auto refused = [&](const QStringList& args, const char* says) {
+        p.start(TAILLAB_GUI_PATH, args);
+        ASSERT_TRUE(p.waitForFinished(60000));
+        EXPECT_EQ(p.exitCode(), 2) << args.join(' ').toStdString();
+        const std::string err = p.readAllStandardError().toStdString();
+        EXPECT_NE(err.find(says), std::string::npos) << err;
+    };
+    refused({"--incident", scenario, "--until", "Fri 07:30", "--screenshot", png}, "the run covers 1 day(s) from Tue");
+    refused({"--incident", scenario, "--until", "soon", "--screenshot", png}, "--until expects");
+    refused({"--incident", scenario, "--compare", "no-such-scenario", "--screenshot", png}, "no gateway scenario 'no-such-scenario'");
+    refused({"--incident", scenario, "--set", "nonsense", "--screenshot", png}, "--set expects KNOB=VALUE");
+    refused({"--incident", scenario, "--export", dir.filePath("x.txt")}, "--export needs");
+    refused({"--compare", scenario}, "--compare and --set go with --incident");
+}
+
+}  // namespace
+}  // namespace taillab::ui::test

@@ -1,0 +1,284 @@
+#include "incident/attribution_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "table_widgets.h"
+#include "ui_threads.h"
+
+namespace taillab::ui {
+namespace {
+
+using gateway::RequestWaterfall;
+
+QString ms(double v) {
+    if (std::abs(v) >= 10000) return QString("%1 s").arg(v / 1000, 0, 'f', 2);
+    if (std::abs(v) >= 100) return QString("%1 ms").arg(v, 0, 'f', 0);
+    return QString("%1 ms").arg(v, 0, 'f', std::abs(v) >= 10 ? 1 : 2);
+}
+
+QString name(std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); }
+
+QString stageName(gateway::Stage s) { return name(gateway::kStageNames[static_cast<std::size_t>(s)]); }
+
+// Why it ended as it did, in words: what a client got and what refused it.
+QString verdictOf(const RequestWaterfall& w) {
+    QString s = QString("%1 %2").arg(w.status).arg(name(gateway::kOutcomeNames[static_cast<std::size_t>(w.outcome)]));
+    if (!w.error.empty()) s += QString(" · error \"%1\"").arg(QString::fromStdString(w.error));
+    if (!w.message.empty()) s += QString(" · %1").arg(QString::fromStdString(w.message));
+    if (w.disguised) s += QObject::tr(" · answered as an empty 200: a failure the client saw as a success");
+    if (w.cache_hit) s += QObject::tr(" · cache hit");
+    if (w.coalesced) s += QObject::tr(" · joined another request's flight");
+    return s;
+}
+
+struct Row {
+    QString label;
+    double start, end;
+    QColor color;
+    QString note;
+};
+
+std::vector<Row> rowsOf(const RequestWaterfall& w) {
+    static const QColor kStage(0x4c, 0x78, 0xa8), kCall(0xf5, 0x85, 0x18), kHedge(0xe4, 0x57, 0x56),
+        kSpill(0x9d, 0x75, 0x5d);
+    std::vector<Row> rows;
+    for (const gateway::StageSpan& s : w.stages) {
+        QString label = stageName(s.stage);
+        if (s.spilled) label += QObject::tr(" (spilled)");
+        if (s.shared_answer) label += QObject::tr(" (leader's answer)");
+        if (s.unfinished) label += QObject::tr(" (unfinished: no CPU)");
+        rows.push_back({label, s.start_ms, s.end_ms, s.spilled ? kSpill : kStage,
+                        QObject::tr("deadline left %1").arg(ms(w.deadlineLeftAt(s)))});
+    }
+    for (const gateway::CallSpan& c : w.calls) {
+        const QString role = name(gateway::kCallRoleNames[static_cast<std::size_t>(c.role)]);
+        rows.push_back({QString("%1 %2 (%3)").arg(QString::fromStdString(c.engine_name), role,
+                                                  name(gateway::kRegionNames[static_cast<std::size_t>(c.region)])),
+                        c.start_ms, c.end_ms, c.role == gateway::CallRole::Primary ? kCall : kHedge,
+                        QObject::tr("budget %1").arg(ms(c.budget_ms))});
+    }
+    return rows;
+}
+
+}  // namespace
+
+WaterfallWidget::WaterfallWidget(QWidget* parent) : QWidget(parent) {
+    setObjectName("incidentWaterfall");
+    setMinimumHeight(120);
+}
+
+void WaterfallWidget::setRequest(std::optional<RequestWaterfall> request) {
+    request_ = std::move(request);
+    updateGeometry();
+    update();
+}
+
+QStringList WaterfallWidget::rowTexts() const {
+    QStringList out;
+    if (!request_) return out;
+    for (const Row& r : rowsOf(*request_))
+        out << QString("%1 %2–%3, %4").arg(r.label, ms(r.start), ms(r.end), r.note);
+    return out;
+}
+
+QSize WaterfallWidget::sizeHint() const {
+    const int rows = request_ ? static_cast<int>(rowsOf(*request_).size()) : 3;
+    return {480, 28 + (rows + 1) * (fontMetrics().height() + 4)};
+}
+
+void WaterfallWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    p.setPen(palette().color(QPalette::Text));
+    const QFontMetrics fm = fontMetrics();
+    if (!request_) {
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                   tr("Click a moment on any chart: the slowest requests of that window appear on the "
+                      "left; pick one to see its waterfall."));
+        return;
+    }
+    const RequestWaterfall& w = *request_;
+    const std::vector<Row> rows = rowsOf(w);
+    const int labelWidth = 150, noteWidth = 150;
+    const int lineH = fm.height() + 4;
+    const int top = lineH + 4;
+    const QRect plot(labelWidth, top, std::max(40, width() - labelWidth - noteWidth - 8),
+                     static_cast<int>(rows.size()) * lineH);
+    const double span = std::max({w.latency_ms, w.deadline_ms, 1.0});
+    auto x = [&](double v) { return plot.left() + plot.width() * std::clamp(v, 0.0, span) / span; };
+    // The axis: accept, the response, the deadline.
+    p.drawText(QRect(0, 0, labelWidth - 6, lineH), Qt::AlignRight | Qt::AlignVCenter, tr("since accept"));
+    p.drawText(QRect(plot.left(), 0, plot.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, "0");
+    p.drawText(QRect(plot.left(), 0, plot.width(), lineH), Qt::AlignRight | Qt::AlignVCenter, ms(span));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        const int y = top + static_cast<int>(i) * lineH;
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRect(4, y, labelWidth - 10, lineH), Qt::AlignRight | Qt::AlignVCenter,
+                   fm.elidedText(r.label, Qt::ElideRight, labelWidth - 10));
+        const double x0 = x(r.start), x1 = std::max(x(r.end), x0 + 2);  // short work stays visible
+        p.fillRect(QRectF(x0, y + 3, x1 - x0, lineH - 6), r.color);
+        p.drawText(QRect(plot.right() + 6, y, noteWidth, lineH), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(r.note, Qt::ElideRight, noteWidth));
+    }
+    // The response and the deadline as lines across the rows.
+    p.setPen(QPen(palette().color(QPalette::Text), 1.5));
+    p.drawLine(QPointF(x(w.latency_ms), top - 2), QPointF(x(w.latency_ms), plot.bottom() + 2));
+    if (w.deadline_ms > 0) {
+        p.setPen(QPen(QColor(0xd6, 0x27, 0x28), 1.5, Qt::DashLine));
+        p.drawLine(QPointF(x(w.deadline_ms), top - 2), QPointF(x(w.deadline_ms), plot.bottom() + 2));
+    }
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRect(plot.left(), plot.bottom() + 4, plot.width() + noteWidth, lineH),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               tr("response at %1 (solid line) · deadline %2 (red dashed)").arg(ms(w.latency_ms), ms(w.deadline_ms)));
+}
+
+AttributionPanel::AttributionPanel(QWidget* parent)
+    : QWidget(parent), inbox_(std::make_unique<UiInbox>()),
+      thread_(std::make_unique<WorkerThread>("taillab-attribution")) {
+    setObjectName("incidentAttribution");
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    summary_ = new QLabel(tr("No window attributed yet: click a moment on any chart."), this);
+    summary_->setObjectName("incidentAttributionSummary");
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(summary_);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    auto* left = new QWidget(split);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    stages_ = makeReadOnlyTable({tr("Where the time went"), tr("Total (s)"), tr("Share (%)"),
+                                 tr("Per request (ms)")},
+                                left);
+    stages_->setObjectName("incidentStageTable");
+    leftLayout->addWidget(stages_, 2);
+    slowest_ = makeReadOnlyTable({tr("Latency (ms)"), tr("Status"), tr("Error"), tr("Region"),
+                                  tr("Accepted (s)")},
+                                 left);
+    slowest_->setObjectName("incidentSlowestTable");
+    leftLayout->addWidget(slowest_, 3);
+    auto* right = new QWidget(split);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    verdict_ = new QLabel(right);
+    verdict_->setObjectName("incidentVerdict");
+    verdict_->setWordWrap(true);
+    verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rightLayout->addWidget(verdict_);
+    waterfall_ = new WaterfallWidget(right);
+    rightLayout->addWidget(waterfall_, 1);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    layout->addWidget(split, 1);
+    connect(slowest_, &QTableWidget::currentCellChanged, this,
+            [this](int row, int, int, int) { selectRequest(row); });
+}
+
+AttributionPanel::~AttributionPanel() {
+    if (control_) control_->requestCancel();
+    thread_.reset();  // joins before the inbox goes
+}
+
+void AttributionPanel::attribute(const Params& params, std::uint64_t seed, const Timeline& timeline,
+                                 double t0_s, double t1_s, const QString& label) {
+    if (control_) control_->requestCancel();
+    control_ = std::make_shared<RunControl>();
+    const quint64 generation = ++generation_;
+    busy_ = true;
+    summary_->setText(tr("Attributing %1: running the simulation again to the window's end…").arg(label));
+    gateway::AttributionQuery q;
+    q.t0_s = t0_s;
+    q.t1_s = t1_s;
+    q.slowest = kSlowest;
+    thread_->post([this, params, seed, timeline, q, control = control_, generation, label] {
+        std::optional<gateway::WindowAttribution> r;
+        std::string error;
+        try {
+            r = gateway::attributeWindow(params, seed, timeline, q, control.get());
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        inbox_->post([this, r = std::move(r), error, generation, label] {
+            if (generation != generation_) return;  // a newer request took over
+            busy_ = false;
+            if (!error.empty()) {
+                summary_->setText(tr("Attribution failed: %1").arg(QString::fromStdString(error)));
+                emit failed(QString::fromStdString(error));
+                return;
+            }
+            if (r) show(*r, label);
+        });
+    });
+}
+
+void AttributionPanel::show(const gateway::WindowAttribution& r, const QString& label) {
+    result_ = r;
+    const double share = r.requests ? 100.0 * static_cast<double>(r.failed) / static_cast<double>(r.requests) : 0;
+    summary_->setText(tr("%1: %2 requests accepted in the window, %3 failed (%4%), %5 rejected, "
+                         "%6 answered as an empty 200. Deadline %7. The %8 slowest are listed.")
+                          .arg(label)
+                          .arg(r.requests)
+                          .arg(r.failed)
+                          .arg(share, 0, 'f', 1)
+                          .arg(r.rejected)
+                          .arg(r.disguised)
+                          .arg(ms(r.deadline_ms))
+                          .arg(r.slowest.size()));
+    stages_->setRowCount(gateway::kSegments);
+    for (int s = 0; s < gateway::kSegments; ++s) {
+        const double total = r.segment_ms_total[static_cast<std::size_t>(s)];
+        const QStringList cells{name(gateway::segmentName(s)), QString::number(total / 1000, 'f', 2),
+                                QString::number(r.latency_ms_total > 0 ? 100 * total / r.latency_ms_total : 0, 'f', 1),
+                                QString::number(r.requests ? total / static_cast<double>(r.requests) : 0, 'f', 2)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = stages_->item(s, c);
+            if (!item) stages_->setItem(s, c, item = new QTableWidgetItem);
+            item->setText(cells[c]);
+        }
+    }
+    stages_->resizeColumnsToContents();
+    slowest_->setRowCount(static_cast<int>(r.slowest.size()));
+    for (int i = 0; i < static_cast<int>(r.slowest.size()); ++i) {
+        const RequestWaterfall& w = r.slowest[static_cast<std::size_t>(i)];
+        const QStringList cells{QString::number(w.latency_ms, 'f', 1),
+                                QString("%1%2").arg(w.status).arg(w.disguised ? tr(" (empty)") : QString()),
+                                w.error.empty() ? QString("—") : QString::fromStdString(w.error),
+                                name(gateway::kRegionNames[static_cast<std::size_t>(w.region)]),
+                                QString::number(w.accepted_s, 'f', 3)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = slowest_->item(i, c);
+            if (!item) slowest_->setItem(i, c, item = new QTableWidgetItem);
+            item->setText(cells[c]);
+            item->setToolTip(verdictOf(w));
+        }
+    }
+    slowest_->resizeColumnsToContents();
+    selectRequest(r.slowest.empty() ? -1 : 0);
+    if (!r.slowest.empty()) slowest_->setCurrentCell(0, 0);
+    emit attributed();
+}
+
+void AttributionPanel::selectRequest(int row) {
+    if (!result_ || row < 0 || row >= static_cast<int>(result_->slowest.size())) {
+        waterfall_->setRequest(std::nullopt);
+        verdict_->setText(result_ && result_->slowest.empty() ? tr("No request was accepted in this window.") : QString());
+        return;
+    }
+    const RequestWaterfall& w = result_->slowest[static_cast<std::size_t>(row)];
+    verdict_->setText(tr("Request %1 (%2 ms): %3").arg(w.trace).arg(w.latency_ms, 0, 'f', 1).arg(verdictOf(w)));
+    waterfall_->setRequest(w);
+}
+
+}  // namespace taillab::ui

@@ -1,0 +1,311 @@
+#include "incident/incident_charts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gateway/gateway_charts.h"
+
+namespace taillab::ui::incident_charts {
+namespace {
+
+using gateway::GatewaySnapshot;
+using gateway::kRegionNames;
+using gateway::kRegions;
+using gateway::WindowPoint;
+using gateway_charts::timeChart;
+using gateway_charts::windowSeries;
+
+std::string region(int r) { return std::string(kRegionNames[static_cast<std::size_t>(r)]); }
+
+double percent(double part, double whole) { return whole > 0 ? 100 * part / whole : NAN; }
+
+double truth(const WindowPoint& w) { return percent(w.failed, w.requests); }
+double seen(const WindowPoint& w) { return percent(double(w.failed) - w.invisible, w.requests); }
+double regionTruth(const WindowPoint& w, int r) {
+    const auto& g = w.regions[static_cast<std::size_t>(r)];
+    return percent(g.failed, g.requests);
+}
+double regionSeen(const WindowPoint& w, int r) {
+    const auto& g = w.regions[static_cast<std::size_t>(r)];
+    return percent(double(g.failed) - g.invisible, g.requests);
+}
+double positive(double v) { return v > 0 ? v : NAN; }
+
+bool anyInvisible(const GatewaySnapshot* s) { return s && s->invisible_failures > 0; }
+
+double median(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    if (v.size() % 2) return *mid;
+    return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+// B - A of a per-window value, windows matched by their end.
+template <typename F>
+Series difference(std::string name, const GatewaySnapshot& a, const GatewaySnapshot* b,
+                  double offset_s, F value) {
+    Series out;
+    out.name = std::move(name);
+    if (!b) return out;
+    std::size_t j = 0;
+    for (const WindowPoint& wa : a.windows) {
+        while (j < b->windows.size() && b->windows[j].t_s < wa.t_s - 1e-6) ++j;
+        if (j >= b->windows.size()) break;
+        if (std::abs(b->windows[j].t_s - wa.t_s) > 1e-6) continue;
+        const double d = value(b->windows[j]) - value(wa);
+        if (!std::isfinite(d)) continue;
+        out.x.push_back(offset_s + wa.t_s);
+        out.y.push_back(d);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> chartIds() {
+    return {kLane,        kErrors,      kTails,   kQueue,  kProviderShare,
+            kRegionShare, kBreakers,    kHealth,  kDiffErrors, kDiffTails};
+}
+
+Chart lane() {
+    return timeChart(kLane, "Timeline: faults, knob changes and phases (click one to go there)", "");
+}
+
+std::vector<LaneMark> laneMarks(const GatewaySnapshot& s, double offset_s) {
+    std::vector<LaneMark> out;
+    for (const gateway::TimelineMark& m : s.timeline) {
+        int row = kKnobRow;
+        switch (m.kind) {
+            case gateway::MarkKind::Breaker: continue;
+            case gateway::MarkKind::Fault: row = kFaultRow; break;
+            case gateway::MarkKind::Phase: row = kPhaseRow; break;
+            case gateway::MarkKind::Knob: row = kKnobRow; break;
+        }
+        LaneMark l;
+        l.x0 = offset_s + m.t_s;
+        if (m.end_s) l.x1 = offset_s + *m.end_s;
+        l.row = row;
+        l.label = m.what;
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
+std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
+    return gateway_charts::annotations(s, offset_s);
+}
+
+Chart errorRate(const GatewaySnapshot& s, double offset_s, const GatewaySnapshot* other) {
+    Chart c = timeChart(kErrors, "Error rate: the truth and what clients saw", "Failed (%)");
+    c.series.push_back(windowSeries("all, truth", s, offset_s, truth));
+    c.series.push_back(windowSeries("all, clients saw", s, offset_s, seen));
+    for (int r = 0; r < kRegions; ++r)
+        c.series.push_back(windowSeries(region(r) + " truth", s, offset_s,
+                                        [r](const WindowPoint& w) { return regionTruth(w, r); }));
+    if (anyInvisible(&s) || anyInvisible(other))
+        for (int r = 0; r < kRegions; ++r)
+            c.series.push_back(windowSeries(region(r) + " clients saw", s, offset_s,
+                                            [r](const WindowPoint& w) { return regionSeen(w, r); }));
+    return c;
+}
+
+Chart tails(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kTails, "Tail latency per region", "ms (log)", true);
+    for (int r = 0; r < kRegions; ++r)
+        c.series.push_back(windowSeries(region(r) + " p99", s, offset_s, [r](const WindowPoint& w) {
+            return positive(w.regions[static_cast<std::size_t>(r)].p99_ms);
+        }));
+    for (int r = 0; r < kRegions; ++r)
+        c.series.push_back(windowSeries(region(r) + " p99.9", s, offset_s, [r](const WindowPoint& w) {
+            return positive(w.regions[static_cast<std::size_t>(r)].p999_ms);
+        }));
+    return c;
+}
+
+NormalDepth normalDepth(const GatewaySnapshot& s) {
+    std::optional<double> firstFault;
+    for (const gateway::TimelineMark& m : s.timeline)
+        if (m.kind == gateway::MarkKind::Fault) {
+            firstFault = m.t_s;
+            break;
+        }
+    std::size_t before = 0;
+    if (firstFault)
+        while (before < s.windows.size() && s.windows[before].t_s <= *firstFault) ++before;
+    NormalDepth n;
+    n.beforeFirstFault = firstFault && before >= static_cast<std::size_t>(kMinNormalWindows);
+    const std::size_t count = n.beforeFirstFault ? before : s.windows.size();
+    n.windows = static_cast<int>(count);
+    for (int r = 0; r < kRegions; ++r) {
+        std::vector<double> v;
+        v.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const double d = s.windows[i].regions[static_cast<std::size_t>(r)].queue_mean;
+            if (std::isfinite(d)) v.push_back(d);
+        }
+        n.depth[static_cast<std::size_t>(r)] = median(std::move(v));
+    }
+    return n;
+}
+
+Chart queueDepth(const GatewaySnapshot& s, double offset_s) {
+    const NormalDepth normal = normalDepth(s);
+    Chart c = timeChart(kQueue,
+                        normal.beforeFirstFault
+                            ? "Queue depth vs normal (median before the first fault)"
+                            : "Queue depth vs normal (median of the run so far)",
+                        "Depth (log)", true);
+    for (int r = 0; r < kRegions; ++r)
+        c.series.push_back(windowSeries(region(r), s, offset_s, [r](const WindowPoint& w) {
+            return positive(w.regions[static_cast<std::size_t>(r)].queue_mean);
+        }));
+    for (int r = 0; r < kRegions; ++r) {
+        Series line{region(r) + " normal", SeriesRole::ClosedForm, {}, {}};
+        const double d = normal.depth[static_cast<std::size_t>(r)];
+        if (!s.windows.empty() && d > 0) {
+            line.x = {offset_s + s.windows.front().t_s, offset_s + s.windows.back().t_s};
+            line.y = {d, d};
+        }
+        c.series.push_back(std::move(line));
+    }
+    return c;
+}
+
+Chart providerShare(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kProviderShare, "Traffic share by provider", "Share (%)");
+    for (int p = 0; p < gateway::kProviders; ++p)
+        c.series.push_back(windowSeries(
+            "provider " + std::string(gateway::kProviderNames[static_cast<std::size_t>(p)]), s,
+            offset_s, [p](const WindowPoint& w) {
+                double sum = 0;
+                for (auto n : w.provider_requests) sum += n;
+                return percent(w.provider_requests[static_cast<std::size_t>(p)], sum);
+            }));
+    return c;
+}
+
+Chart regionShare(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kRegionShare, "Traffic share by region served", "Share (%)");
+    for (int r = 0; r < kRegions; ++r)
+        c.series.push_back(windowSeries(region(r), s, offset_s, [r](const WindowPoint& w) {
+            return percent(w.regions[static_cast<std::size_t>(r)].requests, w.requests);
+        }));
+    return c;
+}
+
+std::vector<std::string> breakerLanes(const GatewaySnapshot& s) {
+    std::vector<std::string> out;
+    for (int r = 0; r < kRegions; ++r) {
+        out.push_back(region(r) + " / region breaker");
+        for (const std::string& e : s.engines) out.push_back(region(r) + " / " + e);
+    }
+    return out;
+}
+
+Chart breakers(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kBreakers, "Breakers: region (spill stopped) and engine",
+                        "Region / breaker");
+    const int engines = static_cast<int>(s.engines.size());
+    const int perRegion = engines + 1;
+    std::vector<gateway_charts::StripSpan> spans;
+    for (const auto& b : s.breaker_spans)
+        spans.push_back({b.region * perRegion + 1 + b.engine,
+                         b.state == gateway::BreakerState::HalfOpen ? 2 : 1, b.t0_s, b.t1_s, b.ongoing});
+    for (const auto& h : s.health_spans) {
+        if (h.kind != gateway::HealthKind::RegionBreaker) continue;
+        spans.push_back({h.region * perRegion, h.state == gateway::HealthState::HalfOpen ? 2 : 1,
+                         h.t0_s, h.t1_s, h.ongoing});
+    }
+    c.series = gateway_charts::stripSeries({std::begin(kBreakerStates), std::end(kBreakerStates)},
+                                           kRegions * perRegion, std::move(spans), s.now_s, offset_s);
+    return c;
+}
+
+std::vector<std::string> healthLanes() {
+    std::vector<std::string> out;
+    for (int r = 0; r < kRegions; ++r) {
+        for (int p = 0; p < gateway::kProviders; ++p)
+            out.push_back(region(r) + " / probes on " +
+                          std::string(gateway::kProviderNames[static_cast<std::size_t>(p)]));
+        out.push_back(region(r) + " / standby");
+    }
+    return out;
+}
+
+Chart health(const GatewaySnapshot& s, double offset_s) {
+    Chart c = timeChart(kHealth, "Health probes and standby", "Region / what");
+    constexpr int perRegion = gateway::kProviders + 1;
+    std::vector<gateway_charts::StripSpan> spans;
+    for (const auto& h : s.health_spans) {
+        int lane = -1, state = 1;
+        if (h.kind == gateway::HealthKind::Probe) {
+            // A region-wide probe failure shows on every provider's lane of the region.
+            lane = h.region * perRegion + std::max(0, h.provider);
+        } else if (h.kind == gateway::HealthKind::Standby) {
+            lane = h.region * perRegion + gateway::kProviders;
+            state = h.state == gateway::HealthState::Serving ? 3 : 2;
+        } else {
+            continue;
+        }
+        spans.push_back({lane, state, h.t0_s, h.t1_s, h.ongoing});
+        if (h.kind == gateway::HealthKind::Probe && h.provider < 0)
+            for (int p = 1; p < gateway::kProviders; ++p)
+                spans.push_back({h.region * perRegion + p, state, h.t0_s, h.t1_s, h.ongoing});
+    }
+    c.series = gateway_charts::stripSeries({std::begin(kHealthStates), std::end(kHealthStates)},
+                                           kRegions * perRegion, std::move(spans), s.now_s, offset_s);
+    return c;
+}
+
+Chart diffErrors(const GatewaySnapshot& a, const GatewaySnapshot* b, double offset_s) {
+    Chart c = timeChart(kDiffErrors, "Difference B − A: error rate", "B − A (pp)");
+    c.series.push_back(difference("truth, B − A", a, b, offset_s, truth));
+    c.series.push_back(difference("clients saw, B − A", a, b, offset_s, seen));
+    return c;
+}
+
+Chart diffTails(const GatewaySnapshot& a, const GatewaySnapshot* b, double offset_s) {
+    Chart c = timeChart(kDiffTails, "Difference B − A: p99", "B − A (ms)");
+    c.series.push_back(difference("all p99, B − A", a, b, offset_s,
+                                  [](const WindowPoint& w) { return positive(w.p99_ms); }));
+    for (int r = 0; r < kRegions; ++r)
+        c.series.push_back(difference(region(r) + " p99, B − A", a, b, offset_s, [r](const WindowPoint& w) {
+            return positive(w.regions[static_cast<std::size_t>(r)].p99_ms);
+        }));
+    return c;
+}
+
+void decimate(std::vector<Series>& series, std::size_t maxPoints) {
+    const std::size_t buckets = std::max<std::size_t>(1, maxPoints / 3);
+    for (Series& s : series) {
+        const std::size_t n = std::min(s.x.size(), s.y.size());
+        if (n <= maxPoints || n < 2) continue;
+        const double x0 = s.x.front(), span = s.x[n - 1] - x0;
+        if (!(span > 0)) continue;
+        Series out{s.name, s.role, {}, {}};
+        out.x.reserve(3 * buckets);
+        out.y.reserve(3 * buckets);
+        std::size_t i = 0;
+        while (i < n) {
+            const auto b = std::min(buckets - 1, static_cast<std::size_t>((s.x[i] - x0) / span * static_cast<double>(buckets)));
+            std::size_t lo = i, hi = i, j = i;
+            for (; j < n; ++j) {
+                const auto bj = std::min(buckets - 1, static_cast<std::size_t>((s.x[j] - x0) / span * static_cast<double>(buckets)));
+                if (bj != b) break;
+                if (s.y[j] < s.y[lo]) lo = j;
+                if (s.y[j] > s.y[hi]) hi = j;
+            }
+            std::size_t keep[3] = {i, std::min(lo, hi), std::max(lo, hi)};
+            for (int k = 0; k < 3; ++k) {
+                if (k > 0 && keep[k] == keep[k - 1]) continue;
+                out.x.push_back(s.x[keep[k]]);
+                out.y.push_back(s.y[keep[k]]);
+            }
+            i = j;
+        }
+        s = std::move(out);
+    }
+}
+
+}  // namespace taillab::ui::incident_charts

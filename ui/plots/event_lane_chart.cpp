@@ -1,0 +1,197 @@
+#include "plots/event_lane_chart.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plots/chart_style.h"
+
+namespace taillab::ui {
+namespace {
+
+constexpr double kHalfHeight = 0.42;
+constexpr double kGapPx = 6;
+constexpr int kLabelPointSize = 8;
+const QMargins kPadding(3, 0, 3, 0);
+
+QFont labelFont() {
+    QFont f;
+    f.setPointSize(kLabelPointSize);
+    return f;
+}
+
+}  // namespace
+
+EventLaneChart::EventLaneChart(QWidget* parent) : GatewayTimeChart(parent) {
+    plot()->yAxis->grid()->setVisible(false);
+    plot()->yAxis->grid()->setSubGridVisible(false);
+    plot()->yAxis->setRangeReversed(true);
+    plot()->yAxis->setSubTicks(false);
+    plot()->yAxis->setTicks(true);
+    setHorizontalOnly(true);
+    rows_ = {tr("Faults"), tr("Knobs"), tr("Phases")};
+    // No series, so no legend: an empty legend would cap the width of the column it sits in.
+    plot()->legend->setVisible(false);
+    plot()->plotLayout()->take(plot()->legend);
+    plot()->plotLayout()->simplify();
+    connect(plot(), &QCustomPlot::afterLayout, this, [this] { layoutItems(); });
+    connect(plot(), &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (e->button() != Qt::LeftButton) return;
+        if (const auto i = eventAt(e->pos())) emit eventClicked(*i);
+    });
+}
+
+void EventLaneChart::setRows(const QStringList& rows) { rows_ = rows; }
+
+void EventLaneChart::setEvents(const std::vector<LaneEvent>& events) {
+    if (events == events_ && bars_.size() == events.size()) return;
+    events_ = events;
+    rebuildItems();
+    replot();
+}
+
+QColor EventLaneChart::rowColor(int row) const {
+    const chart_style::AnnotationColors c =
+        chart_style::annotationColors(palette(), chart_style::plotColors(palette()).background);
+    switch (row) {
+        case 0: return c.fault;
+        case 1: return c.knob;
+        default: {
+            // Phases: a blue that reads on the background.
+            const bool dark = chart_style::plotColors(palette()).background.lightnessF() < 0.4;
+            return dark ? QColor(0x7a, 0xb8, 0xff) : QColor(0x1f, 0x5f, 0xb4);
+        }
+    }
+}
+
+void EventLaneChart::rebuildItems() {
+    for (QCPItemRect* r : bars_) plot()->removeItem(r);
+    for (QCPItemText* t : texts_) plot()->removeItem(t);
+    bars_.clear();
+    texts_.clear();
+    for (const LaneEvent& e : events_) {
+        const QColor color = rowColor(e.row);
+        auto* bar = new QCPItemRect(plot());
+        bar->setSelectable(false);
+        QColor fill = color;
+        fill.setAlpha(e.x1 ? 70 : 200);
+        bar->setBrush(fill);
+        bar->setPen(QPen(color, 1));
+        bar->topLeft->setCoords(e.x0, e.row - kHalfHeight);
+        bar->bottomRight->setCoords(e.x1.value_or(e.x0), e.row + kHalfHeight);
+        bars_.push_back(bar);
+        auto* text = new QCPItemText(plot());
+        text->setSelectable(false);
+        text->setFont(labelFont());
+        text->setPadding(kPadding);
+        text->setColor(palette().color(QPalette::Text));
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        text->position->setType(QCPItemPosition::ptAbsolute);
+        text->setClipToAxisRect(true);
+        text->setVisible(false);
+        texts_.push_back(text);
+    }
+    labels_.assign(events_.size(), Label{});
+    barRects_.assign(events_.size(), QRectF());
+}
+
+void EventLaneChart::configureAxes(const Chart& chart) {
+    GatewayTimeChart::configureAxes(chart);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int r = 0; r < rows_.size(); ++r) ticker->addTick(r, rows_[r]);
+    plot()->yAxis->setTicker(ticker);
+    plot()->yAxis->setSubTicks(false);
+}
+
+void EventLaneChart::adjustRanges() {
+    plot()->yAxis->setRange(-0.5, std::max<qsizetype>(1, rows_.size()) - 0.5);
+}
+
+void EventLaneChart::layoutItems() {
+    const QRect area = plot()->axisRect()->rect();
+    const QFontMetrics fm(labelFont());
+    const double pad = kPadding.left() + kPadding.right();
+    // Bars at least kMinEventPx wide, centred on an instant.
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+        const LaneEvent& e = events_[i];
+        double p0 = plot()->xAxis->coordToPixel(e.x0);
+        double p1 = plot()->xAxis->coordToPixel(e.x1.value_or(e.x0));
+        if (p1 - p0 < kMinEventPx) {
+            const double mid = e.x1 ? p0 : (p0 + p1) / 2;
+            p0 = e.x1 ? p0 : mid - kMinEventPx / 2.0;
+            p1 = p0 + kMinEventPx;
+        }
+        bars_[i]->topLeft->setCoords(plot()->xAxis->pixelToCoord(p0), e.row - kHalfHeight);
+        bars_[i]->bottomRight->setCoords(plot()->xAxis->pixelToCoord(p1), e.row + kHalfHeight);
+        const double y0 = plot()->yAxis->coordToPixel(e.row - kHalfHeight);
+        const double y1 = plot()->yAxis->coordToPixel(e.row + kHalfHeight);
+        barRects_[i] = QRectF(QPointF(p0, std::min(y0, y1)), QPointF(p1, std::max(y0, y1)));
+    }
+    // Labels: in their row, from the bar's start, up to the next label's start in that row.
+    std::vector<std::size_t> order(events_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return barRects_[a].left() < barRects_[b].left();
+    });
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const std::size_t i = order[k];
+        Label& l = labels_[i];
+        l = Label{};
+        const double left = std::max(barRects_[i].left() + 2, static_cast<double>(area.left()));
+        double right = area.right();
+        for (std::size_t n = k + 1; n < order.size(); ++n)
+            if (events_[order[n]].row == events_[i].row && barRects_[order[n]].left() > left) {
+                right = std::min(right, barRects_[order[n]].left() - kGapPx);
+                break;
+            }
+        const bool visible = barRects_[i].right() >= area.left() && barRects_[i].left() <= area.right();
+        const QString full = events_[i].label;
+        const double natural = fm.horizontalAdvance(full) + pad + 1;
+        const double room = right - left;
+        if (visible && room >= kMinLabelPx) {
+            l.text = natural <= room ? full
+                                     : fm.elidedText(full, Qt::ElideRight, static_cast<int>(room - pad));
+            const double width = std::min(natural, room);
+            const double mid = barRects_[i].center().y();
+            l.rect = QRectF(left, mid - fm.height() / 2.0, width, fm.height());
+            l.shown = true;
+        }
+        texts_[i]->setVisible(l.shown);
+        if (!l.shown) continue;
+        texts_[i]->setText(l.text);
+        texts_[i]->position->setCoords(l.rect.left(), l.rect.center().y());
+    }
+}
+
+std::optional<std::size_t> EventLaneChart::eventAt(QPointF pos) const {
+    for (std::size_t i = 0; i < labels_.size(); ++i)
+        if (labels_[i].shown && labels_[i].rect.contains(pos)) return i;
+    std::optional<std::size_t> best;
+    double bestWidth = INFINITY;
+    for (std::size_t i = 0; i < barRects_.size(); ++i) {
+        const QRectF r = barRects_[i].adjusted(-2, 0, 2, 0);
+        // The narrowest bar under the pointer: an instant inside a span wins.
+        if (r.contains(pos) && r.width() < bestWidth) {
+            best = i;
+            bestWidth = r.width();
+        }
+    }
+    return best;
+}
+
+QPointF EventLaneChart::eventPoint(std::size_t i) const {
+    return i < barRects_.size() ? barRects_[i].center() : QPointF();
+}
+
+QStringList EventLaneChart::valuesAt(double x) const {
+    QStringList out;
+    for (const LaneEvent& e : events_) {
+        const bool on = e.x1 ? (e.x0 <= x && x <= *e.x1) : std::abs(e.x0 - x) < 60;
+        if (on && e.row < rows_.size()) out << QString("%1: %2").arg(rows_[e.row], e.label);
+    }
+    if (out.isEmpty()) out << tr("no event");
+    return out;
+}
+
+}  // namespace taillab::ui

@@ -1,0 +1,76 @@
+// The incident board's timeline lane: a run's events against simulated time, one row per kind
+// (faults, knob changes, phases), each a span (or, for an instant, a thin bar at least a few
+// pixels wide) with its label written in the row from its start, elided at the next label and
+// hidden when too little room is left (hovering gives the full text in the crosshair box). A
+// click on an event emits eventClicked. The x axis is the gateway charts' week ("Tue 07:30").
+// qcustomplot.h stays in the .cpp.
+#pragma once
+
+#include <QRectF>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+#include "plots/gateway_time_chart.h"
+
+class QCPItemRect;
+class QCPItemText;
+
+namespace taillab::ui {
+
+struct LaneEvent {
+    double x0 = 0;                // data x (seconds since Mon 00:00)
+    std::optional<double> x1;     // end of a span; nullopt: an instant
+    int row = 0;                  // index into the lane's rows
+    QString label;                // "EU provider A loses 90% of its CPUs"
+    bool operator==(const LaneEvent&) const = default;
+};
+
+class EventLaneChart : public GatewayTimeChart {
+    Q_OBJECT
+  public:
+    static constexpr int kMinEventPx = 4;   // an instant or a short span is drawn this wide
+    static constexpr int kMinLabelPx = 40;  // a label with less room is hidden
+
+    explicit EventLaneChart(QWidget* parent = nullptr);
+    // Row names, top to bottom ("Faults", "Knobs", "Phases"); drawn from the next setEvents.
+    void setRows(const QStringList& rows);
+    void setEvents(const std::vector<LaneEvent>& events);
+    const std::vector<LaneEvent>& events() const { return events_; }
+
+    struct Label {
+        QString text;  // as drawn (elided)
+        QRectF rect;   // widget pixels; empty when hidden
+        bool shown = false;
+    };
+    const std::vector<Label>& labels() const { return labels_; }
+    // The event drawn at `pos` (widget pixels), its label or its bar.
+    std::optional<std::size_t> eventAt(QPointF pos) const;
+    // A point inside event i's bar (widget pixels), for tests and keyboard use.
+    QPointF eventPoint(std::size_t i) const;
+    // The events under x: "Fault: atlas slow ×3 (EU)".
+    QStringList valuesAt(double x) const override;
+
+  signals:
+    void eventClicked(std::size_t index);
+
+  protected:
+    void configureAxes(const Chart& chart) override;
+    void adjustRanges() override;
+    bool hasData() const override { return !events_.empty(); }
+
+  private:
+    void rebuildItems();
+    void layoutItems();
+    QColor rowColor(int row) const;
+
+    QStringList rows_;
+    std::vector<LaneEvent> events_;
+    std::vector<QCPItemRect*> bars_;
+    std::vector<QCPItemText*> texts_;
+    std::vector<Label> labels_;
+    std::vector<QRectF> barRects_;  // widget pixels, as last laid out
+};
+
+}  // namespace taillab::ui
