@@ -5,7 +5,8 @@
 //           [--screenshot FILE.png | --export FILE] [--size WxH]
 //   taillab --live [GATEWAY-SCENARIO] [--rate R] [--screenshot FILE.png [--until 20s]]
 //   taillab --incident [SCENARIO] [--compare SCENARIO] [--set KNOB=VALUE ...]
-//           [--until "Tue 07:30"] [--screenshot FILE.png | --export BOARD.png|svg|pdf|csv|json]
+//           [--until "Tue 07:30"] [--focus PHASE]
+//           [--screenshot FILE.png | --export BOARD.png|svg|pdf|csv|json]
 //
 // SCENARIO is a scenario file, a scenario name, "labs/<name>" under the scenario directory, or a
 // lab id (its default scenario); default "fanout". The scenario directory is $TAILLAB_SCENARIOS,
@@ -27,7 +28,8 @@
 // incidents/july-v4 when they exist, else gateway/day-eu-atlas-slow) and, with --compare, B (or
 // with --set, A's own scenario with knobs changed), both on A's seed, playing. Scripted, it first
 // runs as fast as it goes to --until: a moment of the run ("Tue 07:30") or a time since its start
-// (90m, 36h; default its end), then grabs the window or exports the whole board.
+// (90m, 36h; default its end), then grabs the window or exports the whole board. --focus PHASE
+// zooms every chart to that phase of A's timeline ("sev1"), with half an hour either side.
 //
 // --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a name under the scenario
 // directory; default week-v4-september) and starts it at --rate requests per second (default
@@ -227,6 +229,7 @@ struct IncidentArgs {
     bool untilGiven = false;
     QString screenshot;
     QString exportTo;
+    QString focus;  // a phase of A's to zoom to
 };
 
 // taillab --incident: opens the Incidents tab with A (and B) and, when scripted, runs to --until
@@ -280,6 +283,14 @@ int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
     }
     const bool scripted = !a.screenshot.isEmpty() || !a.exportTo.isEmpty();
     taillab::ui::IncidentBoard* board = window.openIncident(&spec, !scripted);
+    if (!a.focus.isEmpty() && !board->focusPhase(a.focus.toStdString())) {
+        QStringList ids;
+        for (const std::string& id : board->phaseIds()) ids << QString::fromStdString(id);
+        std::fprintf(stderr, "taillab: --focus: %s has no phase '%s'%s\n", spec.a.name.c_str(),
+                     qPrintable(a.focus),
+                     ids.isEmpty() ? " (its timeline has no phases)" : qPrintable("; its phases: " + ids.join(", ")));
+        return 2;
+    }
     if (scripted) {
         const QString shot = a.screenshot, out = a.exportTo;
         armSeek(*board, *untilS, [&window, board, shot, out] {
@@ -412,7 +423,10 @@ int main(int argc, char** argv) {
                                         "changed; repeatable.", "KNOB=VALUE");
     parser.addOption(incident);
     parser.addOption(compare);
+    const QCommandLineOption focus("focus", "With --incident: zoom every chart to this phase of A's "
+                                            "(e.g. sev1), as a click on it in the timeline does.", "PHASE");
     parser.addOption(set);
+    parser.addOption(focus);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -440,8 +454,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
         return 2;
     }
-    if ((parser.isSet(compare) || parser.isSet(set)) && !parser.isSet(incident)) {
-        std::fprintf(stderr, "taillab: --compare and --set go with --incident\n");
+    if ((parser.isSet(compare) || parser.isSet(set) || parser.isSet(focus)) && !parser.isSet(incident)) {
+        std::fprintf(stderr, "taillab: --compare, --set and --focus go with --incident\n");
         return 2;
     }
     if (parser.isSet(incident) && (parser.isSet(gateway) || parser.isSet(live))) {
@@ -452,7 +466,8 @@ int main(int argc, char** argv) {
         return runIncident(window, {parser.positionalArguments(), parser.value(compare),
                                     parser.values(set), parser.value(until), parser.isSet(until),
                                     parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
-                                    parser.isSet(exportTo) ? parser.value(exportTo) : QString()});
+                                    parser.isSet(exportTo) ? parser.value(exportTo) : QString(),
+                                    parser.value(focus)});
     }
     if (parser.isSet(live)) {
         return runLiveTab(window, parser.positionalArguments(), parser.value(rate), parser.value(from),

@@ -171,6 +171,29 @@ TEST_F(IncidentBoardTest, ClickingAnEventSeeksThereAndZoomsToIt) {
     EXPECT_NEAR(chart(incident_charts::kTails)->viewRange().xLower, kTue, 1);
 }
 
+TEST_F(IncidentBoardTest, FocusingAPhaseZoomsEveryChartToItAndDrawsItsEdgesNotATint) {
+    EXPECT_EQ(board_->phaseIds(), std::vector<std::string>{"outage"});
+    EXPECT_FALSE(board_->focusPhase("no-such-phase"));
+    EXPECT_FALSE(board_->timeRange().has_value());
+    const double t0 = kTue + 6 * 3600 + 55 * 60, t1 = kTue + 8 * 3600 + 20 * 60;
+    const auto span = board_->phaseSpan("outage");
+    ASSERT_TRUE(span.has_value());
+    EXPECT_DOUBLE_EQ(span->first, t0);
+    EXPECT_DOUBLE_EQ(span->second, t1);
+    ASSERT_TRUE(board_->focusPhase("outage"));
+    for (const std::string& id : board_->chartIds()) {
+        const auto r = board_->chartView(id)->viewRange();
+        EXPECT_NEAR(r.xLower, t0 - 1800, 1) << id;  // half an hour either side
+        EXPECT_NEAR(r.xUpper, t1 + 1800, 1) << id;
+    }
+    // On the charts the phase is an annotation of its own kind, the fault under it another.
+    const auto& marks = chart(incident_charts::kErrors)->annotations();
+    const auto phase = std::find_if(marks.begin(), marks.end(), [](const Annotation& a) { return a.kind == "phase"; });
+    ASSERT_NE(phase, marks.end());
+    EXPECT_EQ(phase->label, "EU outage");
+    EXPECT_TRUE(std::any_of(marks.begin(), marks.end(), [](const Annotation& a) { return a.kind == "fault"; }));
+}
+
 TEST_F(IncidentBoardTest, ABOverlaysBothRunsAndTheirDifference) {
     EXPECT_TRUE(board_->legend()->text().contains(QString::fromStdString("B: incident-eu-capacity with " + kThreeProviders)));
     ChartView* errors = chart(incident_charts::kErrors);
@@ -270,7 +293,10 @@ TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {
     refused({"--incident", scenario, "--compare", "no-such-scenario", "--screenshot", png}, "no gateway scenario 'no-such-scenario'");
     refused({"--incident", scenario, "--set", "nonsense", "--screenshot", png}, "--set expects KNOB=VALUE");
     refused({"--incident", scenario, "--export", dir.filePath("x.txt")}, "--export needs");
-    refused({"--compare", scenario}, "--compare and --set go with --incident");
+    refused({"--incident", scenario, "--focus", "sev9", "--screenshot", png},
+            "has no phase 'sev9'; its phases: outage");
+    refused({"--compare", scenario}, "--compare, --set and --focus go with --incident");
+    refused({"--focus", "outage"}, "--compare, --set and --focus go with --incident");
 }
 
 }  // namespace

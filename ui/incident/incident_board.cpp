@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStyle>
@@ -43,6 +44,10 @@ constexpr double kEventPad_s = 1800;  // around an instant (or a short span) whe
 constexpr int kLaneHeight = 118;
 constexpr int kFrameBudgetMs = 100;
 constexpr std::size_t kMaxDrawnPoints = 900;  // a series' points drawn (decimated beyond)
+// A chart's least size: below it the legend leaves the plot a sliver and the axis labels elide.
+// The board scrolls instead, and takes a third column only where the width gives it room.
+constexpr int kMinChartWidth = 520;
+constexpr int kMinChartHeight = 290;
 
 int startDayOf(const Params& p) { return p.spec("start_day") ? p.choiceIndex("start_day") : 0; }
 
@@ -213,14 +218,9 @@ void IncidentBoard::buildLayout() {
                {ic::kQueue, queue_},         {ic::kProviderShare, providers_},
                {ic::kRegionShare, regions_}, {ic::kBreakers, breakers_},   {ic::kHealth, health_},
                {ic::kDiffErrors, diffErrors_}, {ic::kDiffTails, diffTails_}};
-    grid->addWidget(lane_, 0, 0, 1, 3);
-    for (std::size_t i = 1; i < charts_.size(); ++i) {
-        ChartView* v = charts_[i].second;
-        v->setMinimumSize(300, 190);
-        grid->addWidget(v, 1 + static_cast<int>((i - 1) / 3), static_cast<int>((i - 1) % 3));
-    }
-    for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
-    for (int r = 1; r < 4; ++r) grid->setRowStretch(r, 1);
+    grid_ = grid;
+    for (std::size_t i = 1; i < charts_.size(); ++i) charts_[i].second->setMinimumSize(kMinChartWidth, kMinChartHeight);
+    reflow(width());
     for (const auto& [id, view] : charts_) {
         view->setObjectName(QString::fromStdString(id));
         view->setCrosshairMode(true);
@@ -253,6 +253,25 @@ void IncidentBoard::buildLayout() {
                                "slowest requests and their waterfalls"));
     layout->addWidget(tabs_, 1);
     updateReadout();
+}
+
+void IncidentBoard::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    reflow(width());
+}
+
+void IncidentBoard::reflow(int width) {
+    const int columns = std::clamp((width - 24) / (kMinChartWidth + 8), 1, 3);
+    if (!grid_ || columns == columns_) return;
+    for (const auto& [id, view] : charts_) grid_->removeWidget(view);
+    for (int c = 0; c < 3; ++c) grid_->setColumnStretch(c, c < columns ? 1 : 0);
+    grid_->addWidget(lane_, 0, 0, 1, columns);
+    for (std::size_t i = 1; i < charts_.size(); ++i) {
+        const int k = static_cast<int>(i - 1);
+        grid_->addWidget(charts_[i].second, 1 + k / columns, k % columns);
+    }
+    for (int r = 1; r < grid_->rowCount(); ++r) grid_->setRowStretch(r, 1);
+    columns_ = columns;
 }
 
 std::vector<std::string> IncidentBoard::chartIds() const { return ic::chartIds(); }
@@ -430,6 +449,32 @@ void IncidentBoard::openEvent(std::size_t index) {
     session_->seek(target);
     setTimeRange(e.x0 - pad, off + target + pad);
     setCrosshair(e.x0);
+}
+
+std::vector<std::string> IncidentBoard::phaseIds() const {
+    std::vector<std::string> out;
+    for (const TimelineEvent& e : spec_.a.timeline.events)
+        if (!e.phase.empty()) out.push_back(e.phase);
+    return out;
+}
+
+std::optional<std::pair<double, double>> IncidentBoard::phaseSpan(const std::string& id) const {
+    const Params& p = spec_.a.params;
+    const double days = p.spec("days") ? p.real("days") : 7;
+    const double off = week_time::startOffset_s(startDayOf(p));
+    const auto& events = spec_.a.timeline.events;
+    for (std::size_t i = 0; i < events.size(); ++i)
+        if (events[i].phase == id)
+            return std::pair{off + events[i].at_s, off + spec_.a.timeline.phaseEnd(i, days * 86400)};
+    return std::nullopt;
+}
+
+bool IncidentBoard::focusPhase(const std::string& id) {
+    const auto span = phaseSpan(id);
+    if (!span) return false;
+    const double pad = std::max(kEventPad_s, 0.25 * (span->second - span->first));
+    setTimeRange(span->first - pad, span->second + pad);
+    return true;
 }
 
 void IncidentBoard::pickMoment(double x, bool runB) {

@@ -27,6 +27,7 @@
 #include "labs/lab_result.h"
 #include "redraw_scheduler.h"
 
+class QGridLayout;
 class QLabel;
 class QComboBox;
 class QTabWidget;
@@ -93,6 +94,13 @@ class IncidentBoard : public QWidget {
     // A click on event `index` of the lane: seek to its end (an instant: a little after it)
     // and zoom to it.
     void openEvent(std::size_t index);
+    // A's phase `id` ("sev1"), from its start to its end, in data x; nullopt when A has none.
+    std::optional<std::pair<double, double>> phaseSpan(const std::string& id) const;
+    // Zooms every chart to phase `id` with a margin either side (as a click on it in the lane
+    // does, without seeking); false when A has no such phase.
+    bool focusPhase(const std::string& id);
+    // A's phase ids in timeline order.
+    std::vector<std::string> phaseIds() const;
     // Pins the moment at data x and attributes the window it falls in (run A, or B).
     void pickMoment(double x, bool runB = false);
 
@@ -111,8 +119,13 @@ class IncidentBoard : public QWidget {
   signals:
     void frameDrawn(taillab::ui::GatewayFramePtr frame);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
     void buildLayout();
+    // Lays the charts out in as many columns as the width gives each at least kMinChartWidth.
+    void reflow(int width);
     void onFrame(const GatewayFramePtr& frame);
     void onRedraw();
     void drawCharts(const GatewayFrame& frame);
@@ -153,6 +166,8 @@ class IncidentBoard : public QWidget {
     GatewayTimeChart* diffErrors_ = nullptr;
     GatewayTimeChart* diffTails_ = nullptr;
     std::vector<std::pair<std::string, ChartView*>> charts_;  // the lane first
+    QGridLayout* grid_ = nullptr;
+    int columns_ = 0;
     AttributionPanel* attribution_ = nullptr;
 };
 
