@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QImage>
 #include <QTemporaryDir>
+#include <qcustomplot.h>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -131,6 +132,7 @@ TEST(ChartAnnotations, ColoursReadOnThePlotInALightAndADarkPalette) {
             EXPECT_GE(chart_style::contrastRatio(c.ink, background), 4.5);
             EXPECT_GE(chart_style::contrastRatio(knobLine, background), 3.0);
             EXPECT_GE(chart_style::contrastRatio(c.fault, background), 3.0);
+            EXPECT_GE(chart_style::contrastRatio(c.phase, background), 3.0);
             EXPECT_LT(c.faultFill.alpha(), 100) << "a span must not hide the data";
         }
     }
@@ -140,6 +142,25 @@ TEST(ChartAnnotations, ColoursReadOnThePlotInALightAndADarkPalette) {
     view.setPalette(dark);
     QTest::qWait(50);
     EXPECT_TRUE(view.annotationLabels().front().shown);
+}
+
+// A phase changes nothing in the run: it is drawn by its edges, not tinted like a fault, so a
+// fault inside it still reads as the only tint.
+TEST(ChartAnnotations, APhaseIsItsEdgesAndAFaultASpan) {
+    GatewayTimeChart view;
+    show(view, {760, 400}, {fault(6 * 3600, 10 * 3600, "atlas slow"), {5 * 3600, 12 * 3600, "phase", "SEV-1"}});
+    QCustomPlot* plot = view.findChild<QCustomPlot*>();
+    ASSERT_NE(plot, nullptr);
+    int rects = 0, lines = 0;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        if (qobject_cast<QCPItemRect*>(plot->item(i))) ++rects;
+        // An edge spans the axis rect at a data x; the labels' connectors are in pixels.
+        if (auto* l = qobject_cast<QCPItemLine*>(plot->item(i));
+            l && l->start->typeX() == QCPItemPosition::ptPlotCoords && l->pen().style() == Qt::DotLine)
+            ++lines;
+    }
+    EXPECT_EQ(rects, 1) << "only the fault is a span";
+    EXPECT_EQ(lines, 2) << "the phase's two edges, dotted (the fault's are dashed)";
 }
 
 TEST(ChartAnnotations, ExportsDrawAndListThem) {

@@ -172,7 +172,9 @@ std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
         Annotation a;
         a.x0 = offset_s + m.t_s;
         if (m.end_s) a.x1 = offset_s + *m.end_s;
-        a.kind = m.kind == gateway::MarkKind::Knob ? "knob" : "fault";
+        a.kind = m.kind == gateway::MarkKind::Knob    ? "knob"
+                 : m.kind == gateway::MarkKind::Phase ? "phase"
+                                                      : "fault";
         a.label = m.what;
         out.push_back(std::move(a));
     }

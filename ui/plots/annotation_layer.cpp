@@ -49,6 +49,7 @@ void spanHeight(QCPItemPosition* top, QCPItemPosition* bottom, double x0, double
 }  // namespace
 
 struct AnnotationLayer::Items {
+    bool phase = false;           // a phase: its edges only, in the phase colour, never a tint
     QCPItemRect* span = nullptr;  // faults
     QCPItemLine* start = nullptr;  // the knob line, or the fault's first edge
     QCPItemLine* end = nullptr;    // the fault's last edge
@@ -102,8 +103,14 @@ void AnnotationLayer::rebuild() {
     };
     for (const Annotation& a : annotations_) {
         Items it;
+        it.phase = a.kind == "phase";
         const double x0 = toPlotX_(a.x0);
-        if (a.x1) {
+        if (a.x1 && it.phase) {
+            // A phase changes nothing in the run: tinting it like a fault would drown the faults
+            // it overlaps. Its edges say where it starts and ends.
+            it.start = line(x0);
+            it.end = line(toPlotX_(*a.x1));
+        } else if (a.x1) {
             const double x1 = toPlotX_(*a.x1);
             it.span = new QCPItemRect(&plot_);
             it.span->setLayer(spansOverData_ ? kLineLayer : kSpanLayer);
@@ -142,8 +149,9 @@ void AnnotationLayer::restyle() {
     const chart_style::AnnotationColors c =
         chart_style::annotationColors(plot_.palette(), chart_style::plotColors(plot_.palette()).background);
     for (Items& it : items_) {
-        const QColor edge = it.span ? c.fault : c.knob;
+        const QColor edge = it.phase ? c.phase : it.span ? c.fault : c.knob;
         QPen linePen(edge, it.span ? 1.0 : 1.3);
+        if (it.phase) linePen.setStyle(Qt::DotLine);
         if (it.span) {
             linePen.setStyle(Qt::DashLine);
             it.span->setPen(Qt::NoPen);

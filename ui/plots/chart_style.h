@@ -62,6 +62,7 @@ struct AnnotationColors {
     QColor knob;        // knob-change line and label border
     QColor fault;       // fault span edges and label border
     QColor faultFill;   // fault span (translucent)
+    QColor phase;       // a phase's edges (dotted) and label border
     QColor labelFill;   // label background (mostly opaque, so lines under it do not show)
 };
 AnnotationColors annotationColors(const QPalette& palette, const QColor& background);

@@ -406,10 +406,13 @@ void ChartView::rebuildGraphs() {
         QCPGraph* g = plot_->addGraph();
         chart_style::styleGraph(*g, chart_.series[i], colors[i], look.text);
         if (fastDrawing_) {
+            // Thousands of windows a series: a thin sampled line, and no markers, which along a
+            // dense series would only be noise (and time).
             g->setAdaptiveSampling(true);
             QPen pen = g->pen();
             pen.setWidthF(std::min(pen.widthF(), 1.0));
             g->setPen(pen);
+            if (chart_.series[i].role == SeriesRole::Simulated) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
         }
     }
     ghostNames_.clear();
@@ -598,6 +601,7 @@ bool ChartView::showAnnotationReadout(QPoint pos) {
     const Annotation& a = annotations_->annotations()[*hit];
     const QString kind = a.kind == "knob"    ? tr("Knob change")
                          : a.kind == "fault" ? tr("Fault")
+                         : a.kind == "phase" ? tr("Phase")
                                              : QString::fromStdString(a.kind);
     QString when = formatX(a.x0);
     if (a.x1) when += QString::fromUtf8(" – ") + formatX(*a.x1);
