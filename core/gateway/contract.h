@@ -127,6 +127,24 @@ struct StageWork {
     std::optional<Region> spilled_from;  // gateway: admitted here after its own region was full
 };
 
+// A decision about a request that its response does not tell: for tail attribution ("the hedge
+// budget was empty at 420 ms"). Refusals that end a request are in its Response instead.
+enum class NoteKind : std::uint8_t {
+    SpillRefused,  // not rerouted or spilled: the other region's breaker is open
+    HedgeDenied,   // the hedge timer fired and the hedge budget was empty
+    HedgeTooLate,  // the hedge timer fired with too little deadline left to call again
+    HedgeNoEngine, // the hedge timer fired and no other engine would take the call
+    AnswerInvalid, // an answer failed validation (a failed call, a block page, a wrong page)
+};
+inline constexpr const char* kNoteKindNames[] = {"spill_refused", "hedge_denied", "hedge_too_late",
+                                                 "hedge_no_engine", "answer_invalid"};
+struct RequestNote {
+    std::uint64_t trace = 0;
+    Time at{};
+    NoteKind kind = NoteKind::HedgeDenied;
+    Region region = Region::EU;  // the request's region (where it stays)
+};
+
 class Port {
 public:
     virtual ~Port() = default;
@@ -134,6 +152,8 @@ public:
     virtual void startCall(const UpstreamCall& call) = 0;
     virtual void cancelCall(CallId call) = 0;
     virtual void respond(const Response& response) = 0;
+    // Optional: a driver that attributes requests listens; the others ignore it.
+    virtual void note(const RequestNote&) {}
 };
 
 }  // namespace taillab::gateway

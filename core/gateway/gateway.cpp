@@ -218,8 +218,11 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     const Region home = key ? keys_[*key].home : Region::EU;
     q.region = Edge::route(in.region_pin, home, cfg_.reroute, cfg_.reroute_share, in.trace);
     if (q.region != home && !q.pinned && admission_.isOpen(q.region)) {
+        if (!q.probe) {
+            ++metrics_.totals.spill_refused;
+            port_.note({in.trace, now, NoteKind::SpillRefused, home});
+        }
         q.region = home;  // the reroute's target has its breaker open
-        if (!q.probe) ++metrics_.totals.spill_refused;
     }
     metrics_.enter(Stage::Edge);
     StageWork edge;
@@ -269,7 +272,10 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         q.holdsSlot = true;
     } else if (!q.probe) {
         const Admission::Decision d = admission_.admitInteractive(now, q.region, q.pinned);
-        if (d.refused) ++metrics_.totals.spill_refused;
+        if (d.refused) {
+            ++metrics_.totals.spill_refused;
+            port_.note({q.trace, now, NoteKind::SpillRefused, q.region});
+        }
         if (d.verdict == Admission::Verdict::Shed) {
             finish(now, r, Outcome::Shed, stage(Stage::Gateway, t, q), nullptr, kRetryAfter503,
                    d.refused ? "the region is at its concurrency limit and the region it would "
@@ -520,9 +526,13 @@ void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
     if (!q.live || q.done) return;
     switch (kind) {
         case TimerKind::Hedge: {
-            if (!deadline_.worthCalling(q.deadline, now)) return;
+            if (!deadline_.worthCalling(q.deadline, now)) {
+                if (!q.probe) port_.note({q.trace, now, NoteKind::HedgeTooLate, q.region});
+                return;
+            }
             if (!hedging_.takeHedge()) {
                 ++metrics_.totals.hedges_denied;
+                if (!q.probe) port_.note({q.trace, now, NoteKind::HedgeDenied, q.region});
                 return;
             }
             Router::Draws draws{q.draws, 0};
@@ -530,7 +540,10 @@ void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
                 router_.pick(now, q.region, q.instance, q.cls, q.tried, true, draws);
             q.draws = mix64(q.draws + draws.next);
             noteBreakers();
-            if (!backup) return;
+            if (!backup) {
+                if (!q.probe) port_.note({q.trace, now, NoteKind::HedgeNoEngine, q.region});
+                return;
+            }
             startCall(now, r, *backup, CallRole::Hedge);
             if (const std::optional<Duration> d = hedging_.lastChanceDelay())
                 arm(r, TimerKind::LastChance, now + *d);
@@ -617,7 +630,10 @@ void Gateway::onAnswer(Time now, CallId id, const UpstreamAnswer& answer) {
     router_.onAnswer(now, q.region, c.engine, q.cls, ms, valid);
     noteBreakers();
     if (c.role == CallRole::Primary) hedging_.recordPrimary(now, q.region, c.engine, q.cls, ms);
-    if (!valid) ++metrics_.totals.invalid_answers;
+    if (!valid) {
+        ++metrics_.totals.invalid_answers;
+        if (!q.probe && !q.background && !q.done) port_.note({q.trace, now, NoteKind::AnswerInvalid, q.region});
+    }
     if (q.done) return;
     if (valid) {
         cancelOutstanding(now, r);

@@ -25,9 +25,18 @@ struct Pending {
         CallRole role;
         Region region;
         Time start, end;
-        Duration budget;
+        Duration budget, queued;
+        std::uint32_t slot, generation;  // the call's id, to match its answer and cancellation
+        CallFailure failure = CallFailure::None;
+        std::optional<Time> cancelled;
     };
     std::vector<Call> calls;
+    std::vector<std::pair<Time, NoteKind>> notes;
+    Call* find(CallId id) {
+        for (Call& c : calls)
+            if (c.slot == id.slot && c.generation == id.generation) return &c;
+        return nullptr;
+    }
 };
 
 bool slower(const RequestWaterfall& a, const RequestWaterfall& b) {
@@ -45,7 +54,7 @@ void splitSegments(RequestWaterfall& w) {
     auto gap = [&](double from, double to) {
         if (!(to > from)) return;
         bool inCall = false;
-        for (const CallSpan& c : w.calls) inCall = inCall || (c.start_ms < to && c.end_ms > from);
+        for (const CallSpan& c : w.calls) inCall = inCall || (c.start_ms < to && c.until_ms() > from);
         w.segment_ms[inCall ? static_cast<std::size_t>(Stage::Engines) : kWaitingSegment] += to - from;
     };
     for (const StageSpan& s : w.stages) {
@@ -65,6 +74,19 @@ void splitSegments(RequestWaterfall& w) {
 }
 
 }  // namespace
+
+std::string_view noteName(NoteKind kind) { return kNoteKindNames[static_cast<std::size_t>(kind)]; }
+
+std::string_view callFailureName(CallFailure failure) {
+    switch (failure) {
+        case CallFailure::None: return "none";
+        case CallFailure::Reset: return "reset";
+        case CallFailure::Timeout: return "timeout";
+        case CallFailure::HttpError: return "http_error";
+        case CallFailure::BadPayload: return "bad_payload";
+    }
+    return "none";
+}
 
 std::string_view segmentName(int segment) {
     if (segment >= 0 && segment < kStages) return kStageNames[static_cast<std::size_t>(segment)];
@@ -104,7 +126,22 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
         if (c.trace & kProbeBit) return;
         const auto it = pending.find(c.trace);
         if (it == pending.end()) return;
-        it->second.calls.push_back({c.engine, c.role, c.region, at, at + latency, c.budget});
+        it->second.calls.push_back({c.engine, c.role, c.region, at, at + latency, c.budget, at - c.at,
+                                    c.id.slot, c.id.generation, CallFailure::None, std::nullopt});
+    };
+    o.answer = [&](const UpstreamCall& c, CallFailure failure) {
+        const auto it = pending.find(c.trace);
+        if (it == pending.end()) return;
+        if (Pending::Call* p = it->second.find(c.id)) p->failure = failure;
+    };
+    o.cancelled = [&](const UpstreamCall& c, Time at) {
+        const auto it = pending.find(c.trace);
+        if (it == pending.end()) return;
+        if (Pending::Call* p = it->second.find(c.id)) p->cancelled = at;
+    };
+    o.note = [&](const RequestNote& n) {
+        const auto it = pending.find(n.trace);
+        if (it != pending.end()) it->second.notes.emplace_back(n.at, n.kind);
     };
     std::vector<std::string> engines;
     double deadline_ms = params.spec("deadline_ms") ? params.real("deadline_ms") : 0;
@@ -145,9 +182,14 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
                                     work.spilled_from.has_value(), work.shared_answer,
                                     end > w.latency_ms});
             }
-            for (const Pending::Call& c : it->second.calls)
-                w.calls.push_back({c.engine, {}, c.role, c.region, msSince(c.start, r.accepted),
-                                   msSince(c.end, r.accepted), toMs(c.budget)});
+            for (const Pending::Call& c : it->second.calls) {
+                CallSpan span{c.engine, {}, c.role, c.region, msSince(c.start, r.accepted),
+                              msSince(c.end, r.accepted), toMs(c.budget), toMs(c.queued), c.failure,
+                              std::nullopt};
+                if (c.cancelled) span.cancelled_ms = msSince(*c.cancelled, r.accepted);
+                w.calls.push_back(std::move(span));
+            }
+            for (const auto& [at, kind] : it->second.notes) w.notes.push_back({msSince(at, r.accepted), kind});
             pending.erase(it);
         }
         splitSegments(w);

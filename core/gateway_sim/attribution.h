@@ -50,7 +50,23 @@ struct CallSpan {
     double start_ms = 0;  // left for the engine (after any wait for an engine slot)
     double end_ms = 0;    // start + the latency the fleet drew (the answer's arrival, if awaited)
     double budget_ms = 0; // the call's own timeout, what the deadline left it
+    double queued_ms = 0; // how long it waited for an engine slot before start_ms
+    CallFailure failure = CallFailure::None;  // what the fleet drew: a page, a reset, ...
+    // When the gateway gave up on it while it was in the air (its own timeout, the request
+    // answered, another call won); nullopt: its answer arrived.
+    std::optional<double> cancelled_ms;
+    // Until when the request waited on it: the answer's arrival or the cancellation.
+    double until_ms() const { return cancelled_ms ? std::min(end_ms, *cancelled_ms) : end_ms; }
 };
+
+// A decision the gateway noted about the request (see RequestNote): a spill refused by a
+// breaker, a hedge the budget denied, a hedge too late to send or with no engine to go to.
+struct NoteSpan {
+    double at_ms = 0;  // since accept
+    NoteKind kind = NoteKind::HedgeDenied;
+};
+std::string_view noteName(NoteKind kind);  // "hedge_denied"
+std::string_view callFailureName(CallFailure failure);  // "none", "reset", "timeout", ...
 
 struct RequestWaterfall {
     std::uint64_t trace = 0;
@@ -66,6 +82,7 @@ struct RequestWaterfall {
     bool cache_hit = false, coalesced = false;
     std::vector<StageSpan> stages;  // in start order, as the stages reported their work
     std::vector<CallSpan> calls;    // in launch order
+    std::vector<NoteSpan> notes;    // in time order
     // The latency split into kSegments; sums to latency_ms.
     std::array<double, kSegments> segment_ms{};
     // The deadline left when a stage's work ended (deadline_ms - end_ms; negative: past it).

@@ -637,8 +637,13 @@ struct GatewaySim::Impl final : Port {
         if (!c.live || c.call.id.generation != id.generation) return;
         c.live = false;
         if (c.queued) return;  // skipped when its turn comes
+        if (observer.cancelled) observer.cancelled(c.call, now);
         queue.cancel(c.event);
         release(c.call.region, c.call.engine);
+    }
+
+    void note(const RequestNote& n) override {
+        if (observer.note) observer.note(n);
     }
 
     void respond(const Response& r) override {
@@ -657,6 +662,7 @@ struct GatewaySim::Impl final : Port {
         c.answer = fleet.answer(c.call, at);
         if (observer.call) observer.call(c.call, c.answer.latency);
         if (observer.launched) observer.launched(c.call, at, c.answer.latency);
+        if (observer.answer) observer.answer(c.call, c.answer.failure);
         c.event = queue.schedule(at + c.answer.latency, Event{EventType::Answer, 0, callSlot});
     }
 

@@ -83,11 +83,17 @@ public:
     // For tests and tail attribution: every arrival as it is delivered, every upstream call
     // with the latency the fleet drew for it (before any queueing at the engine) and when it
     // left for the engine (`launched`: after any wait for an engine slot), every stage's work
-    // with its start and end (the end includes any wait for a CPU), and every response.
+    // with its start and end (the end includes any wait for a CPU), and every response. Also,
+    // for attribution: the failure the fleet drew for each launched call (None: a page), a call
+    // cancelled while in the air (its request answered, or another call won), and the
+    // gateway's notes (a spill refused, a hedge the budget denied).
     struct Observer {
         std::function<void(const RequestSpec&)> arrival;
         std::function<void(const UpstreamCall&, Duration latency)> call;
         std::function<void(const UpstreamCall&, Time launched, Duration latency)> launched;
+        std::function<void(const UpstreamCall&, CallFailure failure)> answer;
+        std::function<void(const UpstreamCall&, Time at)> cancelled;
+        std::function<void(const RequestNote&)> note;
         std::function<void(const StageWork&, Time start, Time end)> stage;
         std::function<void(const Response&)> response;
     };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "gateway_day.h"
@@ -152,6 +153,81 @@ TEST(Attribution, ARegionFilterKeepsOnlyThatRegion) {
     EXPECT_GT(us->requests, 0u);
     EXPECT_LT(us->requests, attributed().requests);
     for (const RequestWaterfall& w : us->slowest) EXPECT_EQ(w.region, Region::US);
+}
+
+// What the response does not say, per request: the failure the fleet drew for each call, a
+// call given up on in the air, and the gateway's notes (a hedge the budget denied).
+WindowAttribution hedgedWindow(double budget) {
+    Params p = test::gatewayDay(0.6);
+    p.set("hedge_mode", 1);  // fixed
+    p.set("hedge_delay_ms", 50);
+    p.set("hedge_budget", budget);
+    p.set("hedge_budget_burst", 1);
+    const Timeline t = test::timeline(
+        {R"({"at": "Mon 09:00", "until": "Mon 10:00", "fault": {"target": {"region": "US"}, "effect": "resets", "share": 0.3}})"});
+    AttributionQuery q;
+    q.t0_s = 9 * 3600 + 600;
+    q.t1_s = q.t0_s + 120;
+    q.slowest = 60;
+    auto r = attributeWindow(p, kSeed, t, q);
+    EXPECT_TRUE(r.has_value());
+    return r.value_or(WindowAttribution{});
+}
+
+TEST(Attribution, CallsSayHowTheyEndedAndNotesSayWhatWasRefused) {
+    const WindowAttribution starved = hedgedWindow(0);
+    int denied = 0, resets = 0;
+    for (const RequestWaterfall& w : starved.slowest) {
+        double last = 0;
+        for (const NoteSpan& n : w.notes) {
+            EXPECT_GE(n.at_ms, last);
+            EXPECT_LE(n.at_ms, w.latency_ms + 1e-9);
+            last = n.at_ms;
+            if (n.kind == NoteKind::HedgeDenied) {
+                ++denied;
+                // The hedge timer fires 50 ms after the primary left.
+                ASSERT_FALSE(w.calls.empty());
+                EXPECT_NEAR(n.at_ms, w.calls.front().start_ms - w.calls.front().queued_ms + 50, 1e-6);
+            }
+        }
+        for (const CallSpan& c : w.calls) {
+            if (c.failure == CallFailure::Reset) {
+                ++resets;
+                EXPECT_EQ(c.region, Region::US);
+            }
+            EXPECT_GE(c.queued_ms, 0);
+            EXPECT_LE(c.until_ms(), c.end_ms);
+        }
+    }
+    EXPECT_GT(denied, 10) << "a budget of 0 after a burst of 1: the slow requests' hedges are denied";
+    // Every reset is an answer the gateway refused, noted when the call ended.
+    for (const RequestWaterfall& w : starved.slowest)
+        for (const CallSpan& c : w.calls)
+            if (c.failure == CallFailure::Reset && !c.cancelled_ms) {
+                EXPECT_TRUE(std::any_of(w.notes.begin(), w.notes.end(), [&](const NoteSpan& n) {
+                    return n.kind == NoteKind::AnswerInvalid && std::abs(n.at_ms - c.end_ms) < 1e-6;
+                })) << w.trace;
+            }
+    EXPECT_GT(resets, 0) << "30% of US calls reset";
+    // With room in the budget the hedges go, and when one wins, the primary is given up on.
+    const WindowAttribution hedged = hedgedWindow(2);
+    int sent = 0, cancelledInTheAir = 0, deniedThere = 0;
+    for (const RequestWaterfall& w : hedged.slowest) {
+        for (const CallSpan& c : w.calls) {
+            if (c.role != CallRole::Primary) ++sent;
+            if (c.cancelled_ms && *c.cancelled_ms < c.end_ms) {
+                ++cancelledInTheAir;
+                EXPECT_GE(*c.cancelled_ms, c.start_ms);
+                EXPECT_DOUBLE_EQ(c.until_ms(), *c.cancelled_ms);
+            }
+        }
+        for (const NoteSpan& n : w.notes) deniedThere += n.kind == NoteKind::HedgeDenied;
+    }
+    EXPECT_GT(sent, 10);
+    EXPECT_GT(cancelledInTheAir, 0);
+    EXPECT_LT(deniedThere, denied);
+    EXPECT_EQ(noteName(NoteKind::HedgeDenied), "hedge_denied");
+    EXPECT_EQ(callFailureName(CallFailure::Reset), "reset");
 }
 
 }  // namespace

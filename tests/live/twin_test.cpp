@@ -31,7 +31,9 @@ TEST(TwinPlan, IsTheSimulationsOwnArrivalsScaledToTheRate) {
     // The simulated gateway sees the same arrivals: count, times and trace ids.
     gateway::GatewaySim sim(plan.scenario.params, plan.scenario.seed);
     std::vector<std::pair<std::int64_t, std::uint64_t>> arrivals;
-    sim.setObserver({[&](const gateway::RequestSpec& r) { arrivals.emplace_back(r.at.count(), r.trace); }, {}, {}, {}, {}});
+    gateway::GatewaySim::Observer arrivalsOnly;
+    arrivalsOnly.arrival = [&](const gateway::RequestSpec& r) { arrivals.emplace_back(r.at.count(), r.trace); };
+    sim.setObserver(arrivalsOnly);
     sim.finishAt(10);
     ASSERT_EQ(arrivals.size(), plan.requests.size());
     bool pinned = false, fast = false;
@@ -61,11 +63,12 @@ TEST(TwinPlan, StartingAtABusyHourTheSimulationStartsThereToo) {
     ASSERT_FALSE(plan.requests.empty());
     gateway::GatewaySim sim(plan.scenario.params, plan.scenario.seed, {}, toSeconds(o.start_at));
     std::vector<std::uint64_t> traces;
-    sim.setObserver({[&](const gateway::RequestSpec& r) {
-                         EXPECT_GE(r.at, o.start_at);
-                         traces.push_back(r.trace);
-                     },
-                     {}, {}, {}, {}});
+    gateway::GatewaySim::Observer arrivalsOnly;
+    arrivalsOnly.arrival = [&](const gateway::RequestSpec& r) {
+        EXPECT_GE(r.at, o.start_at);
+        traces.push_back(r.trace);
+    };
+    sim.setObserver(arrivalsOnly);
     sim.finishAt(toSeconds(o.start_at + o.duration));
     ASSERT_EQ(traces.size(), plan.requests.size());
     for (std::size_t i = 0; i < traces.size(); ++i) EXPECT_EQ(plan.requests[i].request_id, std::to_string(traces[i]));

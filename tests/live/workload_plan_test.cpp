@@ -33,11 +33,12 @@ TEST(WorkloadPlan, IsTheSimulationsArrivalsSurgesIncludedWindowByWindow) {
     gateway::GatewaySim sim(s.params, s.seed, s.timeline, toSeconds(start));
     std::vector<gateway::RequestSpec> arrivals;
     std::vector<std::string> texts;  // a spec's text lives until the workload's next hour
-    sim.setObserver({[&](const gateway::RequestSpec& r) {
-                         arrivals.push_back(r);
-                         texts.emplace_back(r.query());
-                     },
-                     {}, {}, {}, {}});
+    gateway::GatewaySim::Observer arrivalsOnly;
+    arrivalsOnly.arrival = [&](const gateway::RequestSpec& r) {
+        arrivals.push_back(r);
+        texts.emplace_back(r.query());
+    };
+    sim.setObserver(arrivalsOnly);
     sim.finishAt(toSeconds(start + length));
 
     ASSERT_EQ(planned.size(), arrivals.size());
@@ -61,7 +62,7 @@ TEST(WorkloadPlan, IsTheSimulationsArrivalsSurgesIncludedWindowByWindow) {
 TEST(WorkloadPlan, TheFirstHoursMeanRateIsTheOneAskedFor) {
     const Scenario s = parseScenario(R"({"schema_version": 1, "name": "p", "title": "t", "lab": "gateway", "seed": 3,
         "params": {"days": 1}})",
-                                     "p.json");
+            "p.json");
     WorkloadPlan plan(s, 30, std::chrono::hours(10), std::chrono::hours(1));
     std::vector<PlannedRequest> hour;
     plan.fill(kZero, std::chrono::hours(1), hour);
