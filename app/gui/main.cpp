@@ -5,7 +5,7 @@
 //           [--screenshot FILE.png | --export FILE] [--size WxH]
 //   taillab --live [GATEWAY-SCENARIO] [--rate R] [--screenshot FILE.png [--until 20s]]
 //   taillab --incident [SCENARIO] [--compare SCENARIO] [--set KNOB=VALUE ...]
-//           [--until "Tue 07:30"] [--focus PHASE]
+//           [--until "Tue 07:30"] [--focus PHASE] [--pick "Tue 07:20"]
 //           [--screenshot FILE.png | --export BOARD.png|svg|pdf|csv|json]
 //
 // SCENARIO is a scenario file, a scenario name, "labs/<name>" under the scenario directory, or a
@@ -29,7 +29,8 @@
 // with --set, A's own scenario with knobs changed), both on A's seed, playing. Scripted, it first
 // runs as fast as it goes to --until: a moment of the run ("Tue 07:30") or a time since its start
 // (90m, 36h; default its end), then grabs the window or exports the whole board. --focus PHASE
-// zooms every chart to that phase of A's timeline ("sev1"), with half an hour either side.
+// zooms every chart to that phase of A's timeline ("sev1"), with half an hour either side;
+// --pick TIME attributes the window at that moment and grabs the Attribution tab instead.
 //
 // --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a name under the scenario
 // directory; default week-v4-september) and starts it at --rate requests per second (default
@@ -54,6 +55,7 @@
 #include "gateway/gateway_view.h"
 #include "gateway/live_view.h"
 #include "gateway/sweep_panel.h"
+#include "incident/attribution_panel.h"
 #include "incident/incident_board.h"
 #include "main_window.h"
 #include "theme.h"
@@ -230,6 +232,7 @@ struct IncidentArgs {
     QString screenshot;
     QString exportTo;
     QString focus;  // a phase of A's to zoom to
+    QString pick;   // a moment to attribute (the Attribution tab shown)
 };
 
 // taillab --incident: opens the Incidents tab with A (and B) and, when scripted, runs to --until
@@ -281,6 +284,23 @@ int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
                      qPrintable(until));
         return 2;
     }
+    std::optional<double> pickS;
+    if (!a.pick.isEmpty()) {
+        bool pickOutside = false;
+        pickS = parseWeekTime(a.pick, startDay, days, &pickOutside);
+        if (!pickS) pickS = parseDuration(a.pick);
+        if (!pickS || pickOutside || *pickS > *untilS) {
+            std::fprintf(stderr,
+                         "taillab: --pick expects a moment of the run no later than --until (%s), "
+                         "such as \"Tue 07:20\", not '%s'\n",
+                         qPrintable(until), qPrintable(a.pick));
+            return 2;
+        }
+        if (a.screenshot.isEmpty()) {
+            std::fprintf(stderr, "taillab: --pick goes with --screenshot (it shows the Attribution tab)\n");
+            return 2;
+        }
+    }
     const bool scripted = !a.screenshot.isEmpty() || !a.exportTo.isEmpty();
     taillab::ui::IncidentBoard* board = window.openIncident(&spec, !scripted);
     if (!a.focus.isEmpty() && !board->focusPhase(a.focus.toStdString())) {
@@ -293,6 +313,19 @@ int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
     }
     if (scripted) {
         const QString shot = a.screenshot, out = a.exportTo;
+        // With --pick: attribute that moment's window, show it, and finish once it is drawn.
+        std::function<void(const std::function<void()>&)> then;
+        if (pickS)
+            then = [board, pick = *pickS](const std::function<void()>& finish) {
+                auto* panel = board->attribution();
+                QObject::connect(panel, &taillab::ui::AttributionPanel::attributed, board, finish);
+                QObject::connect(panel, &taillab::ui::AttributionPanel::failed, board, [](const QString& m) {
+                    std::fprintf(stderr, "taillab: attribution failed: %s\n", qPrintable(m));
+                    QApplication::exit(1);
+                });
+                board->pickMoment(board->timeOffset() + pick);
+                board->tabs()->setCurrentIndex(1);
+            };
         armSeek(*board, *untilS, [&window, board, shot, out] {
             if (!shot.isEmpty() && !window.grab().save(shot, "PNG")) {
                 std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(shot));
@@ -304,7 +337,7 @@ int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
                 return false;
             }
             return true;
-        });
+        }, then);
     }
     window.show();
     if (!scripted) window.openScenario("fanout");
@@ -423,10 +456,14 @@ int main(int argc, char** argv) {
                                         "changed; repeatable.", "KNOB=VALUE");
     parser.addOption(incident);
     parser.addOption(compare);
+    const QCommandLineOption pick("pick", "With --incident and --screenshot: attribute the window "
+                                          "at this moment (\"Tue 07:20\") and show the Attribution tab.",
+                                  "TIME");
     const QCommandLineOption focus("focus", "With --incident: zoom every chart to this phase of A's "
                                             "(e.g. sev1), as a click on it in the timeline does.", "PHASE");
     parser.addOption(set);
     parser.addOption(focus);
+    parser.addOption(pick);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
@@ -454,8 +491,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
         return 2;
     }
-    if ((parser.isSet(compare) || parser.isSet(set) || parser.isSet(focus)) && !parser.isSet(incident)) {
-        std::fprintf(stderr, "taillab: --compare, --set and --focus go with --incident\n");
+    if ((parser.isSet(compare) || parser.isSet(set) || parser.isSet(focus) || parser.isSet(pick)) &&
+        !parser.isSet(incident)) {
+        std::fprintf(stderr, "taillab: --compare, --set, --focus and --pick go with --incident\n");
         return 2;
     }
     if (parser.isSet(incident) && (parser.isSet(gateway) || parser.isSet(live))) {
@@ -467,7 +505,7 @@ int main(int argc, char** argv) {
                                     parser.values(set), parser.value(until), parser.isSet(until),
                                     parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
                                     parser.isSet(exportTo) ? parser.value(exportTo) : QString(),
-                                    parser.value(focus)});
+                                    parser.value(focus), parser.value(pick)});
     }
     if (parser.isSet(live)) {
         return runLiveTab(window, parser.positionalArguments(), parser.value(rate), parser.value(from),

@@ -281,6 +281,13 @@ TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {
     ASSERT_TRUE(p.waitForFinished(kTimeoutMs));
     ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
     EXPECT_FALSE(QImage(png).isNull());
+    // --pick: the window at that moment attributed, and the Attribution tab grabbed.
+    const QString shot = dir.filePath("attribution.png");
+    p.start(TAILLAB_GUI_PATH, {"--incident", scenario, "--until", "Tue 08:00", "--pick", "Tue 07:20",
+                               "--screenshot", shot});
+    ASSERT_TRUE(p.waitForFinished(kTimeoutMs));
+    ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+    EXPECT_FALSE(QImage(shot).isNull());
     auto refused = [&](const QStringList& args, const char* says) {
         p.start(TAILLAB_GUI_PATH, args);
         ASSERT_TRUE(p.waitForFinished(60000));
@@ -295,8 +302,11 @@ TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {
     refused({"--incident", scenario, "--export", dir.filePath("x.txt")}, "--export needs");
     refused({"--incident", scenario, "--focus", "sev9", "--screenshot", png},
             "has no phase 'sev9'; its phases: outage");
-    refused({"--compare", scenario}, "--compare, --set and --focus go with --incident");
-    refused({"--focus", "outage"}, "--compare, --set and --focus go with --incident");
+    refused({"--incident", scenario, "--until", "Tue 09:00", "--pick", "Tue 10:00", "--screenshot", png},
+            "--pick expects a moment of the run no later than --until");
+    refused({"--incident", scenario, "--pick", "Tue 07:20", "--export", png}, "--pick goes with --screenshot");
+    refused({"--compare", scenario}, "--compare, --set, --focus and --pick go with --incident");
+    refused({"--focus", "outage"}, "--compare, --set, --focus and --pick go with --incident");
 }
 
 }  // namespace

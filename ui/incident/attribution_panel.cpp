@@ -4,12 +4,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
+#include "gateway/week_time.h"
 #include "table_widgets.h"
 #include "ui_threads.h"
 
@@ -28,6 +30,17 @@ QString name(std::string_view v) { return QString::fromUtf8(v.data(), static_cas
 
 QString stageName(gateway::Stage s) { return name(gateway::kStageNames[static_cast<std::size_t>(s)]); }
 
+QString noteLabel(gateway::NoteKind k) {
+    switch (k) {
+        case gateway::NoteKind::SpillRefused: return QObject::tr("spill refused: breaker open");
+        case gateway::NoteKind::HedgeDenied: return QObject::tr("hedge denied: budget empty");
+        case gateway::NoteKind::HedgeTooLate: return QObject::tr("no hedge: too little deadline left");
+        case gateway::NoteKind::HedgeNoEngine: return QObject::tr("no hedge: no other engine");
+        case gateway::NoteKind::AnswerInvalid: return QObject::tr("answer refused by validation");
+    }
+    return {};
+}
+
 // Why it ended as it did, in words: what a client got and what refused it.
 QString verdictOf(const RequestWaterfall& w) {
     QString s = QString("%1 %2").arg(w.status).arg(name(gateway::kOutcomeNames[static_cast<std::size_t>(w.outcome)]));
@@ -36,6 +49,7 @@ QString verdictOf(const RequestWaterfall& w) {
     if (w.disguised) s += QObject::tr(" · answered as an empty 200: a failure the client saw as a success");
     if (w.cache_hit) s += QObject::tr(" · cache hit");
     if (w.coalesced) s += QObject::tr(" · joined another request's flight");
+    for (const gateway::NoteSpan& n : w.notes) s += QString(" · %1 at %2").arg(noteLabel(n.kind), ms(n.at_ms));
     return s;
 }
 
@@ -44,11 +58,14 @@ struct Row {
     double start, end;
     QColor color;
     QString note;
+    double queuedFrom = NAN;  // a call that waited for an engine slot: since when (a paler bar)
+    bool marker = false;      // a decision at one moment (start): drawn as a tick, not a bar
 };
+
 
 std::vector<Row> rowsOf(const RequestWaterfall& w) {
     static const QColor kStage(0x4c, 0x78, 0xa8), kCall(0xf5, 0x85, 0x18), kHedge(0xe4, 0x57, 0x56),
-        kSpill(0x9d, 0x75, 0x5d);
+        kSpill(0x9d, 0x75, 0x5d), kNote(0x7f, 0x7f, 0x7f);
     std::vector<Row> rows;
     for (const gateway::StageSpan& s : w.stages) {
         QString label = stageName(s.stage);
@@ -60,10 +77,21 @@ std::vector<Row> rowsOf(const RequestWaterfall& w) {
     }
     for (const gateway::CallSpan& c : w.calls) {
         const QString role = name(gateway::kCallRoleNames[static_cast<std::size_t>(c.role)]);
-        rows.push_back({QString("%1 %2 (%3)").arg(QString::fromStdString(c.engine_name), role,
-                                                  name(gateway::kRegionNames[static_cast<std::size_t>(c.region)])),
-                        c.start_ms, c.end_ms, c.role == gateway::CallRole::Primary ? kCall : kHedge,
-                        QObject::tr("budget %1").arg(ms(c.budget_ms))});
+        QString note = QObject::tr("budget %1").arg(ms(c.budget_ms));
+        if (c.cancelled_ms && *c.cancelled_ms < c.end_ms)
+            note += QObject::tr(" · given up at %1").arg(ms(*c.cancelled_ms));
+        else if (c.failure != gateway::CallFailure::None)
+            note += " · " + name(gateway::callFailureName(c.failure));
+        Row row{QString("%1 %2 (%3)").arg(QString::fromStdString(c.engine_name), role,
+                                          name(gateway::kRegionNames[static_cast<std::size_t>(c.region)])),
+                c.start_ms, c.until_ms(), c.role == gateway::CallRole::Primary ? kCall : kHedge, note};
+        if (c.queued_ms > 0) row.queuedFrom = c.start_ms - c.queued_ms;
+        rows.push_back(std::move(row));
+    }
+    for (const gateway::NoteSpan& n : w.notes) {
+        Row row{noteLabel(n.kind), n.at_ms, n.at_ms, kNote, QObject::tr("at %1").arg(ms(n.at_ms))};
+        row.marker = true;
+        rows.push_back(std::move(row));
     }
     return rows;
 }
@@ -91,7 +119,7 @@ QStringList WaterfallWidget::rowTexts() const {
 
 QSize WaterfallWidget::sizeHint() const {
     const int rows = request_ ? static_cast<int>(rowsOf(*request_).size()) : 3;
-    return {480, 28 + (rows + 1) * (fontMetrics().height() + 4)};
+    return {480, 28 + (rows + 3) * (fontMetrics().height() + 4)};
 }
 
 void WaterfallWidget::paintEvent(QPaintEvent*) {
@@ -107,7 +135,15 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
     }
     const RequestWaterfall& w = *request_;
     const std::vector<Row> rows = rowsOf(w);
-    const int labelWidth = 150, noteWidth = 150;
+    // The label column fits its longest label ("router (unfinished: no CPU)") up to a third of
+    // the width; the note column its longest note.
+    int widestLabel = 0, widestNote = 0;
+    for (const Row& r : rows) {
+        widestLabel = std::max(widestLabel, fm.horizontalAdvance(r.label));
+        widestNote = std::max(widestNote, fm.horizontalAdvance(r.note));
+    }
+    const int labelWidth = std::clamp(widestLabel + 14, 150, std::max(150, width() / 3));
+    const int noteWidth = std::clamp(widestNote + 8, 120, std::max(120, width() / 4));
     const int lineH = fm.height() + 4;
     const int top = lineH + 4;
     const QRect plot(labelWidth, top, std::max(40, width() - labelWidth - noteWidth - 8),
@@ -125,7 +161,23 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
         p.drawText(QRect(4, y, labelWidth - 10, lineH), Qt::AlignRight | Qt::AlignVCenter,
                    fm.elidedText(r.label, Qt::ElideRight, labelWidth - 10));
         const double x0 = x(r.start), x1 = std::max(x(r.end), x0 + 2);  // short work stays visible
-        p.fillRect(QRectF(x0, y + 3, x1 - x0, lineH - 6), r.color);
+        if (r.marker) {
+            // A decision at one moment: a tick with a small triangle on top.
+            p.fillRect(QRectF(x0 - 1, y + 2, 2, lineH - 4), r.color);
+            const QPointF tri[] = {{x0 - 4, double(y + 2)}, {x0 + 4, double(y + 2)}, {x0, double(y + 7)}};
+            p.setBrush(r.color);
+            p.setPen(Qt::NoPen);
+            p.drawPolygon(tri, 3);
+            p.setBrush(Qt::NoBrush);
+        } else {
+            if (std::isfinite(r.queuedFrom)) {
+                QColor pale = r.color;
+                pale.setAlpha(70);
+                p.fillRect(QRectF(x(r.queuedFrom), y + 5, x0 - x(r.queuedFrom), lineH - 10), pale);
+            }
+            p.fillRect(QRectF(x0, y + 3, x1 - x0, lineH - 6), r.color);
+        }
+        p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(plot.right() + 6, y, noteWidth, lineH), Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(r.note, Qt::ElideRight, noteWidth));
     }
@@ -140,6 +192,11 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
     p.drawText(QRect(plot.left(), plot.bottom() + 4, plot.width() + noteWidth, lineH),
                Qt::AlignLeft | Qt::AlignVCenter,
                tr("response at %1 (solid line) · deadline %2 (red dashed)").arg(ms(w.latency_ms), ms(w.deadline_ms)));
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(QRect(8, plot.bottom() + 4 + lineH, width() - 16, 2 * lineH),
+               Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+               tr("blue: the gateway's stages (their wait for a CPU included) · orange: primary call · "
+                  "red: hedge or retry · pale: waiting for an engine slot · grey tick: a decision"));
 }
 
 AttributionPanel::AttributionPanel(QWidget* parent)
@@ -163,7 +220,7 @@ AttributionPanel::AttributionPanel(QWidget* parent)
     stages_->setObjectName("incidentStageTable");
     leftLayout->addWidget(stages_, 2);
     slowest_ = makeReadOnlyTable({tr("Latency (ms)"), tr("Status"), tr("Error"), tr("Region"),
-                                  tr("Accepted (s)")},
+                                  tr("Accepted")},
                                  left);
     slowest_->setObjectName("incidentSlowestTable");
     leftLayout->addWidget(slowest_, 3);
@@ -179,8 +236,9 @@ AttributionPanel::AttributionPanel(QWidget* parent)
     rightLayout->addWidget(waterfall_, 1);
     split->addWidget(left);
     split->addWidget(right);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
     connect(slowest_, &QTableWidget::currentCellChanged, this,
             [this](int row, int, int, int) { selectRequest(row); });
@@ -197,6 +255,7 @@ void AttributionPanel::attribute(const Params& params, std::uint64_t seed, const
     control_ = std::make_shared<RunControl>();
     const quint64 generation = ++generation_;
     busy_ = true;
+    offset_s_ = week_time::startOffset_s(params.spec("start_day") ? params.choiceIndex("start_day") : 0);
     summary_->setText(tr("Attributing %1: running the simulation again to the window's end…").arg(label));
     gateway::AttributionQuery q;
     q.t0_s = t0_s;
@@ -256,7 +315,7 @@ void AttributionPanel::show(const gateway::WindowAttribution& r, const QString& 
                                 QString("%1%2").arg(w.status).arg(w.disguised ? tr(" (empty)") : QString()),
                                 w.error.empty() ? QString("—") : QString::fromStdString(w.error),
                                 name(gateway::kRegionNames[static_cast<std::size_t>(w.region)]),
-                                QString::number(w.accepted_s, 'f', 3)};
+                                week_time::label(offset_s_ + w.accepted_s, true)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = slowest_->item(i, c);
             if (!item) slowest_->setItem(i, c, item = new QTableWidgetItem);
@@ -265,6 +324,15 @@ void AttributionPanel::show(const gateway::WindowAttribution& r, const QString& 
         }
     }
     slowest_->resizeColumnsToContents();
+    // The tables show whole: the waterfall gives up width first.
+    int tables = 0;
+    for (QTableWidget* t : {stages_, slowest_}) {
+        int w = 2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width() +
+                (t->verticalHeader()->isVisible() ? t->verticalHeader()->width() : 0);
+        for (int c = 0; c < t->columnCount(); ++c) w += t->columnWidth(c);
+        tables = std::max(tables, w);
+    }
+    stages_->parentWidget()->setMinimumWidth(std::min(tables, width() / 2));
     selectRequest(r.slowest.empty() ? -1 : 0);
     if (!r.slowest.empty()) slowest_->setCurrentCell(0, 0);
     emit attributed();

@@ -78,6 +78,7 @@ class AttributionPanel : public QWidget {
     std::shared_ptr<RunControl> control_;  // the request in flight
     quint64 generation_ = 0;
     bool busy_ = false;
+    double offset_s_ = 0;  // the run's first day's 00:00 in seconds since Mon 00:00
     std::optional<gateway::WindowAttribution> result_;
     QLabel* summary_ = nullptr;
     QTableWidget* stages_ = nullptr;

@@ -103,6 +103,8 @@ class IncidentBoard : public QWidget {
     std::vector<std::string> phaseIds() const;
     // Pins the moment at data x and attributes the window it falls in (run A, or B).
     void pickMoment(double x, bool runB = false);
+    // Data x of the run's start (its first day's 00:00, seconds since Mon 00:00).
+    double timeOffset() const { return offset(); }
 
     // The caption and notes under every export: scenarios, seed, time shown, version; the
     // timeline's events one a line.
