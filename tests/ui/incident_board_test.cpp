@@ -171,6 +171,35 @@ TEST_F(IncidentBoardTest, ClickingAnEventSeeksThereAndZoomsToIt) {
     EXPECT_NEAR(chart(incident_charts::kTails)->viewRange().xLower, kTue, 1);
 }
 
+// The lane from the keyboard: Tab to it, Left/Right pick an event in time order, Enter opens it.
+TEST_F(IncidentBoardTest, TheLaneIsUsableFromTheKeyboard) {
+    ASSERT_TRUE(seekAndWait(14 * 3600));  // every event of the day has happened
+    EventLaneChart* lane = board_->lane();
+    ASSERT_GE(lane->events().size(), 4u);
+    lane->setFocus(Qt::TabFocusReason);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return lane->hasFocus(); }, kTimeoutMs));
+    ASSERT_TRUE(lane->currentEvent().has_value()) << "focus by Tab picks the first event";
+    auto startOf = [&] { return lane->events()[*lane->currentEvent()].x0; };
+    double before = startOf();
+    for (int i = 0; i < 2; ++i) {
+        QTest::keyClick(lane, Qt::Key_Right);
+        EXPECT_GE(startOf(), before);
+        before = startOf();
+    }
+    QTest::keyClick(lane, Qt::Key_End);
+    const std::size_t last = *lane->currentEvent();
+    for (const LaneEvent& e : lane->events()) EXPECT_LE(e.x0, lane->events()[last].x0);
+    QTest::keyClick(lane, Qt::Key_Right);  // stays on the last
+    EXPECT_EQ(*lane->currentEvent(), last);
+    QTest::keyClick(lane, Qt::Key_Home);
+    const std::size_t first = *lane->currentEvent();
+    EXPECT_TRUE(lane->accessibleDescription().contains(lane->events()[first].label));
+    EXPECT_FALSE(board_->timeRange().has_value());
+    QTest::keyClick(lane, Qt::Key_Return);
+    ASSERT_TRUE(board_->timeRange().has_value()) << "Enter opens the event as a click does";
+    EXPECT_LT(board_->timeRange()->first, lane->events()[first].x0);
+}
+
 TEST_F(IncidentBoardTest, FocusingAPhaseZoomsEveryChartToItAndDrawsItsEdgesNotATint) {
     EXPECT_EQ(board_->phaseIds(), std::vector<std::string>{"outage"});
     EXPECT_FALSE(board_->focusPhase("no-such-phase"));

@@ -2,9 +2,13 @@
 
 #include <qcustomplot.h>
 
+#include <QFocusEvent>
+#include <QKeyEvent>
+
 #include <algorithm>
 #include <cmath>
 
+#include "gateway/week_time.h"
 #include "plots/chart_style.h"
 
 namespace taillab::ui {
@@ -36,6 +40,9 @@ EventLaneChart::EventLaneChart(QWidget* parent) : GatewayTimeChart(parent) {
     plot()->plotLayout()->take(plot()->legend);
     plot()->plotLayout()->simplify();
     connect(plot(), &QCustomPlot::afterLayout, this, [this] { layoutItems(); });
+    setFocusPolicy(Qt::StrongFocus);
+    setAccessibleName(tr("Timeline of faults, knob changes and phases"));
+    setToolTip(tr("Click an event to go there; or Tab here, Left/Right to pick one, Enter to go"));
     connect(plot(), &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
         if (e->button() != Qt::LeftButton) return;
         if (const auto i = eventAt(e->pos())) emit eventClicked(*i);
@@ -47,8 +54,78 @@ void EventLaneChart::setRows(const QStringList& rows) { rows_ = rows; }
 void EventLaneChart::setEvents(const std::vector<LaneEvent>& events) {
     if (events == events_ && bars_.size() == events.size()) return;
     events_ = events;
+    if (current_ && *current_ >= events_.size()) current_.reset();
     rebuildItems();
     replot();
+}
+
+std::vector<std::size_t> EventLaneChart::timeOrder() const {
+    std::vector<std::size_t> order(events_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (events_[a].x0 != events_[b].x0) return events_[a].x0 < events_[b].x0;
+        return events_[a].row < events_[b].row;
+    });
+    return order;
+}
+
+void EventLaneChart::setCurrentEvent(std::optional<std::size_t> index) {
+    if (index && *index >= events_.size()) index.reset();
+    if (index == current_) return;
+    const std::optional<std::size_t> was = current_;
+    current_ = index;
+    if (was) styleBar(*was);
+    if (current_) {
+        styleBar(*current_);
+        const LaneEvent& e = events_[*current_];
+        QString when = week_time::label(e.x0);
+        if (e.x1) when += QString::fromUtf8("–") + week_time::label(*e.x1);
+        setAccessibleDescription(QString("%1: %2").arg(when, e.label));
+    }
+    replot();
+}
+
+void EventLaneChart::focusInEvent(QFocusEvent* event) {
+    GatewayTimeChart::focusInEvent(event);
+    if (!current_ && !events_.empty() && event->reason() != Qt::MouseFocusReason)
+        setCurrentEvent(timeOrder().front());
+}
+
+void EventLaneChart::keyPressEvent(QKeyEvent* event) {
+    if (events_.empty()) return GatewayTimeChart::keyPressEvent(event);
+    const std::vector<std::size_t> order = timeOrder();
+    const auto at = current_ ? std::find(order.begin(), order.end(), *current_) : order.end();
+    const std::ptrdiff_t k = at == order.end() ? -1 : at - order.begin();
+    const auto last = static_cast<std::ptrdiff_t>(order.size()) - 1;
+    switch (event->key()) {
+        case Qt::Key_Right:
+            setCurrentEvent(order[static_cast<std::size_t>(std::min(k + 1, last))]);
+            return;
+        case Qt::Key_Left:
+            setCurrentEvent(order[static_cast<std::size_t>(std::max<std::ptrdiff_t>(k - 1, 0))]);
+            return;
+        case Qt::Key_Home: setCurrentEvent(order.front()); return;
+        case Qt::Key_End: setCurrentEvent(order.back()); return;
+        case Qt::Key_Return:
+        case Qt::Key_Enter:
+        case Qt::Key_Space:
+            if (current_) emit eventClicked(*current_);
+            return;
+        default: GatewayTimeChart::keyPressEvent(event);
+    }
+}
+
+void EventLaneChart::styleBar(std::size_t i) {
+    if (i >= bars_.size()) return;
+    const LaneEvent& e = events_[i];
+    const QColor color = rowColor(e.row);
+    QColor fill = color;
+    fill.setAlpha(e.x1 ? 70 : 200);
+    bars_[i]->setBrush(fill);
+    if (current_ == i)
+        bars_[i]->setPen(QPen(palette().color(QPalette::Highlight), 2.5));
+    else
+        bars_[i]->setPen(QPen(color, 1));
 }
 
 QColor EventLaneChart::rowColor(int row) const {
@@ -71,16 +148,12 @@ void EventLaneChart::rebuildItems() {
     bars_.clear();
     texts_.clear();
     for (const LaneEvent& e : events_) {
-        const QColor color = rowColor(e.row);
         auto* bar = new QCPItemRect(plot());
         bar->setSelectable(false);
-        QColor fill = color;
-        fill.setAlpha(e.x1 ? 70 : 200);
-        bar->setBrush(fill);
-        bar->setPen(QPen(color, 1));
         bar->topLeft->setCoords(e.x0, e.row - kHalfHeight);
         bar->bottomRight->setCoords(e.x1.value_or(e.x0), e.row + kHalfHeight);
         bars_.push_back(bar);
+        styleBar(bars_.size() - 1);
         auto* text = new QCPItemText(plot());
         text->setSelectable(false);
         text->setFont(labelFont());

@@ -2,7 +2,9 @@
 // (faults, knob changes, phases), each a span (or, for an instant, a thin bar at least a few
 // pixels wide) with its label written in the row from its start, elided at the next label and
 // hidden when too little room is left (hovering gives the full text in the crosshair box). A
-// click on an event emits eventClicked. The x axis is the gateway charts' week ("Tue 07:30").
+// click on an event emits eventClicked. From the keyboard: Tab to the lane, Left and Right (Home,
+// End) pick the previous or next event in time, drawn outlined; Enter or Space opens it as a
+// click would. The x axis is the gateway charts' week ("Tue 07:30").
 // qcustomplot.h stays in the .cpp.
 #pragma once
 
@@ -51,11 +53,16 @@ class EventLaneChart : public GatewayTimeChart {
     QPointF eventPoint(std::size_t i) const;
     // The events under x: "Fault: atlas slow ×3 (EU)".
     QStringList valuesAt(double x) const override;
+    // The event the keyboard has picked (outlined), if any.
+    std::optional<std::size_t> currentEvent() const { return current_; }
+    void setCurrentEvent(std::optional<std::size_t> index);
 
   signals:
     void eventClicked(std::size_t index);
 
   protected:
+    void keyPressEvent(QKeyEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
     void configureAxes(const Chart& chart) override;
     void adjustRanges() override;
     bool hasData() const override { return !events_.empty(); }
@@ -63,7 +70,10 @@ class EventLaneChart : public GatewayTimeChart {
   private:
     void rebuildItems();
     void layoutItems();
+    void styleBar(std::size_t i);
     QColor rowColor(int row) const;
+    // The events' indices in time order (start, then row): the keyboard's order.
+    std::vector<std::size_t> timeOrder() const;
 
     QStringList rows_;
     std::vector<LaneEvent> events_;
@@ -71,6 +81,7 @@ class EventLaneChart : public GatewayTimeChart {
     std::vector<QCPItemText*> texts_;
     std::vector<Label> labels_;
     std::vector<QRectF> barRects_;  // widget pixels, as last laid out
+    std::optional<std::size_t> current_;
 };
 
 }  // namespace taillab::ui
