@@ -19,6 +19,7 @@ constexpr double kTailStep_s = 1;
 // A request accepted in the window, while it is in flight: what the hooks saw, in absolute time.
 struct Pending {
     Time accepted{};
+    double deadline_ms = 0;  // in force at accept (a timeline may move it)
     std::vector<std::pair<StageWork, std::pair<Time, Time>>> stages;
     struct Call {
         int engine;
@@ -110,6 +111,8 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
     std::vector<RequestWaterfall> slowest;  // a heap: the fastest of the kept on top
     auto fasterFirst = [](const RequestWaterfall& a, const RequestWaterfall& b) { return slower(a, b); };
 
+    const bool hasDeadline = params.spec("deadline_ms") != nullptr;
+    auto deadlineNow = [&] { return hasDeadline ? sim.params().real("deadline_ms") : 0.0; };
     GatewaySim::Observer o;
     o.stage = [&](const StageWork& w, Time start, Time end) {
         if ((w.trace & kProbeBit) || w.background) return;
@@ -119,6 +122,7 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
             if (w.stage != Stage::Edge || start < t0 || start >= t1) return;
             it = pending.emplace(w.trace, Pending{}).first;
             it->second.accepted = start;
+            it->second.deadline_ms = deadlineNow();
         }
         it->second.stages.push_back({w, {start, end}});
     };
@@ -160,7 +164,7 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
         w.trace = r.trace;
         w.accepted_s = toSeconds(r.accepted);
         w.latency_ms = toMs(r.at - r.accepted);
-        w.deadline_ms = deadline_ms;
+        w.deadline_ms = it != pending.end() ? it->second.deadline_ms : deadlineNow();
         w.outcome = r.outcome;
         w.status = r.status;
         w.error = std::string(r.error);
@@ -214,9 +218,8 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
     sim.setObserver(std::move(o));
 
     if (!sim.advanceTo(query.t1_s, control)) return std::nullopt;
-    // The deadline in force at the window's end (a timeline may have moved it).
-    if (sim.params().spec("deadline_ms")) deadline_ms = sim.params().real("deadline_ms");
-    for (auto& w : slowest) w.deadline_ms = deadline_ms;
+    // The window's deadline: the one in force at its end (each request keeps its own).
+    deadline_ms = deadlineNow();
     // On until the requests accepted in the window have all been answered.
     const double limit = query.t1_s + kTailMargin_s;
     while (!pending.empty() && !sim.finished() && sim.now_s() < limit)

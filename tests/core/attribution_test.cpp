@@ -155,6 +155,34 @@ TEST(Attribution, ARegionFilterKeepsOnlyThatRegion) {
     for (const RequestWaterfall& w : us->slowest) EXPECT_EQ(w.region, Region::US);
 }
 
+// A deadline moved in the middle of the window: each request keeps the one it was accepted under.
+TEST(Attribution, EachRequestKeepsTheDeadlineItWasAcceptedUnder) {
+    const Params p = test::gatewayDay(0.6);
+    const Timeline t = test::timeline({R"({"at": "Mon 09:10:30", "set": {"deadline_ms": 400}})"});
+    AttributionQuery q;
+    q.t0_s = 9 * 3600 + 600;
+    q.t1_s = q.t0_s + 60;
+    q.slowest = 1000;
+    const auto a = attributeWindow(p, kSeed, t, q);
+    ASSERT_TRUE(a);
+    const double before = p.real("deadline_ms");
+    ASSERT_NE(before, 400);
+    int early = 0, late = 0;
+    for (const RequestWaterfall& w : a->slowest) {
+        if (w.accepted_s < q.t0_s + 30) {
+            EXPECT_DOUBLE_EQ(w.deadline_ms, before) << w.accepted_s;
+            ++early;
+        } else if (w.accepted_s > q.t0_s + 30) {
+            EXPECT_DOUBLE_EQ(w.deadline_ms, 400) << w.accepted_s;
+            EXPECT_LE(w.latency_ms, 400 + 1e-6);
+            ++late;
+        }
+    }
+    EXPECT_GT(early, 5);
+    EXPECT_GT(late, 5);
+    EXPECT_DOUBLE_EQ(a->deadline_ms, 400);
+}
+
 // What the response does not say, per request: the failure the fleet drew for each call, a
 // call given up on in the air, and the gateway's notes (a hedge the budget denied).
 WindowAttribution hedgedWindow(double budget) {
