@@ -12,6 +12,7 @@
 #include <QMimeData>
 #include <QTimer>
 #include <QDir>
+#include <QRegularExpression>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -272,6 +273,20 @@ IncidentBoard* MainWindow::openIncident(const IncidentRunSpec* spec, bool play) 
     if (!incident_) {
         incident_ = new IncidentBoard(incidentPage_);
         incidentPage_->layout()->addWidget(incident_);
+        // A and B may be any gateway scenario: the incidents first, then the weeks and days.
+        std::vector<IncidentChoice> choices;
+        if (const CatalogLab* lab = catalog_.lab("gateway"))
+            for (const CatalogEntry& e : lab->entries) {
+                if (!e.error.empty() || e.file.empty()) continue;
+                const QString rel = QDir(QString::fromStdString(catalog_.directory()))
+                                        .relativeFilePath(QString::fromStdString(e.file))
+                                        .remove(QRegularExpression("\\.json$"));
+                choices.push_back({rel, e.file});
+            }
+        std::stable_sort(choices.begin(), choices.end(), [](const IncidentChoice& x, const IncidentChoice& y) {
+            return x.label.startsWith("incidents/") && !y.label.startsWith("incidents/");
+        });
+        incident_->setScenarioChoices(std::move(choices), catalog_.directory());
     }
     if (spec) {
         incident_->startRun(*spec, play);
@@ -507,8 +522,13 @@ void MainWindow::buildActions() {
     auto* labsAct = new QAction(tr("&Labs"), this);
     labsAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     connect(labsAct, &QAction::triggered, this, [this] { tabs_->setCurrentIndex(0); });
+    auto* incidentAct = new QAction(tr("&Incidents"), this);
+    incidentAct->setObjectName("incidentsAction");
+    incidentAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    incidentAct->setToolTip(tr("Replay an incident as it happens, A against B, with tail attribution"));
+    connect(incidentAct, &QAction::triggered, this, [this] { openIncident(); });
     view->addSeparator();
-    view->addActions({labsAct, gatewayAct});
+    view->addActions({labsAct, gatewayAct, incidentAct});
     // On a small screen the charts may want the whole width: the labs and knobs fold away and
     // come back where they were.
     sidePanelAct_ = new QAction(tr("&Side Panel (Labs and Knobs)"), this);

@@ -28,6 +28,7 @@
 #include "incident/attribution_panel.h"
 #include "incident/incident_board.h"
 #include "incident/incident_charts.h"
+#include "message_banner.h"
 #include "plots/breaker_strip_chart.h"
 #include "plots/event_lane_chart.h"
 #include "ui_test_support.h"
@@ -200,6 +201,37 @@ TEST_F(IncidentBoardTest, TheLaneIsUsableFromTheKeyboard) {
     EXPECT_LT(board_->timeRange()->first, lane->events()[first].x0);
 }
 
+// A and B are picked in the board: any gateway scenario, B also none; a pair that cannot share
+// a time axis is explained and the pickers go back to the run shown.
+TEST_F(IncidentBoardTest, PickersChooseAAndBAndRefuseAPairThatCannotBeCompared) {
+    QComboBox* a = board_->pickerA();
+    QComboBox* b = board_->pickerB();
+    auto pick = [](QComboBox* c, const QString& text) {
+        const int i = c->findText(text);
+        ASSERT_GE(i, 0) << text.toStdString();
+        c->setCurrentIndex(i);
+        emit c->activated(i);
+    };
+    ASSERT_GE(a->findText("incidents/july-v3"), 0);
+    EXPECT_LT(a->findText("incidents/july-v3"), a->findText("gateway/week-v4-september")) << "incidents first";
+    pick(b, "none (A alone)");
+    EXPECT_FALSE(board_->runSpec().b.has_value());
+    EXPECT_TRUE(board_->legend()->text().contains("no comparison run"));
+    pick(a, "incidents/july-v3");
+    EXPECT_EQ(board_->runSpec().a.name, "july-v3");
+    pick(b, "incidents/july-v4");
+    ASSERT_TRUE(board_->runSpec().b.has_value());
+    EXPECT_EQ(board_->runSpec().b->name, "july-v4");
+    // A week against a three-day incident: refused, and the pickers show the run still shown.
+    pick(b, "gateway/week-v4-september");
+    EXPECT_EQ(board_->runSpec().b->name, "july-v4");
+    EXPECT_EQ(b->currentText(), "incidents/july-v4");
+    auto* banner = board_->findChild<MessageBanner*>("incidentMessage");
+    ASSERT_NE(banner, nullptr);
+    EXPECT_TRUE(banner->isVisible());
+    EXPECT_TRUE(banner->text().contains("same days")) << banner->text().toStdString();
+}
+
 TEST_F(IncidentBoardTest, FocusingAPhaseZoomsEveryChartToItAndDrawsItsEdgesNotATint) {
     EXPECT_EQ(board_->phaseIds(), std::vector<std::string>{"outage"});
     EXPECT_FALSE(board_->focusPhase("no-such-phase"));
@@ -224,7 +256,9 @@ TEST_F(IncidentBoardTest, FocusingAPhaseZoomsEveryChartToItAndDrawsItsEdgesNotAT
 }
 
 TEST_F(IncidentBoardTest, ABOverlaysBothRunsAndTheirDifference) {
-    EXPECT_TRUE(board_->legend()->text().contains(QString::fromStdString("B: incident-eu-capacity with " + kThreeProviders)));
+    EXPECT_EQ(board_->pickerB()->currentText().toStdString(), "incident-eu-capacity with " + kThreeProviders);
+    EXPECT_EQ(board_->pickerA()->currentText().toStdString(), "incident-eu-capacity");  // not in the catalog: named
+    EXPECT_TRUE(board_->legend()->text().contains("the same arrivals and faults for both"));
     ChartView* errors = chart(incident_charts::kErrors);
     const auto ghosts = errors->baselineSeries();
     ASSERT_EQ(ghosts.size(), errors->chart().series.size());

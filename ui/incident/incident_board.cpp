@@ -162,11 +162,35 @@ void IncidentBoard::buildLayout() {
     top->addWidget(exportButton_, 0, Qt::AlignTop);
     layout->addLayout(top);
 
+    auto* runs = new QHBoxLayout;
+    runs->setContentsMargins(6, 0, 6, 0);
+    pickA_ = new QComboBox(this);
+    pickA_->setObjectName("incidentPickA");
+    pickA_->setToolTip(tr("Run A, drawn solid"));
+    pickB_ = new QComboBox(this);
+    pickB_->setObjectName("incidentPickB");
+    pickB_->setToolTip(tr("Run B on A's seed (the same arrivals and faults), drawn dashed in the same colours"));
+    for (QComboBox* c : {pickA_, pickB_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        c->setMaximumWidth(420);
+        connect(c, &QComboBox::activated, this, [this](int) { onPicked(); });
+    }
+    auto* labelA = new QLabel(tr("A (solid):"), this);
+    labelA->setBuddy(pickA_);
+    auto* labelB = new QLabel(tr("B (dashed):"), this);
+    labelB->setBuddy(pickB_);
+    runs->addWidget(labelA);
+    runs->addWidget(pickA_);
+    runs->addSpacing(8);
+    runs->addWidget(labelB);
+    runs->addWidget(pickB_);
+    runs->addSpacing(8);
     legend_ = new QLabel(this);
     legend_->setObjectName("incidentLegend");
-    legend_->setContentsMargins(6, 0, 6, 0);
-    layout->addWidget(legend_);
+    runs->addWidget(legend_, 1);
+    layout->addLayout(runs);
     message_ = new MessageBanner(this);
+    message_->setObjectName("incidentMessage");
     layout->addWidget(message_);
 
     tabs_ = new QTabWidget(this);
@@ -274,6 +298,73 @@ void IncidentBoard::reflow(int width) {
     columns_ = columns;
 }
 
+void IncidentBoard::setScenarioChoices(std::vector<IncidentChoice> choices, std::string scenarioDirectory) {
+    choices_ = std::move(choices);
+    scenarioDirectory_ = std::move(scenarioDirectory);
+    syncPickers();
+}
+
+namespace {
+constexpr const char* kCustomB = "\x01custom";  // B as the run shown has it (A with knobs set)
+
+QString canonical(const std::string& file) {
+    const QString c = QFileInfo(QString::fromStdString(file)).canonicalFilePath();
+    return c.isEmpty() ? QString::fromStdString(file) : c;
+}
+}  // namespace
+
+void IncidentBoard::syncPickers() {
+    syncing_ = true;
+    auto fill = [this](QComboBox* c) {
+        c->clear();
+        for (const IncidentChoice& ch : choices_) c->addItem(ch.label, canonical(ch.file));
+    };
+    fill(pickA_);
+    fill(pickB_);
+    pickB_->insertItem(0, tr("none (A alone)"), QString());
+    if (started_) {
+        const QString a = canonical(spec_.a.file);
+        int i = spec_.a.file.empty() ? -1 : pickA_->findData(a);
+        if (i < 0) {
+            pickA_->insertItem(0, QString::fromStdString(spec_.a.name), a);
+            i = 0;
+        }
+        pickA_->setCurrentIndex(i);
+        int j = 0;
+        if (spec_.b) {
+            const bool plain = spec_.bLabel == spec_.b->name && !spec_.b->file.empty();
+            j = plain ? pickB_->findData(canonical(spec_.b->file)) : -1;
+            if (j < 0) {
+                pickB_->insertItem(1, QString::fromStdString(spec_.bLabel), plain ? canonical(spec_.b->file) : QString(kCustomB));
+                j = 1;
+            }
+        }
+        pickB_->setCurrentIndex(j);
+    }
+    syncing_ = false;
+}
+
+void IncidentBoard::onPicked() {
+    if (syncing_) return;
+    const std::string a = pickA_->currentData().toString().toStdString();
+    const QString b = pickB_->currentData().toString();
+    IncidentRunSpec next;
+    try {
+        if (b == kCustomB) {
+            if (canonical(spec_.a.file).toStdString() != a)
+                throw std::invalid_argument("B is A with knobs changed: pick B again for another A");
+            next = spec_;
+        } else {
+            next = loadIncidentRun(a, b.toStdString(), {}, scenarioDirectory_);
+        }
+    } catch (const std::exception& e) {
+        message_->showMessage(MessageBanner::Kind::Error, tr("Cannot run that pair"), QString::fromUtf8(e.what()));
+        syncPickers();
+        return;
+    }
+    startRun(next, true);
+}
+
 std::vector<std::string> IncidentBoard::chartIds() const { return ic::chartIds(); }
 
 ChartView* IncidentBoard::chartView(const std::string& id) const {
@@ -290,12 +381,11 @@ void IncidentBoard::startRun(const IncidentRunSpec& spec, bool play) {
     chartsSnapshot_.reset();
     message_->clear();
     const QString a = runName(spec_.a);
-    QString legend = tr("A: %1 (solid)").arg(a);
-    if (spec_.b)
-        legend += tr("  ·  B: %1 (dashed, same colours)").arg(QString::fromStdString(spec_.bLabel));
-    legend += tr("  ·  seed %1, the same arrivals and faults for both").arg(spec_.a.seed);
-    if (!spec_.b) legend = tr("A: %1  ·  seed %2  ·  no comparison run").arg(a).arg(spec_.a.seed);
+    // The pickers name A and B; the legend says what makes them comparable.
+    const QString legend = spec_.b ? tr("seed %1: the same arrivals and faults for both").arg(spec_.a.seed)
+                                   : tr("seed %1 · no comparison run").arg(spec_.a.seed);
     legend_->setText(legend);
+    syncPickers();
     while (attributeRun_->count() > 1) attributeRun_->removeItem(1);
     attributeRun_->setItemText(0, tr("A: %1").arg(a));
     if (spec_.b) attributeRun_->addItem(tr("B: %1").arg(QString::fromStdString(spec_.bLabel)));

@@ -61,6 +61,12 @@ IncidentRunSpec loadIncidentRun(const std::string& scenario, const std::string& 
                                 const std::vector<std::string>& sets,
                                 const std::string& scenarioDirectory);
 
+// A scenario the board offers for A or B: how the picker names it, and its file.
+struct IncidentChoice {
+    QString label;  // "incidents/july-v3: July 28-30 under v3"
+    std::string file;
+};
+
 class IncidentBoard : public QWidget {
     Q_OBJECT
   public:
@@ -70,6 +76,12 @@ class IncidentBoard : public QWidget {
     ~IncidentBoard() override;
 
     void startRun(const IncidentRunSpec& spec, bool play = true);
+    // The gateway scenarios the A and B pickers offer (B also offers none). Picking one starts
+    // that pair at once; a pair that cannot be compared (another seed, other days) is explained
+    // in the banner and the pickers go back to the run shown.
+    void setScenarioChoices(std::vector<IncidentChoice> choices, std::string scenarioDirectory);
+    QComboBox* pickerA() const { return pickA_; }
+    QComboBox* pickerB() const { return pickB_; }
     bool hasRun() const { return started_; }
     const IncidentRunSpec& runSpec() const { return spec_; }
     GatewaySession* session() const { return session_; }
@@ -126,6 +138,8 @@ class IncidentBoard : public QWidget {
 
   private:
     void buildLayout();
+    void syncPickers();
+    void onPicked();
     // Lays the charts out in as many columns as the width gives each at least kMinChartWidth.
     void reflow(int width);
     void onFrame(const GatewayFramePtr& frame);
@@ -155,6 +169,11 @@ class IncidentBoard : public QWidget {
     QLabel* legend_ = nullptr;
     QLabel* readout_ = nullptr;
     QComboBox* attributeRun_ = nullptr;
+    QComboBox* pickA_ = nullptr;
+    QComboBox* pickB_ = nullptr;
+    std::vector<IncidentChoice> choices_;
+    std::string scenarioDirectory_;
+    bool syncing_ = false;
     MessageBanner* message_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     EventLaneChart* lane_ = nullptr;
