@@ -323,7 +323,7 @@ AnnotationColors annotationColors(const QPalette& palette, const QColor& backgro
     c.knob.setAlpha(190);
     c.fault = readableOn(kPalette[1], background, 3);
     c.faultFill = kPalette[1];
-    c.faultFill.setAlpha(luminance(background) > 0.4 ? 30 : 40);  // two overlapping faults still leave the data readable
+    c.faultFill.setAlpha(luminance(background) > 0.4 ? 30 : 32);  // two overlapping faults still leave the data readable
     c.phase = readableOn(kPalette[0], background, 3);
     c.labelFill = background;
     c.labelFill.setAlpha(225);
