@@ -166,6 +166,11 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                  "provisioned and take traffic over the ramp once a zone of "
                                  "the region fails its probes (needs probed balancing)")
                     .usedWhen("gateway_compute", {"on"}));
+    k.push_back(KnobSpec::choice("standby_region", "Cold standby in", {"every region", "EU", "US", "APAC"}, 0,
+                                 "Where an operator brings cold standby up: every region, or one "
+                                 "(July: EU-West alone). A warm standby engages per region by itself")
+                    .hidden()
+                    .usedWhen("standby", {"cold (by hand)"}));
     k.push_back(KnobSpec::real("standby_ramp_s", "Standby ramp", "s", 0, 3600, 0,
                                "Time for the standby CPUs to come online, evenly one after "
                                "another (cold: minutes; warm: seed 000 takes over within 20 s)",

@@ -299,11 +299,14 @@ struct GatewaySim::Impl final : Port {
         return k;
     }
 
-    // The standby CPUs a region should have serving now: cold, all of standby_cpus; warm, all
-    // of them while a zone fails its probes, else none.
+    // The standby CPUs a region should have serving now: cold, all of standby_cpus in the
+    // regions standby_region names; warm, all of them while a zone fails its probes, else none.
     int standbyTarget(int g) const {
         const int n = static_cast<int>(params.integer("standby_cpus"));
-        if (params.choiceIndex("standby") == 0) return n;
+        if (params.choiceIndex("standby") == 0) {
+            const int only = params.choiceIndex("standby_region");  // 0: every region
+            return only == 0 || only - 1 == g ? n : 0;
+        }
         return regions[static_cast<std::size_t>(g)].engaged ? n : 0;
     }
 

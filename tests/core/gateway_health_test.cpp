@@ -188,6 +188,34 @@ TEST(GatewayHealth, WarmStandbyTakesOverWithinTwentySecondsAndColdRampsOverMinut
     EXPECT_TRUE(serving);
 }
 
+// July's operator brought cold standby up in EU-West alone: standby_region keeps the other
+// regions on their own CPUs (their provider B counts stay zero, no standby span).
+TEST(GatewayHealth, ColdStandbyInOneRegionLeavesTheOthersAlone) {
+    Params c = computeDay(1);
+    c.set("providers", 0);
+    c.set("standby_ramp_s", 60);
+    c.set("standby_region", 1);  // EU
+    const GatewaySnapshot s = run(c, test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
+                                                    R"j({"gateway_compute": true, "providers": "one (A)"})j"));
+    std::array<bool, kRegions> standby{};
+    for (const HealthSpan& h : s.health_spans)
+        if (h.kind == HealthKind::Standby) standby[static_cast<std::size_t>(h.region)] = true;
+    EXPECT_TRUE(standby[0]);
+    EXPECT_FALSE(standby[1]);
+    EXPECT_FALSE(standby[2]);
+    // Provider B serves only in EU: its share of all requests after the ramp is EU's B share.
+    std::uint64_t all = 0, b = 0;
+    for (const WindowPoint& x : s.windows) {
+        if (x.t_s <= 13 * 3600.0 || x.t_s > 14 * 3600.0) continue;
+        for (std::uint32_t n : x.provider_requests) all += n;
+        b += x.provider_requests[1];
+    }
+    ASSERT_GT(all, 0u);
+    const double share = static_cast<double>(b) / static_cast<double>(all);
+    EXPECT_GT(share, 0.05);
+    EXPECT_LT(share, 30.0 / 45 - 0.1) << "B holds 30 of 45 CPUs in EU only, not in every region";
+}
+
 TEST(GatewayHealth, WarmStandbyWithoutProbesIsAnError) {
     Params p = computeDay(1);
     p.set("standby", 1);

@@ -232,6 +232,22 @@ TEST_F(IncidentBoardTest, PickersChooseAAndBAndRefuseAPairThatCannotBeCompared) 
     EXPECT_TRUE(banner->text().contains("same days")) << banner->text().toStdString();
 }
 
+// July at 08:40 on Tuesday: of the probe and standby lanes only those where something happened
+// are drawn, each with its counterpart in the other run; the rest are said to be hidden.
+TEST_F(IncidentBoardTest, StripsDrawTheLanesWhereSomethingHappened) {
+    board_->startRun(loadIncidentRun("incidents/july-v3", "incidents/july-v4", {}, scenarioDirectory()), false);
+    ASSERT_TRUE(seekAndWait(86400 + 8 * 3600 + 40 * 60));
+    auto* health = static_cast<BreakerStripChart*>(chart(incident_charts::kHealth));
+    const QStringList lanes = health->lanes();
+    EXPECT_TRUE(lanes.contains("B EU / probes on A")) << lanes.join("|").toStdString();  // v4's probes see zone a fail
+    EXPECT_TRUE(lanes.contains("EU / probes on A")) << "its counterpart in A, though v3 does not probe";
+    EXPECT_TRUE(lanes.contains("EU / standby"));  // v3's cold standby on B
+    EXPECT_FALSE(lanes.contains("APAC / probes on C"));
+    EXPECT_LT(lanes.size(), 2 * static_cast<int>(incident_charts::healthLanes().size()));
+    EXPECT_NE(health->chart().title.find("lanes hidden: they stayed normal"), std::string::npos);
+    EXPECT_FALSE(health->emptyShown());
+}
+
 TEST_F(IncidentBoardTest, FocusingAPhaseZoomsEveryChartToItAndDrawsItsEdgesNotATint) {
     EXPECT_EQ(board_->phaseIds(), std::vector<std::string>{"outage"});
     EXPECT_FALSE(board_->focusPhase("no-such-phase"));
