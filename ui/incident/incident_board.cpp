@@ -62,6 +62,47 @@ void appendLanes(Chart& into, const Chart& b, int offsetLanes) {
         }
 }
 
+// Keeps the strip lanes where something happened (a state other than the normal one, in A or B;
+// a lane is kept with its counterpart in the other run, so the two read side by side). Three
+// regions' breakers, engines and B's copies are some thirty lanes, nearly all of them normal:
+// drawn whole they are hairlines no one can tell apart. With nothing to show, every lane stays
+// (the chart says "none in this run"). The title says how many lanes are hidden.
+void keepActiveLanes(Chart& strips, QStringList& names, int perRun) {
+    const int runs = perRun > 0 ? static_cast<int>(names.size()) / perRun : 0;
+    if (runs < 1) return;
+    std::vector<bool> active(static_cast<std::size_t>(perRun), false);
+    for (std::size_t state = 1; state < strips.series.size(); ++state)
+        for (double y : strips.series[state].y) {
+            const int lane = static_cast<int>(y);
+            if (lane >= 0) active[static_cast<std::size_t>(lane % perRun)] = true;
+        }
+    const auto kept = static_cast<int>(std::count(active.begin(), active.end(), true));
+    if (kept == 0 || kept == perRun) return;
+    std::vector<int> map(static_cast<std::size_t>(perRun * runs), -1);
+    int next = 0;
+    QStringList shown;
+    for (int run = 0; run < runs; ++run)
+        for (int l = 0; l < perRun; ++l)
+            if (active[static_cast<std::size_t>(l)]) {
+                map[static_cast<std::size_t>(run * perRun + l)] = next++;
+                shown << names[run * perRun + l];
+            }
+    for (Series& s : strips.series) {
+        Series out{s.name, s.role, {}, {}};
+        for (std::size_t i = 0; i + 1 < s.x.size() && i + 1 < s.y.size(); i += 2) {
+            const int lane = static_cast<int>(s.y[i]);
+            if (lane < 0 || lane >= static_cast<int>(map.size()) || map[static_cast<std::size_t>(lane)] < 0) continue;
+            const double to = map[static_cast<std::size_t>(lane)];
+            out.x.insert(out.x.end(), {s.x[i], s.x[i + 1]});
+            out.y.insert(out.y.end(), {to, to});
+        }
+        s = std::move(out);
+    }
+    names = shown;
+    strips.title += " · " + std::to_string(perRun - kept) + " of " + std::to_string(perRun) +
+                    " lanes hidden: they stayed normal";
+}
+
 QStringList laneNames(const std::vector<std::string>& lanes, bool compare) {
     QStringList out;
     for (const std::string& l : lanes) out << QString::fromStdString(l);
@@ -484,13 +525,19 @@ void IncidentBoard::drawCharts(const GatewayFrame& frame) {
     const int breakerLanes = static_cast<int>(ic::breakerLanes(a).size());
     Chart br = ic::breakers(a, off);
     if (b) appendLanes(br, ic::breakers(*b, off), breakerLanes);
-    breakers_->setLanes(laneNames(ic::breakerLanes(a), b != nullptr));
+    full_[br.id] = {br, {}};  // the data export keeps every lane
+    QStringList breakerNames = laneNames(ic::breakerLanes(a), b != nullptr);
+    keepActiveLanes(br, breakerNames, breakerLanes);
+    breakers_->setLanes(breakerNames);
     breakers_->setAnnotations(edges);
     breakers_->showStrips(br);
     const int healthLanes = static_cast<int>(ic::healthLanes().size());
     Chart he = ic::health(a, off);
     if (b) appendLanes(he, ic::health(*b, off), healthLanes);
-    health_->setLanes(laneNames(ic::healthLanes(), b != nullptr));
+    full_[he.id] = {he, {}};
+    QStringList healthNames = laneNames(ic::healthLanes(), b != nullptr);
+    keepActiveLanes(he, healthNames, healthLanes);
+    health_->setLanes(healthNames);
     health_->setAnnotations(edges);
     health_->showStrips(he);
     applyTimeRange(frame);
@@ -629,7 +676,7 @@ QStringList IncidentBoard::exportNotes() const {
 Chart IncidentBoard::exportedChart(const std::string& id, const ChartView& view, const QString& bSuffix) const {
     const auto it = full_.find(id);
     if (it != full_.end()) return dataChart(it->second.first, it->second.second, bSuffix);
-    return dataChart(view.chart(), view.baseline(), bSuffix);  // the strips are drawn whole
+    return dataChart(view.chart(), view.baseline(), bSuffix);
 }
 
 bool IncidentBoard::exportBoard(const QString& path, QString* error) const {

@@ -34,6 +34,7 @@ class BreakerStripChart : public GatewayTimeChart {
     explicit BreakerStripChart(QWidget* parent = nullptr);
     // Lane labels, top to bottom ("EU / atlas"); drawn from the next showStrips on.
     void setLanes(const QStringList& lanes);
+    const QStringList& lanes() const { return lanes_; }
     // setChart, with the state series drawn as strips (the graphs only carry the legend).
     void showStrips(const Chart& chart);
     int stripCount() const { return static_cast<int>(strips_.size()); }
