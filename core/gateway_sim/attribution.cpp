@@ -148,7 +148,6 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
         if (it != pending.end()) it->second.notes.emplace_back(n.at, n.kind);
     };
     std::vector<std::string> engines;
-    double deadline_ms = params.spec("deadline_ms") ? params.real("deadline_ms") : 0;
     o.response = [&](const Response& r) {
         if (r.probe || (r.trace & kProbeBit)) return;
         const auto it = pending.find(r.trace);
@@ -219,7 +218,7 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
 
     if (!sim.advanceTo(query.t1_s, control)) return std::nullopt;
     // The window's deadline: the one in force at its end (each request keeps its own).
-    deadline_ms = deadlineNow();
+    const double deadline_ms = deadlineNow();
     // On until the requests accepted in the window have all been answered.
     const double limit = query.t1_s + kTailMargin_s;
     while (!pending.empty() && !sim.finished() && sim.now_s() < limit)

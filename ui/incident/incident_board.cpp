@@ -661,14 +661,12 @@ QString IncidentBoard::exportCaption() const {
 
 QStringList IncidentBoard::exportNotes() const {
     QStringList out;
-    const double off = offset();
     for (const LaneEvent& e : lane_->events()) {
         const QString row = e.row == ic::kFaultRow ? tr("fault") : e.row == ic::kKnobRow ? tr("knob") : tr("phase");
         QString when = week_time::label(e.x0);
         if (e.x1) when += QString::fromUtf8("–") + week_time::label(*e.x1);
         out << QString("%1  %2: %3").arg(when, row, e.label);
     }
-    (void)off;
     if (out.isEmpty()) out << tr("No faults, knob changes or phases on this run's timeline.");
     return out;
 }
