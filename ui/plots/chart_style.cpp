@@ -221,10 +221,10 @@ void styleGraph(QCPGraph& graph, const Series& series, const QColor& color, cons
     }
 }
 
-void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live) {
+void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live, const QColor& background) {
     graph.setName(name);
     graph.setAdaptiveSampling(false);
-    QPen pen(baselineColor(live), 1.6, Qt::DashLine);
+    QPen pen(baselineColor(live, background), 1.6, Qt::DashLine);
     pen.setDashPattern({4, 3});
     graph.setPen(pen);
     graph.setLineStyle(QCPGraph::lsLine);
@@ -330,10 +330,15 @@ AnnotationColors annotationColors(const QPalette& palette, const QColor& backgro
     return c;
 }
 
-QColor baselineColor(const QColor& live) {
+QColor baselineColor(const QColor& live, const QColor& background) {
     float h = 0, s = 0, v = 0;
     live.getHsvF(&h, &s, &v);
-    QColor c = QColor::fromHsvF(h, s * 0.45f, std::min(1.0f, v * 0.9f + 0.15f));
+    // Paler than the live series: toward white on a light plot; on a dark one, lighter would be
+    // toward white too and every ghost would turn the same grey, so it dims instead and keeps
+    // more of its hue.
+    const bool dark = luminance(background) <= 0.4;
+    QColor c = dark ? QColor::fromHsvF(h, s * 0.7f, v * 0.78f)
+                    : QColor::fromHsvF(h, s * 0.45f, std::min(1.0f, v * 0.9f + 0.15f));
     c.setAlpha(210);
     return c;
 }

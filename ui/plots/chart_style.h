@@ -43,7 +43,8 @@ std::vector<QColor> seriesColors(const Chart& chart, const QColor& background = 
 void styleGraph(QCPGraph& graph, const Series& series, const QColor& color,
                 const QColor& ink = QColor(30, 30, 30));
 // A pinned run's series: thin, dashed, in baselineColor(live), no markers.
-void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live);
+void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live,
+                        const QColor& background = Qt::white);
 // Thins the markers of a dense simulated series so the line stays readable.
 void setMarkerDensity(QCPGraph& graph, const Series& series, int points);
 // Adds a margin around the data range (multiplicative on log axes).
@@ -69,7 +70,7 @@ AnnotationColors annotationColors(const QPalette& palette, const QColor& backgro
 // WCAG contrast ratio of two colours (1 .. 21).
 double contrastRatio(const QColor& a, const QColor& b);
 // A pinned run's series beside the live one it matches: the same hue, paler and less saturated.
-QColor baselineColor(const QColor& live);
+QColor baselineColor(const QColor& live, const QColor& background = Qt::white);
 
 QString roleLabel(SeriesRole role);
 // Compact human formatting: 0.0123, 4.56, 123.4, 12,345.

@@ -424,7 +424,7 @@ void ChartView::rebuildGraphs() {
         g->setLayer(kGhostLayer);
         chart_style::styleBaselineGraph(
             *g, ghostSuffix_.isEmpty() ? baselineName(s.name) : QString::fromStdString(s.name) + ghostSuffix_,
-            live);
+            live, look.background);
         if (fastDrawing_) {
             // Sampled like the chart's own lines, and a hairline: dashes along thousands of
             // points at 1.6 px were most of a frame.
@@ -441,7 +441,8 @@ void ChartView::rebuildGraphs() {
         QCPGraph* legend = plot_->addGraph();
         legend->setLayer(kGhostLayer);
         chart_style::styleBaselineGraph(
-            *legend, ghostLegend_.isEmpty() ? tr("pinned run (baseline)") : ghostLegend_, look.axis);
+            *legend, ghostLegend_.isEmpty() ? tr("pinned run (baseline)") : ghostLegend_, look.axis,
+            look.background);
     }
     updateData();
 }
