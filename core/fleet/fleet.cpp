@@ -143,7 +143,7 @@ FleetAnswer Fleet::answer(const gateway::UpstreamCall& call, Time at) {
         ms *= slowFactor;
         d.page = pageFor(call.engine, call.fetch_count, call.cache_key);
     }
-    if (cfg_.cold_egress) ms += lognormalSample(cfg_.cold_connect, rng);
+    if (cfg_.cold_egress || call.cold_connection) ms += lognormalSample(cfg_.cold_connect, rng);
     ms += addMs;
     // The engine's limit for this egress IP: over it, the IP's previous page again.
     IpState& ip = ips_[static_cast<std::size_t>(

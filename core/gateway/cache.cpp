@@ -20,7 +20,7 @@ std::size_t idx(QueryClass c) { return static_cast<std::size_t>(c); }
 Cache::Cache(const GatewayConfig& config)
     : tiers_(config.cache_tiers), swr_(config.stale_while_revalidate) {
     for (int r = 0; r < kRegions; ++r)
-        l1_.emplace_back(static_cast<std::size_t>(config.instances),
+        l1_.emplace_back(static_cast<std::size_t>(config.instances + config.standby_instances),
                          static_cast<std::size_t>(config.l1_entries));
 }
 

@@ -49,6 +49,8 @@ void GatewayConfig::validate() const {
         refuse("admission_max_limit (" + str(max_limit) + ") is below admission_min_limit (" +
                str(min_limit) + ")");
     if (instances < 1 || instances > 255) refuse("instances must be 1..255, got " + str(instances));
+    if (standby_instances < 0 || instances + standby_instances > 255)
+        refuse("instances plus standby_instances must be at most 255, got " + str(instances + standby_instances));
     if (egress_ips < 1 || egress_ips > 255) refuse("egress_ips must be 1..255, got " + str(egress_ips));
     if (l1_entries < 1) refuse("l1_entries must be at least 1");
     if (!(hedge_budget >= 0) || !(hedge_burst >= 0)) refuse("the hedge budget cannot be negative");

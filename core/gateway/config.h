@@ -67,6 +67,9 @@ struct GatewayConfig {
     double reroute_share = 1;  // of a rerouted region's unpinned traffic, in [0, 1]
     double l2_lease_ms = 50;
     int l1_entries = 20000, instances = 3, egress_ips = 4;
+    // Gateway instances per region a cold standby brings up on its own (empty L1s, fresh
+    // per-instance router state, connections not yet open); 0: none. See Gateway::setStandbyShare.
+    int standby_instances = 0;
     int min_limit = 10, max_limit = 200, batch_limit = 8;
     double admission_tolerance = 2.0;
     Breaker::Config breaker{};

@@ -113,6 +113,9 @@ struct UpstreamCall {
     int fetch_count = 10;     // the maxResults bucket to fetch
     Time at{};                // when the call leaves the gateway (>= the input's now)
     Duration budget{};        // what the deadline leaves it: the call's own timeout
+    // The instance has no open connection to this engine through this IP yet (a cold standby's
+    // first call on it): the driver charges a connect.
+    bool cold_connection = false;
 };
 
 // One stage's work for one request, for the driver's clock (Port::stageEnd).

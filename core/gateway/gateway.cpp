@@ -93,6 +93,9 @@ Gateway::Gateway(const GatewayConfig& config, std::uint64_t seed, Port& port)
       cache_(cfg_), router_(cfg_), hedging_(cfg_), egress_(cfg_),
       metrics_(engineNames(cfg_), keyNames(cfg_), probeKeys(cfg_)) {
     flights_.setMode(cfg_.coalescing);
+    standbyWarm_.assign(static_cast<std::size_t>(kRegions) * static_cast<std::size_t>(cfg_.standby_instances) *
+                            cfg_.engines.size() * static_cast<std::size_t>(cfg_.egress_ips),
+                        false);
     for (int s = 0; s < kStages; ++s) {
         static constexpr std::array<double, kStages> kBudgetMs{8, 4, 3, 2, 1, 520, 12};
         metrics_.totals.stages[static_cast<std::size_t>(s)].budget_ms = kBudgetMs[static_cast<std::size_t>(s)];
@@ -110,6 +113,7 @@ void Gateway::reconfigure(const GatewayConfig& config) {
             throw std::invalid_argument(std::string(name) + " cannot change while the gateway runs");
     };
     same(&GatewayConfig::instances, "instances");
+    same(&GatewayConfig::standby_instances, "standby_instances");
     same(&GatewayConfig::l1_entries, "l1_entries");
     same(&GatewayConfig::egress_ips, "egress_ips");
     same(&GatewayConfig::compile_memo_entries, "compile_memo_entries");
@@ -156,9 +160,31 @@ Time Gateway::stage(Stage s, Time start, const Req& q, StageWork work) {
     return end;
 }
 
-int Gateway::instanceFor(std::uint64_t trace) const {
-    // The region's load balancer spreads requests over its instances with no regard to content.
-    return static_cast<int>(mix64(trace ^ 0x5bd1e9955bd1e995ULL) % static_cast<std::uint64_t>(cfg_.instances));
+int Gateway::instanceFor(std::uint64_t trace, Region region) const {
+    // The region's load balancer spreads requests over its instances with no regard to content;
+    // a cold standby's instances take their share of them.
+    const std::uint64_t h = mix64(trace ^ 0x5bd1e9955bd1e995ULL);
+    const double standby = standbyShare_[static_cast<std::size_t>(region)];
+    if (standby > 0) {
+        const double u = static_cast<double>(mix64(trace ^ 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
+        if (u < standby)
+            return cfg_.instances + static_cast<int>(h % static_cast<std::uint64_t>(cfg_.standby_instances));
+    }
+    return static_cast<int>(h % static_cast<std::uint64_t>(cfg_.instances));
+}
+
+void Gateway::setStandbyShare(Region region, double share) {
+    if (cfg_.standby_instances == 0) return;
+    const auto g = static_cast<std::size_t>(region);
+    const double s = std::clamp(share, 0.0, 1.0);
+    if (s == 0 && standbyShare_[g] > 0) {
+        // Gone: the next standby opens its connections again.
+        const std::size_t per = static_cast<std::size_t>(cfg_.standby_instances) * cfg_.engines.size() *
+                                static_cast<std::size_t>(cfg_.egress_ips);
+        std::fill(standbyWarm_.begin() + static_cast<std::ptrdiff_t>(g * per),
+                  standbyWarm_.begin() + static_cast<std::ptrdiff_t>((g + 1) * per), false);
+    }
+    standbyShare_[g] = s;
 }
 
 CacheKeyPrefix Gateway::keyPrefix(Endpoint endpoint, Region region, std::string_view lang) {
@@ -331,7 +357,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
 void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normalized) {
     Req& q = reqs_[r];
     metrics_.enter(Stage::Cache);
-    q.instance = static_cast<std::uint8_t>(instanceFor(q.trace));
+    q.instance = static_cast<std::uint8_t>(instanceFor(q.trace, q.region));
     const Cache::Lookup found = cache_.lookup(t, q.region, q.instance, q.cacheKey, q.cls);
     StageWork work;
     work.l2 = found.consulted_l2;
@@ -473,6 +499,16 @@ bool Gateway::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
     out.fetch_count = q.fetchCount;
     out.at = at;
     out.budget = deadline_.callBudget(q.deadline, at);
+    if (q.instance >= cfg_.instances) {
+        // A cold standby instance: its first call to this engine through this IP connects.
+        const std::size_t i =
+            ((static_cast<std::size_t>(q.region) * static_cast<std::size_t>(cfg_.standby_instances) +
+              static_cast<std::size_t>(q.instance - cfg_.instances)) * cfg_.engines.size() +
+             static_cast<std::size_t>(engine)) * static_cast<std::size_t>(cfg_.egress_ips) +
+            static_cast<std::size_t>(ip);
+        out.cold_connection = !standbyWarm_[i];
+        standbyWarm_[i] = true;
+    }
     port_.startCall(out);
     return true;
 }
@@ -831,7 +867,7 @@ void Gateway::prefetch(const Request& in) {
             Edge::route(in.region_pin, keys_[*key].home, cfg_.reroute, cfg_.reroute_share, in.trace);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
                                                     ref.normalized_hash, maxResultsBucket(in.max_results));
-        cache_.prefetch(region, instanceFor(in.trace), cacheKey);
+        cache_.prefetch(region, instanceFor(in.trace, region), cacheKey);
     } catch (const std::invalid_argument&) {
         // A request that will be a 400: nothing to load.
     }

@@ -81,6 +81,10 @@ public:
     // A region's breaker (the driver's health model: its probes fail on much of its capacity):
     // while open, no unpinned request is rerouted or spilled into it; pinned ones still go.
     void setRegionOpen(Region region, bool open) { admission_.setOpen(region, open); }
+    // The share of `region`'s requests its cold standby's own instances serve (config
+    // standby_instances; 0: none, as before it came up). Its instances start with empty L1s and
+    // no open connections; going back to 0 forgets which connections they had opened.
+    void setStandbyShare(Region region, double share);
     bool regionOpen(Region region) const { return admission_.isOpen(region); }
 
     // Measurement: the driver closes chart windows at its cadence and takes snapshots.
@@ -120,7 +124,7 @@ private:
     void disarm(std::uint32_t r, TimerKind kind);
     void noteBreakers();
     CacheKeyPrefix keyPrefix(Endpoint endpoint, Region region, std::string_view lang);
-    int instanceFor(std::uint64_t trace) const;
+    int instanceFor(std::uint64_t trace, Region region) const;
 
     GatewayConfig cfg_;
     std::uint64_t seed_;
@@ -137,6 +141,10 @@ private:
     Hedging hedging_;
     Egress egress_;
     GatewayMetrics metrics_;
+    // Cold standby: the share of each region's requests on its own instances, and which
+    // (region, standby instance, engine, IP) have opened a connection.
+    std::array<double, kRegions> standbyShare_{};
+    std::vector<bool> standbyWarm_;
     TimerQueue timers_;
     std::uint64_t liveTop_ = 0;  // the heap top's sequence number, when known to be armed
     FlatMap<CacheKeyPrefix> prefixes_{16};

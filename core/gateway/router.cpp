@@ -7,7 +7,7 @@ constexpr int kMaxEngines = 32;
 }  // namespace
 
 Router::Router(const GatewayConfig& config)
-    : engines_(static_cast<int>(config.engines.size())), instances_(config.instances) {
+    : engines_(static_cast<int>(config.engines.size())), instances_(config.instances + config.standby_instances) {
     breakers_.assign(static_cast<std::size_t>(kRegions * engines_), Breaker(config.breaker));
     stats_.resize(static_cast<std::size_t>(kRegions * engines_ * kClasses));
     inflight_.assign(static_cast<std::size_t>(kRegions * instances_ * engines_), 0);

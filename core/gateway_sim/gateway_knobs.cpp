@@ -404,6 +404,9 @@ GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload)
     c.l2_lease_ms = p.real("l2_lease_ms");
     c.l1_entries = p.integer("l1_entries");
     c.instances = p.integer("instances");
+    // A cold standby is gateway instances of its own, as many as the region's (a warm one's are
+    // running already: warm pools, filled L1s, so it shares theirs).
+    c.standby_instances = p.flag("gateway_compute") && p.choiceIndex("standby") == 0 ? c.instances : 0;
     c.egress_ips = p.integer("egress_ips");
     c.min_limit = p.integer("admission_min_limit");
     c.max_limit = p.integer("admission_max_limit");

@@ -351,6 +351,14 @@ struct GatewaySim::Impl final : Port {
                 for (int z = 0; z < kZones; ++z)
                     regular[static_cast<std::size_t>(poolOf(pr, z))] = cpus * shares[static_cast<std::size_t>(pr)] / kZones;
             const std::array<int, kPools> base = apportion(regular);
+            // A cold standby's CPUs run instances of their own: they serve its share of the
+            // region's requests (the balancer weighs pools by CPUs), starting with empty caches.
+            if (params.choiceIndex("standby") == 0) {
+                int regularCpus = 0;
+                for (int n : base) regularCpus += n;
+                const int all = regularCpus + rc.standbyOnline;
+                gateway.setStandbyShare(region, all > 0 ? static_cast<double>(rc.standbyOnline) / all : 0.0);
+            }
             for (int pr = 0; pr < kProviders; ++pr) {
                 for (int z = 0; z < kZones; ++z) {
                     const auto i = static_cast<std::size_t>(poolOf(pr, z));

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "gateway_sim/gateway_lab.h"
+#include "fleet/fleet.h"
 #include "gateway_sim/gateway_sim.h"
+#include "gateway_sim/sim_config.h"
 #include "labs/lab.h"
 #include "labs/lab_result.h"
 #include "run/runner.h"
@@ -214,6 +216,91 @@ TEST(GatewayHealth, ColdStandbyInOneRegionLeavesTheOthersAlone) {
     const double share = static_cast<double>(b) / static_cast<double>(all);
     EXPECT_GT(share, 0.05);
     EXPECT_LT(share, 30.0 / 45 - 0.1) << "B holds 30 of 45 CPUs in EU only, not in every region";
+}
+
+// A cold standby is gateway instances of its own: they take their share of the region's
+// requests with empty L1s (the hit rate dips when it comes up, then recovers) and open their
+// connections cold (a connect on each instance's first call per engine and IP, even where the
+// regular instances keep warm pools). Before it comes up the run is the same as without it.
+TEST(GatewayHealth, ColdStandbyStartsWithEmptyCachesAndColdConnections) {
+    Params p = computeDay(1);
+    p.set("providers", 0);
+    p.set("standby_ramp_s", 0);
+    p.set("standby_region", 1);  // EU
+    p.set("cache_tiers", 1);     // L1 only: a miss on a standby instance goes upstream
+    p.set("egress", 0);          // warm pools for the regular instances
+    const Timeline up = test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
+                                       R"j({"gateway_compute": true, "providers": "one (A)"})j");
+    GatewaySim with(p, 3, up), without(p, 3);
+    struct CallSeen {
+        bool cold;
+        Region region;
+        double at_s, ms;
+    };
+    std::vector<CallSeen> calls;
+    GatewaySim::Observer o;
+    o.launched = [&](const UpstreamCall& c, Time at, Duration latency) {
+        calls.push_back({c.cold_connection, c.region, toSeconds(at), toMs(latency)});
+    };
+    with.setObserver(o);
+    ASSERT_TRUE(with.advanceTo(14 * 3600));
+    ASSERT_TRUE(without.advanceTo(14 * 3600));
+    const GatewaySnapshot a = with.snapshot(), b = without.snapshot();
+    ASSERT_EQ(a.windows.size(), b.windows.size());
+    auto hitRate = [](const GatewaySnapshot& s, double t0_h, double t1_h) {
+        double sum = 0;
+        int n = 0;
+        for (const WindowPoint& w : s.windows)
+            if (w.t_s > t0_h * 3600 && w.t_s <= t1_h * 3600) {
+                sum += w.cache_hit_rate_all;
+                ++n;
+            }
+        return n ? sum / n : NAN;
+    };
+    EXPECT_DOUBLE_EQ(hitRate(a, 10, 12), hitRate(b, 10, 12)) << "the same run until the standby comes up";
+    EXPECT_LT(hitRate(a, 12, 12.25), hitRate(b, 12, 12.25) - 0.03) << "2/3 of EU on empty L1s";
+    EXPECT_GT(hitRate(a, 13.5, 14), hitRate(a, 12, 12.25)) << "and they fill";
+    // Cold connections: only after it came up, only in EU, at most one per (standby instance,
+    // engine, IP); what one costs is the next test's.
+    int cold = 0, warm = 0;
+    for (const CallSeen& c : calls) {
+        if (c.cold) {
+            ++cold;
+            EXPECT_GE(c.at_s, 12 * 3600.0);
+            EXPECT_EQ(c.region, Region::EU);
+        } else if (c.at_s >= 12 * 3600.0) {
+            ++warm;
+        }
+    }
+    ASSERT_GT(cold, 5);
+    EXPECT_LE(cold, 3 * 3 * 4);  // standby instances x engines x egress IPs
+    ASSERT_GT(warm, 0);
+}
+
+// What a cold connection costs: the same call, on the same fleet luck, draws the connect on top
+// (seed 000's cold-connect lognormal, median 41.8 ms) where the pools are otherwise warm.
+TEST(GatewayHealth, AColdConnectionPaysTheConnect) {
+    Params p = computeDay(1);
+    p.set("egress", 0);  // warm pools
+    const fleet::FleetConfig config = fleetConfigFromParams(p);
+    std::vector<double> extra;
+    for (std::uint64_t trace = 1; trace <= 400; ++trace) {
+        UpstreamCall c;
+        c.id = CallId{static_cast<std::uint32_t>(trace), 1};
+        c.trace = trace;
+        c.engine = static_cast<int>(trace % 2);
+        c.cache_key = trace * 0x9e3779b97f4a7c15ULL;
+        const Time at = fromSeconds(3600 + static_cast<double>(trace));
+        c.at = at;
+        fleet::Fleet warm(config, 5), cold(config, 5);
+        const double w = toMs(warm.answer(c, at).latency);
+        c.cold_connection = true;
+        const double k = toMs(cold.answer(c, at).latency);
+        EXPECT_GE(k, w) << trace;
+        extra.push_back(k - w);
+    }
+    std::nth_element(extra.begin(), extra.begin() + 200, extra.end());
+    EXPECT_NEAR(extra[200], 41.8, 8) << "the median connect (seed 000: 41.8 ms), 400 draws";
 }
 
 TEST(GatewayHealth, WarmStandbyWithoutProbesIsAnError) {
