@@ -12,11 +12,11 @@
 #include "chart_area.h"
 #include "chart_data_export.h"
 #include "plots/chart_view.h"
+#include "save_dialog.h"
 
 namespace taillab::ui {
 namespace {
 
-constexpr const char* kLastDirKey = "export/lastDirectory";
 
 struct FormatInfo {
     const char* text;
@@ -93,14 +93,10 @@ QString ExportActions::suggestedSheetName(const QString& extension) const {
 }
 
 void ExportActions::exportSheetWithDialog(const QString& extension) {
-    QSettings settings;
-    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-    const QString path = QFileDialog::getSaveFileName(
+    const QString path = askExportPath(
         window_, extension == "pdf" ? tr("Export Whole View as PDF") : tr("Export Whole View as PNG"),
-        QDir(dir).filePath(suggestedSheetName(extension)),
-        extension == "pdf" ? tr("PDF document (*.pdf)") : tr("PNG image (*.png)"));
+        suggestedSheetName(extension), extension == "pdf" ? tr("PDF document (*.pdf)") : tr("PNG image (*.png)"));
     if (path.isEmpty()) return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
     QString error;
     if (!exportSheet(path, &error)) QMessageBox::warning(window_, tr("Export failed"), error);
 }
@@ -186,14 +182,10 @@ bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const Q
 }
 
 void ExportActions::exportWithDialog(ExportFormat format) {
-    QSettings settings;
-    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
     const FormatInfo i = info(format);
     const QString path =
-        QFileDialog::getSaveFileName(window_, QString(tr(i.text)).remove('&').remove("…"),
-                                     QDir(dir).filePath(suggestedName(format)), tr(i.filter));
+        askExportPath(window_, QString(tr(i.text)).remove('&').remove("…"), suggestedName(format), tr(i.filter));
     if (path.isEmpty()) return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
     QString error;
     if (!exportTo(format, path, &error)) QMessageBox::warning(window_, tr("Export failed"), error);
 }

@@ -12,11 +12,11 @@
 
 #include "chart_data_export.h"
 #include "plots/chart_view.h"
+#include "save_dialog.h"
 
 namespace taillab::ui {
 namespace {
 
-constexpr const char* kLastDirKey = "export/lastDirectory";
 constexpr ExportFormat kChartFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf,
                                           ExportFormat::Csv, ExportFormat::Json};
 
@@ -144,13 +144,9 @@ bool ChartExporter::exportChart(const std::string& id, ExportFormat format, cons
 }
 
 void ChartExporter::exportWithDialog(const std::string& id, ExportFormat format) {
-    QSettings settings;
-    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
     const QString name = QString("%1-%2.%3").arg(context_().file_prefix, shortId(id), extension(format));
-    const QString path = QFileDialog::getSaveFileName(owner_, formatText(format).remove("…"),
-                                                      QDir(dir).filePath(name));
+    const QString path = askExportPath(owner_, formatText(format).remove("…"), name);
     if (path.isEmpty()) return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
     QString error;
     if (!exportChart(id, format, path, &error)) QMessageBox::warning(owner_, tr("Export failed"), error);
 }

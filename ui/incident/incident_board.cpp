@@ -32,6 +32,7 @@
 #include "plots/event_lane_chart.h"
 #include "plots/gateway_time_chart.h"
 #include "scenario/timeline.h"
+#include "save_dialog.h"
 
 namespace taillab::ui {
 namespace {
@@ -39,7 +40,6 @@ namespace {
 using gateway::GatewaySnapshot;
 namespace ic = incident_charts;
 
-constexpr const char* kLastDirKey = "export/lastDirectory";
 constexpr double kEventPad_s = 1800;  // around an instant (or a short span) when zooming to it
 constexpr int kLaneHeight = 118;
 constexpr int kFrameBudgetMs = 100;
@@ -732,13 +732,9 @@ bool IncidentBoard::exportBoard(const QString& path, QString* error) const {
 }
 
 void IncidentBoard::exportWithDialog(const QString& extension) {
-    QSettings settings;
-    const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
     const QString name = QString("incident-%1.%2").arg(runName(spec_.a), extension);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the incident board"),
-                                                      QDir(dir).filePath(name));
+    const QString path = askExportPath(this, tr("Export the incident board"), name);
     if (path.isEmpty()) return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
     QString error;
     if (!exportBoard(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
