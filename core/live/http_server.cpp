@@ -121,25 +121,23 @@ public:
         // Beast reads at most the buffer's free capacity at a time (512 bytes when it starts
         // empty): room for a typical request reads it in one receive.
         buffer_.reserve(4096);
+        // readRequest() reads synchronously what is already there: without this, Asio would
+        // block (poll) for the rest of a request that came in parts.
+        error_code ignored;
+        socket_.non_blocking(true, ignored);
     }
     ~Session() { server_->sessions.erase(this); }
 
     void awaitRequest() {
         // Bytes of a request sent before the last answer was written are already here.
         if (buffer_.size() > 0) return readRequest();
-        const std::uint64_t gen = ++generation_;
         arm(server_->limits.idle_timeout);
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this(), gen](const error_code& ec) {
-            if (self->closed_ || gen != self->generation_) return;
-            if (ec) return self->closeNow(false);  // idle too long, or the server stops
-            self->readRequest();
-        });
+        waitReadable();
     }
 
     void answer(const std::shared_ptr<Responder::Slot>& slot, HttpReply reply) {
         if (!waiting(slot)) return;
-        pending_.reset();
-        ++generation_;  // the watch for a client's close ends here
+        pending_.reset();  // a readable socket from here on means the next request
         send(std::move(reply), keepAlive_);
     }
 
@@ -181,6 +179,15 @@ private:
         parser_.emplace();
         parser_->header_limit(static_cast<std::uint32_t>(server_->limits.max_header_bytes));
         parser_->body_limit(server_->limits.max_body_bytes);
+        // The socket is readable (a wait said so) or a request is already buffered, and most
+        // requests arrive whole: read and parse what is there now, on this turn of the loop. An
+        // asynchronous read would post its completion and take one more pass through epoll
+        // before the handler runs, on every request's critical path. Only a request still
+        // incomplete (would_block: the parser and buffer keep what came) goes asynchronous,
+        // under the read timeout.
+        error_code now;
+        http::read(socket_, buffer_, *parser_, now);
+        if (now != asio::error::would_block) return onRead(now);
         arm(server_->limits.read_timeout);
         http::async_read(socket_, buffer_, *parser_,
                          [self = shared_from_this()](const error_code& ec, std::size_t) { self->onRead(ec); });
@@ -225,21 +232,43 @@ private:
         parser_.reset();
         pending_ = std::make_shared<Responder::Slot>();
         pending_->session = weak_from_this();
-        watchForClose();
+        const std::shared_ptr<Responder::Slot> slot = pending_;
         server_->handler.handle(in, Responder(pending_));
+        // Watched from here, after the handler has started the request's upstream work: the
+        // watch's registration (an epoll_ctl) stays off the request's critical path, and a
+        // request answered inside handle() needs none.
+        if (waiting(slot)) watchForClose();
     }
 
     // While the handler holds the request, a client that gives up closes its end: notice it
     // then, not when the answer (maybe never) comes.
-    void watchForClose() {
-        const std::uint64_t gen = ++generation_;
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this(), gen](const error_code& ec) {
-            if (ec || self->closed_ || gen != self->generation_ || !self->pending_) return;
-            char byte;
-            error_code peek;
-            const std::size_t n = self->socket_.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek);
-            // Bytes of a next request wait for this answer; an end of stream or an error ends it.
-            if (n == 0 || peek) self->closeNow(false);
+    void watchForClose() { waitReadable(); }
+
+    // One wait for the socket to become readable, whatever it will mean: while the handler holds
+    // a request, that the client closed (or sent its next request early); while idle, that a
+    // request is coming. One outstanding wait serves both, so a request answered while its watch
+    // is pending does not leave a stale wait to complete beside the next request's.
+    void waitReadable() {
+        if (waitingRead_) return;
+        waitingRead_ = true;
+        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
+            self->waitingRead_ = false;
+            if (self->closed_) return;
+            if (self->pending_) {
+                if (ec) return;
+                char byte;
+                error_code peek;
+                const std::size_t n =
+                    self->socket_.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek);
+                // Nothing after all (the socket is non-blocking): wait on. Bytes of a next
+                // request wait for this answer (awaitRequest waits again and finds them); an end
+                // of stream or an error ends it.
+                if (peek == asio::error::would_block) return self->waitReadable();
+                if (n == 0 || peek) self->closeNow(false);
+                return;
+            }
+            if (ec) return self->closeNow(false);  // idle too long, or the server stops
+            self->readRequest();
         });
     }
 
@@ -264,7 +293,7 @@ private:
     std::string out_;  // the answer being written
     std::optional<RequestReader> parser_;
     std::shared_ptr<Responder::Slot> pending_;  // the request the handler holds
-    std::uint64_t generation_ = 0;               // ends stale socket waits
+    bool waitingRead_ = false;                   // an async_wait(wait_read) is outstanding
     bool keepAlive_ = true;
     bool timedOut_ = false;
     bool closed_ = false;
