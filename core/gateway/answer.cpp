@@ -14,14 +14,26 @@ ResultBody::ResultBody(std::vector<ResultItem> items, PageKind kind)
     fingerprint_ = resultsFingerprint(items_);
 }
 
-const std::shared_ptr<const RankedResults>& ResultBody::ranked() const {
-    if (!ranked_) {
-        auto merged = std::make_shared<RankedResults>();
+std::shared_ptr<const RankedResults> ResultBody::ranked() const {
+    if (!rankedDone_) {
         const std::vector<ResultItem>* lists[] = {&items_};
-        merged->items = mergeResults(lists, static_cast<int>(items_.size()));
-        ranked_ = std::move(merged);
+        ranked_.items = rankItems(lists, items_.size());
+        rankedDone_ = true;
     }
-    return ranked_;
+    if (std::shared_ptr<const ResultBody> self = weak_from_this().lock())
+        return std::shared_ptr<const RankedResults>(std::move(self), &ranked_);
+    std::vector<ResultItem> copy;
+    copy.reserve(ranked_.items.size());
+    for (const ResultItem* item : ranked_.items) copy.push_back(*item);
+    return std::make_shared<const RankedResults>(RankedResults::copyOf(std::move(copy)));
+}
+
+RankedResults RankedResults::copyOf(std::vector<ResultItem> list) {
+    RankedResults r;
+    r.owned = std::move(list);
+    r.items.reserve(r.owned.size());
+    for (const ResultItem& item : r.owned) r.items.push_back(&item);
+    return r;
 }
 
 }  // namespace taillab::gateway

@@ -29,9 +29,30 @@ struct ResultItem {
     double score = 0;  // higher ranks first
 };
 
-// The items of one answer after merge: deduplicated by canonical URL and ranked (merge.h).
+class ResultBody;
+
+// The items of one answer after merge: deduplicated by canonical URL and ranked (merge.h). The
+// items are borrowed from the bodies they came from, never copied: whoever holds a
+// RankedResults keeps those bodies alive (a body's own ranking shares the body's ownership;
+// a merge of several keeps them in `sources`; `owned` holds the items of a ranking whose body
+// no shared_ptr owns, such as a test's).
 struct RankedResults {
-    std::vector<ResultItem> items;
+    std::vector<const ResultItem*> items;
+    std::vector<std::shared_ptr<const ResultBody>> sources;
+    std::vector<ResultItem> owned;
+
+    RankedResults() = default;
+    // Moves keep `items` pointing into `owned` (a vector's move keeps its elements in place);
+    // a copy would not, so there is none.
+    RankedResults(RankedResults&&) = default;
+    RankedResults& operator=(RankedResults&&) = default;
+    RankedResults(const RankedResults&) = delete;
+    RankedResults& operator=(const RankedResults&) = delete;
+
+    std::size_t size() const { return items.size(); }
+    const ResultItem& operator[](std::size_t i) const { return *items[i]; }
+    // A ranking that owns copies of `list`, in its order.
+    static RankedResults copyOf(std::vector<ResultItem> list);
 };
 
 enum class PageKind : std::uint8_t { Results, BlockPage, Captcha, ConsentWall };
@@ -50,8 +71,10 @@ public:
     // resultsFingerprint(items()): equal lists, equal fingerprints.
     std::uint64_t fingerprint() const { return fingerprint_; }
     // The items merged on their own (mergeResults of this one answer, every item kept), computed
-    // on first use. Not thread-safe: a body belongs to one gateway at a time.
-    const std::shared_ptr<const RankedResults>& ranked() const;
+    // on first use and kept with the body: the pointer shares the body's ownership when a
+    // shared_ptr owns it (else it is a copy of its own). Not thread-safe: a body belongs to one
+    // gateway at a time.
+    std::shared_ptr<const RankedResults> ranked() const;
 
 private:
     std::vector<ResultItem> items_;
@@ -59,7 +82,8 @@ private:
     bool malformed_ = false;
     std::size_t complete_ = 0;
     std::uint64_t fingerprint_ = 0;
-    mutable std::shared_ptr<const RankedResults> ranked_;
+    mutable RankedResults ranked_;
+    mutable bool rankedDone_ = false;
 };
 
 enum class CallFailure : std::uint8_t {

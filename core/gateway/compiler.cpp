@@ -65,6 +65,13 @@ bool iequalsAscii(std::string_view a, std::string_view b) {
 std::optional<std::size_t> invalidUtf8Offset(std::string_view bytes) {
     // ASCII runs first: most text is ASCII, and the check of a sequence is not inlined cheaply.
     for (std::size_t i = 0; i < bytes.size();) {
+        if (bytes.size() - i >= 8) {
+            const std::uint64_t word = detail::loadLe64(bytes.data() + i);
+            if ((word & 0x8080808080808080ull) == 0) {  // eight ASCII bytes
+                i += 8;
+                continue;
+            }
+        }
         if (static_cast<unsigned char>(bytes[i]) < 0x80) {
             ++i;
             continue;
@@ -103,6 +110,8 @@ int maxResultsBucket(int n) {
     if (n >= 21 && n <= 50) return 50;
     throw std::invalid_argument("maxResults must be in 1..50, got " + std::to_string(n));
 }
+
+std::uint64_t TextHash::value() const { return mix64(h_); }
 
 std::uint64_t hashText(std::string_view bytes) {
     Fnv1a f;

@@ -86,6 +86,29 @@ int maxResultsBucket(int n);
 // A well-mixed 64-bit hash of bytes (FNV-1a, then the splitmix64 finalizer). Not
 // cryptographic; stable across platforms and runs.
 std::uint64_t hashText(std::string_view bytes);
+// hashText of a byte stream given in pieces, without gathering them: equal streams, equal
+// hashes, so TextHash().add(a).add(b).value() == hashText(a + b).
+class TextHash {
+public:
+    TextHash& add(std::string_view bytes) {
+        for (const unsigned char c : bytes) byte(c);
+        return *this;
+    }
+    // v's 8 bytes, least significant first.
+    TextHash& addLe64(std::uint64_t v) {
+        for (int i = 0; i < 8; ++i) byte(static_cast<unsigned char>(v >> (8 * i)));
+        return *this;
+    }
+    std::uint64_t value() const;
+
+private:
+    void byte(unsigned char c) {
+        h_ ^= c;
+        h_ *= 0x100000001b3ull;
+    }
+    std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
 
 // A fast, well-mixed 64-bit hash of raw bytes, for keying memos of raw query text (the cache key
 // keeps hashText of the normalized text). 16 bytes a round as two little-endian 8-byte words

@@ -814,7 +814,7 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     out.status = kOutcomeStatus[static_cast<std::size_t>(o)];
     if (o == Outcome::Ok && results) {
         out.results = results;
-        out.result_count = std::min<int>(q.maxResults, static_cast<int>(results->items.size()));
+        out.result_count = std::min<int>(q.maxResults, static_cast<int>(results->size()));
     }
     if (disguised) {  // v3's bug: 200, no results, nothing to tell the client it failed
         out.status = 200;

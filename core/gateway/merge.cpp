@@ -8,12 +8,16 @@
 
 #include "gateway/ascii.h"
 #include "gateway/compiler.h"
+#include "gateway/compiler_detail.h"
 
 namespace taillab::gateway {
 namespace {
 
 void appendLowerAscii(std::string& out, std::string_view s) {
-    for (const char c : s) out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    const std::size_t at = out.size();
+    out.resize(at + s.size());
+    char* d = out.data() + at;
+    for (const char c : s) *d++ = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 // `s` equals `lower` (lower-case ASCII) ignoring ASCII case.
@@ -37,15 +41,12 @@ bool isScheme(std::string_view s) {
 // Ranks NaN below every number, so the ordering stays a strict weak order.
 double rankScore(double s) { return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s; }
 
-}  // namespace
-
-std::string canonicalUrl(std::string_view url) {
+// canonicalUrl(url) appended to `out`: at most url.size() + 1 bytes.
+void appendCanonicalUrl(std::string& out, std::string_view url) {
     url = trimAscii(url);
     url = url.substr(0, url.find('#'));
-    if (url.empty()) return {};
+    if (url.empty()) return;
 
-    std::string out;
-    out.reserve(url.size() + 1);
     std::string_view scheme;  // as written; compared in lower case
     std::string_view rest = url;
     const std::size_t sep = url.find("://");
@@ -55,7 +56,7 @@ std::string canonicalUrl(std::string_view url) {
         out += "://";
         rest = url.substr(sep + 3);
     } else if (url.starts_with("//")) {
-        out = "//";
+        out += "//";
         rest = url.substr(2);
     }
 
@@ -95,7 +96,68 @@ std::string canonicalUrl(std::string_view url) {
     while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
     if (path.empty() && has_authority) path = "/";
     out.append(path);
-    if (!query.empty()) out += stripTrackingParams(query);
+    if (!query.empty()) {
+        const std::size_t at = out.size();
+        out.resize(at + query.size());
+        out.resize(at + detail::stripTrackingParamsTo(query, out.data() + at));
+    }
+}
+
+}  // namespace
+
+std::string canonicalUrl(std::string_view url) {
+    std::string out;
+    out.reserve(url.size() + 1);
+    appendCanonicalUrl(out, url);
+    return out;
+}
+
+std::vector<const ResultItem*> rankItems(std::span<const std::vector<ResultItem>* const> answers,
+                                         std::size_t max_results) {
+    // Every item with its canonical URL, in answer order then position: the order that breaks
+    // score ties in dedupe. The keys share one buffer, sized up front (a key is at most its URL
+    // and a '/'), so none allocates.
+    struct Entry {
+        std::uint32_t keyAt, keySize;
+        const ResultItem* item;
+        double score;
+        std::uint32_t order;
+    };
+    std::size_t total = 0, room = 0;
+    for (const auto* answer : answers) {
+        total += answer->size();
+        for (const ResultItem& item : *answer) room += item.url.size() + 1;
+    }
+    std::string keys;
+    keys.reserve(room);
+    std::vector<Entry> entries;
+    entries.reserve(total);
+    for (const auto* answer : answers) {
+        for (const ResultItem& item : *answer) {
+            const std::size_t at = keys.size();
+            appendCanonicalUrl(keys, item.url);
+            if (keys.size() == at) continue;
+            entries.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(keys.size() - at), &item,
+                               rankScore(item.score), static_cast<std::uint32_t>(entries.size())});
+        }
+    }
+    const auto key = [&](const Entry& e) { return std::string_view(keys).substr(e.keyAt, e.keySize); };
+    // Dedupe: by key, the best score first, ties to the earliest; keep each key's first.
+    std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+        if (const int c = key(a).compare(key(b)); c != 0) return c < 0;
+        if (a.score != b.score) return a.score > b.score;
+        return a.order < b.order;
+    });
+    entries.erase(std::unique(entries.begin(), entries.end(),
+                              [&](const Entry& a, const Entry& b) { return key(a) == key(b); }),
+                  entries.end());
+    // Rank: by score, ties by key (already in key order, so a stable sort keeps it).
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const Entry& a, const Entry& b) { return a.score > b.score; });
+    const std::size_t n = std::min(entries.size(), max_results);
+    std::vector<const ResultItem*> out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(entries[i].item);
     return out;
 }
 
@@ -104,42 +166,10 @@ std::vector<ResultItem> mergeResults(std::span<const std::vector<ResultItem>* co
     if (max_results < 0)
         throw std::invalid_argument("mergeResults: max_results must be >= 0, got " +
                                     std::to_string(max_results));
-    // Every item with its canonical URL, in answer order then position: the order that breaks
-    // score ties in dedupe. Items are borrowed; only the merged ones are copied, at the end.
-    struct Entry {
-        std::string key;
-        const ResultItem* item;
-        double score;
-        std::uint32_t order;
-    };
-    std::vector<Entry> entries;
-    std::size_t total = 0;
-    for (const auto* answer : answers) total += answer->size();
-    entries.reserve(total);
-    for (const auto* answer : answers) {
-        for (const ResultItem& item : *answer) {
-            std::string key = canonicalUrl(item.url);
-            if (key.empty()) continue;
-            entries.push_back({std::move(key), &item, rankScore(item.score),
-                               static_cast<std::uint32_t>(entries.size())});
-        }
-    }
-    // Dedupe: by key, the best score first, ties to the earliest; keep each key's first.
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        if (const int c = a.key.compare(b.key); c != 0) return c < 0;
-        if (a.score != b.score) return a.score > b.score;
-        return a.order < b.order;
-    });
-    entries.erase(std::unique(entries.begin(), entries.end(),
-                              [](const Entry& a, const Entry& b) { return a.key == b.key; }),
-                  entries.end());
-    // Rank: by score, ties by key (already in key order, so a stable sort keeps it).
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const Entry& a, const Entry& b) { return a.score > b.score; });
-    const std::size_t n = std::min(entries.size(), static_cast<std::size_t>(max_results));
     std::vector<ResultItem> out;
-    out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(*entries[i].item);
+    const std::vector<const ResultItem*> ranked = rankItems(answers, static_cast<std::size_t>(max_results));
+    out.reserve(ranked.size());
+    for (const ResultItem* item : ranked) out.push_back(*item);
     return out;
 }
 
@@ -160,7 +190,15 @@ std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const Result
         total += p->items().size();
     }
     auto merged = std::make_shared<RankedResults>();
-    merged->items = mergeResults(lists, static_cast<int>(total));
+    for (const ResultBody* p : pages) {
+        std::shared_ptr<const ResultBody> owner = p->weak_from_this().lock();
+        if (!owner) {  // a body no shared_ptr owns: the merge keeps copies
+            *merged = RankedResults::copyOf(mergeResults(lists, static_cast<int>(total)));
+            return merged;
+        }
+        merged->sources.push_back(std::move(owner));
+    }
+    merged->items = rankItems(lists, total);
     return merged;
 }
 

@@ -34,14 +34,15 @@ std::vector<ResultItem> mergeResults(std::span<const std::vector<ResultItem>* co
                                      int max_results);
 std::vector<ResultItem> mergeResults(const std::vector<std::vector<ResultItem>>& answers,
                                      int max_results);
+// mergeResults without the copies: the merged items, pointing into `answers`.
+std::vector<const ResultItem*> rankItems(std::span<const std::vector<ResultItem>* const> answers,
+                                         std::size_t max_results);
 
 // The merge of the answers that won a request, every item kept (each response slices to its own
 // maxResults, so one merged list serves every request that shares the cache entry). One page, the
 // path's case (the first valid answer wins and the others are cancelled), is its body's ranked(),
 // computed once per body; several are merged afresh.
 std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const ResultBody*>& pages);
-inline const std::shared_ptr<const RankedResults>& mergeAnswer(const ResultBody& page) {
-    return page.ranked();
-}
+inline std::shared_ptr<const RankedResults> mergeAnswer(const ResultBody& page) { return page.ranked(); }
 
 }  // namespace taillab::gateway

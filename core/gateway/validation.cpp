@@ -63,23 +63,16 @@ const char* validityName(Validity v) {
     return "unknown";
 }
 
+// The hash of one byte stream: the item count, then per item each field as its length and bytes
+// and the score's bits (little-endian 8-byte words), hashed as it goes.
 std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items) {
-    std::size_t size = 8;
-    for (const ResultItem& item : items) size += 32 + item.title.size() + item.url.size() + item.snippet.size();
-    std::string bytes;
-    bytes.reserve(size);
-    const auto put_u64 = [&](std::uint64_t v) {
-        for (int i = 0; i < 8; ++i) bytes += static_cast<char>(v >> (8 * i));
-    };
-    put_u64(items.size());
+    TextHash h;
+    h.addLe64(items.size());
     for (const ResultItem& item : items) {
-        for (const std::string* f : {&item.title, &item.url, &item.snippet}) {
-            put_u64(f->size());
-            bytes += *f;
-        }
-        put_u64(std::bit_cast<std::uint64_t>(item.score));
+        for (const std::string* f : {&item.title, &item.url, &item.snippet}) h.addLe64(f->size()).add(*f);
+        h.addLe64(std::bit_cast<std::uint64_t>(item.score));
     }
-    return hashText(bytes);
+    return h.value();
 }
 
 Validity validateAnswer(const UpstreamAnswer& answer, bool zero_results_allowed,

@@ -227,7 +227,7 @@ HttpReply writeResponse(const gateway::Response& response) {
         items += '[';
         if (response.results) {
             for (int i = 0; i < response.result_count; ++i) {
-                const gateway::ResultItem& item = response.results->items[static_cast<std::size_t>(i)];
+                const gateway::ResultItem& item = (*response.results)[static_cast<std::size_t>(i)];
                 if (i > 0) items += ',';
                 JsonObjectWriter(items)
                     .field("title", item.title)

@@ -116,5 +116,15 @@ TEST(GatewayCompilerRawHash, LengthIsPartOfTheHash) {
     }
 }
 
+TEST(GatewayCompilerTextHash, PiecesHashAsTheWhole) {
+    const std::string text = "the quick brown fox \xc3\xa9 jumps over 13 lazy dogs";
+    for (std::size_t cut = 0; cut <= text.size(); ++cut)
+        EXPECT_EQ(TextHash().add(text.substr(0, cut)).add(text.substr(cut)).value(), hashText(text)) << cut;
+    std::string le(8, '\0');
+    for (int i = 0; i < 8; ++i) le[static_cast<std::size_t>(i)] = static_cast<char>(0x1122334455667788ull >> (8 * i));
+    EXPECT_EQ(TextHash().addLe64(0x1122334455667788ull).value(), hashText(le));
+    EXPECT_EQ(TextHash().value(), hashText(""));
+}
+
 }  // namespace
 }  // namespace taillab::gateway

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -151,6 +152,43 @@ TEST(GatewayMergeResults, NanScoresRankLastAndEmptyUrlsAreDropped) {
     ASSERT_EQ(with_nan.size(), 2u);
     EXPECT_EQ(with_nan[0].url, "https://a.com/");
     EXPECT_TRUE(std::isnan(with_nan[1].score));
+}
+
+TEST(GatewayMergeResults, ABodysRankingBorrowsItsItemsAndKeepsItAlive) {
+    auto body = std::make_shared<ResultBody>(std::vector<ResultItem>{
+        item("https://b.com/", 1), item("https://A.com/x/", 3), item("https://a.com/x", 2)});
+    const ResultItem* first = &body->items()[1];
+    std::shared_ptr<const RankedResults> ranked = body->ranked();
+    EXPECT_EQ(ranked.get(), body->ranked().get());  // computed once, kept with the body
+    std::weak_ptr<ResultBody> alive = body;
+    body.reset();
+    ASSERT_FALSE(alive.expired());  // the ranking holds its body
+    ASSERT_EQ(ranked->size(), 2u);
+    EXPECT_EQ(&(*ranked)[0], first);  // borrowed, not copied
+    EXPECT_EQ((*ranked)[1].url, "https://b.com/");
+    ranked.reset();
+    EXPECT_TRUE(alive.expired());  // and no cycle keeps it after
+}
+
+TEST(GatewayMergeResults, AMergeOfSeveralPagesHoldsThemAll) {
+    auto a = std::make_shared<ResultBody>(std::vector<ResultItem>{item("https://a.com/", 1), item("https://c.com/", 5)});
+    auto b = std::make_shared<ResultBody>(std::vector<ResultItem>{item("https://b.com/", 2), item("https://c.com/", 4)});
+    std::weak_ptr<ResultBody> wa = a, wb = b;
+    auto merged = mergeAnswers({a.get(), b.get()});
+    a.reset();
+    b.reset();
+    ASSERT_EQ(merged->size(), 3u);
+    EXPECT_EQ((*merged)[0].url, "https://c.com/");
+    EXPECT_EQ((*merged)[0].score, 5);
+    EXPECT_EQ((*merged)[2].url, "https://a.com/");
+    merged.reset();
+    EXPECT_TRUE(wa.expired() && wb.expired());
+    // A body that no shared_ptr owns ranks into copies of its own.
+    const ResultBody local(std::vector<ResultItem>{item("https://z.com/", 1)});
+    const auto copy = local.ranked();
+    ASSERT_EQ(copy->size(), 1u);
+    EXPECT_NE(&(*copy)[0], &local.items()[0]);
+    EXPECT_EQ((*copy)[0].url, "https://z.com/");
 }
 
 // ---- validation ----------------------------------------------------------------------------

@@ -120,10 +120,11 @@ TEST(SearchApi, ErrorBodiesAreJsonEvenForBytesThatAreNotUtf8) {
 }
 
 TEST(SearchApi, AnswersCarryResultsLatencyAndTheirHeaders) {
-    gateway::RankedResults ranked;
+    std::vector<gateway::ResultItem> items;
     for (int i = 0; i < 4; ++i)
-        ranked.items.push_back({std::string("t").append(std::to_string(i)),
-                                std::string("https://e.org/").append(std::to_string(i)), "s", 1.0 - i * 0.1});
+        items.push_back({std::string("t").append(std::to_string(i)),
+                         std::string("https://e.org/").append(std::to_string(i)), "s", 1.0 - i * 0.1});
+    const gateway::RankedResults ranked = gateway::RankedResults::copyOf(std::move(items));
     gateway::Response ok;
     ok.status = 200;
     ok.results = &ranked;
