@@ -1,5 +1,6 @@
 #include "live/json_text.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -15,8 +16,9 @@ namespace {
 
 // The end of the run from s[i] of bytes a JSON string holds as they are: printable ASCII other
 // than quote and backslash (the first byte that is a control, non-ASCII, '"' or '\\', or s's end).
-// Pages and answers are mostly such runs, so it tests eight bytes at a time: one word with none
-// of those bytes is skipped whole, and the bytes of any other word are tested one by one.
+// Pages and answers are mostly such runs, so it tests eight bytes at a time, and the position of
+// the first byte that stops the run comes from the word's flags; the last bytes (fewer than 8)
+// are tested one by one.
 std::size_t plainRunEnd(std::string_view s, std::size_t i) {
     constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
     // Nonzero when some byte of x is below n (n <= 128), or is zero.
@@ -24,7 +26,12 @@ std::size_t plainRunEnd(std::string_view s, std::size_t i) {
     while (s.size() - i >= 8) {
         std::uint64_t x;
         std::memcpy(&x, s.data() + i, 8);
-        if ((x & highs) | below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1)) break;
+        if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+        // The lowest flagged byte is always a true one (a borrow only flags bytes above it), so
+        // its position is the first byte that needs handling.
+        const std::uint64_t stop =
+            (x & highs) | below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1);
+        if (stop) return i + static_cast<std::size_t>(std::countr_zero(stop) >> 3);
         i += 8;
     }
     for (; i < s.size(); ++i) {

@@ -159,8 +159,11 @@ TEST(JsonText, ReadsWhatJsonIsAndRefusesWhatItIsNot) {
 TEST(JsonText, EveryByteThatNeedsCareIsFoundAtAnyOffset) {
     for (const std::string& special : std::vector<std::string>{"\"", "\\", "\n", "\x01", "\x1f", std::string(1, '\0'), "\x7f", " ",
                                       "\xc3\xa9", "\xf0\x9f\x98\x80", "\xff", "\xc3"}) {
-        for (std::size_t at = 0; at <= 33; ++at) {
-            std::string s(40, 'a');
+        // Every length around the 8-byte words the scan takes, and each place in it (the tail
+        // of a string is read as an overlapping word).
+        for (std::size_t length = 0; length <= 41; ++length)
+        for (std::size_t at = 0; at <= length; ++at) {
+            std::string s(length, 'a');
             s.insert(at, special);
             const std::string text = written(s);
             json parsed;
