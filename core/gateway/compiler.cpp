@@ -14,26 +14,6 @@ namespace {
 
 // ---- hashing -------------------------------------------------------------------------------
 
-struct Fnv1a {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    void byte(unsigned char c) {
-        h ^= c;
-        h *= 0x100000001b3ull;
-    }
-    void bytes(std::string_view s) {
-        for (unsigned char c : s) byte(c);
-    }
-    void u64(std::uint64_t v) {
-        for (int i = 0; i < 8; ++i) byte(static_cast<unsigned char>(v >> (8 * i)));
-    }
-    // Length, bytes, NUL: two different field lists never give the same stream.
-    void field(std::string_view s) {
-        u64(s.size());
-        bytes(s);
-        byte(0);
-    }
-};
-
 // hashRawText's mix: the 128-bit product of two words folded to 64 bits (every input bit moves
 // about half the output bits).
 __extension__ using Uint128 = unsigned __int128;
@@ -113,11 +93,7 @@ int maxResultsBucket(int n) {
 
 std::uint64_t TextHash::value() const { return mix64(h_); }
 
-std::uint64_t hashText(std::string_view bytes) {
-    Fnv1a f;
-    f.bytes(bytes);
-    return mix64(f.h);
-}
+std::uint64_t hashText(std::string_view bytes) { return TextHash().add(bytes).value(); }
 
 std::uint64_t hashRawText(std::string_view bytes) {
     const char* p = bytes.data();
@@ -144,14 +120,12 @@ std::uint64_t hashRawText(std::string_view bytes) {
 
 CacheKeyPrefix cacheKeyPrefix(std::string_view endpoint, std::string_view region,
                               std::string_view lang, std::string_view mode, bool include_media) {
-    Fnv1a f;
-    f.field("v4");
-    f.field(endpoint);
-    f.field(region);
-    f.field(lang);
-    f.field(mode);
-    f.byte(include_media ? 1 : 0);
-    return CacheKeyPrefix{mix64(f.h)};
+    TextHash h;
+    constexpr std::string_view nul("\0", 1), one("\1", 1);
+    // Length, bytes, NUL: two different field lists never give the same stream.
+    for (const std::string_view field : {std::string_view("v4"), endpoint, region, lang, mode})
+        h.addLe64(field.size()).add(field).add(nul);
+    return CacheKeyPrefix{h.add(include_media ? one : nul).value()};
 }
 
 std::uint64_t foldCacheKey(CacheKeyPrefix prefix, std::uint64_t normalizedQueryHash, int bucket) {

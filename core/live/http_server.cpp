@@ -234,15 +234,12 @@ private:
         pending_->session = weak_from_this();
         const std::shared_ptr<Responder::Slot> slot = pending_;
         server_->handler.handle(in, Responder(pending_));
-        // Watched from here, after the handler has started the request's upstream work: the
-        // watch's registration (an epoll_ctl) stays off the request's critical path, and a
-        // request answered inside handle() needs none.
-        if (waiting(slot)) watchForClose();
+        // While the handler holds the request, a client that gives up closes its end: notice it
+        // then, not when the answer (maybe never) comes. Watched from here, after the handler
+        // has started the request's upstream work: the wait's registration (an epoll_ctl) stays
+        // off the request's critical path, and a request answered inside handle() needs none.
+        if (waiting(slot)) waitReadable();
     }
-
-    // While the handler holds the request, a client that gives up closes its end: notice it
-    // then, not when the answer (maybe never) comes.
-    void watchForClose() { waitReadable(); }
 
     // One wait for the socket to become readable, whatever it will mean: while the handler holds
     // a request, that the client closed (or sent its next request early); while idle, that a
