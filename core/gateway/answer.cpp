@@ -5,9 +5,30 @@
 
 namespace taillab::gateway {
 
-ResultBody::ResultBody(std::vector<ResultItem> items, PageKind kind)
-    : items_(std::move(items)), kind_(kind) {
-    for (const ResultItem& item : items_) {
+ResultBody::ResultBody(const std::vector<ResultItem>& items, PageKind kind) : kind_(kind) {
+    std::vector<ResultRef> refs;
+    refs.reserve(items.size());
+    for (const ResultItem& item : items) refs.emplace_back(item);
+    adopt(refs);
+}
+
+ResultBody::ResultBody(std::span<const ResultRef> items, PageKind kind) : kind_(kind) { adopt(items); }
+
+void ResultBody::adopt(std::span<const ResultRef> items) {
+    std::size_t size = 0;
+    for (const ResultRef& item : items) size += item.title.size() + item.url.size() + item.snippet.size();
+    text_.reserve(size);  // never grows past this, so the views below stay put
+    const auto keep = [this](std::string_view s) {
+        const std::size_t at = text_.size();
+        text_.append(s);
+        return std::string_view(text_).substr(at, s.size());
+    };
+    items_.reserve(items.size());
+    for (const ResultRef& item : items) {
+        const std::string_view title = keep(item.title), url = keep(item.url);
+        items_.emplace_back(title, url, keep(item.snippet), item.score);
+    }
+    for (const ResultRef& item : items_) {
         malformed_ = malformed_ || itemMalformed(item);
         if (itemComplete(item)) ++complete_;
     }
@@ -15,24 +36,24 @@ ResultBody::ResultBody(std::vector<ResultItem> items, PageKind kind)
 }
 
 std::shared_ptr<const RankedResults> ResultBody::ranked() const {
-    if (!rankedDone_) {
-        const std::vector<ResultItem>* lists[] = {&items_};
-        ranked_.items = rankItems(lists, items_.size());
-        rankedDone_ = true;
-    }
-    if (std::shared_ptr<const ResultBody> self = weak_from_this().lock())
+    if (std::shared_ptr<const ResultBody> self = weak_from_this().lock()) {
+        if (!rankedDone_) {
+            const std::span<const ResultRef> lists[] = {items_};
+            ranked_.items = rankItems(lists, items_.size());
+            rankedDone_ = true;
+        }
         return std::shared_ptr<const RankedResults>(std::move(self), &ranked_);
-    std::vector<ResultItem> copy;
-    copy.reserve(ranked_.items.size());
-    for (const ResultItem* item : ranked_.items) copy.push_back(*item);
-    return std::make_shared<const RankedResults>(RankedResults::copyOf(std::move(copy)));
+    }
+    // No shared_ptr owns this body, so nothing could keep it alive for the ranking: rank a copy.
+    return std::make_shared<const ResultBody>(items_, kind_)->ranked();
 }
 
 RankedResults RankedResults::copyOf(std::vector<ResultItem> list) {
+    auto body = std::make_shared<const ResultBody>(list);
     RankedResults r;
-    r.owned = std::move(list);
-    r.items.reserve(r.owned.size());
-    for (const ResultItem& item : r.owned) r.items.push_back(&item);
+    r.items.reserve(body->items().size());
+    for (const ResultRef& item : body->items()) r.items.push_back(&item);
+    r.sources.push_back(std::move(body));
     return r;
 }
 

@@ -17,51 +17,67 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/rng.h"
 
 namespace taillab::gateway {
 
+// One result as a caller writes it down (the simulated fleet's synthetic pages, tests): it owns
+// its text. A ResultBody copies what it is given into storage of its own.
 struct ResultItem {
     std::string title, url, snippet;
     double score = 0;  // higher ranks first
 };
 
+// One result as a body holds it: views into the body's own text, which lives as long as the
+// body. This is what validation, merge and the writers read.
+struct ResultRef {
+    std::string_view title, url, snippet;
+    double score = 0;
+
+    ResultRef() = default;
+    ResultRef(std::string_view t, std::string_view u, std::string_view s, double sc)
+        : title(t), url(u), snippet(s), score(sc) {}
+    // A view of `item`, valid while `item` is.
+    explicit ResultRef(const ResultItem& item)
+        : title(item.title), url(item.url), snippet(item.snippet), score(item.score) {}
+    ResultItem copy() const { return {std::string(title), std::string(url), std::string(snippet), score}; }
+};
+
 class ResultBody;
 
 // The items of one answer after merge: deduplicated by canonical URL and ranked (merge.h). The
-// items are borrowed from the bodies they came from, never copied: whoever holds a
-// RankedResults keeps those bodies alive (a body's own ranking shares the body's ownership;
-// a merge of several keeps them in `sources`; `owned` holds the items of a ranking whose body
-// no shared_ptr owns, such as a test's).
+// items point into the bodies they came from, never copied: a RankedResults keeps those bodies
+// alive (a body's own ranking shares the body's ownership; a merge of several keeps them in
+// `sources`).
 struct RankedResults {
-    std::vector<const ResultItem*> items;
+    std::vector<const ResultRef*> items;
     std::vector<std::shared_ptr<const ResultBody>> sources;
-    std::vector<ResultItem> owned;
-
-    RankedResults() = default;
-    // Moves keep `items` pointing into `owned` (a vector's move keeps its elements in place);
-    // a copy would not, so there is none.
-    RankedResults(RankedResults&&) = default;
-    RankedResults& operator=(RankedResults&&) = default;
-    RankedResults(const RankedResults&) = delete;
-    RankedResults& operator=(const RankedResults&) = delete;
 
     std::size_t size() const { return items.size(); }
-    const ResultItem& operator[](std::size_t i) const { return *items[i]; }
-    // A ranking that owns copies of `list`, in its order.
+    const ResultRef& operator[](std::size_t i) const { return *items[i]; }
+    // A ranking of `list` in its order, over a body of its own.
     static RankedResults copyOf(std::vector<ResultItem> list);
 };
 
 enum class PageKind : std::uint8_t { Results, BlockPage, Captcha, ConsentWall };
 
+// A result page. Its text is one allocation: every item's title, URL and snippet copied into a
+// buffer sized up front, the items being views into it, so a parsed page costs three
+// allocations (body, text, items) whatever its size.
 class ResultBody : public std::enable_shared_from_this<ResultBody> {
 public:
-    explicit ResultBody(std::vector<ResultItem> items, PageKind kind = PageKind::Results);
+    explicit ResultBody(const std::vector<ResultItem>& items, PageKind kind = PageKind::Results);
+    // Copies the text `items` view (which need only live through the call).
+    explicit ResultBody(std::span<const ResultRef> items, PageKind kind = PageKind::Results);
+    ResultBody(const ResultBody&) = delete;
+    ResultBody& operator=(const ResultBody&) = delete;
 
-    const std::vector<ResultItem>& items() const { return items_; }
+    std::span<const ResultRef> items() const { return items_; }
     PageKind kind() const { return kind_; }
     // Some item does not fit the schema (non-finite score, a URL that is not absolute http(s)
     // with a host, a field that is not UTF-8).
@@ -72,12 +88,15 @@ public:
     std::uint64_t fingerprint() const { return fingerprint_; }
     // The items merged on their own (mergeResults of this one answer, every item kept), computed
     // on first use and kept with the body: the pointer shares the body's ownership when a
-    // shared_ptr owns it (else it is a copy of its own). Not thread-safe: a body belongs to one
-    // gateway at a time.
+    // shared_ptr owns it (else it ranks a copy of the body). Not thread-safe: a body belongs to
+    // one gateway at a time.
     std::shared_ptr<const RankedResults> ranked() const;
 
 private:
-    std::vector<ResultItem> items_;
+    void adopt(std::span<const ResultRef> items);
+
+    std::string text_;
+    std::vector<ResultRef> items_;
     PageKind kind_;
     bool malformed_ = false;
     std::size_t complete_ = 0;

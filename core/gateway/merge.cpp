@@ -112,28 +112,28 @@ std::string canonicalUrl(std::string_view url) {
     return out;
 }
 
-std::vector<const ResultItem*> rankItems(std::span<const std::vector<ResultItem>* const> answers,
-                                         std::size_t max_results) {
+std::vector<const ResultRef*> rankItems(std::span<const std::span<const ResultRef>> answers,
+                                        std::size_t max_results) {
     // Every item with its canonical URL, in answer order then position: the order that breaks
     // score ties in dedupe. The keys share one buffer, sized up front (a key is at most its URL
     // and a '/'), so none allocates.
     struct Entry {
         std::uint32_t keyAt, keySize;
-        const ResultItem* item;
+        const ResultRef* item;
         double score;
         std::uint32_t order;
     };
     std::size_t total = 0, room = 0;
-    for (const auto* answer : answers) {
-        total += answer->size();
-        for (const ResultItem& item : *answer) room += item.url.size() + 1;
+    for (const auto answer : answers) {
+        total += answer.size();
+        for (const ResultRef& item : answer) room += item.url.size() + 1;
     }
     std::string keys;
     keys.reserve(room);
     std::vector<Entry> entries;
     entries.reserve(total);
-    for (const auto* answer : answers) {
-        for (const ResultItem& item : *answer) {
+    for (const auto answer : answers) {
+        for (const ResultRef& item : answer) {
             const std::size_t at = keys.size();
             appendCanonicalUrl(keys, item.url);
             if (keys.size() == at) continue;
@@ -155,47 +155,43 @@ std::vector<const ResultItem*> rankItems(std::span<const std::vector<ResultItem>
     std::stable_sort(entries.begin(), entries.end(),
                      [](const Entry& a, const Entry& b) { return a.score > b.score; });
     const std::size_t n = std::min(entries.size(), max_results);
-    std::vector<const ResultItem*> out;
+    std::vector<const ResultRef*> out;
     out.reserve(n);
     for (std::size_t i = 0; i < n; ++i) out.push_back(entries[i].item);
     return out;
 }
 
-std::vector<ResultItem> mergeResults(std::span<const std::vector<ResultItem>* const> answers,
+std::vector<ResultItem> mergeResults(const std::vector<std::vector<ResultItem>>& answers,
                                      int max_results) {
     if (max_results < 0)
         throw std::invalid_argument("mergeResults: max_results must be >= 0, got " +
                                     std::to_string(max_results));
-    std::vector<ResultItem> out;
-    const std::vector<const ResultItem*> ranked = rankItems(answers, static_cast<std::size_t>(max_results));
-    out.reserve(ranked.size());
-    for (const ResultItem* item : ranked) out.push_back(*item);
-    return out;
-}
-
-std::vector<ResultItem> mergeResults(const std::vector<std::vector<ResultItem>>& answers,
-                                     int max_results) {
-    std::vector<const std::vector<ResultItem>*> lists;
+    std::vector<std::vector<ResultRef>> refs(answers.size());
+    std::vector<std::span<const ResultRef>> lists;
     lists.reserve(answers.size());
-    for (const auto& a : answers) lists.push_back(&a);
-    return mergeResults(lists, max_results);
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        refs[i].reserve(answers[i].size());
+        for (const ResultItem& item : answers[i]) refs[i].emplace_back(item);
+        lists.emplace_back(refs[i]);
+    }
+    std::vector<ResultItem> out;
+    const std::vector<const ResultRef*> ranked = rankItems(lists, static_cast<std::size_t>(max_results));
+    out.reserve(ranked.size());
+    for (const ResultRef* item : ranked) out.push_back(item->copy());
+    return out;
 }
 
 std::shared_ptr<const RankedResults> mergeAnswers(const std::vector<const ResultBody*>& pages) {
     if (pages.size() == 1) return pages.front()->ranked();
-    std::vector<const std::vector<ResultItem>*> lists;
+    auto merged = std::make_shared<RankedResults>();
+    std::vector<std::span<const ResultRef>> lists;
     std::size_t total = 0;
     for (const ResultBody* p : pages) {
-        lists.push_back(&p->items());
-        total += p->items().size();
-    }
-    auto merged = std::make_shared<RankedResults>();
-    for (const ResultBody* p : pages) {
         std::shared_ptr<const ResultBody> owner = p->weak_from_this().lock();
-        if (!owner) {  // a body no shared_ptr owns: the merge keeps copies
-            *merged = RankedResults::copyOf(mergeResults(lists, static_cast<int>(total)));
-            return merged;
-        }
+        // A body no shared_ptr owns could not be kept alive with the merge: it merges a copy.
+        if (!owner) owner = std::make_shared<const ResultBody>(p->items(), p->kind());
+        lists.push_back(owner->items());
+        total += owner->items().size();
         merged->sources.push_back(std::move(owner));
     }
     merged->items = rankItems(lists, total);

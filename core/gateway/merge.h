@@ -30,13 +30,11 @@ std::string canonicalUrl(std::string_view url);
 // ascending); then the first max_results are returned. A NaN score ranks below every number.
 // Items whose URL is empty (canonically) are dropped. The items keep their original url.
 // Throws std::invalid_argument for a negative max_results.
-std::vector<ResultItem> mergeResults(std::span<const std::vector<ResultItem>* const> answers,
-                                     int max_results);
 std::vector<ResultItem> mergeResults(const std::vector<std::vector<ResultItem>>& answers,
                                      int max_results);
 // mergeResults without the copies: the merged items, pointing into `answers`.
-std::vector<const ResultItem*> rankItems(std::span<const std::vector<ResultItem>* const> answers,
-                                         std::size_t max_results);
+std::vector<const ResultRef*> rankItems(std::span<const std::span<const ResultRef>> answers,
+                                        std::size_t max_results);
 
 // The merge of the answers that won a request, every item kept (each response slices to its own
 // maxResults, so one merged list serves every request that shares the cache entry). One page, the

@@ -39,14 +39,14 @@ bool isHttpUrl(std::string_view url) {
 
 }  // namespace
 
-bool itemMalformed(const ResultItem& item) {
+bool itemMalformed(const ResultRef& item) {
     if (!std::isfinite(item.score)) return true;
-    for (const std::string* f : {&item.title, &item.url, &item.snippet})
-        if (invalidUtf8Offset(*f)) return true;
+    for (const std::string_view f : {item.title, item.url, item.snippet})
+        if (invalidUtf8Offset(f)) return true;
     return present(item.url) && !isHttpUrl(item.url);
 }
 
-bool itemComplete(const ResultItem& item) {
+bool itemComplete(const ResultRef& item) {
     return present(item.title) && present(item.url) && present(item.snippet);
 }
 
@@ -63,16 +63,24 @@ const char* validityName(Validity v) {
     return "unknown";
 }
 
-// The hash of one byte stream: the item count, then per item each field as its length and bytes
-// and the score's bits (little-endian 8-byte words), hashed as it goes.
-std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items) {
-    TextHash h;
-    h.addLe64(items.size());
-    for (const ResultItem& item : items) {
-        for (const std::string* f : {&item.title, &item.url, &item.snippet}) h.addLe64(f->size()).add(*f);
-        h.addLe64(std::bit_cast<std::uint64_t>(item.score));
+// Each field's hashRawText (which mixes in its length, so fields cannot run into each other)
+// and the score's bits, folded in order through mix64 after the item count.
+std::uint64_t resultsFingerprint(std::span<const ResultRef> items) {
+    std::uint64_t h = mix64(items.size());
+    for (const ResultRef& item : items) {
+        h = mix64(h ^ hashRawText(item.title));
+        h = mix64(h ^ hashRawText(item.url));
+        h = mix64(h ^ hashRawText(item.snippet));
+        h = mix64(h ^ std::bit_cast<std::uint64_t>(item.score));
     }
-    return h.value();
+    return h;
+}
+
+std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items) {
+    std::vector<ResultRef> refs;
+    refs.reserve(items.size());
+    for (const ResultItem& item : items) refs.emplace_back(item);
+    return resultsFingerprint(refs);
 }
 
 Validity validateAnswer(const UpstreamAnswer& answer, bool zero_results_allowed,

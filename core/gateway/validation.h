@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "gateway/answer.h"
@@ -40,11 +41,12 @@ const char* validityName(Validity v);
 // A 64-bit fingerprint of a result list's bytes: the item count and, per item in order, the
 // title, url and snippet (each length-prefixed) and the score's bit pattern. Equal lists give
 // equal fingerprints; any changed byte, order or score changes it (up to hash collisions).
+std::uint64_t resultsFingerprint(std::span<const ResultRef> items);
 std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items);
 
 // The per-item checks ResultBody runs once.
-bool itemMalformed(const ResultItem& item);
-bool itemComplete(const ResultItem& item);
+bool itemMalformed(const ResultRef& item);
+bool itemComplete(const ResultRef& item);
 
 // The verdict on an upstream answer. `previous_fingerprint_other_query`: the fingerprint of the
 // previous answer from the same egress IP and engine when it was for a different query.

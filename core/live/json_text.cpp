@@ -146,7 +146,7 @@ private:
                     continue;  // its first element
                 case '"':
                     if (!string()) return false;
-                    ev_.string(text_);
+                    ev_.string(value_);
                     break;
                 case 't':
                     if (!literal("true")) return false;
@@ -191,7 +191,7 @@ private:
     // "key": (the value follows)
     bool member() {
         if (!peek('"') || !string()) return false;
-        ev_.key(text_);
+        ev_.key(value_);
         skipSpace();
         if (!peek(':')) return false;
         ++at_;
@@ -280,68 +280,76 @@ private:
         return true;
     }
 
-    // A string, into text_ (at_ on its opening quote).
+    // A string, into value_ (at_ on its opening quote): a view of the text itself while no
+    // escape has come; from the first escape on, the unescaped bytes are copied into text_.
     bool string() {
-        ++at_;
-        text_.clear();
+        const std::size_t start = ++at_;
+        bool escaped = false;  // text_ holds the string's bytes up to `from`
         for (;;) {
-            // The run that needs nothing: printable ASCII other than quote and backslash.
             const std::size_t from = at_;
             at_ = plainRunEnd(t_, at_);
-            text_.append(t_.data() + from, at_ - from);
             if (at_ == t_.size()) return false;
             const auto c = static_cast<unsigned char>(t_[at_]);
-            if (c == '"') {
-                ++at_;
-                return true;
-            }
             if (c < 0x20) return false;
             if (c >= 0x80) {
                 const std::size_t n = utf8SequenceLength(t_, at_);
                 if (n == 0) return false;
-                text_.append(t_.data() + at_, n);
                 at_ += n;
+                if (escaped) text_.append(t_.data() + from, at_ - from);
                 continue;
             }
-            // An escape.
-            ++at_;
-            if (at_ == t_.size()) return false;
-            const char e = t_[at_++];
-            switch (e) {
-                case '"': text_ += '"'; break;
-                case '\\': text_ += '\\'; break;
-                case '/': text_ += '/'; break;
-                case 'b': text_ += '\b'; break;
-                case 'f': text_ += '\f'; break;
-                case 'n': text_ += '\n'; break;
-                case 'r': text_ += '\r'; break;
-                case 't': text_ += '\t'; break;
-                case 'u': {
-                    unsigned cp = 0;
-                    if (!hex4(cp)) return false;
-                    if (cp >= 0xdc00 && cp <= 0xdfff) return false;  // a low surrogate alone
-                    if (cp >= 0xd800 && cp <= 0xdbff) {
-                        // A high surrogate: a low one must follow.
-                        if (!literal("\\u")) return false;
-                        unsigned low = 0;
-                        if (!hex4(low)) return false;
-                        if (low < 0xdc00 || low > 0xdfff) return false;
-                        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-                    }
-                    appendUtf8(text_, cp);
-                    break;
-                }
-                default:
-                    --at_;
-                    return false;
+            if (escaped) text_.append(t_.data() + from, at_ - from);
+            if (c == '"') {
+                value_ = escaped ? std::string_view(text_) : t_.substr(start, at_ - start);
+                ++at_;
+                return true;
             }
+            if (!escaped) text_.assign(t_.data() + start, at_ - start);
+            escaped = true;
+            if (!escape()) return false;
+        }
+    }
+
+    // One escape (at_ on its backslash), unescaped onto text_.
+    bool escape() {
+        ++at_;
+        if (at_ == t_.size()) return false;
+        const char e = t_[at_++];
+        switch (e) {
+            case '"': text_ += '"'; return true;
+            case '\\': text_ += '\\'; return true;
+            case '/': text_ += '/'; return true;
+            case 'b': text_ += '\b'; return true;
+            case 'f': text_ += '\f'; return true;
+            case 'n': text_ += '\n'; return true;
+            case 'r': text_ += '\r'; return true;
+            case 't': text_ += '\t'; return true;
+            case 'u': {
+                unsigned cp = 0;
+                if (!hex4(cp)) return false;
+                if (cp >= 0xdc00 && cp <= 0xdfff) return false;  // a low surrogate alone
+                if (cp >= 0xd800 && cp <= 0xdbff) {
+                    // A high surrogate: a low one must follow.
+                    if (!literal("\\u")) return false;
+                    unsigned low = 0;
+                    if (!hex4(low)) return false;
+                    if (low < 0xdc00 || low > 0xdfff) return false;
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+                }
+                appendUtf8(text_, cp);
+                return true;
+            }
+            default:
+                --at_;
+                return false;
         }
     }
 
     std::string_view t_;
     JsonEvents& ev_;
     std::size_t at_ = 0;
-    std::string text_;  // the string being read
+    std::string text_;        // the unescaped bytes of a string with escapes
+    std::string_view value_;  // the string just read
 };
 
 }  // namespace

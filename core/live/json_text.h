@@ -71,7 +71,9 @@ private:
     bool first_ = true;
 };
 
-// What readJson reports, in document order. A string handed over may be moved from.
+// What readJson reports, in document order. A string or key is a view that lives until the next
+// event: into the text itself when the string has no escapes (most do, so reading them copies
+// nothing), else into the reader's buffer for the unescaped bytes.
 class JsonEvents {
 public:
     virtual ~JsonEvents() = default;
@@ -80,8 +82,8 @@ public:
     // `literal` is the number as written (an integer when it has no '.', 'e' or 'E'); below the
     // smallest double, `v` is (nearly) 0.
     virtual void number(double v, std::string_view literal) = 0;
-    virtual void string(std::string& v) = 0;
-    virtual void key(std::string& k) = 0;
+    virtual void string(std::string_view v) = 0;
+    virtual void key(std::string_view k) = 0;
     virtual void startObject() = 0;
     virtual void endObject() = 0;
     virtual void startArray() = 0;

@@ -43,21 +43,21 @@ public:
             return fail("$.max_results must be an integer from 1 to 50");
         out_.max_results = static_cast<int>(v);
     }
-    void string(std::string& v) override {
+    void string(std::string_view v) override {
         if (depth_ != 1) return wrong();
         switch (field_) {
             case Field::Query:
-                out_.query = std::move(v);
+                out_.query = v;
                 sawQuery = true;
                 return;
             case Field::Language:
                 if (v.empty() || v.size() > 35) return wrong();
-                out_.language = std::move(v);
+                out_.language = v;
                 return;
             default: return wrong();
         }
     }
-    void key(std::string& k) override {
+    void key(std::string_view k) override {
         if (depth_ != 1) return;
         if (k == "query") {
             field_ = Field::Query;
@@ -67,7 +67,7 @@ public:
             field_ = Field::MaxResults;
         } else {
             field_ = Field::Other;
-            fail("$." + k + " is not a field of a search (query, language, max_results)");
+            fail("$." + std::string(k) + " is not a field of a search (query, language, max_results)");
         }
     }
     void startObject() override {
@@ -227,7 +227,7 @@ HttpReply writeResponse(const gateway::Response& response) {
         items += '[';
         if (response.results) {
             for (int i = 0; i < response.result_count; ++i) {
-                const gateway::ResultItem& item = (*response.results)[static_cast<std::size_t>(i)];
+                const gateway::ResultRef& item = (*response.results)[static_cast<std::size_t>(i)];
                 if (i > 0) items += ',';
                 JsonObjectWriter(items)
                     .field("title", item.title)

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cstdio>
+#include <forward_list>
+#include <functional>
 #include "live/json_text.h"
 
 namespace taillab::live {
@@ -56,14 +58,16 @@ UpstreamReply upstreamFailure(gateway::CallFailure failure) {
 
 namespace {
 
-// Reads a result page event by event (readJson): the items' strings go straight into
-// ResultItems, where a DOM would first build a map and a string per field and then copy them.
+// Reads a result page event by event (readJson): the items are views into the page's own bytes
+// (copied once, into the body's text, when the page is built), or for a string with escapes, into
+// a copy of its unescaped bytes. A DOM would first build a map and a string per field.
 // The whole body is always read, so a body that is not JSON is reported as that even when it
 // also has a field of the wrong type. Of several wrong fields, the one reported is the first in
 // this order: page, echo, results, then the items in order, each item's fields in the order
 // title, url, snippet, score.
 class PageReader final : public JsonEvents {
 public:
+    explicit PageReader(std::string_view body) : body_(body) { items_.reserve(16); }
     void null() override { scalar(); }
     void boolean(bool) override { scalar(); }
     void number(double v, std::string_view) override {
@@ -73,13 +77,13 @@ public:
         }
         scalar();
     }
-    void string(std::string& v) override {
+    void string(std::string_view v) override {
         switch (target()) {
             case Target::Page: page(v); break;
             case Target::Echo: echo(v); break;
-            case Target::Title: items_.back().title = std::move(v); break;
-            case Target::Url: items_.back().url = std::move(v); break;
-            case Target::Snippet: items_.back().snippet = std::move(v); break;
+            case Target::Title: items_.back().title = keep(v); break;
+            case Target::Url: items_.back().url = keep(v); break;
+            case Target::Snippet: items_.back().snippet = keep(v); break;
             default: wrongContainer(target());
         }
     }
@@ -106,7 +110,7 @@ public:
             stack_.push_back(Frame::Skip);
         }
     }
-    void key(std::string& k) override {
+    void key(std::string_view k) override {
         field_ = Target::None;
         if (stack_.back() == Frame::Root) {
             if (k == "page") field_ = Target::Page;
@@ -126,7 +130,7 @@ public:
         if (!sawResults_ && error_.empty()) fail(kResults, "$.results: missing or not an array");
         if (!error_.empty()) return badPayload(std::move(error_));
         UpstreamReply r;
-        r.page = std::make_shared<gateway::ResultBody>(std::move(items_), kind_);
+        r.page = std::make_shared<gateway::ResultBody>(items_, kind_);
         r.echo = echo_;
         return r;
     }
@@ -171,14 +175,21 @@ private:
             case Target::None: break;
         }
     }
-    void page(const std::string& k) {
+    // A string that outlives the read: `v` itself when it views the page's bytes, else a copy.
+    std::string_view keep(std::string_view v) {
+        const std::less<const char*> before;
+        if (!before(v.data(), body_.data()) && !before(body_.data() + body_.size(), v.data() + v.size()))
+            return v;
+        return unescaped_.emplace_front(v);
+    }
+    void page(std::string_view k) {
         if (k == "results") kind_ = gateway::PageKind::Results;
         else if (k == "block") kind_ = gateway::PageKind::BlockPage;
         else if (k == "captcha") kind_ = gateway::PageKind::Captcha;
         else if (k == "consent") kind_ = gateway::PageKind::ConsentWall;
-        else fail(kPage, "$.page: unknown page kind '" + k + "'");
+        else fail(kPage, "$.page: unknown page kind '" + std::string(k) + "'");
     }
-    void echo(const std::string& e) {
+    void echo(std::string_view e) {
         const char* end = e.data() + e.size();
         if (e.empty() || e.size() > 16 || std::from_chars(e.data(), end, echo_, 16).ptr != end)
             fail(kEcho, "$.echo: not up to 16 hex digits");
@@ -198,9 +209,11 @@ private:
         fail(rank, "$.results[" + std::to_string(index) + "]" + what);
     }
 
+    std::string_view body_;
     std::vector<Frame> stack_;
     Target field_ = Target::None;
-    std::vector<gateway::ResultItem> items_;
+    std::vector<gateway::ResultRef> items_;
+    std::forward_list<std::string> unescaped_;  // stable, and no allocation while empty
     gateway::PageKind kind_ = gateway::PageKind::Results;
     std::uint64_t echo_ = 0;
     bool sawResults_ = false;
@@ -217,7 +230,7 @@ UpstreamReply readUpstreamReply(int status, std::string_view body) {
         r.http_status = status;
         return r;
     }
-    PageReader reader;
+    PageReader reader(body);
     if (const std::optional<std::size_t> at = readJson(body, reader))
         return badPayload("not JSON at byte " + std::to_string(*at));
     return reader.reply();

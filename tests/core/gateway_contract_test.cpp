@@ -46,7 +46,7 @@ public:
         Sent s{r, {}, std::string(r.message)};
         s.r.message = {};
         if (r.results)
-            for (int i = 0; i < r.result_count; ++i) s.results.push_back((*r.results)[static_cast<std::size_t>(i)]);
+            for (int i = 0; i < r.result_count; ++i) s.results.push_back((*r.results)[static_cast<std::size_t>(i)].copy());
         s.r.results = nullptr;  // only valid during the call
         responses.push_back(std::move(s));
         if (onRespond) onRespond();

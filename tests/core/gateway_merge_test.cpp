@@ -157,7 +157,7 @@ TEST(GatewayMergeResults, NanScoresRankLastAndEmptyUrlsAreDropped) {
 TEST(GatewayMergeResults, ABodysRankingBorrowsItsItemsAndKeepsItAlive) {
     auto body = std::make_shared<ResultBody>(std::vector<ResultItem>{
         item("https://b.com/", 1), item("https://A.com/x/", 3), item("https://a.com/x", 2)});
-    const ResultItem* first = &body->items()[1];
+    const ResultRef* first = &body->items()[1];
     std::shared_ptr<const RankedResults> ranked = body->ranked();
     EXPECT_EQ(ranked.get(), body->ranked().get());  // computed once, kept with the body
     std::weak_ptr<ResultBody> alive = body;
@@ -208,7 +208,7 @@ TEST(GatewayMergeValidate, EmptyUnlessZeroResultsAllowed) {
     EXPECT_EQ(validateResults({}, false, false, std::nullopt), Validity::Empty);
     EXPECT_EQ(validateResults({}, true, false, std::nullopt), Validity::Valid);
     // Two site: queries that both find nothing are not a cached block page.
-    EXPECT_EQ(validateResults({}, true, false, resultsFingerprint({})), Validity::Valid);
+    EXPECT_EQ(validateResults({}, true, false, resultsFingerprint(std::vector<ResultItem>{})), Validity::Valid);
 }
 
 TEST(GatewayMergeValidate, BlockPageWinsOverEverything) {

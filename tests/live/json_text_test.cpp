@@ -97,8 +97,8 @@ struct Recorder final : JsonEvents {
     void null() override { log += "null "; }
     void boolean(bool v) override { log += v ? "true " : "false "; }
     void number(double v, std::string_view) override { appendJsonNumber(log += "num:", v), log += ' '; }
-    void string(std::string& v) override { appendJsonString(log += "str:", v), log += ' '; }
-    void key(std::string& k) override { appendJsonString(log += "key:", k), log += ' '; }
+    void string(std::string_view v) override { appendJsonString(log += "str:", v), log += ' '; }
+    void key(std::string_view k) override { appendJsonString(log += "key:", k), log += ' '; }
     void startObject() override { log += "{ "; }
     void endObject() override { log += "} "; }
     void startArray() override { log += "[ "; }
@@ -152,6 +152,37 @@ TEST(JsonText, ReadsWhatJsonIsAndRefusesWhatItIsNot) {
     Recorder r;
     EXPECT_EQ(readJson("[1, x]", r), 5u);
     EXPECT_EQ(readJson("[1, 2", r), 6u);
+}
+
+// A string with no escape is handed over as a view of the text itself (nothing copied); one with
+// an escape, as its unescaped bytes from the reader's own buffer.
+TEST(JsonText, StringsWithoutEscapesAreViewsOfTheText) {
+    struct Views final : JsonEvents {
+        std::string_view text;
+        std::vector<std::pair<std::string, bool>> seen;  // value, whether it views `text`
+        void note(std::string_view v) {
+            const std::less<const char*> before;
+            const bool inside = !before(v.data(), text.data()) && !before(text.data() + text.size(), v.data() + v.size());
+            seen.emplace_back(std::string(v), inside);
+        }
+        void null() override {}
+        void boolean(bool) override {}
+        void number(double, std::string_view) override {}
+        void string(std::string_view v) override { note(v); }
+        void key(std::string_view k) override { note(k); }
+        void startObject() override {}
+        void endObject() override {}
+        void startArray() override {}
+        void endArray() override {}
+    };
+    const std::string text = R"({"plain": "caf)" "\xc3\xa9" R"(", "esc\"aped": "a\nb\u00e9c", "tail": "x"})";
+    Views v;
+    v.text = text;
+    ASSERT_FALSE(readJson(text, v).has_value());
+    const std::vector<std::pair<std::string, bool>> want{{"plain", true},       {"caf\xc3\xa9", true},
+                                                         {"esc\"aped", false}, {"a\nb\xc3\xa9" "c", false},
+                                                         {"tail", true},        {"x", true}};
+    EXPECT_EQ(v.seen, want);
 }
 
 // Plain runs are skipped eight bytes at a time: a byte that needs care must be found at every

@@ -34,6 +34,31 @@ TEST(UpstreamWire, ACallBecomesABodyAndTheTwinHeaders) {
     EXPECT_EQ(r.headers, want);
 }
 
+// A page's items outlive the bytes they were read from (the body keeps its own copy of their
+// text), escaped or not.
+TEST(UpstreamWire, APagesItemsOutliveTheBytesTheyWereReadFrom) {
+    auto bytes = std::make_unique<std::string>(
+        R"({"results": [{"title": "Caf\u00e9 \"Noir\"", "url": "https://a.org/x", "snippet": "plain", "score": 1},)"
+        R"( {"title": "Two", "url": "https://b.org/", "snippet": "tab\there", "score": 0.5}]})");
+    const UpstreamReply r = readUpstreamReply(200, *bytes);
+    std::fill(bytes->begin(), bytes->end(), '#');  // what a reused receive buffer would do
+    bytes.reset();
+    ASSERT_EQ(r.failure, CallFailure::None) << r.problem;
+    const auto items = r.page->items();
+    ASSERT_EQ(items.size(), 2u);
+    EXPECT_EQ(items[0].title, "Caf\xc3\xa9 \"Noir\"");
+    EXPECT_EQ(items[0].url, "https://a.org/x");
+    EXPECT_EQ(items[0].snippet, "plain");
+    EXPECT_EQ(items[1].title, "Two");
+    EXPECT_EQ(items[1].snippet, "tab\there");
+    EXPECT_EQ(items[1].score, 0.5);
+    // The same list written down by hand is the same page.
+    const gateway::ResultBody same(std::vector<gateway::ResultItem>{
+        {"Caf\xc3\xa9 \"Noir\"", "https://a.org/x", "plain", 1}, {"Two", "https://b.org/", "tab\there", 0.5}});
+    EXPECT_EQ(r.page->fingerprint(), same.fingerprint());
+    EXPECT_EQ(r.page->ranked()->size(), 2u);
+}
+
 TEST(UpstreamWire, APageIsReadAndJudgedByTheGatewaysValidation) {
     const UpstreamReply ok = readUpstreamReply(
         200, R"({"page": "results", "echo": "00000000000000ff", "results": [
