@@ -16,4 +16,15 @@ constexpr std::string_view trimAscii(std::string_view s) {
     return s;
 }
 
+// The first position in `s` of a byte of `set` (npos if none). std::string_view::find_first_of
+// searches the set once per byte of `s` (a memchr call each); URLs are scanned on every answer.
+constexpr std::size_t findFirstOf(std::string_view s, std::string_view set) {
+    for (std::size_t i = 0; i < s.size(); ++i)
+        for (const char c : set)
+            if (s[i] == c) return i;
+    return std::string_view::npos;
+}
+
+constexpr char lowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
 }  // namespace taillab::gateway

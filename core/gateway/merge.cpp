@@ -1,7 +1,6 @@
 #include "gateway/merge.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -17,7 +16,7 @@ void appendLowerAscii(std::string& out, std::string_view s) {
     const std::size_t at = out.size();
     out.resize(at + s.size());
     char* d = out.data() + at;
-    for (const char c : s) *d++ = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    for (const char c : s) *d++ = lowerAscii(c);
 }
 
 // `s` equals `lower` (lower-case ASCII) ignoring ASCII case.
@@ -32,9 +31,10 @@ bool equalsLowerAscii(std::string_view s, std::string_view lower) {
 
 // "scheme" before "://": a letter, then letters, digits, '+', '-', '.'.
 bool isScheme(std::string_view s) {
-    if (s.empty() || !std::isalpha(static_cast<unsigned char>(s.front()))) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+    const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    if (s.empty() || !letter(s.front())) return false;
+    return std::all_of(s.begin(), s.end(), [&](char c) {
+        return letter(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
     });
 }
 
@@ -62,7 +62,7 @@ void appendCanonicalUrl(std::string& out, std::string_view url) {
 
     const bool has_authority = !scheme.empty() || url.starts_with("//") || !url.starts_with("/");
     if (has_authority) {
-        const std::size_t auth_end = rest.find_first_of("/?");
+        const std::size_t auth_end = findFirstOf(rest, "/?");
         std::string_view authority = rest.substr(0, auth_end);
         rest = auth_end == std::string_view::npos ? std::string_view{} : rest.substr(auth_end);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "gateway/ascii.h"
 #include "gateway/compiler.h"
 #include "gateway/compiler_detail.h"
 
@@ -80,7 +81,7 @@ bool looksLikeDomain(std::string_view w) {
         w.remove_prefix(8);
     else if (w.starts_with("http://"))
         w.remove_prefix(7);
-    const std::size_t end = w.find_first_of("/?#:");
+    const std::size_t end = findFirstOf(w, "/?#:");
     const std::string_view host = w.substr(0, end);
     const std::size_t last_dot = host.rfind('.');
     if (last_dot == std::string_view::npos || last_dot == 0) return false;

@@ -31,7 +31,7 @@ bool isHttpUrl(std::string_view url) {
     const std::string_view scheme = url.substr(0, sep);
     if (!equalsLowerAscii(scheme, "http") && !equalsLowerAscii(scheme, "https")) return false;
     std::string_view authority = url.substr(sep + 3);
-    authority = authority.substr(0, authority.find_first_of("/?#"));
+    authority = authority.substr(0, findFirstOf(authority, "/?#"));
     const std::size_t at = authority.rfind('@');
     if (at != std::string_view::npos) authority.remove_prefix(at + 1);
     return !authority.empty() && authority.front() != ':';

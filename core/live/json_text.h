@@ -15,6 +15,7 @@
 // time. nlohmann's SAX reader did the same at about five times the cost.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@
 namespace taillab::live {
 
 void appendJsonString(std::string& out, std::string_view s);
+// `s` is written in JSON as it is: printable ASCII other than quote and backslash.
+bool jsonPlain(std::string_view s);
 void appendJsonNumber(std::string& out, double v);
 void appendJsonNumber(std::string& out, std::int64_t v);
 
@@ -61,11 +64,13 @@ public:
     void close() { out_ += '}'; }
 
 private:
+    // Keys are the program's own names, which need no escaping: written as they are.
     void name(std::string_view key) {
-        if (!first_) out_ += ',';
+        assert(jsonPlain(key));
+        out_ += first_ ? "\"" : ",\"";
         first_ = false;
-        appendJsonString(out_, key);
-        out_ += ':';
+        out_.append(key);
+        out_ += "\":";
     }
     std::string& out_;
     bool first_ = true;
