@@ -100,11 +100,48 @@ void appendJsonString(std::string& out, std::string_view s) {
     out += '"';
 }
 
+namespace {
+
+// The shortest form of v when it is a decimal with at most three digits after the point and a
+// magnitude from 0.001 to below 100,000 (scores, milliseconds), at a fraction of to_chars' cost.
+// For k = 0..3, the candidate is r = v * 10^k rounded to a whole number, and r / 10^k == v is
+// exactly "the decimal r * 10^-k reads back to v" (the division rounds correctly). If any
+// k-digit decimal reads back to v, it is within 1e-11 of v, so r is its numerator: the least
+// such k is found, and with it the fewest digits (two decimals with at most three digits after
+// the point are 0.001 apart, far more than doubles of this size). In this range fixed notation
+// is never longer than scientific. Returns false for every other v.
+bool appendShortDecimal(std::string& out, double v) {
+    const double a = std::fabs(v);
+    if (!(a >= 0.001 && a < 100000.0)) return false;
+    constexpr double kScale[] = {1, 10, 100, 1000};
+    for (int k = 0; k <= 3; ++k) {
+        const double r = std::nearbyint(a * kScale[k]);
+        if (r / kScale[k] != a) continue;
+        char buf[16];
+        char* end = buf + sizeof buf;
+        char* p = end;
+        auto n = static_cast<std::uint64_t>(r);
+        for (int d = 0; d < k; ++d, n /= 10) *--p = static_cast<char>('0' + n % 10);
+        if (k > 0) *--p = '.';
+        do {
+            *--p = static_cast<char>('0' + n % 10);
+            n /= 10;
+        } while (n != 0);
+        if (v < 0) *--p = '-';
+        out.append(p, end);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 void appendJsonNumber(std::string& out, double v) {
     if (!std::isfinite(v)) {
         out += "null";
         return;
     }
+    if (appendShortDecimal(out, v)) return;
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, r.ptr);

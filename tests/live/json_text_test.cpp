@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -77,6 +78,31 @@ TEST(JsonText, NumbersReadBackExactly) {
     out.clear();
     appendJsonNumber(out, std::int64_t{-42});
     EXPECT_EQ(out, "-42");
+}
+
+// Short decimals (scores, milliseconds) take a fast path; it must write what to_chars writes:
+// the shortest form that reads back, for every decimal of up to three places in its range, at
+// its edges, and for the doubles just beside them (which are not short and must fall back).
+TEST(JsonText, ShortDecimalsAreWrittenAsToCharsWritesThem) {
+    Rng rng(12);
+    const auto same = [](double v) {
+        std::string mine;
+        appendJsonNumber(mine, v);
+        char buf[32];
+        const auto r = std::to_chars(buf, buf + sizeof buf, v);
+        EXPECT_EQ(mine, std::string(buf, r.ptr)) << std::hexfloat << v;
+    };
+    constexpr double kScale[] = {1, 10, 100, 1000};
+    for (int n = 0; n < 20000; ++n) {
+        const int k = static_cast<int>(rng.below(4));
+        const double v = static_cast<double>(rng.below(100'000'000)) / kScale[k] * (rng.below(2) ? 1 : -1);
+        same(v);
+        same(std::nextafter(v, 1e300));
+        same(std::nextafter(v, -1e300));
+    }
+    for (const double v : {0.0, -0.0, 0.001, 0.0009999, 0.0011, 99999.999, 100000.0, 1e5 - 1e-9, 0.5, 0.99,
+                           0.1 + 0.2, 1.005, 12.346, 5e-324, 1e300})
+        same(v);
 }
 
 TEST(JsonText, AnObjectWritesItsFieldsInOrder) {
