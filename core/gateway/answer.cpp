@@ -9,12 +9,16 @@ ResultBody::ResultBody(const std::vector<ResultItem>& items, PageKind kind) : ki
     std::vector<ResultRef> refs;
     refs.reserve(items.size());
     for (const ResultItem& item : items) refs.emplace_back(item);
-    adopt(refs);
+    adopt(refs, false);
 }
 
-ResultBody::ResultBody(std::span<const ResultRef> items, PageKind kind) : kind_(kind) { adopt(items); }
+ResultBody::ResultBody(std::span<const ResultRef> items, PageKind kind) : kind_(kind) { adopt(items, false); }
 
-void ResultBody::adopt(std::span<const ResultRef> items) {
+ResultBody::ResultBody(std::span<const ResultRef> items, PageKind kind, Utf8Text) : kind_(kind) {
+    adopt(items, true);
+}
+
+void ResultBody::adopt(std::span<const ResultRef> items, bool text_is_utf8) {
     std::size_t size = 0;
     for (const ResultRef& item : items) size += item.title.size() + item.url.size() + item.snippet.size();
     text_.reserve(size);  // never grows past this, so the views below stay put
@@ -29,7 +33,7 @@ void ResultBody::adopt(std::span<const ResultRef> items) {
         items_.emplace_back(title, url, keep(item.snippet), item.score);
     }
     for (const ResultRef& item : items_) {
-        malformed_ = malformed_ || itemMalformed(item);
+        malformed_ = malformed_ || itemMalformed(item, text_is_utf8);
         if (itemComplete(item)) ++complete_;
     }
     fingerprint_ = resultsFingerprint(items_);

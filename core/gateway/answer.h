@@ -74,6 +74,10 @@ public:
     explicit ResultBody(const std::vector<ResultItem>& items, PageKind kind = PageKind::Results);
     // Copies the text `items` view (which need only live through the call).
     explicit ResultBody(std::span<const ResultRef> items, PageKind kind = PageKind::Results);
+    // The same, for text a strict JSON reader has already refused unless it was UTF-8: the
+    // schema check does not test it again.
+    struct Utf8Text {};
+    ResultBody(std::span<const ResultRef> items, PageKind kind, Utf8Text);
     ResultBody(const ResultBody&) = delete;
     ResultBody& operator=(const ResultBody&) = delete;
 
@@ -93,7 +97,7 @@ public:
     std::shared_ptr<const RankedResults> ranked() const;
 
 private:
-    void adopt(std::span<const ResultRef> items);
+    void adopt(std::span<const ResultRef> items, bool text_is_utf8);
 
     std::string text_;
     std::vector<ResultRef> items_;

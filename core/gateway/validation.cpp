@@ -39,10 +39,11 @@ bool isHttpUrl(std::string_view url) {
 
 }  // namespace
 
-bool itemMalformed(const ResultRef& item) {
+bool itemMalformed(const ResultRef& item, bool text_is_utf8) {
     if (!std::isfinite(item.score)) return true;
-    for (const std::string_view f : {item.title, item.url, item.snippet})
-        if (invalidUtf8Offset(f)) return true;
+    if (!text_is_utf8)
+        for (const std::string_view f : {item.title, item.url, item.snippet})
+            if (invalidUtf8Offset(f)) return true;
     return present(item.url) && !isHttpUrl(item.url);
 }
 

@@ -44,8 +44,9 @@ const char* validityName(Validity v);
 std::uint64_t resultsFingerprint(std::span<const ResultRef> items);
 std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items);
 
-// The per-item checks ResultBody runs once.
-bool itemMalformed(const ResultRef& item);
+// The per-item checks ResultBody runs once. `text_is_utf8`: the fields are known to be UTF-8
+// already (a strict JSON reader refused anything else), so that check is skipped.
+bool itemMalformed(const ResultRef& item, bool text_is_utf8 = false);
 bool itemComplete(const ResultRef& item);
 
 // The verdict on an upstream answer. `previous_fingerprint_other_query`: the fingerprint of the

@@ -1,7 +1,6 @@
 #include "live/upstream_wire.h"
 
 #include <charconv>
-#include <cstdio>
 #include <forward_list>
 #include <functional>
 #include "live/json_text.h"
@@ -10,9 +9,10 @@ namespace taillab::live {
 namespace {
 
 std::string hex16(std::uint64_t v) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-    return buf;
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string s(16, '0');
+    for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = kHex[v & 15];
+    return s;
 }
 
 UpstreamReply badPayload(std::string problem) {
@@ -130,7 +130,8 @@ public:
         if (!sawResults_ && error_.empty()) fail(kResults, "$.results: missing or not an array");
         if (!error_.empty()) return badPayload(std::move(error_));
         UpstreamReply r;
-        r.page = std::make_shared<gateway::ResultBody>(items_, kind_);
+        // readJson refuses a string that is not UTF-8, so the body need not test it again.
+        r.page = std::make_shared<gateway::ResultBody>(items_, kind_, gateway::ResultBody::Utf8Text{});
         r.echo = echo_;
         return r;
     }

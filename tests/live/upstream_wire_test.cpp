@@ -57,6 +57,11 @@ TEST(UpstreamWire, APagesItemsOutliveTheBytesTheyWereReadFrom) {
         {"Caf\xc3\xa9 \"Noir\"", "https://a.org/x", "plain", 1}, {"Two", "https://b.org/", "tab\there", 0.5}});
     EXPECT_EQ(r.page->fingerprint(), same.fingerprint());
     EXPECT_EQ(r.page->ranked()->size(), 2u);
+    // The body trusts the reader's UTF-8 check (it does not test the text again), so a field that
+    // is not UTF-8 must never make a page at all.
+    const UpstreamReply latin1 = readUpstreamReply(200, "{\"results\": [{\"title\": \"caf\xe9\"}]}");
+    EXPECT_EQ(latin1.failure, CallFailure::BadPayload);
+    EXPECT_EQ(latin1.problem, "not JSON at byte 28");  // the \xe9
 }
 
 TEST(UpstreamWire, APageIsReadAndJudgedByTheGatewaysValidation) {
