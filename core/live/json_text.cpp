@@ -60,44 +60,63 @@ std::size_t plainRunEnd(std::string_view s, std::size_t i) {
 
 bool jsonPlain(std::string_view s) { return plainRunEnd(s, 0) == s.size(); }
 
-void appendJsonString(std::string& out, std::string_view s) {
+char* putJsonString(char* p, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
-    out += '"';
+    *p++ = '"';
     std::size_t i = 0;
     while (i < s.size()) {
         // The run of bytes that need nothing: printable ASCII other than quote and backslash.
         const std::size_t j = plainRunEnd(s, i);
-        out.append(s.data() + i, j - i);
+        std::memcpy(p, s.data() + i, j - i);
+        p += j - i;
         if (j == s.size()) break;
         i = j;
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
             const std::size_t n = utf8SequenceLength(s, i);
             if (n == 0) {
-                out += "\xef\xbf\xbd";
+                std::memcpy(p, "\xef\xbf\xbd", 3);
+                p += 3;
                 ++i;
             } else {
-                out.append(s.data() + i, n);
+                std::memcpy(p, s.data() + i, n);
+                p += n;
                 i += n;
             }
             continue;
         }
+        *p++ = '\\';
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"': *p++ = '"'; break;
+            case '\\': *p++ = '\\'; break;
+            case '\b': *p++ = 'b'; break;
+            case '\f': *p++ = 'f'; break;
+            case '\n': *p++ = 'n'; break;
+            case '\r': *p++ = 'r'; break;
+            case '\t': *p++ = 't'; break;
             default:
-                out += "\\u00";
-                out += kHex[c >> 4];
-                out += kHex[c & 15];
+                std::memcpy(p, "u00", 3);
+                p[3] = kHex[c >> 4];
+                p[4] = kHex[c & 15];
+                p += 5;
         }
         ++i;
     }
-    out += '"';
+    *p++ = '"';
+    return p;
+}
+
+void appendJsonString(std::string& out, std::string_view s) {
+    // Most strings are one plain run: appended as they are, with no room to reserve.
+    if (plainRunEnd(s, 0) == s.size()) {
+        out += '"';
+        out.append(s);
+        out += '"';
+        return;
+    }
+    std::string scratch;
+    scratch.resize(jsonStringBound(s.size()));
+    out.append(scratch.data(), putJsonString(scratch.data(), s));
 }
 
 namespace {
@@ -109,10 +128,10 @@ namespace {
 // k-digit decimal reads back to v, it is within 1e-11 of v, so r is its numerator: the least
 // such k is found, and with it the fewest digits (two decimals with at most three digits after
 // the point are 0.001 apart, far more than doubles of this size). In this range fixed notation
-// is never longer than scientific. Returns false for every other v.
-bool appendShortDecimal(std::string& out, double v) {
+// is never longer than scientific. Writes nothing and returns nullptr for every other v.
+char* putShortDecimal(char* out, double v) {
     const double a = std::fabs(v);
-    if (!(a >= 0.001 && a < 100000.0)) return false;
+    if (!(a >= 0.001 && a < 100000.0)) return nullptr;
     constexpr double kScale[] = {1, 10, 100, 1000};
     for (int k = 0; k <= 3; ++k) {
         const double r = std::nearbyint(a * kScale[k]);
@@ -128,23 +147,27 @@ bool appendShortDecimal(std::string& out, double v) {
             n /= 10;
         } while (n != 0);
         if (v < 0) *--p = '-';
-        out.append(p, end);
-        return true;
+        const auto length = static_cast<std::size_t>(end - p);
+        std::memcpy(out, p, length);
+        return out + length;
     }
-    return false;
+    return nullptr;
 }
 
 }  // namespace
 
-void appendJsonNumber(std::string& out, double v) {
+char* putJsonNumber(char* p, double v) {
     if (!std::isfinite(v)) {
-        out += "null";
-        return;
+        std::memcpy(p, "null", 4);
+        return p + 4;
     }
-    if (appendShortDecimal(out, v)) return;
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
+    if (char* end = putShortDecimal(p, v)) return end;
+    return std::to_chars(p, p + kJsonNumberBound, v).ptr;
+}
+
+void appendJsonNumber(std::string& out, double v) {
+    char buf[kJsonNumberBound];
+    out.append(buf, putJsonNumber(buf, v));
 }
 
 void appendJsonNumber(std::string& out, std::int64_t v) {

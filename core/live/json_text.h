@@ -29,6 +29,16 @@ bool jsonPlain(std::string_view s);
 void appendJsonNumber(std::string& out, double v);
 void appendJsonNumber(std::string& out, std::int64_t v);
 
+// The same writers through a cursor, for a caller that reserves room once for many values (the
+// search response's items) instead of growing a string a piece at a time. Each writes at `p`,
+// which has room for the bound, and returns the end of what it wrote; the bytes are exactly
+// those of the append functions above.
+// A string of n bytes takes at most six bytes each ("\u001f"), and its quotes.
+constexpr std::size_t jsonStringBound(std::size_t n) { return 6 * n + 2; }
+char* putJsonString(char* p, std::string_view s);
+constexpr std::size_t kJsonNumberBound = 32;  // to_chars' longest double is 24 bytes
+char* putJsonNumber(char* p, double v);
+
 // One object written field by field: {"a": 1, "b": "x"}.
 class JsonObjectWriter {
 public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "live/ascii.h"
 #include "live/json_text.h"
@@ -16,6 +17,46 @@ double latencyMs(Duration d) { return std::round(toMs(d) * 1000.0) / 1000.0; }
 std::string wholeSeconds(Duration d) {
     const std::int64_t ns = std::max<std::int64_t>(0, d.count());
     return std::to_string((ns + 999'999'999) / 1'000'000'000);
+}
+
+// The results array, [{"title":...,"url":...,"snippet":...,"score":...},...]: every item's
+// room (its bound) reserved once in a scratch buffer and written through a cursor, then appended
+// in one piece. The bytes are those a JsonObjectWriter per item writes, at a fraction of the
+// appends (this is on every answer's way back to the client).
+void appendResults(std::string& out, int count, const gateway::RankedResults* results) {
+    static constexpr std::string_view kTitle = "{\"title\":", kUrl = ",\"url\":",
+                                      kSnippet = ",\"snippet\":", kScore = ",\"score\":";
+    std::size_t bound = 2;
+    for (int i = 0; i < count; ++i) {
+        const gateway::ResultRef& item = (*results)[static_cast<std::size_t>(i)];
+        bound += kTitle.size() + kUrl.size() + kSnippet.size() + kScore.size() + 2 +
+                 jsonStringBound(item.title.size()) + jsonStringBound(item.url.size()) +
+                 jsonStringBound(item.snippet.size()) + kJsonNumberBound;
+    }
+    thread_local std::string scratch;  // grows to the largest answer, then stays
+    if (scratch.size() < bound) scratch.resize(std::max(bound, 2 * scratch.size()));
+    char* const start = scratch.data();
+    char* p = start;
+    const auto put = [&p](std::string_view s) {
+        std::memcpy(p, s.data(), s.size());
+        p += s.size();
+    };
+    *p++ = '[';
+    for (int i = 0; i < count; ++i) {
+        const gateway::ResultRef& item = (*results)[static_cast<std::size_t>(i)];
+        if (i > 0) *p++ = ',';
+        put(kTitle);
+        p = putJsonString(p, item.title);
+        put(kUrl);
+        p = putJsonString(p, item.url);
+        put(kSnippet);
+        p = putJsonString(p, item.snippet);
+        put(kScore);
+        p = putJsonNumber(p, item.score);
+        *p++ = '}';
+    }
+    *p++ = ']';
+    out.append(start, p);
 }
 
 HttpReply badRequest(std::string message, Duration latency) {
@@ -223,21 +264,7 @@ HttpReply writeResponse(const gateway::Response& response) {
         std::string& body = r.body;
         body.reserve(256 + 256 * static_cast<std::size_t>(std::max(0, response.result_count)));
         JsonObjectWriter out(body);
-        std::string& items = out.raw("results");
-        items += '[';
-        if (response.results) {
-            for (int i = 0; i < response.result_count; ++i) {
-                const gateway::ResultRef& item = (*response.results)[static_cast<std::size_t>(i)];
-                if (i > 0) items += ',';
-                JsonObjectWriter(items)
-                    .field("title", item.title)
-                    .field("url", item.url)
-                    .field("snippet", item.snippet)
-                    .field("score", item.score)
-                    .close();
-            }
-        }
-        items += ']';
+        appendResults(out.raw("results"), response.results ? response.result_count : 0, response.results);
         const char* cache = response.cache_hit ? (response.stale ? "stale" : "hit") : "miss";
         out.field("latency_ms", latencyMs(response.latency))
             .field("region", gateway::kRegionNames[static_cast<std::size_t>(response.region)])

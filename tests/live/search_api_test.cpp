@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
+
+#include "base/rng.h"
+#include "live/json_text.h"
 
 namespace taillab::live {
 namespace {
@@ -164,6 +168,45 @@ TEST(SearchApi, AnswersCarryResultsLatencyAndTheirHeaders) {
     EXPECT_EQ(lb["error"], "deadline_missed");
     EXPECT_EQ(lb["latency_ms"], 700);
     EXPECT_FALSE(lb.contains("results"));  // never an empty 200
+}
+
+// The results array is written through a cursor into room reserved once; its bytes must be those
+// of one JsonObjectWriter per item, whatever the items hold: escapes, bytes that are not UTF-8,
+// empty strings, scores that are long, negative, huge or not finite.
+TEST(SearchApi, ResultsAreWrittenAsAWriterPerItemWritesThem) {
+    Rng rng(21);
+    const auto text = [&rng](std::size_t most) {
+        std::string s(rng.below(most + 1), '\0');
+        for (char& c : s) c = static_cast<char>(rng.below(4) == 0 ? rng.below(256) : 'a' + rng.below(26));
+        return s;
+    };
+    const double scores[] = {0.93, 0.1 + 0.2, -1.5, 1e300, 5e-324, std::nan(""), HUGE_VAL, 0.0};
+    for (int round = 0; round < 300; ++round) {
+        std::vector<gateway::ResultItem> items;
+        const int n = static_cast<int>(rng.below(12));
+        for (int i = 0; i < n; ++i)
+            items.push_back({text(40), text(80), text(300), scores[rng.below(std::size(scores))]});
+        std::string expected = "{\"results\":[";
+        for (int i = 0; i < n; ++i) {
+            if (i > 0) expected += ',';
+            JsonObjectWriter(expected)
+                .field("title", items[static_cast<std::size_t>(i)].title)
+                .field("url", items[static_cast<std::size_t>(i)].url)
+                .field("snippet", items[static_cast<std::size_t>(i)].snippet)
+                .field("score", items[static_cast<std::size_t>(i)].score)
+                .close();
+        }
+        expected += ']';
+        const gateway::RankedResults ranked = gateway::RankedResults::copyOf(std::move(items));
+        gateway::Response ok;
+        ok.status = 200;
+        ok.results = &ranked;
+        ok.result_count = n;
+        const HttpReply r = writeResponse(ok);
+        ASSERT_EQ(r.body.substr(0, expected.size()), expected) << "round " << round;
+        json parsed;
+        EXPECT_NO_THROW(parsed = json::parse(r.body));
+    }
 }
 
 }  // namespace
