@@ -41,8 +41,37 @@ bool isScheme(std::string_view s) {
 // Ranks NaN below every number, so the ordering stays a strict weak order.
 double rankScore(double s) { return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s; }
 
-// canonicalUrl(url) appended to `out`: at most url.size() + 1 bytes.
-void appendCanonicalUrl(std::string& out, std::string_view url) {
+// The canonical form of a URL that is already nearly canonical, as most result URLs are:
+// "http://" or "https://", a host of lower-case letters, digits, '.' and '-' that does not start
+// with "www.", then a path with no '?' or '#' and nothing to trim at its end. The canonical form
+// is then the URL itself with the path's trailing slashes dropped (an empty path becomes "/"),
+// which is what the general reading below gives it: one pass instead of a dozen. Returns false,
+// having appended nothing, for any other URL. The test GatewayMergeCanonicalUrl.FastPathAgrees
+// holds the two together.
+bool appendSimpleCanonicalUrl(std::string& out, std::string_view url) {
+    std::size_t i;
+    if (url.starts_with("https://")) i = 8;
+    else if (url.starts_with("http://")) i = 7;
+    else return false;
+    const std::size_t hostStart = i;
+    for (; i < url.size() && url[i] != '/'; ++i) {
+        const char c = url[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-')) return false;
+    }
+    if (i == hostStart || url.substr(hostStart).starts_with("www.")) return false;
+    std::string_view path = url.substr(i);
+    for (const char c : path)
+        if (c == '?' || c == '#') return false;
+    if (!path.empty() && isAsciiSpace(path.back())) return false;
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    out.append(url.data(), i);
+    if (path.empty()) out += '/';
+    else out.append(path);
+    return true;
+}
+
+// canonicalUrl(url) appended to `out` by the general reading: at most url.size() + 1 bytes.
+void appendCanonicalUrlGeneral(std::string& out, std::string_view url) {
     url = trimAscii(url);
     url = url.substr(0, url.find('#'));
     if (url.empty()) return;
@@ -103,6 +132,11 @@ void appendCanonicalUrl(std::string& out, std::string_view url) {
     }
 }
 
+// canonicalUrl(url) appended to `out`: at most url.size() + 1 bytes.
+void appendCanonicalUrl(std::string& out, std::string_view url) {
+    if (!appendSimpleCanonicalUrl(out, url)) appendCanonicalUrlGeneral(out, url);
+}
+
 }  // namespace
 
 std::string canonicalUrl(std::string_view url) {
@@ -111,6 +145,15 @@ std::string canonicalUrl(std::string_view url) {
     appendCanonicalUrl(out, url);
     return out;
 }
+
+namespace detail {
+std::string canonicalUrlGeneral(std::string_view url) {
+    std::string out;
+    out.reserve(url.size() + 1);
+    appendCanonicalUrlGeneral(out, url);
+    return out;
+}
+}  // namespace detail
 
 std::vector<const ResultRef*> rankItems(std::span<const std::span<const ResultRef>> answers,
                                         std::size_t max_results) {

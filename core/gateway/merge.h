@@ -23,6 +23,11 @@ namespace taillab::gateway {
 // A URL without "scheme://" is canonicalized as if it began with its authority (or, when it
 // starts with '/', as a bare path). "" stays "".
 std::string canonicalUrl(std::string_view url);
+namespace detail {
+// The same by the general reading alone, without the one-pass path for URLs that are nearly
+// canonical already: the reference that path is tested against.
+std::string canonicalUrlGeneral(std::string_view url);
+}  // namespace detail
 
 // Merges the answers that passed validation: items are deduplicated by canonical URL, keeping
 // the one with the highest score (on a tie, the one from the earlier answer, then the earlier
