@@ -59,6 +59,7 @@ private:
                          error_code& ec) override {
         request.method = text(method);
         request.target = text(target);
+        request.headers.reserve(12);  // a request's usual few, without growing one by one
         version_ = version;
         ec = {};
     }

@@ -178,6 +178,29 @@ void appendJsonNumber(std::string& out, std::int64_t v) {
 
 namespace {
 
+// '{' or '[' of each container the reader is in: the first levels in place (a page is three
+// deep), deeper ones on the heap, so nesting depth still costs heap, never stack.
+class OpenContainers {
+public:
+    bool empty() const { return n_ == 0; }
+    char back() const { return n_ <= kInPlace ? inPlace_[n_ - 1] : deeper_.back(); }
+    void push_back(char c) {
+        if (n_ < kInPlace) inPlace_[n_] = c;
+        else deeper_.push_back(c);
+        ++n_;
+    }
+    void pop_back() {
+        if (n_ > kInPlace) deeper_.pop_back();
+        --n_;
+    }
+
+private:
+    static constexpr std::size_t kInPlace = 16;
+    char inPlace_[kInPlace];
+    std::vector<char> deeper_;
+    std::size_t n_ = 0;
+};
+
 // One pass over the text; `at` is the next byte. Every method returns false at the first byte
 // that cannot continue a JSON text, leaving `at` on it.
 class Reader {
@@ -192,7 +215,7 @@ public:
 
 private:
     bool document() {
-        std::vector<char> open;  // '{' or '[' of each container we are in
+        OpenContainers open;
         for (;;) {
             // A value.
             skipSpace();

@@ -279,6 +279,7 @@ HttpReply writeResponse(const gateway::Response& response) {
     if (response.status != 200 && response.retry_after && !r.header("Retry-After"))
         r.headers.emplace_back("Retry-After", wholeSeconds(*response.retry_after));
     if (response.rate_limit) {
+        r.headers.reserve(r.headers.size() + 3);
         r.headers.emplace_back("X-RateLimit-Limit", std::to_string(response.rate_limit->limit));
         r.headers.emplace_back("X-RateLimit-Remaining", std::to_string(response.rate_limit->remaining));
         r.headers.emplace_back("X-RateLimit-Reset", wholeSeconds(response.rate_limit->reset));

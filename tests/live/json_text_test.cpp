@@ -175,6 +175,18 @@ TEST(JsonText, ReadsWhatJsonIsAndRefusesWhatItIsNot) {
                             "\"\\udc00\"", "\"\\ud83d\\u0041\"", "\"a\nb\"", "\"\xff\"", "\"\xc0\xaf\"",
                             "[] []", "NaN", "/* c */ 1", "'a'", "\xef\xbb\xbf{}"})
         expectSameAsOracle(bad);
+    // Nesting on both sides of the levels the reader keeps in place (16), closed in order and not.
+    for (const int depth : {15, 16, 17, 40}) {
+        std::string open, close;
+        for (int d = 0; d < depth; ++d) {
+            open += d % 2 ? "[" : "{\"k\": ";
+            close = (d % 2 ? "]" : "}") + close;
+        }
+        expectSameAsOracle(open + "1" + close);
+        std::string swapped = close;
+        std::swap(swapped.front(), swapped.back());
+        expectSameAsOracle(open + "1" + swapped);
+    }
     Recorder r;
     EXPECT_EQ(readJson("[1, x]", r), 5u);
     EXPECT_EQ(readJson("[1, 2", r), 6u);
