@@ -48,6 +48,11 @@ std::uint64_t resultsFingerprint(const std::vector<ResultItem>& items);
 // already (a strict JSON reader refused anything else), so that check is skipped.
 bool itemMalformed(const ResultRef& item, bool text_is_utf8 = false);
 bool itemComplete(const ResultRef& item);
+namespace detail {
+// Whether `url` is an absolute http(s) URL with a non-empty host, by the general reading alone:
+// the reference the one-pass check inside itemMalformed is tested against.
+bool isHttpUrlGeneral(std::string_view url);
+}  // namespace detail
 
 // The verdict on an upstream answer. `previous_fingerprint_other_query`: the fingerprint of the
 // previous answer from the same egress IP and engine when it was for a different query.

@@ -75,6 +75,24 @@ TEST(GatewayMergeCanonicalUrl, FastPathAgrees) {
     }
 }
 
+// Validation reads most URLs in one pass; its verdict must be the general reading's.
+TEST(GatewayValidation, HttpUrlFastPathAgrees) {
+    Rng rng(32);
+    const char* const starts[] = {"https://", "http://", "HTTP://", "https:/", "ftp://", " https://", "http://:", ""};
+    const std::string_view bytes = "aZ09.-:@/?# \t";
+    int valid = 0;
+    for (int n = 0; n < 30000; ++n) {
+        std::string url = starts[rng.below(std::size(starts))];
+        const std::size_t len = rng.below(10);
+        for (std::size_t k = 0; k < len; ++k) url += bytes[rng.below(rng.below(2) ? 4 : bytes.size())];
+        const bool present = url.find_first_not_of(" \t") != std::string::npos;
+        const bool general = present && !detail::isHttpUrlGeneral(url);
+        ASSERT_EQ(itemMalformed(ResultRef("t", url, "s", 1.0), true), general) << "'" << url << "'";
+        valid += !general && present;
+    }
+    EXPECT_GT(valid, 3000);  // well-formed URLs were many
+}
+
 TEST(GatewayMergeCanonicalUrl, WhatMustStayDistinct) {
     // Path case, parameter order and values, scheme, a non-default port all matter.
     EXPECT_NE(canonicalUrl("https://a.com/Docs"), canonicalUrl("https://a.com/docs"));
