@@ -3,6 +3,7 @@
 #include <charconv>
 #include <forward_list>
 #include <functional>
+#include "live/json_reader.h"
 #include "live/json_text.h"
 
 namespace taillab::live {
@@ -238,7 +239,7 @@ UpstreamReply readUpstreamReply(int status, std::string_view body) {
         return r;
     }
     PageReader reader(body);
-    if (const std::optional<std::size_t> at = readJson(body, reader))
+    if (const std::optional<std::size_t> at = detail::JsonReader<PageReader>(body, reader).run())
         return badPayload("not JSON at byte " + std::to_string(*at));
     return reader.reply();
 }
