@@ -16,6 +16,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "live/ascii.h"
 #include "live/http_wire.h"
 
 namespace taillab::live {
@@ -29,6 +30,61 @@ namespace {
 
 struct Pool;
 struct Connection;
+
+// Reads a response straight into an HttpResponse: Beast's parser without the field map that a
+// response_parser builds (a node per field) and answered() then copied field by field. What it
+// keeps is what that copy kept: the status, every field in order with its value trimmed as Beast
+// stores it, and the body.
+class ResponseReader final : public http::basic_parser<false> {
+public:
+    HttpResponse response;
+
+    // As Beast's message::keep_alive(): the first Connection field's tokens, read by version.
+    bool keepAlive() const {
+        for (const auto& [name, value] : response.headers) {
+            if (!equalsIgnoringCase(name, "Connection")) continue;
+            http::token_list tokens{boost::beast::string_view(value.data(), value.size())};
+            return version_ < 11 ? tokens.exists("keep-alive") : !tokens.exists("close");
+        }
+        return version_ >= 11;
+    }
+
+private:
+    void on_request_impl(http::verb, boost::beast::string_view, boost::beast::string_view, int,
+                         error_code& ec) override {
+        ec = {};
+    }
+    void on_response_impl(int code, boost::beast::string_view, int version, error_code& ec) override {
+        response.status = code;
+        response.headers.reserve(8);  // an engine's usual few, without growing one by one
+        version_ = version;
+        ec = {};
+    }
+    void on_field_impl(http::field, boost::beast::string_view name, boost::beast::string_view value,
+                       error_code& ec) override {
+        response.headers.emplace_back(std::string(name.data(), name.size()),
+                                      std::string(trimSpaces(std::string_view(value.data(), value.size()))));
+        ec = {};
+    }
+    void on_header_impl(error_code& ec) override { ec = {}; }
+    // The parser has already held a declared length to the body limit.
+    void on_body_init_impl(const boost::optional<std::uint64_t>& length, error_code& ec) override {
+        if (length) response.body.reserve(static_cast<std::size_t>(*length));
+        ec = {};
+    }
+    std::size_t on_body_impl(boost::beast::string_view body, error_code& ec) override {
+        response.body.append(body.data(), body.size());
+        ec = {};
+        return body.size();
+    }
+    void on_chunk_header_impl(std::uint64_t, boost::beast::string_view, error_code& ec) override { ec = {}; }
+    std::size_t on_chunk_body_impl(std::uint64_t, boost::beast::string_view body, error_code& ec) override {
+        return on_body_impl(body, ec);
+    }
+    void on_finish_impl(error_code& ec) override { ec = {}; }
+
+    int version_ = 11;
+};
 
 // A request from request() until it finishes or is cancelled.
 struct Pending {
@@ -58,7 +114,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
     static constexpr std::size_t kReadBuffer = 16384;
     tcp::socket socket;
     boost::beast::flat_buffer buffer;
-    std::optional<http::response_parser<http::string_body>> parser;
+    std::optional<ResponseReader> parser;
     std::shared_ptr<Pending> current;
     Pool* pool;
     // Keeps the client's state (and so the pool) alive while an operation of this connection is
@@ -100,15 +156,6 @@ bool stillUsable(Connection& c) {
     char byte = 0;
     const ssize_t n = ::recv(c.socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-}
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-        if (lower(a[i]) != lower(b[i])) return false;
-    }
-    return true;
 }
 
 }  // namespace
@@ -240,15 +287,11 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     void answered(const std::shared_ptr<Connection>& c) {
         std::shared_ptr<Pending> p = std::move(c->current);
         p->connection = nullptr;
-        http::response<http::string_body> message = c->parser->release();
+        const bool keepAlive = c->parser->keepAlive();
+        HttpResponse r = std::move(c->parser->response);
         c->parser.reset();
-        HttpResponse r;
-        r.status = static_cast<int>(message.result_int());
-        for (const auto& field : message)
-            r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-        r.body = std::move(message.body());
         Pool& pool = *c->pool;
-        if (message.keep_alive() && p->keepAlive) {
+        if (keepAlive && p->keepAlive) {
             pool.idle.push_back(c);
         } else {
             close(*c);
