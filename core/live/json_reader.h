@@ -4,13 +4,20 @@
 // readers that want that; everyone else calls readJson.
 #pragma once
 
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "base/utf8.h"
 #include "live/json_text.h"
@@ -18,8 +25,57 @@
 namespace taillab::live {
 namespace detail {
 
-// The end of the run from s[i] of bytes a JSON string holds as they are (json_text.cpp).
-std::size_t plainRunEnd(std::string_view s, std::size_t i);
+// The end of the run from s[i] of bytes a JSON string holds as they are: printable ASCII other
+// than quote and backslash (the first byte that is a control, non-ASCII, '"' or '\\', or s's end).
+// Pages and answers are mostly such runs, so it tests sixteen bytes at a time where SSE2 is there
+// (every x86-64), the last fewer than sixteen of a longer string in one overlapping step; else
+// eight at a time in a word, the position of the first byte that stops the run coming from the
+// flags, and the last bytes (fewer than 8) one by one. Inline here, so the readers' string scans
+// need no call for it.
+inline std::size_t plainRunEnd(std::string_view s, std::size_t i) {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    // One bit per byte of the 16 at p that stops a run.
+    const auto stops = [&](const char* p) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // Signed, bytes from 0x80 up are negative, so "below a space" flags them too.
+        const __m128i stop = _mm_or_si128(_mm_cmplt_epi8(x, space),
+                                          _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)));
+        return static_cast<unsigned>(_mm_movemask_epi8(stop));
+    };
+    while (s.size() - i >= 16) {
+        if (const unsigned m = stops(s.data() + i)) return i + static_cast<std::size_t>(std::countr_zero(m));
+        i += 16;
+    }
+    // The last bytes (fewer than 16) of a string of at least 16 in one step: the 16 bytes that
+    // end it, the ones before i shifted out (a written string is short, so this is most of its
+    // tail; a byte at a time it was most of the cost).
+    if (i < s.size() && s.size() >= 16) {
+        const std::size_t from = s.size() - 16;
+        const unsigned m = stops(s.data() + from) >> (i - from);
+        return m ? i + static_cast<std::size_t>(std::countr_zero(m)) : s.size();
+    }
+#endif
+    constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+    // Nonzero when some byte of x is below n (n <= 128), or is zero.
+    const auto below = [](std::uint64_t x, std::uint64_t n) { return (x - ones * n) & ~x & highs; };
+    while (s.size() - i >= 8) {
+        std::uint64_t x;
+        std::memcpy(&x, s.data() + i, 8);
+        if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+        // The lowest flagged byte is always a true one (a borrow only flags bytes above it), so
+        // its position is the first byte that needs handling.
+        const std::uint64_t stop =
+            (x & highs) | below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1);
+        if (stop) return i + static_cast<std::size_t>(std::countr_zero(stop) >> 3);
+        i += 8;
+    }
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    }
+    return i;
+}
 
 // '{' or '[' of each container the reader is in: the first levels in place (a page is three
 // deep), deeper ones on the heap, so nesting depth still costs heap, never stack.
@@ -189,6 +245,10 @@ private:
             if (!digits()) return false;
         }
         double v = 0;
+        if (shortDecimal(t_.substr(from, at_ - from), v)) {
+            ev_.number(v, t_.substr(from, at_ - from));
+            return true;
+        }
         const auto r = std::from_chars(t_.data() + from, t_.data() + at_, v);
         if (r.ec == std::errc::result_out_of_range) {
             // Below the smallest double it reads as (nearly) zero; beyond the largest it is
@@ -201,6 +261,36 @@ private:
             }
         }
         ev_.number(v, t_.substr(from, at_ - from));
+        return true;
+    }
+
+    // A number of at most 15 digits and no exponent (scores, counts, milliseconds) read without
+    // from_chars: its digits m are a whole number below 2^53 and 10^k (k digits after the point)
+    // is exact too, so m / 10^k, one correctly rounded division, is the double nearest the
+    // decimal: what from_chars gives (JsonText.ShortNumbersReadAsFromCharsReadsThem). False for
+    // any other number, which from_chars then reads.
+    static bool shortDecimal(std::string_view s, double& v) {
+        static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+        std::size_t i = 0;
+        const bool negative = !s.empty() && s[0] == '-';
+        if (negative) ++i;
+        std::uint64_t m = 0;
+        int digits = 0, fraction = -1;  // fraction: digits after the point, -1 before it
+        for (; i < s.size(); ++i) {
+            const char c = s[i];
+            if (c == '.') {
+                fraction = 0;
+                continue;
+            }
+            if (c < '0' || c > '9') return false;  // an exponent
+            m = m * 10 + static_cast<std::uint64_t>(c - '0');
+            if (++digits > 15) return false;
+            if (fraction >= 0) ++fraction;
+        }
+        const double whole = static_cast<double>(m);
+        v = fraction > 0 ? whole / kPow10[fraction] : whole;
+        if (negative) v = -v;
         return true;
     }
 

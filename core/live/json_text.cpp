@@ -8,56 +8,10 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "base/utf8.h"
 #include "live/json_reader.h"
 
 namespace taillab::live {
-
-namespace detail {
-
-// The end of the run from s[i] of bytes a JSON string holds as they are: printable ASCII other
-// than quote and backslash (the first byte that is a control, non-ASCII, '"' or '\\', or s's end).
-// Pages and answers are mostly such runs, so it tests sixteen bytes at a time where SSE2 is there
-// (every x86-64), then eight at a time in a word, the position of the first byte that stops the
-// run coming from the flags; the last bytes (fewer than 8) are tested one by one.
-std::size_t plainRunEnd(std::string_view s, std::size_t i) {
-#if defined(__SSE2__)
-    const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-    while (s.size() - i >= 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
-        // Signed, bytes from 0x80 up are negative, so "below a space" flags them too.
-        const __m128i stop = _mm_or_si128(_mm_cmplt_epi8(x, space),
-                                          _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)));
-        if (const int m = _mm_movemask_epi8(stop)) return i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(m)));
-        i += 16;
-    }
-#endif
-    constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
-    // Nonzero when some byte of x is below n (n <= 128), or is zero.
-    const auto below = [](std::uint64_t x, std::uint64_t n) { return (x - ones * n) & ~x & highs; };
-    while (s.size() - i >= 8) {
-        std::uint64_t x;
-        std::memcpy(&x, s.data() + i, 8);
-        if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-        // The lowest flagged byte is always a true one (a borrow only flags bytes above it), so
-        // its position is the first byte that needs handling.
-        const std::uint64_t stop =
-            (x & highs) | below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1);
-        if (stop) return i + static_cast<std::size_t>(std::countr_zero(stop) >> 3);
-        i += 8;
-    }
-    for (; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-    }
-    return i;
-}
-
-}  // namespace detail
 
 using detail::plainRunEnd;
 

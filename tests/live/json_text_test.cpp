@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "base/rng.h"
@@ -190,6 +192,42 @@ TEST(JsonText, ReadsWhatJsonIsAndRefusesWhatItIsNot) {
     Recorder r;
     EXPECT_EQ(readJson("[1, x]", r), 5u);
     EXPECT_EQ(readJson("[1, 2", r), 6u);
+}
+
+// Numbers of up to 15 digits without an exponent take a short path; each must read as the very
+// double from_chars reads (bit for bit, -0 included), on both sides of that path's limits.
+TEST(JsonText, ShortNumbersReadAsFromCharsReadsThem) {
+    struct Numbers final : JsonEvents {
+        std::vector<double> seen;
+        void null() override {}
+        void boolean(bool) override {}
+        void number(double v, std::string_view) override { seen.push_back(v); }
+        void string(std::string_view) override {}
+        void key(std::string_view) override {}
+        void startObject() override {}
+        void endObject() override {}
+        void startArray() override {}
+        void endArray() override {}
+    };
+    Rng rng(13);
+    for (int n = 0; n < 20000; ++n) {
+        // 1 to 17 digits in all: a whole part ("0", or no leading zero), maybe a fraction, and a
+        // sign now and then.
+        const int whole = 1 + static_cast<int>(rng.below(8));
+        const int fraction = static_cast<int>(rng.below(static_cast<std::uint64_t>(18 - whole)));
+        std::string literal = rng.below(4) == 0 ? "-" : "";
+        for (int d = 0; d < whole; ++d)
+            literal += static_cast<char>(d == 0 && whole > 1 ? '1' + rng.below(9) : '0' + rng.below(10));
+        if (fraction > 0) literal += '.';
+        for (int d = 0; d < fraction; ++d) literal += static_cast<char>('0' + rng.below(10));
+        Numbers got;
+        ASSERT_FALSE(readJson("[" + literal + "]", got).has_value()) << literal;
+        ASSERT_EQ(got.seen.size(), 1u);
+        const char* begin = literal.data();
+        double want = 0;
+        std::from_chars(begin, begin + literal.size(), want);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(got.seen[0]), std::bit_cast<std::uint64_t>(want)) << literal;
+    }
 }
 
 // A string with no escape is handed over as a view of the text itself (nothing copied); one with
