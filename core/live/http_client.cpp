@@ -409,14 +409,18 @@ HttpClient::RequestId HttpClient::request(const HostPort& to, HttpRequest reques
     auto p = std::make_shared<Pending>(impl.io, id, pool);
     p->done = std::move(done);
     p->keepAlive = writeRequestBytes(p->wire, request, pool.hostHeader);
-
-    impl.pending.emplace(id, p);
     const auto timeout = request.timeout;
-    p->timer.expires_after(timeout);
+    const auto expiry = SteadyClock::now() + timeout;  // the timeout runs from here
+    // Sent first (on an idle connection the bytes leave inside assign()), then the bookkeeping
+    // that nothing before the send needs: the send is on the caller's critical path, the
+    // timer's queue insertion and the id's map entry are not. assign() never answers `p`
+    // itself (a failure comes later, from the loop), so neither can be too late.
+    impl.assign(pool, p);
+    impl.pending.emplace(id, p);
+    p->timer.expires_at(expiry);
     p->timer.async_wait([owner = impl_, p, timeout](const error_code& ec) {
         if (!ec) owner->timedOut(p, timeout);
     });
-    impl.assign(pool, p);
     return id;
 }
 

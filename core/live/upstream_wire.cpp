@@ -34,7 +34,7 @@ UpstreamRequest upstreamRequest(const gateway::UpstreamCall& call) {
         .close();
     // Built in place: a braced list would construct every name and value twice (its elements
     // are const, so copied into the vector), on every upstream call.
-    r.headers.reserve(6);
+    r.headers.reserve(7);  // and the Content-Type its sender adds
     r.headers.emplace_back("X-TailLab-Trace", std::to_string(call.trace));
     r.headers.emplace_back("X-TailLab-Role", gateway::kCallRoleNames[static_cast<std::size_t>(call.role)]);
     r.headers.emplace_back("X-TailLab-Region", gateway::kRegionNames[static_cast<std::size_t>(call.region)]);
