@@ -194,9 +194,20 @@ std::vector<const ResultRef*> rankItems(std::span<const std::span<const ResultRe
     entries.erase(std::unique(entries.begin(), entries.end(),
                               [&](const Entry& a, const Entry& b) { return key(a) == key(b); }),
                   entries.end());
-    // Rank: by score, ties by key (already in key order, so a stable sort keeps it).
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const Entry& a, const Entry& b) { return a.score > b.score; });
+    // Rank: by score, ties by key (already in key order, so a stable sort keeps it). A page's
+    // few items are sorted in place by insertion (stable too, so the same order), without the
+    // buffer std::stable_sort allocates.
+    const auto higher = [](const Entry& a, const Entry& b) { return a.score > b.score; };
+    if (entries.size() <= 32) {
+        for (std::size_t i = 1; i < entries.size(); ++i) {
+            const Entry e = entries[i];
+            std::size_t j = i;
+            for (; j > 0 && higher(e, entries[j - 1]); --j) entries[j] = entries[j - 1];
+            entries[j] = e;
+        }
+    } else {
+        std::stable_sort(entries.begin(), entries.end(), higher);
+    }
     const std::size_t n = std::min(entries.size(), max_results);
     std::vector<const ResultRef*> out;
     out.reserve(n);

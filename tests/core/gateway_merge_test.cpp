@@ -1,6 +1,7 @@
 // The gateway's merge stage: canonical URLs, dedupe and ranking, and answer validation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -185,6 +186,43 @@ TEST(GatewayMergeResults, OrderDoesNotDependOnAnswerOrderExceptForTies) {
     EXPECT_EQ(urls(ma), urls(mb));
     ASSERT_EQ(ma.size(), 25u);
     for (std::size_t i = 1; i < ma.size(); ++i) EXPECT_GE(ma[i - 1].score, ma[i].score);
+}
+
+// The rank order, against the rule written out: after dedupe (best score per canonical URL, ties
+// to the earlier answer and position), by score, highest first, ties by canonical URL. Lists of
+// up to 60 items with many ties and duplicates, on both sides of the 32 items a page's ranking
+// sorts by insertion.
+TEST(GatewayMergeResults, RankOrderFollowsTheRuleAtAnySize) {
+    Rng rng(9, "test/gateway/merge-rule");
+    const double scores[] = {1.0, 0.9, 0.7, 0.5, 0.0, -1.0};
+    for (int round = 0; round < 400; ++round) {
+        std::vector<std::vector<ResultItem>> answers(1 + rng.below(3));
+        const std::size_t n = rng.below(61);
+        for (std::size_t i = 0; i < n; ++i)
+            answers[rng.below(answers.size())].push_back(
+                item("https://s" + std::to_string(rng.below(40)) + ".com/" + (rng.below(2) ? "" : "/"),
+                     scores[rng.below(std::size(scores))], "t" + std::to_string(i)));
+        struct Kept {
+            std::string key;
+            double score;
+            std::string title;
+        };
+        std::vector<Kept> want;
+        for (const auto& answer : answers)
+            for (const ResultItem& it : answer) {
+                const std::string key = canonicalUrl(it.url);
+                const auto same = std::find_if(want.begin(), want.end(), [&](const Kept& k) { return k.key == key; });
+                if (same == want.end()) want.push_back({key, it.score, it.title});
+                else if (it.score > same->score) *same = {key, it.score, it.title};
+            }
+        std::sort(want.begin(), want.end(), [](const Kept& a, const Kept& b) {
+            return a.score != b.score ? a.score > b.score : a.key < b.key;
+        });
+        const std::vector<ResultItem> got = mergeResults(answers, 100);
+        ASSERT_EQ(got.size(), want.size()) << "round " << round;
+        for (std::size_t i = 0; i < got.size(); ++i)
+            ASSERT_EQ(got[i].title, want[i].title) << "round " << round << ", rank " << i;
+    }
 }
 
 TEST(GatewayMergeResults, NanScoresRankLastAndEmptyUrlsAreDropped) {
