@@ -39,15 +39,8 @@ class ResponseReader final : public http::basic_parser<false> {
 public:
     HttpResponse response;
 
-    // As Beast's message::keep_alive(): the first Connection field's tokens, read by version.
-    bool keepAlive() const {
-        for (const auto& [name, value] : response.headers) {
-            if (!equalsIgnoringCase(name, "Connection")) continue;
-            http::token_list tokens{boost::beast::string_view(value.data(), value.size())};
-            return version_ < 11 ? tokens.exists("keep-alive") : !tokens.exists("close");
-        }
-        return version_ >= 11;
-    }
+    // As Beast's message::keep_alive() (live/http_wire.h).
+    bool keepAlive() const { return keepAliveOf(response.headers, version_); }
 
 private:
     void on_request_impl(http::verb, boost::beast::string_view, boost::beast::string_view, int,

@@ -42,15 +42,8 @@ class RequestReader final : public http::basic_parser<true> {
 public:
     ServerRequest request;
 
-    // As Beast's message::keep_alive(): the first Connection field's tokens, read by version.
-    bool keepAlive() const {
-        for (const auto& [name, value] : request.headers) {
-            if (!equalsIgnoringCase(name, "Connection")) continue;
-            http::token_list tokens{beast::string_view(value.data(), value.size())};
-            return version_ < 11 ? tokens.exists("keep-alive") : !tokens.exists("close");
-        }
-        return version_ >= 11;
-    }
+    // As Beast's message::keep_alive() (live/http_wire.h).
+    bool keepAlive() const { return keepAliveOf(request.headers, version_); }
 
 private:
     static std::string text(beast::string_view s) { return std::string(s.data(), s.size()); }

@@ -146,6 +146,15 @@ bool beastRequestBytes(std::string& out, const HttpRequest& request, std::string
     return m.keep_alive();
 }
 
+bool keepAliveOf(const HttpHeaders& headers, int version) {
+    for (const auto& [name, value] : headers) {
+        if (!equalsIgnoringCase(name, "Connection")) continue;
+        http::token_list tokens{boost::beast::string_view(value.data(), value.size())};
+        return version < 11 ? tokens.exists("keep-alive") : !tokens.exists("close");
+    }
+    return version >= 11;
+}
+
 bool writeRequestBytes(std::string& out, const HttpRequest& request, std::string_view host) {
     if (plainRequestBytes(out, request, host)) return true;
     return beastRequestBytes(out, request, host);

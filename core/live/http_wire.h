@@ -28,6 +28,11 @@ void writeResponseBytes(std::string& out, const HttpReply& reply, bool keep_aliv
 // or PUT). Returns whether the request lets the connection be kept alive (it asked no close).
 bool writeRequestBytes(std::string& out, const HttpRequest& request, std::string_view host);
 
+// As Beast's message::keep_alive(), for a message read field by field (the server's requests,
+// the client's responses): the first Connection field's tokens, read by the HTTP version (11 for
+// 1.1): 1.1 keeps the connection unless "close", 1.0 only with "keep-alive".
+bool keepAliveOf(const HttpHeaders& headers, int version);
+
 // The two ways, for tests: the plain writer (false, `out` unspecified, when it declines) and
 // Beast's serializer.
 bool plainResponseBytes(std::string& out, const HttpReply& reply, bool keep_alive);

@@ -124,5 +124,19 @@ TEST(HttpWire, RequestsBeastWouldRewriteAreLeftToIt) {
     expectSameRequest(r, false);
 }
 
+// What a message read field by field says of its connection, as Beast's keep_alive() says it: by
+// the first Connection field's tokens (any case, in a list), else by the version.
+TEST(HttpWire, KeepAliveIsReadAsBeastReadsIt) {
+    EXPECT_TRUE(keepAliveOf({}, 11));
+    EXPECT_FALSE(keepAliveOf({}, 10));
+    EXPECT_FALSE(keepAliveOf({{"Connection", "close"}}, 11));
+    EXPECT_FALSE(keepAliveOf({{"connection", "Upgrade, CLOSE"}}, 11));
+    EXPECT_TRUE(keepAliveOf({{"Connection", "keep-alive"}}, 11));
+    EXPECT_TRUE(keepAliveOf({{"Connection", "Keep-Alive"}}, 10));
+    EXPECT_FALSE(keepAliveOf({{"Connection", "upgrade"}}, 10));
+    EXPECT_TRUE(keepAliveOf({{"Host", "a"}, {"Connection", "keep-alive"}, {"Connection", "close"}}, 11));
+    EXPECT_FALSE(keepAliveOf({{"X-Connection", "keep-alive"}}, 10));
+}
+
 }  // namespace
 }  // namespace taillab::live
