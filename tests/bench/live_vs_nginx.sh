@@ -10,6 +10,8 @@
 # (their figure minus the direct one). The paths take turns in ROUNDS rounds, each path's rounds
 # merged into one histogram (see below). Usage:
 #   tests/bench/live_vs_nginx.sh [RATE=1000] [DURATION=60s] [ROUNDS=6]   (env: TAILLAB_CLI, NGINX)
+# With BASELINE_CLI set to another build's taillab-cli, its serve joins as a fourth path,
+# "baseline", in the same rounds: an A/B of two gateways measured side by side on one machine.
 #
 # Or the highest rate each path sustains with p99 < 50 ms:
 #   tests/bench/live_vs_nginx.sh search [START=250] [STEP=12s] [P99_MS=50]
@@ -86,6 +88,16 @@ upstream_args
     > "$work/serve.out" 2> "$work/serve.err" &
 pids+=($!)
 for _ in $(seq 50); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
+paths=(direct nginx taillab)
+if [ -n "${BASELINE_CLI:-}" ]; then
+    [ -x "$BASELINE_CLI" ] || { echo "no taillab-cli at BASELINE_CLI=$BASELINE_CLI" >&2; exit 2; }
+    baseline_port=$(free_port)
+    "$BASELINE_CLI" serve "$scenario" --listen "127.0.0.1:$baseline_port" "${engine[@]}" "${proxy[@]}" "${ups[@]}" \
+        > "$work/baseline.out" 2> "$work/baseline.err" &
+    pids+=($!)
+    for _ in $(seq 50); do [ -s "$work/baseline.out" ] && break; sleep 0.1; done
+    paths+=(baseline)
+fi
 "$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' | head -50 > "$work/keys.txt"
 
 run() {  # name url [load options...]
@@ -157,8 +169,9 @@ fi
 secs=${duration%s}
 round_s=$(python3 -c "print(max(1.0, $secs / $rounds))")
 for r in $(seq "$rounds"); do
-    for path in direct nginx taillab; do
+    for path in "${paths[@]}"; do
         case $path in
+            baseline) url="http://127.0.0.1:$baseline_port/search/lite"; extra=(--keys-file "$work/keys.txt") ;;
             direct) url=$atlas; extra=() ;;
             nginx) url="http://127.0.0.1:$nginx_port/engines/atlas/search"; extra=() ;;
             taillab) url="http://127.0.0.1:$serve_port/search/lite"; extra=(--keys-file "$work/keys.txt") ;;
@@ -168,16 +181,17 @@ for r in $(seq "$rounds"); do
             --hlog "$work/$path-$r.hlog" "${extra[@]}" > /dev/null
     done
 done
-for path in direct nginx taillab; do
+for path in "${paths[@]}"; do
     "$cli" hdr "$work"/$path-*.hlog > "$work/$path-merged.json"
 done
 
-python3 - "$work" "$rate" "$duration" "$rounds" <<'PY'
+python3 - "$work" "$rate" "$duration" "$rounds" "${paths[@]}" <<'PY'
 import glob, json, sys
 work, rate, duration, rounds = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+paths = sys.argv[5:]
 keys = {"p50_ms": "p50", "p99_ms": "p99", "p99_9_ms": "p99_9"}
 out = {"rate_per_s": rate, "duration_per_path": duration, "rounds": rounds, "paths": {}, "added_ms": {}}
-for n in ("direct", "nginx", "taillab"):
+for n in paths:
     merged = json.load(open(f"{work}/{n}-merged.json"))  # corrected latency, µs
     runs = [json.load(open(f)) for f in sorted(glob.glob(f"{work}/{n}-[0-9]*.json"))]
     statuses = {}
@@ -188,8 +202,11 @@ for n in ("direct", "nginx", "taillab"):
         "count": merged["count"], "answered": sum(r["answered"] for r in runs),
         "failed": sum(r["failed"] for r in runs), "statuses": statuses,
         "worst_round_lag_p99_ms": max(r["scheduling_lag"]["p99_ms"] for r in runs)}
-for n in ("nginx", "taillab"):
+for n in paths[1:]:
     out["added_ms"][n] = {k: round(out["paths"][n][k] - out["paths"]["direct"][k], 3) for k in keys}
 out["taillab_no_worse_than_nginx"] = {k: out["added_ms"]["taillab"][k] <= out["added_ms"]["nginx"][k] for k in keys}
+if "baseline" in paths:
+    out["taillab_minus_baseline_ms"] = {
+        k: round(out["paths"]["taillab"][k] - out["paths"]["baseline"][k], 3) for k in keys}
 print(json.dumps(out, indent=2))
 PY
