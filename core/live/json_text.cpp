@@ -71,9 +71,11 @@ void appendJsonString(std::string& out, std::string_view s) {
         out += '"';
         return;
     }
-    std::string scratch;
-    scratch.resize(jsonStringBound(s.size()));
-    out.append(scratch.data(), putJsonString(scratch.data(), s));
+    // Else written in place, into room for the bound, which is then cut to what was written.
+    const std::size_t at = out.size();
+    out.resize(at + jsonStringBound(s.size()));
+    char* const start = out.data() + at;
+    out.resize(at + static_cast<std::size_t>(putJsonString(start, s) - start));
 }
 
 namespace {
