@@ -1,7 +1,9 @@
 #include "gateway/merge.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -41,6 +43,15 @@ bool isScheme(std::string_view s) {
 // Ranks NaN below every number, so the ordering stays a strict weak order.
 double rankScore(double s) { return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s; }
 
+// Bytes a simple host may hold: lower-case letters, digits, '.' and '-'.
+constexpr std::array<bool, 256> kSimpleHostByte = [] {
+    std::array<bool, 256> table{};
+    for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+    for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+    table['.'] = table['-'] = true;
+    return table;
+}();
+
 // The canonical form of a URL that is already nearly canonical, as most result URLs are:
 // "http://" or "https://", a host of lower-case letters, digits, '.' and '-' that does not start
 // with "www.", then a path with no '?' or '#' and nothing to trim at its end. The canonical form
@@ -54,19 +65,18 @@ bool appendSimpleCanonicalUrl(std::string& out, std::string_view url) {
     else if (url.starts_with("http://")) i = 7;
     else return false;
     const std::size_t hostStart = i;
-    for (; i < url.size() && url[i] != '/'; ++i) {
-        const char c = url[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-')) return false;
-    }
+    for (; i < url.size() && url[i] != '/'; ++i)
+        if (!kSimpleHostByte[static_cast<unsigned char>(url[i])]) return false;
     if (i == hostStart || url.substr(hostStart).starts_with("www.")) return false;
-    std::string_view path = url.substr(i);
-    for (const char c : path)
-        if (c == '?' || c == '#') return false;
-    if (!path.empty() && isAsciiSpace(path.back())) return false;
-    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-    out.append(url.data(), i);
-    if (path.empty()) out += '/';
-    else out.append(path);
+    // The path url[i, end): no query or fragment, nothing to trim, trailing slashes dropped.
+    std::size_t end = url.size();
+    for (std::size_t k = i; k < end; ++k)
+        if (url[k] == '?' || url[k] == '#') return false;
+    if (end > i && isAsciiSpace(url[end - 1])) return false;
+    while (end - i > 1 && url[end - 1] == '/') --end;
+    // The canonical form is a prefix of the URL (and a '/' for an empty path): one append.
+    out.append(url.data(), end);
+    if (end == i) out += '/';
     return true;
 }
 
@@ -165,6 +175,7 @@ std::vector<const ResultRef*> rankItems(std::span<const std::span<const ResultRe
         const ResultRef* item;
         double score;
         std::uint32_t order;
+        std::uint64_t tail;  // the key's last (up to) 8 bytes: keys that differ mostly differ there
     };
     std::size_t total = 0, room = 0;
     for (const auto answer : answers) {
@@ -179,34 +190,56 @@ std::vector<const ResultRef*> rankItems(std::span<const std::span<const ResultRe
         for (const ResultRef& item : answer) {
             const std::size_t at = keys.size();
             appendCanonicalUrl(keys, item.url);
-            if (keys.size() == at) continue;
-            entries.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(keys.size() - at), &item,
-                               rankScore(item.score), static_cast<std::uint32_t>(entries.size())});
+            const std::size_t size = keys.size() - at;
+            if (size == 0) continue;
+            std::uint64_t tail = 0;
+            const std::size_t n = std::min<std::size_t>(size, 8);
+            std::memcpy(&tail, keys.data() + at + size - n, n);
+            entries.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(size), &item,
+                               rankScore(item.score), static_cast<std::uint32_t>(entries.size()), tail});
         }
     }
     const auto key = [&](const Entry& e) { return std::string_view(keys).substr(e.keyAt, e.keySize); };
-    // Dedupe: by key, the best score first, ties to the earliest; keep each key's first.
-    std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-        if (const int c = key(a).compare(key(b)); c != 0) return c < 0;
-        if (a.score != b.score) return a.score > b.score;
-        return a.order < b.order;
-    });
-    entries.erase(std::unique(entries.begin(), entries.end(),
-                              [&](const Entry& a, const Entry& b) { return key(a) == key(b); }),
-                  entries.end());
-    // Rank: by score, ties by key (already in key order, so a stable sort keeps it). A page's
-    // few items are sorted in place by insertion (stable too, so the same order), without the
-    // buffer std::stable_sort allocates.
-    const auto higher = [](const Entry& a, const Entry& b) { return a.score > b.score; };
+    // The ranking rule, whichever way it is reached: one item per key (the best score, ties to
+    // the earliest), ranked by score, ties by key.
     if (entries.size() <= 32) {
+        // A page's few items (every answer the gateway merges alone): each item against the keys
+        // kept so far, most told apart by their tails, then ranked by insertion. No key is sorted
+        // or compared as a string unless two items share a tail or a score.
+        const auto sameKey = [&](const Entry& a, const Entry& b) {
+            return a.tail == b.tail && a.keySize == b.keySize && key(a) == key(b);
+        };
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            const Entry e = entries[i];
+            std::size_t j = 0;
+            while (j < kept && !sameKey(entries[j], e)) ++j;
+            if (j == kept) entries[kept++] = e;
+            else if (e.score > entries[j].score) entries[j] = e;
+        }
+        entries.resize(kept);
+        const auto before = [&](const Entry& a, const Entry& b) {
+            return a.score != b.score ? a.score > b.score : key(a) < key(b);
+        };
         for (std::size_t i = 1; i < entries.size(); ++i) {
             const Entry e = entries[i];
             std::size_t j = i;
-            for (; j > 0 && higher(e, entries[j - 1]); --j) entries[j] = entries[j - 1];
+            for (; j > 0 && before(e, entries[j - 1]); --j) entries[j] = entries[j - 1];
             entries[j] = e;
         }
     } else {
-        std::stable_sort(entries.begin(), entries.end(), higher);
+        // Dedupe: by key, the best score first, ties to the earliest; keep each key's first.
+        std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+            if (const int c = key(a).compare(key(b)); c != 0) return c < 0;
+            if (a.score != b.score) return a.score > b.score;
+            return a.order < b.order;
+        });
+        entries.erase(std::unique(entries.begin(), entries.end(),
+                                  [&](const Entry& a, const Entry& b) { return key(a) == key(b); }),
+                      entries.end());
+        // Rank: by score, ties by key (already in key order, so a stable sort keeps it).
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const Entry& a, const Entry& b) { return a.score > b.score; });
     }
     const std::size_t n = std::min(entries.size(), max_results);
     std::vector<const ResultRef*> out;

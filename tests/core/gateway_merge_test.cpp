@@ -190,8 +190,8 @@ TEST(GatewayMergeResults, OrderDoesNotDependOnAnswerOrderExceptForTies) {
 
 // The rank order, against the rule written out: after dedupe (best score per canonical URL, ties
 // to the earlier answer and position), by score, highest first, ties by canonical URL. Lists of
-// up to 60 items with many ties and duplicates, on both sides of the 32 items a page's ranking
-// sorts by insertion.
+// up to 60 items with many ties and duplicates, on both sides of the 32 items up to which a
+// ranking compares each item with the keys kept so far (by their last bytes first).
 TEST(GatewayMergeResults, RankOrderFollowsTheRuleAtAnySize) {
     Rng rng(9, "test/gateway/merge-rule");
     const double scores[] = {1.0, 0.9, 0.7, 0.5, 0.0, -1.0};
@@ -200,7 +200,10 @@ TEST(GatewayMergeResults, RankOrderFollowsTheRuleAtAnySize) {
         const std::size_t n = rng.below(61);
         for (std::size_t i = 0; i < n; ++i)
             answers[rng.below(answers.size())].push_back(
-                item("https://s" + std::to_string(rng.below(40)) + ".com/" + (rng.below(2) ? "" : "/"),
+                item(rng.below(2) ? "https://s" + std::to_string(rng.below(40)) + ".com/" + (rng.below(2) ? "" : "/")
+                                  // Keys of one size and one tail that differ further in.
+                                  : "https://" + std::string(1, static_cast<char>('a' + rng.below(3))) +
+                                        ".x/same-tail/" + std::to_string(rng.below(5)),
                      scores[rng.below(std::size(scores))], "t" + std::to_string(i)));
         struct Kept {
             std::string key;
