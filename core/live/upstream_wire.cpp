@@ -117,17 +117,38 @@ public:
             stack_.push_back(Frame::Skip);
         }
     }
+    // By length first: a page has four keys an item, and each string compare was a memcmp call.
     void key(std::string_view k) override {
         field_ = Target::None;
+        // k has the name's length: byte by byte, unrolled (memcmp stayed a call).
+        const auto is = [k]<std::size_t N>(const char(&name)[N]) {
+            for (std::size_t i = 0; i + 1 < N; ++i)
+                if (k[i] != name[i]) return false;
+            return true;
+        };
         if (stack_.back() == Frame::Root) {
-            if (k == "page") field_ = Target::Page;
-            else if (k == "echo") field_ = Target::Echo;
-            else if (k == "results") field_ = Target::Results;
+            switch (k.size()) {
+                case 4:
+                    if (is("page")) field_ = Target::Page;
+                    else if (is("echo")) field_ = Target::Echo;
+                    break;
+                case 7:
+                    if (is("results")) field_ = Target::Results;
+                    break;
+            }
         } else if (stack_.back() == Frame::Item) {
-            if (k == "title") field_ = Target::Title;
-            else if (k == "url") field_ = Target::Url;
-            else if (k == "snippet") field_ = Target::Snippet;
-            else if (k == "score") field_ = Target::Score;
+            switch (k.size()) {
+                case 3:
+                    if (is("url")) field_ = Target::Url;
+                    break;
+                case 5:
+                    if (is("title")) field_ = Target::Title;
+                    else if (is("score")) field_ = Target::Score;
+                    break;
+                case 7:
+                    if (is("snippet")) field_ = Target::Snippet;
+                    break;
+            }
         }
     }
     void endObject() override { end(); }

@@ -125,6 +125,14 @@ TEST(UpstreamWire, WhatIsNotAPageIsAnHttpErrorOrABadPayloadSayingWhere) {
     ASSERT_EQ(extra.failure, CallFailure::None) << extra.problem;
     EXPECT_EQ(extra.page->items()[0].title, "t");
     EXPECT_EQ(extra.page->items()[0].score, 2.0);
+    // So are keys one byte off the known ones, of the same length (the reader tells keys
+    // apart by length first).
+    const UpstreamReply near = readUpstreamReply(
+        200, R"({"pagf": 1, "echp": 2, "resultz": 3, "results": [{"titlf": 1, "Title": 2, "urk": 3, "scorf": "x", "snippez": [1], "url": "https://a.org/"}]})");
+    ASSERT_EQ(near.failure, CallFailure::None) << near.problem;
+    ASSERT_EQ(near.page->items().size(), 1u);
+    EXPECT_EQ(near.page->items()[0].url, "https://a.org/");
+    EXPECT_EQ(near.page->items()[0].title, "");
     EXPECT_EQ(readUpstreamReply(200, "").problem, "not JSON at byte 1");
     EXPECT_EQ(readUpstreamReply(200, R"({"page": "block"})").problem, "$.results: missing or not an array");
     const UpstreamReply bad = readUpstreamReply(200, "{");
