@@ -146,6 +146,10 @@ class HdrHistogram {
         if (empty()) return {0, 0};
         return {countsIndexFor(min_), countsIndexFor(max_) + 1};
     }
+    // The first counts index from `i` (below `hi`) at which `running` plus the counts from `i`
+    // on reaches `target`, with `running` then including that index's count; `hi` when none does
+    // (running then includes every count to hi).
+    std::size_t reach(std::size_t i, std::size_t hi, std::int64_t& running, std::int64_t target) const;
     std::int64_t clampToRange(std::int64_t value) const {
         return value < 0 ? 0
                          : (value > config_.highest_trackable ? config_.highest_trackable : value);

@@ -459,5 +459,33 @@ TEST(HdrHistogramTest, SeveralPercentilesInOneWalkMatchOneAtATime) {
     for (std::int64_t v : got) EXPECT_EQ(v, 0);
 }
 
+// Percentiles against the rank rule read through countAtOrBelow, which walks bucket by bucket:
+// the first bucket whose running count reaches round(p% of N) (at least 1), as its highest
+// equivalent value. Histograms from one value to thousands, sparse and dense, so that targets
+// fall at every offset inside the eight-bucket blocks the percentile walk skips through.
+TEST(HdrHistogramTest, PercentilesFollowTheRankRuleBucketByBucket) {
+    Rng rng(23, "hdr-test-rank-rule");
+    for (int round = 0; round < 300; ++round) {
+        HdrHistogram h(HdrConfig{1, 60'000'000, 3});
+        const std::size_t n = 1 + rng.below(round % 3 == 0 ? 4000 : 40);
+        for (std::size_t i = 0; i < n; ++i)
+            h.record(std::llround(50.0 * std::exp(3.0 * rng.normal())), 1 + static_cast<std::int64_t>(rng.below(3)));
+        std::vector<double> ps;
+        for (int k = 0; k < 25; ++k) ps.push_back(100.0 * rng.uniform());
+        ps.push_back(100.0);
+        std::vector<std::int64_t> several(ps.size());
+        h.valuesAtPercentiles(ps, several);
+        for (std::size_t k = 0; k < ps.size(); ++k) {
+            const std::int64_t target = std::max<std::int64_t>(
+                1, static_cast<std::int64_t>(ps[k] / 100.0 * static_cast<double>(h.totalCount()) + 0.5));
+            const std::int64_t v = h.valueAtPercentile(ps[k]);
+            ASSERT_EQ(v, h.highestEquivalent(v)) << "round " << round << ", p" << ps[k];
+            ASSERT_GE(h.countAtOrBelow(v), target) << "round " << round << ", p" << ps[k];
+            ASSERT_LT(h.countAtOrBelow(h.lowestEquivalent(v) - 1), target) << "round " << round << ", p" << ps[k];
+            ASSERT_EQ(several[k], v) << "round " << round << ", p" << ps[k];
+        }
+    }
+}
+
 }  // namespace
 }  // namespace taillab
