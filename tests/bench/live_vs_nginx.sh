@@ -8,7 +8,8 @@
 #            admission, rate limits and coalescing off, static routing to that engine
 # Prints JSON: each path's corrected p50/p99/p99.9 and the added latency of nginx and of TailLab
 # (their figure minus the direct one). The paths take turns in ROUNDS rounds, each path's rounds
-# merged into one histogram (see below). Usage:
+# merged into one histogram (see below); "p50_by_round" pairs TailLab's and nginx's p50 round by
+# round (their difference in each, its median, and the rounds TailLab is at or below). Usage:
 #   tests/bench/live_vs_nginx.sh [RATE=1000] [DURATION=60s] [ROUNDS=6]   (env: TAILLAB_CLI, NGINX)
 # With BASELINE_CLI set to another build's taillab-cli, its serve joins as a fourth path,
 # "baseline", in the same rounds: an A/B of two gateways measured side by side on one machine.
@@ -169,7 +170,10 @@ fi
 secs=${duration%s}
 round_s=$(python3 -c "print(max(1.0, $secs / $rounds))")
 for r in $(seq "$rounds"); do
-    for path in "${paths[@]}"; do
+    # The order rotates from round to round: no path always runs first, right after another's load.
+    shift_by=$(((r - 1) % ${#paths[@]}))
+    order=("${paths[@]:shift_by}" "${paths[@]:0:shift_by}")
+    for path in "${order[@]}"; do
         case $path in
             baseline) url="http://127.0.0.1:$baseline_port/search/lite"; extra=(--keys-file "$work/keys.txt") ;;
             direct) url=$atlas; extra=() ;;
@@ -205,6 +209,18 @@ for n in paths:
 for n in paths[1:]:
     out["added_ms"][n] = {k: round(out["paths"][n][k] - out["paths"]["direct"][k], 3) for k in keys}
 out["taillab_no_worse_than_nginx"] = {k: out["added_ms"]["taillab"][k] <= out["added_ms"]["nginx"][k] for k in keys}
+# Each round's paths run within a minute of each other: their p50s paired round by round show
+# how much of a difference between the merged figures is the machine drifting between rounds.
+by_round = []
+for r in range(1, rounds + 1):
+    p50 = {n: json.load(open(f"{work}/{n}-{r}.json"))["corrected"]["p50_ms"] for n in paths}
+    by_round.append(round(p50["taillab"] - p50["nginx"], 3))
+ranked = sorted(by_round)
+middle = len(ranked) // 2
+out["p50_by_round"] = {
+    "taillab_minus_nginx_ms": by_round,
+    "median_ms": round(ranked[middle] if len(ranked) % 2 else (ranked[middle - 1] + ranked[middle]) / 2, 4),
+    "rounds_taillab_at_or_below_nginx": sum(d <= 0 for d in by_round)}
 if "baseline" in paths:
     out["taillab_minus_baseline_ms"] = {
         k: round(out["paths"]["taillab"][k] - out["paths"]["baseline"][k], 3) for k in keys}
