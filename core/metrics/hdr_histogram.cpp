@@ -197,11 +197,20 @@ std::size_t HdrHistogram::reach(std::size_t i, std::size_t hi, std::int64_t& run
     return hi;
 }
 
+// A percentile as the walks read it: NaN as 0, the rest clamped to [0, 100].
+double HdrHistogram::clampPercentile(double percentile) {
+    return std::isnan(percentile) ? 0.0 : std::clamp(percentile, 0.0, 100.0);
+}
+
+// The rank the percentile p (clamped) asks for: round(p% of the count), at least 1.
+std::int64_t HdrHistogram::rankTarget(double p) const {
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5));
+}
+
 std::int64_t HdrHistogram::valueAtPercentile(double percentile) const {
     if (empty()) return 0;
-    const double p = std::isnan(percentile) ? 0.0 : std::clamp(percentile, 0.0, 100.0);
-    const std::int64_t target = std::max<std::int64_t>(
-        1, static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5));
+    const double p = clampPercentile(percentile);
+    const std::int64_t target = rankTarget(p);
     std::int64_t running = 0;
     const auto [lo, hi] = filled();
     const std::size_t i = reach(lo, hi, running, target);
@@ -228,10 +237,8 @@ void HdrHistogram::valuesAtPercentiles(std::span<const double> percentiles,
     std::vector<Ask> asks;
     asks.reserve(percentiles.size());
     for (std::size_t k = 0; k < percentiles.size(); ++k) {
-        const double p = std::isnan(percentiles[k]) ? 0.0 : std::clamp(percentiles[k], 0.0, 100.0);
-        const std::int64_t target = std::max<std::int64_t>(
-            1, static_cast<std::int64_t>((p / 100.0) * static_cast<double>(totalCount_) + 0.5));
-        asks.push_back(Ask{target, p == 0.0, k});
+        const double p = clampPercentile(percentiles[k]);
+        asks.push_back(Ask{rankTarget(p), p == 0.0, k});
     }
     std::sort(asks.begin(), asks.end(),
               [](const Ask& a, const Ask& b) { return a.target < b.target; });

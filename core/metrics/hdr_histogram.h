@@ -150,6 +150,8 @@ class HdrHistogram {
     // on reaches `target`, with `running` then including that index's count; `hi` when none does
     // (running then includes every count to hi).
     std::size_t reach(std::size_t i, std::size_t hi, std::int64_t& running, std::int64_t target) const;
+    static double clampPercentile(double percentile);
+    std::int64_t rankTarget(double p) const;
     std::int64_t clampToRange(std::int64_t value) const {
         return value < 0 ? 0
                          : (value > config_.highest_trackable ? config_.highest_trackable : value);
