@@ -56,8 +56,8 @@ run_asan() {
     cd "$dir"
     t0=$SECONDS
     local asan=halt_on_error=1:detect_leaks=1:strict_init_order=1:check_initialization_order=1
-    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-    export LSAN_OPTIONS=suppressions=$sanitizer_dir/lsan.supp:print_suppressions=0
+    local -x UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    local -x LSAN_OPTIONS=suppressions=$sanitizer_dir/lsan.supp:print_suppressions=0
     ASAN_OPTIONS=$asan:detect_stack_use_after_return=0 \
     QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"$jobs" -LE "$callback_labels" "$@" \
         || status=$?
