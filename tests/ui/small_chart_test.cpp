@@ -8,6 +8,7 @@
 #include "gateway/gateway_charts.h"
 #include "plots/axis_tickers.h"
 #include "plots/breaker_strip_chart.h"
+#include "plots/chart_style.h"
 #include "plots/gateway_time_chart.h"
 #include "ui_test_support.h"
 
@@ -27,6 +28,16 @@ gateway::GatewaySnapshot snapshot() {
         s.windows.push_back(w);
     }
     return s;
+}
+
+// Shows `chart` in `view` at w x h and draws it; false when the window never appeared.
+bool showChart(GatewayTimeChart& view, const Chart& chart, int w, int h) {
+    view.resize(w, h);
+    view.show();
+    view.setChart(chart);
+    if (!QTest::qWaitForWindowExposed(&view)) return false;
+    view.replotNow();
+    return true;
 }
 
 TEST(SmallCharts, ASixEntryLegendTakesTwoColumnsInANarrowChart) {
@@ -218,11 +229,7 @@ TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
     GatewayTimeChart view;
     Chart chart = gateway_charts::queue(snapshot(), 0);
     chart.y_label = "Requests in flight per region, and the adaptive admission limit";
-    view.resize(500, 220);
-    view.show();
-    view.setChart(chart);
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-    view.replotNow();
+    ASSERT_TRUE(showChart(view, chart, 500, 220));
     const QString shown = view.drawnAxisLabel(Qt::Vertical);
     EXPECT_TRUE(shown.endsWith(QChar(0x2026))) << shown.toStdString();
     EXPECT_LE(QFontMetrics(QFont()).horizontalAdvance(shown), view.axisLength(Qt::Vertical) + 4);
@@ -231,6 +238,93 @@ TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
     QApplication::processEvents();
     view.replotNow();
     EXPECT_EQ(view.drawnAxisLabel(Qt::Vertical).toStdString(), chart.y_label);
+}
+
+// A label too long for its axis keeps its unit: the words before it are elided, then only the
+// unit is left, and only when the unit itself does not fit is it elided too.
+TEST(SmallCharts, AnElidedAxisLabelKeepsItsUnit) {
+    const QFontMetrics fm{QFont()};
+    const QString full = "Requests in flight per region (log)";
+    const QString unit = "(log)";
+    EXPECT_EQ(chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance(full)), full);
+    const QString some = chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance("Requests in (log)"));
+    EXPECT_TRUE(some.startsWith("Requests")) << some.toStdString();
+    EXPECT_TRUE(some.endsWith(QChar(0x2026) + QString(" ") + unit)) << some.toStdString();
+    EXPECT_LE(fm.horizontalAdvance(some), fm.horizontalAdvance("Requests in (log)"));
+    EXPECT_EQ(chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance(unit) + 2), unit);
+    const QString tiny = chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance(unit) - 4);
+    EXPECT_TRUE(tiny.endsWith(QChar(0x2026))) << tiny.toStdString();
+    EXPECT_LE(fm.horizontalAdvance(tiny), fm.horizontalAdvance(unit) - 4);
+    // No unit: elided at the end, as before.
+    const QString plain = chart_style::fitAxisLabel("Region / engine", fm, fm.horizontalAdvance("Region /"));
+    EXPECT_TRUE(plain.startsWith("Reg")) << plain.toStdString();
+    EXPECT_TRUE(plain.endsWith(QChar(0x2026))) << plain.toStdString();
+    EXPECT_EQ(chart_style::fitAxisLabel(full, fm, -5), QString());
+}
+
+// In a short chart the drawn y label keeps "(ms)", and a label set anew replaces the old one
+// (the fitted text is not mistaken for it).
+TEST(SmallCharts, AShortChartsLatencyAxisStillSaysMilliseconds) {
+    GatewayTimeChart view;
+    Chart chart = gateway_charts::queue(snapshot(), 0);
+    chart.y_label = "Latency of the slowest requests in each window (ms)";
+    ASSERT_TRUE(showChart(view, chart, 500, 200));
+    const QString shown = view.drawnAxisLabel(Qt::Vertical);
+    EXPECT_TRUE(shown.endsWith(" (ms)")) << shown.toStdString();
+    EXPECT_NE(shown.toStdString(), chart.y_label);
+    chart.y_label = "Requests of every kind (count)";
+    view.setChart(chart);
+    view.replotNow();
+    const QString again = view.drawnAxisLabel(Qt::Vertical);
+    EXPECT_TRUE(again.startsWith("Req") && again.endsWith(" (count)")) << again.toStdString();
+}
+
+// A live chart's time axis (seconds since the start) does not reach below zero around the
+// first window's lone point.
+TEST(SmallCharts, ElapsedTimeAxisStartsAtZero) {
+    GatewayTimeChart view;
+    view.setElapsedTime(true);
+    // As a live run draws it: no window closed yet, then the first.
+    gateway::GatewaySnapshot s = snapshot();
+    s.windows.clear();
+    Chart chart = gateway_charts::queue(s, 0);
+    chart.x_label = "Time since start (s)";
+    ASSERT_TRUE(showChart(view, chart, 500, 300));
+    s.windows = snapshot().windows;
+    s.windows.resize(1);
+    s.windows[0].t_s = 10;
+    chart = gateway_charts::queue(s, 0);
+    chart.x_label = "Time since start (s)";
+    view.setChart(chart);
+    view.replotNow();
+    const ChartView::ViewRange r = view.viewRange();
+    EXPECT_EQ(r.xLower, 0.0);
+    EXPECT_GT(r.xUpper, 10.0);
+}
+
+// A chart of one point is drawn the same however often it is redrawn: QCustomPlot keeps an
+// axis's old size around a single value, and the padding used to grow it on every redraw.
+TEST(SmallCharts, OnePointKeepsItsRangeAcrossRedraws) {
+    for (bool elapsed : {false, true}) {
+        GatewayTimeChart view;
+        view.setElapsedTime(elapsed);
+        gateway::GatewaySnapshot s = snapshot();
+        s.windows.resize(1);
+        const Chart chart = gateway_charts::queue(s, 0);
+        ASSERT_TRUE(showChart(view, chart, 500, 300));
+        const ChartView::ViewRange first = view.viewRange();
+        for (int i = 0; i < 5; ++i) {
+            view.setChart(chart);
+            view.replotNow();
+        }
+        const ChartView::ViewRange last = view.viewRange();
+        EXPECT_EQ(last.xLower, first.xLower) << elapsed;
+        EXPECT_EQ(last.xUpper, first.xUpper) << elapsed;
+        EXPECT_EQ(last.yLower, first.yLower) << elapsed;
+        EXPECT_EQ(last.yUpper, first.yUpper) << elapsed;
+        EXPECT_LT(first.xLower, s.windows[0].t_s) << elapsed;
+        EXPECT_GT(first.xUpper, s.windows[0].t_s) << elapsed;
+    }
 }
 
 }  // namespace

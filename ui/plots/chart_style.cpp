@@ -137,6 +137,21 @@ void fitTitle(QCustomPlot& plot, int width) {
     t->setText(QFontMetrics(f).elidedText(full, Qt::ElideRight, std::max(room, 0)));
 }
 
+QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room) {
+    room = std::max(room, 0);
+    if (metrics.horizontalAdvance(full) <= room) return full;
+    const qsizetype open = full.lastIndexOf(QStringLiteral(" ("));
+    if (open > 0 && full.endsWith(QChar(')'))) {
+        const QString unit = full.mid(open + 1);
+        const QString words = metrics.elidedText(full.left(open), Qt::ElideRight,
+                                                 room - metrics.horizontalAdvance(QChar(' ') + unit));
+        // At least one letter before the ellipsis, or the words say nothing.
+        if (words.size() >= 2) return words + QChar(' ') + unit;
+        if (metrics.horizontalAdvance(unit) <= room) return unit;
+    }
+    return metrics.elidedText(full, Qt::ElideRight, room);
+}
+
 void fitLegend(QCustomPlot& plot, int width) {
     QCPLegend* legend = plot.legend;
     const int items = legend->itemCount();
@@ -238,25 +253,30 @@ void setMarkerDensity(QCPGraph& graph, const Series& series, int points) {
 }
 
 void padRange(QCPAxis& axis) {
-    QCPRange r = axis.range();
+    const QCPRange r = axis.range();
     if (axis.scaleType() == QCPAxis::stLogarithmic) {
         if (!(r.lower > 0) || !(r.upper > 0)) {
             axis.setRange(1, 10);
             return;
         }
-        if (r.upper / r.lower < 1.0001) {
-            axis.setRange(r.lower / 2, r.upper * 2);
-            return;
-        }
+        if (r.upper / r.lower < 1.0001) return rangeAround(axis, r.lower);
         const double f = std::max(1.08, std::pow(r.upper / r.lower, 0.05));
         axis.setRange(r.lower / f, r.upper * f);
         return;
     }
-    double size = r.size();
-    if (size <= 0) size = std::max(1.0, std::abs(r.lower) * 0.2);
-    const double margin = size * 0.05;
-    axis.setRange(r.lower - (r.size() <= 0 ? size / 2 : margin),
-                  r.upper + (r.size() <= 0 ? size / 2 : margin));
+    if (r.size() <= 0) return rangeAround(axis, r.lower);
+    const double margin = r.size() * 0.05;
+    axis.setRange(r.lower - margin, r.upper + margin);
+}
+
+void rangeAround(QCPAxis& axis, double at) {
+    if (axis.scaleType() == QCPAxis::stLogarithmic) {
+        if (at > 0) axis.setRange(at / 2, at * 2);
+        else axis.setRange(1, 10);
+        return;
+    }
+    const double size = std::max(1.0, std::abs(at) * 0.2);
+    axis.setRange(at - size / 2, at + size / 2);
 }
 
 void setUpReadoutLabel(QCPItemText& label, const QPalette& palette) {

@@ -35,6 +35,10 @@ void setTitle(QCustomPlot& plot, const QString& title);
 void fitTitle(QCustomPlot& plot, int width);
 // As many legend columns as fit `width` pixels without clipping a name.
 void fitLegend(QCustomPlot& plot, int width);
+// An axis label fitted to `room` pixels: whole when it fits; else a trailing unit in parentheses
+// ("Latency (ms)") is kept and the words before it are elided ("Lat… (ms)"), or the unit
+// alone when no word is left; else the label elided at its end.
+QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room);
 // One colour per series: a closed-form or published series takes the colour of the simulated
 // series it names (e.g. "N=10" and "N=10 closed form"), otherwise the next palette colour.
 // On a dark background each colour is lightened until it reads (contrast 3:1 or better).
@@ -49,6 +53,9 @@ void styleBaselineGraph(QCPGraph& graph, const QString& name, const QColor& live
 void setMarkerDensity(QCPGraph& graph, const Series& series, int points);
 // Adds a margin around the data range (multiplicative on log axes).
 void padRange(QCPAxis& axis);
+// A range for data of one value `at`: a fifth of it wide (at least 1), or from half to twice it on
+// a log axis.
+void rangeAround(QCPAxis& axis, double at);
 
 void setUpReadoutLabel(QCPItemText& label, const QPalette& palette);
 // Puts the read-out next to the point (plot coordinates), on the side with room.

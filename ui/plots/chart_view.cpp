@@ -47,13 +47,12 @@ ChartView* ChartView::create(ChartKind kind, QWidget* parent) {
 }
 
 namespace {
-// An axis label as set, before any eliding: kept in a property the first time it is read.
+// An axis label as set, before any fitting: kept in a property the first time it is read. A
+// label that differs from the one fitting last drew was set anew.
 QString fullLabel(QCPAxis& axis) {
     const QString shown = axis.label();
     QString full = axis.property("fullLabel").toString();
-    const bool elided = shown.endsWith(QChar(0x2026)) && !full.isEmpty() &&
-                        full.startsWith(shown.chopped(1));
-    if (!elided && shown != full) {
+    if (shown != full && shown != axis.property("fittedLabel").toString()) {
         full = shown;
         axis.setProperty("fullLabel", full);
     }
@@ -107,14 +106,15 @@ ChartView::ChartView(QWidget* parent)
     crosshairItems_->empty->setLayer("overlay");
     crosshairItems_->empty->setVisible(false);
 
-    // Axis labels longer than their axis are elided once the layout knows the axis lengths (a
-    // label's length does not change the layout, so this settles in one pass).
+    // Axis labels longer than their axis are fitted to it (the unit kept) once the layout knows
+    // the axis lengths (a label's length does not change the layout, so this settles in one pass).
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
         const QRect area = plot_->axisRect()->rect();
         for (const auto& [axis, room] :
              {std::pair{plot_->xAxis, area.width()}, std::pair{plot_->yAxis, area.height()}}) {
-            const QString text = QFontMetrics(axis->labelFont())
-                                     .elidedText(fullLabel(*axis), Qt::ElideRight, std::max(room, 0));
+            const QString text =
+                chart_style::fitAxisLabel(fullLabel(*axis), QFontMetrics(axis->labelFont()), room);
+            axis->setProperty("fittedLabel", text);
             if (axis->label() != text) axis->setLabel(text);
         }
     });
@@ -466,6 +466,25 @@ void ChartView::updateData() {
     }
 }
 
+std::pair<std::optional<double>, std::optional<double>> ChartView::singleKeyAndValue() const {
+    const QCP::SignDomain sign =
+        plot_->yAxis->scaleType() == QCPAxis::stLogarithmic ? QCP::sdPositive : QCP::sdBoth;
+    std::optional<QCPRange> keys, values;
+    for (int i = 0; i < plot_->graphCount(); ++i) {
+        const QCPGraph* g = plot_->graph(i);
+        if (!g->visible() || g->data()->isEmpty()) continue;
+        bool found = false;
+        const QCPRange k = g->getKeyRange(found, QCP::sdBoth);
+        if (found) keys ? keys->expand(k) : void(keys = k);
+        const QCPRange v = g->getValueRange(found, sign);
+        if (found) values ? values->expand(v) : void(values = v);
+    }
+    auto single = [](const std::optional<QCPRange>& r) {
+        return r && r->size() == 0 ? std::optional<double>(r->lower) : std::nullopt;
+    };
+    return {single(keys), single(values)};
+}
+
 void ChartView::fitToData() {
     const int own = static_cast<int>(chart_.series.size());
     bool any = false, anyOwn = false;
@@ -492,7 +511,13 @@ void ChartView::fitToData() {
     } else if (any) {
         plot_->rescaleAxes();
     }
-    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) chart_style::padRange(*axis);
+    // Data of a single key or value: QCustomPlot keeps the axis's old size around it, which the
+    // padding would grow on every redraw; it gets a size of its own instead.
+    const auto [key, value] = any ? singleKeyAndValue() : std::pair<std::optional<double>, std::optional<double>>{};
+    for (const auto& [axis, single] : {std::pair{plot_->xAxis, key}, std::pair{plot_->yAxis, value}}) {
+        if (single) chart_style::rangeAround(*axis, *single);
+        else chart_style::padRange(*axis);
+    }
     // A chart of values that are never negative does not show an axis below zero.
     if (any) keepNonNegative();
     adjustRanges();

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "labs/lab_result.h"
@@ -177,6 +178,8 @@ class ChartView : public QWidget {
     // The read-out for the annotation at `pos`, if any.
     bool showAnnotationReadout(QPoint pos);
     void fitToData();
+    // The one key (x) and the one value (y) of the visible data, each when all of it has the same.
+    std::pair<std::optional<double>, std::optional<double>> singleKeyAndValue() const;
     void onMouseMove(QMouseEvent* event);
     void markUserView();
     QSize exportSize(QSize requested) const;

@@ -58,8 +58,14 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
 
 void GatewayTimeChart::adjustRanges() {
     if (!elapsed_) return;
-    for (int i = 0; i < plot()->graphCount(); ++i)
-        if (!plot()->graph(i)->data()->isEmpty()) return;
+    for (int i = 0; i < plot()->graphCount(); ++i) {
+        if (plot()->graph(i)->data()->isEmpty()) continue;
+        // Seconds since the start: fitted to the data, the axis starts at the start (not before
+        // it, nor at the first window's end), unless the user zoomed in.
+        const QCPRange x = plot()->xAxis->range();
+        if (x.lower < 0 || !hasUserView()) plot()->xAxis->setRange(0, std::max(x.upper, 10.0));
+        return;
+    }
     // Nothing yet (a live run's first chart window has not closed): its first seconds, not an
     // axis padded around nothing.
     plot()->xAxis->setRange(0, 10);
