@@ -62,7 +62,13 @@ int cmdTwin(const std::vector<std::string>& args) {
                                    r.within ? "ok" : "DIVERGES"});
     for (const live::TwinRow& r : run.rows)
         if (!r.within) std::cout << "- " << r.verdict << "\n";
-    std::cout << live::twinStagesText(run.stages) << "\n";
+    std::cout << "\nmean time a request spent per stage: the simulation's modelled costs, the live gateway's "
+                 "measured ones\n"
+              << markdownLine({"stage", "simulated (ms)", "live (ms)"}) << markdownRule(3, 1);
+    for (const live::TwinStage& st : run.stages)
+        std::cout << markdownLine(
+            {st.stage, live::twinStageMsText(st.simulated_ms), live::twinStageMsText(st.live_ms)});
+    std::cout << "\n";
     std::cout << (run.agrees() ? "the live run agrees with the simulation within every tolerance\n"
                                : "the live run diverges from the simulation (above)\n");
 

@@ -201,19 +201,7 @@ std::string twinToleranceText(const TwinRow& r) {
     return t;
 }
 
-std::string twinStagesText(const std::vector<TwinStage>& stages) {
-    std::string t = "mean time a request spent per stage (simulated: modelled costs; live: measured):";
-    for (const TwinStage& st : stages) {
-        t += " ";
-        t += st.stage;
-        t += " ";
-        t += fixed(st.simulated_ms, 2);
-        t += "/";
-        t += fixed(st.live_ms, 2);
-    }
-    t += " ms";
-    return t;
-}
+std::string twinStageMsText(double ms) { return fixed(ms, 2); }
 
 bool TwinRun::agrees() const {
     return std::all_of(rows.begin(), rows.end(), [](const TwinRow& r) { return r.within; });

@@ -85,9 +85,8 @@ std::vector<TwinStage> compareStages(const gateway::GatewaySnapshot& simulated, 
 std::string twinValueText(const TwinRow& row, double value);
 std::string twinDifferenceText(const TwinRow& row);
 std::string twinToleranceText(const TwinRow& row);
-// "mean time a request spent per stage (simulated: modelled costs; live: measured): edge
-// 5.20/0.00 ... ms".
-std::string twinStagesText(const std::vector<TwinStage>& stages);
+// A stage's mean time as the twin tables show it: milliseconds with two decimals, no unit.
+std::string twinStageMsText(double ms);
 
 struct TwinRun {
     TwinPlan plan;

@@ -72,6 +72,8 @@ TEST(TwinCli, TheSameArrivalsSimulatedAndLiveSideBySide) {
     // Agreement depends on the machine (exit 3 says the live run diverged); the run itself must work.
     ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 3) << o.out;
     EXPECT_NE(o.out.find("| p99 |"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("| stage | simulated (ms) | live (ms) |"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("| engines |"), std::string::npos) << o.out;
     std::ifstream in(out);
     const nlohmann::json doc = nlohmann::json::parse(in);
     std::remove(out.c_str());

@@ -2,7 +2,6 @@
 
 
 #include <QComboBox>
-#include <QLineEdit>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -27,6 +26,7 @@
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_scenario.h"
 #include "gateway/gateway_tables.h"
+#include "gateway/run_hour_spin.h"
 #include "gateway/stage_path_widget.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
@@ -36,44 +36,6 @@
 #include "theme.h"
 
 namespace taillab::ui {
-
-namespace {
-
-// An hour of the scenario's run shown as its weekday time ("Tue 14:00"); typed as that or as a
-// number of hours since the start.
-class RunHourSpin : public QSpinBox {
-  public:
-    using QSpinBox::QSpinBox;
-    void setStartDay(int day) {
-        startDay_ = day;
-        setValue(value());  // redraws the text
-        lineEdit()->setText(textFromValue(value()));
-    }
-
-  protected:
-    QString textFromValue(int hours) const override {
-        return QString::fromStdString(formatRunTime(hours * 3600.0, startDay_));
-    }
-    int valueFromText(const QString& text) const override { return parse(text).value_or(value()); }
-    QValidator::State validate(QString& text, int&) const override {
-        if (parse(text)) return QValidator::Acceptable;
-        return QValidator::Intermediate;
-    }
-
-  private:
-    std::optional<int> parse(const QString& text) const {
-        const QString t = text.trimmed();
-        bool number = false;
-        const int h = t.toInt(&number);
-        if (number) return h >= minimum() && h <= maximum() ? std::optional(h) : std::nullopt;
-        for (int v = minimum(); v <= maximum(); ++v)
-            if (textFromValue(v).compare(t, Qt::CaseInsensitive) == 0) return v;
-        return std::nullopt;
-    }
-    int startDay_ = 0;
-};
-
-}  // namespace
 
 namespace {
 

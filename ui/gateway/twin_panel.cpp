@@ -8,6 +8,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <chrono>
 
 #include "palette_colors.h"
@@ -36,14 +37,12 @@ TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
     duration_->setValue(30);
     duration_->setSuffix(tr(" s"));
     duration_->setToolTip(tr("How long both runs last; the live half takes this long in wall time"));
-    start_ = new QDoubleSpinBox(this);
+    start_ = new RunHourSpin(this);
     start_->setObjectName("twinStart");
-    start_->setRange(0, 167);
-    start_->setDecimals(2);
+    start_->setRange(0, 24 * 7 - 1);
     start_->setValue(38);
-    start_->setSuffix(tr(" h"));
-    start_->setToolTip(tr("Where both runs start on the scenario's clock, in hours since the first day's 00:00 "
-                          "(38 h: Tue 14:00 of a run from Monday)"));
+    start_->setToolTip(tr("Where both runs start on the scenario's clock: type a time such as Tue 14:00 or a "
+                          "number of hours since the first day's 00:00"));
     run_ = new QPushButton(tr("Run twin"), this);
     run_->setObjectName("twinRun");
     cancelButton_ = new QPushButton(tr("Cancel"), this);
@@ -73,6 +72,14 @@ TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
     table_->setObjectName("twinTable");
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
+    stages_ = makeReadOnlyTable({tr("Stage"), tr("Simulated"), tr("Live")}, this);
+    stages_->setObjectName("twinStages");
+    stages_->setToolTip(tr("Mean time a request spent in each stage: the simulation charges modelled costs, "
+                           "the live gateway measures its own"));
+    stages_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // As wide as its columns: the figures beside it take the rest.
+    stages_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    stages_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Expanding);
     verdict_ = new QLabel(this);
     verdict_->setObjectName("twinVerdict");
     verdict_->setWordWrap(true);
@@ -84,7 +91,10 @@ TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(intro);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(table_, 3);
+    auto* tables = new QHBoxLayout;
+    tables->addWidget(table_, 1);
+    tables->addWidget(stages_);
+    layout->addLayout(tables, 3);
     layout->addWidget(verdict_, 1);
 
     connect(run_, &QPushButton::clicked, this, [this] { start(); });
@@ -98,7 +108,8 @@ TwinPanel::~TwinPanel() {
 
 void TwinPanel::setScenario(const Scenario& scenario) {
     scenario_ = scenario;
-    start_->setMaximum(scenario.params.integer("days") * 24.0 - 1.0 / 60);
+    start_->setMaximum(std::max<int>(0, static_cast<int>(scenario.params.integer("days")) * 24 - 1));
+    start_->setStartDay(scenario.params.spec("start_day") ? scenario.params.choiceIndex("start_day") : 0);
     status_->setText(tr("Twin of %1 (seed %2).").arg(QString::fromStdString(scenario.name)).arg(scenario.seed));
 }
 
@@ -124,7 +135,7 @@ bool TwinPanel::start() {
     live::TwinOptions o;
     o.rate_per_s = rate_->value();
     o.duration = std::chrono::seconds(duration_->value());
-    o.start_at = fromSeconds(start_->value() * 3600);
+    o.start_at = std::chrono::hours(start_->value());
     cancel_ = false;
     o.cancel = &cancel_;
     done_ = false;
@@ -163,12 +174,12 @@ void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
     status_->setStyleSheet({});
     result_ = std::move(*run);
     const live::TwinRun& r = *result_;
-    QString status = tr("%1 requests over %2 s at %3 req/s (load_multiplier %4), starting %5 h into %6.")
+    QString status = tr("%1 requests over %2 s at %3 req/s (load_multiplier %4), from %5 of %6.")
                          .arg(r.plan.requests.size())
                          .arg(duration_->value())
                          .arg(r.plan.mean_rate_per_s, 0, 'f', 1)
                          .arg(r.plan.scenario.params.real("load_multiplier"), 0, 'f', 2)
-                         .arg(start_->value())
+                         .arg(start_->text())
                          .arg(QString::fromStdString(r.plan.scenario.name));
     for (const std::string& note : r.plan.notes) status += "\n" + tr("Note: %1.").arg(QString::fromStdString(note));
     status_->setText(status);
@@ -193,8 +204,20 @@ void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
                                : tr("The live run diverges from the simulation:");
     for (const live::TwinRow& row : r.rows)
         if (!row.within) words += "\n• " + QString::fromStdString(row.verdict);
-    words += "\n" + QString::fromStdString(live::twinStagesText(r.stages));
+    words += "\n" + tr("Beside the figures, the mean time a request spent in each stage: the simulation's "
+                       "modelled costs and the live gateway's measured ones.");
     verdict_->setText(words);
+    stages_->setRowCount(static_cast<int>(r.stages.size()));
+    for (int i = 0; i < static_cast<int>(r.stages.size()); ++i) {
+        const live::TwinStage& st = r.stages[static_cast<std::size_t>(i)];
+        const auto ms = [](double v) { return tr("%1 ms").arg(QString::fromStdString(live::twinStageMsText(v))); };
+        const QStringList cells{QString::fromStdString(st.stage), ms(st.simulated_ms), ms(st.live_ms)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c >= 1) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            stages_->setItem(i, c, item);
+        }
+    }
     emit finished(true);
 }
 

@@ -1,7 +1,7 @@
 // A twin run from the GUI (core/live/twin.h): the scenario simulated and live on the very same
 // arrivals, with a rate (req/s), a duration (s) and a start on the scenario's clock (h); the table
 // shows each figure simulated and live with its difference and tolerance, and under it, in words,
-// what diverged and what was measured that explains it, and the stage times side by side.
+// what diverged and what was measured that explains it, then a table of the stage times side by side.
 //
 // The run takes its duration in wall time: it runs on its own thread (the simulated half first,
 // then fleet, gateway and load on loopback), the panel stays responsive, and Cancel (or closing
@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "gateway/run_hour_spin.h"
 #include "live/twin.h"
 #include "scenario/scenario.h"
 
@@ -42,8 +43,9 @@ class TwinPanel : public QWidget {
 
     QDoubleSpinBox* rateBox() const { return rate_; }
     QSpinBox* durationBox() const { return duration_; }
-    QDoubleSpinBox* startBox() const { return start_; }
+    QSpinBox* startBox() const { return start_; }  // hours since the first day's 00:00
     QTableWidget* table() const { return table_; }
+    QTableWidget* stageTable() const { return stages_; }
     QLabel* verdictLabel() const { return verdict_; }
     QLabel* statusLabel() const { return status_; }
 
@@ -62,11 +64,12 @@ class TwinPanel : public QWidget {
     bool done_ = true;
     QDoubleSpinBox* rate_ = nullptr;
     QSpinBox* duration_ = nullptr;
-    QDoubleSpinBox* start_ = nullptr;
+    RunHourSpin* start_ = nullptr;
     QPushButton* run_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QLabel* status_ = nullptr;
     QTableWidget* table_ = nullptr;
+    QTableWidget* stages_ = nullptr;
     QLabel* verdict_ = nullptr;
 };
 
