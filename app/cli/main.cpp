@@ -2,6 +2,8 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 
@@ -88,6 +90,25 @@ compare: whatever the checks say), 2 bad input, 1 internal error, 3 run finished
 check failed (sweep: at any point; the whole table is still written).
 )";
 
+// The usage of one command: its entry in kUsage (from "  taillab-cli COMMAND" to the next entry)
+// and the notes after the list; "" for a command kUsage does not list.
+std::string commandUsage(const std::string& command) {
+    const std::string usage = kUsage;
+    const std::string entry = "\n  taillab-cli " + command + " ";
+    const std::size_t begin = usage.find(entry);
+    if (begin == std::string::npos) return {};
+    const std::size_t end = usage.find("\n  taillab-cli ", begin + entry.size());
+    const std::size_t notes = usage.find("\n\n", end);
+    return "usage:" + usage.substr(begin, end - begin) + "\n" +
+           (notes == std::string::npos ? std::string() : usage.substr(notes + 1));
+}
+
+bool asksForHelp(const std::vector<std::string>& args) {
+    for (const std::string& a : args)
+        if (a == "--help" || a == "-h") return true;
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,6 +120,14 @@ int main(int argc, char** argv) {
     }
     const std::string command = args[0];
     args.erase(args.begin());
+    // load and hdr explain their options at length themselves; every other command shows its entry.
+    if (command != "load" && command != "hdr" && asksForHelp(args)) {
+        const std::string usage = commandUsage(command);
+        if (!usage.empty()) {
+            std::cout << usage;
+            return kExitOk;
+        }
+    }
     try {
         if (command == "run") return cmdRun(args);
         if (command == "list") return cmdList(args);
@@ -113,7 +142,10 @@ int main(int argc, char** argv) {
         std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
         return kExitBadInput;
     } catch (const UsageError& e) {
-        std::cerr << "taillab-cli " << command << ": " << e.message << "\n";
+        std::cerr << "taillab-cli " << command << ": " << e.message;
+        if (e.message.starts_with("unknown option") && e.message.find("--help") == std::string::npos)
+            std::cerr << " (try taillab-cli " << command << " --help)";
+        std::cerr << "\n";
         return kExitBadInput;
     } catch (const std::exception& e) {
         std::cerr << "taillab-cli " << command << ": internal error: " << e.what() << "\n";

@@ -35,6 +35,24 @@ TEST_F(Cli, HelpAndUnknownCommand) {
     EXPECT_EQ(runCli("").exit_code, 2);
 }
 
+// COMMAND --help prints that command's entry and the notes on SCENARIO and exit codes, and
+// exits 0; an unknown option points there.
+TEST_F(Cli, EachCommandHasItsOwnHelp) {
+    for (const std::string command : {"run", "sweep", "compare", "fleet", "serve", "live", "twin", "list"}) {
+        const auto o = runCli(command + " --help");
+        EXPECT_EQ(o.exit_code, 0) << command << "\n" << o.out;
+        EXPECT_EQ(o.out.rfind("usage:\n  taillab-cli " + command + " ", 0), 0u) << o.out;
+        EXPECT_NE(o.out.find("Exit codes:"), std::string::npos) << o.out;
+        // No other command's entry.
+        EXPECT_EQ(o.out.find("\n  taillab-cli ", 8), std::string::npos) << o.out;
+    }
+    EXPECT_NE(runCli("run labs/fanout -h").out.find("taillab-cli run SCENARIO"), std::string::npos);
+    const auto bad = runCli("twin gateway/week-v4-september --bogus 1");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.out.find("unknown option '--bogus' (try taillab-cli twin --help)"), std::string::npos)
+        << bad.out;
+}
+
 TEST_F(Cli, ListShowsEveryScenarioAndNoneIsInvalid) {
     const auto o = runCli("list");
     EXPECT_EQ(o.exit_code, 0);
