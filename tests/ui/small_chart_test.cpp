@@ -10,6 +10,7 @@
 #include "plots/breaker_strip_chart.h"
 #include "plots/chart_style.h"
 #include "plots/gateway_time_chart.h"
+#include "plots/sweep_chart.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
@@ -325,6 +326,36 @@ TEST(SmallCharts, OnePointKeepsItsRangeAcrossRedraws) {
         EXPECT_LT(first.xLower, s.windows[0].t_s) << elapsed;
         EXPECT_GT(first.xUpper, s.windows[0].t_s) << elapsed;
     }
+}
+
+// The sweep's point labels (simulated above their points, published below) lie inside the plot
+// area, also for the highest, the lowest and the outermost points, whose labels the data's own
+// range used to clip.
+TEST(SmallCharts, SweepLabelsAtTheEdgesAreNotClipped) {
+    SweepChart view;
+    Chart chart;
+    chart.kind = ChartKind::XY;
+    chart.title = "Hedge delay: p99 against extra upstream load";
+    chart.x_label = "Extra upstream load (% of primary calls)";
+    chart.y_label = "p99 latency (ms)";
+    chart.series.push_back(Series{"simulated", SeriesRole::Simulated, {5, 7, 10, 26, 58}, {760, 670, 600, 480, 447}});
+    chart.series.push_back(Series{"published", SeriesRole::Published, {4.5, 7, 10, 26, 58}, {745, 655, 587, 482, 430}});
+    view.setPointLabels({{"600 ms", "500 ms", "420 ms", "250 ms", "150 ms"},
+                         {"600 ms", "500 ms", "420 ms", "250 ms", "150 ms"}});
+    view.resize(700, 320);
+    view.show();
+    view.setChart(chart);
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.replotNow();
+    QApplication::processEvents();  // the refit's queued replot
+    view.replotNow();
+    const QRectF area = QRectF(view.axisRectPixels()).adjusted(-0.5, -0.5, 0.5, 0.5);
+    const std::vector<QRectF> rects = view.labelRects();
+    ASSERT_EQ(rects.size(), 10u);
+    for (const QRectF& r : rects)
+        EXPECT_TRUE(area.contains(r)) << r.left() << "," << r.top() << " " << r.width() << "x" << r.height()
+                                      << " not inside " << area.left() << "," << area.top() << " "
+                                      << area.width() << "x" << area.height();
 }
 
 }  // namespace

@@ -2,11 +2,49 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "plots/chart_style.h"
 
 namespace taillab::ui {
 
-SweepChart::SweepChart(QWidget* parent) : XyChart(parent) {}
+namespace {
+
+// Widens `axis` (its length `px` pixels) so that `lowPx` pixels fit below the value `low` and
+// `highPx` pixels above `high`, on the axis's own scale (linear or log); never narrows it.
+void makeRoom(QCPAxis& axis, double px, double low, double lowPx, double high, double highPx) {
+    const bool log = axis.scaleType() == QCPAxis::stLogarithmic;
+    if (log && !(low > 0 && high > 0)) return;
+    const auto to = [log](double v) { return log ? std::log10(v) : v; };
+    const auto from = [log](double v) { return log ? std::pow(10.0, v) : v; };
+    const double a = lowPx / px, b = highPx / px;
+    if (!(px > 0) || a + b >= 0.9) return;  // a chart too small for labels keeps its range
+    const double span = std::max(to(high) - to(low), 0.0) / (1 - a - b);
+    const QCPRange r = axis.range();
+    const double lower = std::min(to(r.lower), to(low) - a * std::max(span, to(r.upper) - to(r.lower)));
+    const double upper = std::max(to(r.upper), to(high) + b * std::max(span, to(r.upper) - to(r.lower)));
+    axis.setRange(from(lower), from(upper));
+}
+
+}  // namespace
+
+SweepChart::SweepChart(QWidget* parent) : XyChart(parent) {
+    // The room a label needs is in pixels, so the fit depends on the axis rect's size, which the
+    // first layout after a setChart or a resize settles: fit again when it differs from the one
+    // the ranges were fitted for (a few times at most, in case tick labels keep moving it).
+    connect(plot(), &QCustomPlot::afterLayout, this, [this] {
+        if (labelItems_.empty() || hasUserView() || refits_ >= 3) return;
+        if (plot()->axisRect()->rect().size() == fittedFor_) return;
+        ++refits_;
+        resetView();
+    });
+}
+
+void SweepChart::resizeEvent(QResizeEvent* event) {
+    refits_ = 0;
+    XyChart::resizeEvent(event);
+}
 
 void SweepChart::setPointLabels(std::vector<std::vector<QString>> labels) {
     labels_ = std::move(labels);
@@ -14,6 +52,7 @@ void SweepChart::setPointLabels(std::vector<std::vector<QString>> labels) {
 
 void SweepChart::configureAxes(const Chart& chart) {
     XyChart::configureAxes(chart);
+    refits_ = 0;
     for (QCPAbstractItem* item : labelItems_) plot()->removeItem(item);
     labelItems_.clear();
     QFont font;
@@ -37,6 +76,43 @@ void SweepChart::configureAxes(const Chart& chart) {
             labelItems_.push_back(text);
         }
     }
+}
+
+std::vector<QRectF> SweepChart::labelRects() const {
+    std::vector<QRectF> out;
+    for (const QCPAbstractItem* item : labelItems_) {
+        const auto* text = static_cast<const QCPItemText*>(item);
+        out.emplace_back(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition());
+    }
+    return out;
+}
+
+QRect SweepChart::axisRectPixels() const { return plot()->axisRect()->rect(); }
+
+void SweepChart::adjustRanges() {
+    if (labelItems_.empty() || hasUserView()) return;  // a zoom keeps its range
+    const QRect area = plot()->axisRect()->rect();
+    fittedFor_ = area.size();
+    double aboveTop = -INFINITY, belowBottom = INFINITY, left = INFINITY, right = -INFINITY;
+    int labelHeight = 0, labelHalfWidth = 0;
+    for (const QCPAbstractItem* item : labelItems_) {
+        const auto* text = static_cast<const QCPItemText*>(item);
+        const QFontMetrics fm(text->font());
+        const QPointF at = text->position->coords();
+        labelHeight = std::max(labelHeight, fm.height() + 7 + 2);
+        labelHalfWidth = std::max(labelHalfWidth, fm.horizontalAdvance(text->text()) / 2 + 4);
+        if (text->positionAlignment() & Qt::AlignBottom)
+            aboveTop = std::max(aboveTop, at.y());
+        else
+            belowBottom = std::min(belowBottom, at.y());
+        left = std::min(left, at.x());
+        right = std::max(right, at.x());
+    }
+    makeRoom(*plot()->xAxis, area.width(), left, labelHalfWidth, right, labelHalfWidth);
+    const QCPRange y = plot()->yAxis->range();
+    makeRoom(*plot()->yAxis, area.height(), std::isfinite(belowBottom) ? belowBottom : y.lower,
+             std::isfinite(belowBottom) ? labelHeight : 0, std::isfinite(aboveTop) ? aboveTop : y.upper,
+             std::isfinite(aboveTop) ? labelHeight : 0);
 }
 
 }  // namespace taillab::ui
