@@ -795,18 +795,8 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
         at = deadline_.hard(q.accepted);
     }
     const Duration latency = at - q.accepted;
-    if (o == Outcome::Ok && latency > deadline_.total) ++metrics_.totals.over_deadline;
-    release(now, r);
     const bool disguised =
         o == Outcome::DeadlineMissed && cfg_.timeout_reply == TimeoutReply::EmptyOk;
-    if (q.probe) {
-        if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
-    } else {
-        metrics_.onOutcome(o, latency, q.key, q.cls, q.region, disguised);
-        // The admission limit learns from interactive requests that reached the upstream path.
-        if (q.engineStart > kZero && q.lane == Lane::Interactive)
-            admission_.onSample(now, q.region, latency);
-    }
     Response out;
     out.request = RequestId{r, q.generation};
     out.trace = q.trace;
@@ -834,10 +824,23 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     out.accepted = q.accepted;
     out.at = at;
     out.latency = latency;
+    // The answer goes out first; the bookkeeping it leaves (the slot, the figures, the admission
+    // limit's sample) does not delay it. The slot is freed before the request's record is (what
+    // the slot lets in may start now).
+    port_.respond(out);
+    if (o == Outcome::Ok && latency > deadline_.total) ++metrics_.totals.over_deadline;
+    if (q.probe) {
+        if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
+    } else {
+        metrics_.onOutcome(o, latency, q.key, q.cls, q.region, disguised);
+        // The admission limit learns from interactive requests that reached the upstream path.
+        if (q.engineStart > kZero && q.lane == Lane::Interactive)
+            admission_.onSample(now, q.region, latency);
+    }
     q.live = false;
     --live_;
+    release(now, r);
     freeReqs_.push_back(r);
-    port_.respond(out);
 }
 
 void Gateway::noteBreakers() {
