@@ -17,7 +17,7 @@ build_dir=${TAILLAB_FUZZ_BUILD_DIR:-$here/build-fuzz}
 work_dir=${TAILLAB_FUZZ_WORK:-$build_dir/campaign}
 jobs=${TAILLAB_JOBS:-2}
 fuzz_src=$here/tests/fuzz
-targets=(scenario set_override vary latency_log hgrm hlog)
+targets=(scenario set_override vary latency_log hgrm hlog json_text live_wire)
 
 # clang 16, not Debian 12's default 14: clang 14 cannot capture a structured binding in a lambda
 # (core/scenario/timeline_parse.cpp does), a C++20 feature clang gained in 16.
@@ -47,6 +47,8 @@ target_flags() {
         latency_log) echo "-max_len=16384" ;;
         hgrm) echo "-max_len=4096" ;;
         hlog) echo "-max_len=4096" ;;
+        json_text) echo "-max_len=4096 -dict=$fuzz_src/json.dict" ;;
+        live_wire) echo "-max_len=8192 -dict=$fuzz_src/json.dict" ;;
     esac
 }
 
@@ -86,7 +88,7 @@ executions() {
     grep -ho 'stat::number_of_executed_units: [0-9]*' "$@" 2>/dev/null | awk '{s += $2} END {print s + 0}'
 }
 
-# Executions per target in a smoke run (all five take about a minute on an unloaded 2-core
+# Executions per target in a smoke run (all of them take about a minute on an unloaded 2-core
 # machine, the build aside). A fixed count and seed make the smoke run the same on every
 # machine, so CI never fails on a finding that depends on how fast it ran; campaigns are where
 # new findings come from.
@@ -97,6 +99,7 @@ smoke_runs() {
         latency_log) echo 300000 ;;
         hgrm) echo 15000 ;;
         hlog) echo 30000 ;;
+        json_text | live_wire) echo 60000 ;;
     esac
 }
 
