@@ -94,6 +94,9 @@ struct HealthSpan {
     bool ongoing = false;
 };
 
+// A customer (API key) is ranked by its own p99 once that rests on this many requests.
+inline constexpr std::uint64_t kCustomerTailMinRequests = 20;
+
 struct CustomerTail {
     std::string name;  // "cust-017 (pro)"
     std::uint64_t requests = 0;

@@ -27,6 +27,7 @@
 #include "gateway/gateway_tables.h"
 #include "plots/gateway_time_chart.h"
 #include "gateway/gateway_view.h"
+#include "gateway_sim/gateway_sim.h"
 #include "gateway/stage_path_widget.h"
 #include "plots/sweep_chart.h"
 #include "gateway/sweep_panel.h"
@@ -313,6 +314,36 @@ TEST_F(GatewayViewTest, EveryChartExportsPngAndCsv) {
 
 // Requests in flight sit two decades under their limit: on a log axis both read, with the
 // in-flight series above the axis floor wherever a window had any.
+// Early in a run (a live one's first seconds) no customer has enough requests for a p99 of its
+// own: the empty table says why instead of looking broken.
+TEST(GatewayTablesTest, AnEmptyCustomerRankingSaysWhy) {
+    GatewayTables tables;
+    auto snapshot = std::make_shared<gateway::GatewaySnapshot>();
+    snapshot->accepted = 42;
+    auto frame = std::make_shared<GatewayFrame>();
+    frame->snapshot = snapshot;
+    frame->params = Params(gateway::GatewaySim::knobs());
+    tables.setFrame(frame);
+    EXPECT_EQ(tables.customersTable()->rowCount(), 0);
+    const QString note = tables.customersNote();
+    EXPECT_TRUE(note.contains(QString("%1 requests of its own").arg(gateway::kCustomerTailMinRequests)))
+        << note.toStdString();
+    EXPECT_TRUE(note.contains("42 accepted")) << note.toStdString();
+    // Once a customer is ranked, the note goes.
+    gateway::CustomerTail c;
+    c.name = "cust-001 (pro)";
+    c.requests = gateway::kCustomerTailMinRequests;
+    c.p99_ms = 300;
+    snapshot->worst_customers.push_back(c);
+    gateway::CustomerTail d = c;
+    d.name = "cust-002 (free)";
+    d.p99_ms = 120;
+    snapshot->worst_customers.push_back(d);
+    tables.setFrame(frame);
+    EXPECT_EQ(tables.customersTable()->rowCount(), 2);
+    EXPECT_TRUE(tables.customersNote().isEmpty()) << tables.customersNote().toStdString();
+}
+
 TEST(GatewayChartsTest, InFlightIsDrawnAgainstItsLimitOnALogAxis) {
     gateway::GatewaySnapshot s;
     s.now_s = 1200;

@@ -132,6 +132,14 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
         return hasMark(*f.gateway->snapshot, gateway::MarkKind::Fault, "atlas");
     })) << view_->message().toStdString();
     EXPECT_TRUE(view_->message().isEmpty()) << view_->message().toStdString();
+    // A look at each of the live tab's pages mid-run, at 1280x720.
+    if (auto* pages = view_->findChild<QTabWidget*>("liveTabs")) {
+        for (int i = 0; i < pages->count(); ++i) {
+            pages->setCurrentIndex(i);
+            saveScreenshot(*window_, "live_" + pages->tabText(i).toLower().replace(' ', '_'));
+        }
+        pages->setCurrentIndex(0);
+    }
 
     view_->stop();
     ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));

@@ -64,10 +64,7 @@ TEST(TwinPanelTest, AShortTwinFillsTheTableWithEachFigureSideBySide) {
     EXPECT_NE(panel.statusLabel()->text().indexOf("from Mon 14:00"), -1)
         << panel.statusLabel()->text().toStdString();
     EXPECT_TRUE(panel.rateBox()->isEnabled());
-    if (const char* dir = std::getenv("TAILLAB_SCREENSHOTS")) {
-        QTest::qWait(50);  // the relayout the new texts asked for
-        panel.grab().save(QString(dir) + "/twin_panel.png");
-    }
+    saveScreenshot(panel, "twin_panel");
 }
 
 TEST(TwinPanelTest, TheRunMenuOpensItForTheGatewayScenario) {

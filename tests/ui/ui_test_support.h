@@ -4,6 +4,7 @@
 
 #include <QSignalSpy>
 #include <QtTest/QTest>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -26,6 +27,15 @@ inline std::string readFile(const QString& path) {
 }
 
 constexpr int kRunTimeoutMs = 180000;
+
+// With TAILLAB_SCREENSHOTS set to a directory, saves `widget` there as NAME.png (a look at what
+// a test drew, for a person; nothing asserts on it).
+inline void saveScreenshot(QWidget& widget, const QString& name) {
+    const char* dir = std::getenv("TAILLAB_SCREENSHOTS");
+    if (!dir) return;
+    QTest::qWait(50);  // the relayout and repaint the last changes asked for
+    widget.grab().save(QString(dir) + "/" + name + ".png");
+}
 
 inline std::string scenarioDirectory() {
     const QByteArray env = qgetenv("TAILLAB_SCENARIOS");

@@ -121,7 +121,12 @@ void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s, double dead
         allAtGlobal = allAtGlobal && std::abs(c.p99_ms / global - 1.0) < 0.03;
     const bool atDeadline = allAtGlobal && global >= 0.9 * deadline_ms;
     QString note;
-    if (atDeadline)
+    if (s.worst_customers.empty())
+        note = tr("No customer is ranked yet: each needs %1 requests of its own for its p99 (%2 "
+                  "accepted so far, all customers together).")
+                   .arg(gateway::kCustomerTailMinRequests)
+                   .arg(grouped(s.accepted));
+    else if (atDeadline)
         note = tr("Every customer listed has the global p99 (%1 ms), at the %2 ms deadline: the "
                   "tail is the deadline's, not any customer's. They are ranked by their share of "
                   "503s.")
