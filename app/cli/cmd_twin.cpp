@@ -62,8 +62,8 @@ int cmdTwin(const std::vector<std::string>& args) {
                                    r.within ? "ok" : "DIVERGES"});
     for (const live::TwinRow& r : run.rows)
         if (!r.within) std::cout << "- " << r.verdict << "\n";
-    std::cout << "\nmean time a request spent per stage: the simulation's modelled costs, the live gateway's "
-                 "measured ones\n"
+    std::cout << "\nmean time a request spent per stage: the simulation's modelled costs, the live "
+                 "gateway's measured ones\n"
               << markdownLine({"stage", "simulated (ms)", "live (ms)"}) << markdownRule(3, 1);
     for (const live::TwinStage& st : run.stages)
         std::cout << markdownLine(

@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
         return kExitBadInput;
     } catch (const UsageError& e) {
         std::cerr << "taillab-cli " << command << ": " << e.message;
-        if (e.message.starts_with("unknown option") && e.message.find("--help") == std::string::npos)
+        if (e.message.starts_with("unknown option") &&
+            e.message.find("--help") == std::string::npos)
             std::cerr << " (try taillab-cli " << command << " --help)";
         std::cerr << "\n";
         return kExitBadInput;

@@ -234,7 +234,8 @@ void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
     std::vector<CustomerTail> tails;
     for (std::size_t k = 0; k < keyLatency_.size(); ++k) {
         const HdrHistogram& h = keyLatency_[k];
-        if (probeKeys_[k] || static_cast<std::uint64_t>(h.totalCount()) < kCustomerTailMinRequests) continue;
+        if (probeKeys_[k] || static_cast<std::uint64_t>(h.totalCount()) < kCustomerTailMinRequests)
+            continue;
         tails.push_back(CustomerTail{keyNames_[k], static_cast<std::uint64_t>(h.totalCount()),
                                      h.valueAtPercentile(99) / 1000.0,
                                      h.valueAtPercentile(99.9) / 1000.0, keyFailed_[k]});

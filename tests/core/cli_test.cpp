@@ -38,7 +38,8 @@ TEST_F(Cli, HelpAndUnknownCommand) {
 // COMMAND --help prints that command's entry and the notes on SCENARIO and exit codes, and
 // exits 0; an unknown option points there.
 TEST_F(Cli, EachCommandHasItsOwnHelp) {
-    for (const std::string command : {"run", "sweep", "compare", "fleet", "serve", "live", "twin", "list"}) {
+    for (const std::string command :
+         {"run", "sweep", "compare", "fleet", "serve", "live", "twin", "list"}) {
         const auto o = runCli(command + " --help");
         EXPECT_EQ(o.exit_code, 0) << command << "\n" << o.out;
         EXPECT_EQ(o.out.rfind("usage:\n  taillab-cli " + command + " ", 0), 0u) << o.out;
@@ -49,7 +50,8 @@ TEST_F(Cli, EachCommandHasItsOwnHelp) {
     EXPECT_NE(runCli("run labs/fanout -h").out.find("taillab-cli run SCENARIO"), std::string::npos);
     const auto bad = runCli("twin gateway/week-v4-september --bogus 1");
     EXPECT_EQ(bad.exit_code, 2);
-    EXPECT_NE(bad.out.find("unknown option '--bogus' (try taillab-cli twin --help)"), std::string::npos)
+    EXPECT_NE(bad.out.find("unknown option '--bogus' (try taillab-cli twin --help)"),
+              std::string::npos)
         << bad.out;
 }
 

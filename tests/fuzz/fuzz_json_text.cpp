@@ -41,7 +41,8 @@ class Ours final : public taillab::live::JsonEvents {
     void null() override { add("null", "null"); }
     void boolean(bool v) override { add(v ? "true" : "false", v ? "true" : "false"); }
     void number(double v, std::string_view literal) override {
-        events.push_back("n:" + hexDouble(v) + (isInteger(literal) ? "" : "|" + std::string(literal)));
+        events.push_back("n:" + hexDouble(v) +
+                         (isInteger(literal) ? "" : "|" + std::string(literal)));
         separate();
         taillab::live::appendJsonNumber(written, v);
         after_value();
@@ -97,8 +98,12 @@ struct Reference : nlohmann::json::json_sax_t {
     Events events;
     bool null() override { return add("null"); }
     bool boolean(bool v) override { return add(v ? "true" : "false"); }
-    bool number_integer(number_integer_t v) override { return add("n:" + hexDouble(static_cast<double>(v))); }
-    bool number_unsigned(number_unsigned_t v) override { return add("n:" + hexDouble(static_cast<double>(v))); }
+    bool number_integer(number_integer_t v) override {
+        return add("n:" + hexDouble(static_cast<double>(v)));
+    }
+    bool number_unsigned(number_unsigned_t v) override {
+        return add("n:" + hexDouble(static_cast<double>(v)));
+    }
     bool number_float(number_float_t v, const string_t& lexeme) override {
         // nlohmann reads an integer too large for 64 bits as a float, without changing the lexeme.
         return add("n:" + hexDouble(v) + (isInteger(lexeme) ? "" : "|" + lexeme));
@@ -136,9 +141,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Reference ref;
     // nlohmann's lexer takes a NUL byte for the end of the input (it accepts "1\0x"); JSON allows
     // none anywhere (not as white space, not raw in a string), so such a text is never JSON.
-    const bool refOk = text.find('\0') == std::string::npos &&
-                       nlohmann::json::sax_parse(text, &ref, nlohmann::json::input_format_t::json, true);
-    check(ok == refOk, ok ? "readJson accepts what nlohmann refuses" : "readJson refuses what nlohmann accepts",
+    const bool refOk =
+        text.find('\0') == std::string::npos &&
+        nlohmann::json::sax_parse(text, &ref, nlohmann::json::input_format_t::json, true);
+    check(ok == refOk,
+          ok ? "readJson accepts what nlohmann refuses" : "readJson refuses what nlohmann accepts",
           "readJson events:\n" + listed(ours.events) + "nlohmann events:\n" + listed(ref.events));
     if (!ok) return 0;
     check(ours.events == ref.events, "readJson's events differ from nlohmann's",
@@ -146,14 +153,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Written back with json_text's writers, the document reads back to the same events (numbers
     // as doubles: the writer writes the shortest form, so a float's lexeme may change).
     Ours again;
-    check(!taillab::live::readJson(ours.written, again).has_value(), "the written-back document is not JSON",
-          ours.written);
+    check(!taillab::live::readJson(ours.written, again).has_value(),
+          "the written-back document is not JSON", ours.written);
     auto values = [](Events e) {
         for (std::string& s : e)
             if (s.rfind("n:", 0) == 0) s = s.substr(0, s.find('|'));
         return e;
     };
-    check(values(again.events) == values(ours.events), "the written-back document reads back different",
-          ours.written);
+    check(values(again.events) == values(ours.events),
+          "the written-back document reads back different", ours.written);
     return 0;
 }

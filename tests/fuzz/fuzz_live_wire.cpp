@@ -67,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto& req = std::get<live::SearchRequest>(read);
         // The JSON fields are text; the API key is the header's bytes as they came (a key that is
         // not one of the gateway's is its 401, which never repeats it).
-        check(validUtf8(req.query) && validUtf8(req.language), "an accepted request holds text that is not UTF-8");
+        check(validUtf8(req.query) && validUtf8(req.language),
+              "an accepted request holds text that is not UTF-8");
         const gateway::Request view = req.view(7, Time{});
         check(view.query == req.query && view.max_results == req.max_results,
               "the gateway's view differs from the request read");

@@ -4,6 +4,8 @@
 // fresh run advanced to that moment gives; the hedge-delay sweep runs off the UI thread and is
 // drawn beside the published points; every chart exports to PNG and CSV; and `taillab --gateway`
 // exports from a script. No assertion depends on wall-clock speed.
+#include "gateway/gateway_view.h"
+
 #include <gtest/gtest.h>
 
 #include <QAction>
@@ -21,19 +23,18 @@
 #include <QToolBar>
 #include <functional>
 
-#include "plots/breaker_strip_chart.h"
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_tables.h"
-#include "plots/gateway_time_chart.h"
-#include "gateway/gateway_view.h"
-#include "gateway_sim/gateway_sim.h"
 #include "gateway/stage_path_widget.h"
-#include "plots/sweep_chart.h"
 #include "gateway/sweep_panel.h"
 #include "gateway/transport_bar.h"
-#include "knob_panel.h"
+#include "gateway_sim/gateway_sim.h"
 #include "gateway_test_support.h"
+#include "knob_panel.h"
+#include "plots/breaker_strip_chart.h"
+#include "plots/gateway_time_chart.h"
+#include "plots/sweep_chart.h"
 
 namespace taillab::ui::test {
 namespace {
@@ -326,7 +327,8 @@ TEST(GatewayTablesTest, AnEmptyCustomerRankingSaysWhy) {
     tables.setFrame(frame);
     EXPECT_EQ(tables.customersTable()->rowCount(), 0);
     const QString note = tables.customersNote();
-    EXPECT_TRUE(note.contains(QString("%1 requests of its own").arg(gateway::kCustomerTailMinRequests)))
+    EXPECT_TRUE(
+        note.contains(QString("%1 requests of its own").arg(gateway::kCustomerTailMinRequests)))
         << note.toStdString();
     EXPECT_TRUE(note.contains("42 accepted")) << note.toStdString();
     // Once a customer is ranked, the note goes.

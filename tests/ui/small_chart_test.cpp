@@ -2,8 +2,9 @@
 // columns before it takes one, and breaker lanes too thin for a line of text are labelled by
 // region only.
 #include <gtest/gtest.h>
-#include <QApplication>
 #include <qcustomplot.h>
+
+#include <QApplication>
 
 #include "gateway/gateway_charts.h"
 #include "plots/axis_tickers.h"
@@ -248,7 +249,8 @@ TEST(SmallCharts, AnElidedAxisLabelKeepsItsUnit) {
     const QString full = "Requests in flight per region (log)";
     const QString unit = "(log)";
     EXPECT_EQ(chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance(full)), full);
-    const QString some = chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance("Requests in (log)"));
+    const QString some =
+        chart_style::fitAxisLabel(full, fm, fm.horizontalAdvance("Requests in (log)"));
     EXPECT_TRUE(some.startsWith("Requests")) << some.toStdString();
     EXPECT_TRUE(some.endsWith(QChar(0x2026) + QString(" ") + unit)) << some.toStdString();
     EXPECT_LE(fm.horizontalAdvance(some), fm.horizontalAdvance("Requests in (log)"));
@@ -257,7 +259,8 @@ TEST(SmallCharts, AnElidedAxisLabelKeepsItsUnit) {
     EXPECT_TRUE(tiny.endsWith(QChar(0x2026))) << tiny.toStdString();
     EXPECT_LE(fm.horizontalAdvance(tiny), fm.horizontalAdvance(unit) - 4);
     // No unit: elided at the end, as before.
-    const QString plain = chart_style::fitAxisLabel("Region / engine", fm, fm.horizontalAdvance("Region /"));
+    const QString plain =
+        chart_style::fitAxisLabel("Region / engine", fm, fm.horizontalAdvance("Region /"));
     EXPECT_TRUE(plain.startsWith("Reg")) << plain.toStdString();
     EXPECT_TRUE(plain.endsWith(QChar(0x2026))) << plain.toStdString();
     EXPECT_EQ(chart_style::fitAxisLabel(full, fm, -5), QString());
@@ -338,8 +341,10 @@ TEST(SmallCharts, SweepLabelsAtTheEdgesAreNotClipped) {
     chart.title = "Hedge delay: p99 against extra upstream load";
     chart.x_label = "Extra upstream load (% of primary calls)";
     chart.y_label = "p99 latency (ms)";
-    chart.series.push_back(Series{"simulated", SeriesRole::Simulated, {5, 7, 10, 26, 58}, {760, 670, 600, 480, 447}});
-    chart.series.push_back(Series{"published", SeriesRole::Published, {4.5, 7, 10, 26, 58}, {745, 655, 587, 482, 430}});
+    chart.series.push_back(
+        Series{"simulated", SeriesRole::Simulated, {5, 7, 10, 26, 58}, {760, 670, 600, 480, 447}});
+    chart.series.push_back(Series{
+        "published", SeriesRole::Published, {4.5, 7, 10, 26, 58}, {745, 655, 587, 482, 430}});
     view.setPointLabels({{"600 ms", "500 ms", "420 ms", "250 ms", "150 ms"},
                          {"600 ms", "500 ms", "420 ms", "250 ms", "150 ms"}});
     view.resize(700, 320);
@@ -353,9 +358,9 @@ TEST(SmallCharts, SweepLabelsAtTheEdgesAreNotClipped) {
     const std::vector<QRectF> rects = view.labelRects();
     ASSERT_EQ(rects.size(), 10u);
     for (const QRectF& r : rects)
-        EXPECT_TRUE(area.contains(r)) << r.left() << "," << r.top() << " " << r.width() << "x" << r.height()
-                                      << " not inside " << area.left() << "," << area.top() << " "
-                                      << area.width() << "x" << area.height();
+        EXPECT_TRUE(area.contains(r))
+            << r.left() << "," << r.top() << " " << r.width() << "x" << r.height() << " not inside "
+            << area.left() << "," << area.top() << " " << area.width() << "x" << area.height();
 }
 
 }  // namespace

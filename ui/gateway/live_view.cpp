@@ -1,6 +1,5 @@
 #include "gateway/live_view.h"
 
-
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>

@@ -41,8 +41,9 @@ TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
     start_->setObjectName("twinStart");
     start_->setRange(0, 24 * 7 - 1);
     start_->setValue(38);
-    start_->setToolTip(tr("Where both runs start on the scenario's clock: type a time such as Tue 14:00 or a "
-                          "number of hours since the first day's 00:00"));
+    start_->setToolTip(
+        tr("Where both runs start on the scenario's clock: type a time such as Tue 14:00 or a "
+           "number of hours since the first day's 00:00"));
     run_ = new QPushButton(tr("Run twin"), this);
     run_->setObjectName("twinRun");
     cancelButton_ = new QPushButton(tr("Cancel"), this);
@@ -74,8 +75,9 @@ TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setStretchLastSection(true);
     stages_ = makeReadOnlyTable({tr("Stage"), tr("Simulated"), tr("Live")}, this);
     stages_->setObjectName("twinStages");
-    stages_->setToolTip(tr("Mean time a request spent in each stage: the simulation charges modelled costs, "
-                           "the live gateway measures its own"));
+    stages_->setToolTip(
+        tr("Mean time a request spent in each stage: the simulation charges modelled costs, "
+           "the live gateway measures its own"));
     stages_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // As wide as its columns: the figures beside it take the rest.
     stages_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
@@ -108,8 +110,10 @@ TwinPanel::~TwinPanel() {
 
 void TwinPanel::setScenario(const Scenario& scenario) {
     scenario_ = scenario;
-    start_->setMaximum(std::max<int>(0, static_cast<int>(scenario.params.integer("days")) * 24 - 1));
-    start_->setStartDay(scenario.params.spec("start_day") ? scenario.params.choiceIndex("start_day") : 0);
+    start_->setMaximum(
+        std::max<int>(0, static_cast<int>(scenario.params.integer("days")) * 24 - 1));
+    start_->setStartDay(scenario.params.spec("start_day") ? scenario.params.choiceIndex("start_day")
+                                                          : 0);
     status_->setText(tr("Twin of %1 (seed %2).").arg(QString::fromStdString(scenario.name)).arg(scenario.seed));
 }
 
@@ -204,14 +208,18 @@ void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
                                : tr("The live run diverges from the simulation:");
     for (const live::TwinRow& row : r.rows)
         if (!row.within) words += "\n• " + QString::fromStdString(row.verdict);
-    words += "\n" + tr("Beside the figures, the mean time a request spent in each stage: the simulation's "
-                       "modelled costs and the live gateway's measured ones.");
+    words += "\n" +
+             tr("Beside the figures, the mean time a request spent in each stage: the simulation's "
+                "modelled costs and the live gateway's measured ones.");
     verdict_->setText(words);
     stages_->setRowCount(static_cast<int>(r.stages.size()));
     for (int i = 0; i < static_cast<int>(r.stages.size()); ++i) {
         const live::TwinStage& st = r.stages[static_cast<std::size_t>(i)];
-        const auto ms = [](double v) { return tr("%1 ms").arg(QString::fromStdString(live::twinStageMsText(v))); };
-        const QStringList cells{QString::fromStdString(st.stage), ms(st.simulated_ms), ms(st.live_ms)};
+        const auto ms = [](double v) {
+            return tr("%1 ms").arg(QString::fromStdString(live::twinStageMsText(v)));
+        };
+        const QStringList cells{QString::fromStdString(st.stage), ms(st.simulated_ms),
+                                ms(st.live_ms)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 1) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

@@ -1,7 +1,8 @@
 // A twin run from the GUI (core/live/twin.h): the scenario simulated and live on the very same
 // arrivals, with a rate (req/s), a duration (s) and a start on the scenario's clock (h); the table
 // shows each figure simulated and live with its difference and tolerance, and under it, in words,
-// what diverged and what was measured that explains it, then a table of the stage times side by side.
+// what diverged and what was measured that explains it, then a table of the stage times side by
+// side.
 //
 // The run takes its duration in wall time: it runs on its own thread (the simulated half first,
 // then fleet, gateway and load on loopback), the panel stays responsive, and Cancel (or closing

@@ -143,8 +143,8 @@ QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room)
     const qsizetype open = full.lastIndexOf(QStringLiteral(" ("));
     if (open > 0 && full.endsWith(QChar(')'))) {
         const QString unit = full.mid(open + 1);
-        const QString words = metrics.elidedText(full.left(open), Qt::ElideRight,
-                                                 room - metrics.horizontalAdvance(QChar(' ') + unit));
+        const QString words = metrics.elidedText(
+            full.left(open), Qt::ElideRight, room - metrics.horizontalAdvance(QChar(' ') + unit));
         // At least one letter before the ellipsis, or the words say nothing.
         if (words.size() >= 2) return words + QChar(' ') + unit;
         if (metrics.horizontalAdvance(unit) <= room) return unit;
@@ -271,8 +271,10 @@ void padRange(QCPAxis& axis) {
 
 void rangeAround(QCPAxis& axis, double at) {
     if (axis.scaleType() == QCPAxis::stLogarithmic) {
-        if (at > 0) axis.setRange(at / 2, at * 2);
-        else axis.setRange(1, 10);
+        if (at > 0)
+            axis.setRange(at / 2, at * 2);
+        else
+            axis.setRange(1, 10);
         return;
     }
     const double size = std::max(1.0, std::abs(at) * 0.2);

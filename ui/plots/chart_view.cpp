@@ -513,10 +513,14 @@ void ChartView::fitToData() {
     }
     // Data of a single key or value: QCustomPlot keeps the axis's old size around it, which the
     // padding would grow on every redraw; it gets a size of its own instead.
-    const auto [key, value] = any ? singleKeyAndValue() : std::pair<std::optional<double>, std::optional<double>>{};
-    for (const auto& [axis, single] : {std::pair{plot_->xAxis, key}, std::pair{plot_->yAxis, value}}) {
-        if (single) chart_style::rangeAround(*axis, *single);
-        else chart_style::padRange(*axis);
+    const auto [key, value] =
+        any ? singleKeyAndValue() : std::pair<std::optional<double>, std::optional<double>>{};
+    for (const auto& [axis, single] :
+         {std::pair{plot_->xAxis, key}, std::pair{plot_->yAxis, value}}) {
+        if (single)
+            chart_style::rangeAround(*axis, *single);
+        else
+            chart_style::padRange(*axis);
     }
     // A chart of values that are never negative does not show an axis below zero.
     if (any) keepNonNegative();

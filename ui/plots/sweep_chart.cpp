@@ -22,8 +22,10 @@ void makeRoom(QCPAxis& axis, double px, double low, double lowPx, double high, d
     if (!(px > 0) || a + b >= 0.9) return;  // a chart too small for labels keeps its range
     const double span = std::max(to(high) - to(low), 0.0) / (1 - a - b);
     const QCPRange r = axis.range();
-    const double lower = std::min(to(r.lower), to(low) - a * std::max(span, to(r.upper) - to(r.lower)));
-    const double upper = std::max(to(r.upper), to(high) + b * std::max(span, to(r.upper) - to(r.lower)));
+    const double lower =
+        std::min(to(r.lower), to(low) - a * std::max(span, to(r.upper) - to(r.lower)));
+    const double upper =
+        std::max(to(r.upper), to(high) + b * std::max(span, to(r.upper) - to(r.lower)));
     axis.setRange(from(lower), from(upper));
 }
 
@@ -111,7 +113,8 @@ void SweepChart::adjustRanges() {
     makeRoom(*plot()->xAxis, area.width(), left, labelHalfWidth, right, labelHalfWidth);
     const QCPRange y = plot()->yAxis->range();
     makeRoom(*plot()->yAxis, area.height(), std::isfinite(belowBottom) ? belowBottom : y.lower,
-             std::isfinite(belowBottom) ? labelHeight : 0, std::isfinite(aboveTop) ? aboveTop : y.upper,
+             std::isfinite(belowBottom) ? labelHeight : 0,
+             std::isfinite(aboveTop) ? aboveTop : y.upper,
              std::isfinite(aboveTop) ? labelHeight : 0);
 }
 
