@@ -347,20 +347,28 @@ TEST(SmallCharts, SweepLabelsAtTheEdgesAreNotClipped) {
         "published", SeriesRole::Published, {4.5, 7, 10, 26, 58}, {745, 655, 587, 482, 430}});
     view.setPointLabels({{"600 ms", "500 ms", "420 ms", "250 ms", "150 ms"},
                          {"600 ms", "500 ms", "420 ms", "250 ms", "150 ms"}});
-    view.resize(700, 320);
+    view.resize(700, 230);  // short: the labels need a large share of its height
     view.show();
-    view.setChart(chart);
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-    view.replotNow();
-    QApplication::processEvents();  // the refit's queued replot
-    view.replotNow();
-    const QRectF area = QRectF(view.axisRectPixels()).adjusted(-0.5, -0.5, 0.5, 0.5);
-    const std::vector<QRectF> rects = view.labelRects();
-    ASSERT_EQ(rects.size(), 10u);
-    for (const QRectF& r : rects)
-        EXPECT_TRUE(area.contains(r))
-            << r.left() << "," << r.top() << " " << r.width() << "x" << r.height() << " not inside "
-            << area.left() << "," << area.top() << " " << area.width() << "x" << area.height();
+    // Then with an unlabelled series reaching just past the labelled points, so the fitted range
+    // is already wider than theirs when the labels' room is made.
+    Chart wider = chart;
+    wider.series.push_back(
+        Series{"bound", SeriesRole::Simulated, {4.4, 58.6}, {765, 425}});
+    for (const Chart& c : {chart, wider}) {
+        view.setChart(c);
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+        view.replotNow();
+        QApplication::processEvents();  // the refit's queued replot
+        view.replotNow();
+        const QRectF area = QRectF(view.axisRectPixels()).adjusted(-0.5, -0.5, 0.5, 0.5);
+        const std::vector<QRectF> rects = view.labelRects();
+        ASSERT_EQ(rects.size(), 10u);
+        for (const QRectF& r : rects)
+            EXPECT_TRUE(area.contains(r))
+                << c.series.size() << " series: " << r.left() << "," << r.top() << " " << r.width()
+                << "x" << r.height() << " not inside " << area.left() << "," << area.top() << " "
+                << area.width() << "x" << area.height();
+    }
 }
 
 }  // namespace

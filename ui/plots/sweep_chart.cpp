@@ -20,12 +20,16 @@ void makeRoom(QCPAxis& axis, double px, double low, double lowPx, double high, d
     const auto from = [log](double v) { return log ? std::pow(10.0, v) : v; };
     const double a = lowPx / px, b = highPx / px;
     if (!(px > 0) || a + b >= 0.9) return;  // a chart too small for labels keeps its range
-    const double span = std::max(to(high) - to(low), 0.0) / (1 - a - b);
-    const QCPRange r = axis.range();
-    const double lower =
-        std::min(to(r.lower), to(low) - a * std::max(span, to(r.upper) - to(r.lower)));
-    const double upper =
-        std::max(to(r.upper), to(high) + b * std::max(span, to(r.upper) - to(r.lower)));
+    // The range's length W must hold the labels' margins, a*W and b*W, which grow with it: the
+    // least W with max(upper, high + b*W) - min(lower, low - a*W) = W, a fixed point that the
+    // iteration reaches from below (each step shrinks the shortfall by a factor of a + b < 0.9).
+    const double lower0 = to(axis.range().lower), upper0 = to(axis.range().upper);
+    double lower = lower0, upper = upper0;
+    for (int round = 0; round < 64; ++round) {
+        const double span = upper - lower;
+        lower = std::min(lower0, to(low) - a * span);
+        upper = std::max(upper0, to(high) + b * span);
+    }
     axis.setRange(from(lower), from(upper));
 }
 
