@@ -39,6 +39,7 @@ int cmdTwin(const std::vector<std::string>& args) {
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
     live::TwinRun run;
     try {
+        live::checkTwinOptions(scenario, options);  // before the run is announced
         std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), simulated then live for "
                   << toSeconds(options.duration) << " s\n";
         run = live::runTwin(scenario, options);

@@ -120,7 +120,7 @@ std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& l
 
 }  // namespace
 
-TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
+void checkTwinOptions(const Scenario& scenario, const TwinOptions& options) {
     if (scenario.lab != "gateway")
         throw std::invalid_argument("a twin run needs a gateway scenario, not a '" + scenario.lab + "' lab");
     if (!(options.rate_per_s > 0)) throw std::invalid_argument("the rate must be above 0 requests per second");
@@ -129,6 +129,10 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
     if (options.start_at < kZero || options.duration <= kZero || to > runLength)
         throw std::invalid_argument("the start and duration must lie within the scenario's run (" +
                                     std::to_string(scenario.params.integer("days")) + " days)");
+}
+
+TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
+    checkTwinOptions(scenario, options);
     TwinPlan plan;
     Scenario s = scenario;
     if (s.params.flag("probes")) {

@@ -58,8 +58,12 @@ struct TwinPlan {
     std::vector<std::string> notes;
 };
 
-// Throws std::invalid_argument for a scenario of another lab, a duration
-// longer than the scenario's run, a rate <= 0, or a window with no arrivals.
+// Throws std::invalid_argument for a scenario of another lab, a rate <= 0, or a start and
+// duration outside the scenario's run: the checks that need no planning, for a caller to make
+// before it announces the run.
+void checkTwinOptions(const Scenario& scenario, const TwinOptions& options);
+
+// Throws std::invalid_argument as checkTwinOptions does, or for a window with no arrivals.
 TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options);
 
 struct TwinRow {

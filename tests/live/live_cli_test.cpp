@@ -94,10 +94,13 @@ TEST(TwinCli, BadInputIsExplainedWithExitCode2) {
              {"labs/fanout --duration 1s", "a twin run needs a gateway scenario"},
              {"gateway/week-v4-september --duration 1s --rate -3", "--rate expects"},
              {"gateway/week-v4-september --duration 1s --out /nonexistent/dir/x.json", "/nonexistent/dir"},
+             {"gateway/week-v4-september --duration 1s --start-at 999h", "must lie within the scenario's run"},
          }) {
         const ShellOutcome o = runShell(kCli + " twin " + args + " 2>&1");
         EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.out;
         EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
+        // Refused before anything is announced as running.
+        EXPECT_EQ(o.out.find("simulated then live"), std::string::npos) << args << "\n" << o.out;
     }
 }
 
