@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "labs/averaging_percentiles_model.h"
+#include "labs/lab_common.h"
 #include "labs/labs.h"
 
 namespace taillab {
@@ -22,12 +23,8 @@ namespace {
 
 using avg::Fleet;
 
-constexpr double kSigmas = 4;                  // check tolerance in standard errors
-constexpr double kHdrResolution = 1.0 / 1024;  // 3 significant digits
 constexpr double kSweepShares[] = {0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.6, 0.9};
 constexpr double kMinShare = 0.001, kMaxShare = 0.99;
-
-double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
 
 std::string percentileName(double percent) {
     std::ostringstream out;
@@ -46,8 +43,8 @@ struct Measured {
 
 Measured measure(double share, const std::vector<HdrHistogram>& hosts, const HdrHistogram& pooled,
                  double percent) {
-    Measured m{share, {}, 0, ms(pooled.valueAtPercentile(percent))};
-    for (const auto& h : hosts) m.hostMs.push_back(ms(h.valueAtPercentile(percent)));
+    Measured m{share, {}, 0, usToMs(pooled.valueAtPercentile(percent))};
+    for (const auto& h : hosts) m.hostMs.push_back(usToMs(h.valueAtPercentile(percent)));
     for (double v : m.hostMs) m.meanOfHostsMs += v / static_cast<double>(hosts.size());
     return m;
 }

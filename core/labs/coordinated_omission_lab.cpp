@@ -17,6 +17,7 @@
 #include <string>
 
 #include "labs/coordinated_omission_model.h"
+#include "labs/lab_common.h"
 #include "labs/labs.h"
 
 namespace taillab {
@@ -26,10 +27,7 @@ using co::Loop;
 using co::LoopSimulation;
 using co::RampDistribution;
 
-constexpr std::int64_t kChunk = 4096;          // requests between checkpoints
-constexpr int kPartials = 8;                   // partial results per run, when asked for
-constexpr double kMaxWindows = 2000;           // the time series never has more points than this
-constexpr double kHdrResolution = 1.0 / 1024;  // 3 significant digits: bucket width / value
+constexpr double kMaxWindows = 2000;  // the time series never has more points than this
 
 ServiceModel serviceModel(const std::string& kind, double mean_ms) {
     if (kind == "exponential") return ExponentialModel{mean_ms};
@@ -40,7 +38,7 @@ ServiceModel serviceModel(const std::string& kind, double mean_ms) {
     return ConstantModel{mean_ms};
 }
 
-co::Config configFrom(const Params& p) {
+co::Config coConfigFrom(const Params& p) {
     co::Config c;
     c.rate_per_s = p.real("rate_per_s");
     c.duration = fromSeconds(p.real("duration_s"));
@@ -52,9 +50,6 @@ co::Config configFrom(const Params& p) {
     c.window = fromSeconds(std::max(p.real("window_s"), p.real("duration_s") / kMaxWindows));
     return c;
 }
-
-double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
-double pct(const HdrHistogram& h, double p) { return ms(h.valueAtPercentile(p)); }
 
 double fractionAtOrBelowMs(const HdrHistogram& h, double limit_ms) {
     if (h.empty()) return 0.0;
@@ -140,7 +135,7 @@ std::vector<KnobSpec> CoordinatedOmissionLab::knobs() const {
 }
 
 std::vector<std::string> CoordinatedOmissionLab::figureNames(const Params& params) const {
-    const co::Config config = configFrom(params);
+    const co::Config config = coConfigFrom(params);
     const bool corrected = params.flag("corrected");
     const LoopSimulation open(config, Loop::Open, 0, false);
     const LoopSimulation closed(config, Loop::Closed, 0, corrected);
@@ -151,7 +146,7 @@ std::vector<std::string> CoordinatedOmissionLab::figureNames(const Params& param
 
 LabResult CoordinatedOmissionLab::run(const Params& params, std::uint64_t seed, RunControl& control,
                                       const PartialSink& partial) const {
-    const co::Config config = configFrom(params);
+    const co::Config config = coConfigFrom(params);
     const bool corrected = params.flag("corrected");
     LabResult r;
     r.lab = id();
@@ -254,23 +249,23 @@ void CoordinatedOmissionLab::fillFigures(LabResult& r, const LoopSimulation& ope
     const HdrHistogram& c = closed.latencies();
     r.figures = {
         {"open_loop_requests", static_cast<double>(open.sent())},
-        {"open_loop_p50_ms", pct(o, 50)},
-        {"open_loop_p99_ms", pct(o, 99)},
-        {"open_loop_p999_ms", pct(o, 99.9)},
-        {"open_loop_max_ms", ms(o.max())},
+        {"open_loop_p50_ms", percentileMs(o, 50)},
+        {"open_loop_p99_ms", percentileMs(o, 99)},
+        {"open_loop_p999_ms", percentileMs(o, 99.9)},
+        {"open_loop_max_ms", usToMs(o.max())},
         {"closed_loop_requests", static_cast<double>(closed.sent())},
         {"closed_loop_skipped_slots", static_cast<double>(closed.skippedSlots())},
-        {"closed_loop_p50_ms", pct(c, 50)},
-        {"closed_loop_p99_ms", pct(c, 99)},
-        {"closed_loop_p999_ms", pct(c, 99.9)},
-        {"closed_loop_max_ms", ms(c.max())},
+        {"closed_loop_p50_ms", percentileMs(c, 50)},
+        {"closed_loop_p99_ms", percentileMs(c, 99)},
+        {"closed_loop_p999_ms", percentileMs(c, 99.9)},
+        {"closed_loop_max_ms", usToMs(c.max())},
         {"raw_fraction_at_or_below_1ms", fractionAtOrBelowMs(c, 1.0)},
     };
     if (corrected) {
         const HdrHistogram& k = closed.corrected();
         r.figures.emplace_back("corrected_samples", static_cast<double>(k.totalCount()));
-        r.figures.emplace_back("corrected_p99_ms", pct(k, 99));
-        r.figures.emplace_back("corrected_p999_ms", pct(k, 99.9));
+        r.figures.emplace_back("corrected_p99_ms", percentileMs(k, 99));
+        r.figures.emplace_back("corrected_p999_ms", percentileMs(k, 99.9));
         r.figures.emplace_back("corrected_fraction_at_or_below_1ms", fractionAtOrBelowMs(k, 1.0));
     }
 }
@@ -297,20 +292,21 @@ void CoordinatedOmissionLab::fillChecks(LabResult& r, const co::Config& config,
                                    static_cast<double>(closed.sent() + closed.skippedSlots()),
                                    slots, 0, false, "conservation: every slot is sent or skipped"));
     }
-    checks.push_back(makeClaim("open-loop p99 >= closed-loop p99", pct(o, 99), pct(c, 99),
-                               pct(o, 99) >= pct(c, 99),
+    checks.push_back(makeClaim("open-loop p99 >= closed-loop p99", percentileMs(o, 99),
+                               percentileMs(c, 99), percentileMs(o, 99) >= percentileMs(c, 99),
                                "the closed loop never times the queue the stall builds"));
     if (!forms.open) return;
     const double slack = forms.toleranceSlackMs;
+    checks.push_back(versusClosedForm("open-loop p99 (ms)", percentileMs(o, 99),
+                                      forms.open->quantile(0.99), slack));
+    checks.push_back(versusClosedForm("open-loop p99.9 (ms)", percentileMs(o, 99.9),
+                                      forms.open->quantile(0.999), slack));
     checks.push_back(
-        versusClosedForm("open-loop p99 (ms)", pct(o, 99), forms.open->quantile(0.99), slack));
+        versusClosedForm("open-loop max (ms)", usToMs(o.max()), forms.open->max(), slack));
+    checks.push_back(versusClosedForm("closed-loop p99 (ms)", percentileMs(c, 99),
+                                      forms.closed->quantile(0.99), slack));
     checks.push_back(
-        versusClosedForm("open-loop p99.9 (ms)", pct(o, 99.9), forms.open->quantile(0.999), slack));
-    checks.push_back(versusClosedForm("open-loop max (ms)", ms(o.max()), forms.open->max(), slack));
-    checks.push_back(
-        versusClosedForm("closed-loop p99 (ms)", pct(c, 99), forms.closed->quantile(0.99), slack));
-    checks.push_back(
-        versusClosedForm("closed-loop max (ms)", ms(c.max()), forms.closed->max(), slack));
+        versusClosedForm("closed-loop max (ms)", usToMs(c.max()), forms.closed->max(), slack));
     checks.push_back(makeCheck("closed-loop samples", static_cast<double>(closed.sent()),
                                static_cast<double>(forms.closed->total()), 0, false,
                                "closed form: slots before the stall + 1 + slots after it returns"));
@@ -320,8 +316,8 @@ void CoordinatedOmissionLab::fillChecks(LabResult& r, const co::Config& config,
                                1e-9, false, "closed form: all but the stalled sample take s"));
     if (!corrected) return;
     const HdrHistogram& k = closed.corrected();
-    checks.push_back(
-        versusClosedForm("corrected p99 (ms)", pct(k, 99), forms.corrected->quantile(0.99), slack));
+    checks.push_back(versusClosedForm("corrected p99 (ms)", percentileMs(k, 99),
+                                      forms.corrected->quantile(0.99), slack));
     checks.push_back(makeCheck("corrected fraction at or below 1 ms", fractionAtOrBelowMs(k, 1.0),
                                static_cast<double>(forms.corrected->countAtOrBelow(1.0)) /
                                    static_cast<double>(forms.corrected->total()),

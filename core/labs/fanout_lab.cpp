@@ -26,13 +26,11 @@
 #include <cmath>
 
 #include "labs/fanout_lab_report.h"
+#include "labs/lab_common.h"
 #include "labs/labs.h"
 
 namespace taillab {
 namespace {
-
-constexpr std::int64_t kChunk = 4096;
-constexpr int kPartials = 8;
 
 class FanoutLab final : public Lab {
   public:
@@ -95,7 +93,7 @@ std::vector<KnobSpec> FanoutLab::knobs() const {
     };
 }
 
-FanoutConfig configFrom(const Params& params) {
+FanoutConfig fanoutConfigFrom(const Params& params) {
     FanoutConfig c;
     c.backends = params.integer("backends");
     c.slowness = {params.real("slow_probability"), params.real("shared_fraction")};
@@ -112,12 +110,12 @@ FanoutConfig configFrom(const Params& params) {
 }
 
 std::vector<std::string> FanoutLab::figureNames(const Params& params) const {
-    return fanoutFigureNames(configFrom(params));
+    return fanoutFigureNames(fanoutConfigFrom(params));
 }
 
 LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& control,
                          const PartialSink& partial) const {
-    const FanoutConfig config = configFrom(params);
+    const FanoutConfig config = fanoutConfigFrom(params);
     const std::int64_t requests = params.integer64("requests");
     FanoutTally tally(config);
     Rng rng(seed, "fanout/requests");

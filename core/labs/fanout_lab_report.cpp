@@ -177,17 +177,13 @@ void fillDistributions(LabResult& r, const FanoutTally& t) {
 
 namespace {
 
-double ms(const HdrHistogram& h, double percentile) {
-    return static_cast<double>(h.valueAtPercentile(percentile)) / 1000.0;
-}
-
 // Delayed hedge: request p99.9 before and after on the same first replies, and backups per call.
 void addDelayedFigures(LabResult& r, const FanoutTally& t) {
     const FanoutModel model(t.config);
     const int n = t.config.backends;
     auto& f = r.figures;
-    f.emplace_back("p999_before_ms", ms(t.request, 99.9));
-    f.emplace_back("p999_after_ms", ms(t.hedgedRequest, 99.9));
+    f.emplace_back("p999_before_ms", percentileMs(t.request, 99.9));
+    f.emplace_back("p999_after_ms", percentileMs(t.hedgedRequest, 99.9));
     if (!t.config.sequential) {
         f.emplace_back("p999_before_closed_form_ms", model.requestQuantile(0.999, n, false));
         f.emplace_back("p999_after_closed_form_ms", hedgedQuantile(model, 0.999, n));
@@ -207,17 +203,17 @@ void addFigures(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     f.emplace_back("slow_fraction_formula", cs.requestSlowProbability(n));
     f.emplace_back("slow_fraction_independent_formula", 1 - std::pow(1 - cs.slow_probability, n));
     f.emplace_back("backend_slow_rate", share(t.backendSlow, t.requests));
-    f.emplace_back("backend_p50_ms", ms(t.backend, 50));
-    f.emplace_back("backend_p99_ms", ms(t.backend, 99));
-    f.emplace_back("backend_p999_ms", ms(t.backend, 99.9));
-    f.emplace_back("request_p50_ms", ms(t.request, 50));
-    f.emplace_back("request_p99_ms", ms(t.request, 99));
-    f.emplace_back("request_p999_ms", ms(t.request, 99.9));
+    f.emplace_back("backend_p50_ms", percentileMs(t.backend, 50));
+    f.emplace_back("backend_p99_ms", percentileMs(t.backend, 99));
+    f.emplace_back("backend_p999_ms", percentileMs(t.backend, 99.9));
+    f.emplace_back("request_p50_ms", percentileMs(t.request, 50));
+    f.emplace_back("request_p99_ms", percentileMs(t.request, 99));
+    f.emplace_back("request_p999_ms", percentileMs(t.request, 99.9));
     if (t.hedged) {
         f.emplace_back("hedged_slow_fraction", share(t.hedgedSomeCallSlow, t.requests));
         f.emplace_back("hedged_slow_fraction_formula",
                        t.delayed() ? hedgedSlow(model, n) : cs.requestSlowProbabilityHedged(n));
-        f.emplace_back("hedged_request_p999_ms", ms(t.hedgedRequest, 99.9));
+        f.emplace_back("hedged_request_p999_ms", percentileMs(t.hedgedRequest, 99.9));
     }
     if (t.delayed()) addDelayedFigures(r, t);
     f.emplace_back("per_backend_budget", s.perBackendBudget);
@@ -291,7 +287,7 @@ void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h,
     const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
     if (!(tol <= 0.25 * expected)) return;  // not resolvable at this sample size (e.g. in a gap)
     r.checks.push_back(
-        makeCheck(name, ms(h, pct), expected, tol, false,
+        makeCheck(name, percentileMs(h, pct), expected, tol, false,
                   "closed form: quantile of the model CDF; 4 SE (delta method) + HDR"));
 }
 

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <functional>
 
-namespace taillab {
+#include "labs/lab_common.h"
 
-constexpr double kSigmas = 4.0;  // checks allow 4 standard errors (two-sided miss ~6e-5)
+namespace taillab {
 
 inline double proportionTolerance(double p, double n, double sigmas = kSigmas) {
     const double var = std::max(p * (1.0 - p), 0.0) + 1.0 / n;

@@ -26,13 +26,12 @@
 #include <cmath>
 
 #include "labs/hedge_idle_report.h"
+#include "labs/lab_common.h"
 #include "labs/labs.h"
 
 namespace taillab {
 namespace {
 
-constexpr std::int64_t kChunk = 4096;
-constexpr int kPartials = 8;
 const std::vector<double> kSweepPercentiles{0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999};
 const std::vector<double> kSweepShared{0, 0.25, 0.5, 0.75, 1};
 // In HedgeIdleService order; the first is the default, so older scenarios keep their model.
@@ -103,7 +102,7 @@ std::vector<KnobSpec> HedgeIdleLab::knobs() const {
     };
 }
 
-HedgeIdleConfig configFrom(const Params& p) {
+HedgeIdleConfig hedgeIdleConfigFrom(const Params& p) {
     HedgeIdleConfig c;
     c.service = static_cast<HedgeIdleService>(p.choiceIndex("service"));
     c.body = {p.real("body_median_ms"), p.real("body_sigma")};
@@ -131,7 +130,7 @@ double delayAt(const HdrHistogram& h, double percentile) {
 
 HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {
     HedgeIdleRun run;
-    run.config = configFrom(params);
+    run.config = hedgeIdleConfigFrom(params);
     run.hedgePercentile = params.real("hedge_percentile");
     run.fixedDelay = params.choice("hedge_mode") == "fixed";
     run.calibrationSamples = params.integer64("calibration_samples");
@@ -150,7 +149,7 @@ HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {
 }
 
 std::vector<std::string> HedgeIdleLab::figureNames(const Params& params) const {
-    return hedgeIdleFigureNames(configFrom(params));
+    return hedgeIdleFigureNames(hedgeIdleConfigFrom(params));
 }
 
 LabResult HedgeIdleLab::run(const Params& params, std::uint64_t seed, RunControl& control,

@@ -11,10 +11,6 @@ namespace {
 
 constexpr double kSweepMaxZ = 4.5;  // max |z| over ~13 sweep points: a false alarm ~1e-4
 
-double ms(const HdrHistogram& h, double percentile) {
-    return static_cast<double>(h.valueAtPercentile(percentile)) / 1000.0;
-}
-
 double share(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 HedgeIdleModel modelAt(const HedgeIdleConfig& c, double f) {
@@ -91,8 +87,8 @@ void addFigures(LabResult& r, const HedgeIdleRun& run) {
     const std::pair<double, std::string> points[] = {
         {50.0, "p50"}, {90.0, "p90"}, {99.0, "p99"}, {99.9, "p999"}};
     for (const auto& [pct, name] : points) {
-        f.emplace_back(name + "_before_ms", ms(run.before, pct));
-        f.emplace_back(name + "_after_ms", ms(t.after, pct));
+        f.emplace_back(name + "_before_ms", percentileMs(run.before, pct));
+        f.emplace_back(name + "_after_ms", percentileMs(t.after, pct));
     }
     f.emplace_back("p999_before_closed_form_ms", model.quantile(0.999));
     f.emplace_back("p999_after_closed_form_ms", model.hedgedQuantile(0.999, d));
@@ -116,7 +112,7 @@ void addSweepCharts(LabResult& r, const HedgeIdleRun& run) {
     Series sim{"hedged p99.9 (simulated)", SeriesRole::Simulated, {}, {}};
     for (std::size_t i = 0; i < np; ++i) {
         sim.x.push_back(100 * run.sweepPercentiles[i]);
-        sim.y.push_back(ms(run.policies[1 + i].after, 99.9));
+        sim.y.push_back(percentileMs(run.policies[1 + i].after, 99.9));
     }
     const HedgeIdleModel model(run.config);
     Series curve{"S(t)·S(t-d) (closed form)", SeriesRole::ClosedForm, {}, {}};
@@ -144,7 +140,7 @@ void addSweepCharts(LabResult& r, const HedgeIdleRun& run) {
     Series fs{"hedged p99.9 (simulated)", SeriesRole::Simulated, {}, {}};
     for (std::size_t i = 0; i < run.sweepShared.size(); ++i) {
         fs.x.push_back(run.sweepShared[i]);
-        fs.y.push_back(ms(run.policies[1 + np + i].after, 99.9));
+        fs.y.push_back(percentileMs(run.policies[1 + np + i].after, 99.9));
     }
     Series fc{"survival product with shared part (closed form)", SeriesRole::ClosedForm, {}, {}};
     const double d = run.policies.front().delay_ms;
@@ -180,7 +176,7 @@ void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h,
                    const std::function<double(double)>& cdf, double expected, const char* source) {
     const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
     if (!(tol <= 0.25 * expected)) return;  // not resolvable at this sample size
-    r.checks.push_back(makeCheck(name, ms(h, pct), expected, tol, false, source));
+    r.checks.push_back(makeCheck(name, percentileMs(h, pct), expected, tol, false, source));
 }
 
 void addSweepClaim(LabResult& r, const HedgeIdleRun& run) {
@@ -195,7 +191,7 @@ void addSweepClaim(LabResult& r, const HedgeIdleRun& run) {
         const double expected = m.hedgedQuantile(0.999, t.delay_ms);
         const double se = quantileTolerance([&](double x) { return m.hedgedCdf(x, t.delay_ms); },
                                             expected, 0.999, t.requests, 1.0);
-        z = std::max(z, std::abs(ms(t.after, 99.9) - expected) / se);
+        z = std::max(z, std::abs(percentileMs(t.after, 99.9) - expected) / se);
     }
     r.checks.push_back(makeClaim("sweep p99.9 points within 4.5 SE of the survival product", z,
                                  kSweepMaxZ, z <= kSweepMaxZ,

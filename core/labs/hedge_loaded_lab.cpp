@@ -27,10 +27,10 @@
 #include "labs/labs.h"
 #include "labs/load_sweep.h"
 
-namespace taillab {
+// The lab's own helpers live in its model's namespace: that brings the model's names in
+// without a using-directive, which a unity build would spread to the other labs' files.
+namespace taillab::hedge_loaded {
 namespace {
-
-using namespace hedge_loaded;
 
 constexpr const char* kLabId = "hedge_loaded";
 const std::vector<std::string> kServiceChoices = {"exponential", "lognormal_slow", "constant"};
@@ -295,7 +295,12 @@ minus its primary's service time (what it would have cost unhedged), over the la
 }
 
 }  // namespace
+}  // namespace taillab::hedge_loaded
 
-std::unique_ptr<Lab> makeHedgeLoadedLab() { return std::make_unique<HedgeLoadedLab>(); }
+namespace taillab {
+
+std::unique_ptr<Lab> makeHedgeLoadedLab() {
+    return std::make_unique<hedge_loaded::HedgeLoadedLab>();
+}
 
 }  // namespace taillab

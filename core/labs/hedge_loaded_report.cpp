@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "labs/lab_common.h"
 #include "labs/queueing.h"
 
 namespace taillab::hedge_loaded {
 namespace {
 
-constexpr double kSigmas = 4.0;             // check tolerance in standard errors
 constexpr double kHdrRelativeError = 1e-3;  // 3 significant digits
 
 const LoadPoint* pointAt(const std::vector<LoadPoint>& points, double load) {

@@ -29,10 +29,10 @@
 #include "labs/power_of_d_report.h"
 #include "labs/power_of_d_sim.h"
 
-namespace taillab {
+// The lab's own helpers live in its model's namespace: that brings the model's names in
+// without a using-directive, which a unity build would spread to the other labs' files.
+namespace taillab::power_of_d {
 namespace {
-
-using namespace power_of_d;
 
 SupermarketStreams streamsFor(std::uint64_t seed, double load, int d) {
     const std::string at = "load_" + loadKey(load);
@@ -172,7 +172,10 @@ requests that would decide them.</p>)";
 }
 
 }  // namespace
+}  // namespace taillab::power_of_d
 
-std::unique_ptr<Lab> makePowerOfDLab() { return std::make_unique<PowerOfDLab>(); }
+namespace taillab {
+
+std::unique_ptr<Lab> makePowerOfDLab() { return std::make_unique<power_of_d::PowerOfDLab>(); }
 
 }  // namespace taillab

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "labs/lab_common.h"
 #include "labs/queueing.h"
 
 namespace taillab::power_of_d {
 namespace {
 
-constexpr double kSigmas = 4.0;
 constexpr double kHdrRelativeError = 1e-3;
 
 // Sampling noise and finite-n bias for d >= 2, measured at n = 100 over 40 seeds x 200,000

@@ -19,10 +19,10 @@
 #include "labs/region_router_report.h"
 #include "labs/region_router_sim.h"
 
-namespace taillab {
+// The lab's own helpers live in its model's namespace: that brings the model's names in
+// without a using-directive, which a unity build would spread to the other labs' files.
+namespace taillab::region_router {
 namespace {
-
-using namespace region_router;
 
 class RegionRouterLab final : public Lab {
   public:
@@ -238,7 +238,12 @@ is checked against Erlang C.</p>)";
 }
 
 }  // namespace
+}  // namespace taillab::region_router
 
-std::unique_ptr<Lab> makeRegionRouterLab() { return std::make_unique<RegionRouterLab>(); }
+namespace taillab {
+
+std::unique_ptr<Lab> makeRegionRouterLab() {
+    return std::make_unique<region_router::RegionRouterLab>();
+}
 
 }  // namespace taillab

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "labs/lab_common.h"
 #include "labs/queueing.h"
 
 namespace taillab::region_router {
@@ -12,12 +13,10 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kSettleAfterLastLossS = 30;  // the fra share is read this long after the last loss
 constexpr double kFallMarginShare = 0.07;     // "fallen" once within 7 points of the settled share
-constexpr double kSigmas = 4;
 constexpr double kIncidentS = 120;  // the incident's retries are counted this long
 constexpr const char* kTrackedNames[kTracked] = {"fra", "ams", "lhr"};
 
-double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
-double p99Of(const HdrHistogram& h) { return h.empty() ? kNaN : ms(h.valueAtPercentile(99)); }
+double p99Of(const HdrHistogram& h) { return h.empty() ? kNaN : usToMs(h.valueAtPercentile(99)); }
 
 double lastLossS(const FleetConfig& c) { return faultTimeS(c, std::max(0, c.faultNodes - 1)); }
 
@@ -196,7 +195,7 @@ RouterSummary summarize(const ReportSetup& setup, Router router, const FleetRun&
                     : kNaN);
         }
     }
-    out.p50Ms = out.global.empty() ? kNaN : ms(out.global.valueAtPercentile(50));
+    out.p50Ms = out.global.empty() ? kNaN : usToMs(out.global.valueAtPercentile(50));
     out.p99Ms = p99Of(out.global);
     out.retriesPerMin = measuredS > 0 ? static_cast<double>(retries) * 60 / measuredS : kNaN;
     out.failedShare = out.global.empty() ? kNaN
