@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "base/format.h"
 #include "gateway_sim/gateway_lab.h"
 #include "gateway_sim/gateway_sim.h"
 #include "live/live_stack.h"
@@ -14,12 +15,6 @@ namespace taillab::live {
 namespace {
 
 using gateway::GatewaySnapshot;
-
-std::string text(const char* format, double a, double b = 0) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, format, a, b);
-    return buf;
-}
 
 double ratio(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
 
@@ -77,22 +72,26 @@ std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& l
     for (TwinRow& r : rows) {
         if (r.within) continue;
         if (r.figure == "requests") {
-            r.verdict = text("the live gateway accepted %.0f of the %.0f planned requests", r.live, r.simulated);
+            r.verdict = formatNumbers("the live gateway accepted %.0f of the %.0f planned requests",
+                                      r.live, r.simulated);
             if (clientFailures > 0) r.verdict += ": " + std::to_string(clientFailures) + " failed at the clients";
             continue;
         }
         const double diff = r.live - r.simulated;
         if (r.relative && r.simulated != 0) {
-            r.verdict = "live " + r.label + " " + text("%.0f%%", 100 * std::abs(diff) / r.simulated) +
+            r.verdict = "live " + r.label + " " +
+                        formatNumbers("%.0f%%", 100 * std::abs(diff) / r.simulated) +
                         (diff > 0 ? " above" : " below") + " simulated";
         } else {
-            r.verdict = "live " + r.label + " " + text("%.1f", std::abs(diff)) + (r.unit == "%" ? " points" : "") +
-                        (diff > 0 ? " above" : " below") + " simulated";
+            r.verdict = "live " + r.label + " " + formatNumbers("%.1f", std::abs(diff)) +
+                        (r.unit == "%" ? " points" : "") + (diff > 0 ? " above" : " below") +
+                        " simulated";
         }
         if (r.unit == "ms") {
-            r.verdict += text(": the generator's scheduling lag was %.2f ms at p99, its wait for a connection "
-                              "%.2f ms at p99",
-                              lagP99, waitP99);
+            r.verdict += formatNumbers(
+                ": the generator's scheduling lag was %.2f ms at p99, its wait for a connection "
+                "%.2f ms at p99",
+                lagP99, waitP99);
             double simOwn = 0, liveOwn = 0;  // the gateway's own stages, the engines apart
             for (int st = 0; st < gateway::kStages; ++st) {
                 if (st == static_cast<int>(gateway::Stage::Engines)) continue;
@@ -102,17 +101,22 @@ std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& l
             const int engines = static_cast<int>(gateway::Stage::Engines);
             const double modelled = simOwn - liveOwn;  // what the model charges beyond what loopback paid
             if (diff < 0 && modelled > 0) {
-                r.verdict += text("; the simulation charges %.2f ms a request for the gateway's own stages (modelled: "
-                                  "edge, compiler, cache, merge) where loopback paid %.2f ms",
-                                  simOwn, liveOwn);
-                r.verdict += text(", which accounts for %.0f%% of the gap", std::min(100.0, 100 * modelled / -diff));
+                r.verdict += formatNumbers(
+                    "; the simulation charges %.2f ms a request for the gateway's own stages "
+                    "(modelled: "
+                    "edge, compiler, cache, merge) where loopback paid %.2f ms",
+                    simOwn, liveOwn);
+                r.verdict += formatNumbers(", which accounts for %.0f%% of the gap",
+                                           std::min(100.0, 100 * modelled / -diff));
             } else {
-                r.verdict += text("; the gateway's own stages took %.2f ms a request simulated (modelled) and %.2f ms "
-                                  "live (measured)",
-                                  simOwn, liveOwn);
+                r.verdict += formatNumbers(
+                    "; the gateway's own stages took %.2f ms a request simulated (modelled) and "
+                    "%.2f ms "
+                    "live (measured)",
+                    simOwn, liveOwn);
             }
-            r.verdict += text("; the engine stage %.2f ms simulated, %.2f ms live", stageMean(sim, engines),
-                              stageMean(live, engines));
+            r.verdict += formatNumbers("; the engine stage %.2f ms simulated, %.2f ms live",
+                                       stageMean(sim, engines), stageMean(live, engines));
         }
     }
     return rows;

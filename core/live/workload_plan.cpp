@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "base/format.h"
 #include "gateway_sim/surges.h"
 #include "live/json_text.h"
 #include "workload/workload.h"
@@ -12,12 +13,6 @@ namespace taillab::live {
 namespace {
 
 constexpr double kMinMultiplier = 0.1, kMaxMultiplier = 50;
-
-std::string text(const char* format, double a, double b) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, format, a, b);
-    return buf;
-}
 
 // The workload's regular arrivals in [from, to).
 std::uint64_t arrivalsIn(const Params& params, std::uint64_t seed, Time from, Time to) {
@@ -96,7 +91,8 @@ WorkloadPlan::WorkloadPlan(const Scenario& scenario, double rate_per_s, Duration
     const double wanted = rate_per_s * toSeconds(calibrateEnd - start_at) / static_cast<double>(count) * base;
     m.multiplier = std::clamp(wanted, kMinMultiplier, kMaxMultiplier);
     if (m.multiplier != wanted)
-        m.notes.push_back(text("load_multiplier %.3g is as far as the knob goes (%.3g asked)", m.multiplier, wanted));
+        m.notes.push_back(formatNumbers(
+            "load_multiplier %.3g is as far as the knob goes (%.3g asked)", m.multiplier, wanted));
     p.set("load_multiplier", m.multiplier);
     m.workload = std::make_unique<gateway::Workload>(p, scenario.seed);
     m.surges = gateway::Surges(m.scenario.timeline, scenario.seed, static_cast<int>(p.integer("egress_ips")),
