@@ -46,7 +46,7 @@ void parseSeries(const std::string& text, CompareOptions& o) {
     }
 }
 
-CompareOptions parseArguments(const std::vector<std::string>& args) {
+CompareOptions parseCompareArguments(const std::vector<std::string>& args) {
     CompareOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, o.common)) continue;
@@ -134,7 +134,7 @@ CompareSide sideOf(const CompareInput& in) {
 }  // namespace
 
 int cmdCompare(const std::vector<std::string>& args) {
-    const CompareOptions o = parseArguments(args);
+    const CompareOptions o = parseCompareArguments(args);
     const std::string& argA = o.inputs.front();
     const std::string& argB = o.inputs.back();
     auto overrides = [&](const std::vector<std::string>& side) {

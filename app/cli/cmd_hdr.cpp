@@ -82,7 +82,7 @@ double parsePositiveReal(const std::string& flag, const std::string& text) {
     return v;
 }
 
-HdrOptions parseOptions(const std::vector<std::string>& args) {
+HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
     HdrOptions o;
     bool haveInput = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -255,7 +255,7 @@ int cmdHdr(const std::vector<std::string>& args) {
             return kExitOk;
         }
     }
-    const HdrOptions o = parseOptions(args);
+    const HdrOptions o = parseHdrOptions(args);
     checkOutputPath(o.hgrmPath, "--hgrm");
     std::optional<HdrHistogram> histogram;
     if (o.hlog) {

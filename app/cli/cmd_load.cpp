@@ -101,7 +101,7 @@ std::size_t parseConnections(const std::string& text) {
     return v;
 }
 
-LoadOptions parseOptions(const std::vector<std::string>& args) {
+LoadOptions parseLoadOptions(const std::vector<std::string>& args) {
     LoadOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -286,7 +286,7 @@ int cmdLoad(const std::vector<std::string>& args) {
             return kExitOk;
         }
     }
-    const LoadOptions o = parseOptions(args);
+    const LoadOptions o = parseLoadOptions(args);
     const live::LoadConfig config = buildConfig(o);
     checkOutputs(o);
     std::optional<live::LoadGenerator> made;

@@ -50,7 +50,7 @@ struct Outcome {
     bool badInput = false;
 };
 
-SweepOptions parseArguments(const std::vector<std::string>& args) {
+SweepOptions parseSweepArguments(const std::vector<std::string>& args) {
     SweepOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, o.overrides)) continue;
@@ -320,7 +320,7 @@ void checkFigureNames(const std::vector<std::string>& names, const std::vector<P
 }  // namespace
 
 int cmdSweep(const std::vector<std::string>& args) {
-    const SweepOptions o = parseArguments(args);
+    const SweepOptions o = parseSweepArguments(args);
     const std::vector<Point> points = buildPoints(o);
     checkOutputPath(o.outPath);
     if (o.figures) checkFigureNames(*o.figures, points);
