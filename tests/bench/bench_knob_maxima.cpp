@@ -90,6 +90,6 @@ void registerAll() {
             ->Iterations(1);
 }
 
-const int kRegistered = (registerAll(), 0);
+const int kKnobMaximaRegistered = (registerAll(), 0);
 
 }  // namespace

@@ -66,7 +66,7 @@ void runDefault(benchmark::State& state, const std::string& id) {
     }
 }
 
-const bool kRegistered = [] {
+const bool kLabsRegistered = [] {
     for (const auto& lab : taillab::allLabs()) {
         const std::string id = lab->id();
         if (id == "gateway") continue;  // bench_gateway.cpp: a day and the whole week

@@ -40,7 +40,7 @@ void runIncident(benchmark::State& state, const std::string& name) {
     state.counters["checks_pass"] = pass ? 1 : 0;
 }
 
-const bool kRegistered = [] {
+const bool kRegionRouterRegistered = [] {
     for (const char* name : {"fra-incident", "fra-incident-switch", "fra-before-after"}) {
         const std::string n = name;
         benchmark::RegisterBenchmark(("incident/" + n).c_str(),

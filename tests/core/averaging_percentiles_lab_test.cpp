@@ -6,6 +6,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "lab_test_support.h"
 #include "labs/averaging_percentiles_model.h"
 #include "labs/lab.h"
 #include "run/runner.h"
@@ -16,24 +17,18 @@ namespace {
 
 using avg::Fleet;
 
-const Lab& lab() {
+const Lab& averagingLab() {
     const Lab* l = findLab("averaging_percentiles");
     EXPECT_NE(l, nullptr);
     return *l;
 }
 
-LabResult runWith(const std::vector<std::pair<std::string, double>>& set, std::uint64_t seed = 1) {
-    Params p = lab().defaultParams();
+LabResult runAveraging(const std::vector<std::pair<std::string, double>>& set,
+                       std::uint64_t seed = 1) {
+    Params p = averagingLab().defaultParams();
     for (const auto& [k, v] : set) p.set(k, v);
     RunControl control;
-    return lab().run(p, seed, control, {});
-}
-
-void expectAllChecksPass(const LabResult& r) {
-    EXPECT_FALSE(r.checks.empty());
-    for (const auto& c : r.checks)
-        EXPECT_TRUE(c.pass) << c.name << ": " << c.simulated << " vs " << c.closed_form << " ± "
-                            << c.tolerance;
+    return averagingLab().run(p, seed, control, {});
 }
 
 TEST(AveragingClosedForm, PooledQuantileSolvesTheMixture) {
@@ -70,8 +65,8 @@ TEST(AveragingClosedForm, SplitGivesEveryHostRequestsAndSumsExactly) {
 }
 
 TEST(AveragingPercentilesLab, DefaultOverstatesAndCountsAddExactly) {
-    const LabResult r = runWith({});
-    expectAllChecksPass(r);
+    const LabResult r = runAveraging({});
+    test::expectAllChecksPass(r);
     EXPECT_GT(*r.figure("error_ms"), 0);
     EXPECT_EQ(*r.figure("over_threshold_sum_of_hosts"), *r.figure("over_threshold_pooled"));
     EXPECT_EQ(r.distribution("pooled")->totalCount(), 100000);
@@ -81,29 +76,30 @@ TEST(AveragingPercentilesLab, DefaultOverstatesAndCountsAddExactly) {
 }
 
 TEST(AveragingPercentilesLab, BusyModerateHostUnderstates) {
-    const LabResult r = runWith({{"odd_share", 0.9}, {"odd_slowness", 3}});
-    expectAllChecksPass(r);
+    const LabResult r = runAveraging({{"odd_share", 0.9}, {"odd_slowness", 3}});
+    test::expectAllChecksPass(r);
     EXPECT_LT(*r.figure("error_ms"), 0);
 }
 
 TEST(AveragingPercentilesLab, ChecksHoldAcrossKnobs) {
-    expectAllChecksPass(runWith({{"hosts", 20}, {"odd_share", 0.2}, {"odd_slowness", 5}}));
-    expectAllChecksPass(runWith({{"percentile", 99.9}, {"requests", 1000000}}));
-    expectAllChecksPass(runWith({{"percentile", 50}, {"odd_share", 0.5}}));
+    test::expectAllChecksPass(
+        runAveraging({{"hosts", 20}, {"odd_share", 0.2}, {"odd_slowness", 5}}));
+    test::expectAllChecksPass(runAveraging({{"percentile", 99.9}, {"requests", 1000000}}));
+    test::expectAllChecksPass(runAveraging({{"percentile", 50}, {"odd_share", 0.5}}));
 }
 
 TEST(AveragingPercentilesLab, DeterministicAndSeeded) {
-    const std::string a = toJson(runWith({}, 5)).dump();
-    EXPECT_EQ(a, toJson(runWith({}, 5)).dump());
-    EXPECT_NE(a, toJson(runWith({}, 6)).dump());
+    const std::string a = toJson(runAveraging({}, 5)).dump();
+    EXPECT_EQ(a, toJson(runAveraging({}, 5)).dump());
+    EXPECT_NE(a, toJson(runAveraging({}, 6)).dump());
 }
 
 TEST(AveragingPercentilesLab, CancellationStopsEarly) {
-    Params p = lab().defaultParams();
+    Params p = averagingLab().defaultParams();
     p.set("requests", 10000000);
     RunControl control;
     control.requestCancel();
-    const LabResult r = lab().run(p, 1, control, {});
+    const LabResult r = averagingLab().run(p, 1, control, {});
     EXPECT_TRUE(r.cancelled);
     EXPECT_LT(r.progress, 1.0);
     EXPECT_TRUE(r.checks.empty());
@@ -112,7 +108,7 @@ TEST(AveragingPercentilesLab, CancellationStopsEarly) {
 TEST(AveragingPercentilesLab, StreamsPartialResults) {
     std::vector<double> progress;
     RunControl control;
-    lab().run(lab().defaultParams(), 1, control, [&](const LabResult& p) {
+    averagingLab().run(averagingLab().defaultParams(), 1, control, [&](const LabResult& p) {
         progress.push_back(p.progress);
         EXPECT_LT(p.progress, 1.0);
         EXPECT_NE(p.chart("error_vs_share"), nullptr);
@@ -128,7 +124,7 @@ TEST(AveragingPercentilesScenarios, BothCasesPassWithTheirSign) {
         const Scenario s =
             loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json");
         const LabResult r = runScenario(s);
-        expectAllChecksPass(r);
+        test::expectAllChecksPass(r);
         EXPECT_EQ(*r.figure("error_ms") > 0 ? 1 : -1, sign) << name;
         EXPECT_EQ(*r.figure("closed_form_error_ms") > 0 ? 1 : -1, sign) << name;
     }

@@ -17,7 +17,7 @@ namespace {
 using taillab::test::readFile;
 using ojson = nlohmann::ordered_json;
 
-struct Outcome {
+struct CliRun {
     int exit_code = -1;
     std::string out;  // stdout
     std::string err;  // stderr
@@ -42,11 +42,11 @@ const std::string kOmission = "labs/coordinated-omission --set params.duration_s
 
 class CompareCli : public taillab::test::ScratchDirTest {
   protected:
-    Outcome runCli(const std::string& args) const {
+    CliRun runCli(const std::string& args) const {
         const std::string errPath = path("stderr.txt");
         const auto r =
             taillab::test::runShell(std::string(TAILLAB_CLI_PATH) + " " + args + " 2>" + errPath);
-        return Outcome{r.exit_code, r.out, readFile(errPath)};
+        return CliRun{r.exit_code, r.out, readFile(errPath)};
     }
     // Runs `run` with the arguments and writes the result to `file` in the scratch directory.
     std::string writeResult(const std::string& args, const std::string& file) const {

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "lab_test_support.h"
 #include "labs/coordinated_omission_model.h"
 #include "labs/lab.h"
 #include "run/runner.h"
@@ -20,29 +21,18 @@ namespace {
 
 using co::Config;
 
-const Lab& lab() {
+const Lab& omissionLab() {
     const Lab* l = findLab("coordinated_omission");
     EXPECT_NE(l, nullptr);
     return *l;
 }
 
-LabResult runWith(const std::vector<std::pair<std::string, nlohmann::json>>& set,
-                  std::uint64_t seed = 1) {
-    Params p = lab().defaultParams();
+LabResult runOmission(const std::vector<std::pair<std::string, nlohmann::json>>& set,
+                      std::uint64_t seed = 1) {
+    Params p = omissionLab().defaultParams();
     for (const auto& [k, v] : set) p.setJson(k, v);
     RunControl control;
-    return lab().run(p, seed, control, {});
-}
-
-std::string scenarioPath(const std::string& name) {
-    return std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json";
-}
-
-void expectAllChecksPass(const LabResult& r) {
-    EXPECT_FALSE(r.checks.empty());
-    for (const auto& c : r.checks)
-        EXPECT_TRUE(c.pass) << c.name << ": " << c.simulated << " vs " << c.closed_form << " ± "
-                            << c.tolerance;
+    return omissionLab().run(p, seed, control, {});
 }
 
 TEST(StallingServer, DefersStartsInsideTheStallAndStretchesInterruptedWork) {
@@ -106,8 +96,8 @@ TEST(CoordinatedOmissionClosedForm, NoneForRandomServiceOrSchedule) {
 }
 
 TEST(CoordinatedOmissionLab, DefaultRunReproducesTheEssay) {
-    const LabResult r = runWith({});
-    expectAllChecksPass(r);
+    const LabResult r = runOmission({});
+    test::expectAllChecksPass(r);
     EXPECT_NEAR(*r.figure("open_loop_p99_ms"), 1500.5, 1500.5 * 0.0005);
     EXPECT_NEAR(*r.figure("open_loop_p999_ms"), 1950.5, 1950.5 * 0.0005);
     EXPECT_DOUBLE_EQ(*r.figure("closed_loop_p99_ms"), 0.5);
@@ -121,20 +111,21 @@ TEST(CoordinatedOmissionLab, DefaultRunReproducesTheEssay) {
 TEST(CoordinatedOmissionLab, ClosedFormsHoldOffTheSlotGridAndAtOddRates) {
     // A stall that starts mid-request (interrupting it), one that falls between two requests,
     // a rate whose interval is not a whole number of ns, and late sends after the stall.
-    expectAllChecksPass(runWith({{"stall_at_s", 30.0003}}));
-    expectAllChecksPass(runWith({{"stall_at_s", 30.0007}, {"stall_s", 0.0002}}));
-    expectAllChecksPass(runWith({{"rate_per_s", 333}, {"service_ms", 2}, {"stall_s", 5}}));
-    expectAllChecksPass(runWith({{"closed_loop_missed", "send_late"}}));
-    expectAllChecksPass(runWith({{"stall_s", 0}}));
+    test::expectAllChecksPass(runOmission({{"stall_at_s", 30.0003}}));
+    test::expectAllChecksPass(runOmission({{"stall_at_s", 30.0007}, {"stall_s", 0.0002}}));
+    test::expectAllChecksPass(
+        runOmission({{"rate_per_s", 333}, {"service_ms", 2}, {"stall_s", 5}}));
+    test::expectAllChecksPass(runOmission({{"closed_loop_missed", "send_late"}}));
+    test::expectAllChecksPass(runOmission({{"stall_s", 0}}));
 }
 
 TEST(CoordinatedOmissionLab, EveryRequestCountedOnce) {
-    const LabResult skip = runWith({{"duration_s", 20}, {"stall_at_s", 5}});
+    const LabResult skip = runOmission({{"duration_s", 20}, {"stall_at_s", 5}});
     EXPECT_EQ(*skip.figure("open_loop_requests"), 20000);
     EXPECT_EQ(*skip.figure("closed_loop_requests") + *skip.figure("closed_loop_skipped_slots"),
               20000);
     const LabResult late =
-        runWith({{"duration_s", 20}, {"stall_at_s", 5}, {"closed_loop_missed", "send_late"}});
+        runOmission({{"duration_s", 20}, {"stall_at_s", 5}, {"closed_loop_missed", "send_late"}});
     EXPECT_EQ(*late.figure("closed_loop_requests"), 20000);
     EXPECT_EQ(late.distribution("closed_loop")->totalCount(), 20000);
 }
@@ -145,23 +136,23 @@ TEST(CoordinatedOmissionLab, DeterministicForASeedAndSeedMattersWhenRandom) {
         {"service_model", "exponential"},
         {"duration_s", 20},
         {"stall_at_s", 5}};
-    const std::string a = toJson(runWith(random, 7)).dump();
-    EXPECT_EQ(a, toJson(runWith(random, 7)).dump());
-    EXPECT_NE(a, toJson(runWith(random, 8)).dump());
-    const LabResult r = runWith(random, 7);
+    const std::string a = toJson(runOmission(random, 7)).dump();
+    EXPECT_EQ(a, toJson(runOmission(random, 7)).dump());
+    EXPECT_NE(a, toJson(runOmission(random, 8)).dump());
+    const LabResult r = runOmission(random, 7);
     for (const auto& c : r.checks) EXPECT_TRUE(c.pass) << c.name;
-    EXPECT_EQ(toJson(runWith({})).dump(), toJson(runWith({})).dump());
+    EXPECT_EQ(toJson(runOmission({})).dump(), toJson(runOmission({})).dump());
 }
 
 TEST(CoordinatedOmissionLab, CancellationStopsEarly) {
-    Params p = lab().defaultParams();
+    Params p = omissionLab().defaultParams();
     p.set("duration_s", 1000);  // 1M requests
     RunControl control;
     int reports = 0;
     control.onProgress = [&](double) {
         if (++reports == 3) control.requestCancel();
     };
-    const LabResult r = lab().run(p, 1, control, {});
+    const LabResult r = omissionLab().run(p, 1, control, {});
     EXPECT_TRUE(r.cancelled);
     EXPECT_LT(r.progress, 0.1);
     EXPECT_TRUE(r.checks.empty());
@@ -170,7 +161,7 @@ TEST(CoordinatedOmissionLab, CancellationStopsEarly) {
 TEST(CoordinatedOmissionLab, StreamsFiveToTenPartialResults) {
     std::vector<double> progress;
     RunControl control;
-    lab().run(lab().defaultParams(), 1, control, [&](const LabResult& p) {
+    omissionLab().run(omissionLab().defaultParams(), 1, control, [&](const LabResult& p) {
         progress.push_back(p.progress);
         EXPECT_LT(p.progress, 1.0);
         EXPECT_NE(p.chart("percentiles"), nullptr);
@@ -194,7 +185,7 @@ TEST(CoordinatedOmissionScenarios, PassAndQuoteThePublishedFigures) {
           {"corrected_fraction_at_or_below_1ms", "hdrhistogram_doc_example"}}},
     };
     for (const auto& [name, figures] : cited) {
-        const Scenario s = loadScenarioFile(scenarioPath(name));
+        const Scenario s = loadScenarioFile(test::labScenarioPath(name));
         EXPECT_EQ(s.lab, "coordinated_omission");
         std::size_t found = 0;
         for (const auto& e : s.expect) {
@@ -207,7 +198,7 @@ TEST(CoordinatedOmissionScenarios, PassAndQuoteThePublishedFigures) {
         }
         EXPECT_EQ(found, figures.size()) << name;
         const LabResult r = runScenario(s);
-        expectAllChecksPass(r);
+        test::expectAllChecksPass(r);
     }
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 const Lab& fanout() { return *findLab("fanout"); }
 
-LabResult runWith(std::initializer_list<std::pair<const char*, double>> set, std::uint64_t seed) {
+LabResult runFanout(std::initializer_list<std::pair<const char*, double>> set, std::uint64_t seed) {
     Params p = fanout().defaultParams();
     for (const auto& [k, v] : set) p.set(k, v);
     RunControl control;
@@ -99,7 +99,7 @@ TEST(FanoutModel, BernoulliStreamCountsSuccessesAtRateP) {
 }
 
 TEST(FanoutLab, DefaultRunPassesItsChecksAndHasTheKeyChart) {
-    const LabResult r = runWith({}, 1);
+    const LabResult r = runFanout({}, 1);
     EXPECT_TRUE(r.allChecksPass());
     ASSERT_NE(r.chart("slow_vs_n"), nullptr);
     ASSERT_NE(r.chart("distribution"), nullptr);
@@ -109,9 +109,9 @@ TEST(FanoutLab, DefaultRunPassesItsChecksAndHasTheKeyChart) {
 }
 
 TEST(FanoutLab, SameSeedSameBytesOtherSeedOtherResult) {
-    const auto a = toJson(runWith({{"requests", 20000}, {"hedge_mode", 1}}, 5)).dump();
-    const auto b = toJson(runWith({{"requests", 20000}, {"hedge_mode", 1}}, 5)).dump();
-    const auto c = toJson(runWith({{"requests", 20000}, {"hedge_mode", 1}}, 6)).dump();
+    const auto a = toJson(runFanout({{"requests", 20000}, {"hedge_mode", 1}}, 5)).dump();
+    const auto b = toJson(runFanout({{"requests", 20000}, {"hedge_mode", 1}}, 5)).dump();
+    const auto c = toJson(runFanout({{"requests", 20000}, {"hedge_mode", 1}}, 6)).dump();
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
 }
@@ -119,7 +119,7 @@ TEST(FanoutLab, SameSeedSameBytesOtherSeedOtherResult) {
 TEST(FanoutLab, DelayedHedgeSendsSOfDExtraRequestsAndKeepsTheUnhedgedDraws) {
     // Body median 10 ms, sigma 0.3: S(15) = P(Z > ln 1.5 / 0.3) = 0.088.
     const LabResult r =
-        runWith({{"hedge_mode", 2}, {"hedge_delay_ms", 15}, {"requests", 20000}}, 4);
+        runFanout({{"hedge_mode", 2}, {"hedge_delay_ms", 15}, {"requests", 20000}}, 4);
     EXPECT_TRUE(r.allChecksPass());
     const double sd = *r.figure("extra_requests_closed_form");
     EXPECT_NEAR(sd, 0.99 * 0.5 * std::erfc(std::log(1.5) / 0.3 / std::sqrt(2.0)) + 0.01, 1e-9);
@@ -127,7 +127,7 @@ TEST(FanoutLab, DelayedHedgeSendsSOfDExtraRequestsAndKeepsTheUnhedgedDraws) {
     EXPECT_NEAR(*r.figure("extra_requests"), sd, 4 * std::sqrt(sd * (1 - sd) / calls));
     EXPECT_LT(*r.figure("p999_after_ms"), *r.figure("p999_before_ms"));
     // The first replies are the unhedged run's draws: "before" is that run's request.
-    const LabResult plain = runWith({{"requests", 20000}}, 4);
+    const LabResult plain = runFanout({{"requests", 20000}}, 4);
     EXPECT_EQ(*r.figure("p999_before_ms"), *plain.figure("request_p999_ms"));
     EXPECT_EQ(*r.figure("slow_fraction"), *plain.figure("slow_fraction"));
 }
@@ -135,16 +135,16 @@ TEST(FanoutLab, DelayedHedgeSendsSOfDExtraRequestsAndKeepsTheUnhedgedDraws) {
 TEST(FanoutLab, DelayedHedgeIsDeterministicAndWorksOnAChain) {
     const std::initializer_list<std::pair<const char*, double>> set{
         {"hedge_mode", 2}, {"hedge_delay_ms", 20}, {"requests", 10000}};
-    EXPECT_EQ(toJson(runWith(set, 5)).dump(), toJson(runWith(set, 5)).dump());
-    EXPECT_NE(toJson(runWith(set, 5)).dump(), toJson(runWith(set, 6)).dump());
+    EXPECT_EQ(toJson(runFanout(set, 5)).dump(), toJson(runFanout(set, 5)).dump());
+    EXPECT_NE(toJson(runFanout(set, 5)).dump(), toJson(runFanout(set, 6)).dump());
     const LabResult chain =
-        runWith({{"backends", 30}, {"chain", 1}, {"hedge_mode", 2}, {"requests", 20000}}, 3);
+        runFanout({{"backends", 30}, {"chain", 1}, {"hedge_mode", 2}, {"requests", 20000}}, 3);
     EXPECT_TRUE(chain.allChecksPass());
     EXPECT_LT(*chain.figure("p999_after_ms"), *chain.figure("p999_before_ms"));
 }
 
 TEST(FanoutLab, SequentialChainMatchesTheAgentLoopFormula) {
-    const LabResult r = runWith({{"backends", 30}, {"chain", 1}, {"requests", 50000}}, 3);
+    const LabResult r = runFanout({{"backends", 30}, {"chain", 1}, {"requests", 50000}}, 3);
     EXPECT_TRUE(r.allChecksPass());
     EXPECT_NEAR(*r.figure("slow_fraction_formula"), 1 - std::pow(0.99, 30), 1e-9);
 }

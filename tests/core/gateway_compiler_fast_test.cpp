@@ -56,12 +56,6 @@ namespace {
 
 using namespace std::string_view_literals;
 
-std::string randomBytes(Rng& rng, std::size_t n, unsigned alphabet = 256) {
-    std::string s(n, '\0');
-    for (char& c : s) c = static_cast<char>(rng.below(alphabet));
-    return s;
-}
-
 // A C-style spelling of `bytes`, for failure messages.
 std::string escaped(std::string_view bytes) {
     static constexpr char kHex[] = "0123456789ABCDEF";

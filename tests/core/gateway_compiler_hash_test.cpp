@@ -12,15 +12,10 @@
 
 #include "base/rng.h"
 #include "gateway/compiler.h"
+#include "query_grammar.h"
 
 namespace taillab::gateway {
 namespace {
-
-std::string randomBytes(Rng& rng, std::size_t n, unsigned alphabet = 256) {
-    std::string s(n, '\0');
-    for (char& c : s) c = static_cast<char>(rng.below(alphabet));
-    return s;
-}
 
 // Pinned values: the memo keyed by this hash may outlive a build, so any change to the function
 // must show up here.

@@ -26,7 +26,7 @@ std::string resultBytes(const GatewaySnapshot& s, const Params& p) {
     return j.dump();
 }
 
-GatewaySnapshot run(const Params& p, const Timeline& t = {}) {
+GatewaySnapshot runCompute(const Params& p, const Timeline& t = {}) {
     GatewaySim sim(p, 6, t);
     EXPECT_TRUE(sim.drain());
     return sim.snapshot();
@@ -39,7 +39,7 @@ TEST(GatewayCompute, CpusThatNeverRunOutChangeNothing) {
     Params on = off;
     on.set("gateway_compute", 1);
     on.set("gateway_cpus", 4096);
-    const GatewaySnapshot a = run(off), b = run(on);
+    const GatewaySnapshot a = runCompute(off), b = runCompute(on);
     EXPECT_EQ(resultBytes(a, off), resultBytes(b, off));
 }
 
@@ -50,11 +50,11 @@ TEST(GatewayCompute, FewCpusMakeStageWorkWait) {
     p.set("gateway_compute", 1);
     p.set("admission", 0);
     p.set("gateway_cpus", 1);
-    const GatewaySnapshot one = run(p);
+    const GatewaySnapshot one = runCompute(p);
     p.set("gateway_cpus", 2);
-    const GatewaySnapshot two = run(p);
+    const GatewaySnapshot two = runCompute(p);
     p.set("gateway_compute", 0);
-    const GatewaySnapshot none = run(p);
+    const GatewaySnapshot none = runCompute(p);
     EXPECT_EQ(one.accepted, none.accepted);
     const double p50One = one.latency_us.valueAtPercentile(50) / 1000.0;
     const double p50Two = two.latency_us.valueAtPercentile(50) / 1000.0;
@@ -78,7 +78,7 @@ TEST(GatewayCompute, LosingEveryCpuFailsRequestsAtTheirDeadlineAndStandbyCarries
     const Timeline t = test::timeline(
         {R"({"at": "Mon 06:00", "until": "Mon 07:00", "fault": {"target": {"provider": "A"}, "effect": "capacity_lost", "share": 1}})"},
         R"j({"gateway_compute": true, "providers": "one (A)"})j");
-    const GatewaySnapshot down = run(p, t);
+    const GatewaySnapshot down = runCompute(p, t);
     std::uint64_t failedInHour = 0, okInHour = 0;
     for (const WindowPoint& w : down.windows) {
         if (w.t_s <= 6.1 * 3600 || w.t_s > 7 * 3600) continue;  // the fault's windows, once queued work is out
@@ -93,10 +93,10 @@ TEST(GatewayCompute, LosingEveryCpuFailsRequestsAtTheirDeadlineAndStandbyCarries
     EXPECT_EQ(down.accepted, down.answered + down.rejected + down.failed);
 
     p.set("standby_cpus", 4);
-    const GatewaySnapshot blind = run(p, t);
+    const GatewaySnapshot blind = runCompute(p, t);
     p.set("balancing", 1);  // probed
-    const GatewaySnapshot standby = run(p, t);
-    const GatewaySnapshot clean = run(p);
+    const GatewaySnapshot standby = runCompute(p, t);
+    const GatewaySnapshot clean = runCompute(p);
     auto okBetween = [](const GatewaySnapshot& s) {
         std::uint64_t n = 0;
         for (const WindowPoint& w : s.windows)
@@ -120,11 +120,11 @@ TEST(GatewayCompute, AZoneIsAThirdOfItsProvidersCpus) {
     const Timeline t = test::timeline(
         {R"({"at": "Mon 00:00", "fault": {"target": {"region": "EU", "provider": "A", "zone": "a"}, "effect": "capacity_lost", "share": 1}})"});
     p.set("providers", 0);
-    const GatewaySnapshot v3 = run(p, t);
-    const GatewaySnapshot v3Clean = run(p);
+    const GatewaySnapshot v3 = runCompute(p, t);
+    const GatewaySnapshot v3Clean = runCompute(p);
     p.set("providers", 1);
-    const GatewaySnapshot v4 = run(p, t);
-    const GatewaySnapshot v4Clean = run(p);
+    const GatewaySnapshot v4 = runCompute(p, t);
+    const GatewaySnapshot v4Clean = runCompute(p);
     const auto edge = static_cast<std::size_t>(Stage::Edge);
     const double v3Cost = v3.stages[edge].time_ms_total / v3Clean.stages[edge].time_ms_total;
     const double v4Cost = v4.stages[edge].time_ms_total / v4Clean.stages[edge].time_ms_total;
@@ -138,12 +138,12 @@ TEST(GatewayCompute, AZoneIsAThirdOfItsProvidersCpus) {
 TEST(GatewayCompute, RerouteSendsARegionsUnpinnedTrafficElsewhere) {
     Params p = dayParams(1);
     p.set("admission", 0);
-    const GatewaySnapshot home = run(p);
+    const GatewaySnapshot home = runCompute(p);
     EXPECT_EQ(home.rerouted, 0u);
     const Timeline t = test::timeline(
         {R"({"at": "Mon 06:00", "set": {"reroute_US": "to EU"}})",
          R"({"at": "Mon 12:00", "set": {"reroute_US": "no"}})"});
-    const GatewaySnapshot moved = run(p, t);
+    const GatewaySnapshot moved = runCompute(p, t);
     EXPECT_GT(moved.rerouted, 100u);
     EXPECT_EQ(moved.accepted, home.accepted);
     double usPeakHome = 0, usPeakMoved = 0, euPeakHome = 0, euPeakMoved = 0;
@@ -182,7 +182,7 @@ TEST(GatewayCompute, RerouteSendsARegionsUnpinnedTrafficElsewhere) {
     // A share of the traffic moves, chosen per request: half the share, about half the requests.
     Params half = p;
     half.set("reroute_share", 0.5);
-    const GatewaySnapshot some = run(half, t);
+    const GatewaySnapshot some = runCompute(half, t);
     EXPECT_GT(some.rerouted, moved.rerouted * 4 / 10);
     EXPECT_LT(some.rerouted, moved.rerouted * 6 / 10);
     // Before 06:00 nothing moved: the first windows are the same.

@@ -30,7 +30,7 @@ Params computeDay(double load) {
     return p;
 }
 
-GatewaySnapshot run(const Params& p, const Timeline& t = {}) {
+GatewaySnapshot runHealth(const Params& p, const Timeline& t = {}) {
     GatewaySim sim(p, 3, t);
     EXPECT_TRUE(sim.drain());
     return sim.snapshot();
@@ -61,15 +61,15 @@ TEST(GatewayHealth, StaticBalancingFeedsAStuckZoneItsShareAndProbesTakeItOut) {
     Params p = computeDay(2);
     p.set("providers", 0);
     const Timeline t = test::timeline({kStuckZone}, R"j({"gateway_compute": true, "providers": "one (A)"})j");
-    const GatewaySnapshot blind = run(p, t);
+    const GatewaySnapshot blind = runHealth(p, t);
     const Tally b = between(blind, Region::EU, 6.1, 10);
     ASSERT_GT(b.requests, 1000u);
     EXPECT_NEAR(b.share(), 1.0 / 3, 0.03);
     EXPECT_TRUE(blind.health_spans.empty());  // nothing looks
 
     p.set("balancing", 1);
-    const GatewaySnapshot probed = run(p, t);
-    const GatewaySnapshot clean = run(p);  // v4's path's own deadline misses, for comparison
+    const GatewaySnapshot probed = runHealth(p, t);
+    const GatewaySnapshot clean = runHealth(p);  // v4's path's own deadline misses, for comparison
     EXPECT_LT(between(probed, Region::EU, 6.1, 10).share(),
               between(clean, Region::EU, 6.1, 10).share() + 0.005);
     // One probe span: EU / provider A failing from two probes after 06:00 until three pass after
@@ -102,9 +102,9 @@ double dayShare(const GatewaySnapshot& s, int provider) {
 TEST(GatewayHealth, TheProviderCapHoldsEachProvidersShare) {
     Params p = computeDay(1);
     p.set("balancing", 1);
-    const GatewaySnapshot uncapped = run(p);
+    const GatewaySnapshot uncapped = runHealth(p);
     p.set("provider_cap", 0.34);
-    const GatewaySnapshot capped = run(p);
+    const GatewaySnapshot capped = runHealth(p);
     EXPECT_NEAR(dayShare(uncapped, 0), 0.40, 0.01);
     EXPECT_NEAR(dayShare(uncapped, 2), 0.20, 0.01);
     EXPECT_NEAR(dayShare(capped, 0), 0.34, 0.01);
@@ -129,9 +129,9 @@ TEST(GatewayHealth, ARegionBreakerStopsReroutesIntoARegionThatLostMostOfItsCapac
     const GatewaySnapshot open = [&] {
         Params q = p;
         q.set("region_breakers", 1);
-        return run(q, t);
+        return runHealth(q, t);
     }();
-    const GatewaySnapshot none = run(p, t);
+    const GatewaySnapshot none = runHealth(p, t);
     EXPECT_EQ(none.spill_refused, 0u);
     EXPECT_GT(open.spill_refused, 100u);
     std::vector<HealthSpan> breakers;
@@ -154,7 +154,7 @@ TEST(GatewayHealth, WarmStandbyTakesOverWithinTwentySecondsAndColdRampsOverMinut
     p.set("standby", 1);  // warm
     p.set("standby_cpus", 15);
     p.set("standby_ramp_s", 15);
-    const GatewaySnapshot warm = run(p, test::timeline({kStuckZone}));
+    const GatewaySnapshot warm = runHealth(p, test::timeline({kStuckZone}));
     const LabResult w = gatewayResult(warm, p, 3);
     EXPECT_EQ(*w.figure("standby_takeovers"), 1);
     EXPECT_GT(*w.figure("standby_takeover_s"), 0);
@@ -163,8 +163,9 @@ TEST(GatewayHealth, WarmStandbyTakesOverWithinTwentySecondsAndColdRampsOverMinut
     Params c = computeDay(1);
     c.set("providers", 0);
     c.set("standby_ramp_s", 600);
-    const GatewaySnapshot cold = run(c, test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
-                                                       R"j({"gateway_compute": true, "providers": "one (A)"})j"));
+    const GatewaySnapshot cold =
+        runHealth(c, test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
+                                    R"j({"gateway_compute": true, "providers": "one (A)"})j"));
     auto shareB = [&](double t0_h, double t1_h) {
         std::uint64_t all = 0, b = 0;
         for (const WindowPoint& x : cold.windows) {
@@ -197,8 +198,9 @@ TEST(GatewayHealth, ColdStandbyInOneRegionLeavesTheOthersAlone) {
     c.set("providers", 0);
     c.set("standby_ramp_s", 60);
     c.set("standby_region", 1);  // EU
-    const GatewaySnapshot s = run(c, test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
-                                                    R"j({"gateway_compute": true, "providers": "one (A)"})j"));
+    const GatewaySnapshot s =
+        runHealth(c, test::timeline({R"({"at": "Mon 12:00", "set": {"standby_cpus": 30}})"},
+                                    R"j({"gateway_compute": true, "providers": "one (A)"})j"));
     std::array<bool, kRegions> standby{};
     for (const HealthSpan& h : s.health_spans)
         if (h.kind == HealthKind::Standby) standby[static_cast<std::size_t>(h.region)] = true;
@@ -326,7 +328,7 @@ TEST(GatewayHealth, PhasesHaveMarksAndFiguresTheLabNamesBeforeItRuns) {
          R"({"at": "Mon 06:00", "phase": "stuck", "label": "EU zone a stuck"})",
          R"({"at": "Mon 10:00", "phase": "after"})"},
         R"j({"gateway_compute": true, "providers": "one (A)"})j");
-    const GatewaySnapshot s = run(p, t);
+    const GatewaySnapshot s = runHealth(p, t);
     const LabResult r = gatewayResult(s, p, 3);
     const Lab* lab = findLab("gateway");
     ASSERT_NE(lab, nullptr);

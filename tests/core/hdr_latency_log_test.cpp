@@ -31,7 +31,7 @@ HdrHistogram readWhole(LatencyLogFormat format, const std::string& log, HdrConfi
     return readInBlocks(format, log, {log.size() + 1}, config);
 }
 
-void expectSameCounts(const HdrHistogram& a, const HdrHistogram& b) {
+void expectSameLogCounts(const HdrHistogram& a, const HdrHistogram& b) {
     ASSERT_EQ(a.countsLength(), b.countsLength());
     EXPECT_EQ(a.totalCount(), b.totalCount());
     EXPECT_EQ(a.outOfRangeCount(), b.outOfRangeCount());
@@ -157,7 +157,7 @@ TEST(LatencyLogReader, TextBlockBoundariesDoNotMatter) {
     EXPECT_EQ(whole.totalCount() + whole.outOfRangeCount(), 5000);
     for (const std::vector<std::size_t>& sizes :
          std::vector<std::vector<std::size_t>>{{1}, {2, 3}, {7}, {4096}, {1, 100, 3, 17}})
-        expectSameCounts(readInBlocks(LatencyLogFormat::Text, log, sizes), whole);
+        expectSameLogCounts(readInBlocks(LatencyLogFormat::Text, log, sizes), whole);
 }
 
 TEST(LatencyLogReader, U64leRecordsValuesAcrossBlocks) {
@@ -171,7 +171,7 @@ TEST(LatencyLogReader, U64leRecordsValuesAcrossBlocks) {
     for (auto v : values) direct.record(v > 70'000'000 ? -1 : static_cast<std::int64_t>(v));
     for (const std::vector<std::size_t>& sizes :
          std::vector<std::vector<std::size_t>>{{log.size()}, {1}, {3, 5}, {13}, {8}})
-        expectSameCounts(readInBlocks(LatencyLogFormat::U64Le, log, sizes), direct);
+        expectSameLogCounts(readInBlocks(LatencyLogFormat::U64Le, log, sizes), direct);
     EXPECT_GE(direct.outOfRangeCount(), 2);
 }
 

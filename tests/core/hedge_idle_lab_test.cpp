@@ -20,7 +20,8 @@ namespace {
 
 const Lab& hedgeIdle() { return *findLab("hedge_idle"); }
 
-LabResult runWith(std::initializer_list<std::pair<const char*, double>> set, std::uint64_t seed) {
+LabResult runHedgeIdle(std::initializer_list<std::pair<const char*, double>> set,
+                       std::uint64_t seed) {
     Params p = hedgeIdle().defaultParams();
     for (const auto& [k, v] : set) p.set(k, v);
     RunControl control;
@@ -148,7 +149,7 @@ TEST(HedgeIdleModel, SharedCauseCollapsesTheBenefit) {
 }
 
 TEST(HedgeIdleLab, ReportsBothReadingsOfExtraRequests) {
-    const LabResult r = runWith({{"requests", 50000}}, 2);
+    const LabResult r = runHedgeIdle({{"requests", 50000}}, 2);
     EXPECT_TRUE(r.allChecksPass());
     const double e = *r.figure("extra_requests");
     EXPECT_NEAR(*r.figure("backup_share_of_calls"), e / (1 + e), 1e-15);
@@ -159,15 +160,15 @@ TEST(HedgeIdleLab, ReportsBothReadingsOfExtraRequests) {
 
 TEST(HedgeIdleLab, FixedDelayMode) {
     const LabResult r =
-        runWith({{"hedge_mode", 1}, {"hedge_delay_ms", 30}, {"requests", 50000}}, 2);
+        runHedgeIdle({{"hedge_mode", 1}, {"hedge_delay_ms", 30}, {"requests", 50000}}, 2);
     EXPECT_TRUE(r.allChecksPass());
     EXPECT_DOUBLE_EQ(*r.figure("hedge_delay_ms"), 30);
 }
 
 TEST(HedgeIdleLab, ServiceMixtureIsTheDefaultByteForByte) {
     EXPECT_EQ(hedgeIdle().defaultParams().choice("service"), "mixture");
-    const auto implicit = toJson(runWith({{"requests", 20000}}, 9)).dump();
-    const auto explicit_ = toJson(runWith({{"service", 0}, {"requests", 20000}}, 9)).dump();
+    const auto implicit = toJson(runHedgeIdle({{"requests", 20000}}, 9)).dump();
+    const auto explicit_ = toJson(runHedgeIdle({{"service", 0}, {"requests", 20000}}, 9)).dump();
     EXPECT_EQ(implicit, explicit_);
 }
 
@@ -187,7 +188,7 @@ constexpr double kServiceRequests = 200000;
 
 // Seeded (200k requests): exponential figures against the exact forms, written out here.
 TEST(HedgeIdleLab, ExponentialServiceMatchesItsExactForms) {
-    const LabResult r = runWith({{"service", 2}, {"requests", kServiceRequests}}, 4);
+    const LabResult r = runHedgeIdle({{"service", 2}, {"requests", kServiceRequests}}, 4);
     EXPECT_TRUE(r.allChecksPass());
     const double m = 12 / std::numbers::ln2, n = kServiceRequests;
     const double d = *r.figure("hedge_delay_ms");
@@ -221,7 +222,7 @@ TEST(HedgeIdleLab, ExponentialServiceMatchesItsExactForms) {
 // (f(x) = φ(ln(x/12)/σ) / (xσ); past d the hedged tail S(t)S(t-d) has density
 // f(t)S(t-d) + S(t)f(t-d)).
 TEST(HedgeIdleLab, LognormalServiceMatchesItsClosedForms) {
-    const LabResult r = runWith({{"service", 1}, {"requests", kServiceRequests}}, 4);
+    const LabResult r = runHedgeIdle({{"service", 1}, {"requests", kServiceRequests}}, 4);
     EXPECT_TRUE(r.allChecksPass());
     const LognormalParams body{12, 0.3};
     const double n = kServiceRequests, d = *r.figure("hedge_delay_ms");
@@ -253,13 +254,13 @@ TEST(HedgeIdleLab, LognormalServiceMatchesItsClosedForms) {
 // Without a slow mode f has nothing to act on: same figures, and no f sweep to draw.
 TEST(HedgeIdleLab, SharedFractionDoesNothingWithoutASlowMode) {
     for (double service : {1, 2}) {
-        const LabResult a = runWith({{"service", service}, {"requests", 20000}}, 3);
+        const LabResult a = runHedgeIdle({{"service", service}, {"requests", 20000}}, 3);
         const LabResult b =
-            runWith({{"service", service}, {"shared_fraction", 1}, {"requests", 20000}}, 3);
+            runHedgeIdle({{"service", service}, {"shared_fraction", 1}, {"requests", 20000}}, 3);
         EXPECT_EQ(a.figures, b.figures) << service;
         EXPECT_EQ(a.chart("p999_vs_shared"), nullptr) << service;
     }
-    EXPECT_NE(runWith({{"requests", 20000}}, 3).chart("p999_vs_shared"), nullptr);
+    EXPECT_NE(runHedgeIdle({{"requests", 20000}}, 3).chart("p999_vs_shared"), nullptr);
 }
 
 TEST(HedgeIdleLab, KnobsThatDoNothingUnderAServiceSayWhy) {
@@ -284,9 +285,9 @@ TEST(HedgeIdleLab, KnobsThatDoNothingUnderAServiceSayWhy) {
 }
 
 TEST(HedgeIdleLab, SameSeedSameBytesOtherSeedOtherResult) {
-    const auto a = toJson(runWith({{"requests", 20000}}, 9)).dump();
-    const auto b = toJson(runWith({{"requests", 20000}}, 9)).dump();
-    const auto c = toJson(runWith({{"requests", 20000}}, 10)).dump();
+    const auto a = toJson(runHedgeIdle({{"requests", 20000}}, 9)).dump();
+    const auto b = toJson(runHedgeIdle({{"requests", 20000}}, 9)).dump();
+    const auto c = toJson(runHedgeIdle({{"requests", 20000}}, 10)).dump();
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
 }

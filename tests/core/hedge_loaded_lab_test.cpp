@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "lab_test_support.h"
 #include "labs/hedge_loaded_sim.h"
 #include "labs/lab.h"
 #include "labs/queueing.h"
@@ -43,11 +44,6 @@ SimRun simulate(const HedgeSimConfig& c, std::uint64_t seed = 7) {
 }
 
 double capacityCost(const HedgeSimStats& s) { return s.busyMs / s.demandMs - 1.0; }
-
-LabResult runFile(const std::string& name) {
-    return runScenario(
-        loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json"));
-}
 
 TEST(HedgeLoadedSim, WithoutHedgingEachServerIsMm1) {
     const SimRun r = simulate(config(0.5, HedgeMode::None, CancelRule::Both, 200'000));
@@ -99,7 +95,7 @@ TEST(HedgeLoadedSim, DuplicatingWithBackupOnlyCancelCostsHalfAService) {
 }
 
 TEST(HedgeLoadedLab, DefaultScenarioPassesItsChecks) {
-    const LabResult r = runFile("hedge-loaded");
+    const LabResult r = test::runLabFile("hedge-loaded");
     EXPECT_TRUE(r.allChecksPass());
     ASSERT_NE(r.chart("p99_vs_load"), nullptr);
     ASSERT_NE(r.chart("median_vs_load"), nullptr);
@@ -110,7 +106,7 @@ TEST(HedgeLoadedLab, DefaultScenarioPassesItsChecks) {
 
 // The published claims hold with backup_only cancellation (the scenario file asserts them).
 TEST(HedgeLoadedLab, PublishedClaimsHoldWhenOnlyTheBackupIsCancelled) {
-    const LabResult r = runFile("hedge-loaded-published");
+    const LabResult r = test::runLabFile("hedge-loaded-published");
     for (const auto& c : r.checks) EXPECT_TRUE(c.pass) << c.name << " " << c.simulated;
     EXPECT_GE(*r.figure("pxx_capacity_cost_min"), 0.015);
     EXPECT_LE(*r.figure("pxx_capacity_cost_max"), 0.06);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "lab_test_support.h"
 #include "labs/lab.h"
 #include "labs/power_of_d_report.h"
 #include "labs/power_of_d_sim.h"
@@ -24,11 +25,6 @@ SupermarketStats simulate(int d, double load, std::int64_t requests, HdrHistogra
     c.requests = requests;
     c.warmup = requests / 10;
     return runSupermarket(c, SupermarketStreams{Rng(seed, "a"), Rng(seed, "s"), Rng(seed, "x")}, h);
-}
-
-LabResult runFile(const std::string& name) {
-    return runScenario(
-        loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/" + name + ".json"));
 }
 
 TEST(Supermarket, RandomRoutingIsMm1) {
@@ -60,7 +56,7 @@ TEST(Supermarket, EveryArrivalDepartsOnce) {
 }
 
 TEST(PowerOfDLab, DefaultScenarioPassesAndDrawsTheKeyChart) {
-    const LabResult r = runFile("power-of-d");
+    const LabResult r = test::runLabFile("power-of-d");
     EXPECT_TRUE(r.allChecksPass());
     const Chart* c = r.chart("mean_time_vs_load");
     ASSERT_NE(c, nullptr);
@@ -77,7 +73,7 @@ TEST(PowerOfDLab, DefaultScenarioPassesAndDrawsTheKeyChart) {
 }
 
 TEST(PowerOfDLab, PublishedScenarioReproducesLab001AtNinetyPercent) {
-    const LabResult r = runFile("power-of-d-published");
+    const LabResult r = test::runLabFile("power-of-d-published");
     for (const auto& c : r.checks) {
         EXPECT_TRUE(c.pass) << c.name << " " << c.simulated;
         EXPECT_TRUE(c.applies()) << c.name << ": " << c.whyNotApplied();

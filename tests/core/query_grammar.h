@@ -217,4 +217,11 @@ inline std::string randomUtf8(Rng& rng, std::size_t code_points) {
     return s;
 }
 
+// `n` random bytes drawn from the first `alphabet` byte values.
+inline std::string randomBytes(Rng& rng, std::size_t n, unsigned alphabet = 256) {
+    std::string s(n, '\0');
+    for (char& c : s) c = static_cast<char>(rng.below(alphabet));
+    return s;
+}
+
 }  // namespace taillab::gateway

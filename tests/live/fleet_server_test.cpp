@@ -29,7 +29,7 @@ using test::Ending;
 using test::TestConnection;
 
 // A one-day gateway scenario with the given params and timeline (JSON text).
-Scenario gatewayScenario(const std::string& params, const std::string& timeline = "[]") {
+Scenario fleetScenario(const std::string& params, const std::string& timeline = "[]") {
     return parseScenario(R"({"schema_version": 1, "name": "fleet-test", "title": "t", "lab": "gateway",
         "seed": 7, "params": {"days": 1)" + (params.empty() ? "" : ", " + params) + R"(},
         "timeline": )" + timeline + "}",
@@ -73,7 +73,7 @@ double ms(std::chrono::steady_clock::duration d) {
 }
 
 TEST_F(FleetServerTest, PrintsOneUrlPerEngine) {
-    start(gatewayScenario(kQuiet));
+    start(fleetScenario(kQuiet));
     const auto urls = fleet->engineUrls();
     ASSERT_EQ(urls.size(), 3u);
     EXPECT_EQ(urls[0].first, "atlas");
@@ -85,7 +85,7 @@ TEST_F(FleetServerTest, PrintsOneUrlPerEngine) {
 // egress IPs so that no IP's rate limit is reached, each take at least the model's latency and
 // their median lies within 40 ms .. 40 ms + 25 ms (loopback and a loaded machine's scheduling).
 TEST_F(FleetServerTest, AnswersAfterTheModelsLatency) {
-    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 40, "atlas_sigma": 0.01)"));
+    start(fleetScenario(kQuiet + R"(, "atlas_median_ms": 40, "atlas_sigma": 0.01)"));
     TestConnection c(at());
     std::vector<double> observed;
     for (int i = 0; i < 40; ++i) {
@@ -111,7 +111,7 @@ TEST_F(FleetServerTest, AnswersAfterTheModelsLatency) {
 // With the X-TailLab-* headers, a call draws what Fleet::answer draws in-process for the same
 // call: the same page, the same echo, and a latency at least the drawn one.
 TEST_F(FleetServerTest, SameCallSameLuckAsTheModelInProcess) {
-    const Scenario s = gatewayScenario(kQuiet + R"(, "atlas_median_ms": 30, "atlas_sigma": 0.6,
+    const Scenario s = fleetScenario(kQuiet + R"(, "atlas_median_ms": 30, "atlas_sigma": 0.6,
         "borealis_median_ms": 30, "borealis_sigma": 0.6)");
     start(s);
     fleet::Fleet model(gateway::fleetConfigFromParams(s.params), s.seed);
@@ -151,7 +151,8 @@ TEST_F(FleetServerTest, SameCallSameLuckAsTheModelInProcess) {
 // Every failure kind the model draws, on the wire: the traces that draw each are found in-process,
 // then sent with their headers. A hang is closed at hang_close (shortened from kHangMs here).
 TEST_F(FleetServerTest, EveryFailureKindAsTheModelDrawsIt) {
-    const Scenario s = gatewayScenario(R"("slow_multiplier": 0, "atlas_invalid_rate": 1, "atlas_median_ms": 20)");
+    const Scenario s =
+        fleetScenario(R"("slow_multiplier": 0, "atlas_invalid_rate": 1, "atlas_median_ms": 20)");
     FleetServerOptions options;
     options.hang_close = 300ms;
     start(s, options);
@@ -221,7 +222,8 @@ std::vector<double> atOnce(const HostPort& at, int n) {
 // engine_capacity 1: three calls sent at once to one engine in one region are served one after
 // the other, each for its 200 ms.
 TEST_F(FleetServerTest, CallsOverAnEnginesCapacityWaitTheirTurn) {
-    start(gatewayScenario(kQuiet + R"(, "engine_capacity": 1, "atlas_median_ms": 200, "atlas_sigma": 0.01)"));
+    start(fleetScenario(kQuiet +
+                        R"(, "engine_capacity": 1, "atlas_median_ms": 200, "atlas_sigma": 0.01)"));
     EXPECT_GE(atOnce(at(), 3)[2], 3 * 200 * 0.97);
     EXPECT_EQ(fleet->counters().queued, 2u);
     // The capacity is an admin knob too.
@@ -232,7 +234,8 @@ TEST_F(FleetServerTest, CallsOverAnEnginesCapacityWaitTheirTurn) {
 // just after one whose caller leaves at 50 ms is done well before the 600 ms it would otherwise
 // take.
 TEST_F(FleetServerTest, ACallerThatGivesUpFreesItsSlot) {
-    start(gatewayScenario(kQuiet + R"(, "engine_capacity": 1, "atlas_median_ms": 300, "atlas_sigma": 0.01)"));
+    start(fleetScenario(kQuiet +
+                        R"(, "engine_capacity": 1, "atlas_median_ms": 300, "atlas_sigma": 0.01)"));
     const std::string body = json{{"query", "q"}}.dump();
     const std::string request = "POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " +
                                 std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -251,7 +254,8 @@ TEST_F(FleetServerTest, ACallerThatGivesUpFreesItsSlot) {
 
 // capacity_lost halves atlas's 2 slots: of two calls at once, one waits; removed, none does.
 TEST_F(FleetServerTest, ALostCapacityQueuesCallsUntilItIsBack) {
-    start(gatewayScenario(kQuiet + R"(, "engine_capacity": 2, "atlas_median_ms": 100, "atlas_sigma": 0.01)"));
+    start(fleetScenario(kQuiet +
+                        R"(, "engine_capacity": 2, "atlas_median_ms": 100, "atlas_sigma": 0.01)"));
     admin("POST", "/admin/faults",
           R"({"id": "half", "target": {"engine": "atlas"}, "effect": "capacity_lost", "share": 0.5})", 200);
     EXPECT_GE(atOnce(at(), 2)[1], 2 * 100 * 0.97);
@@ -262,8 +266,9 @@ TEST_F(FleetServerTest, ALostCapacityQueuesCallsUntilItIsBack) {
 }
 
 TEST_F(FleetServerTest, ATimelineFaultTakesEffectAtItsTime) {
-    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)",
-                          R"([{"at": 1.5, "until": 3, "fault": {"target": {"engine": "atlas"}, "effect": "down"}}])"));
+    start(fleetScenario(
+        kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)",
+        R"([{"at": 1.5, "until": 3, "fault": {"target": {"engine": "atlas"}, "effect": "down"}}])"));
     const auto begin = std::chrono::steady_clock::now();
     auto call = [&](int i) {
         return test::requestOnce(at(), "POST", "/engines/atlas/search",
@@ -301,7 +306,8 @@ bool eventually(const std::function<json()>& state, Pred done) {
 }
 
 TEST_F(FleetServerTest, ATimelineKnobChangeApplies) {
-    start(gatewayScenario(kQuiet, R"([{"at": 0.3, "set": {"atlas_median_ms": 250, "engine_correlation": 0.5}}])"));
+    start(fleetScenario(
+        kQuiet, R"([{"at": 0.3, "set": {"atlas_median_ms": 250, "engine_correlation": 0.5}}])"));
     const auto state = [&] { return admin("GET", "/admin/state", "", 200); };
     EXPECT_TRUE(eventually(state, [](const json& s) {
         return s.at("knobs").at("engines").at("atlas").at("median_ms") == 250 &&
@@ -314,7 +320,7 @@ TEST_F(FleetServerTest, ATimelineKnobChangeApplies) {
 TEST_F(FleetServerTest, StartingLaterAppliesTheTimelineUpToThen) {
     FleetServerOptions options;
     options.start_at = 95s;
-    start(gatewayScenario(kQuiet, R"([
+    start(fleetScenario(kQuiet, R"([
         {"at": 50, "until": 60, "fault": {"target": {"engine": "atlas"}, "effect": "down"}},
         {"at": 90, "set": {"atlas_median_ms": 250}},
         {"at": 90, "fault": {"target": {"engine": "borealis"}, "effect": "down"}},
@@ -328,7 +334,7 @@ TEST_F(FleetServerTest, StartingLaterAppliesTheTimelineUpToThen) {
 }
 
 TEST_F(FleetServerTest, AnAdminFaultWithADurationEnds) {
-    start(gatewayScenario(kQuiet));
+    start(fleetScenario(kQuiet));
     const json added = admin("POST", "/admin/faults",
                              R"({"id": "brief", "target": {"region": "EU"}, "effect": "latency", "add_ms": 50,
                                  "duration_s": 0.3})",
@@ -340,7 +346,7 @@ TEST_F(FleetServerTest, AnAdminFaultWithADurationEnds) {
 }
 
 TEST_F(FleetServerTest, AdminKnobChangesApply) {
-    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"));
+    start(fleetScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"));
     TestConnection c(at());
     const auto before = search(c, "atlas", "q");
     ASSERT_EQ(before.ending, Ending::Response);
@@ -354,7 +360,7 @@ TEST_F(FleetServerTest, AdminKnobChangesApply) {
 }
 
 TEST_F(FleetServerTest, BadAdminInputGets400NamingTheJsonPath) {
-    start(gatewayScenario(kQuiet));
+    start(fleetScenario(kQuiet));
     const auto message = [&](const std::string& path, const std::string& body) {
         const json r = admin("POST", path, body, 400);
         EXPECT_EQ(r.value("error", ""), "bad_request");
@@ -381,7 +387,7 @@ TEST_F(FleetServerTest, BadAdminInputGets400NamingTheJsonPath) {
 }
 
 TEST_F(FleetServerTest, AdminFaultsAddAndRemove) {
-    start(gatewayScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"));
+    start(fleetScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"));
     admin("POST", "/admin/faults",
           R"({"id": "atlas-resets", "target": {"engine": "atlas"}, "effect": "resets", "share": 1})", 200);
     TestConnection c(at());
@@ -400,7 +406,7 @@ TEST_F(FleetServerTest, AdminFaultsAddAndRemove) {
 }
 
 TEST_F(FleetServerTest, WrongPathsMethodsAndBodiesGetJsonErrors) {
-    start(gatewayScenario(kQuiet));
+    start(fleetScenario(kQuiet));
     const auto error = [&](const std::string& method, const std::string& path, const std::string& body, int status) {
         const auto r = test::requestOnce(at(), method, path, body);
         EXPECT_EQ(r.ending, Ending::Response) << r.error;

@@ -30,7 +30,7 @@ using test::TestResult;
 
 constexpr auto kBound = 10s;  // no bad input may hold an answer longer than this
 
-Scenario gatewayScenario(const std::string& params = "") {
+Scenario badInputScenario(const std::string& params = "") {
     return parseScenario(R"({"schema_version": 1, "name": "bad-input-test", "title": "t", "lab": "gateway",
         "seed": 11, "params": {"days": 1, "fault_multiplier": 0, "slow_multiplier": 0, "atlas_median_ms": 5,
         "atlas_sigma": 0.01, "borealis_median_ms": 5, "borealis_sigma": 0.01, "cirrus_median_ms": 5,
@@ -40,7 +40,7 @@ Scenario gatewayScenario(const std::string& params = "") {
 
 // A JSON error answer: the status, a JSON body naming the error with a message and latency_ms,
 // and no results.
-void expectJsonError(const TestResult& r, int status, const std::string& error = "") {
+void expectErrorReply(const TestResult& r, int status, const std::string& error = "") {
     ASSERT_EQ(r.ending, Ending::Response) << r.error;
     EXPECT_EQ(r.response->status, status) << r.response->body;
     EXPECT_EQ(r.response->header("Content-Type"), "application/json");
@@ -82,31 +82,32 @@ protected:
 };
 
 TEST_F(GatewayBadInputTest, MalformedAndOversizedHttpGetJsonErrorsWhileAGoodClientIsServed) {
-    start(gatewayScenario());
+    start(badInputScenario());
     TestConnection good(gateway->bound());
     expectServed(good, "ferry times calais dover");
 
     TestConnection garbage(gateway->bound());
     garbage.sendRaw("\x16\x03\x01 this is TLS, or noise\r\n\r\n");
-    expectJsonError(garbage.readResponse(), 400, "bad_request");
+    expectErrorReply(garbage.readResponse(), 400, "bad_request");
     expectServed(good, "ferry times calais dover 2");
 
     TestConnection badVersion(gateway->bound());
     badVersion.sendRaw("POST /search/lite HTTP/9.9\r\nHost: a\r\n\r\n");
-    expectJsonError(badVersion.readResponse(), 400, "bad_request");
+    expectErrorReply(badVersion.readResponse(), 400, "bad_request");
 
     TestConnection badLength(gateway->bound());
     badLength.sendRaw("POST /search/lite HTTP/1.1\r\nHost: a\r\nContent-Length: -5\r\n\r\n");
-    expectJsonError(badLength.readResponse(), 400, "bad_request");
+    expectErrorReply(badLength.readResponse(), 400, "bad_request");
 
     const std::vector<std::pair<std::string, std::string>> auth{{"Authorization", "Bearer " + key}};
     auto bigHeader = auth;
     bigHeader.emplace_back("X-Padding", std::string(32 * 1024, 'h'));  // 4 times the 8 KiB limit
-    expectJsonError(test::requestOnce(gateway->bound(), "POST", "/search/lite", R"({"query": "x"})", bigHeader), 413,
-                    "payload_too_large");
+    expectErrorReply(
+        test::requestOnce(gateway->bound(), "POST", "/search/lite", R"({"query": "x"})", bigHeader),
+        413, "payload_too_large");
     const std::string bigBody = json{{"query", std::string(1024 * 1024, 'q')}}.dump();
-    expectJsonError(test::requestOnce(gateway->bound(), "POST", "/search/lite", bigBody, auth), 413,
-                    "payload_too_large");
+    expectErrorReply(test::requestOnce(gateway->bound(), "POST", "/search/lite", bigBody, auth),
+                     413, "payload_too_large");
     expectServed(good, "ferry times calais dover 3");
 }
 
@@ -116,7 +117,7 @@ TEST_F(GatewayBadInputTest, MalformedAndOversizedHttpGetJsonErrorsWhileAGoodClie
 TEST_F(GatewayBadInputTest, ASlowlorisIsCutOffInBoundedTimeWhileOthersAreServed) {
     HttpServerLimits limits;
     limits.read_timeout = 2s;
-    start(gatewayScenario(), limits);
+    start(badInputScenario(), limits);
     TestConnection good(gateway->bound());
     TestConnection slow(gateway->bound(), 1000ms);  // each read waits a second: the drip's pace
     const std::string request = "POST /search/lite HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key +
@@ -147,7 +148,7 @@ TEST_F(GatewayBadInputTest, ASlowlorisIsCutOffInBoundedTimeWhileOthersAreServed)
 }
 
 TEST_F(GatewayBadInputTest, InvalidJsonAndUnknownFieldsGet400NamingTheProblem) {
-    start(gatewayScenario());
+    start(badInputScenario());
     TestConnection c(gateway->bound());
     const std::vector<std::pair<std::string, std::string>> auth{{"Authorization", "Bearer " + key}};
     for (const std::string& body : {std::string(R"({"query": "unterminated)"), std::string("not json at all"),
@@ -157,37 +158,38 @@ TEST_F(GatewayBadInputTest, InvalidJsonAndUnknownFieldsGet400NamingTheProblem) {
                                    std::string(R"({"query": "x", "colour": "red"})"), std::string(R"({})"),
                                    std::string(R"({"query": "x"} trailing)")}) {
         SCOPED_TRACE(body);
-        expectJsonError(c.request("POST", "/search/lite", body, auth), 400, "bad_request");
+        expectErrorReply(c.request("POST", "/search/lite", body, auth), 400, "bad_request");
     }
     const TestResult empty = c.request("POST", "/search/lite", "", auth);
-    expectJsonError(empty, 400, "bad_request");
+    expectErrorReply(empty, 400, "bad_request");
     // The message names where the problem is.
     const TestResult unknown = c.request("POST", "/search/lite", R"({"query": "x", "colour": "red"})", auth);
     ASSERT_EQ(unknown.ending, Ending::Response);
     EXPECT_NE(json::parse(unknown.response->body).value("message", "").find("colour"), std::string::npos)
         << unknown.response->body;
-    expectJsonError(c.request("GET", "/search/lite", "", auth), 405);
-    expectJsonError(c.request("POST", "/search/slow", R"({"query": "x"})", auth), 404);
+    expectErrorReply(c.request("GET", "/search/lite", "", auth), 405);
+    expectErrorReply(c.request("POST", "/search/slow", R"({"query": "x"})", auth), 404);
     expectServed(c, "the connection still serves");
 }
 
 // No key or an unknown one is a 401; an Authorization header that is not "Bearer KEY" at all is a
 // 400 that names the header (the HTTP layer reads it before the gateway judges the key).
 TEST_F(GatewayBadInputTest, MissingOrUnknownApiKeysGet401AndAMalformedHeader400) {
-    start(gatewayScenario());
+    start(badInputScenario());
     TestConnection c(gateway->bound());
     const std::string body = R"({"query": "museum opening hours"})";
-    expectJsonError(c.request("POST", "/search/lite", body), 401, "unauthorized");
+    expectErrorReply(c.request("POST", "/search/lite", body), 401, "unauthorized");
     for (const std::string& unknown : {key + "x", std::string("tl-cust-999-revoked"), key.substr(0, key.size() - 1)}) {
         SCOPED_TRACE(unknown);
-        expectJsonError(c.request("POST", "/search/lite", body, {{"Authorization", "Bearer " + unknown}}), 401,
-                        "unauthorized");
+        expectErrorReply(
+            c.request("POST", "/search/lite", body, {{"Authorization", "Bearer " + unknown}}), 401,
+            "unauthorized");
     }
     for (const std::string& value : {std::string("Bearer"), std::string("Bearer "), std::string("Basic " + key),
                                      std::string("bearer-" + key)}) {
         SCOPED_TRACE(value);
         const TestResult r = c.request("POST", "/search/lite", body, {{"Authorization", value}});
-        expectJsonError(r, 400, "bad_request");
+        expectErrorReply(r, 400, "bad_request");
         if (r.response) {
             EXPECT_NE(r.response->body.find("Authorization"), std::string::npos) << r.response->body;
         }
@@ -204,7 +206,7 @@ protected:
         upstream.setDelay(2ms);
         upstream.setBody(R"({"page": "results", "results": [{"title": "Tides", "url": "https://tides.example/brest",
             "snippet": "High and low water", "score": 0.9}]})");
-        start(gatewayScenario(R"("hedge_mode": "off")"), {}, &upstream);
+        start(badInputScenario(R"("hedge_mode": "off")"), {}, &upstream);
         TestConnection warm(gateway->bound());
         expectServed(warm, kCached);
     }
@@ -218,7 +220,7 @@ protected:
         TestConnection good(gateway->bound());
         expectServed(good, kCached);
         const TestResult r = bad.get();
-        expectJsonError(r, 503);
+        expectErrorReply(r, 503);
         if (r.response) {
             EXPECT_TRUE(r.response->header("Retry-After"));
         }
@@ -269,8 +271,9 @@ TEST_F(GatewayBadUpstreamTest, AnUpstreamThatHangs) {
 TEST_F(GatewayBadInputTest, WithTheV3BugATimeoutIsAnEmpty200OnTheWire) {
     StallServer upstream;
     upstream.stallFor(60s);
-    start(gatewayScenario(R"j("hedge_mode": "off", "timeout_reply": "200 with empty results (v3 bug)")j"), {},
-          &upstream);
+    start(badInputScenario(
+              R"j("hedge_mode": "off", "timeout_reply": "200 with empty results (v3 bug)")j"),
+          {}, &upstream);
     TestConnection c(gateway->bound());
     const TestResult r = search(c, "tide tables brest");
     ASSERT_EQ(r.ending, Ending::Response) << r.error;

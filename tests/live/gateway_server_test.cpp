@@ -20,7 +20,7 @@ using nlohmann::json;
 using test::Ending;
 using test::TestConnection;
 
-Scenario gatewayScenario(const std::string& params, const std::string& timeline = "") {
+Scenario serveScenario(const std::string& params, const std::string& timeline = "") {
     return parseScenario(R"({"schema_version": 1, "name": "serve-test", "title": "t", "lab": "gateway",
         "seed": 7, "params": {"days": 1, "fault_multiplier": 0, "slow_multiplier": 0)" +
                              (params.empty() ? "" : ", " + params) + "}" +
@@ -45,7 +45,7 @@ protected:
 };
 
 TEST_F(GatewayServerTest, ASearchIsAnsweredFromTheFleetThenFromTheCache) {
-    start(gatewayScenario(R"("atlas_median_ms": 30, "atlas_sigma": 0.01, "borealis_median_ms": 30,
+    start(serveScenario(R"("atlas_median_ms": 30, "atlas_sigma": 0.01, "borealis_median_ms": 30,
                              "borealis_sigma": 0.01, "hedge_mode": "off")"));
     TestConnection c(gateway->bound());
     const auto first = search(c, "penguin habitats in antarctica", key);
@@ -72,7 +72,7 @@ TEST_F(GatewayServerTest, ASearchIsAnsweredFromTheFleetThenFromTheCache) {
 }
 
 TEST_F(GatewayServerTest, RejectionsMetricsAndHealthOverHttp) {
-    start(gatewayScenario(""));
+    start(serveScenario(""));
     TestConnection c(gateway->bound());
     const auto unknown = search(c, "anything", "not-a-key");
     ASSERT_EQ(unknown.ending, Ending::Response);
@@ -97,7 +97,7 @@ TEST_F(GatewayServerTest, RejectionsMetricsAndHealthOverHttp) {
 TEST_F(GatewayServerTest, RequestsRefusedBeforeTheGatewayAreCountedOnMetrics) {
     HttpServerLimits small;
     small.max_body_bytes = 256;
-    startGateway(gatewayScenario(""), startFleet(gatewayScenario("")), small);
+    startGateway(serveScenario(""), startFleet(serveScenario("")), small);
     TestConnection c(gateway->bound());
     const auto auth = std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer " + key}};
     EXPECT_EQ(c.request("POST", "/search/lite", R"({"query": )", auth).response->status, 400);
@@ -113,7 +113,7 @@ TEST_F(GatewayServerTest, RequestsRefusedBeforeTheGatewayAreCountedOnMetrics) {
 }
 
 TEST_F(GatewayServerTest, AHedgeBeatsASlowEngineAndTheLoserIsCancelled) {
-    start(gatewayScenario(R"j("atlas_median_ms": 400, "atlas_sigma": 0.01, "borealis_median_ms": 30,
+    start(serveScenario(R"j("atlas_median_ms": 400, "atlas_sigma": 0.01, "borealis_median_ms": 30,
                               "borealis_sigma": 0.01, "routing": "static (first engine)",
                               "hedge_mode": "fixed", "hedge_delay_ms": 50, "hedge_budget": 1)j"));
     TestConnection c(gateway->bound());
@@ -132,7 +132,7 @@ TEST_F(GatewayServerTest, AHedgeBeatsASlowEngineAndTheLoserIsCancelled) {
 }
 
 TEST_F(GatewayServerTest, WithNoEngineListeningTheAnswerIsA503NeverAnEmpty200) {
-    start(gatewayScenario(""));
+    start(serveScenario(""));
     fleet->stop();  // every upstream call is now refused
     TestConnection c(gateway->bound());
     const auto r = search(c, "opening hours louvre", key);
@@ -143,7 +143,7 @@ TEST_F(GatewayServerTest, WithNoEngineListeningTheAnswerIsA503NeverAnEmpty200) {
 }
 
 TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTheTimeline) {
-    start(gatewayScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)"), true);
+    start(serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)"), true);
     TestConnection c(gateway->bound());
     const auto ok = c.request("POST", "/admin/knobs", R"({"hedge_delay_ms": 300, "breaker_threshold": 0.4})");
     ASSERT_EQ(ok.ending, Ending::Response) << ok.error;
@@ -178,7 +178,7 @@ TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTh
 }
 
 TEST_F(GatewayServerTest, WithoutAdminTheAdminPathsAreNotThere) {
-    start(gatewayScenario(""));
+    start(serveScenario(""));
     TestConnection c(gateway->bound());
     const auto r = c.request("POST", "/admin/knobs", R"({"hedge_delay_ms": 300})");
     ASSERT_EQ(r.ending, Ending::Response);
@@ -187,8 +187,8 @@ TEST_F(GatewayServerTest, WithoutAdminTheAdminPathsAreNotThere) {
 }
 
 TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFaults) {
-    start(gatewayScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)",
-                          R"([{"at": 0.3, "set": {"hedge_delay_ms": 180}},
+    start(serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)",
+                        R"([{"at": 0.3, "set": {"hedge_delay_ms": 180}},
                               {"at": 0, "until": 0.5, "fault": {"target": {"engine": "cirrus"}, "effect": "down"}}])"));
     const double started = gateway->startedAt();
     gateway::GatewaySnapshot s = gateway->snapshot();
@@ -215,7 +215,7 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
 TEST(GatewayServerTimeline, AKnobThatShapesTheRunIsRefusedBeforeListeningNamingTheEvent) {
     // The scenario parser refuses this already; a timeline built in code (the GUI's) is checked
     // again by the server.
-    const Scenario s = gatewayScenario("");
+    const Scenario s = serveScenario("");
     GatewaySetup setup = gatewaySetup(s);
     TimelineEvent e;
     e.at_s = 10;

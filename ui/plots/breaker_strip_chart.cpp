@@ -8,7 +8,7 @@
 namespace taillab::ui {
 namespace {
 
-constexpr double kHalfHeight = 0.36;
+constexpr double kStripHalfHeight = 0.36;
 constexpr int kMinBins = 60;
 constexpr double kBinPx = 2;   // one column's width, about
 constexpr int kMinTripBins = 2;  // a state other than the normal one is at least this wide
@@ -144,8 +144,8 @@ void BreakerStripChart::drawStrips(const Chart& chart) {
     const double width = (hi - lo) / bins;
     auto addRect = [&](int lane, double x0, double x1, int state) {
         auto* rect = new QCPItemRect(plot());
-        rect->topLeft->setCoords(x0, lane - kHalfHeight);
-        rect->bottomRight->setCoords(x1, lane + kHalfHeight);
+        rect->topLeft->setCoords(x0, lane - kStripHalfHeight);
+        rect->bottomRight->setCoords(x1, lane + kStripHalfHeight);
         rect->setPen(Qt::NoPen);
         rect->setBrush(states_[static_cast<std::size_t>(state)].color);
         rect->setSelectable(false);

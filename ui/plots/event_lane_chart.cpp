@@ -14,14 +14,14 @@
 namespace taillab::ui {
 namespace {
 
-constexpr double kHalfHeight = 0.42;
-constexpr double kGapPx = 6;
-constexpr int kLabelPointSize = 8;
-const QMargins kPadding(3, 0, 3, 0);
+constexpr double kLaneHalfHeight = 0.42;
+constexpr double kLaneGapPx = 6;
+constexpr int kLaneLabelPointSize = 8;
+const QMargins kLanePadding(3, 0, 3, 0);
 
-QFont labelFont() {
+QFont laneLabelFont() {
     QFont f;
-    f.setPointSize(kLabelPointSize);
+    f.setPointSize(kLaneLabelPointSize);
     return f;
 }
 
@@ -150,14 +150,14 @@ void EventLaneChart::rebuildItems() {
     for (const LaneEvent& e : events_) {
         auto* bar = new QCPItemRect(plot());
         bar->setSelectable(false);
-        bar->topLeft->setCoords(e.x0, e.row - kHalfHeight);
-        bar->bottomRight->setCoords(e.x1.value_or(e.x0), e.row + kHalfHeight);
+        bar->topLeft->setCoords(e.x0, e.row - kLaneHalfHeight);
+        bar->bottomRight->setCoords(e.x1.value_or(e.x0), e.row + kLaneHalfHeight);
         bars_.push_back(bar);
         styleBar(bars_.size() - 1);
         auto* text = new QCPItemText(plot());
         text->setSelectable(false);
-        text->setFont(labelFont());
-        text->setPadding(kPadding);
+        text->setFont(laneLabelFont());
+        text->setPadding(kLanePadding);
         text->setColor(palette().color(QPalette::Text));
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         text->position->setType(QCPItemPosition::ptAbsolute);
@@ -183,8 +183,8 @@ void EventLaneChart::adjustRanges() {
 
 void EventLaneChart::layoutItems() {
     const QRect area = plot()->axisRect()->rect();
-    const QFontMetrics fm(labelFont());
-    const double pad = kPadding.left() + kPadding.right();
+    const QFontMetrics fm(laneLabelFont());
+    const double pad = kLanePadding.left() + kLanePadding.right();
     // Bars at least kMinEventPx wide, centred on an instant.
     for (std::size_t i = 0; i < events_.size(); ++i) {
         const LaneEvent& e = events_[i];
@@ -195,10 +195,10 @@ void EventLaneChart::layoutItems() {
             p0 = e.x1 ? p0 : mid - kMinEventPx / 2.0;
             p1 = p0 + kMinEventPx;
         }
-        bars_[i]->topLeft->setCoords(plot()->xAxis->pixelToCoord(p0), e.row - kHalfHeight);
-        bars_[i]->bottomRight->setCoords(plot()->xAxis->pixelToCoord(p1), e.row + kHalfHeight);
-        const double y0 = plot()->yAxis->coordToPixel(e.row - kHalfHeight);
-        const double y1 = plot()->yAxis->coordToPixel(e.row + kHalfHeight);
+        bars_[i]->topLeft->setCoords(plot()->xAxis->pixelToCoord(p0), e.row - kLaneHalfHeight);
+        bars_[i]->bottomRight->setCoords(plot()->xAxis->pixelToCoord(p1), e.row + kLaneHalfHeight);
+        const double y0 = plot()->yAxis->coordToPixel(e.row - kLaneHalfHeight);
+        const double y1 = plot()->yAxis->coordToPixel(e.row + kLaneHalfHeight);
         barRects_[i] = QRectF(QPointF(p0, std::min(y0, y1)), QPointF(p1, std::max(y0, y1)));
     }
     // Labels: in their row, from the bar's start, up to the next label's start in that row.
@@ -215,7 +215,7 @@ void EventLaneChart::layoutItems() {
         double right = area.right();
         for (std::size_t n = k + 1; n < order.size(); ++n)
             if (events_[order[n]].row == events_[i].row && barRects_[order[n]].left() > left) {
-                right = std::min(right, barRects_[order[n]].left() - kGapPx);
+                right = std::min(right, barRects_[order[n]].left() - kLaneGapPx);
                 break;
             }
         const bool visible = barRects_[i].right() >= area.left() && barRects_[i].left() <= area.right();
