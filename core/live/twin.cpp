@@ -103,16 +103,14 @@ std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& l
             if (diff < 0 && modelled > 0) {
                 r.verdict += formatNumbers(
                     "; the simulation charges %.2f ms a request for the gateway's own stages "
-                    "(modelled: "
-                    "edge, compiler, cache, merge) where loopback paid %.2f ms",
+                    "(modelled: edge, compiler, cache, merge) where loopback paid %.2f ms",
                     simOwn, liveOwn);
                 r.verdict += formatNumbers(", which accounts for %.0f%% of the gap",
                                            std::min(100.0, 100 * modelled / -diff));
             } else {
                 r.verdict += formatNumbers(
                     "; the gateway's own stages took %.2f ms a request simulated (modelled) and "
-                    "%.2f ms "
-                    "live (measured)",
+                    "%.2f ms live (measured)",
                     simOwn, liveOwn);
             }
             r.verdict += formatNumbers("; the engine stage %.2f ms simulated, %.2f ms live",
