@@ -14,6 +14,7 @@
 
 namespace {
 
+using taillab::test::lines;
 using taillab::test::readFile;
 using ojson = nlohmann::ordered_json;
 
@@ -22,13 +23,6 @@ struct CliRun {
     std::string out;  // stdout
     std::string err;  // stderr
 };
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    for (std::string line; std::getline(s, line);) out.push_back(line);
-    return out;
-}
 
 // The text from the first line starting with `marker` on ("" when there is none).
 std::string from(const std::string& text, const std::string& marker) {

@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "metrics/hgrm.h"
 #include "base/rng.h"
+#include "cli_support.h"
+#include "metrics/hgrm.h"
 
 namespace taillab {
 namespace {
+
+using test::lines;
 
 const std::string kDataDir = std::string(TAILLAB_SOURCE_DIR) + "/tests/data/hdr/";
 
@@ -35,13 +38,6 @@ std::vector<std::int64_t> referenceValues() {
         values[i] = static_cast<std::int64_t>(v);
     }
     return values;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
 }
 
 HdrHistogram referenceHistogram() {

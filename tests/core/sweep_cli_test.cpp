@@ -26,14 +26,8 @@ struct Outcome {
     std::string err;  // stderr
 };
 
+using taillab::test::lines;
 using taillab::test::readFile;
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    for (std::string line; std::getline(s, line);) out.push_back(line);
-    return out;
-}
 
 std::vector<std::string> cells(const std::string& csvLine) {
     std::vector<std::string> out;
