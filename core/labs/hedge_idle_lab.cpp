@@ -125,7 +125,7 @@ HdrHistogram calibrate(const HedgeIdleConfig& c, std::int64_t samples, std::uint
 }
 
 double delayAt(const HdrHistogram& h, double percentile) {
-    return static_cast<double>(h.valueAtPercentile(percentile * 100.0)) / 1000.0;
+    return percentileMs(h, percentile * 100.0);
 }
 
 HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {

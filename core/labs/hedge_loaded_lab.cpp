@@ -24,6 +24,7 @@
 
 #include "labs/hedge_loaded_report.h"
 #include "labs/hedge_loaded_sim.h"
+#include "labs/lab_common.h"
 #include "labs/labs.h"
 #include "labs/load_sweep.h"
 
@@ -77,11 +78,10 @@ bool onGrid(double load) { return std::abs(load * 10 - std::round(load * 10)) < 
 
 PolicyPoint summarizeRun(const HedgeSimStats& s, const HdrHistogram& response) {
     PolicyPoint q;
-    const auto ms = [](std::int64_t us) { return static_cast<double>(us) / 1000.0; };
     q.meanMs = response.mean() / 1000.0;
-    q.medianMs = ms(response.valueAtPercentile(50));
-    q.p99Ms = ms(response.valueAtPercentile(99));
-    q.p999Ms = ms(response.valueAtPercentile(99.9));
+    q.medianMs = percentileMs(response, 50);
+    q.p99Ms = percentileMs(response, 99);
+    q.p999Ms = percentileMs(response, 99.9);
     q.extraRequests = s.measured > 0 ? static_cast<double>(s.measuredBackups) / s.measured : 0;
     q.capacityCost = s.demandMs > 0 ? s.busyMs / s.demandMs - 1.0 : 0;
     return q;

@@ -89,8 +89,8 @@ Warmup warmupFor(double load, int servers, std::int64_t requests) {
 DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
     DPoint p;
     p.meanTime = s.meanResponse();
-    p.medianTime = static_cast<double>(response.valueAtPercentile(50)) / 1000.0;
-    p.p99Time = static_cast<double>(response.valueAtPercentile(99)) / 1000.0;
+    p.medianTime = percentileMs(response, 50);
+    p.p99Time = percentileMs(response, 99);
     p.measured = s.measured;
     p.conserved = s.departed == s.arrived && response.totalCount() == s.measured;
     return p;
