@@ -4,20 +4,22 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 
 #include "live/ascii.h"
 #include "live/http_wire.h"
+#include "live/lazy_timer.h"
 
 namespace taillab::live {
 
@@ -81,14 +83,14 @@ private:
 
 // A request from request() until it finishes or is cancelled.
 struct Pending {
-    Pending(asio::io_context& io, HttpClient::RequestId id, Pool& pool)
-        : id(id), pool(&pool), timer(io) {}
+    Pending(HttpClient::RequestId id, Pool& pool, std::chrono::nanoseconds timeout)
+        : id(id), pool(&pool), timeout(timeout) {}
     HttpClient::RequestId id;
     Pool* pool;
     std::string wire;        // the request's bytes (live/http_wire.h)
     bool keepAlive = true;   // the request did not ask to close the connection
     HttpClient::Callback done;
-    asio::steady_timer timer;
+    std::chrono::nanoseconds timeout;  // from request() to a whole response
     Connection* connection = nullptr;  // while it holds one
     std::optional<SteadyClock::time_point> started;
     bool reused = false;
@@ -172,13 +174,58 @@ std::optional<std::string_view> HttpResponse::header(std::string_view name) cons
 }
 
 struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
-    Impl(asio::io_context& io, HttpClientOptions options) : io(io), options(options) {}
+    Impl(asio::io_context& io, HttpClientOptions options)
+        : io(io), options(options), timeouts(io, [this] { timeOut(); }) {}
 
     asio::io_context& io;
     HttpClientOptions options;
     std::unordered_map<std::string, std::unique_ptr<Pool>> pools;
     std::unordered_map<RequestId, std::shared_ptr<Pending>> pending;
     RequestId nextId = 1;
+
+    // Every request's timeout, earliest first, and one timer at or before the earliest that is
+    // still pending. A request that ends leaves its entry (ids are never reused, so an entry
+    // whose id is no longer pending is skipped); cancelling a timer per request would cost the
+    // loop a turn through epoll each time (live/lazy_timer.h). Only when nothing is pending is
+    // the timer cancelled (forget()).
+    struct Deadline {
+        SteadyClock::time_point at;
+        RequestId id;
+        bool operator>(const Deadline& o) const { return at > o.at; }
+    };
+    std::vector<Deadline> deadlines;  // a min-heap on `at`
+    LazyTimer timeouts;
+
+    void addDeadline(SteadyClock::time_point at, RequestId id) {
+        // Entries of ended requests wait for their time to be dropped; when they outnumber the
+        // pending ones, they go at once, so the heap stays within a few times what is in flight.
+        if (deadlines.size() > 2 * pending.size() + 1024) {
+            std::erase_if(deadlines, [&](const Deadline& d) { return !pending.contains(d.id); });
+            std::make_heap(deadlines.begin(), deadlines.end(), std::greater<>());
+        }
+        deadlines.push_back(Deadline{at, id});
+        std::push_heap(deadlines.begin(), deadlines.end(), std::greater<>());
+        if (!timeouts.deadline() || at < *timeouts.deadline()) timeouts.expireAt(at);
+    }
+
+    void timeOut() {
+        const auto keep = shared_from_this();  // a callback may let go of the HttpClient
+        const SteadyClock::time_point now = SteadyClock::now();
+        while (!deadlines.empty() && deadlines.front().at <= now) {
+            const RequestId id = deadlines.front().id;
+            std::pop_heap(deadlines.begin(), deadlines.end(), std::greater<>());
+            deadlines.pop_back();
+            if (const auto it = pending.find(id); it != pending.end()) {
+                const std::shared_ptr<Pending> p = it->second;
+                timedOut(p, p->timeout);
+            }
+        }
+        while (!deadlines.empty() && !pending.contains(deadlines.front().id)) {
+            std::pop_heap(deadlines.begin(), deadlines.end(), std::greater<>());
+            deadlines.pop_back();
+        }
+        if (!deadlines.empty()) timeouts.expireAt(deadlines.front().at);
+    }
 
     Pool& poolFor(const HostPort& at) {
         auto& slot = pools[toString(at)];
@@ -245,6 +292,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             if (ec) return fail(c, classify(ec), "connect: " + ec.message());
             error_code ignored;
             c->socket.set_option(tcp::no_delay(true), ignored);
+            c->socket.non_blocking(true, ignored);  // write() must not block on a full buffer
             write(c);
         });
     }
@@ -259,11 +307,20 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
 
     void write(const std::shared_ptr<Connection>& c) {
         std::shared_ptr<Pending> p = c->current;
-        asio::async_write(c->socket, asio::buffer(p->wire), [this, c, p](const error_code& ec, std::size_t) {
-            if (c->closed) return;
-            if (ec) return fail(c, classify(ec), "write: " + ec.message());
-            read(c);
-        });
+        // A request fits the socket's send buffer: written now, it needs no completion posted
+        // to the loop, and so no extra turn through epoll (a syscall) per request. What does not
+        // fit goes asynchronously; a failure is reported from the loop, as request() promises.
+        error_code now;
+        const std::size_t sent = c->socket.write_some(asio::buffer(p->wire), now);
+        if (now && now != asio::error::would_block)
+            return failSoon(c, classify(now), "write: " + now.message());
+        if (sent == p->wire.size()) return read(c);
+        asio::async_write(c->socket, asio::buffer(p->wire) + sent,
+                          [this, c, p](const error_code& ec, std::size_t) {
+                              if (c->closed) return;
+                              if (ec) return fail(c, classify(ec), "write: " + ec.message());
+                              read(c);
+                          });
     }
 
     void read(const std::shared_ptr<Connection>& c) {
@@ -342,11 +399,15 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         pump(pool);
     }
 
-    // After this nothing answers `p`: its timer stops and its id is forgotten.
+    // After this nothing answers `p`: its id is forgotten (and with it its timeout). With nothing
+    // pending, the timer lets go of the io_context, so that its run() can return.
     void forget(const std::shared_ptr<Pending>& p) {
         p->finished = true;
-        p->timer.cancel();
         pending.erase(p->id);
+        if (pending.empty()) {
+            deadlines.clear();
+            timeouts.cancel();
+        }
     }
 
     void finish(const std::shared_ptr<Pending>& p, HttpResponse&& r) {
@@ -374,13 +435,14 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         for (auto& [id, p] : pending) {
             p->finished = true;
             p->done = nullptr;
-            p->timer.cancel();
             if (Connection* c = p->connection) {
                 c->current.reset();
                 close(*c);
             }
         }
         pending.clear();
+        deadlines.clear();
+        timeouts.cancel();
         for (auto& [name, pool] : pools) {
             for (auto& c : pool->idle) close(*c);
             pool->idle.clear();
@@ -399,21 +461,17 @@ HttpClient::RequestId HttpClient::request(const HostPort& to, HttpRequest reques
     Impl& impl = *impl_;
     Pool& pool = impl.poolFor(to);
     const RequestId id = impl.nextId++;
-    auto p = std::make_shared<Pending>(impl.io, id, pool);
+    auto p = std::make_shared<Pending>(id, pool, request.timeout);
     p->done = std::move(done);
     p->keepAlive = writeRequestBytes(p->wire, request, pool.hostHeader);
-    const auto timeout = request.timeout;
-    const auto expiry = SteadyClock::now() + timeout;  // the timeout runs from here
+    const auto expiry = SteadyClock::now() + request.timeout;  // the timeout runs from here
     // Sent first (on an idle connection the bytes leave inside assign()), then the bookkeeping
     // that nothing before the send needs: the send is on the caller's critical path, the
     // timer's queue insertion and the id's map entry are not. assign() never answers `p`
     // itself (a failure comes later, from the loop), so neither can be too late.
     impl.assign(pool, p);
     impl.pending.emplace(id, p);
-    p->timer.expires_at(expiry);
-    p->timer.async_wait([owner = impl_, p, timeout](const error_code& ec) {
-        if (!ec) owner->timedOut(p, timeout);
-    });
+    impl.addDeadline(expiry, id);
     return id;
 }
 

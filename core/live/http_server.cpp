@@ -1,17 +1,19 @@
 #include "live/http_server.h"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <functional>
 #include <stdexcept>
-#include <utility>
 #include <unordered_set>
+#include <utility>
 
 #include "live/ascii.h"
 #include "live/http_wire.h"
+#include "live/lazy_timer.h"
 #include "live/loop_asio.h"
 
 namespace taillab::live {
@@ -110,7 +112,9 @@ namespace {
 class Session : public std::enable_shared_from_this<Session> {
 public:
     Session(std::shared_ptr<HttpServer::Impl> server, tcp::socket socket)
-        : server_(std::move(server)), socket_(std::move(socket)), timer_(ioContext(server_->loop)) {
+        : server_(std::move(server)),
+          socket_(std::move(socket)),
+          timer_(ioContext(server_->loop), [this] { timedOut(); }) {
         server_->sessions.insert(this);
         // Beast reads at most the buffer's free capacity at a time (512 bytes when it starts
         // empty): room for a typical request reads it in one receive.
@@ -157,16 +161,20 @@ public:
     }
 
 private:
+    // The idle or read timeout, ended by onRead (clear()) on nearly every request: lazily, so
+    // that ending it posts nothing to the loop (live/lazy_timer.h).
     void arm(Duration d) {
         timedOut_ = false;
-        timer_.expires_after(asioDuration(d));
-        timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
-            const auto self = weak.lock();
-            if (ec || !self || self->closed_) return;
-            self->timedOut_ = true;
-            error_code ignored;
-            self->socket_.cancel(ignored);
-        });
+        timer_.expireAfter(asioDuration(d));
+    }
+    // From the timer, only while the session is whole (~LazyTimer stops the callback first):
+    // the read or wait in progress ends with an error, and onRead or waitReadable's handler
+    // tells the client why.
+    void timedOut() {
+        if (closed_) return;
+        timedOut_ = true;
+        error_code ignored;
+        socket_.cancel(ignored);
     }
 
     void readRequest() {
@@ -188,7 +196,7 @@ private:
     }
 
     void onRead(const error_code& ec) {
-        timer_.cancel();
+        timer_.clear();
         if (closed_) return;
         const Time now = server_->loop.now();
         if (ec) {
@@ -267,19 +275,44 @@ private:
         // One string, reused by every answer on this connection: no Beast field map to build and
         // one buffer to write (live/http_wire.h).
         writeResponseBytes(out_, reply, keepAlive);
-        asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this(), keepAlive](const error_code& ec, std::size_t) {
-            if (self->closed_) return;
-            if (ec) return self->closeNow(false);
-            if (keepAlive) return self->awaitRequest();
+        // An answer that fits the socket's send buffer (nearly all) is written now: no completion
+        // to post, so no extra turn through epoll (a syscall) per request. The rest goes
+        // asynchronously.
+        error_code now;
+        const std::size_t sent = socket_.write_some(asio::buffer(out_), now);
+        if (now && now != asio::error::would_block) return closeNow(false);
+        if (sent == out_.size()) return afterAnswer(keepAlive);
+        asio::async_write(
+            socket_, asio::buffer(out_) + sent,
+            [self = shared_from_this(), keepAlive](const error_code& ec, std::size_t) {
+                if (self->closed_) return;
+                if (ec) return self->closeNow(false);
+                self->afterAnswer(keepAlive);
+            });
+    }
+
+    // The answer is out: the next request, or the end of the connection.
+    void afterAnswer(bool keepAlive) {
+        if (!keepAlive) {
             error_code ignored;
-            self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
-            self->closeNow(false);
-        });
+            socket_.shutdown(tcp::socket::shutdown_send, ignored);
+            return closeNow(false);
+        }
+        // A next request already buffered (a pipelining client) is read from the loop, not from
+        // here: answered inside the handler, it would come back to send() on this stack, and a
+        // client with many requests queued could grow the stack without bound.
+        if (buffer_.size() > 0) {
+            asio::post(socket_.get_executor(), [self = shared_from_this()] {
+                if (!self->closed_) self->awaitRequest();
+            });
+            return;
+        }
+        awaitRequest();
     }
 
     std::shared_ptr<HttpServer::Impl> server_;
     tcp::socket socket_;
-    asio::steady_timer timer_;
+    LazyTimer timer_;
     beast::flat_buffer buffer_;
     std::string out_;  // the answer being written
     std::optional<RequestReader> parser_;

@@ -108,6 +108,66 @@ TEST(HttpClient, ReportsTimeoutsAsTimeouts) {
     EXPECT_EQ(client.poolStats(server.at()).open, 0u);  // a timed-out connection is never reused
 }
 
+// The client keeps one timer for all its requests' timeouts (live/lazy_timer.h), armed for the
+// earliest: a request with a shorter timeout than those before it must re-arm it earlier.
+TEST(HttpClient, AShorterTimeoutAfterALongerOneStillEndsOnTime) {
+    StallServer server;
+    server.setDelay(3s);
+    boost::asio::io_context io;
+    HttpClient client(io);
+    std::vector<std::pair<char, SteadyClock::duration>> ended;
+    const auto asked = SteadyClock::now();
+    for (const auto& [name, timeout] : {std::pair{'a', 1500ms}, std::pair{'b', 200ms}})
+        client.request(server.at(), post(timeout), [&ended, asked, name = name](HttpResponse&& r) {
+            EXPECT_EQ(r.failure, HttpFailure::Timeout) << r.error;
+            ended.emplace_back(name, r.finished - asked);
+        });
+    io.run();
+    ASSERT_EQ(ended.size(), 2u);
+    EXPECT_EQ(ended[0].first, 'b');
+    EXPECT_GE(ended[0].second, 200ms);
+    EXPECT_LT(ended[0].second, 1200ms);  // not held until the longer timeout
+    EXPECT_EQ(ended[1].first, 'a');
+    EXPECT_GE(ended[1].second, 1500ms);
+}
+
+// Requests that end leave their timeouts behind, to be dropped lazily, or at once when nothing
+// is pending; while something is, they are dropped once they outnumber the pending ones. Here a
+// stalled request stays pending throughout, so 1,500 ended ones pile up past that bound; the
+// requests still pending keep their timeouts, and they end on time.
+TEST(HttpClient, TimeoutsStayRightAfterThousandsOfRequestsHaveEnded) {
+    StallServer fast, stalled;
+    stalled.setDelay(5s);
+    boost::asio::io_context io;
+    HttpClient client(io);
+    std::vector<HttpResponse> held;
+    client.request(stalled.at(), post(2500ms),
+                   [&held](HttpResponse&& r) { held.push_back(std::move(r)); });
+    for (int round = 0; round < 15; ++round) {
+        int answered = 0;
+        for (int i = 0; i < 100; ++i)
+            client.request(fast.at(), post(), [&answered, &io](HttpResponse&& r) {
+                EXPECT_TRUE(r.ok()) << r.error;
+                if (++answered == 100) io.stop();
+            });
+        io.restart();
+        io.run();
+        ASSERT_EQ(answered, 100);
+    }
+    EXPECT_EQ(client.pending(), 1u);
+    const auto asked = SteadyClock::now();
+    const auto out = concurrently(io, client, stalled.at(), 2, 200ms);  // runs until all end
+    ASSERT_EQ(out.size(), 2u);
+    for (const HttpResponse& r : out) {
+        EXPECT_EQ(r.failure, HttpFailure::Timeout) << r.error;
+        EXPECT_GE(r.finished - asked, 200ms);
+        EXPECT_LT(r.finished - asked, 1500ms);
+    }
+    ASSERT_EQ(held.size(), 1u);
+    EXPECT_EQ(held[0].failure, HttpFailure::Timeout) << held[0].error;
+    EXPECT_EQ(client.pending(), 0u);
+}
+
 TEST(HttpClient, ReportsRefusedConnectionsAsRefused) {
     boost::asio::io_context io;
     HttpClient client(io);

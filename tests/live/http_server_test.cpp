@@ -119,6 +119,28 @@ TEST_F(HttpServerTest, TheHandlerSeesTheRequestAsSentAndKeepAliveFollowsTheReque
     EXPECT_TRUE(secondAnswered("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"));
 }
 
+// A client may send its next requests before the answers (pipelining): each is answered, in
+// order, on the same connection. Answered inside the handler, they are read from the loop one by
+// one, not from the answer's stack, so many queued requests cannot grow the stack.
+TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
+    handler.script = [](const ServerRequest& r, Responder& out) {
+        out.respond(HttpReply{200, {{"X-Target", r.target}}, "{}"});
+    };
+    startServer();
+    constexpr int kRequests = 2000;
+    std::string burst;
+    for (int i = 0; i < kRequests; ++i)
+        burst += "GET /" + std::to_string(i) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    TestConnection c(at());
+    c.sendRaw(burst);
+    for (int i = 0; i < kRequests; ++i) {
+        const auto r = c.readResponse();
+        ASSERT_EQ(r.ending, Ending::Response) << "answer " << i << ": " << r.error;
+        ASSERT_EQ(r.response->header("X-Target"), "/" + std::to_string(i));
+    }
+    EXPECT_EQ(handler.requests, kRequests);
+}
+
 TEST_F(HttpServerTest, MalformedHttpGets400WithAJsonBody) {
     startServer();
     TestConnection c(at());
@@ -147,6 +169,29 @@ TEST_F(HttpServerTest, ASlowClientGets408AfterTheReadTimeout) {
     const auto r = c.readResponse();
     expectJsonError(r, 408, "request_timeout");
     EXPECT_GE(r.elapsed, 150ms);
+}
+
+// The idle timeout runs from a connection's last answer, not from when it first went idle: the
+// session's timer is moved later lazily (live/lazy_timer.h), and must still end the connection.
+TEST_F(HttpServerTest, AnIdleConnectionClosesAnIdleTimeoutAfterItsLastAnswer) {
+    handler.script = [](const ServerRequest&, Responder& out) {
+        out.respond(HttpReply{200, {}, "{}"});
+    };
+    HttpServerLimits limits;
+    limits.idle_timeout = 1s;
+    startServer(limits);
+    TestConnection c(at());
+    for (int i = 0; i < 3; ++i) {
+        if (i > 0) std::this_thread::sleep_for(600ms);  // the third comes 1.2 s after the first
+        const auto r = c.request("POST", "/x", "{}");
+        ASSERT_EQ(r.ending, Ending::Response) << "request " << i << ": " << r.error;
+    }
+    const auto idle = c.readResponse();  // nothing sent: waits for the server to close
+    EXPECT_EQ(idle.ending, Ending::Closed) << idle.error;
+    EXPECT_GE(idle.elapsed, 800ms);
+    int open = -1;
+    loop.invoke([&] { open = server->connections(); });
+    EXPECT_EQ(open, 0);
 }
 
 TEST_F(HttpServerTest, AnswersLaterFromATimer) {
