@@ -12,7 +12,8 @@
 # round (their difference in each, its median, and the rounds TailLab is at or below). Usage:
 #   tests/bench/live_vs_nginx.sh [RATE=1000] [DURATION=60s] [ROUNDS=6]   (env: TAILLAB_CLI, NGINX)
 # With BASELINE_CLI set to another build's taillab-cli, its serve joins as a fourth path,
-# "baseline", in the same rounds: an A/B of two gateways measured side by side on one machine.
+# "baseline", in the same rounds: an A/B of two gateways measured side by side on one machine
+# (p50_by_round then also has the median of their round-by-round p50 differences).
 #
 # Or the highest rate each path sustains with p99 < 50 ms:
 #   tests/bench/live_vs_nginx.sh search [START=250] [STEP=12s] [P99_MS=50]
@@ -224,5 +225,12 @@ out["p50_by_round"] = {
 if "baseline" in paths:
     out["taillab_minus_baseline_ms"] = {
         k: round(out["paths"]["taillab"][k] - out["paths"]["baseline"][k], 3) for k in keys}
+    # The same pairing for the A/B: this build's serve against the baseline's, round by round.
+    ab = sorted(round(json.load(open(f"{work}/taillab-{r}.json"))["corrected"]["p50_ms"]
+                      - json.load(open(f"{work}/baseline-{r}.json"))["corrected"]["p50_ms"], 3)
+                for r in range(1, rounds + 1))
+    mid = len(ab) // 2
+    out["p50_by_round"]["taillab_minus_baseline_median_ms"] = round(
+        ab[mid] if len(ab) % 2 else (ab[mid - 1] + ab[mid]) / 2, 4)
 print(json.dumps(out, indent=2))
 PY
