@@ -9,7 +9,8 @@
 # Prints JSON: each path's corrected p50/p99/p99.9 and the added latency of nginx and of TailLab
 # (their figure minus the direct one). The paths take turns in ROUNDS rounds, each path's rounds
 # merged into one histogram (see below); "p50_by_round" pairs TailLab's and nginx's p50 round by
-# round (their difference in each, its median, and the rounds TailLab is at or below). Usage:
+# round (their difference in each, its median with a 95% bootstrap interval, and the rounds TailLab
+# is at or below). Usage:
 #   tests/bench/live_vs_nginx.sh [RATE=1000] [DURATION=60s] [ROUNDS=6]   (env: TAILLAB_CLI, NGINX)
 # With BASELINE_CLI set to another build's taillab-cli, its serve joins as a fourth path,
 # "baseline", in the same rounds: an A/B of two gateways measured side by side on one machine
@@ -218,9 +219,16 @@ for r in range(1, rounds + 1):
     by_round.append(round(p50["taillab"] - p50["nginx"], 3))
 ranked = sorted(by_round)
 middle = len(ranked) // 2
+# How far that median could move with other rounds: a 95% bootstrap interval (10,000 resamples of
+# the rounds, fixed seed). An interval that lies above 0 says TailLab's p50 is above nginx's on
+# this machine, whatever single rounds show.
+import random, statistics
+resample = random.Random(1)
+medians = sorted(statistics.median(resample.choices(by_round, k=len(by_round))) for _ in range(10000))
 out["p50_by_round"] = {
     "taillab_minus_nginx_ms": by_round,
     "median_ms": round(ranked[middle] if len(ranked) % 2 else (ranked[middle - 1] + ranked[middle]) / 2, 4),
+    "median_95pct_interval_ms": [round(medians[249], 4), round(medians[9749], 4)],
     "rounds_taillab_at_or_below_nginx": sum(d <= 0 for d in by_round)}
 if "baseline" in paths:
     out["taillab_minus_baseline_ms"] = {
