@@ -8,6 +8,7 @@
 
 #include "gateway_sim/sim_config.h"
 #include "live/http_client.h"
+#include "live/lazy_timer.h"
 #include "live/live_driver.h"
 #include "live/loop_asio.h"
 
@@ -57,7 +58,10 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
          HttpServerLimits limits)
         : loop(l), upstreams(std::move(urls)), client(ioContext(l)), params(setup.params), seed(setup.seed),
           startAt(setup.start_at), driver(setup.config, seed, *this, setup.window),
-          server(l, listen, *this, limits) {}
+          server(l, listen, *this, limits), wake(ioContext(l), [this] {
+              driver.onWake();
+              rearm();
+          }) {}
 
     // Checks and builds the timeline's knob changes; collects its faults' marks.
     void planTimeline(const GatewaySetup& setup) {
@@ -216,21 +220,13 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         inFlight.erase(it);
     }
 
-    // One timer for the driver, at or before its next wake-up. An armed timer that is due no
-    // later than needed stays: waking early does no harm (onWake finds nothing due and re-arms
-    // here), and most inputs only push the next wake-up later (a request finished, a new one's
-    // hedge is due after the others'), so the timer is re-armed about once a wake-up instead of
-    // after every input (each re-arm is a timerfd syscall).
+    // One timer for the driver, at its next wake-up, kept lazily (live/lazy_timer.h): most
+    // inputs only push the next wake-up later (a request finished, a new one's hedge is due
+    // after the others'), and those touch no Asio timer, so it is re-armed about once a wake-up
+    // instead of after every input (each re-arm is a timerfd syscall).
     void rearm() {
-        const Time at = driver.nextWake();
-        if (timer && armedAt <= at) return;
-        if (timer) loop.cancel(*timer);
-        armedAt = at;
-        timer = loop.runAfter(std::max(Duration{}, at - loop.now()), [this] {
-            timer.reset();
-            driver.onWake();
-            rearm();
-        });
+        wake.expireAfter(std::chrono::duration_cast<LazyTimer::Clock::duration>(
+            std::max(Duration{}, driver.nextWake() - loop.now())));
     }
 
     Loop& loop;
@@ -249,8 +245,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     std::unordered_map<std::uint64_t, Responder> responders;
     std::unordered_map<CallKey, HttpClient::RequestId, CallKeyHash> inFlight;
     std::uint64_t nextTicket = 1;
-    std::optional<Loop::TimerId> timer;
-    Time armedAt{};
+    LazyTimer wake;  // for the driver: after it, so that it stops first
     GatewayServerStats stats;
 };
 
@@ -286,8 +281,7 @@ void GatewayServer::start() {
 void GatewayServer::stop() {
     impl_->server.stop();
     loop_.invoke([&] {
-        if (impl_->timer) loop_.cancel(*impl_->timer);
-        impl_->timer.reset();
+        impl_->wake.cancel();
         for (const Loop::TimerId id : impl_->timelineTimers) loop_.cancel(id);
         impl_->timelineTimers.clear();
     });
