@@ -42,3 +42,49 @@ upstream_args() {
     ups=()
     while read -r name url; do ups+=(--upstream "$name=$url"); done < "$work/engines.txt"
 }
+
+# The pure proxy path that live_vs_nginx.sh times and live_instructions.sh counts: one emulated
+# engine with a narrow latency (2 ms, sigma 0.01, no slow moments, no faults, no egress rate
+# limits) in `proxy_engine`, and serve's settings that leave only a proxy's path in
+# `proxy_serve`: cache, hedging, last-chance hedge, admission, rate limits and coalescing off,
+# static routing to that engine.
+proxy_engine=(--set params.atlas_median_ms=2 --set params.atlas_sigma=0.01 --set params.slow_multiplier=0
+              --set params.fault_multiplier=0 --set params.egress_ip_rate_per_s=1000000
+              --set params.egress_ip_burst=1000000 --set params.engine_capacity=100000)
+proxy_serve=(--set params.cache_tiers=off --set params.hedge_mode=off --set params.last_chance_hedge=false
+             --set params.admission=false --set params.rate_limits=false --set params.coalescing=off
+             --set "params.routing=static (first engine)")
+
+# nginx_conf DIR PORT ENGINE_PORT DAEMON: writes DIR/nginx.conf, nginx (Debian nginx-light) as a
+# plain proxy_pass on 127.0.0.1:PORT to a keep-alive upstream at ENGINE_PORT, one worker, no
+# access log, its pid and temporary files in DIR. DAEMON off also runs it as one process
+# (master_process off), for a tool that must see the worker itself.
+nginx_conf() {
+    local dir=$1 port=$2 engine_port=$3 daemon=$4 master=on
+    [ "$daemon" = off ] && master=off
+    cat > "$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon $daemon;
+master_process $master;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log warn;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    client_body_temp_path $dir/body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    upstream engine { server 127.0.0.1:$engine_port; keepalive 512; }
+    server {
+        listen 127.0.0.1:$port;
+        location / {
+            proxy_pass http://engine;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+}
+CONF
+}

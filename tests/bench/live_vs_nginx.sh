@@ -47,42 +47,15 @@ scenario=gateway/week-v4-september
 source "$(dirname "${BASH_SOURCE[0]}")/live_bench_lib.sh"
 [ -x "$nginx" ] || { echo "no nginx at $nginx (apt-get install nginx-light)" >&2; exit 2; }
 
-engine=(--set params.atlas_median_ms=2 --set params.atlas_sigma=0.01 --set params.slow_multiplier=0
-        --set params.fault_multiplier=0 --set params.egress_ip_rate_per_s=1000000
-        --set params.egress_ip_burst=1000000 --set params.engine_capacity=100000)
-proxy=(--set params.cache_tiers=off --set params.hedge_mode=off --set params.last_chance_hedge=false
-       --set params.admission=false --set params.rate_limits=false --set params.coalescing=off
-       --set "params.routing=static (first engine)")
+engine=("${proxy_engine[@]}")
+proxy=("${proxy_serve[@]}")
 
 start_fleet "$scenario" "${engine[@]}"
 atlas=$(engine_url atlas)
 engine_port=$(echo "$atlas" | sed -E 's|http://127.0.0.1:([0-9]+)/.*|\1|')
 
 nginx_port=$(free_port)
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-daemon on;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    client_body_temp_path $work/body;
-    proxy_temp_path $work/proxy;
-    fastcgi_temp_path $work/fastcgi;
-    uwsgi_temp_path $work/uwsgi;
-    scgi_temp_path $work/scgi;
-    upstream engine { server 127.0.0.1:$engine_port; keepalive 512; }
-    server {
-        listen 127.0.0.1:$nginx_port;
-        location / {
-            proxy_pass http://engine;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-        }
-    }
-}
-CONF
+nginx_conf "$work" "$nginx_port" "$engine_port" on
 "$nginx" -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"
 
 serve_port=$(free_port)
