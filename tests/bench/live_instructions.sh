@@ -50,10 +50,17 @@ measure() {
         > "$work/$name.out" 2> "$work/$name.err" &
     local vg=$!
     pids+=("$vg")
-    for _ in $(seq 300); do
-        python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 0.2)" 2> /dev/null && break
+    local up=0
+    for _ in $(seq 300); do  # valgrind takes seconds to start a program
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2> /dev/null && { up=1; break; }
+        kill -0 "$vg" 2> /dev/null || break  # it has exited
         sleep 0.2
     done
+    if [ "$up" = 0 ]; then
+        echo "$name did not start listening on $port under valgrind:" >&2
+        tail -20 "$work/$name.err" >&2
+        exit 1
+    fi
     "$cli" load "$url" --rate "$rate" --duration 2s --quiet "${load[@]}" > /dev/null
     callgrind_control --zero "$vg" > /dev/null
     "$cli" load "$url" --rate "$rate" --duration "$duration" --quiet --json "$work/$name.json" "${load[@]}" > /dev/null
@@ -61,7 +68,10 @@ measure() {
     kill -INT "$vg" 2> /dev/null || true
     wait "$vg" 2> /dev/null || true
     # The dump made by --dump is the one with a number after the pid; the one at exit is not used.
-    mv "$(ls "$work/$name.cg.$vg".* | head -1)" "$work/$name.cg"
+    local dump
+    dump=$(find "$work" -maxdepth 1 -name "$name.cg.$vg.*" | head -1)
+    [ -n "$dump" ] || { echo "callgrind wrote no dump for $name" >&2; tail -20 "$work/$name.err" >&2; exit 1; }
+    mv "$dump" "$work/$name.cg"
 }
 
 nginx_port=$(free_port)
@@ -147,6 +157,8 @@ out = {"rate_per_s": rate, "duration": duration,
 for name in paths:
     load = json.load(open(f"{work}/{name}.json"))
     requests = load["answered"]
+    if requests == 0:
+        sys.exit(f"{name}: no request was answered in the counted window ({load['statuses']})")
     total, lines, pages, per_object, per_fn = read(f"{work}/{name}.cg")
     top = sorted(per_fn.items(), key=lambda kv: -kv[1])[:12]
     out["paths"][name] = {
