@@ -37,6 +37,12 @@ start_fleet() {
 # engine_url NAME: the running fleet's URL for that engine.
 engine_url() { awk -v name="$1" '$1 == name {print $2}' "$work/engines.txt"; }
 
+# api_keys SCENARIO FILE [N]: the scenario's API keys (serve --keys), one a line, into FILE; only
+# the first N when N is given.
+api_keys() {
+    "$cli" serve "$1" --keys | awk -F'\t' 'NF == 3 {print $1}' | head -n "${3:-1000000000}" > "$2"
+}
+
 # upstream_args: sets the array `ups` to serve's --upstream NAME=URL for every engine.
 upstream_args() {
     ups=()

@@ -7,11 +7,11 @@
 # runs, so a change to the request or answer path can be judged here first.
 #
 # Each proxy runs under `valgrind --tool=callgrind` in front of the same emulated engine (the
-# engine and proxy settings of live_vs_nginx.sh); TailLab's load generator warms it up for 2 s,
-# its counters are zeroed, then RATE req/s for DURATION are counted and dumped. nginx runs as one
-# process (master_process off): its worker is the whole of its work, as serve's loop thread is
-# most of serve's. Counts are of every thread of the process, user space only (the kernel's part,
-# the syscalls, is not seen by callgrind; live_vs_nginx.sh's note has their counts).
+# proxy path's settings, which live_bench_lib.sh shares with live_vs_nginx.sh); TailLab's load
+# generator warms it up for 2 s, its counters are zeroed, then RATE req/s for DURATION are
+# counted and dumped. nginx runs as one process (master_process off): its worker is the whole of
+# its work, as serve's loop thread is most of serve's. Counts are of every thread of the process,
+# user space only (the kernel's part, the syscalls, is not seen by callgrind).
 # Prints JSON: per path, instructions per request, distinct code lines and 4 KiB code pages
 # executed in the window, the objects they are in, and the 12 functions with the most
 # instructions of their own per request. With BASELINE_CLI set to another build's taillab-cli,
@@ -28,14 +28,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/live_bench_lib.sh"
 command -v valgrind > /dev/null || { echo "no valgrind (apt-get install valgrind)" >&2; exit 2; }
 command -v callgrind_control > /dev/null || { echo "no callgrind_control (valgrind)" >&2; exit 2; }
 
-engine=("${proxy_engine[@]}")
-proxy=("${proxy_serve[@]}")
-
-start_fleet "$scenario" "${engine[@]}"
+start_fleet "$scenario" "${proxy_engine[@]}"
 atlas=$(engine_url atlas)
 engine_port=$(echo "$atlas" | sed -E 's|http://127.0.0.1:([0-9]+)/.*|\1|')
 upstream_args
-"$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' | head -50 > "$work/keys.txt"
+api_keys "$scenario" "$work/keys.txt" 50
 
 # measure NAME URL PORT [load options...] -- COMMAND...: COMMAND under callgrind, listening on
 # PORT; its counts in the window go to $work/NAME.cg, the load generator's result to NAME.json.
@@ -83,12 +80,12 @@ measure nginx "http://127.0.0.1:$nginx_port/engines/atlas/search" "$nginx_port" 
 paths=(nginx taillab)
 serve_port=$(free_port)
 measure taillab "http://127.0.0.1:$serve_port/search/lite" "$serve_port" --keys-file "$work/keys.txt" -- \
-    "$cli" serve "$scenario" --listen "127.0.0.1:$serve_port" "${engine[@]}" "${proxy[@]}" "${ups[@]}"
+    "$cli" serve "$scenario" --listen "127.0.0.1:$serve_port" "${proxy_engine[@]}" "${proxy_serve[@]}" "${ups[@]}"
 if [ -n "${BASELINE_CLI:-}" ]; then
     [ -x "$BASELINE_CLI" ] || { echo "no taillab-cli at BASELINE_CLI=$BASELINE_CLI" >&2; exit 2; }
     baseline_port=$(free_port)
     measure baseline "http://127.0.0.1:$baseline_port/search/lite" "$baseline_port" --keys-file "$work/keys.txt" -- \
-        "$BASELINE_CLI" serve "$scenario" --listen "127.0.0.1:$baseline_port" "${engine[@]}" "${proxy[@]}" "${ups[@]}"
+        "$BASELINE_CLI" serve "$scenario" --listen "127.0.0.1:$baseline_port" "${proxy_engine[@]}" "${proxy_serve[@]}" "${ups[@]}"
     paths+=(baseline)
 fi
 

@@ -45,7 +45,7 @@ pids+=($serve)
 for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
 [ -s "$work/serve.out" ] || { cat "$work/serve.err" >&2; exit 1; }
 url="http://127.0.0.1:$port/search/lite"
-"$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' > "$work/keys.txt"
+api_keys "$scenario" "$work/keys.txt"
 probe_key=$(head -1 "$work/keys.txt")
 
 echo "== soak: $url at $rate/s for ${duration}s ($(wc -l < "$work/keys.txt") keys)" >&2

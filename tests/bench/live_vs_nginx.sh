@@ -47,10 +47,7 @@ scenario=gateway/week-v4-september
 source "$(dirname "${BASH_SOURCE[0]}")/live_bench_lib.sh"
 [ -x "$nginx" ] || { echo "no nginx at $nginx (apt-get install nginx-light)" >&2; exit 2; }
 
-engine=("${proxy_engine[@]}")
-proxy=("${proxy_serve[@]}")
-
-start_fleet "$scenario" "${engine[@]}"
+start_fleet "$scenario" "${proxy_engine[@]}"
 atlas=$(engine_url atlas)
 engine_port=$(echo "$atlas" | sed -E 's|http://127.0.0.1:([0-9]+)/.*|\1|')
 
@@ -60,7 +57,7 @@ nginx_conf "$work" "$nginx_port" "$engine_port" on
 
 serve_port=$(free_port)
 upstream_args
-"$cli" serve "$scenario" --listen "127.0.0.1:$serve_port" "${engine[@]}" "${proxy[@]}" "${ups[@]}" \
+"$cli" serve "$scenario" --listen "127.0.0.1:$serve_port" "${proxy_engine[@]}" "${proxy_serve[@]}" "${ups[@]}" \
     > "$work/serve.out" 2> "$work/serve.err" &
 pids+=($!)
 for _ in $(seq 50); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
@@ -68,13 +65,13 @@ paths=(direct nginx taillab)
 if [ -n "${BASELINE_CLI:-}" ]; then
     [ -x "$BASELINE_CLI" ] || { echo "no taillab-cli at BASELINE_CLI=$BASELINE_CLI" >&2; exit 2; }
     baseline_port=$(free_port)
-    "$BASELINE_CLI" serve "$scenario" --listen "127.0.0.1:$baseline_port" "${engine[@]}" "${proxy[@]}" "${ups[@]}" \
+    "$BASELINE_CLI" serve "$scenario" --listen "127.0.0.1:$baseline_port" "${proxy_engine[@]}" "${proxy_serve[@]}" "${ups[@]}" \
         > "$work/baseline.out" 2> "$work/baseline.err" &
     pids+=($!)
     for _ in $(seq 50); do [ -s "$work/baseline.out" ] && break; sleep 0.1; done
     paths+=(baseline)
 fi
-"$cli" serve "$scenario" --keys | awk -F'\t' 'NF == 3 {print $1}' | head -50 > "$work/keys.txt"
+api_keys "$scenario" "$work/keys.txt" 50
 
 run() {  # name url [load options...]
     local name=$1 url=$2
