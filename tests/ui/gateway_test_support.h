@@ -13,7 +13,7 @@
 
 namespace taillab::ui::test {
 
-constexpr int kGatewayTimeoutMs = 240000;
+constexpr int kGatewayTimeoutMs = 240000 * kSlowdown;
 constexpr double kHour = 3600;
 
 inline GatewayRunSpec oneDay() {

@@ -36,7 +36,7 @@
 namespace taillab::ui::test {
 namespace {
 
-constexpr int kTimeoutMs = 240000;
+constexpr int kTimeoutMs = 240000 * kSlowdown;
 constexpr double kTue = 86400;  // the scenario starts on Tuesday: x = Mon 00:00 + 1 day + t
 // B: v4's layout, three providers, none above 45%: EU keeps B's and C's CPUs through the fault.
 const std::string kThreeProviders = "providers=three (A 40%, B 35%, C 25%)";

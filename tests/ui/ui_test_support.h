@@ -26,7 +26,15 @@ inline std::string readFile(const QString& path) {
     return s.str();
 }
 
-constexpr int kRunTimeoutMs = 180000;
+// Hang guards, not speed limits: how long a wait may last before a test calls it stuck. A
+// sanitizer build runs the same work many times slower (TSan: the July incident board's seek
+// took 84 s alone and 276 s beside another GUI test under CI's ctest -j2, against 1.5 s in a
+// release build), so its guards are TAILLAB_TEST_SLOWDOWN times as long (tests/CMakeLists.txt).
+#ifndef TAILLAB_TEST_SLOWDOWN
+#define TAILLAB_TEST_SLOWDOWN 1
+#endif
+constexpr int kSlowdown = TAILLAB_TEST_SLOWDOWN;
+constexpr int kRunTimeoutMs = 180000 * kSlowdown;
 
 // With TAILLAB_SCREENSHOTS set to a directory, saves `widget` there as NAME.png (a look at what
 // a test drew, for a person; nothing asserts on it).
