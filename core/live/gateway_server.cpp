@@ -61,7 +61,9 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
           server(l, listen, *this, limits), wake(ioContext(l), [this] {
               driver.onWake();
               rearm();
-          }) {}
+          }) {
+        for (const Url& u : upstreams) upstreamHosts.push_back(toString(u.at));
+    }
 
     // Checks and builds the timeline's knob changes; collects its faults' marks.
     void planTimeline(const GatewaySetup& setup) {
@@ -196,13 +198,10 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     }
     void callUpstream(gateway::CallId call, int engine, UpstreamRequest r, Duration timeout) override {
         ++stats.upstream_calls;
-        const Url& url = upstreams[static_cast<std::size_t>(engine)];
-        HttpRequest req;
-        req.method = "POST";
-        req.target = url.target;
-        req.headers = std::move(r.headers);
-        req.headers.emplace_back("Content-Type", "application/json");
-        req.body = std::move(r.body);
+        const std::size_t e = static_cast<std::size_t>(engine);
+        const Url& url = upstreams[e];
+        WireRequest req;
+        writeUpstreamRequest(req.wire, r, url.target, upstreamHosts[e]);
         req.timeout = std::max(timeout, Duration{std::chrono::milliseconds(1)});
         const HttpClient::RequestId id = client.request(url.at, std::move(req), [this, call](HttpResponse&& res) {
             inFlight.erase(CallKey{call.slot, call.generation});
@@ -231,6 +230,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
 
     Loop& loop;
     std::vector<Url> upstreams;
+    std::vector<std::string> upstreamHosts;  // each one's Host header ("127.0.0.1:8081")
     HttpClient client;
     Params params;  // in force
     std::uint64_t seed;

@@ -227,6 +227,23 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         if (!deadlines.empty()) timeouts.expireAt(deadlines.front().at);
     }
 
+    RequestId start(Pool& pool, WireRequest request, Callback done) {
+        const RequestId id = nextId++;
+        auto p = std::make_shared<Pending>(id, pool, request.timeout);
+        p->done = std::move(done);
+        p->wire = std::move(request.wire);
+        p->keepAlive = request.keep_alive;
+        const auto expiry = SteadyClock::now() + request.timeout;  // the timeout runs from here
+        // Sent first (on an idle connection the bytes leave inside assign()), then the
+        // bookkeeping that nothing before the send needs: the send is on the caller's critical
+        // path, the timer's queue insertion and the id's map entry are not. assign() never
+        // answers `p` itself (a failure comes later, from the loop), so neither can be too late.
+        assign(pool, p);
+        pending.emplace(id, p);
+        addDeadline(expiry, id);
+        return id;
+    }
+
     Pool& poolFor(const HostPort& at) {
         auto& slot = pools[toString(at)];
         if (!slot) {
@@ -458,21 +475,15 @@ HttpClient::HttpClient(asio::io_context& io, HttpClientOptions options)
 HttpClient::~HttpClient() { impl_->shutdown(); }
 
 HttpClient::RequestId HttpClient::request(const HostPort& to, HttpRequest request, Callback done) {
-    Impl& impl = *impl_;
-    Pool& pool = impl.poolFor(to);
-    const RequestId id = impl.nextId++;
-    auto p = std::make_shared<Pending>(id, pool, request.timeout);
-    p->done = std::move(done);
-    p->keepAlive = writeRequestBytes(p->wire, request, pool.hostHeader);
-    const auto expiry = SteadyClock::now() + request.timeout;  // the timeout runs from here
-    // Sent first (on an idle connection the bytes leave inside assign()), then the bookkeeping
-    // that nothing before the send needs: the send is on the caller's critical path, the
-    // timer's queue insertion and the id's map entry are not. assign() never answers `p`
-    // itself (a failure comes later, from the loop), so neither can be too late.
-    impl.assign(pool, p);
-    impl.pending.emplace(id, p);
-    impl.addDeadline(expiry, id);
-    return id;
+    Pool& pool = impl_->poolFor(to);
+    WireRequest w;
+    w.keep_alive = writeRequestBytes(w.wire, request, pool.hostHeader);
+    w.timeout = request.timeout;
+    return impl_->start(pool, std::move(w), std::move(done));
+}
+
+HttpClient::RequestId HttpClient::request(const HostPort& to, WireRequest request, Callback done) {
+    return impl_->start(impl_->poolFor(to), std::move(request), std::move(done));
 }
 
 bool HttpClient::cancel(RequestId id) {

@@ -56,6 +56,15 @@ struct HttpRequest {
     std::chrono::nanoseconds timeout = std::chrono::seconds(30);
 };
 
+// A request whose bytes the caller has written (a writer of its own on a hot path, e.g. the
+// gateway's upstream calls): sent exactly as they are, so they must be one whole HTTP/1.1
+// request, Host header included. `keep_alive`: the request did not ask to close the connection.
+struct WireRequest {
+    std::string wire;
+    bool keep_alive = true;
+    std::chrono::nanoseconds timeout = std::chrono::seconds(30);
+};
+
 struct HttpResponse {
     HttpFailure failure = HttpFailure::None;
     std::string error;  // the system's or the parser's words when failure != None
@@ -101,6 +110,8 @@ class HttpClient {
 
     // Starts a request; `done` is called once, later, on the io_context's thread.
     RequestId request(const HostPort& to, HttpRequest request, Callback done);
+    // The same for bytes written by the caller.
+    RequestId request(const HostPort& to, WireRequest request, Callback done);
     // Abandons a request: a queued one leaves the queue, one in flight has its connection closed
     // (the server may still have seen it). Returns true if it was pending; its callback is then
     // never called. False for an unknown or finished id.

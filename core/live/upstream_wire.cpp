@@ -1,6 +1,7 @@
 #include "live/upstream_wire.h"
 
 #include <charconv>
+#include <cstring>
 #include <forward_list>
 #include <functional>
 #include "live/json_reader.h"
@@ -9,19 +10,39 @@
 namespace taillab::live {
 namespace {
 
-std::string hex16(std::uint64_t v) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string s(16, '0');
-    for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = kHex[v & 15];
-    return s;
-}
-
 UpstreamReply badPayload(std::string problem) {
     UpstreamReply r;
     r.failure = gateway::CallFailure::BadPayload;
     r.problem = std::move(problem);
     return r;
 }
+
+// Appends to a buffer sized up front: every piece of an upstream request's head is bounded, so
+// one reserve covers them and no append checks for room.
+class Appender {
+public:
+    explicit Appender(char* at) : p_(at) {}
+    Appender& text(std::string_view s) {
+        std::memcpy(p_, s.data(), s.size());
+        p_ += s.size();
+        return *this;
+    }
+    template <class Integer>
+    Appender& decimal(Integer v) {
+        p_ = std::to_chars(p_, p_ + 20, v).ptr;
+        return *this;
+    }
+    Appender& hex16(std::uint64_t v) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        for (int i = 15; i >= 0; --i, v >>= 4) p_[i] = kHex[v & 15];
+        p_ += 16;
+        return *this;
+    }
+    char* end() const { return p_; }
+
+private:
+    char* p_;
+};
 
 }  // namespace
 
@@ -32,16 +53,33 @@ UpstreamRequest upstreamRequest(const gateway::UpstreamCall& call) {
         .field("language", call.lang.empty() ? std::string_view("en") : call.lang)
         .field("max_results", call.fetch_count)
         .close();
-    // Built in place: a braced list would construct every name and value twice (its elements
-    // are const, so copied into the vector), on every upstream call.
-    r.headers.reserve(7);  // and the Content-Type its sender adds
-    r.headers.emplace_back("X-TailLab-Trace", std::to_string(call.trace));
-    r.headers.emplace_back("X-TailLab-Role", gateway::kCallRoleNames[static_cast<std::size_t>(call.role)]);
-    r.headers.emplace_back("X-TailLab-Region", gateway::kRegionNames[static_cast<std::size_t>(call.region)]);
-    r.headers.emplace_back("X-TailLab-Egress", std::to_string(call.egress_ip));
-    r.headers.emplace_back("X-TailLab-Class", gateway::kClassNames[static_cast<std::size_t>(call.query_class)]);
-    r.headers.emplace_back("X-TailLab-Cache-Key", hex16(call.cache_key));
+    r.trace = call.trace;
+    r.role = call.role;
+    r.region = call.region;
+    r.egress_ip = call.egress_ip;
+    r.query_class = call.query_class;
+    r.cache_key = call.cache_key;
     return r;
+}
+
+void writeUpstreamRequest(std::string& out, const UpstreamRequest& r, std::string_view target,
+                          std::string_view host) {
+    const std::string_view role = gateway::kCallRoleNames[static_cast<std::size_t>(r.role)];
+    const std::string_view region = gateway::kRegionNames[static_cast<std::size_t>(r.region)];
+    const std::string_view cls = gateway::kClassNames[static_cast<std::size_t>(r.query_class)];
+    // The fixed text and every value at its longest (a 64-bit number is at most 20 digits).
+    constexpr std::size_t kFixed = 320;
+    out.resize(kFixed + target.size() + host.size() + role.size() + region.size() + cls.size() +
+               r.body.size());
+    Appender a(out.data());
+    a.text("POST ").text(target).text(" HTTP/1.1\r\nX-TailLab-Trace: ").decimal(r.trace);
+    a.text("\r\nX-TailLab-Role: ").text(role).text("\r\nX-TailLab-Region: ").text(region);
+    a.text("\r\nX-TailLab-Egress: ").decimal(r.egress_ip);
+    a.text("\r\nX-TailLab-Class: ").text(cls).text("\r\nX-TailLab-Cache-Key: ").hex16(r.cache_key);
+    a.text("\r\nContent-Type: application/json\r\nHost: ").text(host);
+    a.text("\r\nUser-Agent: taillab\r\nContent-Length: ").decimal(r.body.size()).text("\r\n\r\n");
+    a.text(r.body);
+    out.resize(static_cast<std::size_t>(a.end() - out.data()));
 }
 
 gateway::UpstreamAnswer UpstreamReply::answer() const {

@@ -15,13 +15,28 @@
 
 namespace taillab::live {
 
+// An upstream call as the wire will carry it: its JSON body and the values of the X-TailLab-*
+// headers (PROTOCOL.md), which the request writer puts on the wire without a field list of
+// their own (a name and a value string each, on every upstream call).
 struct UpstreamRequest {
     std::string body;  // {"query": ..., "language": ..., "max_results": ...}
-    std::vector<std::pair<std::string, std::string>> headers;  // the X-TailLab-* headers
+    std::uint64_t trace = 0;
+    gateway::CallRole role = gateway::CallRole::Primary;
+    gateway::Region region = gateway::Region::EU;
+    int egress_ip = 0;
+    gateway::QueryClass query_class = gateway::QueryClass::Evergreen;
+    std::uint64_t cache_key = 0;
 };
 
 // The request for `call` (its query and language are copied: the views die with startCall()).
 UpstreamRequest upstreamRequest(const gateway::UpstreamCall& call);
+
+// Replaces `out` with the HTTP/1.1 request for `r`: POST `target`, Host `host`, User-Agent
+// taillab, Content-Type application/json, the X-TailLab-* fields, Content-Length and the body.
+// The same message HttpClient would write for these fields (tests/live/upstream_wire_test.cpp
+// holds the two together), in one pass.
+void writeUpstreamRequest(std::string& out, const UpstreamRequest& r, std::string_view target,
+                          std::string_view host);
 
 // An engine's answer, owning its page.
 struct UpstreamReply {

@@ -15,7 +15,9 @@
 # Prints JSON: per path, instructions per request, distinct code lines and 4 KiB code pages
 # executed in the window, the objects they are in, and the 12 functions with the most
 # instructions of their own per request. With BASELINE_CLI set to another build's taillab-cli,
-# its serve is counted too ("baseline"), under the same load, for an A/B. Usage:
+# its serve is counted too ("baseline"), under the same load, for an A/B. With CG_DIR set, each
+# path's callgrind file is kept there as NAME.cg, to read with callgrind_annotate --inclusive=yes.
+# Usage:
 #   tests/bench/live_instructions.sh [RATE=100] [DURATION=20s]   (env: TAILLAB_CLI, NGINX)
 set -euo pipefail
 
@@ -69,6 +71,7 @@ measure() {
     dump=$(find "$work" -maxdepth 1 -name "$name.cg.$vg.*" | head -1)
     [ -n "$dump" ] || { echo "callgrind wrote no dump for $name" >&2; tail -20 "$work/$name.err" >&2; exit 1; }
     mv "$dump" "$work/$name.cg"
+    if [ -n "${CG_DIR:-}" ]; then mkdir -p "$CG_DIR" && cp "$work/$name.cg" "$CG_DIR/$name.cg"; fi
 }
 
 nginx_port=$(free_port)

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
+
+#include "live/http_wire.h"
 
 #include "gateway/validation.h"
 
@@ -27,11 +30,50 @@ TEST(UpstreamWire, ACallBecomesABodyAndTheTwinHeaders) {
     EXPECT_EQ(body["query"], "election results");
     EXPECT_EQ(body["language"], "fr");
     EXPECT_EQ(body["max_results"], 20);
-    const std::vector<std::pair<std::string, std::string>> want{
-        {"X-TailLab-Trace", "99"},       {"X-TailLab-Role", "hedge"},
-        {"X-TailLab-Region", "APAC"},    {"X-TailLab-Egress", "3"},
-        {"X-TailLab-Class", "news_live"}, {"X-TailLab-Cache-Key", "0000000000000abc"}};
-    EXPECT_EQ(r.headers, want);
+
+    // On the wire: the message HttpClient's own writer (and Beast's, which it is held to) makes
+    // of the same method, target, fields and body, byte for byte.
+    std::string wire;
+    writeUpstreamRequest(wire, r, "/engines/atlas/search?x=1", "127.0.0.1:8081");
+    HttpRequest general;
+    general.method = "POST";
+    general.target = "/engines/atlas/search?x=1";
+    general.headers = {{"X-TailLab-Trace", "99"},       {"X-TailLab-Role", "hedge"},
+                       {"X-TailLab-Region", "APAC"},    {"X-TailLab-Egress", "3"},
+                       {"X-TailLab-Class", "news_live"}, {"X-TailLab-Cache-Key", "0000000000000abc"},
+                       {"Content-Type", "application/json"}};
+    general.body = r.body;
+    std::string plain, beast;
+    EXPECT_TRUE(writeRequestBytes(plain, general, "127.0.0.1:8081"));
+    EXPECT_TRUE(beastRequestBytes(beast, general, "127.0.0.1:8081"));
+    EXPECT_EQ(wire, plain);
+    EXPECT_EQ(wire, beast);
+}
+
+// Every field at its longest: the writer's room up front must hold them (a 64-bit trace and
+// cache key, a negative egress index, the longest names), and a long target and host.
+TEST(UpstreamWire, TheLongestValuesFitTheRequestWriter) {
+    UpstreamRequest r;
+    r.trace = ~std::uint64_t{0};
+    r.cache_key = ~std::uint64_t{0};
+    r.egress_ip = std::numeric_limits<int>::min();
+    r.role = gateway::CallRole::LastChance;
+    r.query_class = gateway::QueryClass::Evergreen;
+    r.body = std::string(5000, 'b');
+    const std::string target = "/" + std::string(3000, 't'), host = std::string(300, 'h') + ":65535";
+    std::string wire;
+    writeUpstreamRequest(wire, r, target, host);
+    HttpRequest general;
+    general.method = "POST";
+    general.target = target;
+    general.headers = {{"X-TailLab-Trace", "18446744073709551615"}, {"X-TailLab-Role", "last_chance"},
+                       {"X-TailLab-Region", "EU"},                  {"X-TailLab-Egress", "-2147483648"},
+                       {"X-TailLab-Class", "evergreen_reference"},  {"X-TailLab-Cache-Key", "ffffffffffffffff"},
+                       {"Content-Type", "application/json"}};
+    general.body = r.body;
+    std::string plain;
+    EXPECT_TRUE(writeRequestBytes(plain, general, host));
+    EXPECT_EQ(wire, plain);
 }
 
 // A page's items outlive the bytes they were read from (the body keeps its own copy of their
