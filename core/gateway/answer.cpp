@@ -32,6 +32,29 @@ void ResultBody::adopt(std::span<const ResultRef> items, bool text_is_utf8) {
         const std::string_view title = keep(item.title), url = keep(item.url);
         items_.emplace_back(title, url, keep(item.snippet), item.score);
     }
+    judge(text_is_utf8);
+}
+
+ResultBody::ResultBody(std::string text, std::vector<ResultRef> items, PageKind kind, Utf8Text)
+    : kind_(kind) {
+    // A string short enough to live inside its object moves by copy: the views are rebased on
+    // the moved bytes, wherever they are.
+    const char* was = text.data();
+    text_ = std::move(text);
+    items_ = std::move(items);
+    const auto rebase = [&](std::string_view& v) {
+        if (v.empty()) v = {};
+        else v = std::string_view(text_).substr(static_cast<std::size_t>(v.data() - was), v.size());
+    };
+    for (ResultRef& item : items_) {
+        rebase(item.title);
+        rebase(item.url);
+        rebase(item.snippet);
+    }
+    judge(true);
+}
+
+void ResultBody::judge(bool text_is_utf8) {
     for (const ResultRef& item : items_) {
         malformed_ = malformed_ || itemMalformed(item, text_is_utf8);
         if (itemComplete(item)) ++complete_;

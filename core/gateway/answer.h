@@ -78,6 +78,10 @@ public:
     // schema check does not test it again.
     struct Utf8Text {};
     ResultBody(std::span<const ResultRef> items, PageKind kind, Utf8Text);
+    // Takes `text` and `items` whose fields all view bytes of `text` (a page as it was read, its
+    // items pointing into it): nothing is copied, and the body keeps the whole text. UTF-8 as
+    // above.
+    ResultBody(std::string text, std::vector<ResultRef> items, PageKind kind, Utf8Text);
     ResultBody(const ResultBody&) = delete;
     ResultBody& operator=(const ResultBody&) = delete;
 
@@ -98,6 +102,8 @@ public:
 
 private:
     void adopt(std::span<const ResultRef> items, bool text_is_utf8);
+    // Sets malformed_, complete_ and fingerprint_ from items_.
+    void judge(bool text_is_utf8);
 
     std::string text_;
     std::vector<ResultRef> items_;

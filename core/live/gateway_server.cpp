@@ -205,7 +205,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         req.timeout = std::max(timeout, Duration{std::chrono::milliseconds(1)});
         const HttpClient::RequestId id = client.request(url.at, std::move(req), [this, call](HttpResponse&& res) {
             inFlight.erase(CallKey{call.slot, call.generation});
-            UpstreamReply reply = res.ok() ? readUpstreamReply(res.status, res.body) : upstreamFailure(callFailure(res.failure));
+            UpstreamReply reply = res.ok() ? readUpstreamReply(res.status, std::move(res.body)) : upstreamFailure(callFailure(res.failure));
             if (reply.failure != gateway::CallFailure::None) ++stats.upstream_failures;
             driver.onUpstream(call, std::move(reply));
             rearm();

@@ -192,12 +192,17 @@ public:
     void endObject() override { end(); }
     void endArray() override { end(); }
 
-    UpstreamReply reply() {
+    // `body`: the bytes this reader read (body_ views them).
+    UpstreamReply reply(std::string&& body) {
         if (!sawResults_ && error_.empty()) fail(kResults, "$.results: missing or not an array");
         if (!error_.empty()) return badPayload(std::move(error_));
         UpstreamReply r;
-        // readJson refuses a string that is not UTF-8, so the body need not test it again.
-        r.page = std::make_shared<gateway::ResultBody>(items_, kind_, gateway::ResultBody::Utf8Text{});
+        // readJson refuses a string that is not UTF-8, so the body need not test it again. A
+        // page without escapes (as engines write them) has every item viewing its bytes: the
+        // body takes them as they are; else it copies the items' text.
+        constexpr gateway::ResultBody::Utf8Text utf8;
+        r.page = unescaped_.empty() ? std::make_shared<gateway::ResultBody>(std::move(body), std::move(items_), kind_, utf8)
+                                    : std::make_shared<gateway::ResultBody>(items_, kind_, utf8);
         r.echo = echo_;
         return r;
     }
@@ -290,7 +295,7 @@ private:
 
 }  // namespace
 
-UpstreamReply readUpstreamReply(int status, std::string_view body) {
+UpstreamReply readUpstreamReply(int status, std::string body) {
     if (status != 200) {
         UpstreamReply r;
         r.failure = gateway::CallFailure::HttpError;
@@ -300,7 +305,7 @@ UpstreamReply readUpstreamReply(int status, std::string_view body) {
     PageReader reader(body);
     if (const std::optional<std::size_t> at = detail::JsonReader<PageReader>(body, reader).run())
         return badPayload("not JSON at byte " + std::to_string(*at));
-    return reader.reply();
+    return reader.reply(std::move(body));
 }
 
 }  // namespace taillab::live

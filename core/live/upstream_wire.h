@@ -53,7 +53,8 @@ struct UpstreamReply {
 // a result page (not JSON, not an object, a field of the wrong type, an unknown page kind) is a
 // bad payload. Items are taken as they come; whether they make a valid answer (complete, absolute
 // URLs, not a block page, not empty) is validation's judgement, not the wire's.
-UpstreamReply readUpstreamReply(int status, std::string_view body);
+// The body is taken: a page keeps it (its items view it) rather than a copy of their text.
+UpstreamReply readUpstreamReply(int status, std::string body);
 
 // The failures that arrive without a body.
 UpstreamReply upstreamFailure(gateway::CallFailure failure);

@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     const int status = size > 0 && data[0] % 4 == 0 ? 503 : 200;
-    const live::UpstreamReply page = live::readUpstreamReply(status, rest);
+    const live::UpstreamReply page = live::readUpstreamReply(status, std::string(rest));
     const gateway::UpstreamAnswer answer = page.answer();
     if (status != 200) {
         check(page.failure == gateway::CallFailure::HttpError, "a 503 is not an HTTP error");

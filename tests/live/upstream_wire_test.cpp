@@ -106,6 +106,30 @@ TEST(UpstreamWire, APagesItemsOutliveTheBytesTheyWereReadFrom) {
     EXPECT_EQ(latin1.problem, "not JSON at byte 28");  // the \xe9
 }
 
+// A page without escapes is kept as it arrived, its items viewing its bytes: they stay right
+// once the string it came in is gone, and judge as a copy of the same list does.
+TEST(UpstreamWire, APageWithoutEscapesKeepsItsOwnBytes) {
+    auto bytes = std::make_unique<std::string>(
+        R"({"page": "results", "results": [{"title": "One", "url": "https://a.org/x", "snippet": "s", "score": 1},)"
+        R"( {"title": "Two", "url": "http://b.org/", "snippet": "", "score": 0.5}, {"url": "ftp://c"}]})");
+    const UpstreamReply r = readUpstreamReply(200, std::move(*bytes));
+    bytes.reset();
+    ASSERT_EQ(r.failure, CallFailure::None) << r.problem;
+    const auto items = r.page->items();
+    ASSERT_EQ(items.size(), 3u);
+    EXPECT_EQ(items[0].title, "One");
+    EXPECT_EQ(items[0].url, "https://a.org/x");
+    EXPECT_EQ(items[1].url, "http://b.org/");
+    EXPECT_EQ(items[1].snippet, "");
+    EXPECT_EQ(items[2].title, "");
+    const gateway::ResultBody same(std::vector<gateway::ResultItem>{
+        {"One", "https://a.org/x", "s", 1}, {"Two", "http://b.org/", "", 0.5}, {"", "ftp://c", "", 0}});
+    EXPECT_EQ(r.page->fingerprint(), same.fingerprint());
+    EXPECT_EQ(r.page->malformed(), same.malformed());
+    EXPECT_TRUE(r.page->malformed());  // ftp:// is not an http(s) URL
+    EXPECT_EQ(r.page->complete(), same.complete());
+}
+
 TEST(UpstreamWire, APageIsReadAndJudgedByTheGatewaysValidation) {
     const UpstreamReply ok = readUpstreamReply(
         200, R"({"page": "results", "echo": "00000000000000ff", "results": [
