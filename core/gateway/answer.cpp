@@ -35,7 +35,7 @@ void ResultBody::adopt(std::span<const ResultRef> items, bool text_is_utf8) {
     judge(text_is_utf8);
 }
 
-ResultBody::ResultBody(std::string text, std::vector<ResultRef> items, PageKind kind, Utf8Text)
+ResultBody::ResultBody(std::string&& text, std::vector<ResultRef> items, PageKind kind, Utf8Text)
     : kind_(kind) {
     // A string short enough to live inside its object moves by copy: the views are rebased on
     // the moved bytes, wherever they are.

@@ -80,8 +80,9 @@ public:
     ResultBody(std::span<const ResultRef> items, PageKind kind, Utf8Text);
     // Takes `text` and `items` whose fields all view bytes of `text` (a page as it was read, its
     // items pointing into it): nothing is copied, and the body keeps the whole text. UTF-8 as
-    // above.
-    ResultBody(std::string text, std::vector<ResultRef> items, PageKind kind, Utf8Text);
+    // above. `text` by reference: the views are into that object's bytes, which a short string
+    // holds inside the object itself (a by-value parameter would already be another object).
+    ResultBody(std::string&& text, std::vector<ResultRef> items, PageKind kind, Utf8Text);
     ResultBody(const ResultBody&) = delete;
     ResultBody& operator=(const ResultBody&) = delete;
 

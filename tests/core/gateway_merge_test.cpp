@@ -260,6 +260,45 @@ TEST(GatewayMergeResults, ABodysRankingBorrowsItsItemsAndKeepsItAlive) {
     EXPECT_TRUE(alive.expired());  // and no cycle keeps it after
 }
 
+// A body that takes a page's text keeps its items viewing its own bytes, wherever the move put
+// them: a long text keeps its buffer, a short one (inside the string object) is copied, and the
+// views follow either way. It judges as a copied body of the same items does.
+TEST(GatewayMergeResults, ABodyTakingItsTextRebasesItsItemsOnIt) {
+    const std::string texts[] = {"https://a.org/x|title one|a snippet|", "T|U|S"};
+    for (const std::string& text : texts) {
+        SCOPED_TRACE(text);
+        std::vector<ResultRef> items;
+        const std::size_t a = text.find('|'), b = text.find('|', a + 1), c = text.find('|', b + 1);
+        const std::string_view v(text);
+        items.emplace_back(v.substr(a + 1, b - a - 1), v.substr(0, a), v.substr(b + 1, c - b - 1),
+                           0.5);
+        items.emplace_back(std::string_view{}, v.substr(0, a), std::string_view{}, 0.25);
+        const ResultBody copied(items, PageKind::Results);
+        std::string moved = text;
+        // `field` of `items`, viewing the same bytes of `moved` instead of `text`.
+        const auto in = [&](std::string_view field) {
+            if (field.empty()) return std::string_view{};
+            const auto at = static_cast<std::size_t>(field.data() - text.data());
+            return std::string_view(moved).substr(at, field.size());
+        };
+        std::vector<ResultRef> views;
+        for (const ResultRef& r : items)
+            views.emplace_back(in(r.title), in(r.url), in(r.snippet), r.score);
+        const ResultBody took(std::move(moved), std::move(views), PageKind::Results,
+                              ResultBody::Utf8Text{});
+        moved.assign(moved.size() + 64, '#');  // whatever the moved-from string holds now
+        ASSERT_EQ(took.items().size(), 2u);
+        for (std::size_t i = 0; i < 2; ++i) {
+            EXPECT_EQ(took.items()[i].title, copied.items()[i].title);
+            EXPECT_EQ(took.items()[i].url, copied.items()[i].url);
+            EXPECT_EQ(took.items()[i].snippet, copied.items()[i].snippet);
+        }
+        EXPECT_EQ(took.fingerprint(), copied.fingerprint());
+        EXPECT_EQ(took.malformed(), copied.malformed());
+        EXPECT_EQ(took.complete(), copied.complete());
+    }
+}
+
 TEST(GatewayMergeResults, AMergeOfSeveralPagesHoldsThemAll) {
     auto a = std::make_shared<ResultBody>(std::vector<ResultItem>{item("https://a.com/", 1), item("https://c.com/", 5)});
     auto b = std::make_shared<ResultBody>(std::vector<ResultItem>{item("https://b.com/", 2), item("https://c.com/", 4)});
