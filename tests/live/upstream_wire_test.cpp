@@ -14,6 +14,22 @@ namespace {
 
 using gateway::CallFailure;
 
+// The upstream call's request as HttpClient's general writer takes it: POST `target` with the
+// X-TailLab-* fields (values in PROTOCOL.md's order), Content-Type and `body`.
+HttpRequest generalRequest(std::string target, std::vector<std::string> values, std::string body) {
+    static const char* const kNames[] = {"X-TailLab-Trace",  "X-TailLab-Role",
+                                         "X-TailLab-Region", "X-TailLab-Egress",
+                                         "X-TailLab-Class",  "X-TailLab-Cache-Key"};
+    HttpRequest r;
+    r.method = "POST";
+    r.target = std::move(target);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        r.headers.emplace_back(kNames[i], std::move(values[i]));
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.body = std::move(body);
+    return r;
+}
+
 TEST(UpstreamWire, ACallBecomesABodyAndTheTwinHeaders) {
     gateway::UpstreamCall call;
     call.trace = 99;
@@ -35,14 +51,9 @@ TEST(UpstreamWire, ACallBecomesABodyAndTheTwinHeaders) {
     // of the same method, target, fields and body, byte for byte.
     std::string wire;
     writeUpstreamRequest(wire, r, "/engines/atlas/search?x=1", "127.0.0.1:8081");
-    HttpRequest general;
-    general.method = "POST";
-    general.target = "/engines/atlas/search?x=1";
-    general.headers = {{"X-TailLab-Trace", "99"},       {"X-TailLab-Role", "hedge"},
-                       {"X-TailLab-Region", "APAC"},    {"X-TailLab-Egress", "3"},
-                       {"X-TailLab-Class", "news_live"}, {"X-TailLab-Cache-Key", "0000000000000abc"},
-                       {"Content-Type", "application/json"}};
-    general.body = r.body;
+    const HttpRequest general =
+        generalRequest("/engines/atlas/search?x=1",
+                       {"99", "hedge", "APAC", "3", "news_live", "0000000000000abc"}, r.body);
     std::string plain, beast;
     EXPECT_TRUE(writeRequestBytes(plain, general, "127.0.0.1:8081"));
     EXPECT_TRUE(beastRequestBytes(beast, general, "127.0.0.1:8081"));
@@ -63,14 +74,11 @@ TEST(UpstreamWire, TheLongestValuesFitTheRequestWriter) {
     const std::string target = "/" + std::string(3000, 't'), host = std::string(300, 'h') + ":65535";
     std::string wire;
     writeUpstreamRequest(wire, r, target, host);
-    HttpRequest general;
-    general.method = "POST";
-    general.target = target;
-    general.headers = {{"X-TailLab-Trace", "18446744073709551615"}, {"X-TailLab-Role", "last_chance"},
-                       {"X-TailLab-Region", "EU"},                  {"X-TailLab-Egress", "-2147483648"},
-                       {"X-TailLab-Class", "evergreen_reference"},  {"X-TailLab-Cache-Key", "ffffffffffffffff"},
-                       {"Content-Type", "application/json"}};
-    general.body = r.body;
+    const HttpRequest general =
+        generalRequest(target,
+                       {"18446744073709551615", "last_chance", "EU", "-2147483648",
+                        "evergreen_reference", "ffffffffffffffff"},
+                       r.body);
     std::string plain;
     EXPECT_TRUE(writeRequestBytes(plain, general, host));
     EXPECT_EQ(wire, plain);
