@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -53,19 +55,34 @@ void checkWindow(const std::vector<PlannedRequest>& plan, nanoseconds from, nano
     };
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const PlannedRequest& r = plan[i];
-        const std::string where = "planned request " + std::to_string(i) + ": ";
-        if (r.at < from || r.at >= to) throw std::invalid_argument(where + "its time lies outside the run's duration");
-        if (i > 0 && r.at < plan[i - 1].at) throw std::invalid_argument(where + "earlier than the one before");
+        const auto fail = [i](const char* what) {
+            throw std::invalid_argument("planned request " + std::to_string(i) + ": " + what);
+        };
+        if (r.at < from || r.at >= to) fail("its time lies outside the run's duration");
+        if (i > 0 && r.at < plan[i - 1].at) fail("earlier than the one before");
         if (r.target.empty() || r.target[0] != '/' || !validHeaderToken(r.target))
-            throw std::invalid_argument(where + "the target must be a path starting with '/'");
-        if (!r.key.empty() && !validHeaderToken(r.key)) throw std::invalid_argument(where + "unsendable API key");
-        if (!fieldOk(r.region) || !fieldOk(r.request_id))
-            throw std::invalid_argument(where + "a header value holds a control character");
+            fail("the target must be a path starting with '/'");
+        if (!r.key.empty() && !validHeaderToken(r.key)) fail("unsendable API key");
+        if (!fieldOk(r.region) || !fieldOk(r.request_id)) fail("a header value holds a control character");
     }
 }
 
 // A source's window: long enough that producing it is rare, short enough to hold little.
 constexpr nanoseconds kPlanWindow = std::chrono::seconds(2);
+
+// One window of a source's plan, produced and checked.
+struct PlanWindow {
+    nanoseconds to{};
+    std::vector<PlannedRequest> requests;
+};
+
+PlanWindow produceWindow(const PlanSource& source, nanoseconds from, nanoseconds to) {
+    PlanWindow w;
+    w.to = to;
+    source(from, to, w.requests);
+    checkWindow(w.requests, from, to);
+    return w;
+}
 
 // One run's state; lives on run()'s stack and is touched only by the io_context's thread.
 class Run {
@@ -85,6 +102,12 @@ class Run {
     }
 
     LoadResult run() {
+        // A source's first window is produced before the clock starts (producing one can take a
+        // while: a workload plan draws a whole hour of arrivals at once), and each next one
+        // while the one before is sent, so that no send waits for one.
+        if (config_.plan_source)
+            installWindow(produceWindow(config_.plan_source, nanoseconds::zero(),
+                                        std::min(kPlanWindow, config_.duration)));
         t0_ = SteadyClock::now();
         lastAnswer_ = t0_;
         result_.start_epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -108,7 +131,7 @@ class Run {
             const TimePoint now = SteadyClock::now();
             const TimePoint intended = t0_ + *next_;
             if (intended > now) break;
-            dispatch(intended, now);
+            if (!windowDue_) dispatch(intended, now);
             next_ = nextIntended();
         }
         if (!next_) return endSending(false);
@@ -130,19 +153,35 @@ class Run {
 
     // The schedule's or the plan's next send time, and how many fall before `t` (for a source,
     // as far as it has planned).
+    // For a source whose next window is still being produced when the one at hand has run out:
+    // the time that window starts (none of its requests comes earlier), with windowDue_ set, so
+    // that the sends wait for the window only once it is due.
     std::optional<nanoseconds> nextIntended() {
         if (!planned()) return times_.next();
-        // A source's next window, once the last one's requests have all been dispatched.
-        while (config_.plan_source && planNext_ - planBase_ == planBuffer_.size() && planned_ < config_.duration) {
-            planBase_ += planBuffer_.size();
-            planBuffer_.clear();
-            const nanoseconds to = std::min(planned_ + kPlanWindow, config_.duration);
-            config_.plan_source(planned_, to, planBuffer_);
-            checkWindow(planBuffer_, planned_, to);
-            planned_ = to;
+        // A source's next window, once the last one's requests have all been dispatched. It is
+        // usually ready: it was begun when the one before was installed. A window that failed
+        // its checks throws here, in its turn.
+        while (config_.plan_source && planNext_ - planBase_ == planBuffer_.size() && nextWindow_.valid()) {
+            if (!windowDue_ && nextWindow_.wait_for(nanoseconds::zero()) != std::future_status::ready) {
+                windowDue_ = true;
+                return planned_;
+            }
+            windowDue_ = false;
+            installWindow(nextWindow_.get());
         }
         if (planNext_ - planBase_ == plan().size()) return std::nullopt;
         return plan()[planNext_++ - planBase_].at;
+    }
+    // Makes `w` the window at hand and begins producing the one after it on a thread of its own
+    // (the source is called by one thread at a time, in time order: each call begins after the
+    // one before has returned).
+    void installWindow(PlanWindow w) {
+        planBase_ += planBuffer_.size();
+        planBuffer_ = std::move(w.requests);
+        const nanoseconds from = planned_ = w.to;
+        if (from >= config_.duration) return;
+        nextWindow_ = std::async(std::launch::async, produceWindow, std::cref(config_.plan_source), from,
+                                 std::min(from + kPlanWindow, config_.duration));
     }
     std::uint64_t intendedBefore(nanoseconds t) const {
         if (!planned()) return times_.intendedBefore(t);
@@ -271,6 +310,8 @@ class Run {
     std::vector<PlannedRequest> planBuffer_;      // a source's current window
     std::uint64_t planBase_ = 0;                  // sequence number of planBuffer_[0]
     nanoseconds planned_{0};                      // a source has planned up to here
+    std::future<PlanWindow> nextWindow_;          // the window after planBuffer_, being produced
+    bool windowDue_ = false;                      // next_ is the start of nextWindow_, not a request
     TimePoint t0_{};
     TimePoint lastAnswer_{};
     LoadResult result_;

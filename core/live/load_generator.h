@@ -58,7 +58,9 @@ struct PlannedRequest {
 };
 
 // Planned requests produced on demand: appends those with `at` in [from, to), in time order.
-// Called on the generator's thread, a window at a time, shortly before the window starts.
+// Called a window at a time, in time order, each call after the one before has returned: the
+// first before the run's clock starts, each later one on a thread of its own while the window
+// before it is being sent (a source shares nothing unlocked with other threads).
 using PlanSource = std::function<void(std::chrono::nanoseconds from, std::chrono::nanoseconds to,
                                       std::vector<PlannedRequest>& out)>;
 

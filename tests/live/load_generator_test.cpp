@@ -187,6 +187,50 @@ TEST(LoadGenerator, APlanIsSentAsWrittenEachAtItsTime) {
     EXPECT_EQ(LoadGenerator{config}.config().connections, 64u);
 }
 
+// A source's windows: each one after the first is produced while the one before it is sent, so a
+// slow window holds up no send. Here the second window's production waits until the server has
+// the first window's request: were it produced on the generator's thread when the first window
+// ran out, that request (its connection still opening) could not leave until the wait gave up.
+// A window that fails its checks ends the run with the reason.
+TEST(LoadGenerator, ASourcesNextWindowIsProducedWhileTheOneBeforeIsSent) {
+    StallServer server;
+    LoadConfig config = configFor(server, 1, 2500ms);
+    std::vector<std::pair<std::chrono::nanoseconds, std::chrono::nanoseconds>> calls;
+    bool firstWasThereInTime = false;
+    const auto request = [](std::chrono::nanoseconds at, const std::string& id) {
+        return PlannedRequest{at, "/search/lite", "", "", id, R"({"query": "q"})"};
+    };
+    config.plan_source = [&](std::chrono::nanoseconds from, std::chrono::nanoseconds to,
+                             std::vector<PlannedRequest>& out) {
+        calls.emplace_back(from, to);
+        if (from == 0ns) {
+            out.push_back(request(100ms, "first"));
+            return;
+        }
+        for (int i = 0; i < 10000 && server.requests() == 0; ++i) std::this_thread::sleep_for(1ms);
+        firstWasThereInTime = server.requests() > 0;
+        out.push_back(request(from + 100ms, "second"));
+    };
+    const LoadResult r = LoadGenerator(config).run();
+    EXPECT_TRUE(firstWasThereInTime) << "the first window's request waited for the second window";
+    using Window = std::pair<std::chrono::nanoseconds, std::chrono::nanoseconds>;
+    EXPECT_EQ(calls, (std::vector<Window>{{0ns, 2s}, {2s, 2500ms}}));
+    EXPECT_EQ(r.intended, 2u);
+    EXPECT_EQ(r.counts.answered, 2u);
+    EXPECT_EQ(server.lastRequest().request_id, "second");
+
+    LoadConfig bad = configFor(server, 1, 2500ms);
+    bad.plan_source = [&](std::chrono::nanoseconds from, std::chrono::nanoseconds, std::vector<PlannedRequest>& out) {
+        out.push_back(request(from + 10ms, from == 0ns ? "fine" : "a\r\nX-Evil: 1"));
+    };
+    try {
+        LoadGenerator(bad).run();
+        ADD_FAILURE() << "a window with an unsendable request ran";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "planned request 0: a header value holds a control character");
+    }
+}
+
 TEST(LoadGenerator, WarnsWhenItsOwnLagIsAPartOfTheLatency) {
     LoadResult r;
     r.intended = r.counts.sent = 1000;
