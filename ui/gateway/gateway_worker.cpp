@@ -238,13 +238,15 @@ void GatewayWorker::schedule() {
 
 void GatewayWorker::publish(bool force) {
     if (!hasSim()) return;
-    if (!force && (!simDirty_ || (lastPublish_ && msSince(*lastPublish_) < kPublishIntervalMs)))
-        return;
+    const double interval_ms = std::max<double>(kPublishIntervalMs, kPublishCostFactor * snapshotMs_);
+    if (!force && (!simDirty_ || (lastPublish_ && msSince(*lastPublish_) < interval_ms))) return;
     if (simDirty_ || !lastSnapshot_) {
+        const Clock::time_point started = Clock::now();
         lastSnapshot_ = std::make_shared<const gateway::GatewaySnapshot>(sim_->snapshot());
         lastOther_ = other_ ? std::make_shared<const gateway::GatewaySnapshot>(other_->snapshot())
                             : nullptr;
         simDirty_ = false;
+        snapshotMs_ = msSince(started);
     }
     auto frame = std::make_shared<GatewayFrame>();
     frame->snapshot = lastSnapshot_;

@@ -5,7 +5,8 @@
 // timeline) from the run's own record, so the scenario's events and the edits apply again at
 // their times, and advance), lets the requests in flight at the end finish (as the lab run
 // does, so the final snapshot is the one `taillab-cli run` reports), and publishes frames at
-// most every kPublishIntervalMs.
+// most every kPublishIntervalMs, or less often when taking a frame's snapshots is slow (a large
+// run, a slow machine, a sanitizer build), so that they take at most a fifth of its time.
 //
 // Commands arrive as jobs posted to its WorkerThread (ui_threads.h), carrying small values and a
 // sequence number; every frame carries the number of the last command handled, so the session
@@ -51,6 +52,7 @@ class GatewayWorker {
     };
 
     static constexpr int kPublishIntervalMs = 33;  // ~30 Hz
+    static constexpr int kPublishCostFactor = 5;   // frames at least this many snapshot times apart
     static constexpr int kTickMs = 10;             // pacing tick at N x real time
     static constexpr int kTickBudgetMs = 20;       // wall time one tick may spend advancing
 
@@ -107,6 +109,7 @@ class GatewayWorker {
     double anchorSim_s_ = 0;
     Clock::time_point anchorWall_ = Clock::now();
     std::optional<Clock::time_point> lastPublish_;
+    double snapshotMs_ = 0;            // what taking the last frame's snapshots took
     GatewaySnapshotPtr lastSnapshot_;
     bool simDirty_ = true;             // sim_ moved since lastSnapshot_
     std::uint64_t seq_ = 0;
