@@ -319,6 +319,7 @@ void MainWindow::onTabChanged(int) {
     if (live && !live_) openLive();
     // The toolbar's actions (run, export) are the labs'; the gateway views have their own.
     if (toolBar_) toolBar_->setVisible(!gateway && !live && !incident);
+    if (status_) status_->setLabsShown(!gateway && !live && !incident);
     if (undo_)
         undo_->setActiveStack(gateway && gateway_ ? gateway_->knobPanel()->undoStack()
                               : live && live_     ? live_->knobPanel()->undoStack()

@@ -4,6 +4,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStyle>
+#include <initializer_list>
 
 #include "run_controller.h"
 
@@ -41,6 +42,14 @@ RunStatus::RunStatus(RunController* controller, QWidget* parent)
     layout->addWidget(progress_);
     layout->addWidget(time_);
     layout->addWidget(cancel_);
+    // Hidden, they keep their room: the status bar (and so every tab above it) does not change
+    // height or reflow when the read-out comes and goes.
+    for (QWidget* w : std::initializer_list<QWidget*>{progress_, time_, cancel_}) {
+        QSizePolicy policy = w->sizePolicy();
+        policy.setRetainSizeWhenHidden(true);
+        w->setSizePolicy(policy);
+    }
+    updateReadout();
 
     ticker_ = new QTimer(this);
     ticker_->setInterval(100);
@@ -68,8 +77,22 @@ QString RunStatus::message() const { return message_->text(); }
 
 void RunStatus::showMessage(const QString& text) { message_->setText(text); }
 
+void RunStatus::setLabsShown(bool shown) {
+    labsShown_ = shown;
+    updateReadout();
+}
+
+void RunStatus::updateReadout() {
+    const bool shown = labsShown_ && started_;
+    progress_->setVisible(shown);
+    time_->setVisible(shown);
+    cancel_->setVisible(shown);
+}
+
 void RunStatus::onStarted() {
     message_->setText(tr("Running…"));
+    started_ = true;
+    updateReadout();
     progress_->setValue(0);
     cancel_->setEnabled(true);
     time_->setText(seconds(0));

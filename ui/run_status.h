@@ -1,5 +1,7 @@
 // The status bar's run read-out: a message, a progress bar, the run time (ticking while a run is
-// in flight) and a Cancel button.
+// in flight) and a Cancel button. The progress bar, time and Cancel are the labs' runs: they show
+// once a run has started, and only while the window shows the labs (setLabsShown); the message
+// serves every tab.
 #pragma once
 
 #include <QWidget>
@@ -21,11 +23,13 @@ class RunStatus : public QWidget {
     QString message() const;
 
     void showMessage(const QString& text);
+    void setLabsShown(bool shown);
 
   private:
     void onStarted();
     void onStopped(const QString& message, double seconds);
     void tick();
+    void updateReadout();
 
     RunController* controller_;
     QLabel* message_ = nullptr;
@@ -33,6 +37,8 @@ class RunStatus : public QWidget {
     QLabel* time_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QTimer* ticker_ = nullptr;
+    bool labsShown_ = true;
+    bool started_ = false;  // a lab run has started since the window opened
 };
 
 }  // namespace taillab::ui

@@ -16,6 +16,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QToolButton>
 #include <QSlider>
@@ -646,6 +648,36 @@ TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     generation = window.controller()->generation();
     window.knobPanel()->resetToScenario();
     EXPECT_TRUE(waitForNewFinal(window, recorder, generation));
+}
+
+// The status bar's progress, run time and Cancel belong to the labs' runs: shown with the labs,
+// hidden on the gateway tabs (which have read-outs of their own), back with the labs.
+TEST(MainWindowTest, TheLabRunReadoutShowsOnlyWithTheLabs) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
+    auto* progress = window.findChild<QProgressBar*>("runProgress");
+    auto* time = window.findChild<QLabel*>("runTime");
+    ASSERT_TRUE(progress && time);
+    QPushButton* cancel = window.runStatus()->cancelButton();
+    EXPECT_TRUE(progress->isVisible());
+    EXPECT_EQ(progress->value(), progress->maximum());
+    EXPECT_TRUE(time->isVisible());
+    EXPECT_TRUE(cancel->isVisible());
+    auto* tabs = window.findChild<QTabWidget*>("mainTabs");
+    ASSERT_NE(tabs, nullptr);
+    for (int i = 1; i < tabs->count(); ++i) {
+        if (tabs->tabText(i) != "Gateway (live)" && tabs->tabText(i) != "Incidents") continue;
+        tabs->setCurrentIndex(i);
+        EXPECT_FALSE(progress->isVisible()) << tabs->tabText(i).toStdString();
+        EXPECT_FALSE(time->isVisible()) << tabs->tabText(i).toStdString();
+        EXPECT_FALSE(cancel->isVisible()) << tabs->tabText(i).toStdString();
+        EXPECT_TRUE(window.findChild<QLabel*>("runMessage")->isVisible());
+    }
+    tabs->setCurrentIndex(0);
+    EXPECT_TRUE(progress->isVisible());
+    EXPECT_TRUE(cancel->isVisible());
 }
 
 TEST(MainWindowTest, NewerRequestWinsOverTheRunInFlight) {
