@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -152,10 +151,9 @@ class Run {
     const std::vector<PlannedRequest>& plan() const { return config_.plan_source ? planBuffer_ : config_.plan; }
 
     // The schedule's or the plan's next send time, and how many fall before `t` (for a source,
-    // as far as it has planned).
-    // For a source whose next window is still being produced when the one at hand has run out:
-    // the time that window starts (none of its requests comes earlier), with windowDue_ set, so
-    // that the sends wait for the window only once it is due.
+    // as far as it has planned). When a source's next window is still being produced as the one
+    // at hand runs out, the next time is that window's start (none of its requests comes
+    // earlier), with windowDue_ set: the sends wait for the window only once it is due.
     std::optional<nanoseconds> nextIntended() {
         if (!planned()) return times_.next();
         // A source's next window, once the last one's requests have all been dispatched. It is
