@@ -104,6 +104,14 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
     EXPECT_EQ(mainTabs->tabText(mainTabs->currentIndex()), "Gateway (live)");
     EXPECT_TRUE(view_->isVisible());
     EXPECT_FALSE(view_->stopButton()->isEnabled()) << "nothing runs before Start";
+    // The per-window charts say when they draw (not blank until the first window closes); the
+    // breaker strips and the whole-run chart need no window.
+    for (const char* id : {gateway_charts::kPercentiles, gateway_charts::kQueue, gateway_charts::kHedging,
+                           gateway_charts::kCache}) {
+        EXPECT_TRUE(view_->chartView(id)->emptyShown()) << id;
+        EXPECT_EQ(view_->chartView(id)->emptyText(), "each 10 s window is drawn as it closes") << id;
+    }
+    EXPECT_TRUE(view_->chartView(gateway_charts::kBreakers)->emptyText().isEmpty());
 
     ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
     const LiveFramePtr first = view_->latestFrame();

@@ -405,6 +405,7 @@ void LiveView::onScenarioPicked() {
         live.params.set("window_s", kLiveWindow_s);
     knobs_->setScenario(live, "hedge_delay_ms");
     shownParams_ = live.params;
+    sayWhenWindowsDraw(live.params);
     auto* from = static_cast<RunHourSpin*>(startAt_);
     from->setMaximum(std::max<int>(0, static_cast<int>(s->params.integer("days")) * 24 - 1));
     from->setStartDay(s->params.spec("start_day") ? s->params.choiceIndex("start_day") : 0);
@@ -539,8 +540,20 @@ void LiveView::drawCharts(const LiveFrame& frame) {
     // x: seconds since the run's start, as the saved scenario's timeline counts them.
     const double offset = -frame.startedAt_s;
     grid_->draw(s, offset, deadline);
+    sayWhenWindowsDraw(g.params);
     client_->setAnnotations(gateway_charts::annotations(s, offset));
     drawClientChart();
+}
+
+void LiveView::sayWhenWindowsDraw(const Params& params) {
+    const double window_s = params.spec("window_s") ? params.real("window_s") : 0;
+    if (window_s == windowSaid_s_) return;
+    windowSaid_s_ = window_s;
+    const QString text =
+        window_s > 0 ? tr("each %1 s window is drawn as it closes").arg(QString::number(window_s)) : QString();
+    for (const char* id : {gateway_charts::kPercentiles, gateway_charts::kQueue, gateway_charts::kHedging,
+                           gateway_charts::kCache})
+        if (ChartView* view = chartView(id)) view->setEmptyText(text);
 }
 
 void LiveView::drawClientChart() {

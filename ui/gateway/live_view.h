@@ -112,6 +112,8 @@ class LiveView : public QWidget {
     void onFrame(const LiveFramePtr& frame);
     void drawCharts(const LiveFrame& frame);
     void drawClientChart();
+    // The per-window charts say, while they have nothing, when their first window is drawn.
+    void sayWhenWindowsDraw(const Params& params);
     void injectFromRow();
     void saveWithDialog();
     void updateButtons();
@@ -125,6 +127,7 @@ class LiveView : public QWidget {
     quint64 knobCommand_ = 0;      // the last applyParams sent
     double startedRate_ = 0;       // the rate of the run last started, req/s
     Params shownParams_;           // what the knob panel shows
+    double windowSaid_s_ = -1;     // the window length the empty charts say
     struct ClientPoint {
         double t_s;
         live::LoadProgress load;
