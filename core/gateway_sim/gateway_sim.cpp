@@ -18,7 +18,9 @@
 #include "sim/event_queue.h"
 
 namespace taillab::gateway {
-namespace {
+// The simulation's events, in a namespace of their own rather than an anonymous one:
+// GatewaySim::Impl (declared in the header, so not internal) holds a queue of them.
+namespace sim_events {
 
 enum class EventType : std::uint8_t { Answer, Hour, Window, Probe, PoolProbe, StandbyStep };
 
@@ -27,6 +29,12 @@ struct Event {
     std::uint8_t region;  // probes, standby steps
     std::uint32_t index;  // hour, call slot, standby ramp generation
 };
+
+}  // namespace sim_events
+using sim_events::Event;
+using sim_events::EventType;
+
+namespace {
 
 constexpr double kProbeIntervalS = 15;
 // Probed balancing (seed 000's v4): a synthetic search into every zone of every provider of a
