@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <future>
 #include <unordered_map>
 #include <stdexcept>
 
@@ -103,10 +104,11 @@ const CostTable& costTable() {
 
 struct GatewaySim::Impl final : Port {
     Impl(const Params& p, std::uint64_t s, const Timeline& t, Time start)
-        : params(p), initial(p), seed(s), workload(p, s), fleet(fleetConfigFromParams(p), s),
+        : params(p), initial(p), seed(s), workload(p, s), workloadOdd(p, s), fleet(fleetConfigFromParams(p), s),
           gateway(gatewayConfigFromParams(p, workload), s, *this), timeline(t) {
         end = workload.end();
         if (start < kZero || start >= end) throw std::invalid_argument("the start lies outside the run");
+        drawAhead(static_cast<int>(toSeconds(start) / 3600));
         now = start;
         window = fromSeconds(p.real("window_s"));
         probes = p.flag("probes");
@@ -704,6 +706,41 @@ struct GatewaySim::Impl final : Port {
         --engineBusy[slot(region, engine)];
     }
 
+    // ---- arrivals, an hour ahead ---------------------------------------------------------
+    // Hour h's arrivals are drawn on a thread of their own while hour h - 1 runs, so the event
+    // loop does not wait for them (an hour is 10k-20k requests). Every hour draws from its own
+    // stream, so they are the same arrivals, in the same order, whichever thread draws them. Two
+    // Workloads take turns (even and odd hours): an hour's one-off texts live in the arena of the
+    // Workload that drew them, and hour h's must outlast the drawing of hour h + 1. While one
+    // draws, this thread reads only what no drawing writes (customers, hour counts).
+    Workload& hourWorkload(int h) { return h % 2 == 0 ? workload : workloadOdd; }
+
+    void drawAhead(int h) {
+        std::vector<RequestSpec> out = std::move(spareBuffer);
+        out.clear();
+        Workload& w = hourWorkload(h);
+        ahead = std::async(std::launch::async, [&w, h, out = std::move(out)]() mutable {
+            w.generateHour(h, out);
+            return std::move(out);
+        });
+        aheadHour = h;
+    }
+
+    // Hour h's arrivals into hourBuffer: the ones drawn ahead, else (never, while hours follow
+    // one another) drawn now.
+    void takeHour(int h) {
+        spareBuffer = std::move(hourBuffer);
+        if (aheadHour == h) {
+            aheadHour = -1;
+            hourBuffer = ahead.get();
+            return;
+        }
+        if (ahead.valid()) ahead.get();
+        aheadHour = -1;
+        hourBuffer.clear();
+        hourWorkload(h).generateHour(h, hourBuffer);
+    }
+
     // ---- the event loop --------------------------------------------------------------------
     // Runs every event at or before `target`: the queue's, the gateway's timers, and the
     // arrivals of the current hour, which are already sorted and so stream past the queue instead
@@ -802,10 +839,10 @@ struct GatewaySim::Impl final : Port {
             case EventType::Hour: {
                 if (closed) break;
                 const int h = static_cast<int>(e.index);
-                hourBuffer.clear();
+                takeHour(h);
                 nextArrival = 0;
-                workload.generateHour(h, hourBuffer);
-                if (!surges.empty()) surges.addArrivals(workload, h, hourBuffer);
+                if (h + 1 < workload.hours()) drawAhead(h + 1);
+                if (!surges.empty()) surges.addArrivals(hourWorkload(h), h, hourBuffer);
                 while (nextArrival < hourBuffer.size() && hourBuffer[nextArrival].at < now) ++nextArrival;
                 if (h + 1 < workload.hours())
                     queue.schedule(fromSeconds(3600.0 * (h + 1)),
@@ -864,11 +901,15 @@ struct GatewaySim::Impl final : Port {
     Params params, initial;
     std::uint64_t seed;
     std::uint64_t seedKey = mix64(seed ^ 0x5374616765436f73ULL);  // "StageCos"
-    Workload workload;
+    Workload workload;     // the run's customers and hour counts; draws the even hours
+    Workload workloadOdd;  // draws the odd hours
     fleet::Fleet fleet;
     Gateway gateway;
     EventQueue<Event> queue;
     std::vector<RequestSpec> hourBuffer;
+    std::vector<RequestSpec> spareBuffer;  // the hour before's, reused by the next draw
+    std::future<std::vector<RequestSpec>> ahead;  // the next hour's arrivals, being drawn
+    int aheadHour = -1;                           // which hour `ahead` holds; -1: none
     std::size_t nextArrival = 0;
     std::vector<CallState> calls;
     std::vector<int> engineBusy;                     // [region * engines + engine]

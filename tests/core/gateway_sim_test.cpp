@@ -606,5 +606,25 @@ TEST(GatewaySimFairness, TwoHedgeDelaysSeeTheSameArrivalsAndPrimaryLatencies) {
     EXPECT_EQ(differ, 0u);
 }
 
+// Each hour's arrivals are drawn on another thread while the hour before runs, by two Workloads
+// in turn. What reaches the gateway is still every arrival of every hour, in order, as the
+// workload draws them alone, texts included: an hour's texts outlive the drawing of the next.
+TEST(GatewaySimArrivals, EveryHourArrivesInOrderWithItsTextAsTheWorkloadDrawsIt) {
+    const Params p = params({{"load_multiplier", 0.3}});
+    const Trace run = traceRun(p);
+    Workload workload(p, 3);
+    decltype(run.arrivals) drawn;
+    std::vector<RequestSpec> hour;
+    for (int h = 0; h < workload.hours(); ++h) {
+        hour.clear();
+        workload.generateHour(h, hour);
+        for (const RequestSpec& r : hour)
+            drawn.emplace_back(r.trace, r.at.count(), r.customer, std::string(r.query()));
+    }
+    ASSERT_EQ(workload.hours(), 24);
+    ASSERT_GT(drawn.size(), 40'000u);
+    EXPECT_EQ(run.arrivals, drawn);
+}
+
 }  // namespace
 }  // namespace taillab::gateway
