@@ -152,8 +152,15 @@ void GatewayMetrics::closeWindow(Time now, const WindowState& state) {
     const double length_s = toSeconds(now - windowStart_);
     for (std::size_t g = 0; g < kRegions; ++g) {
         HdrHistogram& h = windowRegionLatency_[g];
-        w.regions[g].p99_ms = h.empty() ? std::nan("") : h.valueAtPercentile(99) / 1000.0;
-        w.regions[g].p999_ms = h.empty() ? std::nan("") : h.valueAtPercentile(99.9) / 1000.0;
+        if (h.empty()) {
+            w.regions[g].p99_ms = w.regions[g].p999_ms = std::nan("");
+        } else {
+            static constexpr std::array<double, 2> kTail{99, 99.9};
+            std::array<std::int64_t, 2> us{};
+            h.valuesAtPercentiles(kTail, us);  // one walk for both
+            w.regions[g].p99_ms = us[0] / 1000.0;
+            w.regions[g].p999_ms = us[1] / 1000.0;
+        }
         w.regions[g].queue_mean = length_s > 0 ? windowLatencySumS_[g] / length_s : 0;
         h.reset();
     }
