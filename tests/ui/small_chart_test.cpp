@@ -226,7 +226,8 @@ TEST(SmallCharts, ALongTitleShrinksThenElidesToFitItsChart) {
     EXPECT_EQ(view.drawnTitle().toStdString(), chart.title);
 }
 
-// An axis label longer than its axis is elided to the axis, and whole again when there is room.
+// An axis label longer than its axis, even at 8 pt, is elided to the axis, and whole again when
+// there is room.
 TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
     GatewayTimeChart view;
     Chart chart = gateway_charts::queue(snapshot(), 0);
@@ -234,12 +235,49 @@ TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
     ASSERT_TRUE(showChart(view, chart, 500, 220));
     const QString shown = view.drawnAxisLabel(Qt::Vertical);
     EXPECT_TRUE(shown.endsWith(QChar(0x2026))) << shown.toStdString();
-    EXPECT_LE(QFontMetrics(QFont()).horizontalAdvance(shown), view.axisLength(Qt::Vertical) + 4);
+    QFont drawn;  // shrunk to 8 pt before it was elided
+    drawn.setPointSize(view.axisLabelPointSize(Qt::Vertical));
+    EXPECT_EQ(drawn.pointSize(), 8);
+    EXPECT_LE(QFontMetrics(drawn).horizontalAdvance(shown), view.axisLength(Qt::Vertical) + 4);
     EXPECT_EQ(view.drawnAxisLabel(Qt::Horizontal), "Simulated time (UTC)");
     view.resize(500, 900);
     QApplication::processEvents();
     view.replotNow();
     EXPECT_EQ(view.drawnAxisLabel(Qt::Vertical).toStdString(), chart.y_label);
+}
+
+// A label a little too long for its axis is drawn whole in a smaller font (down to 8 pt) before
+// any word is elided, and at its usual size again once the axis has room.
+TEST(SmallCharts, AnAxisLabelShrinksBeforeItIsElided) {
+    GatewayTimeChart view;
+    Chart chart = gateway_charts::queue(snapshot(), 0);
+    chart.y_label = "Latency (ms)";
+    ASSERT_TRUE(showChart(view, chart, 500, 240));
+    const int room = view.axisLength(Qt::Vertical);
+    const int usual = view.axisLabelPointSize(Qt::Vertical);
+    const auto width = [](const QString& text, int points) {
+        QFont f;
+        f.setPointSize(points);
+        return QFontMetrics(f).horizontalAdvance(text);
+    };
+    // A label just longer than the axis at its usual size: short words before it until it is.
+    QString label = "Latency (ms)";
+    while (width(label, usual) <= room) label = "a " + label;
+    ASSERT_GT(width(label, usual), room) << label.toStdString();
+    ASSERT_LE(width(label, 8), room) << label.toStdString() << ": too long even at 8 pt";
+    chart.y_label = label.toStdString();
+    view.setChart(chart);
+    view.replotNow();
+    EXPECT_EQ(view.drawnAxisLabel(Qt::Vertical), label) << "axis " << room << " px";
+    const int shrunk = view.axisLabelPointSize(Qt::Vertical);
+    EXPECT_LT(shrunk, usual);
+    EXPECT_GE(shrunk, 8);
+    EXPECT_LE(width(label, shrunk), view.axisLength(Qt::Vertical));
+    view.resize(500, 700);
+    QApplication::processEvents();
+    view.replotNow();
+    EXPECT_EQ(view.drawnAxisLabel(Qt::Vertical), label);
+    EXPECT_EQ(view.axisLabelPointSize(Qt::Vertical), usual);
 }
 
 // A label too long for its axis keeps its unit: the words before it are elided, then only the

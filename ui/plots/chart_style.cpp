@@ -21,6 +21,8 @@ constexpr int kLegendColumns = 3;
 constexpr QSize kLegendIcon{28, 12};
 constexpr int kLegendSpacing = 18;
 
+constexpr int kAxisLabelPoints = 10, kSmallestPoints = 8;
+
 QFont font(int pointSize, bool bold = false) {
     QFont f;
     f.setPointSize(pointSize);
@@ -89,7 +91,7 @@ void setUpPlot(QCustomPlot& plot) {
     plot.plotLayout()->addElement(0, 0, title);
 
     for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
-        axis->setLabelFont(font(10));
+        axis->setLabelFont(font(kAxisLabelPoints));
         axis->setTickLabelFont(font(9));
         axis->setLabelPadding(6);
         axis->grid()->setSubGridVisible(true);
@@ -131,10 +133,17 @@ void fitTitle(QCustomPlot& plot, int width) {
     const QString full = t->property("fullTitle").toString();
     const int room = width - t->margins().left() - t->margins().right();
     QFont f = font(11, true);
-    for (; f.pointSize() > 8 && QFontMetrics(f).horizontalAdvance(full) > room;)
+    for (; f.pointSize() > kSmallestPoints && QFontMetrics(f).horizontalAdvance(full) > room;)
         f.setPointSize(f.pointSize() - 1);
     t->setFont(f);
     t->setText(QFontMetrics(f).elidedText(full, Qt::ElideRight, std::max(room, 0)));
+}
+
+QFont axisLabelFont(const QString& full, int room) {
+    QFont f = font(kAxisLabelPoints);
+    for (; f.pointSize() > kSmallestPoints && QFontMetrics(f).horizontalAdvance(full) > room;)
+        f.setPointSize(f.pointSize() - 1);
+    return f;
 }
 
 QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room) {

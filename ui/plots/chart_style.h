@@ -39,6 +39,10 @@ void fitLegend(QCustomPlot& plot, int width);
 // ("Latency (ms)") is kept and the words before it are elided ("Lat… (ms)"), or the unit
 // alone when no word is left; else the label elided at its end.
 QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room);
+// The font for an axis label with `room` pixels: the usual size when the whole label fits, else
+// the largest smaller size (down to 8 pt, as titles) at which it does, else 8 pt (and
+// fitAxisLabel then shortens it).
+QFont axisLabelFont(const QString& full, int room);
 // One colour per series: a closed-form or published series takes the colour of the simulated
 // series it names (e.g. "N=10" and "N=10 closed form"), otherwise the next palette colour.
 // On a dark background each colour is lightened until it reads (contrast 3:1 or better).

@@ -106,14 +106,19 @@ ChartView::ChartView(QWidget* parent)
     crosshairItems_->empty->setLayer("overlay");
     crosshairItems_->empty->setVisible(false);
 
-    // Axis labels longer than their axis are fitted to it (the unit kept) once the layout knows
-    // the axis lengths (a label's length does not change the layout, so this settles in one pass).
+    // Axis labels longer than their axis are fitted to it once the layout knows the axis
+    // lengths: a smaller font first (down to 8 pt), then shortened with the unit kept. A label's
+    // length does not change the layout; a smaller font makes its strip a few pixels thinner,
+    // which the next layout takes up (the y axis's room is the axis rect's height, which the y
+    // label's strip does not change, so the choice settles).
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
         const QRect area = plot_->axisRect()->rect();
         for (const auto& [axis, room] :
              {std::pair{plot_->xAxis, area.width()}, std::pair{plot_->yAxis, area.height()}}) {
-            const QString text =
-                chart_style::fitAxisLabel(fullLabel(*axis), QFontMetrics(axis->labelFont()), room);
+            const QString full = fullLabel(*axis);
+            const QFont font = chart_style::axisLabelFont(full, room);
+            if (axis->labelFont() != font) axis->setLabelFont(font);
+            const QString text = chart_style::fitAxisLabel(full, QFontMetrics(font), room);
             axis->setProperty("fittedLabel", text);
             if (axis->label() != text) axis->setLabel(text);
         }
@@ -583,6 +588,10 @@ int ChartView::titlePointSize() const {
 
 QString ChartView::drawnAxisLabel(Qt::Orientation axis) const {
     return (axis == Qt::Horizontal ? plot_->xAxis : plot_->yAxis)->label();
+}
+
+int ChartView::axisLabelPointSize(Qt::Orientation axis) const {
+    return (axis == Qt::Horizontal ? plot_->xAxis : plot_->yAxis)->labelFont().pointSize();
 }
 
 int ChartView::axisLength(Qt::Orientation axis) const {

@@ -67,6 +67,7 @@ class ChartView : public QWidget {
     int titleWidth() const;
     // An axis label as drawn (elided when longer than its axis) and the axis length in pixels.
     QString drawnAxisLabel(Qt::Orientation axis) const;
+    int axisLabelPointSize(Qt::Orientation axis) const;
     int axisLength(Qt::Orientation axis) const;
     // The axis rect (where the data is drawn), in the plot widget's pixels.
     QRect plotArea() const;
