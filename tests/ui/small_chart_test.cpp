@@ -226,6 +226,13 @@ TEST(SmallCharts, ALongTitleShrinksThenElidesToFitItsChart) {
     EXPECT_EQ(view.drawnTitle().toStdString(), chart.title);
 }
 
+// How wide `text` is in the default font at `points`.
+int advanceAt(const QString& text, int points) {
+    QFont f;
+    f.setPointSize(points);
+    return QFontMetrics(f).horizontalAdvance(text);
+}
+
 // An axis label longer than its axis, even at 8 pt, is elided to the axis, and whole again when
 // there is room.
 TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
@@ -235,10 +242,9 @@ TEST(SmallCharts, AxisLabelsLongerThanTheirAxisAreElided) {
     ASSERT_TRUE(showChart(view, chart, 500, 220));
     const QString shown = view.drawnAxisLabel(Qt::Vertical);
     EXPECT_TRUE(shown.endsWith(QChar(0x2026))) << shown.toStdString();
-    QFont drawn;  // shrunk to 8 pt before it was elided
-    drawn.setPointSize(view.axisLabelPointSize(Qt::Vertical));
-    EXPECT_EQ(drawn.pointSize(), 8);
-    EXPECT_LE(QFontMetrics(drawn).horizontalAdvance(shown), view.axisLength(Qt::Vertical) + 4);
+    EXPECT_EQ(view.axisLabelPointSize(Qt::Vertical), 8);  // shrunk to 8 pt before it was elided
+    EXPECT_LE(advanceAt(shown, view.axisLabelPointSize(Qt::Vertical)),
+              view.axisLength(Qt::Vertical) + 4);
     EXPECT_EQ(view.drawnAxisLabel(Qt::Horizontal), "Simulated time (UTC)");
     view.resize(500, 900);
     QApplication::processEvents();
@@ -255,16 +261,11 @@ TEST(SmallCharts, AnAxisLabelShrinksBeforeItIsElided) {
     ASSERT_TRUE(showChart(view, chart, 500, 240));
     const int room = view.axisLength(Qt::Vertical);
     const int usual = view.axisLabelPointSize(Qt::Vertical);
-    const auto width = [](const QString& text, int points) {
-        QFont f;
-        f.setPointSize(points);
-        return QFontMetrics(f).horizontalAdvance(text);
-    };
     // A label just longer than the axis at its usual size: short words before it until it is.
     QString label = "Latency (ms)";
-    while (width(label, usual) <= room) label = "a " + label;
-    ASSERT_GT(width(label, usual), room) << label.toStdString();
-    ASSERT_LE(width(label, 8), room) << label.toStdString() << ": too long even at 8 pt";
+    while (advanceAt(label, usual) <= room) label = "a " + label;
+    ASSERT_GT(advanceAt(label, usual), room) << label.toStdString();
+    ASSERT_LE(advanceAt(label, 8), room) << label.toStdString() << ": too long even at 8 pt";
     chart.y_label = label.toStdString();
     view.setChart(chart);
     view.replotNow();
@@ -272,7 +273,7 @@ TEST(SmallCharts, AnAxisLabelShrinksBeforeItIsElided) {
     const int shrunk = view.axisLabelPointSize(Qt::Vertical);
     EXPECT_LT(shrunk, usual);
     EXPECT_GE(shrunk, 8);
-    EXPECT_LE(width(label, shrunk), view.axisLength(Qt::Vertical));
+    EXPECT_LE(advanceAt(label, shrunk), view.axisLength(Qt::Vertical));
     view.resize(500, 700);
     QApplication::processEvents();
     view.replotNow();
