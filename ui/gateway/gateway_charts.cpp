@@ -57,7 +57,7 @@ Chart percentiles(const GatewaySnapshot& s, double offset_s) {
 
 Chart queue(const GatewaySnapshot& s, double offset_s) {
     // On a log axis: a peak of 5 under a limit of 200 is a flat line at zero on a linear one.
-    Chart c = timeChart(kQueue, "Queue depth and admission limit", "Requests in flight (log)");
+    Chart c = timeChart(kQueue, "Queue depth and admission limit", "In flight (log)");
     c.log_y = true;
     for (int r = 0; r < gateway::kRegions; ++r) {
         const std::string region = str(gateway::kRegionNames[r]);
