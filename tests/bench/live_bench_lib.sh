@@ -34,8 +34,15 @@ start_fleet() {
     exit 1
 }
 
-# engine_url NAME: the running fleet's URL for that engine.
+# engine_url NAME: the running fleet's URL for that engine; url_port URL: its port.
 engine_url() { awk -v name="$1" '$1 == name {print $2}' "$work/engines.txt"; }
+url_port() { echo "$1" | sed -E 's|http://127.0.0.1:([0-9]+)/.*|\1|'; }
+
+# need_nginx: sets `nginx` to $NGINX or Debian's, and stops the bench if it is not there.
+need_nginx() {
+    nginx=${NGINX:-/usr/sbin/nginx}
+    [ -x "$nginx" ] || { echo "no nginx at $nginx (apt-get install nginx-light)" >&2; exit 2; }
+}
 
 # api_keys SCENARIO FILE [N]: the scenario's API keys (serve --keys), one a line, into FILE; only
 # the first N when N is given.

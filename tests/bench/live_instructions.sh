@@ -21,18 +21,17 @@
 #   tests/bench/live_instructions.sh [RATE=100] [DURATION=20s]   (env: TAILLAB_CLI, NGINX)
 set -euo pipefail
 
-nginx=${NGINX:-/usr/sbin/nginx}
 rate=${1:-100}
 duration=${2:-20s}
 scenario=gateway/week-v4-september
 source "$(dirname "${BASH_SOURCE[0]}")/live_bench_lib.sh"
-[ -x "$nginx" ] || { echo "no nginx at $nginx (apt-get install nginx-light)" >&2; exit 2; }
+need_nginx
 command -v valgrind > /dev/null || { echo "no valgrind (apt-get install valgrind)" >&2; exit 2; }
 command -v callgrind_control > /dev/null || { echo "no callgrind_control (valgrind)" >&2; exit 2; }
 
 start_fleet "$scenario" "${proxy_engine[@]}"
 atlas=$(engine_url atlas)
-engine_port=$(echo "$atlas" | sed -E 's|http://127.0.0.1:([0-9]+)/.*|\1|')
+engine_port=$(url_port "$atlas")
 upstream_args
 api_keys "$scenario" "$work/keys.txt" 50
 

@@ -30,7 +30,6 @@
 # whole (and noisy when other work shares it).
 set -euo pipefail
 
-nginx=${NGINX:-/usr/sbin/nginx}
 mode=fixed
 if [ "${1:-}" = search ]; then
     mode=search
@@ -45,11 +44,11 @@ else
 fi
 scenario=gateway/week-v4-september
 source "$(dirname "${BASH_SOURCE[0]}")/live_bench_lib.sh"
-[ -x "$nginx" ] || { echo "no nginx at $nginx (apt-get install nginx-light)" >&2; exit 2; }
+need_nginx
 
 start_fleet "$scenario" "${proxy_engine[@]}"
 atlas=$(engine_url atlas)
-engine_port=$(echo "$atlas" | sed -E 's|http://127.0.0.1:([0-9]+)/.*|\1|')
+engine_port=$(url_port "$atlas")
 
 nginx_port=$(free_port)
 nginx_conf "$work" "$nginx_port" "$engine_port" on
