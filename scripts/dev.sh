@@ -7,6 +7,7 @@
 #   scripts/dev.sh asan         build-asan: the whole test suite under ASan+UBSan (and LSan)
 #   scripts/dev.sh tsan         build-tsan: the tests that start threads, under TSan
 #   scripts/dev.sh sanitize     asan, then tsan (what CI runs after `test`)
+#   scripts/dev.sh pgo          build-pgo/app/taillab-cli, built with a profile of its own hot paths
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -113,6 +114,34 @@ run_tsan() {
     return "$status"
 }
 
+# A profile-guided taillab-cli in build-pgo: built with -fprofile-generate, run through
+# scripts/pgo_train.sh (the v4 week simulated, the live proxy path at 1000/s), then built again
+# from the counts. GCC then lays out what ran hot together and moves what did not run out of
+# its way (-fprofile-partial-training: code the training did not reach is optimized as usual,
+# not for size). On the wire, where serve's code starts cold after the other processes have had
+# the core, that shortens each request's time in serve (tests/bench/live_hops.sh); simulated
+# results are byte for byte the same. The counts are of this tree: run it again after a change.
+run_pgo() {
+    local dir=${TAILLAB_PGO_BUILD_DIR:-$here/build-pgo} t0=$SECONDS
+    local profile=$dir/profile
+    case $profile in
+        *[[:space:]]*) echo "pgo: the profile's path may not hold spaces (it goes into compiler flags): $profile" >&2; return 2 ;;
+    esac
+    local common=(-S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTAILLAB_BUILD_GUI=OFF
+                  -DTAILLAB_BUILD_TESTS=OFF -DTAILLAB_BUILD_BENCH=OFF)
+    rm -rf "$profile"
+    cmake "${common[@]}" -DCMAKE_CXX_FLAGS="-fprofile-generate -fprofile-update=prefer-atomic -fprofile-dir=$profile" \
+        -DCMAKE_EXE_LINKER_FLAGS=-fprofile-generate >/dev/null
+    cmake --build "$dir" -j"$jobs" --target taillab-cli
+    echo "== pgo: instrumented build in $((SECONDS - t0)) s"
+    TAILLAB_CLI=$dir/app/taillab-cli "$here/scripts/pgo_train.sh"
+    t0=$SECONDS
+    cmake "${common[@]}" -DCMAKE_CXX_FLAGS="-fprofile-use -fprofile-partial-training -fprofile-dir=$profile -Wno-missing-profile" \
+        -DCMAKE_EXE_LINKER_FLAGS= >/dev/null
+    cmake --build "$dir" -j"$jobs" --target taillab-cli
+    echo "== pgo: $dir/app/taillab-cli built from the profile in $((SECONDS - t0)) s"
+}
+
 cmd=${1:-run}
 shift || true
 case "$cmd" in
@@ -157,8 +186,13 @@ case "$cmd" in
         "$here/scripts/dev.sh" tsan "$@" || [ "$status" -ne 0 ] || status=$?
         exit "$status"
         ;;
+    pgo)
+        packages+=(python3)  # the training's scripts (tests/bench/live_bench_lib.sh)
+        install_missing
+        run_pgo
+        ;;
     *)
-        echo "usage: scripts/dev.sh run|test|bench|build|asan|tsan|sanitize" >&2
+        echo "usage: scripts/dev.sh run|test|bench|build|asan|tsan|sanitize|pgo" >&2
         exit 2
         ;;
 esac
