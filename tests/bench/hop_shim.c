@@ -3,7 +3,9 @@
 // the wire with no tracer in the way (a traced syscall takes 10-30 us here, more than the times
 // being measured). Each call to accept, accept4, connect, recv, recvfrom, recvmsg, readv, read,
 // send, sendto, sendmsg, writev and write is logged with its start and end (CLOCK_MONOTONIC,
-// about 30 ns a read through the vDSO), its file descriptor and its result. Calls on other
+// about 30 ns a read through the vDSO), its file descriptor and its result; each epoll_wait and
+// epoll_pwait with its timeout in place of the descriptor, so the reader can tell when the proxy
+// went back to sleep. Calls on other
 // descriptors (files, eventfds) are logged too; the reader keeps those on sockets it saw
 // accepted or connected. The log is kept in memory and written at exit to $HOP_LOG.PID; a
 // process that forks after loading (nginx's workers) writes its own file. HOP_LOG is read at
@@ -16,13 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { kRecv = 1, kSend = 2, kAccept = 3, kConnect = 4 };
+enum { kRecv = 1, kSend = 2, kAccept = 3, kConnect = 4, kWait = 5 };
 typedef struct {
     int64_t start_ns, end_ns;
     int32_t kind, fd;
@@ -100,3 +103,5 @@ HOP_WRAP(ssize_t, sendto, kSend, (int fd, const void* b, size_t l, int f, const 
 HOP_WRAP(ssize_t, sendmsg, kSend, (int fd, const struct msghdr* m, int f), (fd, m, f), fd)
 HOP_WRAP(ssize_t, writev, kSend, (int fd, const struct iovec* v, int c), (fd, v, c), fd)
 HOP_WRAP(ssize_t, write, kSend, (int fd, const void* b, size_t l), (fd, b, l), fd)
+HOP_WRAP(int, epoll_wait, kWait, (int fd, struct epoll_event* e, int m, int t), (fd, e, m, t), t)
+HOP_WRAP(int, epoll_pwait, kWait, (int fd, struct epoll_event* e, int m, int t, const sigset_t* s), (fd, e, m, t, s), t)

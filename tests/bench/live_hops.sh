@@ -3,6 +3,10 @@
 # live_vs_nginx.sh (issue 9), read off their own socket calls: the two hops a proxy adds,
 #   request hop  the last read of a client's request -> the first write of it to the engine
 #   answer hop   the last read of the engine's answer -> the first write of the answer to the client
+# and, after each of those writes, how long the proxy goes on before it sleeps again:
+#   after request write   the write to the engine -> the next epoll_wait that may block
+#   after answer write    the write to the client -> the same
+# (the peer it just woke may be placed on the proxy's own core, and then waits that long to run),
 # timed inside each proxy by tests/bench/hop_shim.c (LD_PRELOAD), not by a tracer (a traced
 # syscall costs 10-30 us on these machines, more than the hops). A hop is the proxy's own time
 # on the request as it runs on the wire: its code with the caches and TLBs other processes left
@@ -14,9 +18,9 @@
 # Each round starts each proxy afresh with the shim, warms it at RATE for 2 s, then times
 # DURATION at RATE (TailLab's open-loop load generator, the same keys, engine and settings as
 # live_vs_nginx.sh), and stops it so that it writes its log. Prints JSON: per path, each round's
-# hop percentiles (p25/p50/p75/p90, us) and the median of the rounds' p50s; and, round by round,
-# TailLab's p50 minus nginx's for each hop. With BASELINE_CLI set to another build's
-# taillab-cli, its serve is timed too ("baseline"), in the same rounds, for an A/B.
+# percentiles of each measure (p25/p50/p75/p90, us) and the median of the rounds' p50s; and,
+# round by round, TailLab's p50 minus nginx's for each measure. With BASELINE_CLI set to another
+# build's taillab-cli, its serve is timed too ("baseline"), in the same rounds, for an A/B.
 # Usage:
 #   tests/bench/live_hops.sh [RATE=1000] [DURATION=10s] [ROUNDS=3]   (env: TAILLAB_CLI, NGINX, CC)
 set -euo pipefail
@@ -99,12 +103,14 @@ python3 - "$work/logs" "$rate" "$duration" "$rounds" "${paths[@]}" <<'PY'
 import glob, json, os, statistics, struct, sys
 
 logs, rate, duration, rounds, paths = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:]
-RECV, SEND, ACCEPT, CONNECT = 1, 2, 3, 4
-event = struct.Struct("<qqiiq")  # start_ns, end_ns, kind, fd, result (hop_shim.c's HopEvent)
+RECV, SEND, ACCEPT, CONNECT, WAIT = 1, 2, 3, 4, 5
+event = struct.Struct("<qqiiq")  # start_ns, end_ns, kind, fd (a wait's timeout), result (hop_shim.c's HopEvent)
+MEASURES = ("request_hop", "answer_hop", "after_request_write", "after_answer_write")
 
 def hops(prefix):
-    """The request and answer hops (us) in the log of the process that did the proxying (the one
-    with the most calls: nginx's worker, not its master), from the timed load on."""
+    """The request and answer hops and the times after each write until the next wait that may
+    block (us) in the log of the process that did the proxying (the one with the most calls:
+    nginx's worker, not its master), from the timed load on."""
     files = [f for f in glob.glob(prefix + ".*") if f.rsplit(".", 1)[1].isdigit()]
     if not files:
         sys.exit(f"no log at {prefix}.PID: did the proxy exit cleanly?")
@@ -113,9 +119,15 @@ def hops(prefix):
     calls = sorted(event.iter_unpack(data))
     role = {}  # fd -> "client" (accepted) or "upstream" (connected)
     read_at = {"client": None, "upstream": None}  # end of the last read with bytes, by role
-    out = {"request": [], "answer": []}
+    out = {m: [] for m in MEASURES}
+    written = None  # (measure, end) of the last write to a client or the engine, until a wait
     for start, end, kind, fd, result in calls:
-        if kind == ACCEPT:
+        if kind == WAIT:
+            if fd != 0:  # a timeout of 0 only polls
+                if written is not None and written[1] >= since:
+                    out[written[0]].append((start - written[1]) / 1000)
+                written = None
+        elif kind == ACCEPT:
             if result >= 0:
                 role[result] = "client"
         elif kind == CONNECT:
@@ -130,8 +142,9 @@ def hops(prefix):
                 hop = "request" if r == "upstream" else "answer"
                 if read_at[source] is not None:
                     if read_at[source] >= since:
-                        out[hop].append((start - read_at[source]) / 1000)
+                        out[hop + "_hop"].append((start - read_at[source]) / 1000)
                     read_at[source] = None
+                written = ("after_" + hop + "_write", end)
     return out
 
 def summary(values):
@@ -150,16 +163,13 @@ for name in paths:
     for r in range(1, rounds + 1):
         h = hops(f"{logs}/{name}-{r}")
         load = json.load(open(f"{logs}/{name}-{r}.load.json"))
-        per_round.append({"statuses": load["statuses"], "request_hop": summary(h["request"]),
-                          "answer_hop": summary(h["answer"])})
-    out["paths"][name] = {
-        "rounds": per_round,
-        "request_hop_p50_us": round(statistics.median(x["request_hop"]["p50_us"] for x in per_round), 2),
-        "answer_hop_p50_us": round(statistics.median(x["answer_hop"]["p50_us"] for x in per_round), 2)}
+        per_round.append({"statuses": load["statuses"], **{m: summary(h[m]) for m in MEASURES}})
+    out["paths"][name] = {"rounds": per_round, **{
+        m + "_p50_us": round(statistics.median(x[m]["p50_us"] for x in per_round), 2) for m in MEASURES}}
 
 def paired(a, b):
     res = {}
-    for hop in ("request_hop", "answer_hop"):
+    for hop in MEASURES:
         d = [x[hop]["p50_us"] - y[hop]["p50_us"]
              for x, y in zip(out["paths"][a]["rounds"], out["paths"][b]["rounds"])]
         res[hop] = {"by_round_us": [round(x, 2) for x in d], "median_us": round(statistics.median(d), 2)}
