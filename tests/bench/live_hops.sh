@@ -147,6 +147,11 @@ def hops(prefix):
                 written = ("after_" + hop + "_write", end)
     return out
 
+def median_of(values):
+    """The median of the values there are (a measure with no sample in a round has none)."""
+    v = [x for x in values if x is not None]
+    return round(statistics.median(v), 2) if v else None
+
 def summary(values):
     v = sorted(values)
     n = len(v)
@@ -164,15 +169,15 @@ for name in paths:
         h = hops(f"{logs}/{name}-{r}")
         load = json.load(open(f"{logs}/{name}-{r}.load.json"))
         per_round.append({"statuses": load["statuses"], **{m: summary(h[m]) for m in MEASURES}})
-    out["paths"][name] = {"rounds": per_round, **{
-        m + "_p50_us": round(statistics.median(x[m]["p50_us"] for x in per_round), 2) for m in MEASURES}}
+    out["paths"][name] = {"rounds": per_round, **{m + "_p50_us": median_of(x[m].get("p50_us") for x in per_round)
+                                                  for m in MEASURES}}
 
 def paired(a, b):
     res = {}
     for hop in MEASURES:
-        d = [x[hop]["p50_us"] - y[hop]["p50_us"]
+        d = [x[hop]["p50_us"] - y[hop]["p50_us"] if "p50_us" in x[hop] and "p50_us" in y[hop] else None
              for x, y in zip(out["paths"][a]["rounds"], out["paths"][b]["rounds"])]
-        res[hop] = {"by_round_us": [round(x, 2) for x in d], "median_us": round(statistics.median(d), 2)}
+        res[hop] = {"by_round_us": [None if x is None else round(x, 2) for x in d], "median_us": median_of(d)}
     res["both_hops_median_us"] = round(statistics.median(
         x["request_hop"]["p50_us"] + x["answer_hop"]["p50_us"] - y["request_hop"]["p50_us"] - y["answer_hop"]["p50_us"]
         for x, y in zip(out["paths"][a]["rounds"], out["paths"][b]["rounds"])), 2)
