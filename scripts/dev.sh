@@ -45,7 +45,7 @@ configure_sanitizer() {  # dir kind [cmake --build args...]
 # non-recoverable (CMakeLists.txt) and halt_on_error is set for both; LSan runs at exit with the
 # leak suppressions of tests/sanitizers/lsan.supp (each entry says why).
 # Stack use after return is checked where callbacks outlive the frames that made them: the live
-# suite (Asio handlers) and the GUI suite (slots, lambdas, worker hand-offs), which also run the
+# suite (loop callbacks) and the GUI suite (slots, lambdas, worker hand-offs), which also run the
 # gateway and the simulation. The core suite runs without that check: its fake stacks made it
 # about 3x slower (GatewayCompute.FewCpusMakeStageWorkWait: 137 s with, 48 s without), and the
 # core suite's simulation-heavy tests were most of CI's time, at the edge of its 90 minutes.

@@ -8,9 +8,7 @@
 
 #include "gateway_sim/sim_config.h"
 #include "live/http_client.h"
-#include "live/lazy_timer.h"
 #include "live/live_driver.h"
-#include "live/loop_asio.h"
 
 namespace taillab::live {
 namespace {
@@ -56,9 +54,9 @@ gateway::GatewayConfig changedConfig(const Params& from, const Params& next, std
 struct GatewayServer::Impl final : HttpHandler, LiveIo {
     Impl(Loop& l, const HostPort& listen, const GatewaySetup& setup, std::vector<Url> urls, std::uint64_t seed,
          HttpServerLimits limits)
-        : loop(l), upstreams(std::move(urls)), client(ioContext(l)), params(setup.params), seed(setup.seed),
+        : loop(l), upstreams(std::move(urls)), client(l), params(setup.params), seed(setup.seed),
           startAt(setup.start_at), driver(setup.config, seed, *this, setup.window),
-          server(l, listen, *this, limits), wake(ioContext(l), [this] {
+          server(l, listen, *this, limits), wake(l, [this] {
               driver.onWake();
               rearm();
           }) {
@@ -219,14 +217,9 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         inFlight.erase(it);
     }
 
-    // One timer for the driver, at its next wake-up, kept lazily (live/lazy_timer.h): most
-    // inputs only push the next wake-up later (a request finished, a new one's hedge is due
-    // after the others'), and those touch no Asio timer, so it is re-armed about once a wake-up
-    // instead of after every input (each re-arm is a timerfd syscall).
-    void rearm() {
-        wake.expireAfter(std::chrono::duration_cast<LazyTimer::Clock::duration>(
-            std::max(Duration{}, driver.nextWake() - loop.now())));
-    }
+    // One timer for the driver, at its next wake-up (Loop::Timer: most inputs only push the
+    // next wake-up later, and those add nothing to the loop's heap).
+    void rearm() { wake.setAt(driver.nextWake()); }
 
     Loop& loop;
     std::vector<Url> upstreams;
@@ -245,7 +238,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     std::unordered_map<std::uint64_t, Responder> responders;
     std::unordered_map<CallKey, HttpClient::RequestId, CallKeyHash> inFlight;
     std::uint64_t nextTicket = 1;
-    LazyTimer wake;  // for the driver: after it, so that it stops first
+    Loop::Timer wake;  // for the driver: after it, so that it stops first
     GatewayServerStats stats;
 };
 
@@ -281,7 +274,7 @@ void GatewayServer::start() {
 void GatewayServer::stop() {
     impl_->server.stop();
     loop_.invoke([&] {
-        impl_->wake.cancel();
+        impl_->wake.clear();
         for (const Loop::TimerId id : impl_->timelineTimers) loop_.cancel(id);
         impl_->timelineTimers.clear();
     });

@@ -1,31 +1,30 @@
-// The one translation unit that compiles Beast's client side (Beast is slow to compile; the header
-// keeps it out of every includer).
+// The HTTP client on a Loop (live/loop.h): plain non-blocking sockets, each registered with the
+// loop once, and Beast's response parser (basic_parser, fed the bytes as they come).
 #include "live/http_client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/beast/http/basic_parser.hpp>
+#include <boost/beast/http/error.hpp>
 #include <cerrno>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <unordered_map>
 
 #include "live/ascii.h"
 #include "live/http_wire.h"
-#include "live/lazy_timer.h"
+#include "live/read_buffer.h"
 
 namespace taillab::live {
 
-namespace asio = boost::asio;
 namespace http = boost::beast::http;
-using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 namespace {
@@ -98,29 +97,10 @@ struct Pending {
     bool finished = false;  // answered, failed or cancelled: nothing may touch it again
 };
 
-struct Connection : std::enable_shared_from_this<Connection> {
-    Connection(asio::io_context& io, Pool& pool, std::shared_ptr<HttpClient::Impl> owner)
-        : socket(io), pool(&pool), owner(std::move(owner)) {
-        // Beast reads at most the buffer's free capacity at a time (512 bytes when it starts
-        // empty, and a buffer that is read and consumed never grows): room for a whole result
-        // page reads it in one receive instead of three.
-        buffer.reserve(kReadBuffer);
-    }
-    static constexpr std::size_t kReadBuffer = 16384;
-    tcp::socket socket;
-    boost::beast::flat_buffer buffer;
-    std::optional<ResponseReader> parser;
-    std::shared_ptr<Pending> current;
-    Pool* pool;
-    // Keeps the client's state (and so the pool) alive while an operation of this connection is
-    // outstanding, even after the HttpClient itself is gone.
-    std::shared_ptr<HttpClient::Impl> owner;
-    bool closed = false;
-};
-
 struct Pool {
     HostPort at;
-    tcp::endpoint endpoint;
+    sockaddr_in address{};
+    bool addressOk = false;
     std::string hostHeader;
     std::vector<std::shared_ptr<Connection>> idle;  // most recently used last
     std::deque<std::shared_ptr<Pending>> queue;
@@ -130,27 +110,16 @@ struct Pool {
     std::uint64_t opened = 0;
 };
 
-const error_code& httpCategoryProbe() {
-    static const error_code probe = http::error::bad_version;
-    return probe;
-}
-
-HttpFailure classify(const error_code& ec) {
-    if (ec == asio::error::connection_refused) return HttpFailure::Refused;
-    if (ec == asio::error::connection_reset || ec == asio::error::eof ||
-        ec == asio::error::broken_pipe || ec == asio::error::connection_aborted ||
-        ec == http::error::end_of_stream || ec == http::error::partial_message)
-        return HttpFailure::Reset;
-    if (&ec.category() == &httpCategoryProbe().category()) return HttpFailure::Protocol;
-    return HttpFailure::Other;
-}
-
-// A keep-alive connection the server has closed (or written to unasked) is not worth a request:
-// a non-blocking peek tells without consuming anything.
-bool stillUsable(Connection& c) {
-    char byte = 0;
-    const ssize_t n = ::recv(c.socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+// Why a socket call failed, as the caller sorts it.
+HttpFailure classifyErrno(int e) {
+    switch (e) {
+        case ECONNREFUSED: return HttpFailure::Refused;
+        case ECONNRESET:
+        case EPIPE:
+        case ECONNABORTED:
+        case ENOTCONN: return HttpFailure::Reset;
+        default: return HttpFailure::Other;
+    }
 }
 
 }  // namespace
@@ -173,28 +142,66 @@ std::optional<std::string_view> HttpResponse::header(std::string_view name) cons
     return std::nullopt;
 }
 
-struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
-    Impl(asio::io_context& io, HttpClientOptions options)
-        : io(io), options(options), timeouts(io, [this] { timeOut(); }) {}
+namespace {
 
-    asio::io_context& io;
+// One connection to a pool's host: connecting, writing a request, reading its response, or idle
+// in the pool. Registered with the loop once; an idle connection that reports anything (the
+// server closed it, or wrote unasked) is closed at once, so no request is sent on it.
+struct Connection final : std::enable_shared_from_this<Connection>, Loop::IoHandler {
+    enum class State : std::uint8_t { Connecting, Writing, Reading, Idle };
+    Connection(HttpClient::Impl& owner, Pool& pool) : owner(&owner), pool(&pool) {}
+    ~Connection() {
+        watch.reset();
+        if (fd >= 0) ::close(fd);
+    }
+    void onIo(std::uint32_t events) override;
+
+    HttpClient::Impl* owner;
+    Pool* pool;
+    int fd = -1;
+    Loop::Watch watch;
+    State state = State::Connecting;
+    ReadBuffer buffer;
+    std::optional<ResponseReader> parser;
+    std::shared_ptr<Pending> current;
+    std::size_t sent = 0;     // bytes of current->wire written
+    bool readable = false;    // bytes or an end may be waiting unread
+    Time idleSince{};         // Loop::now() when it went idle
+    bool closed = false;
+};
+
+// An idle connection this long is peeked at before it is used: a close that has arrived but that
+// the loop has not yet reported (one wait's worth of time) would otherwise cost a request.
+constexpr Duration kPeekAfterIdle = std::chrono::milliseconds(50);
+
+}  // namespace
+
+struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
+    Impl(Loop& loop, HttpClientOptions options)
+        : loop(loop), options(options), timeouts(loop, [this] { timeOut(); }) {}
+
+    Loop& loop;
     HttpClientOptions options;
     std::unordered_map<std::string, std::unique_ptr<Pool>> pools;
     std::unordered_map<RequestId, std::shared_ptr<Pending>> pending;
+    std::unordered_map<Connection*, std::shared_ptr<Connection>> connections;  // every open one
     RequestId nextId = 1;
 
     // Every request's timeout, earliest first, and one timer at or before the earliest that is
     // still pending. A request that ends leaves its entry (ids are never reused, so an entry
-    // whose id is no longer pending is skipped); cancelling a timer per request would cost the
-    // loop a turn through epoll each time (live/lazy_timer.h). Only when nothing is pending is
-    // the timer cancelled (forget()).
+    // whose id is no longer pending is skipped).
     struct Deadline {
         SteadyClock::time_point at;
         RequestId id;
         bool operator>(const Deadline& o) const { return at > o.at; }
     };
     std::vector<Deadline> deadlines;  // a min-heap on `at`
-    LazyTimer timeouts;
+    Loop::Timer timeouts;
+
+    void armTimeouts() {
+        const auto wait = deadlines.front().at - SteadyClock::now();
+        timeouts.setAfter(std::max(Duration::zero(), std::chrono::duration_cast<Duration>(wait)));
+    }
 
     void addDeadline(SteadyClock::time_point at, RequestId id) {
         // Entries of ended requests wait for their time to be dropped; when they outnumber the
@@ -203,9 +210,10 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             std::erase_if(deadlines, [&](const Deadline& d) { return !pending.contains(d.id); });
             std::make_heap(deadlines.begin(), deadlines.end(), std::greater<>());
         }
+        const bool earliest = deadlines.empty() || at < deadlines.front().at;
         deadlines.push_back(Deadline{at, id});
         std::push_heap(deadlines.begin(), deadlines.end(), std::greater<>());
-        if (!timeouts.deadline() || at < *timeouts.deadline()) timeouts.expireAt(at);
+        if (earliest || !timeouts.deadline()) armTimeouts();
     }
 
     void timeOut() {
@@ -224,7 +232,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             std::pop_heap(deadlines.begin(), deadlines.end(), std::greater<>());
             deadlines.pop_back();
         }
-        if (!deadlines.empty()) timeouts.expireAt(deadlines.front().at);
+        if (!deadlines.empty()) armTimeouts();
     }
 
     RequestId start(Pool& pool, WireRequest request, Callback done) {
@@ -235,9 +243,8 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         p->keepAlive = request.keep_alive;
         const auto expiry = SteadyClock::now() + request.timeout;  // the timeout runs from here
         // Sent first (on an idle connection the bytes leave inside assign()), then the
-        // bookkeeping that nothing before the send needs: the send is on the caller's critical
-        // path, the timer's queue insertion and the id's map entry are not. assign() never
-        // answers `p` itself (a failure comes later, from the loop), so neither can be too late.
+        // bookkeeping that nothing before the send needs. assign() never answers `p` itself (a
+        // failure comes later, from the loop), so neither can be too late.
         assign(pool, p);
         pending.emplace(id, p);
         addDeadline(expiry, id);
@@ -250,9 +257,10 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             slot = std::make_unique<Pool>();
             slot->at = at;
             slot->hostHeader = toString(at);
-            error_code ec;
-            const auto address = asio::ip::make_address_v4(at.host, ec);
-            if (!ec) slot->endpoint = tcp::endpoint(address, at.port);
+            const std::string host = at.host == "localhost" ? "127.0.0.1" : at.host;
+            slot->address.sin_family = AF_INET;
+            slot->address.sin_port = htons(at.port);
+            slot->addressOk = at.port != 0 && ::inet_pton(AF_INET, host.c_str(), &slot->address.sin_addr) == 1;
         }
         return *slot;
     }
@@ -261,11 +269,18 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         return options.max_connections_per_host == 0 || pool.open < options.max_connections_per_host;
     }
 
+    // A connection idle a while: has its server closed it (or written to it unasked)?
+    static bool stillUsable(const Connection& c) {
+        char byte = 0;
+        const ssize_t n = ::recv(c.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+
     void assign(Pool& pool, const std::shared_ptr<Pending>& p) {
         while (!pool.idle.empty()) {
             std::shared_ptr<Connection> c = std::move(pool.idle.back());
             pool.idle.pop_back();
-            if (stillUsable(*c)) {
+            if (loop.now() - c->idleSince < kPeekAfterIdle || stillUsable(*c)) {
                 p->reused = true;
                 begin(c, p);
                 write(c);
@@ -284,71 +299,144 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
 
     void begin(const std::shared_ptr<Connection>& c, const std::shared_ptr<Pending>& p) {
         c->current = p;
+        c->sent = 0;
         p->connection = c.get();
         p->started = SteadyClock::now();
     }
 
     void connect(Pool& pool, const std::shared_ptr<Pending>& p) {
-        auto c = std::make_shared<Connection>(io, pool, shared_from_this());
+        auto c = std::make_shared<Connection>(*this, pool);
+        connections.emplace(c.get(), c);
         ++pool.open;
         ++pool.opened;
         pool.peakOpen = std::max(pool.peakOpen, pool.open);
         begin(c, p);
-        if (pool.endpoint.port() == 0) {
-            failSoon(c, HttpFailure::Other, "'" + pool.hostHeader + "' is not an IPv4 address and port");
-            return;
+        if (!pool.addressOk)
+            return failSoon(c, HttpFailure::Other, "'" + pool.hostHeader + "' is not an IPv4 address and port");
+        c->fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (c->fd < 0) return failSoon(c, classifyErrno(errno), std::string("socket: ") + std::strerror(errno));
+        const int one = 1;
+        ::setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        c->state = Connection::State::Connecting;
+        const int done = ::connect(c->fd, reinterpret_cast<const sockaddr*>(&pool.address), sizeof pool.address);
+        if (done != 0 && errno != EINPROGRESS && errno != EINTR)
+            return failSoon(c, classifyErrno(errno), std::string("connect: ") + std::strerror(errno));
+        try {
+            c->watch = Loop::Watch(loop, c->fd, *c);
+        } catch (const std::system_error& e) {
+            return failSoon(c, HttpFailure::Other, e.what());
         }
-        error_code ec;
-        c->socket.open(tcp::v4(), ec);
-        if (ec) {
-            failSoon(c, classify(ec), ec.message());
-            return;
-        }
-        c->socket.async_connect(pool.endpoint, [this, c, p](const error_code& ec) {
-            if (c->closed) return;
-            if (ec) return fail(c, classify(ec), "connect: " + ec.message());
-            error_code ignored;
-            c->socket.set_option(tcp::no_delay(true), ignored);
-            c->socket.non_blocking(true, ignored);  // write() must not block on a full buffer
-            write(c);
-        });
+        if (done == 0) return connected(c);
+        // The loop reports the end of the connect (EPOLLOUT, or an error).
     }
 
-    // A failure found before any asynchronous step: reported from the io_context, never from
-    // inside request().
+    void connected(const std::shared_ptr<Connection>& c) {
+        c->state = Connection::State::Writing;
+        write(c);
+    }
+
+    // A failure found before the loop has run: reported from the loop, never from inside
+    // request().
     void failSoon(const std::shared_ptr<Connection>& c, HttpFailure kind, std::string why) {
-        asio::post(io, [this, c, self = shared_from_this(), kind, why = std::move(why)] {
+        loop.post([this, c, self = shared_from_this(), kind, why = std::move(why)] {
             if (!c->closed) fail(c, kind, why);
         });
     }
 
+    // Writes what the socket takes of the request; the rest when the loop reports room. A
+    // failure is reported from the loop, as request() promises.
     void write(const std::shared_ptr<Connection>& c) {
-        std::shared_ptr<Pending> p = c->current;
-        // A request fits the socket's send buffer: written now, it needs no completion posted
-        // to the loop, and so no extra turn through epoll (a syscall) per request. What does not
-        // fit goes asynchronously; a failure is reported from the loop, as request() promises.
-        error_code now;
-        const std::size_t sent = c->socket.write_some(asio::buffer(p->wire), now);
-        if (now && now != asio::error::would_block)
-            return failSoon(c, classify(now), "write: " + now.message());
-        if (sent == p->wire.size()) return read(c);
-        asio::async_write(c->socket, asio::buffer(p->wire) + sent,
-                          [this, c, p](const error_code& ec, std::size_t) {
-                              if (c->closed) return;
-                              if (ec) return fail(c, classify(ec), "write: " + ec.message());
-                              read(c);
-                          });
-    }
-
-    void read(const std::shared_ptr<Connection>& c) {
+        c->state = Connection::State::Writing;
+        const std::string& wire = c->current->wire;
+        while (c->sent < wire.size()) {
+            const ssize_t n = ::send(c->fd, wire.data() + c->sent, wire.size() - c->sent, MSG_NOSIGNAL);
+            if (n > 0) {
+                c->sent += static_cast<std::size_t>(n);
+                continue;
+            }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+            return failSoon(c, classifyErrno(errno), std::string("write: ") + std::strerror(errno));
+        }
+        c->state = Connection::State::Reading;
         c->parser.emplace();
+        c->parser->eager(true);
         c->parser->body_limit(options.max_response_body);
         c->parser->header_limit(static_cast<std::uint32_t>(options.max_response_header));
-        http::async_read(c->socket, c->buffer, *c->parser, [this, c](const error_code& ec, std::size_t) {
-            if (c->closed) return;
-            if (ec) return fail(c, classify(ec), "read: " + ec.message());
-            answered(c);
-        });
+        // The answer cannot be here yet unless the loop already said so.
+        if (c->readable || !c->buffer.empty()) read(c);
+    }
+
+    // Parses what is buffered and reads what the socket holds, until the response is whole or
+    // nothing more is there.
+    void read(const std::shared_ptr<Connection>& c) {
+        for (;;) {
+            if (!c->buffer.empty()) {
+                error_code ec;
+                const std::string_view in = c->buffer.data();
+                const std::size_t used = c->parser->put(boost::asio::const_buffer(in.data(), in.size()), ec);
+                c->buffer.consume(used);
+                if (!ec && c->parser->is_done()) return answered(c);
+                if (ec && ec != http::error::need_more)
+                    return fail(c, HttpFailure::Protocol, "read: " + ec.message());
+                if (!ec && used > 0) continue;
+            }
+            if (!c->readable) return;
+            // Room for a whole result page in one receive.
+            char* at = c->buffer.room(16384);
+            const std::size_t want = c->buffer.roomSize();
+            const ssize_t n = ::recv(c->fd, at, want, 0);
+            if (n > 0) {
+                c->buffer.commit(static_cast<std::size_t>(n));
+                if (static_cast<std::size_t>(n) < want) c->readable = false;
+                continue;
+            }
+            if (n == 0) {
+                // The end of the stream: the end of a response that runs to it, or a cut.
+                if (!c->parser->got_some()) return fail(c, HttpFailure::Reset, "read: end of stream");
+                error_code ec;
+                c->parser->put_eof(ec);
+                if (!ec && c->parser->is_done()) return answered(c);
+                return fail(c, HttpFailure::Reset,
+                            "read: " + (ec ? ec.message() : std::string("end of stream")));
+            }
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                c->readable = false;
+                return;
+            }
+            return fail(c, classifyErrno(errno), std::string("read: ") + std::strerror(errno));
+        }
+    }
+
+    void onIo(const std::shared_ptr<Connection>& c, std::uint32_t events) {
+        if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c->readable = true;
+        switch (c->state) {
+            case Connection::State::Connecting: {
+                if (!(events & (EPOLLOUT | EPOLLHUP | EPOLLERR))) return;
+                int error = 0;
+                socklen_t length = sizeof error;
+                if (::getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+                if (error != 0) return fail(c, classifyErrno(error), std::string("connect: ") + std::strerror(error));
+                if (!(events & EPOLLOUT)) return;
+                return connected(c);
+            }
+            case Connection::State::Writing:
+                if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) write(c);
+                return;
+            case Connection::State::Reading: return read(c);
+            case Connection::State::Idle:
+                // Closed by the server, or bytes nobody asked for: not worth a request.
+                if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;
+                dropIdle(c);
+                return;
+        }
+    }
+
+    void dropIdle(const std::shared_ptr<Connection>& c) {
+        auto& idle = c->pool->idle;
+        if (const auto it = std::find(idle.begin(), idle.end(), c); it != idle.end()) idle.erase(it);
+        close(*c);
     }
 
     void answered(const std::shared_ptr<Connection>& c) {
@@ -358,7 +446,10 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         HttpResponse r = std::move(c->parser->response);
         c->parser.reset();
         Pool& pool = *c->pool;
-        if (keepAlive && p->keepAlive) {
+        // Bytes after the response are bytes nobody asked for: the connection is not reused.
+        if (keepAlive && p->keepAlive && c->buffer.empty()) {
+            c->state = Connection::State::Idle;
+            c->idleSince = loop.now();
             pool.idle.push_back(c);
         } else {
             close(*c);
@@ -384,9 +475,11 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     void close(Connection& c) {
         if (c.closed) return;
         c.closed = true;
-        error_code ignored;
-        c.socket.close(ignored);
+        c.watch.reset();
+        if (c.fd >= 0) ::close(c.fd);
+        c.fd = -1;
         --c.pool->open;
+        connections.erase(&c);  // callers hold their own reference
     }
 
     // Hands queued requests the connections that came free (or room for new ones).
@@ -409,6 +502,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             p->queued = false;
             --pool.waiting;
         } else if (Connection* c = p->connection) {
+            const std::shared_ptr<Connection> keep = c->shared_from_this();
             c->current.reset();
             p->connection = nullptr;
             close(*c);
@@ -416,14 +510,13 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         pump(pool);
     }
 
-    // After this nothing answers `p`: its id is forgotten (and with it its timeout). With nothing
-    // pending, the timer lets go of the io_context, so that its run() can return.
+    // After this nothing answers `p`: its id is forgotten (and with it its timeout).
     void forget(const std::shared_ptr<Pending>& p) {
         p->finished = true;
         pending.erase(p->id);
         if (pending.empty()) {
             deadlines.clear();
-            timeouts.cancel();
+            timeouts.clear();
         }
     }
 
@@ -452,16 +545,18 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         for (auto& [id, p] : pending) {
             p->finished = true;
             p->done = nullptr;
-            if (Connection* c = p->connection) {
-                c->current.reset();
-                close(*c);
-            }
+            p->connection = nullptr;
         }
         pending.clear();
         deadlines.clear();
-        timeouts.cancel();
+        timeouts.clear();
+        std::vector<std::shared_ptr<Connection>> open;
+        for (const auto& [key, c] : connections) open.push_back(c);
+        for (const auto& c : open) {
+            c->current.reset();
+            close(*c);
+        }
         for (auto& [name, pool] : pools) {
-            for (auto& c : pool->idle) close(*c);
             pool->idle.clear();
             pool->queue.clear();
             pool->waiting = 0;
@@ -469,8 +564,13 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     }
 };
 
-HttpClient::HttpClient(asio::io_context& io, HttpClientOptions options)
-    : impl_(std::make_shared<Impl>(io, options)) {}
+void Connection::onIo(std::uint32_t events) {
+    if (closed) return;
+    const auto self = shared_from_this();
+    owner->onIo(self, events);
+}
+
+HttpClient::HttpClient(Loop& loop, HttpClientOptions options) : impl_(std::make_shared<Impl>(loop, options)) {}
 
 HttpClient::~HttpClient() { impl_->shutdown(); }
 

@@ -1,13 +1,15 @@
-// An asynchronous HTTP/1.1 client on Boost.Beast: keep-alive connection pools per host:port of
-// any size, a deadline per request, cancellation, and a completion callback that says how a
-// request ended. The load generator runs on it, and the gateway will call its upstreams with it.
+// An asynchronous HTTP/1.1 client on a Loop (live/loop.h): keep-alive connection pools per
+// host:port of any size, a deadline per request, cancellation, and a completion callback that
+// says how a request ended. The load generator runs on it, and the gateway calls its upstreams
+// with it.
 //
-// Threading: everything happens on one io_context, run by one thread. Every member function must
-// be called on that thread (post to the io_context from elsewhere), and every callback runs on it.
+// Threading: everything happens on the loop's thread. Every member function must be called on
+// that thread (post to the loop from elsewhere), and every callback runs on it.
 // A callback is never called from inside request() or cancel(); it may start new requests.
 //
-// Pools: one per host:port. A request takes the most recently used idle connection (a quick
-// non-blocking peek drops ones the server has closed meanwhile), otherwise opens a new one while
+// Pools: one per host:port. A request takes the most recently used idle connection (the loop
+// reports an idle connection the server closes, and it is dropped then; one idle for a while is
+// also peeked at first, for a close not yet reported), otherwise opens a new one while
 // the pool holds fewer than max_connections_per_host (0: no limit), otherwise waits in a FIFO
 // queue for the next connection to come free. The timeout runs from request(), so it covers the
 // wait, the connect, the write and the read. A connection goes back to its pool after a complete
@@ -32,10 +34,7 @@
 #include <vector>
 
 #include "live/address.h"
-
-namespace boost::asio {
-class io_context;
-}
+#include "live/loop.h"
 
 namespace taillab::live {
 
@@ -102,13 +101,13 @@ class HttpClient {
     using RequestId = std::uint64_t;
     using Callback = std::function<void(HttpResponse&&)>;
 
-    explicit HttpClient(boost::asio::io_context& io, HttpClientOptions options = {});
+    explicit HttpClient(Loop& loop, HttpClientOptions options = {});
     // Closes every connection; callbacks of requests still pending are never called.
     ~HttpClient();
     HttpClient(const HttpClient&) = delete;
     HttpClient& operator=(const HttpClient&) = delete;
 
-    // Starts a request; `done` is called once, later, on the io_context's thread.
+    // Starts a request; `done` is called once, later, on the loop's thread.
     RequestId request(const HostPort& to, HttpRequest request, Callback done);
     // The same for bytes written by the caller.
     RequestId request(const HostPort& to, WireRequest request, Callback done);

@@ -1,38 +1,32 @@
 #include "live/http_server.h"
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/beast/http/basic_parser.hpp>
+#include <boost/beast/http/error.hpp>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 
 #include "live/ascii.h"
 #include "live/http_wire.h"
-#include "live/lazy_timer.h"
-#include "live/loop_asio.h"
+#include "live/read_buffer.h"
 
 namespace taillab::live {
 
-namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 namespace {
-
-asio::steady_timer::duration asioDuration(Duration d) {
-    return std::chrono::duration_cast<asio::steady_timer::duration>(d);
-}
-
-bool isHttpError(const error_code& ec) {
-    return &ec.category() == &http::make_error_code(http::error::bad_method).category();
-}
 
 class Session;
 
@@ -90,52 +84,68 @@ struct Responder::Slot {
     std::function<void()> gone;
 };
 
-struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
-    Impl(Loop& l, HttpHandler& h, HttpServerLimits lim)
-        : loop(l), handler(h), limits(lim), acceptor(ioContext(l)) {}
+struct HttpServer::Impl final : std::enable_shared_from_this<HttpServer::Impl>, Loop::IoHandler {
+    Impl(Loop& l, HttpHandler& h, HttpServerLimits lim) : loop(l), handler(h), limits(lim) {}
+    ~Impl() {
+        watch.reset();
+        if (fd >= 0) ::close(fd);
+    }
     Loop& loop;
     HttpHandler& handler;
     HttpServerLimits limits;
-    tcp::acceptor acceptor;
+    int fd = -1;  // the listening socket
+    Loop::Watch watch;
+    std::optional<Loop::Timer> retry;  // accept again after running out of descriptors
     HostPort bound;
     bool stopped = false;
-    std::unordered_set<Session*> sessions;
+    std::unordered_map<Session*, std::shared_ptr<Session>> sessions;
 
-    void accept();
-    void refuse(tcp::socket& socket);
+    void onIo(std::uint32_t) override { acceptAll(); }
+    void acceptAll();
+    void refuse(int client);
 };
 
 namespace {
 
 // One connection: waits for a request's first byte (idle), reads the request (read timeout),
-// hands it to the handler and waits for its Responder, writes the answer, and again.
-class Session : public std::enable_shared_from_this<Session> {
+// hands it to the handler and waits for its Responder, writes the answer, and again. Registered
+// with the loop once, edge-triggered: `readable_` remembers whether bytes (or the peer's close)
+// may be waiting unread, so that nothing is read in vain and nothing is missed.
+class Session final : public std::enable_shared_from_this<Session>, public Loop::IoHandler {
 public:
-    Session(std::shared_ptr<HttpServer::Impl> server, tcp::socket socket)
-        : server_(std::move(server)),
-          socket_(std::move(socket)),
-          timer_(ioContext(server_->loop), [this] { timedOut(); }) {
-        server_->sessions.insert(this);
-        // Beast reads at most the buffer's free capacity at a time (512 bytes when it starts
-        // empty): room for a typical request reads it in one receive.
-        buffer_.reserve(4096);
-        // readRequest() reads synchronously what is already there: without this, Asio would
-        // block (poll) for the rest of a request that came in parts.
-        error_code ignored;
-        socket_.non_blocking(true, ignored);
+    Session(HttpServer::Impl& server, int fd)
+        : server_(server), fd_(fd), timer_(server.loop, [this] { timedOut(); }) {}
+    ~Session() {
+        if (fd_ >= 0) {
+            watch_.reset();
+            ::close(fd_);
+        }
     }
-    ~Session() { server_->sessions.erase(this); }
 
-    void awaitRequest() {
-        // Bytes of a request sent before the last answer was written are already here.
-        if (buffer_.size() > 0) return readRequest();
-        arm(server_->limits.idle_timeout);
-        waitReadable();
+    // Registers the connection and waits for its first request.
+    void open() {
+        watch_ = Loop::Watch(server_.loop, fd_, *this);
+        idle();
+    }
+
+    void onIo(std::uint32_t events) override {
+        if (closed_) return;
+        const auto self = shared_from_this();
+        if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+        if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) peerClosed_ = true;
+        switch (state_) {
+            case State::Idle:
+            case State::Reading: return readRequest();
+            case State::Pending: return checkGone();
+            case State::Writing:
+                if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) return write();
+                return;
+        }
     }
 
     void answer(const std::shared_ptr<Responder::Slot>& slot, HttpReply reply) {
         if (!waiting(slot)) return;
-        pending_.reset();  // a readable socket from here on means the next request
+        pending_.reset();
         send(std::move(reply), keepAlive_);
     }
 
@@ -152,201 +162,236 @@ public:
     void closeNow(bool reset) {
         if (closed_) return;
         closed_ = true;
+        const auto self = shared_from_this();  // the server's map lets go of it below
         const auto unanswered = std::move(pending_);
-        timer_.cancel();
-        error_code ignored;
-        if (reset) socket_.set_option(asio::socket_base::linger(true, 0), ignored);
-        socket_.close(ignored);
+        timer_.clear();
+        watch_.reset();
+        if (reset) {
+            const linger l{1, 0};
+            ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+        }
+        ::close(fd_);
+        fd_ = -1;
+        server_.sessions.erase(this);
         if (unanswered && unanswered->gone) std::exchange(unanswered->gone, nullptr)();
     }
 
 private:
-    // The idle or read timeout, ended by onRead (clear()) on nearly every request: lazily, so
-    // that ending it posts nothing to the loop (live/lazy_timer.h).
-    void arm(Duration d) {
-        timedOut_ = false;
-        timer_.expireAfter(asioDuration(d));
+    enum class State : std::uint8_t { Idle, Reading, Pending, Writing };
+
+    // Waiting for a next request: an idle keep-alive connection is closed silently after the
+    // idle timeout.
+    void idle() {
+        state_ = State::Idle;
+        timer_.setAfter(server_.limits.idle_timeout);
+        if (!buffer_.empty() || readable_) readRequest();
     }
-    // From the timer, only while the session is whole (~LazyTimer stops the callback first):
-    // the read or wait in progress ends with an error, and onRead or waitReadable's handler
-    // tells the client why.
+
+    // The idle or the read timeout has passed.
     void timedOut() {
         if (closed_) return;
-        timedOut_ = true;
-        error_code ignored;
-        socket_.cancel(ignored);
-    }
-
-    void readRequest() {
-        parser_.emplace();
-        parser_->header_limit(static_cast<std::uint32_t>(server_->limits.max_header_bytes));
-        parser_->body_limit(server_->limits.max_body_bytes);
-        // The socket is readable (a wait said so) or a request is already buffered, and most
-        // requests arrive whole: read and parse what is there now, on this turn of the loop. An
-        // asynchronous read would post its completion and take one more pass through epoll
-        // before the handler runs, on every request's critical path. Only a request still
-        // incomplete (would_block: the parser and buffer keep what came) goes asynchronous,
-        // under the read timeout.
-        error_code now;
-        http::read(socket_, buffer_, *parser_, now);
-        if (now != asio::error::would_block) return onRead(now);
-        arm(server_->limits.read_timeout);
-        http::async_read(socket_, buffer_, *parser_,
-                         [self = shared_from_this()](const error_code& ec, std::size_t) { self->onRead(ec); });
-    }
-
-    void onRead(const error_code& ec) {
-        timer_.clear();
-        if (closed_) return;
-        const Time now = server_->loop.now();
-        if (ec) {
-            const bool started = parser_->got_some() || buffer_.size() > 0;
-            if (timedOut_ && started) {
-                server_->handler.refused(408);
-                return send(jsonError(server_->loop, now, 408, "request_timeout",
-                                      "the request was not received within the read timeout"),
-                            false);
-            }
-            if (ec == http::error::header_limit) {
-                server_->handler.refused(413);
-                return send(jsonError(server_->loop, now, 413, "payload_too_large",
-                                      "the request's header block is over " +
-                                          std::to_string(server_->limits.max_header_bytes) + " bytes"),
-                            false);
-            }
-            if (ec == http::error::body_limit) {
-                server_->handler.refused(413);
-                return send(jsonError(server_->loop, now, 413, "payload_too_large",
-                                      "the request's body is over " +
-                                          std::to_string(server_->limits.max_body_bytes) + " bytes"),
-                            false);
-            }
-            // The end of a keep-alive connection, a reset, or a timeout before any byte.
-            if (ec == http::error::end_of_stream || !isHttpError(ec)) return closeNow(false);
-            server_->handler.refused(400);
-            return send(jsonError(server_->loop, now, 400, "bad_request",
-                                  "malformed HTTP request: " + ec.message()),
+        const auto self = shared_from_this();
+        if (state_ == State::Reading) {
+            server_.handler.refused(408);
+            return send(jsonError(server_.loop, server_.loop.now(), 408, "request_timeout",
+                                  "the request was not received within the read timeout"),
                         false);
         }
+        if (state_ == State::Idle) closeNow(false);
+    }
+
+    // Parses what is buffered and reads what the socket holds until the request is whole (then
+    // hands it over) or nothing more is there (then waits, under the read timeout).
+    void readRequest() {
+        if (!parser_) {
+            parser_.emplace();
+            parser_->eager(true);
+            parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
+            parser_->body_limit(server_.limits.max_body_bytes);
+        }
+        for (;;) {
+            if (!buffer_.empty()) {
+                error_code ec;
+                const std::string_view in = buffer_.data();
+                const std::size_t used = parser_->put(boost::asio::const_buffer(in.data(), in.size()), ec);
+                buffer_.consume(used);
+                if (!ec && parser_->is_done()) return onRequest();
+                if (ec && ec != http::error::need_more) return refuseRequest(ec);
+                if (!ec && used > 0) continue;  // the header was done: now the body
+            }
+            if (!readable_) break;
+            char* at = buffer_.room(4096);
+            const std::size_t want = buffer_.roomSize();
+            const ssize_t n = ::recv(fd_, at, want, 0);
+            if (n > 0) {
+                buffer_.commit(static_cast<std::size_t>(n));
+                // A short read took all there was; more bytes will be reported.
+                if (static_cast<std::size_t>(n) < want) readable_ = false;
+                continue;
+            }
+            if (n == 0) {
+                // The end of the stream: a keep-alive connection's end, or a request cut short.
+                error_code ec;
+                parser_->put_eof(ec);
+                if (ec == http::error::partial_message) return refuseRequest(ec);
+                return closeNow(false);
+            }
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                readable_ = false;
+                break;
+            }
+            return closeNow(false);  // a reset
+        }
+        // Incomplete: wait for the rest, under the read timeout from the first byte on.
+        if (state_ == State::Idle && (parser_->got_some() || !buffer_.empty())) {
+            state_ = State::Reading;
+            timer_.setAfter(server_.limits.read_timeout);
+        }
+    }
+
+    // A request the parser refused: 413 for a limit, else 400; the connection closes after.
+    void refuseRequest(const error_code& ec) {
+        const Time now = server_.loop.now();
+        if (ec == http::error::header_limit || ec == http::error::body_limit) {
+            server_.handler.refused(413);
+            const bool header = ec == http::error::header_limit;
+            const std::size_t limit = header ? server_.limits.max_header_bytes : server_.limits.max_body_bytes;
+            return send(jsonError(server_.loop, now, 413, "payload_too_large",
+                                  std::string(header ? "the request's header block is over "
+                                                     : "the request's body is over ") +
+                                      std::to_string(limit) + " bytes"),
+                        false);
+        }
+        server_.handler.refused(400);
+        send(jsonError(server_.loop, now, 400, "bad_request", "malformed HTTP request: " + ec.message()), false);
+    }
+
+    void onRequest() {
+        timer_.clear();
         keepAlive_ = parser_->keepAlive();
         ServerRequest in = std::move(parser_->request);
-        in.accepted = now;
+        in.accepted = server_.loop.now();
         parser_.reset();
+        state_ = State::Pending;
         pending_ = std::make_shared<Responder::Slot>();
         pending_->session = weak_from_this();
         const std::shared_ptr<Responder::Slot> slot = pending_;
-        server_->handler.handle(in, Responder(pending_));
-        // While the handler holds the request, a client that gives up closes its end: notice it
-        // then, not when the answer (maybe never) comes. Watched from here, after the handler
-        // has started the request's upstream work: the wait's registration (an epoll_ctl) stays
-        // off the request's critical path, and a request answered inside handle() needs none.
-        if (waiting(slot)) waitReadable();
+        server_.handler.handle(in, Responder(pending_));
+        // A client that gave up while its request was being read is noticed now; one that gives
+        // up later is reported by the loop (onIo), with nothing to arm per request.
+        if (waiting(slot) && (peerClosed_ || readable_)) checkGone();
     }
 
-    // One wait for the socket to become readable, whatever it will mean: while the handler holds
-    // a request, that the client closed (or sent its next request early); while idle, that a
-    // request is coming. One outstanding wait serves both, so a request answered while its watch
-    // is pending does not leave a stale wait to complete beside the next request's.
-    void waitReadable() {
-        if (waitingRead_) return;
-        waitingRead_ = true;
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
-            self->waitingRead_ = false;
-            if (self->closed_) return;
-            if (self->pending_) {
-                if (ec) return;
-                char byte;
-                error_code peek;
-                const std::size_t n =
-                    self->socket_.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek);
-                // Nothing after all (the socket is non-blocking): wait on. Bytes of a next
-                // request wait for this answer (awaitRequest waits again and finds them); an end
-                // of stream or an error ends it.
-                if (peek == asio::error::would_block) return self->waitReadable();
-                if (n == 0 || peek) self->closeNow(false);
-                return;
-            }
-            if (ec) return self->closeNow(false);  // idle too long, or the server stops
-            self->readRequest();
-        });
+    // While the handler holds a request, the socket turned readable: the client closed, or sent
+    // its next request early (which waits for this answer).
+    void checkGone() {
+        if (!readable_) return;
+        char byte;
+        const ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK);
+        if (n > 0) return;  // bytes of a next request: read after this answer
+        if (n < 0 && errno == EINTR) return checkGone();
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            readable_ = false;
+            return;
+        }
+        closeNow(false);
     }
 
     void send(HttpReply reply, bool keepAlive) {
-        // One string, reused by every answer on this connection: no Beast field map to build and
-        // one buffer to write (live/http_wire.h).
+        // One string, reused by every answer on this connection (live/http_wire.h).
         writeResponseBytes(out_, reply, keepAlive);
-        // An answer that fits the socket's send buffer (nearly all) is written now: no completion
-        // to post, so no extra turn through epoll (a syscall) per request. The rest goes
-        // asynchronously.
-        error_code now;
-        const std::size_t sent = socket_.write_some(asio::buffer(out_), now);
-        if (now && now != asio::error::would_block) return closeNow(false);
-        if (sent == out_.size()) return afterAnswer(keepAlive);
-        asio::async_write(
-            socket_, asio::buffer(out_) + sent,
-            [self = shared_from_this(), keepAlive](const error_code& ec, std::size_t) {
-                if (self->closed_) return;
-                if (ec) return self->closeNow(false);
-                self->afterAnswer(keepAlive);
-            });
+        sent_ = 0;
+        sendKeepAlive_ = keepAlive;
+        state_ = State::Writing;
+        timer_.clear();
+        write();
+    }
+
+    // Writes what the socket takes; the rest when the loop reports room.
+    void write() {
+        while (sent_ < out_.size()) {
+            const ssize_t n = ::send(fd_, out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL);
+            if (n > 0) {
+                sent_ += static_cast<std::size_t>(n);
+                continue;
+            }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+            return closeNow(false);
+        }
+        afterAnswer();
     }
 
     // The answer is out: the next request, or the end of the connection.
-    void afterAnswer(bool keepAlive) {
-        if (!keepAlive) {
-            error_code ignored;
-            socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    void afterAnswer() {
+        if (!sendKeepAlive_) {
+            ::shutdown(fd_, SHUT_WR);
             return closeNow(false);
         }
-        // A next request already buffered (a pipelining client) is read from the loop, not from
+        // A next request already here (a pipelining client) is read from the loop, not from
         // here: answered inside the handler, it would come back to send() on this stack, and a
         // client with many requests queued could grow the stack without bound.
-        if (buffer_.size() > 0) {
-            asio::post(socket_.get_executor(), [self = shared_from_this()] {
-                if (!self->closed_) self->awaitRequest();
+        if (!buffer_.empty() || readable_) {
+            state_ = State::Idle;
+            timer_.setAfter(server_.limits.idle_timeout);
+            server_.loop.post([self = shared_from_this()] {
+                if (!self->closed_ && self->state_ == State::Idle) self->readRequest();
             });
             return;
         }
-        awaitRequest();
+        idle();
     }
 
-    std::shared_ptr<HttpServer::Impl> server_;
-    tcp::socket socket_;
-    LazyTimer timer_;
-    beast::flat_buffer buffer_;
+    HttpServer::Impl& server_;
+    int fd_;
+    Loop::Watch watch_;
+    Loop::Timer timer_;
+    ReadBuffer buffer_;
     std::string out_;  // the answer being written
+    std::size_t sent_ = 0;
     std::optional<RequestReader> parser_;
     std::shared_ptr<Responder::Slot> pending_;  // the request the handler holds
-    bool waitingRead_ = false;                   // an async_wait(wait_read) is outstanding
+    State state_ = State::Idle;
+    bool readable_ = true;     // bytes or an end may be waiting unread
+    bool peerClosed_ = false;  // the loop reported the peer's end
     bool keepAlive_ = true;
-    bool timedOut_ = false;
+    bool sendKeepAlive_ = true;
     bool closed_ = false;
 };
 
 }  // namespace
 
-void HttpServer::Impl::accept() {
-    acceptor.async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
-        if (self->stopped) return;
-        if (ec) {
-            // Out of descriptors, most likely: try again shortly rather than spin.
-            self->loop.runAfter(std::chrono::milliseconds(10), [self] {
-                if (!self->stopped) self->accept();
-            });
+void HttpServer::Impl::acceptAll() {
+    while (!stopped) {
+        const int client = ::accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (client < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            // Out of descriptors or memory, most likely: the connections stay queued, and
+            // edge-triggered, nothing would report them again: try again shortly.
+            if (!retry) retry.emplace(loop, [this] { acceptAll(); });
+            retry->setAfter(std::chrono::milliseconds(10));
             return;
         }
-        error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
-        if (static_cast<int>(self->sessions.size()) >= self->limits.max_connections) {
-            self->refuse(socket);
-        } else {
-            std::make_shared<Session>(self, std::move(socket))->awaitRequest();
+        const int one = 1;
+        ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (static_cast<int>(sessions.size()) >= limits.max_connections) {
+            refuse(client);
+            continue;
         }
-        self->accept();
-    });
+        auto s = std::make_shared<Session>(*this, client);
+        Session* key = s.get();
+        sessions.emplace(key, s);
+        try {
+            s->open();
+        } catch (const std::exception&) {
+            s->closeNow(false);
+        }
+    }
 }
 
-void HttpServer::Impl::refuse(tcp::socket& socket) {
+void HttpServer::Impl::refuse(int client) {
     // A short answer into an empty send buffer: written at once, never blocking the loop.
     handler.refused(503);
     const HttpReply r = jsonError(loop, loop.now(), 503, "overloaded",
@@ -355,10 +400,9 @@ void HttpServer::Impl::refuse(tcp::socket& socket) {
     const std::string text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
                              "Connection: close\r\nRetry-After: 1\r\nContent-Length: " +
                              std::to_string(r.body.size()) + "\r\n\r\n" + r.body;
-    error_code ignored;
-    asio::write(socket, asio::buffer(text), ignored);
-    socket.shutdown(tcp::socket::shutdown_send, ignored);
-    socket.close(ignored);
+    [[maybe_unused]] const ssize_t n = ::send(client, text.data(), text.size(), MSG_NOSIGNAL);
+    ::shutdown(client, SHUT_WR);
+    ::close(client);
 }
 
 std::optional<std::string_view> ServerRequest::header(std::string_view name) const {
@@ -395,36 +439,55 @@ bool Responder::open() const {
 HttpServer::HttpServer(Loop& loop, const HostPort& listen, HttpHandler& handler, HttpServerLimits limits)
     : loop_(loop), impl_(std::make_shared<Impl>(loop, handler, limits)) {
     loop_.invoke([&] {
-        error_code ec;
-        const auto address = asio::ip::make_address_v4(listen.host == "localhost" ? "127.0.0.1" : listen.host, ec);
-        if (ec) throw std::runtime_error("cannot listen on " + toString(listen) + ": not an IPv4 address");
-        const tcp::endpoint at(address, listen.port);
-        auto& a = impl_->acceptor;
-        a.open(at.protocol(), ec);
-        if (!ec) a.set_option(asio::socket_base::reuse_address(true), ec);
-        if (!ec) a.bind(at, ec);
-        if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
-        if (ec) throw std::runtime_error("cannot listen on " + toString(listen) + ": " + ec.message());
-        impl_->bound = HostPort{listen.host, a.local_endpoint().port()};
+        const std::string host = listen.host == "localhost" ? "127.0.0.1" : listen.host;
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        at.sin_port = htons(listen.port);
+        if (::inet_pton(AF_INET, host.c_str(), &at.sin_addr) != 1)
+            throw std::runtime_error("cannot listen on " + toString(listen) + ": not an IPv4 address");
+        const auto fail = [&](int e) {
+            throw std::runtime_error("cannot listen on " + toString(listen) + ": " + std::strerror(e));
+        };
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(errno);
+        impl_->fd = fd;
+        const int one = 1;
+        if (::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) fail(errno);
+        if (::bind(fd, reinterpret_cast<const sockaddr*>(&at), sizeof at) != 0) fail(errno);
+        if (::listen(fd, SOMAXCONN) != 0) fail(errno);
+        sockaddr_in got{};
+        socklen_t length = sizeof got;
+        if (::getsockname(fd, reinterpret_cast<sockaddr*>(&got), &length) != 0) fail(errno);
+        impl_->bound = HostPort{listen.host, ntohs(got.sin_port)};
     });
 }
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+    stop();
+    // Its timers and watches belong to the loop's thread.
+    loop_.invoke([&] { impl_.reset(); });
+}
 
 HostPort HttpServer::bound() const { return impl_->bound; }
 
 void HttpServer::start() {
-    loop_.invoke([&] { impl_->accept(); });
+    loop_.invoke([&] {
+        if (impl_->stopped || impl_->watch) return;
+        impl_->watch = Loop::Watch(impl_->loop, impl_->fd, *impl_);
+        impl_->acceptAll();  // connections that came before the watch
+    });
 }
 
 void HttpServer::stop() {
     loop_.invoke([&] {
         if (impl_->stopped) return;
         impl_->stopped = true;
-        error_code ignored;
-        impl_->acceptor.close(ignored);
+        impl_->watch.reset();
+        impl_->retry.reset();
+        ::close(impl_->fd);
+        impl_->fd = -1;
         std::vector<std::shared_ptr<Session>> open;
-        for (Session* s : impl_->sessions) open.push_back(s->shared_from_this());
+        for (const auto& [key, s] : impl_->sessions) open.push_back(s);
         for (const auto& s : open) s->closeNow(false);
     });
 }

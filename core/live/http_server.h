@@ -1,5 +1,6 @@
-// Live mode's HTTP/1.1 server: Boost.Beast over Asio, on a Loop's one thread. The emulated fleet
-// uses it now and the gateway's `serve` later.
+// Live mode's HTTP/1.1 server, on a Loop (live/loop.h: edge-triggered epoll, each connection
+// registered once), with Beast's request parser (basic_parser, fed the bytes as they come). The
+// emulated fleet and the gateway's `serve` both run on it.
 //
 // One request at a time per connection (keep-alive, no pipelining: a request sent before the
 // previous answer is read after that answer is written). Each request goes to the handler with a

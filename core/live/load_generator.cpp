@@ -1,8 +1,5 @@
 #include "live/load_generator.h"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,7 +12,6 @@
 namespace taillab::live {
 namespace {
 
-namespace asio = boost::asio;
 using std::chrono::nanoseconds;
 using TimePoint = SteadyClock::time_point;
 
@@ -83,7 +79,7 @@ PlanWindow produceWindow(const PlanSource& source, nanoseconds from, nanoseconds
     return w;
 }
 
-// One run's state; lives on run()'s stack and is touched only by the io_context's thread.
+// One run's state; lives on run()'s stack and is touched only by its loop's thread (run()'s).
 class Run {
   public:
     Run(const LoadConfig& config, const std::vector<std::string>& bodies, std::atomic<bool>& stop,
@@ -92,9 +88,9 @@ class Run {
           bodies_(bodies),
           stop_(stop),
           onInterval_(onInterval),
-          client_(io_, HttpClientOptions{config.connections}),
-          sendTimer_(io_),
-          tickTimer_(io_),
+          client_(loop_, HttpClientOptions{config.connections}),
+          sendTimer_(loop_, [this] { onSend(); }),
+          tickTimer_(loop_, [this] { onTick(); }),
           times_(config.schedule, config.duration) {
         result_.connections = config.connections;
         result_.schedule_s = seconds(config.duration);
@@ -116,7 +112,7 @@ class Run {
         next_ = nextIntended();
         scheduleTick();
         onSend();
-        io_.run();
+        loop_.run();
         if (config_.plan_source) result_.intended = planBase_ + planBuffer_.size();
         result_.elapsed_s = seconds(lastAnswer_ - t0_);
         result_.peak_connections = client_.poolStats(config_.url.at).peak_open;
@@ -136,13 +132,10 @@ class Run {
         if (!next_) return endSending(false);
         const TimePoint intended = t0_ + *next_;
         if (intended <= SteadyClock::now()) {
-            asio::post(io_, [this] { onSend(); });
+            loop_.post([this] { onSend(); });
             return;
         }
-        sendTimer_.expires_at(intended);
-        sendTimer_.async_wait([this](const boost::system::error_code& ec) {
-            if (!ec) onSend();
-        });
+        sendTimer_.setAfter(std::chrono::duration_cast<Duration>(intended - SteadyClock::now()));
     }
 
     bool planned() const { return !config_.plan.empty() || config_.plan_source; }
@@ -193,7 +186,7 @@ class Run {
         if (sendingDone_) return;
         sendingDone_ = true;
         result_.stopped_early = stopped;
-        sendTimer_.cancel();
+        sendTimer_.clear();
         maybeFinish();
     }
 
@@ -250,22 +243,25 @@ class Run {
     void maybeFinish() {
         if (finished_ || !sendingDone_ || result_.counts.in_flight() > 0) return;
         finished_ = true;
-        tickTimer_.cancel();
+        tickTimer_.clear();
+        loop_.quit();
         const TimePoint now = SteadyClock::now();
         const TimePoint from = t0_ + config_.interval * ticks_;
         if (now - from > std::chrono::milliseconds(1) || iCompleted_ > 0) emit(from, now);
     }
 
     void scheduleTick() {
-        tickTimer_.expires_at(t0_ + config_.interval * (ticks_ + 1));
-        tickTimer_.async_wait([this](const boost::system::error_code& ec) {
-            if (ec || finished_) return;
-            const TimePoint from = t0_ + config_.interval * ticks_;
-            ++ticks_;
-            emit(from, from + config_.interval);
-            if (stop_.load()) endSending(true);
-            if (!finished_) scheduleTick();
-        });
+        const TimePoint at = t0_ + config_.interval * (ticks_ + 1);
+        tickTimer_.setAfter(std::chrono::duration_cast<Duration>(at - SteadyClock::now()));
+    }
+
+    void onTick() {
+        if (finished_) return;
+        const TimePoint from = t0_ + config_.interval * ticks_;
+        ++ticks_;
+        emit(from, from + config_.interval);
+        if (stop_.load()) endSending(true);
+        if (!finished_) scheduleTick();
     }
 
     void emit(TimePoint from, TimePoint to) {
@@ -298,10 +294,10 @@ class Run {
     const std::vector<std::string>& bodies_;
     std::atomic<bool>& stop_;
     const LoadGenerator::IntervalCallback& onInterval_;
-    asio::io_context io_;
+    Loop loop_;
     HttpClient client_;
-    asio::steady_timer sendTimer_;
-    asio::steady_timer tickTimer_;
+    Loop::Timer sendTimer_;
+    Loop::Timer tickTimer_;
     SendTimes times_;
     std::optional<nanoseconds> next_;
     std::uint64_t planNext_ = 0;                  // sequence number of the next planned request

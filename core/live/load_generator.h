@@ -25,7 +25,7 @@
 // are the simulated workload's own one-off query texts, 20 per query class in class rotation, so
 // the gateway's compiler sorts them into every class.
 //
-// Threading: run() owns an io_context and runs it on the calling thread until the schedule is
+// Threading: run() owns a Loop (live/loop.h) and runs it on the calling thread until the schedule is
 // over and every request has answered or timed out; stop() may be called from any thread.
 #pragma once
 

@@ -3,9 +3,9 @@
 // the wire with no tracer in the way (a traced syscall takes 10-30 us here, more than the times
 // being measured). Each call to accept, accept4, connect, recv, recvfrom, recvmsg, readv, read,
 // send, sendto, sendmsg, writev and write is logged with its start and end (CLOCK_MONOTONIC,
-// about 30 ns a read through the vDSO), its file descriptor and its result; each epoll_wait and
-// epoll_pwait with its timeout in place of the descriptor, so the reader can tell when the proxy
-// went back to sleep. Calls on other
+// about 30 ns a read through the vDSO), its file descriptor and its result; each epoll_wait,
+// epoll_pwait and epoll_pwait2 with its timeout in place of the descriptor, so the reader can
+// tell when the proxy went back to sleep. Calls on other
 // descriptors (files, eventfds) are logged too; the reader keeps those on sockets it saw
 // accepted or connected. The log is kept in memory and written at exit to $HOP_LOG.PID; a
 // process that forks after loading (nginx's workers) writes its own file. HOP_LOG is read at
@@ -105,3 +105,14 @@ HOP_WRAP(ssize_t, writev, kSend, (int fd, const struct iovec* v, int c), (fd, v,
 HOP_WRAP(ssize_t, write, kSend, (int fd, const void* b, size_t l), (fd, b, l), fd)
 HOP_WRAP(int, epoll_wait, kWait, (int fd, struct epoll_event* e, int m, int t), (fd, e, m, t), t)
 HOP_WRAP(int, epoll_pwait, kWait, (int fd, struct epoll_event* e, int m, int t, const sigset_t* s), (fd, e, m, t, s), t)
+// Its timeout in whole milliseconds as the others log theirs, any wait above zero at least 1 (so
+// a short timed wait still reads as one that may block), none as -1.
+static int timeout_ms(const struct timespec* t) {
+    if (!t) return -1;
+    if (t->tv_sec == 0 && t->tv_nsec == 0) return 0;
+    const int64_t ms = (int64_t)t->tv_sec * 1000 + t->tv_nsec / 1000000;
+    return ms < 1 ? 1 : (int)ms;
+}
+HOP_WRAP(int, epoll_pwait2, kWait,
+         (int fd, struct epoll_event* e, int m, const struct timespec* t, const sigset_t* s), (fd, e, m, t, s),
+         timeout_ms(t))

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "stall_server.h"
@@ -24,23 +24,33 @@ HttpRequest post(std::chrono::nanoseconds timeout = 10s) {
     return r;
 }
 
+// Runs the loop on this thread until `done` holds (checked every millisecond).
+void runUntil(Loop& loop, const std::function<bool()>& done) {
+    std::optional<Loop::Timer> check;
+    check.emplace(loop, [&] {
+        if (done()) loop.quit();
+        else check->setAfter(1ms);
+    });
+    check->setAfter(0ns);
+    loop.run();
+}
+
 // Issues `n` requests at once and runs the loop until all have answered.
-std::vector<HttpResponse> concurrently(boost::asio::io_context& io, HttpClient& client, const HostPort& at, int n,
+std::vector<HttpResponse> concurrently(Loop& loop, HttpClient& client, const HostPort& at, int n,
                                        std::chrono::nanoseconds timeout = 10s) {
     std::vector<HttpResponse> out;
     for (int i = 0; i < n; ++i)
         client.request(at, post(timeout), [&out](HttpResponse&& r) { out.push_back(std::move(r)); });
-    io.restart();
-    io.run();
+    runUntil(loop, [&] { return client.pending() == 0; });
     return out;
 }
 
 TEST(HttpClient, PoolsKeepAliveConnectionsBeyondSixPerHost) {
     StallServer server;
     server.setDelay(300ms);  // every request is held long enough for all 32 to be open at once
-    boost::asio::io_context io;
-    HttpClient client(io);
-    const auto first = concurrently(io, client, server.at(), 32);
+    Loop loop;
+    HttpClient client(loop);
+    const auto first = concurrently(loop, client, server.at(), 32);
     ASSERT_EQ(first.size(), 32u);
     for (const HttpResponse& r : first) {
         EXPECT_TRUE(r.ok()) << r.error;
@@ -52,7 +62,7 @@ TEST(HttpClient, PoolsKeepAliveConnectionsBeyondSixPerHost) {
 
     // The second round finds 32 idle keep-alive connections and opens none.
     server.setDelay(0ms);
-    const auto second = concurrently(io, client, server.at(), 32);
+    const auto second = concurrently(loop, client, server.at(), 32);
     ASSERT_EQ(second.size(), 32u);
     for (const HttpResponse& r : second) EXPECT_TRUE(r.ok() && r.reused_connection) << r.error;
     EXPECT_EQ(client.poolStats(server.at()).opened, 32u);
@@ -62,9 +72,9 @@ TEST(HttpClient, PoolsKeepAliveConnectionsBeyondSixPerHost) {
 TEST(HttpClient, AConnectionLimitQueuesTheRestInOrder) {
     StallServer server;
     server.setDelay(50ms);
-    boost::asio::io_context io;
-    HttpClient client(io, HttpClientOptions{4});
-    const auto out = concurrently(io, client, server.at(), 16);
+    Loop loop;
+    HttpClient client(loop, HttpClientOptions{4});
+    const auto out = concurrently(loop, client, server.at(), 16);
     ASSERT_EQ(out.size(), 16u);
     for (const HttpResponse& r : out) EXPECT_TRUE(r.ok()) << r.error;
     EXPECT_EQ(server.maxConcurrentConnections(), 4u);
@@ -73,9 +83,9 @@ TEST(HttpClient, AConnectionLimitQueuesTheRestInOrder) {
 
 TEST(HttpClient, ReturnsStatusHeadersAndBody) {
     StallServer server;
-    boost::asio::io_context io;
-    HttpClient client(io);
-    const auto out = concurrently(io, client, server.at(), 1);
+    Loop loop;
+    HttpClient client(loop);
+    const auto out = concurrently(loop, client, server.at(), 1);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].status, 200);
     EXPECT_EQ(out[0].header("x-ratelimit-remaining"), "41");
@@ -92,11 +102,11 @@ TEST(HttpClient, ReturnsStatusHeadersAndBody) {
 TEST(HttpClient, ReportsTimeoutsAsTimeouts) {
     StallServer server;
     server.setDelay(3s);
-    boost::asio::io_context io;
-    HttpClient client(io);
+    Loop loop;
+    HttpClient client(loop);
     // The timeout runs from request(), not from the connection (`started` comes a little later).
     const auto asked = SteadyClock::now();
-    const auto out = concurrently(io, client, server.at(), 2, 200ms);
+    const auto out = concurrently(loop, client, server.at(), 2, 200ms);
     ASSERT_EQ(out.size(), 2u);
     for (const HttpResponse& r : out) {
         EXPECT_EQ(r.failure, HttpFailure::Timeout) << r.error;
@@ -108,13 +118,13 @@ TEST(HttpClient, ReportsTimeoutsAsTimeouts) {
     EXPECT_EQ(client.poolStats(server.at()).open, 0u);  // a timed-out connection is never reused
 }
 
-// The client keeps one timer for all its requests' timeouts (live/lazy_timer.h), armed for the
+// The client keeps one timer for all its requests' timeouts (a Loop::Timer), armed for the
 // earliest: a request with a shorter timeout than those before it must re-arm it earlier.
 TEST(HttpClient, AShorterTimeoutAfterALongerOneStillEndsOnTime) {
     StallServer server;
     server.setDelay(3s);
-    boost::asio::io_context io;
-    HttpClient client(io);
+    Loop loop;
+    HttpClient client(loop);
     std::vector<std::pair<char, SteadyClock::duration>> ended;
     const auto asked = SteadyClock::now();
     for (const auto& [name, timeout] : {std::pair{'a', 1500ms}, std::pair{'b', 200ms}})
@@ -122,7 +132,7 @@ TEST(HttpClient, AShorterTimeoutAfterALongerOneStillEndsOnTime) {
             EXPECT_EQ(r.failure, HttpFailure::Timeout) << r.error;
             ended.emplace_back(name, r.finished - asked);
         });
-    io.run();
+    runUntil(loop, [&] { return client.pending() == 0; });
     ASSERT_EQ(ended.size(), 2u);
     EXPECT_EQ(ended[0].first, 'b');
     EXPECT_GE(ended[0].second, 200ms);
@@ -138,25 +148,24 @@ TEST(HttpClient, AShorterTimeoutAfterALongerOneStillEndsOnTime) {
 TEST(HttpClient, TimeoutsStayRightAfterThousandsOfRequestsHaveEnded) {
     StallServer fast, stalled;
     stalled.setDelay(5s);
-    boost::asio::io_context io;
-    HttpClient client(io);
+    Loop loop;
+    HttpClient client(loop);
     std::vector<HttpResponse> held;
     client.request(stalled.at(), post(2500ms),
                    [&held](HttpResponse&& r) { held.push_back(std::move(r)); });
     for (int round = 0; round < 15; ++round) {
         int answered = 0;
         for (int i = 0; i < 100; ++i)
-            client.request(fast.at(), post(), [&answered, &io](HttpResponse&& r) {
+            client.request(fast.at(), post(), [&answered](HttpResponse&& r) {
                 EXPECT_TRUE(r.ok()) << r.error;
-                if (++answered == 100) io.stop();
+                ++answered;
             });
-        io.restart();
-        io.run();
+        runUntil(loop, [&] { return answered == 100; });
         ASSERT_EQ(answered, 100);
     }
     EXPECT_EQ(client.pending(), 1u);
     const auto asked = SteadyClock::now();
-    const auto out = concurrently(io, client, stalled.at(), 2, 200ms);  // runs until all end
+    const auto out = concurrently(loop, client, stalled.at(), 2, 200ms);  // runs until all end
     ASSERT_EQ(out.size(), 2u);
     for (const HttpResponse& r : out) {
         EXPECT_EQ(r.failure, HttpFailure::Timeout) << r.error;
@@ -169,23 +178,23 @@ TEST(HttpClient, TimeoutsStayRightAfterThousandsOfRequestsHaveEnded) {
 }
 
 TEST(HttpClient, ReportsRefusedConnectionsAsRefused) {
-    boost::asio::io_context io;
-    HttpClient client(io);
-    const auto out = concurrently(io, client, HostPort{"127.0.0.1", test::closedPort()}, 3);
+    Loop loop;
+    HttpClient client(loop);
+    const auto out = concurrently(loop, client, HostPort{"127.0.0.1", test::closedPort()}, 3);
     ASSERT_EQ(out.size(), 3u);
     for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Refused) << r.error;
 }
 
 TEST(HttpClient, ReportsHangUpsAsResetsAndGarbageAsProtocolErrors) {
     StallServer server;
-    boost::asio::io_context io;
-    HttpClient client(io);
+    Loop loop;
+    HttpClient client(loop);
     server.setMode(StallServer::Mode::HangUp);
-    auto out = concurrently(io, client, server.at(), 2);
+    auto out = concurrently(loop, client, server.at(), 2);
     ASSERT_EQ(out.size(), 2u);
     for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Reset) << r.error;
     server.setMode(StallServer::Mode::Garbage);
-    out = concurrently(io, client, server.at(), 2);
+    out = concurrently(loop, client, server.at(), 2);
     ASSERT_EQ(out.size(), 2u);
     for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Protocol) << r.error;
 }
@@ -193,17 +202,21 @@ TEST(HttpClient, ReportsHangUpsAsResetsAndGarbageAsProtocolErrors) {
 TEST(HttpClient, CancelledRequestsNeverAnswerAndFreeTheirConnection) {
     StallServer server;
     server.setDelay(500ms);
-    boost::asio::io_context io;
-    HttpClient client(io, HttpClientOptions{1});
+    Loop loop;
+    HttpClient client(loop, HttpClientOptions{1});
     int answered = 0;
     const auto inFlight = client.request(server.at(), post(), [&](HttpResponse&&) { ++answered; });
     const auto queued = client.request(server.at(), post(), [&](HttpResponse&&) { ++answered; });
     EXPECT_EQ(client.poolStats(server.at()).waiting, 1u);
     EXPECT_TRUE(client.cancel(queued));
     EXPECT_EQ(client.poolStats(server.at()).waiting, 0u);
-    boost::asio::steady_timer later(io, 50ms);
-    later.async_wait([&](auto) { EXPECT_TRUE(client.cancel(inFlight)); });
-    io.run();
+    bool cancelled = false;
+    Loop::Timer later(loop, [&] {
+        EXPECT_TRUE(client.cancel(inFlight));
+        cancelled = true;
+    });
+    later.setAfter(50ms);
+    runUntil(loop, [&] { return cancelled && client.pending() == 0; });
     EXPECT_EQ(answered, 0);
     EXPECT_FALSE(client.cancel(inFlight));
     EXPECT_EQ(client.pending(), 0u);
@@ -211,7 +224,7 @@ TEST(HttpClient, CancelledRequestsNeverAnswerAndFreeTheirConnection) {
 
     // The pool is usable afterwards.
     server.setDelay(0ms);
-    const auto out = concurrently(io, client, server.at(), 1);
+    const auto out = concurrently(loop, client, server.at(), 1);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_TRUE(out[0].ok()) << out[0].error;
 }

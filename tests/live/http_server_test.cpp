@@ -172,7 +172,8 @@ TEST_F(HttpServerTest, ASlowClientGets408AfterTheReadTimeout) {
 }
 
 // The idle timeout runs from a connection's last answer, not from when it first went idle: the
-// session's timer is moved later lazily (live/lazy_timer.h), and must still end the connection.
+// session's timer is moved later without a new entry in the loop's heap (Loop::Timer), and must
+// still end the connection.
 TEST_F(HttpServerTest, AnIdleConnectionClosesAnIdleTimeoutAfterItsLastAnswer) {
     handler.script = [](const ServerRequest&, Responder& out) {
         out.respond(HttpReply{200, {}, "{}"});
