@@ -230,10 +230,12 @@ private:
                 continue;
             }
             if (n == 0) {
-                // The end of the stream: a keep-alive connection's end, or a request cut short.
+                // The end of the stream: a keep-alive connection's end, or a request cut short
+                // (put_eof is for a parser that has begun a message).
+                if (!parser_->got_some()) return closeNow(false);
                 error_code ec;
                 parser_->put_eof(ec);
-                if (ec == http::error::partial_message) return refuseRequest(ec);
+                if (ec) return refuseRequest(ec);
                 return closeNow(false);
             }
             if (errno == EINTR) continue;
