@@ -20,7 +20,7 @@
 
 #include "live/ascii.h"
 #include "live/http_wire.h"
-#include "live/read_buffer.h"
+#include "live/socket_io.h"
 
 namespace taillab::live {
 
@@ -347,17 +347,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     // failure is reported from the loop, as request() promises.
     void write(const std::shared_ptr<Connection>& c) {
         c->state = Connection::State::Writing;
-        const std::string& wire = c->current->wire;
-        while (c->sent < wire.size()) {
-            const ssize_t n = ::send(c->fd, wire.data() + c->sent, wire.size() - c->sent, MSG_NOSIGNAL);
-            if (n > 0) {
-                c->sent += static_cast<std::size_t>(n);
-                continue;
-            }
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-            return failSoon(c, classifyErrno(errno), std::string("write: ") + std::strerror(errno));
-        }
+        const int error = sendWhatFits(c->fd, c->current->wire, c->sent);
+        if (error == EAGAIN) return;
+        if (error != 0) return failSoon(c, classifyErrno(error), std::string("write: ") + std::strerror(error));
         c->state = Connection::State::Reading;
         c->parser.emplace();
         c->parser->eager(true);
@@ -370,42 +362,21 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     // Parses what is buffered and reads what the socket holds, until the response is whole or
     // nothing more is there.
     void read(const std::shared_ptr<Connection>& c) {
-        for (;;) {
-            if (!c->buffer.empty()) {
-                error_code ec;
-                const std::string_view in = c->buffer.data();
-                const std::size_t used = c->parser->put(boost::asio::const_buffer(in.data(), in.size()), ec);
-                c->buffer.consume(used);
-                if (!ec && c->parser->is_done()) return answered(c);
-                if (ec && ec != http::error::need_more)
-                    return fail(c, HttpFailure::Protocol, "read: " + ec.message());
-                if (!ec && used > 0) continue;
-            }
-            if (!c->readable) return;
-            // Room for a whole result page in one receive.
-            char* at = c->buffer.room(16384);
-            const std::size_t want = c->buffer.roomSize();
-            const ssize_t n = ::recv(c->fd, at, want, 0);
-            if (n > 0) {
-                c->buffer.commit(static_cast<std::size_t>(n));
-                if (static_cast<std::size_t>(n) < want) c->readable = false;
-                continue;
-            }
-            if (n == 0) {
-                // The end of the stream: the end of a response that runs to it, or a cut.
+        error_code ec;
+        int error = 0;
+        // Room for a whole result page in one receive.
+        switch (readMessage(c->fd, c->buffer, *c->parser, 16384, c->readable, ec, error)) {
+            case ReadOutcome::Whole: return answered(c);
+            case ReadOutcome::Refused: return fail(c, HttpFailure::Protocol, "read: " + ec.message());
+            case ReadOutcome::Failed:
+                return fail(c, classifyErrno(error), std::string("read: ") + std::strerror(error));
+            case ReadOutcome::End:
+                // The end of a response that runs to it, or a cut.
                 if (!c->parser->got_some()) return fail(c, HttpFailure::Reset, "read: end of stream");
-                error_code ec;
                 c->parser->put_eof(ec);
                 if (!ec && c->parser->is_done()) return answered(c);
-                return fail(c, HttpFailure::Reset,
-                            "read: " + (ec ? ec.message() : std::string("end of stream")));
-            }
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                c->readable = false;
-                return;
-            }
-            return fail(c, classifyErrno(errno), std::string("read: ") + std::strerror(errno));
+                return fail(c, HttpFailure::Reset, "read: " + (ec ? ec.message() : std::string("end of stream")));
+            case ReadOutcome::Blocked: return;
         }
     }
 

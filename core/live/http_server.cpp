@@ -18,7 +18,7 @@
 
 #include "live/ascii.h"
 #include "live/http_wire.h"
-#include "live/read_buffer.h"
+#include "live/socket_io.h"
 
 namespace taillab::live {
 
@@ -209,41 +209,20 @@ private:
             parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
             parser_->body_limit(server_.limits.max_body_bytes);
         }
-        for (;;) {
-            if (!buffer_.empty()) {
-                error_code ec;
-                const std::string_view in = buffer_.data();
-                const std::size_t used = parser_->put(boost::asio::const_buffer(in.data(), in.size()), ec);
-                buffer_.consume(used);
-                if (!ec && parser_->is_done()) return onRequest();
-                if (ec && ec != http::error::need_more) return refuseRequest(ec);
-                if (!ec && used > 0) continue;  // the header was done: now the body
-            }
-            if (!readable_) break;
-            char* at = buffer_.room(4096);
-            const std::size_t want = buffer_.roomSize();
-            const ssize_t n = ::recv(fd_, at, want, 0);
-            if (n > 0) {
-                buffer_.commit(static_cast<std::size_t>(n));
-                // A short read took all there was; more bytes will be reported.
-                if (static_cast<std::size_t>(n) < want) readable_ = false;
-                continue;
-            }
-            if (n == 0) {
-                // The end of the stream: a keep-alive connection's end, or a request cut short
-                // (put_eof is for a parser that has begun a message).
+        error_code ec;
+        int error = 0;
+        switch (readMessage(fd_, buffer_, *parser_, 4096, readable_, ec, error)) {
+            case ReadOutcome::Whole: return onRequest();
+            case ReadOutcome::Refused: return refuseRequest(ec);
+            case ReadOutcome::Failed: return closeNow(false);  // a reset
+            case ReadOutcome::End:
+                // A keep-alive connection's end, or a request cut short (put_eof is for a parser
+                // that has begun a message).
                 if (!parser_->got_some()) return closeNow(false);
-                error_code ec;
                 parser_->put_eof(ec);
                 if (ec) return refuseRequest(ec);
                 return closeNow(false);
-            }
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                readable_ = false;
-                break;
-            }
-            return closeNow(false);  // a reset
+            case ReadOutcome::Blocked: break;
         }
         // Incomplete: wait for the rest, under the read timeout from the first byte on.
         if (state_ == State::Idle && (parser_->got_some() || !buffer_.empty())) {
@@ -312,16 +291,9 @@ private:
 
     // Writes what the socket takes; the rest when the loop reports room.
     void write() {
-        while (sent_ < out_.size()) {
-            const ssize_t n = ::send(fd_, out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL);
-            if (n > 0) {
-                sent_ += static_cast<std::size_t>(n);
-                continue;
-            }
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-            return closeNow(false);
-        }
+        const int error = sendWhatFits(fd_, out_, sent_);
+        if (error == EAGAIN) return;
+        if (error != 0) return closeNow(false);
         afterAnswer();
     }
 
