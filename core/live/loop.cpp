@@ -106,6 +106,8 @@ struct Loop::Impl {
     };
     std::vector<Entry> heap;
 
+    std::vector<epoll_event> held;  // reports a quit left undelivered, for the next run
+
     std::unordered_map<TimerId, std::unique_ptr<Timer>> oneShots;
     TimerId nextOneShot = 1;
 
@@ -228,28 +230,45 @@ struct Loop::Impl {
         epoll_event events[kEventsPerWait];
         std::vector<std::function<void()>> batch;
         while (!quitting.load(std::memory_order_relaxed)) {
+            // Reports a quit left undelivered in the last run go first: edge-triggered, they
+            // would not come again.
+            if (!held.empty()) {
+                std::vector<epoll_event> earlier;
+                earlier.swap(held);
+                if (!dispatch(earlier.data(), static_cast<int>(earlier.size()))) break;
+            }
             if (!runReady(batch)) break;
-            const Time t = now();
-            if (!runTimers(t)) break;
-            const int n = wait(events, timeout(t));
+            if (!runTimers(now())) break;
+            // The clock read again: timers that came due while the ones above ran wait for no one.
+            const int n = wait(events, timeout(now()));
             if (n < 0) {
                 if (errno == EINTR) continue;
                 throwErrno("epoll_wait");
             }
-            for (int i = 0; i < n; ++i) {
-                const std::uint64_t data = events[i].data.u64;
-                if (data == kWake) {
-                    drainWake();
-                    continue;
-                }
+            if (!dispatch(events, n)) break;
+        }
+    }
+
+    // Hands a wait's reports to their watches' handlers. After a quit, the reports not yet
+    // handed over are held for the next run (false).
+    bool dispatch(const epoll_event* events, int n) {
+        for (int i = 0; i < n; ++i) {
+            const std::uint64_t data = events[i].data.u64;
+            if (data == kWake) {
+                drainWake();
+            } else {
                 const auto slot = static_cast<std::uint32_t>(data);
                 const auto generation = static_cast<std::uint32_t>(data >> 32);
                 // A report for a watch that an earlier handler of this batch ended is dropped.
                 if (slot < watches.size() && watches[slot].generation == generation && watches[slot].handler)
                     watches[slot].handler->onIo(events[i].events);
-                if (quitting.load(std::memory_order_relaxed)) break;
+            }
+            if (quitting.load(std::memory_order_relaxed)) {
+                held.insert(held.end(), events + i + 1, events + n);
+                return false;
             }
         }
+        return true;
     }
 };
 

@@ -192,33 +192,78 @@ TEST(Loop, AWatchReportsEachChangeOnce) {
     ::close(fds[1]);
 }
 
-// Two descriptors ready in one wait: the first one's handler ends the second's watch, whose
-// report is then dropped.
-TEST(Loop, AReportForAWatchEndedEarlierInTheSameWaitIsDropped) {
-    int a[2], b[2];
-    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a), 0);
-    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b), 0);
+// Two socket pairs whose first ends the loop watches, registered (and their first reports
+// taken) so that a test can make both readable at once, for one wait to report both.
+class TwoWatches : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a), 0);
+        ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b), 0);
+        wa.emplace(loop, a[0], ra);
+        wb.emplace(loop, b[0], rb);
+        loop.runAfter(1ms, [&] { loop.quit(); });
+        loop.run();
+        ra.events.clear();
+        rb.events.clear();
+    }
+    void TearDown() override {
+        wa.reset();
+        wb.reset();
+        for (int fd : {a[0], a[1], b[0], b[1]}) ::close(fd);
+    }
+    // Both readable, before the loop next waits.
+    void writeBoth() {
+        ASSERT_EQ(::write(a[1], "x", 1), 1);
+        ASSERT_EQ(::write(b[1], "x", 1), 1);
+    }
+
+    int a[2] = {-1, -1}, b[2] = {-1, -1};
     Loop loop;
     Recorder ra, rb;
     std::optional<Loop::Watch> wa, wb;
-    // Registered (and their first reports taken) before both turn readable at once.
-    wa.emplace(loop, a[0], ra);
-    wb.emplace(loop, b[0], rb);
-    loop.runAfter(1ms, [&] { loop.quit(); });
-    loop.run();
-    ra.events.clear();
-    rb.events.clear();
-    const auto endOther = [&](std::optional<Loop::Watch>& other) {
-        return [&] { other.reset(); };
-    };
-    ra.then = endOther(wb);
-    rb.then = endOther(wa);
-    ASSERT_EQ(::write(a[1], "x", 1), 1);
-    ASSERT_EQ(::write(b[1], "x", 1), 1);
+};
+
+// Two descriptors ready in one wait: the first one's handler ends the second's watch, whose
+// report is then dropped.
+TEST_F(TwoWatches, AReportForAWatchEndedEarlierInTheSameWaitIsDropped) {
+    ra.then = [&] { wb.reset(); };
+    rb.then = [&] { wa.reset(); };
+    writeBoth();
     loop.runAfter(5ms, [&] { loop.quit(); });
     loop.run();
     EXPECT_EQ(ra.events.size() + rb.events.size(), 1u);
-    for (int fd : {a[0], a[1], b[0], b[1]}) ::close(fd);
+}
+
+// A quit from a handler ends the run before the rest of that wait's reports are handed over;
+// edge-triggered, they would never come again, so the next run hands them over first.
+TEST_F(TwoWatches, ReportsAQuitLeftUndeliveredComeInTheNextRun) {
+    ra.then = [&] { loop.quit(); };
+    rb.then = [&] { loop.quit(); };
+    writeBoth();
+    loop.run();  // one handler runs and quits
+    EXPECT_EQ(ra.events.size() + rb.events.size(), 1u);
+    loop.runAfter(50ms, [&] { loop.quit(); });  // in case the other report were lost
+    loop.run();
+    EXPECT_EQ(ra.events.size(), 1u);
+    EXPECT_EQ(rb.events.size(), 1u);
+}
+
+// A timer that came due while other timers' callbacks ran is not kept waiting: the wait's
+// timeout is taken from the clock after those callbacks, not before them.
+TEST(Loop, ATimerDueDuringLongCallbacksRunsRightAfterThem) {
+    Loop loop;
+    Time busyEnd{}, fired{};
+    loop.runAfter(1ms, [&] {
+        std::this_thread::sleep_for(300ms);  // the second timer comes due in here
+        busyEnd = loop.now();
+    });
+    loop.runAfter(200ms, [&] {
+        fired = loop.now();
+        loop.quit();
+    });
+    loop.run();
+    // Late by the time to get from one callback to the next, not by another 200 ms.
+    EXPECT_LT(fired - busyEnd, 100ms);
 }
 
 }  // namespace
