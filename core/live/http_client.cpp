@@ -166,6 +166,7 @@ struct Connection final : std::enable_shared_from_this<Connection>, Loop::IoHand
     std::shared_ptr<Pending> current;
     std::size_t sent = 0;     // bytes of current->wire written
     bool readable = false;    // bytes or an end may be waiting unread
+    bool peerClosed = false;  // the loop reported the server's end (or an error)
     Time idleSince{};         // Loop::now() when it went idle
     bool closed = false;
 };
@@ -365,7 +366,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         error_code ec;
         int error = 0;
         // Room for a whole result page in one receive.
-        switch (readMessage(c->fd, c->buffer, *c->parser, 16384, c->readable, ec, error)) {
+        switch (readMessage(c->fd, c->buffer, *c->parser, 16384, c->readable, c->peerClosed, ec, error)) {
             case ReadOutcome::Whole: return answered(c);
             case ReadOutcome::Refused: return fail(c, HttpFailure::Protocol, "read: " + ec.message());
             case ReadOutcome::Failed:
@@ -382,6 +383,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
 
     void onIo(const std::shared_ptr<Connection>& c, std::uint32_t events) {
         if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c->readable = true;
+        if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c->peerClosed = true;
         switch (c->state) {
             case Connection::State::Connecting: {
                 if (!(events & (EPOLLOUT | EPOLLHUP | EPOLLERR))) return;
@@ -417,8 +419,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         HttpResponse r = std::move(c->parser->response);
         c->parser.reset();
         Pool& pool = *c->pool;
-        // Bytes after the response are bytes nobody asked for: the connection is not reused.
-        if (keepAlive && p->keepAlive && c->buffer.empty()) {
+        // Bytes after the response are bytes nobody asked for, and a connection the server has
+        // closed (reported with the answer) has no next answer: neither is reused.
+        if (keepAlive && p->keepAlive && c->buffer.empty() && !c->peerClosed) {
             c->state = Connection::State::Idle;
             c->idleSince = loop.now();
             pool.idle.push_back(c);

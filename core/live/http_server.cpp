@@ -211,7 +211,7 @@ private:
         }
         error_code ec;
         int error = 0;
-        switch (readMessage(fd_, buffer_, *parser_, 4096, readable_, ec, error)) {
+        switch (readMessage(fd_, buffer_, *parser_, 4096, readable_, peerClosed_, ec, error)) {
             case ReadOutcome::Whole: return onRequest();
             case ReadOutcome::Refused: return refuseRequest(ec);
             case ReadOutcome::Failed: return closeNow(false);  // a reset
@@ -267,7 +267,7 @@ private:
     // While the handler holds a request, the socket turned readable: the client closed, or sent
     // its next request early (which waits for this answer).
     void checkGone() {
-        if (!readable_) return;
+        if (!readable_ && !peerClosed_) return;
         char byte;
         const ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK);
         if (n > 0) return;  // bytes of a next request: read after this answer

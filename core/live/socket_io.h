@@ -25,11 +25,14 @@ enum class ReadOutcome {
 
 // Feeds `parser` what `buffer` holds, reading from `fd` (at least `readSize` bytes at a time)
 // while the socket may hold more, until one of the outcomes above. `readable` is whether bytes
-// or an end may be waiting unread: a read that returns less than it asked for took all there
-// was (more will be reported), and one that would block says so too.
+// or an end may be waiting unread: a read that returns less than it asked for took all the bytes
+// there were (more will be reported), and one that would block says so too. But once the loop
+// has reported the peer's end (`peerClosed`), that end is still to be read after the bytes
+// before it, and edge-triggered, it is never reported again: the socket stays readable until a
+// read returns the end (or an error).
 template <class Parser>
 ReadOutcome readMessage(int fd, ReadBuffer& buffer, Parser& parser, std::size_t readSize, bool& readable,
-                        boost::system::error_code& ec, int& error) {
+                        bool peerClosed, boost::system::error_code& ec, int& error) {
     for (;;) {
         if (!buffer.empty()) {
             const std::string_view in = buffer.data();
@@ -47,7 +50,7 @@ ReadOutcome readMessage(int fd, ReadBuffer& buffer, Parser& parser, std::size_t 
         const ssize_t n = ::recv(fd, at, want, 0);
         if (n > 0) {
             buffer.commit(static_cast<std::size_t>(n));
-            if (static_cast<std::size_t>(n) < want) readable = false;
+            if (static_cast<std::size_t>(n) < want && !peerClosed) readable = false;
             continue;
         }
         if (n == 0) return ReadOutcome::End;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <thread>
 #include <optional>
 #include <vector>
 
@@ -197,6 +198,48 @@ TEST(HttpClient, ReportsHangUpsAsResetsAndGarbageAsProtocolErrors) {
     out = concurrently(loop, client, server.at(), 2);
     ASSERT_EQ(out.size(), 2u);
     for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Protocol) << r.error;
+}
+
+// One request whose answer (in `mode`, sent 50 ms after the request arrives) and whatever close
+// follows it both reach the client's loop in one report: the loop is not run while they come.
+HttpResponse answeredWhileTheLoopWaits(StallServer& server, Loop& loop, HttpClient& client, StallServer::Mode mode,
+                                       std::chrono::nanoseconds timeout = 10s) {
+    server.setMode(mode);
+    server.setDelay(50ms);
+    std::optional<HttpResponse> out;
+    const std::uint64_t before = server.requests();
+    client.request(server.at(), post(timeout), [&](HttpResponse&& r) { out = std::move(r); });
+    runUntil(loop, [&] { return server.requests() > before || out.has_value(); });
+    std::this_thread::sleep_for(200ms);
+    runUntil(loop, [&] { return out.has_value(); });
+    return std::move(*out);
+}
+
+// An answer cut short by the server's close, its bytes and the close in one report: a read that
+// takes less than it asked for must not count the socket as drained while the close is still
+// unread, or the request waits out its whole timeout and ends as a timeout, not a reset.
+TEST(HttpClient, AnAnswerCutShortByACloseIsAResetAtOnce) {
+    StallServer server;
+    Loop loop;
+    HttpClient client(loop);
+    const auto start = std::chrono::steady_clock::now();
+    const HttpResponse r = answeredWhileTheLoopWaits(server, loop, client, StallServer::Mode::Truncated, 20s);
+    EXPECT_EQ(r.failure, HttpFailure::Reset) << r.error;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);  // not the 20 s timeout
+}
+
+// A whole keep-alive answer and the server's close in one report: the connection is not pooled,
+// so the next request opens a new one instead of being sent on a dead one and failing.
+TEST(HttpClient, AConnectionClosedWithItsAnswerIsNotReused) {
+    StallServer server;
+    Loop loop;
+    HttpClient client(loop);
+    const HttpResponse first = answeredWhileTheLoopWaits(server, loop, client, StallServer::Mode::AnswerThenClose);
+    ASSERT_TRUE(first.ok()) << first.error;
+    EXPECT_EQ(client.poolStats(server.at()).idle, 0u);
+    const HttpResponse next = answeredWhileTheLoopWaits(server, loop, client, StallServer::Mode::Answer);
+    EXPECT_TRUE(next.ok()) << next.error;
+    EXPECT_EQ(client.poolStats(server.at()).opened, 2u);
 }
 
 TEST(HttpClient, CancelledRequestsNeverAnswerAndFreeTheirConnection) {

@@ -247,6 +247,35 @@ TEST_F(HttpServerTest, AHangEndsWhenTheClientGivesUp) {
     loop.invoke([&] { handler.held.at(0).respond(HttpReply{200, {}, "{}"}); });
 }
 
+// A client that sends its request and closes at once, both reaching the server's loop in one
+// report (the loop is held busy until both are there): reading the request takes less than the
+// read asked for, and that must not count the socket as drained while the close is still
+// unread, or the handler is never told that its client has gone.
+TEST_F(HttpServerTest, AClientThatClosesRightAfterItsRequestIsSeenToGo) {
+    std::atomic<bool> told{false};
+    handler.script = [&](const ServerRequest& request, Responder& out) {
+        if (request.target == "/first") return out.respond(HttpReply{200, {}, "{}"});
+        out.onGone([&] { told = true; });
+    };
+    startServer();
+    TestConnection c(at());
+    ASSERT_EQ(c.request("POST", "/first", "{}").ending, Ending::Response);  // watched and idle
+    std::atomic<bool> busy{false};
+    loop.post([&] {
+        busy = true;
+        std::this_thread::sleep_for(300ms);
+    });
+    while (!busy) std::this_thread::sleep_for(1ms);
+    c.sendRaw("POST /second HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}");
+    c.close();
+    for (int i = 0; i < 300 && !told; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(told);
+    EXPECT_EQ(handler.requests, 2);
+    int open = -1;
+    loop.invoke([&] { open = server->connections(); });
+    EXPECT_EQ(open, 0);
+}
+
 TEST_F(HttpServerTest, OverMaxConnectionsGets503) {
     HttpServerLimits limits;
     limits.max_connections = 2;

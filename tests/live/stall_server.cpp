@@ -82,11 +82,11 @@ class Session : public std::enable_shared_from_this<Session> {
             if (ec) return;
             if (mode == StallServer::Mode::Garbage) return self->garbage();
             if (mode == StallServer::Mode::Truncated) return self->truncated();
-            self->answer();
+            self->answer(mode == StallServer::Mode::AnswerThenClose);
         });
     }
 
-    void answer() {
+    void answer(bool thenClose = false) {
         response_ = {};
         response_.result(http::status::ok);
         response_.version(11);
@@ -99,7 +99,13 @@ class Session : public std::enable_shared_from_this<Session> {
         }
         response_.keep_alive(request_.keep_alive());
         response_.prepare_payload();
-        http::async_write(socket_, response_, [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+        http::async_write(socket_, response_, [self = shared_from_this(), thenClose](boost::system::error_code ec, std::size_t) {
+            if (thenClose) {
+                boost::system::error_code ignored;
+                self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
+                self->socket_.close(ignored);
+                return;
+            }
             if (!ec && self->response_.keep_alive()) self->read();
         });
     }

@@ -27,7 +27,8 @@ class StallServer {
   public:
     // Answer: 200 with the body (setBody). Garbage: bytes that are not HTTP. Truncated: a 200 whose
     // Content-Length promises more than the body it sends before closing. HangUp: closes at once.
-    enum class Mode { Answer, Garbage, Truncated, HangUp };
+    // AnswerThenClose: a whole keep-alive answer, and the connection closed right after it.
+    enum class Mode { Answer, Garbage, Truncated, HangUp, AnswerThenClose };
 
     StallServer();
     ~StallServer();
