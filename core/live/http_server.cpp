@@ -187,7 +187,7 @@ private:
         if (!buffer_.empty() || readable_) readRequest();
     }
 
-    // The idle or the read timeout has passed.
+    // The idle, the read or the write timeout has passed.
     void timedOut() {
         if (closed_) return;
         const auto self = shared_from_this();
@@ -198,6 +198,7 @@ private:
                         false);
         }
         if (state_ == State::Idle) closeNow(false);
+        if (state_ == State::Writing) closeNow(true);
     }
 
     // Parses what is buffered and reads what the socket holds until the request is whole (then
@@ -289,10 +290,14 @@ private:
         write();
     }
 
-    // Writes what the socket takes; the rest when the loop reports room.
+    // Writes what the socket takes; the rest when the loop reports room, under the write timeout
+    // from the first time the socket was full (most answers go at once and arm nothing).
     void write() {
         const int error = sendWhatFits(fd_, out_, sent_);
-        if (error == EAGAIN) return;
+        if (error == EAGAIN) {
+            if (!timer_.deadline()) timer_.setAfter(server_.limits.write_timeout);
+            return;
+        }
         if (error != 0) return closeNow(false);
         afterAnswer();
     }

@@ -45,6 +45,9 @@ struct HttpServerLimits {
     std::size_t max_body_bytes = 64 * 1024;
     Duration read_timeout = std::chrono::seconds(10);  // from a request's first byte to its last
     Duration idle_timeout = std::chrono::seconds(60);  // a keep-alive connection with no request
+    // An answer the client has not taken this long after its socket filled up: the connection is
+    // reset (a client that stops reading would otherwise hold it, and its buffers, forever).
+    Duration write_timeout = std::chrono::seconds(10);
     int max_connections = 4096;
 };
 

@@ -276,6 +276,28 @@ TEST_F(HttpServerTest, AClientThatClosesRightAfterItsRequestIsSeenToGo) {
     EXPECT_EQ(open, 0);
 }
 
+// A client that asks for a large answer and stops reading: once its socket is full, the answer
+// has the write timeout to go out, then the connection is reset, its buffers freed.
+TEST_F(HttpServerTest, AClientThatStopsReadingIsResetAfterTheWriteTimeout) {
+    const std::string big(32 << 20, 'x');  // more than loopback's socket buffers hold
+    handler.script = [&](const ServerRequest&, Responder& out) { out.respond(HttpReply{200, {}, big}); };
+    HttpServerLimits limits;
+    limits.write_timeout = 300ms;
+    startServer(limits);
+    TestConnection c(at());
+    c.sendRaw("GET /big HTTP/1.1\r\nHost: a\r\n\r\n");  // and never reads
+    int open = 1;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 500 && (open != 0 || handler.requests == 0); ++i) {
+        std::this_thread::sleep_for(10ms);
+        loop.invoke([&] { open = server->connections(); });
+    }
+    EXPECT_EQ(handler.requests, 1);
+    EXPECT_EQ(open, 0);
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);
+    EXPECT_NE(c.readResponse().ending, Ending::Response);
+}
+
 TEST_F(HttpServerTest, OverMaxConnectionsGets503) {
     HttpServerLimits limits;
     limits.max_connections = 2;
