@@ -43,11 +43,14 @@ struct RequestId {
     std::uint32_t slot = 0;
     std::uint32_t generation = 0;  // 0 is never a live generation
     bool operator==(const RequestId&) const = default;
+    // Slot and generation in one word, never 0 for a live id: a key for a driver's own tables.
+    std::uint64_t key() const { return std::uint64_t{generation} << 32 | slot; }
 };
 struct CallId {
     std::uint32_t slot = 0;
-    std::uint32_t generation = 0;
+    std::uint32_t generation = 0;  // 0 is never a live generation
     bool operator==(const CallId&) const = default;
+    std::uint64_t key() const { return std::uint64_t{generation} << 32 | slot; }  // as RequestId's
 };
 
 enum class CallRole : std::uint8_t { Primary, Hedge, LastChance, Retry, Refresh };

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway/flat_map.h"
 #include "gateway_sim/sim_config.h"
 #include "live/http_client.h"
 #include "live/live_driver.h"
@@ -25,14 +26,6 @@ gateway::CallFailure callFailure(HttpFailure f) {
     }
     return gateway::CallFailure::Reset;
 }
-
-struct CallKey {
-    std::uint32_t slot, generation;
-    bool operator==(const CallKey&) const = default;
-};
-struct CallKeyHash {
-    std::size_t operator()(const CallKey& k) const { return (std::size_t{k.generation} << 32) ^ k.slot; }
-};
 
 // One knob change of the setup's timeline, checked and built before the gateway listens.
 struct PlannedChange {
@@ -202,19 +195,19 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         writeUpstreamRequest(req.wire, r, url.target, upstreamHosts[e]);
         req.timeout = std::max(timeout, Duration{std::chrono::milliseconds(1)});
         const HttpClient::RequestId id = client.request(url.at, std::move(req), [this, call](HttpResponse&& res) {
-            inFlight.erase(CallKey{call.slot, call.generation});
+            inFlight.erase(call.key());
             UpstreamReply reply = res.ok() ? readUpstreamReply(res.status, std::move(res.body)) : upstreamFailure(callFailure(res.failure));
             if (reply.failure != gateway::CallFailure::None) ++stats.upstream_failures;
             driver.onUpstream(call, std::move(reply));
             rearm();
         });
-        inFlight[CallKey{call.slot, call.generation}] = id;
+        inFlight.put(call.key(), id);
     }
     void cancelUpstream(gateway::CallId call) override {
-        const auto it = inFlight.find(CallKey{call.slot, call.generation});
-        if (it == inFlight.end()) return;
-        client.cancel(it->second);
-        inFlight.erase(it);
+        const HttpClient::RequestId* id = inFlight.find(call.key());
+        if (!id) return;
+        client.cancel(*id);
+        inFlight.erase(call.key());
     }
 
     // One timer for the driver, at its next wake-up (Loop::Timer: most inputs only push the
@@ -236,7 +229,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     LiveDriver driver;
     HttpServer server;
     std::unordered_map<std::uint64_t, Responder> responders;
-    std::unordered_map<CallKey, HttpClient::RequestId, CallKeyHash> inFlight;
+    gateway::FlatMap<HttpClient::RequestId> inFlight;  // by CallId::key(), no allocation per call
     std::uint64_t nextTicket = 1;
     Loop::Timer wake;  // for the driver: after it, so that it stops first
     GatewayServerStats stats;

@@ -183,7 +183,16 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
 
     Loop& loop;
     HttpClientOptions options;
-    std::unordered_map<std::string, std::unique_ptr<Pool>> pools;
+    // One per host and port, found by a scan: a client talks to a handful of hosts (serve: its
+    // engines, which a fleet puts behind one port; the load generator: one), and a scan that
+    // compares the port first builds no key string per request, as a map by "host:port" did.
+    std::vector<std::unique_ptr<Pool>> pools;
+
+    Pool* findPool(const HostPort& at) const {
+        for (const auto& p : pools)
+            if (p->at.port == at.port && p->at.host == at.host) return p.get();
+        return nullptr;
+    }
     std::unordered_map<RequestId, std::shared_ptr<Pending>> pending;
     std::unordered_map<Connection*, std::shared_ptr<Connection>> connections;  // every open one
     RequestId nextId = 1;
@@ -253,17 +262,15 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     }
 
     Pool& poolFor(const HostPort& at) {
-        auto& slot = pools[toString(at)];
-        if (!slot) {
-            slot = std::make_unique<Pool>();
-            slot->at = at;
-            slot->hostHeader = toString(at);
-            const std::string host = at.host == "localhost" ? "127.0.0.1" : at.host;
-            slot->address.sin_family = AF_INET;
-            slot->address.sin_port = htons(at.port);
-            slot->addressOk = at.port != 0 && ::inet_pton(AF_INET, host.c_str(), &slot->address.sin_addr) == 1;
-        }
-        return *slot;
+        if (Pool* known = findPool(at)) return *known;
+        Pool& pool = *pools.emplace_back(std::make_unique<Pool>());
+        pool.at = at;
+        pool.hostHeader = toString(at);
+        const std::string host = at.host == "localhost" ? "127.0.0.1" : at.host;
+        pool.address.sin_family = AF_INET;
+        pool.address.sin_port = htons(at.port);
+        pool.addressOk = at.port != 0 && ::inet_pton(AF_INET, host.c_str(), &pool.address.sin_addr) == 1;
+        return pool;
     }
 
     bool canOpen(const Pool& pool) const {
@@ -530,7 +537,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             c->current.reset();
             close(*c);
         }
-        for (auto& [name, pool] : pools) {
+        for (auto& pool : pools) {
             pool->idle.clear();
             pool->queue.clear();
             pool->waiting = 0;
@@ -572,9 +579,9 @@ bool HttpClient::cancel(RequestId id) {
 std::size_t HttpClient::pending() const { return impl_->pending.size(); }
 
 HttpPoolStats HttpClient::poolStats(const HostPort& to) const {
-    const auto it = impl_->pools.find(toString(to));
-    if (it == impl_->pools.end()) return {};
-    const Pool& pool = *it->second;
+    const Pool* found = impl_->findPool(to);
+    if (!found) return {};
+    const Pool& pool = *found;
     return HttpPoolStats{pool.open, pool.idle.size(), pool.waiting, pool.peakOpen, pool.opened};
 }
 

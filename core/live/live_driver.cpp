@@ -43,7 +43,7 @@ void LiveDriver::onHttp(std::uint64_t ticket, const HttpRequestParts& in, Time a
     currentTrace_ = trace;
     const gateway::RequestId id = gateway_.onRequest(io_.now(), search.view(trace, accepted));
     // Answered at once (401, 429, a cache hit) or still in the gateway?
-    if (currentTicket_) tickets_.emplace(Key{id.slot, id.generation}, ticket);
+    if (currentTicket_) tickets_.insert(id.key(), ticket);
     currentTicket_.reset();
     inInput_ = false;
     drainQueued();
@@ -107,11 +107,10 @@ void LiveDriver::startCall(const gateway::UpstreamCall& call) {
 void LiveDriver::cancelCall(gateway::CallId call) { io_.cancelUpstream(call); }
 
 void LiveDriver::respond(const gateway::Response& response) {
-    const auto it = tickets_.find(Key{response.request.slot, response.request.generation});
     std::uint64_t ticket = 0;
-    if (it != tickets_.end()) {
-        ticket = it->second;
-        tickets_.erase(it);
+    if (const std::uint64_t* waiting = tickets_.find(response.request.key())) {
+        ticket = *waiting;
+        tickets_.erase(response.request.key());
     } else if (currentTicket_ && response.trace == currentTrace_) {
         ticket = *currentTicket_;  // the request inside onRequest, answered before it returned
         currentTicket_.reset();

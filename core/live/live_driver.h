@@ -18,11 +18,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "base/time.h"
 #include "gateway/config.h"
+#include "gateway/flat_map.h"
 #include "gateway/gateway.h"
 #include "gateway/snapshot.h"
 #include "live/search_api.h"
@@ -70,13 +70,6 @@ private:
     void cancelCall(gateway::CallId call) override;
     void respond(const gateway::Response& response) override;
 
-    struct Key {
-        std::uint32_t slot, generation;
-        bool operator==(const Key&) const = default;
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const { return (std::size_t{k.generation} << 32) ^ k.slot; }
-    };
     void drainQueued();
 
     LiveIo& io_;
@@ -86,7 +79,7 @@ private:
     bool inInput_ = false;
     std::optional<std::uint64_t> currentTicket_;  // the request inside onRequest
     std::uint64_t currentTrace_ = 0;
-    std::unordered_map<Key, std::uint64_t, KeyHash> tickets_;  // requests still in the gateway
+    gateway::FlatMap<std::uint64_t> tickets_;  // by RequestId::key(): requests still in the gateway
     std::deque<std::pair<gateway::CallId, UpstreamReply>> queued_;
     std::uint64_t nextTrace_ = 1ULL << 63;  // ids of requests that came without X-Request-Id
     std::uint64_t requests_ = 0;
