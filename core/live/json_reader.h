@@ -205,7 +205,8 @@ private:
     void skipSpace() {
         while (at_ < t_.size()) {
             const char c = t_[at_];
-            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+            // Every JSON space is at most ' ': one test ends the usual case, no space at all.
+            if (static_cast<unsigned char>(c) > ' ' || (c != ' ' && c != '\n' && c != '\r' && c != '\t')) return;
             ++at_;
         }
     }
@@ -318,8 +319,22 @@ private:
 
     // A string, into value_ (at_ on its opening quote): a view of the text itself while no
     // escape has come; from the first escape on, the unescaped bytes are copied into text_.
+    // Inline, the usual string (printable ASCII to its closing quote) with no call; the rest
+    // (escapes, UTF-8, controls, the end of the text) in restOfString.
     bool string() {
         const std::size_t start = ++at_;
+        const std::size_t end = detail::plainRunEnd(t_, start);
+        if (end < t_.size() && t_[end] == '"') {
+            value_ = t_.substr(start, end - start);
+            at_ = end + 1;
+            return true;
+        }
+        at_ = end;
+        return restOfString(start);
+    }
+
+    // From at_ (past the plain bytes of the string that starts at `start`) to its end.
+    [[gnu::noinline]] bool restOfString(std::size_t start) {
         bool escaped = false;  // text_ holds the string's bytes up to `from`
         for (;;) {
             const std::size_t from = at_;
