@@ -1,5 +1,7 @@
 #include "live/address.h"
 
+#include <arpa/inet.h>
+
 #include <charconv>
 #include <stdexcept>
 
@@ -75,6 +77,14 @@ Url parseUrl(std::string_view text) {
         if (url.at.port == 0) fail(what, text, "port 0 cannot be called");
     }
     return url;
+}
+
+bool socketAddress(const HostPort& at, sockaddr_in& out) {
+    const std::string host = at.host == "localhost" ? "127.0.0.1" : at.host;
+    out = sockaddr_in{};
+    out.sin_family = AF_INET;
+    out.sin_port = htons(at.port);
+    return ::inet_pton(AF_INET, host.c_str(), &out.sin_addr) == 1;
 }
 
 std::string toString(const HostPort& at) { return at.host + ":" + std::to_string(at.port); }

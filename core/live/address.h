@@ -4,6 +4,8 @@
 // refused with a message rather than looked up.
 #pragma once
 
+#include <netinet/in.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,6 +32,10 @@ HostPort parseListen(std::string_view text);
 // std::invalid_argument naming the text and what is wrong with it (https, a user name, a
 // host name other than localhost, a bad port).
 Url parseUrl(std::string_view text);
+
+// The socket address of `at` ("localhost" read as 127.0.0.1), for the server's bind and the
+// client's connect; false when its host is not a dotted IPv4 address.
+bool socketAddress(const HostPort& at, sockaddr_in& out);
 
 // "127.0.0.1:8080" and "http://127.0.0.1:8080/search", for messages and logs.
 std::string toString(const HostPort& at);

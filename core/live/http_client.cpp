@@ -266,10 +266,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         Pool& pool = *pools.emplace_back(std::make_unique<Pool>());
         pool.at = at;
         pool.hostHeader = toString(at);
-        const std::string host = at.host == "localhost" ? "127.0.0.1" : at.host;
-        pool.address.sin_family = AF_INET;
-        pool.address.sin_port = htons(at.port);
-        pool.addressOk = at.port != 0 && ::inet_pton(AF_INET, host.c_str(), &pool.address.sin_addr) == 1;
+        pool.addressOk = socketAddress(at, pool.address) && at.port != 0;
         return pool;
     }
 

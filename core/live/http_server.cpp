@@ -418,11 +418,8 @@ bool Responder::open() const {
 HttpServer::HttpServer(Loop& loop, const HostPort& listen, HttpHandler& handler, HttpServerLimits limits)
     : loop_(loop), impl_(std::make_shared<Impl>(loop, handler, limits)) {
     loop_.invoke([&] {
-        const std::string host = listen.host == "localhost" ? "127.0.0.1" : listen.host;
-        sockaddr_in at{};
-        at.sin_family = AF_INET;
-        at.sin_port = htons(listen.port);
-        if (::inet_pton(AF_INET, host.c_str(), &at.sin_addr) != 1)
+        sockaddr_in at;
+        if (!socketAddress(listen, at))
             throw std::runtime_error("cannot listen on " + toString(listen) + ": not an IPv4 address");
         const auto fail = [&](int e) {
             throw std::runtime_error("cannot listen on " + toString(listen) + ": " + std::strerror(e));
