@@ -16,9 +16,8 @@ constexpr int kMaxCalls = 6;
 constexpr Duration kRetryAfter503 = std::chrono::seconds(1);
 constexpr std::uint64_t kRouterPurpose = 0x726f75746572ULL;  // "router"
 
-}  // namespace
-
-struct Gateway::Req {
+// A request's state but its strings: plain data, reset by one assignment when a slot is reused.
+struct ReqFields {
     std::uint32_t generation = 0;
     bool live = false, done = false, background = false, holdsSlot = false, queued = false;
     bool pinned = false, leader = false, probe = false, zeroOk = false, hasRate = false;
@@ -39,8 +38,13 @@ struct Gateway::Req {
     std::array<std::uint32_t, kMaxCalls> calls{};
     std::array<std::uint64_t, kTimerKinds> timers{};  // armed sequence number per kind, 0: none
     RateLimitFields rate;
-    std::string query;  // raw while waiting in the batch lane; normalized once it misses the cache
     CompilerMemo::Ref analysis;  // from prefetch(), when there was one
+};
+
+}  // namespace
+
+struct Gateway::Req : ReqFields {
+    std::string query;  // raw while waiting in the batch lane; normalized once it misses the cache
     std::string lang;   // the client's language tag, sent upstream with the query
 };
 
@@ -132,15 +136,11 @@ std::uint32_t Gateway::newRequest() {
     const std::uint32_t r = acquireSlot(reqs_, freeReqs_);
     Req& q = reqs_[r];
     const std::uint32_t generation = q.generation + 1;
-    // Every field back to its default but the strings, which keep their capacity.
-    std::string query = std::move(q.query), lang = std::move(q.lang);
-    query.clear();
-    lang.clear();
-    static const Req kFresh{};
-    q = kFresh;
+    // Every field back to its default; the strings keep their capacity.
+    static_cast<ReqFields&>(q) = ReqFields{};
+    q.query.clear();
+    q.lang.clear();
     q.generation = generation == 0 ? 1 : generation;
-    q.query = std::move(query);
-    q.lang = std::move(lang);
     q.live = true;
     ++live_;
     return r;
