@@ -321,8 +321,8 @@ class Run {
 }  // namespace
 
 std::size_t defaultConnections(const RateSchedule& schedule) {
-    const double byLittlesLaw = std::ceil(schedule.maxRate() * 0.25);
-    return std::max<std::size_t>(8, static_cast<std::size_t>(byLittlesLaw));
+    const double byLittlesLaw = std::clamp(std::ceil(schedule.maxRate() * 0.25), 8.0, 1e6);
+    return static_cast<std::size_t>(byLittlesLaw);  // NaN-free: schedules are checked first
 }
 
 std::vector<std::string> builtinQueries() {
@@ -333,7 +333,10 @@ std::vector<std::string> builtinQueries() {
     return queries;
 }
 
-HdrConfig loadHistogramConfig() { return HdrConfig{1, 3'600'000'000, 3}; }
+HdrConfig loadHistogramConfig() {
+    const auto longest = std::chrono::duration_cast<std::chrono::microseconds>(2 * kLongestLoad + std::chrono::hours(1));
+    return HdrConfig{1, longest.count(), 3};
+}
 
 std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
     const std::int64_t lagP99 = r.lag.valueAtPercentile(99);
@@ -372,7 +375,8 @@ std::size_t checkPlan(const LoadConfig& c) {
 }  // namespace
 
 LoadGenerator::LoadGenerator(LoadConfig config) : config_(std::move(config)) {
-    if (config_.duration <= nanoseconds::zero()) throw std::invalid_argument("the duration must be above 0");
+    if (config_.duration <= nanoseconds::zero() || config_.duration > kLongestLoad)
+        throw std::invalid_argument("the duration must be above 0 and at most a week");
     if (!config_.plan.empty() && config_.plan_source)
         throw std::invalid_argument("a load has a plan or a plan source, not both");
     if (!config_.plan.empty()) {
@@ -383,7 +387,9 @@ LoadGenerator::LoadGenerator(LoadConfig config) : config_(std::move(config)) {
         config_.connections = planConnections(config_.schedule.maxRate());
     if (config_.schedule.steps.empty() || config_.schedule.maxRate() <= 0)
         throw std::invalid_argument("the rate must be above 0 requests per second");
-    if (config_.timeout <= nanoseconds::zero()) throw std::invalid_argument("the timeout must be above 0");
+    SendTimes(config_.schedule, config_.duration);  // throws for a schedule it cannot walk
+    if (config_.timeout <= nanoseconds::zero() || config_.timeout > kLongestLoad)
+        throw std::invalid_argument("the timeout must be above 0 and at most a week");
     if (config_.interval <= nanoseconds::zero()) throw std::invalid_argument("the interval must be above 0");
     if (config_.max_results < 1 || config_.max_results > 50)
         throw std::invalid_argument("max_results must be 1..50, not " + std::to_string(config_.max_results));

@@ -85,11 +85,16 @@ struct LoadConfig {
     PlanSource plan_source;
 };
 
-// Enough connections for the schedule's peak rate at 250 ms per answer (Little's law), at least 8.
+// The longest duration, and the longest timeout, a load may have.
+inline constexpr std::chrono::nanoseconds kLongestLoad = std::chrono::hours(24 * 7);
+// Enough connections for the schedule's peak rate at 250 ms per answer (Little's law), at least 8
+// and at most 1,000,000.
 std::size_t defaultConnections(const RateSchedule& schedule);
 // The built-in query texts (see the header comment).
 std::vector<std::string> builtinQueries();
-// HdrHistogram configuration for every latency the generator records: 1 µs to one hour.
+// HdrHistogram configuration for every latency the generator records: 1 µs to a little over
+// twice kLongestLoad, so that any latency a load can measure (a request intended at the end of
+// the longest run that waits out the longest timeout) is recorded, never dropped as out of range.
 HdrConfig loadHistogramConfig();
 
 struct LoadCounts {
@@ -140,8 +145,8 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& result);
 
 class LoadGenerator {
   public:
-    // Throws std::invalid_argument for a schedule with no positive rate, a duration or timeout
-    // <= 0, max_results outside 1..50, or an interval <= 0; for a plan out of order, outside the
+    // Throws std::invalid_argument for a schedule with no positive rate or one SendTimes refuses,
+    // a duration or timeout <= 0 or above kLongestLoad, max_results outside 1..50, or an interval <= 0; for a plan out of order, outside the
     // duration, or with a target, key or header value that cannot be sent.
     explicit LoadGenerator(LoadConfig config);
 

@@ -11,11 +11,13 @@ using std::chrono::nanoseconds;
 
 nanoseconds fromSeconds(double s) { return nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9))); }
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// A line's fields: up to three (a third is one too many), each with its column from 1.
+struct Field {
+    std::string_view text;
+    std::size_t column = 0;
+};
 
 }  // namespace
 
@@ -28,85 +30,136 @@ double RateSchedule::maxRate() const {
 RateSchedule parseRateSchedule(std::string_view text, std::string_view name, double duration_s) {
     RateSchedule schedule;
     int lineNo = 0;
+    Field firstRate;
     int firstLine = 0;
-    auto fail = [&](int line, const std::string& why) -> ScheduleError {
-        return ScheduleError(std::string(name) + ":" + std::to_string(line) + ": " + why);
+    auto fail = [&](int line, std::size_t column, const std::string& why) -> ScheduleError {
+        return ScheduleError(std::string(name) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                             ": " + why);
     };
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
-        const std::string_view line = trim(text.substr(0, nl));
+        const std::string_view line = text.substr(0, nl);
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
         ++lineNo;
-        if (line.empty() || line.front() == '#') continue;
-        const std::size_t gap = line.find_first_of(" \t");
-        const std::string_view first = line.substr(0, gap);
-        const std::string_view second = gap == std::string_view::npos ? std::string_view{} : trim(line.substr(gap));
-        if (second.empty() || second.find_first_of(" \t") != std::string_view::npos)
-            throw fail(lineNo, "expected two numbers, 'SECONDS RATE', found '" + std::string(line) + "'");
+        Field fields[3];
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < line.size() && n < 3;) {
+            if (isBlank(line[i])) {
+                ++i;
+                continue;
+            }
+            std::size_t j = i;
+            while (j < line.size() && !isBlank(line[j])) ++j;
+            fields[n++] = Field{line.substr(i, j - i), i + 1};
+            i = j;
+        }
+        if (n == 0 || fields[0].text.front() == '#') continue;
+        if (n != 2) {
+            std::string_view shown = line;
+            while (!shown.empty() && isBlank(shown.back())) shown.remove_suffix(1);
+            shown.remove_prefix(fields[0].column - 1);
+            throw fail(lineNo, n == 1 ? shown.size() + fields[0].column + 1 : fields[2].column,
+                       "expected two numbers, 'SECONDS RATE', found '" + std::string(shown) + "'");
+        }
         double values[2] = {0, 0};
-        const std::string_view fields[2] = {first, second};
         for (int i = 0; i < 2; ++i) {
-            const auto [end, ec] = std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(), values[i]);
-            if (ec != std::errc{} || end != fields[i].data() + fields[i].size() || !std::isfinite(values[i]) ||
-                values[i] < 0)
-                throw fail(lineNo, std::string(i == 0 ? "the time" : "the rate") +
-                                       " must be a number >= 0, found '" + std::string(fields[i]) + "'");
+            const std::string_view f = fields[i].text;
+            const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), values[i]);
+            const bool number = ec == std::errc{} && end == f.data() + f.size() && std::isfinite(values[i]);
+            if (i == 0 && (!number || values[i] < 0))
+                throw fail(lineNo, fields[i].column, "the time must be a number >= 0, found '" + std::string(f) + "'");
+            if (i == 1 && (!number || values[i] < 0 || values[i] > kMaxRate))
+                throw fail(lineNo, fields[i].column,
+                           "the rate must be a number from 0 to 10000000 (requests per second), found '" +
+                               std::string(f) + "'");
         }
         const RateStep step{values[0], values[1]};
+        const std::string time(fields[0].text);
         if (schedule.steps.empty()) {
             firstLine = lineNo;
+            firstRate = fields[1];
             if (step.at_s != 0)
-                throw fail(lineNo, "the first step must start at 0 seconds, not " + std::string(first));
+                throw fail(lineNo, fields[0].column, "the first step must start at 0 seconds, not " + time);
         } else if (step.at_s <= schedule.steps.back().at_s) {
-            throw fail(lineNo, "steps must start at increasing times: " + std::string(first) +
-                                   " s does not come after the step before");
+            throw fail(lineNo, fields[0].column,
+                       "steps must start at increasing times: " + time + " s does not come after the step before");
         }
         if (step.at_s >= duration_s)
-            throw fail(lineNo, "the step at " + std::string(first) + " s starts at or after the end of the run (" +
-                                   std::to_string(duration_s) + " s): lengthen --duration or remove it");
+            throw fail(lineNo, fields[0].column,
+                       "the step at " + time + " s starts at or after the end of the run (" +
+                           std::to_string(duration_s) + " s): lengthen --duration or remove it");
         schedule.steps.push_back(step);
     }
     if (schedule.steps.empty()) throw ScheduleError(std::string(name) + ": no steps (expected lines 'SECONDS RATE')");
-    if (schedule.maxRate() <= 0) throw fail(firstLine, "every step has rate 0: the run would send nothing");
+    if (schedule.maxRate() <= 0)
+        throw fail(firstLine, firstRate.column, "every step has rate 0: the run would send nothing");
     return schedule;
 }
 
-SendTimes::SendTimes(const RateSchedule& schedule, nanoseconds duration)
-    : schedule_(schedule), duration_(duration) {}
+SendTimes::SendTimes(const RateSchedule& schedule, nanoseconds duration) {
+    const auto& in = schedule.steps;
+    if (in.empty() || in.front().at_s != 0)
+        throw std::invalid_argument("SendTimes: a schedule's first step starts at 0 seconds");
+    if (duration < nanoseconds::zero()) throw std::invalid_argument("SendTimes: a negative duration");
+    double due = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!std::isfinite(in[i].rate) || in[i].rate < 0 || in[i].rate > kMaxRate)
+            throw std::invalid_argument("SendTimes: step " + std::to_string(i) + "'s rate is outside 0.." +
+                                        std::to_string(kMaxRate));
+        if (!std::isfinite(in[i].at_s) || (i > 0 && in[i].at_s <= in[i - 1].at_s))
+            throw std::invalid_argument("SendTimes: step " + std::to_string(i) +
+                                        " does not start after the step before");
+        // Steps at or after the duration are never reached (and their start may not fit in
+        // nanoseconds).
+        if (in[i].at_s * 1e9 >= static_cast<double>(duration.count())) break;
+        const nanoseconds start = fromSeconds(in[i].at_s);
+        const nanoseconds end =
+            i + 1 < in.size() && in[i + 1].at_s * 1e9 < static_cast<double>(duration.count())
+                ? fromSeconds(in[i + 1].at_s)
+                : duration;
+        steps_.push_back(Step{start, end, in[i].rate, due});
+        due += in[i].rate * std::chrono::duration<double>(end - start).count();
+    }
+}
 
-nanoseconds SendTimes::stepStart(std::size_t step) const { return fromSeconds(schedule_.steps[step].at_s); }
+nanoseconds SendTimes::timeOf(const Step& s, std::uint64_t m) const {
+    if (s.rate <= 0) return nanoseconds::max();
+    // Negative when rounding in the step before left request m to this one: it goes at the start.
+    const double offset_s = std::max(0.0, (static_cast<double>(m) - s.due) / s.rate);
+    // Compared in seconds first: an offset far past the end need not fit in nanoseconds.
+    if (offset_s >= std::chrono::duration<double>(s.end - s.start).count() + 1) return nanoseconds::max();
+    const nanoseconds at = s.start + fromSeconds(offset_s);
+    return at < s.end ? at : nanoseconds::max();
+}
 
-nanoseconds SendTimes::stepEnd(std::size_t step) const {
-    return step + 1 < schedule_.steps.size() ? std::min(stepStart(step + 1), duration_) : duration_;
+std::uint64_t SendTimes::firstAtOrAfter(const Step& s, std::uint64_t m, nanoseconds limit) const {
+    if (s.rate <= 0 || limit <= s.start) return m;
+    // N(limit) is where the answer lies, give or take the rounding of times to nanoseconds.
+    const double due = s.due + s.rate * std::chrono::duration<double>(limit - s.start).count();
+    std::uint64_t k = std::max<std::uint64_t>(m, static_cast<std::uint64_t>(std::max(0.0, std::ceil(due))));
+    while (k > m && timeOf(s, k - 1) >= limit) --k;
+    while (timeOf(s, k) < limit) ++k;
+    return k;
 }
 
 std::optional<nanoseconds> SendTimes::next() {
-    while (step_ < schedule_.steps.size()) {
-        const double rate = schedule_.steps[step_].rate;
-        if (rate > 0) {
-            const nanoseconds at = stepStart(step_) + fromSeconds(static_cast<double>(k_) / rate);
-            if (at < stepEnd(step_)) {
-                ++k_;
-                return at;
-            }
+    for (; step_ < steps_.size(); ++step_) {
+        const nanoseconds at = timeOf(steps_[step_], m_);
+        if (at != nanoseconds::max()) {
+            ++m_;
+            return at;
         }
-        ++step_;
-        k_ = 0;
     }
     return std::nullopt;
 }
 
 std::uint64_t SendTimes::intendedBefore(nanoseconds offset) const {
-    std::uint64_t total = 0;
-    for (std::size_t s = 0; s < schedule_.steps.size(); ++s) {
-        const double rate = schedule_.steps[s].rate;
-        const nanoseconds from = stepStart(s);
-        const nanoseconds to = std::min(stepEnd(s), offset);
-        if (rate <= 0 || to <= from) continue;
-        // Sends at from + k/rate for k = 0 .. while < to: ceil((to - from) * rate) of them.
-        total += static_cast<std::uint64_t>(std::ceil(std::chrono::duration<double>(to - from).count() * rate - 1e-9));
+    std::uint64_t m = 0;
+    for (const Step& s : steps_) {
+        if (offset <= s.start) break;
+        m = firstAtOrAfter(s, m, std::min(offset, s.end));
     }
-    return total;
+    return m;
 }
 
 }  // namespace taillab::live

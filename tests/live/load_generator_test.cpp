@@ -26,16 +26,20 @@ TEST(RateSchedule, ReadsStepsAndNamesTheLineOfAMistake) {
     const RateSchedule s = parseRateSchedule("# warm-up\n0 100\n\n10\t500\n 20 0 \n", "steps.txt", 30);
     EXPECT_EQ(s.steps, (std::vector<RateStep>{{0, 100}, {10, 500}, {20, 0}}));
     EXPECT_EQ(s.maxRate(), 500);
-    EXPECT_EQ(scheduleError("5 100\n"), "steps.txt:1: the first step must start at 0 seconds, not 5");
+    EXPECT_EQ(scheduleError("5 100\n"), "steps.txt:1:1: the first step must start at 0 seconds, not 5");
     EXPECT_EQ(scheduleError("0 100\n10 20\n10 30\n"),
-              "steps.txt:3: steps must start at increasing times: 10 s does not come after the step before");
-    EXPECT_EQ(scheduleError("0 100\n1 fast\n"), "steps.txt:2: the rate must be a number >= 0, found 'fast'");
-    EXPECT_EQ(scheduleError("0 -1\n"), "steps.txt:1: the rate must be a number >= 0, found '-1'");
-    EXPECT_EQ(scheduleError("0\n"), "steps.txt:1: expected two numbers, 'SECONDS RATE', found '0'");
-    EXPECT_EQ(scheduleError("0 1 2\n"), "steps.txt:1: expected two numbers, 'SECONDS RATE', found '0 1 2'");
+              "steps.txt:3:1: steps must start at increasing times: 10 s does not come after the step before");
+    EXPECT_EQ(scheduleError("0 100\n1 fast\n"), "steps.txt:2:3: the rate must be a number from 0 to 10000000 (requests per second), found 'fast'");
+    EXPECT_EQ(scheduleError("0 -1\n"),
+              "steps.txt:1:3: the rate must be a number from 0 to 10000000 (requests per second), found '-1'");
+    EXPECT_EQ(scheduleError("0 10\n 2\t1e300\n"),
+              "steps.txt:2:4: the rate must be a number from 0 to 10000000 (requests per second), found '1e300'");
+    EXPECT_EQ(scheduleError("0 10\n-2 1\n"), "steps.txt:2:1: the time must be a number >= 0, found '-2'");
+    EXPECT_EQ(scheduleError("0\n"), "steps.txt:1:3: expected two numbers, 'SECONDS RATE', found '0'");
+    EXPECT_EQ(scheduleError("0 1 2\n"), "steps.txt:1:5: expected two numbers, 'SECONDS RATE', found '0 1 2'");
     EXPECT_EQ(scheduleError("# nothing\n"), "steps.txt: no steps (expected lines 'SECONDS RATE')");
-    EXPECT_EQ(scheduleError("0 0\n"), "steps.txt:1: every step has rate 0: the run would send nothing");
-    EXPECT_NE(scheduleError("0 10\n90 20\n", 60).find("steps.txt:2: the step at 90 s starts at or after the end"),
+    EXPECT_EQ(scheduleError("0 0\n"), "steps.txt:1:3: every step has rate 0: the run would send nothing");
+    EXPECT_NE(scheduleError("0 10\n90 20\n", 60).find("steps.txt:2:1: the step at 90 s starts at or after the end"),
               std::string::npos);
 }
 
@@ -54,6 +58,54 @@ TEST(RateSchedule, SendTimesFollowTheStepsWithoutDrift) {
     while (auto t = steady.next()) last = *t, ++n;
     EXPECT_EQ(n, 300u);
     EXPECT_EQ(last, std::chrono::nanoseconds(99'666'666'667));  // 299/3 s, rounded once
+}
+
+std::vector<std::chrono::nanoseconds> allTimes(const RateSchedule& s, std::chrono::nanoseconds duration) {
+    SendTimes times(s, duration);
+    std::vector<std::chrono::nanoseconds> got;
+    while (auto t = times.next()) got.push_back(*t);
+    return got;
+}
+
+// The rate across steps is the steps' rates: each step goes on from where the schedule's
+// integral stands, rather than sending its first request the moment it starts.
+TEST(RateSchedule, StepsShorterThanTheirGapSendAtTheirRate) {
+    RateSchedule tenths;
+    for (int i = 0; i < 10; ++i) tenths.steps.push_back({i / 10.0, 0.5});
+    EXPECT_EQ(allTimes(tenths, 1s), (std::vector<std::chrono::nanoseconds>{0ms}));  // 0.5 due in 1 s
+    EXPECT_EQ(allTimes(tenths, 4s), (std::vector<std::chrono::nanoseconds>{0ms, 2000ms}));
+    // 1.5 requests due by the switch at 1.5 s: the next, the second, is due 0.5 / 3 s later.
+    const RateSchedule up{{{0, 1}, {1.5, 3}}};
+    EXPECT_EQ(allTimes(up, 2s),
+              (std::vector<std::chrono::nanoseconds>{0ms, 1000ms, std::chrono::nanoseconds(1'666'666'667)}));
+}
+
+// Rates at the edges of what a double and a 64-bit nanosecond count hold: the run ends on time.
+TEST(RateSchedule, ExtremeRatesEndAtTheDuration) {
+    EXPECT_EQ(allTimes(RateSchedule::constant(1e-11), 2s).size(), 1u);
+    EXPECT_EQ(allTimes(RateSchedule::constant(1e-320), 2s).size(), 1u);
+    EXPECT_EQ(allTimes(RateSchedule::constant(kMaxRate), 10ms).size(), 100'000u);
+    EXPECT_THROW(SendTimes(RateSchedule::constant(1e300), 1s), std::invalid_argument);
+    EXPECT_THROW(SendTimes(RateSchedule::constant(std::nan("")), 1s), std::invalid_argument);
+    EXPECT_THROW(SendTimes(RateSchedule{{{1, 5}}}, 1s), std::invalid_argument);
+}
+
+// intendedBefore counts exactly what next() sends before an offset, including a send that
+// rounds onto the end of the run (7 per second for 2/7 s: the third falls 0.3 ns before it).
+TEST(RateSchedule, IntendedBeforeCountsWhatIsSent) {
+    const auto check = [](const RateSchedule& s, std::chrono::nanoseconds duration) {
+        SendTimes walk(s, duration), count(s, duration);
+        std::vector<std::chrono::nanoseconds> times;
+        while (auto t = walk.next()) times.push_back(*t);
+        EXPECT_EQ(count.intendedBefore(duration), times.size());
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            EXPECT_EQ(count.intendedBefore(times[i]), i) << "at " << times[i].count();
+            EXPECT_EQ(count.intendedBefore(times[i] + std::chrono::nanoseconds(1)), i + 1);
+        }
+    };
+    check(RateSchedule::constant(7), std::chrono::nanoseconds(285'714'286));
+    check(RateSchedule{{{0, 3}, {0.7, 0}, {1.1, 13}, {1.2, 0.9}, {2.05, 1000}}}, 2100ms);
+    check(RateSchedule{{{0, 0.5}, {0.1, 0.5}, {0.2, 0.5}, {0.3, 40}}}, 900ms);
 }
 
 LoadConfig configFor(const StallServer& server, double rate, std::chrono::milliseconds duration) {
