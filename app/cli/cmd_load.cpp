@@ -16,12 +16,14 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "commands.h"
 #include "io/atomic_file.h"
+#include "io/text_file.h"
 #include "live/load_generator.h"
 #include "live_options.h"
 #include "load_report.h"
@@ -145,13 +147,19 @@ LoadOptions parseLoadOptions(const std::vector<std::string>& args) {
     return o;
 }
 
+// The most a schedule or a key list may hold: far more than any real one, and bounded, so that a
+// device or a mistaken file name cannot fill memory.
+constexpr std::size_t kMaxListBytes = 16 << 20;
+
 live::RateSchedule readSchedule(const std::string& path, std::chrono::nanoseconds duration) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError{"--schedule: cannot open '" + path + "': " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
+    std::string text;
     try {
-        return live::parseRateSchedule(text.str(), path, std::chrono::duration<double>(duration).count());
+        text = readTextFile(path, kMaxListBytes, "schedule");
+    } catch (const TextFileError& e) {
+        throw UsageError{"--schedule: '" + path + "' " + e.what()};
+    }
+    try {
+        return live::parseRateSchedule(text, path, std::chrono::duration<double>(duration).count());
     } catch (const live::ScheduleError& e) {
         throw UsageError{e.what()};
     }
@@ -160,13 +168,25 @@ live::RateSchedule readSchedule(const std::string& path, std::chrono::nanosecond
 // One API key a line; '#' starts a comment line; blank lines are skipped. A key that cannot be sent
 // in a header is refused with its file and line.
 std::vector<std::string> readKeys(const std::string& path) {
-    std::ifstream file;
-    if (path != "-") {
-        file.open(path, std::ios::binary);
-        if (!file) throw UsageError{"--keys-file: cannot open '" + path + "': " + std::strerror(errno)};
-    }
-    std::istream& in = path == "-" ? std::cin : file;
     const std::string name = path == "-" ? "standard input" : path;
+    std::string text;
+    if (path == "-") {
+        // Read in blocks up to the bound: standard input may never end.
+        char block[1 << 16];
+        while (std::cin.read(block, sizeof block) || std::cin.gcount() > 0) {
+            text.append(block, static_cast<std::size_t>(std::cin.gcount()));
+            if (text.size() > kMaxListBytes)
+                throw UsageError{"--keys-file: standard input holds over " + std::to_string(kMaxListBytes >> 20) +
+                                 " MiB; a key list may be at most that"};
+        }
+    } else {
+        try {
+            text = readTextFile(path, kMaxListBytes, "key list");
+        } catch (const TextFileError& e) {
+            throw UsageError{"--keys-file: '" + path + "' " + e.what()};
+        }
+    }
+    std::istringstream in(text);
     std::vector<std::string> keys;
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
@@ -242,6 +262,14 @@ live::LoadConfig buildConfig(const LoadOptions& o) {
     return c;
 }
 
+// Whether two output names reach one file: spelled alike once made absolute and normal ("x" and
+// "./x"), or through links to one file that exists.
+bool sameFile(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    if (std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec) && !ec) return true;
+    return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
 void checkOutputs(const LoadOptions& o) {
     checkOutputPath(o.hgrmPath, "--hgrm");
     checkOutputPath(o.hlogPath, "--hlog");
@@ -252,7 +280,8 @@ void checkOutputs(const LoadOptions& o) {
         if (!p->empty()) paths.push_back(*p);
     for (std::size_t a = 0; a < paths.size(); ++a)
         for (std::size_t b = a + 1; b < paths.size(); ++b)
-            if (paths[a] == paths[b]) throw UsageError{"two outputs would write the same file '" + paths[a] + "'"};
+            if (sameFile(paths[a], paths[b]))
+                throw UsageError{"two outputs would write the same file: '" + paths[a] + "' and '" + paths[b] + "'"};
 }
 
 std::atomic<live::LoadGenerator*> gRunning{nullptr};

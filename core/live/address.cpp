@@ -2,7 +2,9 @@
 
 #include <arpa/inet.h>
 
+#include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <stdexcept>
 
 namespace taillab::live {
@@ -62,6 +64,20 @@ Url parseUrl(std::string_view text) {
     Url url;
     if (slash != std::string_view::npos) {
         const std::string_view target = rest.substr(slash);
+        // RFC 3986's path and query characters: anything else (a space, a control byte, a
+        // fragment) would break the request line or change its meaning.
+        for (std::size_t i = 0; i < target.size(); ++i) {
+            const auto c = static_cast<unsigned char>(target[i]);
+            const bool allowed = std::isalnum(c) || std::string_view("-._~!$&'()*+,;=:@/?%").find(static_cast<char>(c)) !=
+                                                        std::string_view::npos;
+            if (!allowed || c >= 0x80) {
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "0x%02X", c);
+                fail(what, text, "its path holds byte " + std::string(hex) + " at offset " +
+                                     std::to_string(scheme.size() + slash + i) +
+                                     ", which a URL path or query may not hold (percent-encode it)");
+            }
+        }
         url.target.clear();
         if (target.front() == '?') url.target.push_back('/');
         url.target.append(target.data(), target.size());

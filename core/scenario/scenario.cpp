@@ -13,6 +13,7 @@
 #include "labs/lab.h"
 #include "scenario/json_locate.h"
 #include "scenario/json_validator.h"
+#include "io/text_file.h"
 
 namespace taillab {
 namespace {
@@ -398,26 +399,11 @@ Scenario loadScenarioFile(const std::string& path, const std::vector<std::string
 }
 
 std::string readScenarioText(const std::string& path) {
-    auto fail = [&](const std::string& why) {
-        throw ScenarioError(path, std::nullopt, std::nullopt, "", why);
-    };
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (ec) fail("cannot open: " + ec.message());
-    if (std::filesystem::is_directory(status)) fail("is a directory, not a scenario file");
-    if (!std::filesystem::is_regular_file(status)) fail("is not a regular file");
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) fail("cannot open: " + ec.message());
-    if (size > kMaxScenarioBytes)
-        fail("is " + std::to_string(size >> 20) + " MiB; a scenario may be at most " +
-             std::to_string(kMaxScenarioBytes >> 20) + " MiB");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(std::string("cannot open: ") + std::strerror(errno));
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (in.bad()) fail("cannot read the file");
-    return text;
+    try {
+        return readTextFile(path, kMaxScenarioBytes, "scenario file");
+    } catch (const TextFileError& e) {
+        throw ScenarioError(path, std::nullopt, std::nullopt, "", e.what());
+    }
 }
 
 std::vector<std::string> findScenarioFiles(const std::string& directory) {

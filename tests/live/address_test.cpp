@@ -46,6 +46,13 @@ TEST(LiveAddress, UrlErrorsSayWhatIsWrong) {
     EXPECT_NE(errorOf([] { parseUrl("http:///x"); }).find("names no host"), std::string::npos);
     EXPECT_NE(errorOf([] { parseUrl("http://127.0.0.1:0/"); }).find("port 0"), std::string::npos);
     EXPECT_NE(errorOf([] { parseUrl("http://api.example.com/"); }).find("'api.example.com'"), std::string::npos);
+    // A path goes into the request line as it is: what would break or change that line is refused.
+    EXPECT_NE(errorOf([] { parseUrl("http://127.0.0.1:80/a b"); }).find("byte 0x20 at offset 21"),
+              std::string::npos);
+    EXPECT_NE(errorOf([] { parseUrl("http://127.0.0.1:80/a\r\nX-Injected: yes"); }).find("byte 0x0D"),
+              std::string::npos);
+    EXPECT_NE(errorOf([] { parseUrl("http://127.0.0.1:80/a#top"); }).find("byte 0x23"), std::string::npos);
+    EXPECT_EQ(parseUrl("http://127.0.0.1:80/a%20b/~x?q=1&r=(2);s=@:").target, "/a%20b/~x?q=1&r=(2);s=@:");
 }
 
 }  // namespace
