@@ -237,7 +237,10 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
         return p;
     };
     enum class Want { Value, Key, After } want = Want::Value;
-    std::size_t i = 0;
+    // A UTF-8 byte-order mark before the text is skipped, as the parser skips it: were this scan to
+    // stop there while the parser goes on, none of its checks (depth, duplicate keys, number
+    // range) would apply to the text the parser reads.
+    std::size_t i = t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
     for (;;) {
         while (i < t.size() && isJsonSpace(t[i])) ++i;
         if (i >= t.size()) return std::nullopt;

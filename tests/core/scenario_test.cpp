@@ -208,6 +208,18 @@ TEST(JsonTextProblem, NestingUpToTheLimitIsFineAndOneLevelMoreIsNot) {
     EXPECT_TRUE(findJsonTextProblem(nested(1'000'000)));
 }
 
+// The parser skips a UTF-8 byte-order mark; the scan must too, or it checks nothing after one.
+TEST(JsonTextProblem, AByteOrderMarkIsSkippedAsTheParserSkipsIt) {
+    const std::string bom = "\xEF\xBB\xBF";
+    const auto deep = findJsonTextProblem(bom + std::string(100, '[') + std::string(100, ']'));
+    ASSERT_TRUE(deep);
+    EXPECT_EQ(deep->offset, 3u + kMaxJsonDepth);
+    const auto twice = findJsonTextProblem(bom + R"({"k": 1, "k": 2})");
+    ASSERT_TRUE(twice);
+    EXPECT_EQ(twice->pointer, "/k");
+    EXPECT_FALSE(findJsonTextProblem(bom + R"({"k": 1})"));
+}
+
 TEST(JsonTextProblem, DuplicateKeysNameBothPlacesAndCompareDecodedText) {
     const std::string text = "{\"a\": {\"k\": 1,\n  \"\\u006b\": 2}, \"b\": {\"k\": 3}}";
     const auto p = findJsonTextProblem(text);
