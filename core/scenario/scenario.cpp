@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "labs/lab.h"
 #include "scenario/json_locate.h"
@@ -320,6 +322,27 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                    LocateTarget::Key);
         }
         s.timeline = parseTimeline(doc.at("timeline"), root / "timeline", *vocabulary, v);
+        // A phase's figures are named after its id: an id that gives one of them a name the run
+        // already reports would overwrite that figure in the result.
+        const std::vector<std::string> base = lab->figureNamesWith(s.params, Timeline{});
+        std::unordered_set<std::string> taken(base.begin(), base.end());
+        for (const TimelineEvent& e : s.timeline.events) {
+            if (e.phase.empty() || e.path.empty()) continue;
+            // The run's figures with this phase alone: the base ones, then the phase's own.
+            std::unordered_map<std::string, int> unclaimed;
+            for (const std::string& name : base) ++unclaimed[name];
+            for (const std::string& name : lab->figureNamesWith(s.params, Timeline{{e}})) {
+                if (int& n = unclaimed[name]; n > 0) {
+                    --n;
+                    continue;
+                }
+                if (taken.insert(name).second) continue;
+                const std::size_t index = std::stoul(e.path.substr(e.path.rfind('/') + 1));
+                v.fail(root / "timeline" / index / "phase",
+                       "phase '" + e.phase + "' would report the figure '" + name +
+                           "', a name the run already reports: choose another phase id");
+            }
+        }
     }
     if (doc.contains("expect")) {
         std::optional<std::vector<std::string>> figures;  // the lab's, for these params
