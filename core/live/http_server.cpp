@@ -40,6 +40,7 @@ public:
 
     // As Beast's message::keep_alive() (live/http_wire.h).
     bool keepAlive() const { return keepAliveOf(request.headers, version_); }
+    bool http11() const { return version_ == 11; }
 
 private:
     static std::string text(beast::string_view s) { return std::string(s.data(), s.size()); }
@@ -193,7 +194,7 @@ private:
         const auto self = shared_from_this();
         if (state_ == State::Reading) {
             server_.handler.refused(408);
-            return send(jsonError(server_.loop, server_.loop.now(), 408, "request_timeout",
+            return send(jsonError(server_.loop, requestStart(), 408, "request_timeout",
                                   "the request was not received within the read timeout"),
                         false);
         }
@@ -212,7 +213,12 @@ private:
         }
         error_code ec;
         int error = 0;
-        switch (readMessage(fd_, buffer_, *parser_, 4096, readable_, peerClosed_, ec, error)) {
+        // A request's latency runs from its first byte, as nginx's $request_time: bytes already
+        // buffered (pipelined behind the request before) count from when this one's turn came.
+        if (!started_ && !buffer_.empty()) started_ = server_.loop.now();
+        const ReadOutcome outcome = readMessage(fd_, buffer_, *parser_, 4096, readable_, peerClosed_, ec, error);
+        if (!started_ && (parser_->got_some() || !buffer_.empty())) started_ = server_.loop.now();
+        switch (outcome) {
             case ReadOutcome::Whole: return onRequest();
             case ReadOutcome::Refused: return refuseRequest(ec);
             case ReadOutcome::Failed: return closeNow(false);  // a reset
@@ -225,6 +231,17 @@ private:
                 return closeNow(false);
             case ReadOutcome::Blocked: break;
         }
+        // A client that sent "Expect: 100-continue" waits for a go-ahead before its body
+        // (RFC 9110 10.1.1): give it once the head is read, rather than let it wait out its own
+        // timer (a second in curl).
+        if (!continued_ && parser_->is_header_done() && !parser_->is_done() && parser_->http11()) {
+            const auto expect = parser_->request.header("Expect");
+            if (expect && equalsIgnoringCase(*expect, "100-continue")) {
+                continued_ = true;
+                std::size_t sent = 0;
+                sendWhatFits(fd_, "HTTP/1.1 100 Continue\r\n\r\n", sent);  // into an empty socket
+            }
+        }
         // Incomplete: wait for the rest, under the read timeout from the first byte on.
         if (state_ == State::Idle && (parser_->got_some() || !buffer_.empty())) {
             state_ = State::Reading;
@@ -234,7 +251,7 @@ private:
 
     // A request the parser refused: 413 for a limit, else 400; the connection closes after.
     void refuseRequest(const error_code& ec) {
-        const Time now = server_.loop.now();
+        const Time now = requestStart();
         if (ec == http::error::header_limit || ec == http::error::body_limit) {
             server_.handler.refused(413);
             const bool header = ec == http::error::header_limit;
@@ -253,7 +270,10 @@ private:
         timer_.clear();
         keepAlive_ = parser_->keepAlive();
         ServerRequest in = std::move(parser_->request);
-        in.accepted = server_.loop.now();
+        in.accepted = requestStart();
+        started_.reset();
+        continued_ = false;
+        head_ = in.method == "HEAD";
         parser_.reset();
         state_ = State::Pending;
         pending_ = std::make_shared<Responder::Slot>();
@@ -280,9 +300,16 @@ private:
         closeNow(false);
     }
 
+    // When the request being answered began: its first byte's arrival (now, if none came).
+    Time requestStart() const { return started_.value_or(server_.loop.now()); }
+
     void send(HttpReply reply, bool keepAlive) {
         // One string, reused by every answer on this connection (live/http_wire.h).
         writeResponseBytes(out_, reply, keepAlive);
+        // The answer to HEAD is GET's head alone: its Content-Length says what GET would send.
+        if (head_) out_.resize(out_.size() - reply.body.size());
+        head_ = false;
+        started_.reset();
         sent_ = 0;
         sendKeepAlive_ = keepAlive;
         state_ = State::Writing;
@@ -335,6 +362,9 @@ private:
     bool readable_ = true;     // bytes or an end may be waiting unread
     bool peerClosed_ = false;  // the loop reported the peer's end
     bool keepAlive_ = true;
+    bool head_ = false;             // the request being answered is a HEAD
+    bool continued_ = false;        // "100 Continue" went out for the request being read
+    std::optional<Time> started_;   // when the request being read or answered began
     bool sendKeepAlive_ = true;
     bool closed_ = false;
 };

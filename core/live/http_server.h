@@ -56,7 +56,7 @@ struct ServerRequest {
     std::string target;  // path and query
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    Time accepted{};  // Loop::now() when the whole request had been read
+    Time accepted{};  // Loop::now() when the request's first byte was read
     // The first header of that name (ASCII case-insensitive).
     std::optional<std::string_view> header(std::string_view name) const;
     std::string_view path() const { return std::string_view(target).substr(0, target.find('?')); }

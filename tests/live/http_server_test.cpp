@@ -141,6 +141,59 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
     EXPECT_EQ(handler.requests, kRequests);
 }
 
+// The answer to HEAD is GET's head without its body (RFC 9110 9.3.2), so that the next answer
+// on a keep-alive connection is read from its first byte.
+TEST_F(HttpServerTest, AHeadRequestGetsTheHeadAloneAndTheConnectionGoesOn) {
+    handler.script = [](const ServerRequest& r, Responder& out) {
+        out.respond(HttpReply{200, {{"X-Method", r.method}}, R"({"status":"serving"})"});
+    };
+    startServer();
+    TestConnection c(at(), 2s);
+    c.sendRaw("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    const auto head = c.readHeadResponse();
+    ASSERT_EQ(head.ending, Ending::Response) << head.error;
+    EXPECT_EQ(head.response->header("X-Method"), "HEAD");
+    EXPECT_EQ(head.response->header("Content-Length"), "20");
+    const auto get = c.readResponse();
+    ASSERT_EQ(get.ending, Ending::Response) << get.error;
+    EXPECT_EQ(get.response->header("X-Method"), "GET");
+    EXPECT_EQ(get.response->body, R"({"status":"serving"})");
+}
+
+// A request's latency runs from its first byte, not from when its last arrived: a body sent
+// 300 ms after the head counts those 300 ms.
+TEST_F(HttpServerTest, TheRequestIsTimedFromItsFirstByte) {
+    Time accepted{}, whole{};
+    handler.script = [&](const ServerRequest& r, Responder& out) {
+        accepted = r.accepted;
+        whole = loop.now();
+        out.respond(HttpReply{200, {}, "{}"});
+    };
+    startServer();
+    TestConnection c(at(), 2s);
+    c.sendRaw("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
+    std::this_thread::sleep_for(300ms);
+    c.sendRaw("{}");
+    ASSERT_EQ(c.readResponse().ending, Ending::Response);
+    EXPECT_GE(whole - accepted, 250ms);
+}
+
+// "Expect: 100-continue": the go-ahead comes once the head is read, and the answer after the body.
+TEST_F(HttpServerTest, AClientThatExpects100ContinueGetsItBeforeSendingItsBody) {
+    handler.script = [](const ServerRequest& r, Responder& out) { out.respond(HttpReply{200, {}, r.body}); };
+    startServer();
+    TestConnection c(at(), 2s);
+    c.sendRaw("POST /x HTTP/1.1\r\nHost: x\r\nExpect: 100-Continue\r\nContent-Length: 7\r\n\r\n");
+    const auto go = c.readResponse();  // Beast reads an interim answer as one
+    ASSERT_EQ(go.ending, Ending::Response) << go.error;
+    EXPECT_EQ(go.response->status, 100);
+    c.sendRaw(R"({"a":1})");
+    const auto answer = c.readResponse();
+    ASSERT_EQ(answer.ending, Ending::Response) << answer.error;
+    EXPECT_EQ(answer.response->status, 200);
+    EXPECT_EQ(answer.response->body, R"({"a":1})");
+}
+
 TEST_F(HttpServerTest, MalformedHttpGets400WithAJsonBody) {
     startServer();
     TestConnection c(at());

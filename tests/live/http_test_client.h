@@ -42,10 +42,13 @@ public:
     // Writes bytes as they are; then readResponse() reads what comes back.
     void sendRaw(const std::string& bytes);
     TestResult readResponse();
+    // The same for an answer to HEAD: a head alone, whatever its Content-Length says.
+    TestResult readHeadResponse();
     // Closes this side.
     void close();
 
 private:
+    TestResult read(bool head);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
