@@ -165,7 +165,10 @@ FleetAnswer Fleet::answer(const gateway::UpstreamCall& call, Time at) {
         ip.lastPage = d.page;
         ip.lastEcho = d.echo;
     }
-    d.latency = fromMs(ms);
+    // A draw from the far tail of a slow fault's lognormal (factor 100, sigma 3) can pass what
+    // 64-bit nanoseconds hold; a month is beyond any deadline and any run.
+    constexpr double kLongestCallMs = 30 * 86400e3;
+    d.latency = fromMs(std::min(ms, kLongestCallMs));
     return d;
 }
 

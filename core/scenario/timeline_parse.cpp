@@ -44,15 +44,18 @@ struct Range {
         return (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi);
     }
     std::string text() const {
-        if (std::isinf(hi)) return std::string(loOpen ? "> " : ">= ") + formatNumber(lo);
-        return std::string(loOpen ? "(" : "[") + formatNumber(lo) + ", " + formatNumber(hi) +
-               (hiOpen ? ")" : "]");
+        if (std::isinf(hi)) return std::string(loOpen ? "> " : ">= ") + bound(lo);
+        return std::string(loOpen ? "(" : "[") + bound(lo) + ", " + bound(hi) + (hiOpen ? ")" : "]");
+    }
+    // A bound as a reader writes it: 600000, not the shorter 6e+05.
+    static std::string bound(double v) {
+        return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : formatNumber(v);
     }
 };
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr Range kSlowFactor{1, 100, true, false};
-constexpr Range kMedianMs{0, kInf, true, false};
+constexpr Range kMedianMs{0, 600000, true, false};  // up to ten minutes
 constexpr Range kSigma{0.01, 3, false, false};
 constexpr Range kShare{0, 1, false, false};
 constexpr Range kLostShare{0, 1, true, false};
