@@ -105,6 +105,7 @@ nlohmann::ordered_json fleetKnobsJson(const fleet::FleetConfig& c) {
 }
 
 std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps) {
+    if (fault.target.provider || fault.target.zone) return std::nullopt;
     FleetFault f;
     f.scope = gateway::faultScope(fault.target, egressIps);
     if (fault.effect == FaultEffect::CapacityLost) {
@@ -114,6 +115,12 @@ std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps) {
     f.call = gateway::callFaultOf(fault, f.scope);
     if (!f.call) return std::nullopt;
     return f;
+}
+
+std::string notTheFleets(const Fault& fault) {
+    if (fault.target.provider || fault.target.zone)
+        return "a provider or availability zone is the gateway's compute, which the fleet does not emulate";
+    return "a surge shapes the arrivals, not an upstream's answers";
 }
 
 AdminFault readAdminFault(const json& body, const Params& params) {
@@ -128,10 +135,13 @@ AdminFault readAdminFault(const json& body, const Params& params) {
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
         throw AdminError("$.id", "must be 1 to 64 letters, digits, '.', '_' or '-'");
     out.id = id->get<std::string>();
+    if (out.id.rfind("timeline-", 0) == 0)
+        throw AdminError("$.id", "ids starting with 'timeline-' name the scenario's own faults: choose another");
     fault.erase("id");
     if (const auto d = body.find("duration_s"); d != body.end()) {
-        if (!d->is_number() || !std::isfinite(d->get<double>()) || d->get<double>() <= 0)
-            throw AdminError("$.duration_s", "must be a number of seconds above 0");
+        if (!d->is_number() || !std::isfinite(d->get<double>()) || d->get<double>() <= 0 ||
+            d->get<double>() > kLongestAdminFault_s)
+            throw AdminError("$.duration_s", "must be a number of seconds above 0, at most a week (604800)");
         out.duration_s = d->get<double>();
         fault.erase("duration_s");
     }
@@ -159,7 +169,9 @@ AdminFault readAdminFault(const json& body, const Params& params) {
     } catch (const std::invalid_argument& x) {
         throw AdminError("$.target", x.what());
     }
-    if (!f) throw AdminError("$.effect", "a surge shapes the arrivals, not an upstream's answers");
+    if (!f)
+        throw AdminError(e.fault->target.provider || e.fault->target.zone ? "$.target" : "$.effect",
+                         notTheFleets(*e.fault));
     out.fault = *f;
     out.label = e.label;
     return out;

@@ -44,9 +44,15 @@ struct FleetFault {
     gateway::FaultScope scope;
 };
 
-// nullopt for a surge, which shapes the arrivals, not the fleet. Throws std::invalid_argument for
-// a target this fleet does not have.
+// nullopt for a fault that is not the fleet's to apply: a surge (it shapes the arrivals) or one
+// aimed at the gateway's compute (a provider or an availability zone). Throws
+// std::invalid_argument for a target this fleet does not have.
 std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps);
+// Why fleetFaultOf gives nullopt for `fault`, in words.
+std::string notTheFleets(const Fault& fault);
+
+// The longest an admin fault may last, in seconds: a week.
+inline constexpr double kLongestAdminFault_s = 7 * 86400.0;
 
 struct AdminFault {
     std::string id;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <list>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -46,6 +46,7 @@ struct FleetServer::Impl final : HttpHandler {
     struct Queued {
         gateway::UpstreamCall call;
         Responder responder;
+        Loop::TimerId expiry = 0;
     };
 
     Loop& loop;
@@ -56,7 +57,7 @@ struct FleetServer::Impl final : HttpHandler {
     Duration hangClose;
     int capacity;                              // calls an engine serves at once per region
     std::vector<int> busy;                     // [region * engines + engine]
-    std::vector<std::deque<Queued>> waiting;   // same index: calls waiting for a slot
+    std::vector<std::list<Queued>> waiting;    // same index: calls waiting for a slot
     std::unique_ptr<HttpServer> server;
     Time origin{};       // Loop time at which the fleet's clock reads 0
     Duration startAt{};  // the fleet's clock at start()
@@ -129,11 +130,30 @@ struct FleetServer::Impl final : HttpHandler {
         const std::size_t s = slotOf(fc.call);
         if (busy[s] >= capacityOf(s)) {
             ++counters.queued;
-            waiting[s].push_back(Queued{fc.call, std::move(responder)});
+            queue(s, fc.call, std::move(responder));
             return;
         }
         ++busy[s];
         launch(fc.call, std::move(responder), req.accepted);
+    }
+
+    // A call waits for a slot at most the hang bound (an engine that lost its capacity for an hour
+    // holds no caller that long), and leaves the queue, counted as abandoned, when its caller goes.
+    void queue(std::size_t s, const gateway::UpstreamCall& call, Responder responder) {
+        auto& w = waiting[s];
+        const auto it = w.insert(w.end(), Queued{call, responder});
+        it->expiry = after(hangClose, [this, s, it] {
+            ++counters.hangs;
+            Responder r = std::move(it->responder);
+            waiting[s].erase(it);
+            r.close();
+        });
+        responder.onGone([this, s, it] {
+            if (stopped) return;
+            if (loop.cancel(it->expiry)) timers.erase(it->expiry);
+            ++counters.abandoned;
+            waiting[s].erase(it);
+        });
     }
 
     std::size_t slotOf(const gateway::UpstreamCall& c) const {
@@ -144,7 +164,10 @@ struct FleetServer::Impl final : HttpHandler {
     // The call holds one of its engine's slots in its region from `from` until its answer goes
     // out, as in the simulation, where the drawn latency also starts when a slot is free.
     void launch(const gateway::UpstreamCall& call, Responder responder, Time from) {
-        const fleet::FleetAnswer a = fleet.answer(call, from - origin);
+        fleet::FleetAnswer a = fleet.answer(call, from - origin);
+        // No answer holds its connection past the hang bound: one drawn slower (the far tail of a
+        // slow fault) ends as a hang does.
+        if (a.latency > hangClose) a.failure = gateway::CallFailure::Timeout;
         const Duration wait = from + a.latency - loop.now();
         const std::size_t s = slotOf(call);
         Loop::TimerId done = 0;
@@ -197,12 +220,14 @@ struct FleetServer::Impl final : HttpHandler {
         drain(s);
     }
 
-    // Starts waiting calls while the engine has free slots; a call whose client left is skipped.
+    // Starts waiting calls while the engine has free slots (a call whose caller left has left the
+    // queue already).
     void drain(std::size_t s) {
         auto& w = waiting[s];
         while (busy[s] < capacityOf(s) && !w.empty()) {
             Queued q = std::move(w.front());
             w.pop_front();
+            if (loop.cancel(q.expiry)) timers.erase(q.expiry);
             if (!q.responder.open()) continue;
             ++busy[s];
             launch(q.call, std::move(q.responder), loop.now());
@@ -302,7 +327,11 @@ struct FleetServer::Impl final : HttpHandler {
     }
 
     bool dropFault(const std::string& id) {
-        const auto it = std::find_if(faults.begin(), faults.end(), [&](const ActiveFault& a) { return a.id == id; });
+        return dropFaultWhere([&](const ActiveFault& a) { return a.id == id; });
+    }
+
+    bool dropFaultWhere(const std::function<bool(const ActiveFault&)>& which) {
+        const auto it = std::find_if(faults.begin(), faults.end(), which);
         if (it == faults.end()) return false;
         if (it->effect.call) fleet.removeFault(it->fleetId);
         if (it->expiry) {
@@ -339,8 +368,7 @@ struct FleetServer::Impl final : HttpHandler {
             const std::string where = e.path.empty() ? "timeline event " + std::to_string(i) : e.path;
             try {
                 if (!fleetFaultOf(*e.fault, params.integer("egress_ips")))
-                    notes.push_back(where + " (" + e.label + ") shapes the arrivals, not the fleet: left "
-                                    "to the load generator");
+                    notes.push_back(where + " (" + e.label + "): " + notTheFleets(*e.fault) + "; not applied here");
             } catch (const std::invalid_argument& x) {
                 throw std::invalid_argument(where + ": " + x.what());
             }
@@ -369,7 +397,12 @@ struct FleetServer::Impl final : HttpHandler {
             const std::string id = "timeline-" + std::to_string(i);
             at(fromSeconds(e.at_s), [this, active = ActiveFault{static_cast<std::uint32_t>(i), id, "timeline",
                                                                e.label, *f, std::nullopt}] { applyFault(active); });
-            if (e.until_s) at(fromSeconds(*e.until_s), [this, id] { dropFault(id); });
+            // Ended by what it is, not by its id: an admin may have ended it early, and a later
+            // fault (any source) may reuse nothing of it.
+            if (e.until_s)
+                at(fromSeconds(*e.until_s), [this, i] {
+                    dropFaultWhere([&](const ActiveFault& a) { return a.source == "timeline" && a.fleetId == i; });
+                });
         }
     }
 };
@@ -440,11 +473,12 @@ Params FleetServer::params() const {
 
 void FleetServer::addFault(const std::string& id, const Fault& fault, const std::string& label,
                            std::optional<Duration> duration) {
-    if (duration && *duration <= kZero) throw std::invalid_argument("a fault's duration must be above 0");
+    if (duration && (*duration <= kZero || *duration > fromSeconds(kLongestAdminFault_s)))
+        throw std::invalid_argument("a fault's duration must be above 0 and at most a week");
     loop_.invoke([&] {
         if (impl_->inForce(id)) throw std::invalid_argument("a fault named '" + id + "' is already in force");
         const auto f = fleetFaultOf(fault, impl_->params.integer("egress_ips"));
-        if (!f) throw std::invalid_argument("a surge shapes the arrivals, not the fleet");
+        if (!f) throw std::invalid_argument(notTheFleets(fault));
         impl_->addAdminFault(id, *f, label, duration);
     });
 }

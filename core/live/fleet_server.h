@@ -19,7 +19,8 @@
 //
 // The scenario's timeline applies at its times after start(): knob changes (the fleet's share of
 // them), the faults that act on calls (down, slow, invalid, resets, latency) and capacity_lost.
-// A surge shapes the arrivals, not the fleet: it is listed in notes() and left out.
+// A surge (it shapes the arrivals) and a fault aimed at the gateway's compute (a provider or a
+// zone) are not the fleet's: each is listed in notes() and left out.
 //
 // Runtime control, JSON in and out:
 //   POST /admin/knobs         {"correlation": 0.3, "slow_multiplier": 2, "engines": {"atlas":

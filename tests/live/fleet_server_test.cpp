@@ -382,8 +382,91 @@ TEST_F(FleetServerTest, BadAdminInputGets400NamingTheJsonPath) {
               std::string::npos);
     EXPECT_NE(message("/admin/faults", R"({"id": "x", "effect": "surge", "factor": 2})").find("$.effect"),
               std::string::npos);
+    // Ids of the scenario's own faults are reserved: a clash let a timeline fault's end remove
+    // an admin fault, and left the timeline's fault in force.
+    EXPECT_NE(message("/admin/faults", R"({"id": "timeline-0", "effect": "down"})").find("$.id"),
+              std::string::npos);
+    // Numbers that would not fit in nanoseconds, or hold a connection for hours.
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "effect": "slow", "median_ms": 1e300, "sigma": 0.1})")
+                  .find("$.median_ms"),
+              std::string::npos);
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "effect": "down", "duration_s": 1e10})").find("$.duration_s"),
+              std::string::npos);
+    // A provider or zone is the gateway's compute, not the fleet's.
+    EXPECT_NE(message("/admin/faults", R"({"id": "x", "target": {"provider": "A"}, "effect": "capacity_lost",
+                                          "share": 0.5})")
+                  .find("$.target"),
+              std::string::npos);
     // A rejected change changes nothing.
     EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("knobs").at("correlation"), 0);
+    EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("faults").size(), 0u);
+}
+
+// An answer drawn slower than the hang bound ends as a hang does, at the bound, rather than hold
+// its connection and its engine's slot for as long as the draw says.
+TEST_F(FleetServerTest, NoAnswerHoldsItsConnectionPastTheHangBound) {
+    FleetServerOptions options;
+    options.hang_close = 300ms;
+    start(fleetScenario(kQuiet + R"(, "atlas_median_ms": 5, "atlas_sigma": 0.01)"), options);
+    admin("POST", "/admin/faults",
+          R"({"id": "crawl", "target": {"engine": "atlas"}, "effect": "slow", "median_ms": 600000, "sigma": 0.01})",
+          200);
+    TestConnection c(at(), 5s);
+    const auto r = search(c, "atlas", "q");
+    EXPECT_EQ(r.ending, Ending::Closed) << r.error;
+    EXPECT_LT(r.elapsed, 3s);
+    EXPECT_EQ(fleet->counters().hangs, 1u);
+}
+
+// With atlas's capacity gone, callers wait in its queue: one that leaves leaves the queue
+// (counted as abandoned), and one that stays is closed at the hang bound, not held for as long
+// as the fault lasts.
+TEST_F(FleetServerTest, AQueuedCallLeavesWithItsCallerOrAtTheHangBound) {
+    FleetServerOptions options;
+    options.hang_close = 400ms;
+    start(fleetScenario(kQuiet + R"(, "engine_capacity": 1)"), options);
+    admin("POST", "/admin/faults",
+          R"({"id": "gone", "target": {"engine": "atlas"}, "effect": "capacity_lost", "share": 1})", 200);
+    const std::string body = json{{"query", "q"}}.dump();
+    const std::string request = "POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    TestConnection leaver(at()), stayer(at(), 5s);
+    leaver.sendRaw(request);
+    stayer.sendRaw(request);
+    std::this_thread::sleep_for(100ms);
+    leaver.close();
+    const auto r = stayer.readResponse();
+    EXPECT_EQ(r.ending, Ending::Closed) << r.error;
+    EXPECT_LT(r.elapsed, 3s);
+    const auto state = [&] { return admin("GET", "/admin/state", "", 200); };
+    EXPECT_TRUE(eventually(state, [](const json& s) {
+        return s.at("counters").at("abandoned") == 1 && s.at("counters").at("hangs") == 1;
+    }));
+    EXPECT_EQ(fleet->counters().queued, 2u);
+}
+
+// A timeline fault ends at its end even after an admin ended it early and added another.
+TEST_F(FleetServerTest, ATimelineFaultsEndRemovesOnlyItself) {
+    start(fleetScenario(kQuiet, R"([{"at": 0, "until": 0.6, "fault": {"target": {"engine": "atlas"},
+                                                                     "effect": "down"}}])"));
+    admin("DELETE", "/admin/faults/timeline-0", "", 200);
+    admin("POST", "/admin/faults", R"({"id": "mine", "target": {"engine": "borealis"}, "effect": "down"})", 200);
+    std::this_thread::sleep_for(900ms);
+    const json s = admin("GET", "/admin/state", "", 200);
+    ASSERT_EQ(s.at("faults").size(), 1u);
+    EXPECT_EQ(s.at("faults")[0].at("id"), "mine");
+}
+
+// The July incidents aim a capacity loss at the gateway's compute: the fleet notes it and runs.
+TEST(FleetServer, RunsTheIncidentScenariosLeavingComputeFaultsToTheGateway) {
+    for (const char* name : {"july-v3", "july-v4"}) {
+        const Scenario s = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/" + name + ".json");
+        Loop loop;
+        FleetServer fleet(loop, s, {});
+        bool noted = false;
+        for (const std::string& n : fleet.notes()) noted = noted || n.find("gateway's compute") != std::string::npos;
+        EXPECT_TRUE(noted) << name;
+    }
 }
 
 TEST_F(FleetServerTest, AdminFaultsAddAndRemove) {
