@@ -156,7 +156,10 @@ void analyzeQuery(std::string_view raw, AnalyzedQuery& out) {
     else
         out.normalized = detail::normalizeQueryReference(raw);
     if (out.normalized.empty())
-        throw std::invalid_argument("analyzeQuery: the query is empty after normalization");
+        throw std::invalid_argument("empty after normalization");
+    if (out.normalized.size() > kMaxNormalizedQueryBytes)
+        throw std::invalid_argument(std::to_string(out.normalized.size()) + " bytes after normalization, over " +
+                                    std::to_string(kMaxNormalizedQueryBytes));
     out.normalized_hash = hashText(out.normalized);
     const detail::QueryFacts facts = detail::analyzeNormalized(out.normalized);
     out.query_class = facts.query_class;

@@ -155,11 +155,16 @@ struct AnalyzedQuery {
     bool zero_results_allowed = false;               // zeroResultsAllowed(normalized)
 };
 
+// The longest a normalized query may be: it goes to every engine in the request body, and NFKC
+// can make a short text long (U+FDFA is 3 bytes and becomes 33).
+constexpr std::size_t kMaxNormalizedQueryBytes = 4096;
+
 // Fills `out` for `raw`, reusing out.normalized's capacity: for a pure-ASCII query of up to 256
 // bytes nothing is allocated once that capacity is large enough. Throws std::invalid_argument
 // where normalizeQuery and compileQuery do: for invalid UTF-8 (naming the byte offset), for
-// input longer than 64 MiB, and for a query that is empty after normalization; `out` is then
-// unspecified.
+// input longer than 64 MiB, for a query that is empty after normalization, and for one longer
+// than kMaxNormalizedQueryBytes after it; `out` is then unspecified. The messages name what is
+// wrong with the query ("empty after normalization"), not the query's field.
 void analyzeQuery(std::string_view raw, AnalyzedQuery& out);
 
 struct CompileInput {

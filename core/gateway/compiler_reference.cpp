@@ -139,8 +139,7 @@ bool isCurrencyCodeWord(std::string_view w, bool* with_amount) {
 
 void checkQuerySize(std::size_t bytes) {
     if (bytes > kMaxQueryBytes)
-        throw std::invalid_argument("normalizeQuery: query longer than 64 MiB (" +
-                                    std::to_string(bytes) + " bytes)");
+        throw std::invalid_argument("longer than 64 MiB (" + std::to_string(bytes) + " bytes)");
 }
 
 std::string nfkcCasefold(std::string_view utf8) {
@@ -154,8 +153,7 @@ bool isUnicodeWhiteSpace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar3
 std::string normalizeQueryReference(std::string_view utf8) {
     checkQuerySize(utf8.size());
     if (const auto bad = invalidUtf8Offset(utf8))
-        throw std::invalid_argument("normalizeQuery: invalid UTF-8 at byte offset " +
-                                    std::to_string(*bad));
+        throw std::invalid_argument("not valid UTF-8 at byte offset " + std::to_string(*bad));
 
     std::string folded = foldNfkcCasefold(utf8);
     // A quote without a partner is dropped; removing it may let a combining mark compose with

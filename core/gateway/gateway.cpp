@@ -331,7 +331,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
     std::string detail;
     std::string_view normalized;
     if (q.maxResults == 0) {
-        problem = "max_results must be between 1 and 50";
+        problem = "$.max_results must be an integer from 1 to 50";
     } else {
         try {
             const CompilerMemo::Ref f = q.analysis.raw_hash != 0 ? q.analysis : memo_.find(raw);
@@ -342,7 +342,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
                                       q.fetchCount);
             normalized = memo_.normalized(f, raw);
         } catch (const std::invalid_argument& e) {
-            detail = e.what();
+            detail = std::string("$.query: ") + e.what();  // as the search API names the field
             problem = detail;
         }
     }

@@ -88,6 +88,10 @@ public:
         if (depth_ != 1) return wrong();
         switch (field_) {
             case Field::Query:
+                // Longer than any real query; bounded so that one client's text cannot make the
+                // engines' requests too large for them (which would count against their breakers).
+                if (v.size() > kMaxQueryTextBytes)
+                    return fail("$.query must be at most " + std::to_string(kMaxQueryTextBytes) + " bytes");
                 out_.query = v;
                 sawQuery = true;
                 return;

@@ -51,6 +51,10 @@ struct SearchRequest {
     gateway::Request view(std::uint64_t trace, Time accepted) const;
 };
 
+// The longest query text a search may send, in bytes (the gateway also bounds it after
+// normalization: gateway::kMaxNormalizedQueryBytes).
+inline constexpr std::size_t kMaxQueryTextBytes = 16384;
+
 // Reads a request to /search/lite or /search/fast. On a problem the HTTP layer itself answers
 // (404 for another path, 405 for another method, 415 for a body that is not JSON by its
 // Content-Type, 400 for a body or header that does not parse, naming the JSON path or header),

@@ -21,6 +21,9 @@ GatewaySetup gatewaySetup(const Params& params, std::uint64_t seed) {
     // The workload only lends its customers (names, keys, homes, plans): arrivals come over HTTP.
     const gateway::Workload workload(params, seed);
     s.config = gateway::gatewayConfigFromParams(params, workload);
+    // The simulation's synthetic probe keys skip rate limits and admission and stay out of the
+    // figures: over HTTP anyone could send them, so live mode knows none (they get a 401).
+    std::erase_if(s.config.keys, [](const gateway::ApiKey& k) { return k.probe; });
     s.window = fromSeconds(params.real("window_s"));
     s.params = params;
     s.seed = seed;

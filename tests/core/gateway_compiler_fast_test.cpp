@@ -97,7 +97,7 @@ Analysis viaReference(std::string_view raw) {
         return a;
     }
     if (a.normalized.empty()) {
-        a.error = "analyzeQuery: the query is empty after normalization";
+        a.error = "empty after normalization";
         return a;
     }
     a.hash = hashText(a.normalized);

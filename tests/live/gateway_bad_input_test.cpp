@@ -169,6 +169,21 @@ TEST_F(GatewayBadInputTest, InvalidJsonAndUnknownFieldsGet400NamingTheProblem) {
         << unknown.response->body;
     expectErrorReply(c.request("GET", "/search/lite", "", auth), 405);
     expectErrorReply(c.request("POST", "/search/slow", R"({"query": "x"})", auth), 404);
+    // The gateway's own 400s name the field too.
+    const auto messageOf = [&](const json& body) {
+        const TestResult r = c.request("POST", "/search/lite", body.dump(), auth);
+        expectErrorReply(r, 400, "bad_request");
+        return r.response ? json::parse(r.response->body).value("message", "") : "";
+    };
+    EXPECT_EQ(messageOf({{"query", "x"}, {"max_results", 0}}), "$.max_results must be an integer from 1 to 50");
+    EXPECT_EQ(messageOf({{"query", " \t "}}), "$.query: empty after normalization");
+    // A query too long to send, as written or once normalized (U+FDFA is 3 bytes and 33 after
+    // NFKC): a 400 for the client, not a 413 from every engine counted against their breakers.
+    EXPECT_EQ(messageOf({{"query", std::string(16385, 'x')}}), "$.query must be at most 16384 bytes");
+    std::string expands;
+    for (int i = 0; i < 3000; ++i) expands += "\xEF\xB7\xBA";
+    EXPECT_NE(messageOf({{"query", expands}}).find("$.query: 99000 bytes after normalization, over 4096"),
+              std::string::npos);
     expectServed(c, "the connection still serves");
 }
 
@@ -179,7 +194,9 @@ TEST_F(GatewayBadInputTest, MissingOrUnknownApiKeysGet401AndAMalformedHeader400)
     TestConnection c(gateway->bound());
     const std::string body = R"({"query": "museum opening hours"})";
     expectErrorReply(c.request("POST", "/search/lite", body), 401, "unauthorized");
-    for (const std::string& unknown : {key + "x", std::string("tl-cust-999-revoked"), key.substr(0, key.size() - 1)}) {
+    // The simulation's probe keys skip rate limits and admission: over HTTP they are unknown.
+    for (const std::string& unknown : {key + "x", std::string("tl-cust-999-revoked"), key.substr(0, key.size() - 1),
+                                       std::string("tl-probe-eu"), std::string("tl-probe-us")}) {
         SCOPED_TRACE(unknown);
         expectErrorReply(
             c.request("POST", "/search/lite", body, {{"Authorization", "Bearer " + unknown}}), 401,

@@ -19,7 +19,9 @@ TEST(ServeSetup, TheScenariosGatewayAsTheSimulationBuildsIt) {
     EXPECT_EQ(s.window, fromSeconds(60));
     ASSERT_EQ(s.config.engines.size(), 3u);
     EXPECT_EQ(s.config.engines[2].name, "cirrus");
-    EXPECT_GT(s.config.keys.size(), 10u);  // the workload's customers, the batch job, the probes
+    EXPECT_GT(s.config.keys.size(), 10u);  // the workload's customers and the batch job
+    // The simulation's probe keys skip rate limits and admission: live mode knows none of them.
+    for (const gateway::ApiKey& k : s.config.keys) EXPECT_FALSE(k.probe) << k.name;
 }
 
 TEST(ServeSetup, OneUpstreamPerEngine) {
