@@ -154,8 +154,15 @@ public:
         v.fixed_knobs = fixedRunKnobs();
         v.engines.assign(kEngineNames.begin(), kEngineNames.end());
         v.regions.assign(kRegionNames.begin(), kRegionNames.end());
-        v.providers = providerNames(params);
-        v.zones.assign(kZoneNames.begin(), kZoneNames.end());
+        // Providers and zones are where the gateway's CPUs run: a run without them has none, and
+        // a fault aimed at one would change nothing.
+        if (params.flag("gateway_compute")) {
+            v.providers = providerNames(params);
+            v.zones.assign(kZoneNames.begin(), kZoneNames.end());
+        } else {
+            v.no_compute = "this run models no gateway CPUs (gateway_compute is off), so a provider or zone "
+                           "fault would change nothing: set gateway_compute to true, or target an engine";
+        }
         v.egress_ips = params.integer("egress_ips");
         v.start_weekday = params.choiceIndex("start_day");
         v.run_length_s = params.integer("days") * 86400.0;

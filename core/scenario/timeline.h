@@ -141,6 +141,9 @@ struct TimelineVocabulary {
     std::vector<KnobSpec> knobs;
     std::vector<std::string> fixed_knobs;  // cannot change during a run
     std::vector<std::string> engines, regions, providers, zones;
+    // Why `providers` and `zones` are empty, when they are (a run that models no gateway CPUs):
+    // what an event that names one is told.
+    std::string no_compute;
     int egress_ips = 0;       // per region
     int start_weekday = 0;    // 0 = Mon
     double run_length_s = 0;  // the run covers [0, run_length_s)

@@ -412,7 +412,10 @@ private:
                                     const std::vector<std::string>& names,
                                     const std::string& what) const {
         if (!t.contains(key)) return std::nullopt;
-        if (names.empty()) v_.fail(at / key, "the fleet has no " + what + " to target");
+        if (names.empty())
+            v_.fail(at / key, (what == "providers" || what == "zones") && !vocab_.no_compute.empty()
+                                  ? vocab_.no_compute
+                                  : "the fleet has no " + what + " to target");
         const json& value = t.at(key);
         if (!value.is_string() ||
             std::find(names.begin(), names.end(), value.get<std::string>()) == names.end())

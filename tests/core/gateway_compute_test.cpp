@@ -118,7 +118,8 @@ TEST(GatewayCompute, AZoneIsAThirdOfItsProvidersCpus) {
     p.set("admission", 0);
     p.set("gateway_cpus", 15);  // v3: A 5 + 5 + 5; v4: A 2 + 2 + 2, B and C the rest
     const Timeline t = test::timeline(
-        {R"({"at": "Mon 00:00", "fault": {"target": {"region": "EU", "provider": "A", "zone": "a"}, "effect": "capacity_lost", "share": 1}})"});
+        {R"({"at": "Mon 00:00", "fault": {"target": {"region": "EU", "provider": "A", "zone": "a"}, "effect": "capacity_lost", "share": 1}})"},
+        R"j({"gateway_compute": true})j");
     p.set("providers", 0);
     const GatewaySnapshot v3 = runCompute(p, t);
     const GatewaySnapshot v3Clean = runCompute(p);

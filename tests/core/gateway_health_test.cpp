@@ -154,7 +154,7 @@ TEST(GatewayHealth, WarmStandbyTakesOverWithinTwentySecondsAndColdRampsOverMinut
     p.set("standby", 1);  // warm
     p.set("standby_cpus", 15);
     p.set("standby_ramp_s", 15);
-    const GatewaySnapshot warm = runHealth(p, test::timeline({kStuckZone}));
+    const GatewaySnapshot warm = runHealth(p, test::timeline({kStuckZone}, R"j({"gateway_compute": true})j"));
     const LabResult w = gatewayResult(warm, p, 3);
     EXPECT_EQ(*w.figure("standby_takeovers"), 1);
     EXPECT_GT(*w.figure("standby_takeover_s"), 0);

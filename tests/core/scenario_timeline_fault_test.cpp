@@ -125,11 +125,15 @@ TEST(TimelineFault, TargetsNameWhatTheLabHas) {
                 "\"zone\"", "/timeline/0/fault/target/zone",
                 "only effect \"capacity_lost\" applies to it");
     const std::string lost = R"(, "effect": "capacity_lost", "share": 0.5})";
+    const std::string compute = R"({"gateway_compute": true})";
     expectError(at + R"({"target": {"provider": "aws"})" + lost + "}", "\"aws\"",
                 "/timeline/0/fault/target/provider",
-                "expected one of \"A\", \"B\", \"C\", found string \"aws\"");
+                "expected one of \"A\", \"B\", \"C\", found string \"aws\"", compute);
     expectError(at + R"({"target": {"zone": "d"})" + lost + "}", "\"d\"",
-                "/timeline/0/fault/target/zone", "expected one of \"a\", \"b\", \"c\"");
+                "/timeline/0/fault/target/zone", "expected one of \"a\", \"b\", \"c\"", compute);
+    // Without gateway CPUs a provider or zone fault would change nothing: an error, not a no-op.
+    expectError(at + R"({"target": {"provider": "A"})" + lost + "}", "\"A\"",
+                "/timeline/0/fault/target/provider", "this run models no gateway CPUs (gateway_compute is off)");
     expectError(at + R"({"target": {"engine": "atlas", "zone": "a"})" + lost + "}", "\"zone\"",
                 "/timeline/0/fault/target/zone",
                 "a target names the gateway's CPUs (\"provider\", \"zone\") or an \"engine\", not "
@@ -308,6 +312,7 @@ TEST(TimelineLabs, TheGatewayNamesItsFleetAndCalendar) {
     p.setJson("start_day", "Wed");
     p.setJson("days", 3);
     p.setJson("egress_ips", 2);
+    p.setJson("gateway_compute", true);
     const auto v = lab->timelineVocabulary(p);
     ASSERT_TRUE(v);
     EXPECT_EQ(v->engines, (std::vector<std::string>{"atlas", "borealis", "cirrus"}));
@@ -318,6 +323,12 @@ TEST(TimelineLabs, TheGatewayNamesItsFleetAndCalendar) {
     EXPECT_EQ(v->start_weekday, 2);
     EXPECT_EQ(v->run_length_s, 3 * 86400);
     EXPECT_EQ(v->fixed_knobs.size(), 15u);
+    // Without gateway CPUs there are no providers or zones to name, and events are told why.
+    p.setJson("gateway_compute", false);
+    const auto off = lab->timelineVocabulary(p);
+    EXPECT_TRUE(off->providers.empty());
+    EXPECT_TRUE(off->zones.empty());
+    EXPECT_NE(off->no_compute.find("gateway_compute is off"), std::string::npos);
     EXPECT_EQ(v->knobs.size(), lab->knobs().size());
 }
 
