@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "scenario/json_validator.h"
 #include "scenario/timeline.h"
@@ -86,6 +87,9 @@ bool takesEgressIp(FaultEffect e) {
            e == FaultEffect::Resets || e == FaultEffect::Latency;
 }
 
+constexpr std::size_t kMaxTimelineEvents = 10000;
+constexpr std::size_t kMaxPhases = 100;
+
 class TimelineParser {
 public:
     TimelineParser(const TimelineVocabulary& vocabulary, const JsonValidator& validator)
@@ -93,20 +97,59 @@ public:
 
     Timeline parse(const json& value, const Ptr& at) const {
         if (!value.is_array()) v_.fail(at, "expected an array of events, found " + describe(value));
+        // Bounds that keep a run's work in proportion to its file: each phase adds figures, and
+        // every event is checked against the others.
+        if (value.size() > kMaxTimelineEvents)
+            v_.fail(at / kMaxTimelineEvents, "a timeline holds at most " + std::to_string(kMaxTimelineEvents) +
+                                                 " events; this one holds " + std::to_string(value.size()));
         Timeline t;
+        std::unordered_map<std::string, std::size_t> phases;  // id -> the event naming it
         for (std::size_t i = 0; i < value.size(); ++i) {
             t.events.push_back(event(value[i], at / i));
             const std::string& id = t.events.back().phase;
             if (id.empty()) continue;
-            for (std::size_t j = 0; j + 1 < t.events.size(); ++j)
-                if (t.events[j].phase == id)
-                    v_.fail(at / i / "phase", "phase '" + id + "' is already named at " +
-                                                  t.events[j].path);
+            const auto [first, fresh] = phases.emplace(id, i);
+            if (!fresh)
+                v_.fail(at / i / "phase", "phase '" + id + "' is already named at " + t.events[first->second].path);
+            if (phases.size() > kMaxPhases)
+                v_.fail(at / i / "phase", "a timeline names at most " + std::to_string(kMaxPhases) +
+                                              " phases (each adds figures of its own)");
         }
+        checkSurges(t, at);
         std::stable_sort(
             t.events.begin(), t.events.end(),
             [](const TimelineEvent& a, const TimelineEvent& b) { return a.at_s < b.at_s; });
         return t;
+    }
+
+    // Surges that overlap add their extra traffic: a run must stay within what one surge may ask
+    // for (factor 100), or a short file could ask for more requests than memory holds.
+    void checkSurges(const Timeline& t, const Ptr& at) const {
+        struct Edge {
+            double t;
+            double extra;  // + at a surge's start, - at its end
+            std::size_t event;
+        };
+        std::vector<Edge> edges;
+        for (std::size_t i = 0; i < t.events.size(); ++i) {
+            const TimelineEvent& e = t.events[i];
+            if (!e.fault || e.fault->effect != FaultEffect::Surge || e.fault->factor <= 1) continue;
+            edges.push_back({e.at_s, e.fault->factor - 1, i});
+            edges.push_back({e.until_s.value_or(vocab_.run_length_s), -(e.fault->factor - 1), i});
+        }
+        // Ends before starts at one time: back-to-back surges do not overlap.
+        std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+            return a.t != b.t ? a.t < b.t : a.extra < b.extra;
+        });
+        double extra = 0;
+        for (const Edge& edge : edges) {
+            extra += edge.extra;
+            if (extra > kSurgeFactor.hi - 1 + 1e-9) {
+                v_.fail(at / edge.event / "fault" / "factor", "overlapping surges would multiply the traffic by " + formatNumber(extra + 1) +
+                                   " here; surges that overlap may add up to x" + Range::bound(kSurgeFactor.hi) +
+                                   " at most");
+            }
+        }
     }
 
 private:

@@ -137,6 +137,39 @@ TEST(TimelineSet, AnEventSetsKnobsOrStartsAFault) {
 }
 
 // A phase names a stretch of an incident: an id, optionally an "until"; ids are unique.
+// Surges that overlap add their extra traffic, up to what one surge may ask for (x100): beyond,
+// a short file would ask for more requests than memory holds. Back to back they do not overlap.
+TEST(TimelineSurge, OverlappingSurgesMayAddUpToAHundredfold) {
+    const std::string a = R"({"at": 3600, "until": 7200, "fault": {"effect": "surge", "factor": 60}})";
+    const std::string b = R"({"at": 5000, "until": 9000, "fault": {"effect": "surge", "factor": 50}})";
+    expectError({a, b}, 1, "50}", "/timeline/1/fault/factor",
+                "overlapping surges would multiply the traffic by 109 here; surges that overlap may add up "
+                "to x100 at most");
+    const std::string after = R"({"at": 7200, "until": 9000, "fault": {"effect": "surge", "factor": 100}})";
+    EXPECT_EQ(test::timeline({a, after}).events.size(), 2u);
+    const std::string thin = R"({"at": 5000, "until": 9000, "fault": {"effect": "surge", "factor": 0.5}})";
+    EXPECT_EQ(test::timeline({a, thin, after}).events.size(), 3u);  // a thinning adds nothing
+}
+
+// Bounds that keep a run's work in proportion to its file: every phase adds figures.
+TEST(TimelineBounds, AtMostTenThousandEventsAndAHundredPhases) {
+    std::vector<std::string> phases;
+    for (int i = 0; i <= 100; ++i) phases.push_back(R"({"at": )" + std::to_string(60 * i) + R"(, "phase": "p)" +
+                                                     std::to_string(i) + R"("})");
+    expectError(phases, 100, "\"p100\"", "/timeline/100/phase", "a timeline names at most 100 phases");
+    phases.pop_back();
+    EXPECT_EQ(test::timeline(phases).events.size(), 100u);
+    std::vector<std::string> knobs(10001, R"({"at": 60, "set": {"hedge_budget": 0.1}})");
+    try {
+        test::timeline(knobs);
+        ADD_FAILURE() << "10001 events were accepted";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.path(), "/timeline/10000");
+        EXPECT_NE(e.detail().find("a timeline holds at most 10000 events; this one holds 10001"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(TimelinePhase, APhaseHasAnIdAndEndsAtItsUntilOrTheNextPhase) {
     expectError(R"({"at": 0, "phase": "SEV-1"})", "\"SEV-1\"", "/timeline/0/phase",
                 "expected a phase id of 1 to 32 lower-case letters, digits and '_', found string \"SEV-1\"");
