@@ -80,6 +80,14 @@ SweepOptions parseSweepArguments(const std::vector<std::string>& args) {
     }
     if (o.scenarioArg.empty()) throw UsageError{"missing SCENARIO (try taillab-cli list)"};
     if (o.vary.empty()) throw UsageError{"missing --vary dotted.path=v1,v2,..."};
+    // A --set of a varied path would be overridden at every point: say so rather than drop it.
+    for (const std::string& set : o.overrides) {
+        const std::string path = set.substr(0, set.find('='));
+        for (const auto& v : o.vary)
+            if (v.path == path)
+                throw UsageError{"--set " + set + " and --vary " + v.path + " name the same path: each point sets it "
+                                 "from --vary, so give one of them"};
+    }
     return o;
 }
 

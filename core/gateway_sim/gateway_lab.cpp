@@ -172,6 +172,12 @@ public:
                   const PartialSink& partial) const override {
         return run(params, Timeline{}, seed, control, partial);
     }
+    // The checks the simulation's set-up makes of its knobs, without the set-up.
+    void checkParams(const Params& params) const override {
+        const Workload workload(params, 0);
+        gatewayConfigFromParams(params, workload);
+        fleetConfigFromParams(params);
+    }
     std::vector<std::string> figureNames(const Params& params) const override {
         return figureNamesWith(params, Timeline{});
     }

@@ -46,6 +46,11 @@ public:
     // runs as above, any other throws TimelineError.
     virtual LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
                           RunControl& control, const PartialSink& partial) const;
+    // Throws std::invalid_argument, naming the knobs, for values that are each in range but
+    // contradict one another, as run() would at its start: parseScenario calls it, so that such
+    // a mistake is reported before any work (a sweep's later points included). This default
+    // finds none.
+    virtual void checkParams(const Params&) const {}
 
     // The names of the figures run() reports for these params, in its order, without running
     // it: what `expect` entries and `sweep --figures` are checked against before any work

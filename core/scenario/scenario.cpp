@@ -295,6 +295,11 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             }
         }
     }
+    try {
+        lab->checkParams(s.params);
+    } catch (const std::invalid_argument& e) {
+        v.fail(root / "params", e.what(), LocateTarget::Key);
+    }
     s.expect_setup = s.params;
     if (!overrides.empty()) {
         // Overrides that leave a value as the file has it change nothing; a file value only the
