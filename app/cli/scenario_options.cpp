@@ -92,8 +92,12 @@ void checkOutputPath(const std::string& path, const std::string& flag) {
     if (!fs::is_directory(dir, ec))
         throw UsageError{flag + " " + path + ": the directory '" + dir.string() +
                          "' does not exist"};
-    // The same step the write begins with: a file created beside the target, then removed.
-    const fs::path probe = dir / (".taillab-probe-" + std::to_string(::getpid()));
+    // The same step the write begins with: a file created beside the target, then removed. Its
+    // name is as long as the longest temporary the write may use (io/atomic_file.cpp: the target's
+    // name, then ".tmp-PID-" and a counter of up to 10 digits), so a name too long for the
+    // directory is found now, not after the run.
+    const fs::path probe =
+        dir / ("." + fs::path(path).filename().string() + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         throw UsageError{flag + " " + path + ": cannot write in '" + dir.string() +

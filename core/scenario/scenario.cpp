@@ -104,6 +104,11 @@ void setAtPath(nlohmann::json& doc, const std::string& dotted, const nlohmann::j
         if (node->is_array()) {
             std::size_t index = 0;
             const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+            // An index is written as the paths of messages write it ("1", never "01"), so that the
+            // override's path and the entry it changed are the same text.
+            if (part.size() > 1 && part[0] == '0')
+                throw std::invalid_argument("'" + elideText(part, 30) + "' in '" + dotted +
+                                            "': write an array index without leading zeros");
             if (ec != std::errc() || end != part.data() + part.size() || index >= node->size())
                 throw std::invalid_argument(
                     "'" + walked + "' has " + std::to_string(node->size()) +
