@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gateway_sim/gateway_lab.h"
+#include "scenario/json_locate.h"
 #include "scenario/json_validator.h"
 #include "scenario/scenario.h"
 
@@ -37,11 +38,13 @@ void setKnob(Params& p, const std::string& key, const json& value, const std::st
 
 void applyEngines(Params& p, const json& engines) {
     if (!engines.is_object()) throw AdminError("$.engines", "must be an object keyed by engine name");
+    if (engines.empty()) throw AdminError("$.engines", "names no engine to change");
     for (auto e = engines.begin(); e != engines.end(); ++e) {
         const std::string at = "$.engines." + e.key();
         const auto name = std::find(gateway::kEngineNames.begin(), gateway::kEngineNames.end(), e.key());
         if (name == gateway::kEngineNames.end()) throw AdminError(at, "no engine of that name in this fleet");
         if (!e.value().is_object()) throw AdminError(at, "must be an object of the engine's knobs");
+        if (e.value().empty()) throw AdminError(at, "names no knob to change");
         for (auto k = e.value().begin(); k != e.value().end(); ++k) {
             if (std::find_if(kEngineKnobs.begin(), kEngineKnobs.end(),
                              [&](const char* n) { return k.key() == n; }) == kEngineKnobs.end())
@@ -121,6 +124,21 @@ std::string notTheFleets(const Fault& fault) {
     if (fault.target.provider || fault.target.zone)
         return "a provider or availability zone is the gateway's compute, which the fleet does not emulate";
     return "a surge shapes the arrivals, not an upstream's answers";
+}
+
+json readAdminBody(std::string_view text) {
+    // Duplicate keys, nesting and numbers out of range first, with their path: the parser would
+    // keep the last of two keys without a word.
+    if (const auto problem = findJsonTextProblem(text)) {
+        std::string dotted = "$";
+        for (char c : problem->pointer) dotted += c == '/' ? '.' : c;
+        throw AdminError(dotted, problem->message);
+    }
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw AdminError("$", "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")");
+    }
 }
 
 AdminFault readAdminFault(const json& body, const Params& params) {

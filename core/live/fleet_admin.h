@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,10 @@ struct FleetFault {
     std::optional<double> capacity_lost;
     gateway::FaultScope scope;
 };
+
+// An admin request's body as JSON, or AdminError: not JSON ("$"), or a duplicate key, too deep
+// a nesting or a number out of range (at its path).
+nlohmann::json readAdminBody(std::string_view text);
 
 // nullopt for a fault that is not the fleet's to apply: a surge (it shapes the arrivals) or one
 // aimed at the gateway's compute (a provider or an availability zone). Throws

@@ -82,6 +82,11 @@ struct FleetServer::Impl final : HttpHandler {
 
     void handle(const ServerRequest& req, Responder responder) override {
         const std::string_view path = req.path();
+        if (path.size() != req.target.size()) {
+            ++counters.bad_requests;
+            return responder.respond(jsonError(loop, req.accepted, 400, "bad_request",
+                                               "the fleet's paths take no query string: send its values in the body"));
+        }
         const auto allow = [&](std::string_view method) {
             if (req.method == method) return true;
             HttpReply r = jsonError(loop, req.accepted, 405, "method_not_allowed",
@@ -265,25 +270,13 @@ struct FleetServer::Impl final : HttpHandler {
         drainAll();
     }
 
-    static std::optional<json> parseBody(const ServerRequest& req, std::string& error) {
-        try {
-            return json::parse(req.body);
-        } catch (const json::parse_error& e) {
-            error = "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")";
-            return std::nullopt;
-        }
-    }
-
     HttpReply adminError(const ServerRequest& req, const AdminError& e) {
         return jsonError(loop, req.accepted, 400, "bad_request", e.what());
     }
 
     HttpReply changeKnobs(const ServerRequest& req) {
-        std::string error;
-        const auto body = parseBody(req, error);
-        if (!body) return adminError(req, AdminError("$", error));
         try {
-            setParams(applyFleetKnobs(params, *body));
+            setParams(applyFleetKnobs(params, readAdminBody(req.body)));
         } catch (const AdminError& e) {
             return adminError(req, e);
         }
@@ -291,12 +284,9 @@ struct FleetServer::Impl final : HttpHandler {
     }
 
     HttpReply addFault(const ServerRequest& req) {
-        std::string error;
-        const auto body = parseBody(req, error);
-        if (!body) return adminError(req, AdminError("$", error));
         AdminFault f;
         try {
-            f = readAdminFault(*body, params);
+            f = readAdminFault(readAdminBody(req.body), params);
         } catch (const AdminError& e) {
             return adminError(req, e);
         }

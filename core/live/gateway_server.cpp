@@ -8,6 +8,7 @@
 
 #include "gateway/flat_map.h"
 #include "gateway_sim/sim_config.h"
+#include "live/fleet_admin.h"
 #include "live/http_client.h"
 #include "live/live_driver.h"
 
@@ -136,11 +137,12 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         if (r.method != "POST") return fail(405, "method_not_allowed", "/admin/knobs takes POST, not " + r.method);
         json body;
         try {
-            body = json::parse(r.body);
-        } catch (const json::parse_error& e) {
-            return fail(400, "bad_request", "$: the body is not valid JSON (at byte " + std::to_string(e.byte) + ")");
+            body = readAdminBody(r.body);
+        } catch (const AdminError& e) {
+            return fail(400, "bad_request", e.what());
         }
         if (!body.is_object()) return fail(400, "bad_request", "$: expected an object of knob names and values");
+        if (body.empty()) return fail(400, "bad_request", "$: names no knob to change");
         Params next = params;
         for (const auto& [key, value] : body.items()) {
             try {

@@ -397,6 +397,14 @@ TEST_F(FleetServerTest, BadAdminInputGets400NamingTheJsonPath) {
                                           "share": 0.5})")
                   .find("$.target"),
               std::string::npos);
+    // Nothing is silently dropped: a body that changes nothing, a key given twice.
+    EXPECT_NE(message("/admin/knobs", R"({"engines": {}})").find("$.engines: names no engine"), std::string::npos);
+    EXPECT_NE(message("/admin/knobs", R"({"engines": {"atlas": {}}})").find("$.engines.atlas: names no knob"),
+              std::string::npos);
+    EXPECT_NE(message("/admin/knobs", R"({"correlation": 0.5, "correlation": 0.2})").find("$.correlation"),
+              std::string::npos);
+    EXPECT_NE(message("/admin/knobs?dry_run=1", R"({"correlation": 0.5})").find("no query string"),
+              std::string::npos);
     // A rejected change changes nothing.
     EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("knobs").at("correlation"), 0);
     EXPECT_EQ(admin("GET", "/admin/state", "", 200).at("faults").size(), 0u);

@@ -168,6 +168,14 @@ TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTh
     const auto notJson = c.request("POST", "/admin/knobs", "{hedge");
     ASSERT_EQ(notJson.ending, Ending::Response);
     EXPECT_EQ(notJson.response->status, 400);
+    // A knob given twice, or none: a 400, not the last value or a silent nothing.
+    for (const auto& [body, says] : {std::pair{R"({"hedge_delay_ms": 250, "hedge_delay_ms": 200})", "$.hedge_delay_ms"},
+                                     std::pair{"{}", "names no knob"}}) {
+        const auto r = c.request("POST", "/admin/knobs", body);
+        ASSERT_EQ(r.ending, Ending::Response);
+        EXPECT_EQ(r.response->status, 400);
+        EXPECT_NE(r.response->body.find(says), std::string::npos) << r.response->body;
+    }
     EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 300);
 
     const auto state = c.request("GET", "/admin/state");
