@@ -19,7 +19,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <system_error>
 
 #include "commands.h"
 #include "io/atomic_file.h"
@@ -290,16 +292,13 @@ extern "C" void onInterrupt(int) {
     if (live::LoadGenerator* g = gRunning.load()) g->stop();
 }
 
-void writeOutputs(const LoadOptions& o, const live::LoadConfig& config, const live::LoadResult& r,
-                  const std::string& hlogLines) {
+void writeOutputs(const LoadOptions& o, const live::LoadConfig& config, const live::LoadResult& r) {
     try {
         if (!o.hgrmPath.empty()) {
             const HgrmOptions inMs{5, 1000.0};
             writeFileAtomically(o.hgrmPath, formatHgrm(r.corrected, inMs));
             writeFileAtomically(uncorrectedHgrmPath(o.hgrmPath), formatHgrm(r.uncorrected, inMs));
         }
-        if (!o.hlogPath.empty())
-            writeFileAtomically(o.hlogPath, HdrLogWriter(r.start_epoch_ms).header() + hlogLines);
         if (!o.jsonPath.empty()) writeFileAtomically(o.jsonPath, loadSummaryJson(config, r).dump(2) + "\n");
     } catch (const std::system_error& e) {
         throw UsageError{e.what()};
@@ -328,23 +327,51 @@ int cmdLoad(const std::vector<std::string>& args) {
     ensureDescriptors(config.connections);
     checkListening(config.url.at);
 
-    const HdrLogWriter hlog(0);
-    std::string hlogLines;
+    // The interval log goes to its temporary as the run goes (a week-long run writes two lines a
+    // second), and into place at the end. A write that fails stops the log, not the run: the
+    // error is reported with the summary.
+    std::optional<AtomicFileWriter> hlogFile;
+    std::optional<HdrLogWriter> hlog;
+    std::string hlogError;
+    const auto logInterval = [&](const live::LoadInterval& i) {
+        if (o.hlogPath.empty() || !hlogError.empty()) return;
+        try {
+            if (!hlogFile) {
+                hlogFile.emplace(o.hlogPath);
+                hlog.emplace(i.start_epoch_ms);
+                hlogFile->append(hlog->header());
+            }
+            hlogFile->append(hlog->interval(i.start_s, i.length_s, *i.corrected) +
+                             hlog->interval(i.start_s, i.length_s, *i.uncorrected, "uncorrected"));
+        } catch (const std::system_error& e) {
+            hlogError = e.what();
+            hlogFile.reset();  // removes the temporary; the old file stays
+        }
+    };
     gRunning = &generator;
     auto previous = std::signal(SIGINT, onInterrupt);
     const live::LoadResult result = generator.run([&](const live::LoadInterval& i) {
         if (!o.quiet) std::cerr << loadProgressLine(i) << "\n";
-        if (!o.hlogPath.empty()) {
-            hlogLines += hlog.interval(i.start_s, i.length_s, *i.corrected);
-            hlogLines += hlog.interval(i.start_s, i.length_s, *i.uncorrected, "uncorrected");
-        }
+        logInterval(i);
     });
     std::signal(SIGINT, previous);
     gRunning = nullptr;
 
     // The summary first: should a file fail to write after a long run, the numbers are not lost.
     std::cout << loadSummaryText(config, result) << std::flush;
-    writeOutputs(o, config, result, hlogLines);
+    if (!o.hlogPath.empty() && hlogError.empty()) {
+        try {
+            if (!hlogFile) {  // no interval ended: the header alone
+                hlogFile.emplace(o.hlogPath);
+                hlogFile->append(HdrLogWriter(result.start_epoch_ms).header());
+            }
+            hlogFile->commit();
+        } catch (const std::system_error& e) {
+            hlogError = e.what();
+        }
+    }
+    writeOutputs(o, config, result);
+    if (!hlogError.empty()) throw UsageError{hlogError};
     return kExitOk;
 }
 

@@ -27,7 +27,10 @@ std::string temporaryName(const std::string& path) {
     return (p.parent_path() / name).string();
 }
 
-// Closes and removes the temporary unless it has been renamed into place.
+}  // namespace
+
+// Closes and removes the temporary unless it has been renamed into place. (Outside the anonymous
+// namespace: AtomicFileWriter::Impl holds one.)
 class Temporary {
 public:
     explicit Temporary(std::string path) : path_(std::move(path)) {}
@@ -48,8 +51,10 @@ private:
     bool renamed_ = false;
 };
 
+namespace {
+
 // Flushes the temporary (open in tmp.fd()), closes it and renames it over `path`.
-void commit(const std::string& path, Temporary& tmp) {
+void flushAndRename(const std::string& path, Temporary& tmp) {
     if (::fsync(tmp.fd()) != 0) fail(path, "flushing to disk", errno);
     const int fd = tmp.fd();
     tmp.fd() = -1;
@@ -69,25 +74,48 @@ void commit(const std::string& path, Temporary& tmp) {
 
 }  // namespace
 
-void writeFileAtomically(const std::string& path, std::string_view bytes) {
+struct AtomicFileWriter::Impl {
+    explicit Impl(const std::string& p) : path(p), tmp(temporaryName(p)) {}
+    std::string path;
+    Temporary tmp;
+    bool committed = false;
+};
+
+AtomicFileWriter::AtomicFileWriter(const std::string& path) {
     if (path.empty()) fail(path, "empty path", ENOENT);
-    Temporary tmp(temporaryName(path));
+    impl_ = std::make_unique<Impl>(path);
+    Temporary& tmp = impl_->tmp;
     tmp.fd() = ::open(tmp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (tmp.fd() < 0) fail(path, "creating a temporary file", errno);
-
     struct stat old {};
     if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
         ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
         fail(path, "copying its permissions", errno);
+}
 
+AtomicFileWriter::~AtomicFileWriter() = default;  // Temporary removes an uncommitted file
+
+void AtomicFileWriter::append(std::string_view bytes) {
+    if (impl_->committed) fail(impl_->path, "writing after the commit", EBADF);
     std::size_t done = 0;
     while (done < bytes.size()) {
-        const ssize_t n = ::write(tmp.fd(), bytes.data() + done, bytes.size() - done);
+        const ssize_t n = ::write(impl_->tmp.fd(), bytes.data() + done, bytes.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) fail(path, "writing", errno);
+        if (n < 0) fail(impl_->path, "writing", errno);
         done += static_cast<std::size_t>(n);
     }
-    commit(path, tmp);
+}
+
+void AtomicFileWriter::commit() {
+    if (impl_->committed) return;
+    flushAndRename(impl_->path, impl_->tmp);
+    impl_->committed = true;
+}
+
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+    AtomicFileWriter file(path);
+    file.append(bytes);
+    file.commit();
 }
 
 void writeFileAtomicallyWith(const std::string& path,
@@ -101,7 +129,7 @@ void writeFileAtomicallyWith(const std::string& path,
     if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
         ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
         fail(path, "copying its permissions", errno);
-    commit(path, tmp);
+    flushAndRename(path, tmp);
 }
 
 }  // namespace taillab

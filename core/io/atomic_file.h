@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,25 @@ namespace taillab {
 // file is left as it was, and std::system_error (a std::runtime_error) names the path, the step
 // and the OS error.
 void writeFileAtomically(const std::string& path, std::string_view bytes);
+
+// The same for bytes that come in parts over time (an interval log written as a run goes): each
+// part goes to the temporary as it comes, so memory stays flat, and commit() flushes and renames
+// it into place. Destroyed before commit() (an error, a crash of the caller's work), the temporary
+// is removed and the target left as it was. Each call throws std::system_error as above.
+class AtomicFileWriter {
+public:
+    explicit AtomicFileWriter(const std::string& path);  // creates the temporary
+    ~AtomicFileWriter();
+    AtomicFileWriter(const AtomicFileWriter&) = delete;
+    AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+    void append(std::string_view bytes);
+    void commit();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 // The same for a writer that takes a file name (a PDF printer, an image writer): `write` fills
 // the temporary file it is given and returns whether it succeeded. When it returns false the

@@ -267,6 +267,7 @@ class Run {
     void emit(TimePoint from, TimePoint to) {
         if (onInterval_) {
             LoadInterval i;
+            i.start_epoch_ms = result_.start_epoch_ms;
             i.start_s = seconds(from - t0_);
             i.length_s = seconds(to - from);
             i.counts = result_.counts;

@@ -108,6 +108,7 @@ struct LoadCounts {
 
 // What one interval saw; the histograms hold that interval's samples only.
 struct LoadInterval {
+    std::int64_t start_epoch_ms = 0;  // the run's start on the wall clock (LoadResult's)
     double start_s = 0;   // since the run's start
     double length_s = 0;
     LoadCounts counts;    // totals since the start, not per interval

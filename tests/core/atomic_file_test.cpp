@@ -45,6 +45,33 @@ TEST_F(AtomicFile, ReplacesTheWholeFileAndLeavesNoTemporary) {
     EXPECT_EQ(entries(), std::vector<std::string>{"a.json"});
 }
 
+// Parts go to the temporary as they come (the target keeps its old bytes until the commit), and
+// a writer dropped before its commit leaves the old file and no temporary.
+TEST_F(AtomicFile, AWriterInPartsReplacesTheFileOnlyAtItsCommit) {
+    writeFileAtomically(path("log.hlog"), "old\n");
+    {
+        AtomicFileWriter w(path("log.hlog"));
+        w.append("header\n");
+        w.append(std::string(1 << 20, 'x'));
+        EXPECT_EQ(readFile(path("log.hlog")), "old\n");
+        EXPECT_EQ(entries().size(), 2u);  // the target and the temporary beside it
+        std::uintmax_t parts = 0;
+        for (const auto& e : fs::directory_iterator(dir_))
+            if (e.path().filename() != "log.hlog") parts = fs::file_size(e.path());
+        EXPECT_EQ(parts, 7u + (1u << 20));  // on disk already, not held in memory
+        w.append("end\n");
+        w.commit();
+    }
+    EXPECT_EQ(readFile(path("log.hlog")), "header\n" + std::string(1 << 20, 'x') + "end\n");
+    EXPECT_EQ(entries(), std::vector<std::string>{"log.hlog"});
+    {
+        AtomicFileWriter dropped(path("log.hlog"));
+        dropped.append("never committed");
+    }
+    EXPECT_EQ(readFile(path("log.hlog")).substr(0, 7), "header\n");
+    EXPECT_EQ(entries(), std::vector<std::string>{"log.hlog"});
+}
+
 TEST_F(AtomicFile, KeepsAnExistingFilesPermissions) {
     writeFileAtomically(path("a.json"), "old");
     fs::permissions(path("a.json"),

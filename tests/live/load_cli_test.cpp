@@ -70,7 +70,7 @@ TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
     expectRefused(url + " --rate 10 --duration 1 --json " + path("a.hgrm") + " --hgrm " + path("a.hgrm"),
                   "the same file");
     write("steps.txt", "0 10\n# then faster\n2 fast\n");
-    expectRefused(url + " --schedule " + path("steps.txt") + " --duration 5", path("steps.txt") + ":3: the rate");
+    expectRefused(url + " --schedule " + path("steps.txt") + " --duration 5", path("steps.txt") + ":3:3: the rate");
     expectRefused(url + " --schedule " + path("steps.txt") + " --rate 5 --duration 5", "not both");
     expectRefused(url + " --schedule " + path("missing.txt") + " --duration 5", "cannot open");
     expectRefused("http://127.0.0.1:" + std::to_string(test::closedPort()) + "/ --rate 10 --duration 1",
