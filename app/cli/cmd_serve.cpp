@@ -52,7 +52,7 @@ int cmdServe(const std::vector<std::string>& args) {
         if (listKeys) {
             for (const gateway::ApiKey& k : setup.config.keys)
                 std::cout << k.key << "\t" << k.name << "\t" << gateway::kRegionNames[static_cast<std::size_t>(k.home)]
-                          << (k.lane == gateway::Lane::Batch ? "\tbatch" : "") << (k.probe ? "\tprobe" : "") << "\n";
+                          << (k.lane == gateway::Lane::Batch ? "\tbatch" : "") << "\n";
             return kExitOk;
         }
         upstreams = live::upstreamUrls(setup.config, upstreamArgs);

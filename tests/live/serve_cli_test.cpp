@@ -127,7 +127,8 @@ TEST(ServeCli, ListsTheScenariosKeys) {
     const ShellOutcome o = runShell(kCli + " serve " + kScenario + " --keys 2>&1");
     EXPECT_EQ(o.exit_code, 0) << o.out;
     EXPECT_EQ(o.out.rfind("tl-cust-001-", 0), 0u) << o.out;
-    EXPECT_NE(o.out.find("\tprobe\n"), std::string::npos);
+    EXPECT_NE(o.out.find("\tbatch\n"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("probe"), std::string::npos) << o.out;  // the simulation's own, not live mode's
 }
 
 TEST(ServeCli, BadInputIsExplainedWithExitCode2) {
