@@ -911,6 +911,14 @@ bool MainWindow::saveScenarioAs(const QString& path, QString* error) {
     edited.name = scenarioNameFor(path, edited.name);
     Scenario saved;
     try {
+        // Knobs that contradict each other make a file no one can load: refuse before writing,
+        // so that the file at `path` stays as it was.
+        lab->checkParams(edited.params);
+    } catch (const std::invalid_argument& e) {
+        if (error) *error = tr("Cannot save %1: the knobs contradict each other: %2").arg(path, QString::fromUtf8(e.what()));
+        return false;
+    }
+    try {
         saveScenarioFile(path.toStdString(), edited);
         saved = loadScenarioFile(path.toStdString());  // as taillab-cli will read it
     } catch (const std::exception& e) {

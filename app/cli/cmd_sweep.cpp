@@ -117,6 +117,9 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
             try {
                 parseScenario(text, file, overrides);
             } catch (const ScenarioError& e) {
+                // Knobs that contradict each other (reported at /params) are judged on the real
+                // points below: alone, a value meets the file's other values, not its point's.
+                if (e.path() == "/params") continue;
                 throw UsageError{"--vary " + overrides.back() + ": " +
                                  (e.path().empty() ? "" : e.path() + ": ") + e.detail()};
             }

@@ -27,12 +27,12 @@ std::string readTextFile(const std::string& path, std::size_t max_bytes, const s
     if (size > max_bytes) throw TextFileError("is " + sizeText(size) + "; a " + what + " may be at most " + sizeText(max_bytes));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TextFileError(std::string("cannot open: ") + std::strerror(errno));
-    // One byte more than the bound: a file that grew since its size was read is caught too.
+    // One byte more than its size: a file that grew since its size was read is caught, not cut.
     std::string text(static_cast<std::size_t>(size) + 1, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     if (in.bad()) throw TextFileError("cannot read the file");
     text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes) throw TextFileError("grew while read past " + sizeText(max_bytes) + "; a " + what + " may be at most that");
+    if (text.size() > size) throw TextFileError("changed while it was read: try again");
     return text;
 }
 

@@ -123,7 +123,7 @@ std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps) {
 std::string notTheFleets(const Fault& fault) {
     if (fault.target.provider || fault.target.zone)
         return "a provider or availability zone is the gateway's compute, which the fleet does not emulate";
-    return "a surge shapes the arrivals, not an upstream's answers";
+    return std::string(kSurgeNotTheFleets) + ", not an upstream's answers";
 }
 
 json readAdminBody(std::string_view text) {

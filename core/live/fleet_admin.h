@@ -53,6 +53,8 @@ nlohmann::json readAdminBody(std::string_view text);
 // aimed at the gateway's compute (a provider or an availability zone). Throws
 // std::invalid_argument for a target this fleet does not have.
 std::optional<FleetFault> fleetFaultOf(const Fault& fault, int egressIps);
+// How notTheFleets begins for a surge (a live run's load generator applies surges).
+inline constexpr std::string_view kSurgeNotTheFleets = "a surge shapes the arrivals";
 // Why fleetFaultOf gives nullopt for `fault`, in words.
 std::string notTheFleets(const Fault& fault);
 

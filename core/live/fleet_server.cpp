@@ -47,6 +47,7 @@ struct FleetServer::Impl final : HttpHandler {
         gateway::UpstreamCall call;
         Responder responder;
         Loop::TimerId expiry = 0;
+        Time since{};  // when it was queued: the hang bound counts from there
     };
 
     Loop& loop;
@@ -139,14 +140,14 @@ struct FleetServer::Impl final : HttpHandler {
             return;
         }
         ++busy[s];
-        launch(fc.call, std::move(responder), req.accepted);
+        launch(fc.call, std::move(responder), req.accepted, req.accepted + hangClose);
     }
 
     // A call waits for a slot at most the hang bound (an engine that lost its capacity for an hour
     // holds no caller that long), and leaves the queue, counted as abandoned, when its caller goes.
     void queue(std::size_t s, const gateway::UpstreamCall& call, Responder responder) {
         auto& w = waiting[s];
-        const auto it = w.insert(w.end(), Queued{call, responder});
+        const auto it = w.insert(w.end(), Queued{call, responder, 0, loop.now()});
         it->expiry = after(hangClose, [this, s, it] {
             ++counters.hangs;
             Responder r = std::move(it->responder);
@@ -168,18 +169,20 @@ struct FleetServer::Impl final : HttpHandler {
 
     // The call holds one of its engine's slots in its region from `from` until its answer goes
     // out, as in the simulation, where the drawn latency also starts when a slot is free.
-    void launch(const gateway::UpstreamCall& call, Responder responder, Time from) {
+    // `hangUntil`: the hang bound from when the call arrived (a call that waited in the queue has
+    // used some of it).
+    void launch(const gateway::UpstreamCall& call, Responder responder, Time from, Time hangUntil) {
         fleet::FleetAnswer a = fleet.answer(call, from - origin);
         // No answer holds its connection past the hang bound: one drawn slower (the far tail of a
         // slow fault) ends as a hang does.
-        if (a.latency > hangClose) a.failure = gateway::CallFailure::Timeout;
+        if (from + a.latency > hangUntil) a.failure = gateway::CallFailure::Timeout;
         const Duration wait = from + a.latency - loop.now();
         const std::size_t s = slotOf(call);
         Loop::TimerId done = 0;
         switch (a.failure) {
             case gateway::CallFailure::Timeout:
                 ++counters.hangs;
-                done = after(from + hangClose - loop.now(), [this, responder, s]() mutable {
+                done = after(hangUntil - loop.now(), [this, responder, s]() mutable {
                     responder.close();
                     release(s);
                 });
@@ -235,7 +238,7 @@ struct FleetServer::Impl final : HttpHandler {
             if (loop.cancel(q.expiry)) timers.erase(q.expiry);
             if (!q.responder.open()) continue;
             ++busy[s];
-            launch(q.call, std::move(q.responder), loop.now());
+            launch(q.call, std::move(q.responder), loop.now(), q.since + hangClose);
         }
     }
 

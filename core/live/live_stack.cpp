@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "gateway_sim/sim_config.h"
+#include "live/fleet_admin.h"
 #include "live/fleet_server.h"
 #include "live/gateway_server.h"
 #include "live/loop.h"
@@ -119,8 +120,9 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
         c.connections = m.options.connections;
         c.schedule = RateSchedule::constant(m.options.rate_per_s);  // sizes the connection pool
         c.plan_source = WorkloadPlan::source(arrivals);
+        // The plan applies the surges the fleet leaves out: their notes would say otherwise.
         for (const std::string& n : m.fleet->notes())
-            if (n.find("load generator") == std::string::npos) m.notes.push_back(n);
+            if (n.find(kSurgeNotTheFleets) == std::string::npos) m.notes.push_back(n);
     }
     c.url = Url{m.gateway->bound(), "/search/lite"};
     m.generator = std::make_unique<LoadGenerator>(c);

@@ -17,6 +17,7 @@
 #include "gateway/compiler.h"
 #include "gateway_sim/sim_config.h"
 #include "http_test_client.h"
+#include "live/fleet_admin.h"
 #include "live/fleet_wire.h"
 #include "live/loop.h"
 
@@ -453,6 +454,23 @@ TEST_F(FleetServerTest, AQueuedCallLeavesWithItsCallerOrAtTheHangBound) {
     EXPECT_EQ(fleet->counters().queued, 2u);
 }
 
+// The hang bound counts from when a call arrived: one that waited in the queue most of it and
+// then draws a long answer is closed at the bound, not a whole bound after it left the queue.
+TEST_F(FleetServerTest, TimeInTheQueueCountsAgainstTheHangBound) {
+    FleetServerOptions options;
+    options.hang_close = 1000ms;
+    start(fleetScenario(kQuiet + R"(, "engine_capacity": 1, "atlas_median_ms": 5000, "atlas_sigma": 0.01)"), options);
+    admin("POST", "/admin/faults",
+          R"({"id": "gone", "target": {"engine": "atlas"}, "effect": "capacity_lost", "share": 1,
+              "duration_s": 0.8})",
+          200);
+    TestConnection c(at(), 5s);
+    const auto r = search(c, "atlas", "q");
+    EXPECT_EQ(r.ending, Ending::Closed) << r.error;
+    EXPECT_LT(r.elapsed, 1500ms);  // the bound from arrival (1 s), not 0.8 s + 1 s
+    EXPECT_GE(r.elapsed, 900ms);
+}
+
 // A timeline fault ends at its end even after an admin ended it early and added another.
 TEST_F(FleetServerTest, ATimelineFaultsEndRemovesOnlyItself) {
     start(fleetScenario(kQuiet, R"([{"at": 0, "until": 0.6, "fault": {"target": {"engine": "atlas"},
@@ -463,6 +481,16 @@ TEST_F(FleetServerTest, ATimelineFaultsEndRemovesOnlyItself) {
     const json s = admin("GET", "/admin/state", "", 200);
     ASSERT_EQ(s.at("faults").size(), 1u);
     EXPECT_EQ(s.at("faults")[0].at("id"), "mine");
+}
+
+// A surge is the arrivals' (a live run's plan applies it): the fleet's note says so in the words a
+// live run filters on, so that no "not applied" note reaches the user for it.
+TEST(FleetServer, NotesASurgeInTheWordsALiveRunLeavesOut) {
+    Loop loop;
+    FleetServer fleet(loop, fleetScenario(kQuiet, R"([{"at": 60, "until": 120, "fault": {"effect": "surge", "factor": 2}}])"),
+                      {});
+    ASSERT_EQ(fleet.notes().size(), 1u);
+    EXPECT_NE(fleet.notes()[0].find(kSurgeNotTheFleets), std::string::npos) << fleet.notes()[0];
 }
 
 // The July incidents aim a capacity loss at the gateway's compute: the fleet notes it and runs.

@@ -327,6 +327,26 @@ TEST(MainWindowTest, SaveScenarioAsIsReproducedByTheCli) {
     EXPECT_EQ(window.scenario().name, "my-hedge-test");
 }
 
+// Knobs that contradict each other would make a file no one can load: saving refuses before
+// writing, and the file at the path keeps its bytes.
+TEST(MainWindowTest, SaveScenarioAsRefusesKnobsThatContradictEachOther) {
+    QTemporaryDir dir;
+    MainWindow window(scenarioDirectory());
+    ASSERT_TRUE(window.openScenario("gateway"));
+    window.knobPanel()->applyValue("admission_min_limit", 200);
+    window.knobPanel()->applyValue("admission_max_limit", 100);
+    const QString path = dir.filePath("kept.json");
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("old contents\n");
+    }
+    QString error;
+    EXPECT_FALSE(window.saveScenarioAs(path, &error));
+    EXPECT_TRUE(error.contains("contradict")) << error.toStdString();
+    EXPECT_EQ(readFile(path), "old contents\n");
+}
+
 // Files opened or saved are offered again under File -> Open Recent, newest first, across a
 // restart; one that no longer opens leaves the list.
 TEST(MainWindowTest, RecentFilesKeepTheNewestFirstAndSurviveARestart) {
