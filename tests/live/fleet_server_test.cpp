@@ -69,6 +69,13 @@ protected:
     std::unique_ptr<FleetServer> fleet;
 };
 
+// A search for atlas as bytes, to send on a connection the test then leaves or keeps.
+std::string rawAtlasSearch() {
+    const std::string body = json{{"query", "q"}}.dump();
+    return "POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
+}
+
 double ms(std::chrono::steady_clock::duration d) {
     return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -237,9 +244,7 @@ TEST_F(FleetServerTest, CallsOverAnEnginesCapacityWaitTheirTurn) {
 TEST_F(FleetServerTest, ACallerThatGivesUpFreesItsSlot) {
     start(fleetScenario(kQuiet +
                         R"(, "engine_capacity": 1, "atlas_median_ms": 300, "atlas_sigma": 0.01)"));
-    const std::string body = json{{"query", "q"}}.dump();
-    const std::string request = "POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " +
-                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    const std::string request = rawAtlasSearch();
     const auto begin = std::chrono::steady_clock::now();
     TestConnection leaver(at()), next(at());
     leaver.sendRaw(request);
@@ -436,9 +441,7 @@ TEST_F(FleetServerTest, AQueuedCallLeavesWithItsCallerOrAtTheHangBound) {
     start(fleetScenario(kQuiet + R"(, "engine_capacity": 1)"), options);
     admin("POST", "/admin/faults",
           R"({"id": "gone", "target": {"engine": "atlas"}, "effect": "capacity_lost", "share": 1})", 200);
-    const std::string body = json{{"query", "q"}}.dump();
-    const std::string request = "POST /engines/atlas/search HTTP/1.1\r\nHost: a\r\nContent-Length: " +
-                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    const std::string request = rawAtlasSearch();
     TestConnection leaver(at()), stayer(at(), 5s);
     leaver.sendRaw(request);
     stayer.sendRaw(request);
