@@ -98,13 +98,6 @@ std::string policyLabel(int policy, const ReportSetup& setup) {
     }
 }
 
-std::string loadKey(double load) {
-    const long hundredths = std::lround(load * 100);
-    std::string key = std::to_string(hundredths / 100) + "_" + std::to_string(hundredths % 100);
-    if (hundredths % 10 == 0) key.pop_back();  // "0_7", not "0_70"
-    return key;
-}
-
 void addLoadFigures(LabResult& r, const LoadPoint& p) {
     const std::string at = "_at_" + loadKey(p.load);
     for (int k = 0; k < kPolicyCount; ++k) {

@@ -7,11 +7,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace taillab {
 
 inline bool sameLoad(double a, double b) { return std::abs(a - b) < 1e-9; }
+
+// A load's part of figure, check and random-stream names, in hundredths: "0_9" for 0.9, "0_07"
+// for 0.07, "1_0" for 1. Two loads a hundredth or more apart get different keys.
+inline std::string loadKey(double load) {
+    const long hundredths = std::lround(load * 100);
+    const long part = hundredths % 100;
+    std::string key = std::to_string(hundredths / 100) + (part < 10 ? "_0" : "_") + std::to_string(part);
+    if (key.back() == '0') key.pop_back();  // "0_7", not "0_70"
+    return key;
+}
 
 // 0.1, 0.2, ..., 0.9 with `chosen` added in order when it is not one of them.
 inline std::vector<double> sweepLoads(double chosen) {

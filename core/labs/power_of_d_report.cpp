@@ -98,13 +98,6 @@ DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
 
 std::string distributionName(int d) { return withNumber("d", d); }
 
-std::string loadKey(double load) {
-    const long hundredths = std::lround(load * 100);
-    std::string key = std::to_string(hundredths / 100) + "_" + std::to_string(hundredths % 100);
-    if (hundredths % 10 == 0) key.pop_back();
-    return key;
-}
-
 double meanTolerance(double load, int d, int servers, std::int64_t measured) {
     if (d <= 1) {
         const double expected = queueing::mm1MeanResponse(load, 1.0);

@@ -45,7 +45,6 @@ struct ReportSetup {
 };
 
 DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response);
-std::string loadKey(double load);     // "0_9" for 0.9
 std::string distributionName(int d);  // "d2": the histogram of best-of-2
 // The check tolerance for a simulated mean at (λ, d) from `measured` arrivals: 4 standard errors
 // plus, for d ≥ 2, the finite-n allowance.

@@ -3,6 +3,9 @@
 // same whatever the order (each load draws from its own streams).
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "labs/lab.h"
 #include "labs/load_sweep.h"
 
@@ -17,6 +20,17 @@ TEST(LoadSweep, TheChosenLoadRunsFirstThenTheGridFromTheBottom) {
     EXPECT_EQ(order, (std::vector<std::size_t>{7, 0, 1, 2, 3, 4, 5, 6, 8, 9}));
     EXPECT_EQ(sweepLoads(0.5).size(), 9u) << "a grid load is not added twice";
     EXPECT_EQ(chosenFirst(sweepLoads(0.5), 0.5).front(), 4u);
+}
+
+// A load's key names its figures, checks and random streams: two loads a hundredth apart must
+// never share one (0.07 once became "0_7", the key of 0.7, and its figures overwrote 0.7's).
+TEST(LoadSweep, EveryLoadAHundredthApartHasItsOwnKey) {
+    EXPECT_EQ(loadKey(0.9), "0_9");
+    EXPECT_EQ(loadKey(0.07), "0_07");
+    EXPECT_EQ(loadKey(0.73), "0_73");
+    EXPECT_EQ(loadKey(1.0), "1_0");
+    std::set<std::string> keys;
+    for (int h = 1; h <= 100; ++h) EXPECT_TRUE(keys.insert(loadKey(h / 100.0)).second) << h;
 }
 
 class ChosenFirst : public ::testing::TestWithParam<const char*> {};
