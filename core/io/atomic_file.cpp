@@ -29,6 +29,21 @@ std::string temporaryName(const std::string& path) {
 
 }  // namespace
 
+WriteTarget writeTarget(const std::string& path) {
+    if (path.empty()) fail(path, "empty path", ENOENT);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return {path, false};  // a new file (or a dangling link)
+    if (S_ISDIR(st.st_mode)) fail(path, "it is a directory", EISDIR);
+    if (!S_ISREG(st.st_mode)) return {path, true};
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+        std::error_code ec;
+        const std::filesystem::path target = std::filesystem::canonical(path, ec);
+        if (!ec) return {target.string(), false};
+    }
+    return {path, false};
+}
+
 // Closes and removes the temporary unless it has been renamed into place. (Outside the anonymous
 // namespace: AtomicFileWriter::Impl holds one.)
 class Temporary {
@@ -72,43 +87,74 @@ void flushAndRename(const std::string& path, Temporary& tmp) {
     }
 }
 
+// Opens what is written in place (a device, a pipe, a FIFO), without creating or truncating it.
+int openInPlace(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) fail(path, "opening it", errno);
+    return fd;
+}
+
+void writeAll(const std::string& path, int fd, std::string_view bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail(path, "writing", errno);
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// Gives a temporary the permission bits of the regular file it will replace, if there is one.
+void keepPermissions(const std::string& path, int fd) {
+    struct stat old {};
+    if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
+        ::fchmod(fd, old.st_mode & 07777) != 0)
+        fail(path, "copying its permissions", errno);
+}
+
 }  // namespace
 
 struct AtomicFileWriter::Impl {
-    explicit Impl(const std::string& p) : path(p), tmp(temporaryName(p)) {}
+    explicit Impl(WriteTarget t) : path(std::move(t.path)), inPlace(t.in_place), tmp(temporaryName(path)) {}
     std::string path;
-    Temporary tmp;
+    bool inPlace;
+    Temporary tmp;  // unused (and never created) when in place
+    int inPlaceFd = -1;
     bool committed = false;
+    ~Impl() {
+        if (inPlaceFd >= 0) ::close(inPlaceFd);
+    }
 };
 
 AtomicFileWriter::AtomicFileWriter(const std::string& path) {
-    if (path.empty()) fail(path, "empty path", ENOENT);
-    impl_ = std::make_unique<Impl>(path);
+    impl_ = std::make_unique<Impl>(writeTarget(path));
+    if (impl_->inPlace) {
+        impl_->tmp.markRenamed();  // nothing of ours to remove
+        impl_->inPlaceFd = openInPlace(impl_->path);
+        return;
+    }
     Temporary& tmp = impl_->tmp;
     tmp.fd() = ::open(tmp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (tmp.fd() < 0) fail(path, "creating a temporary file", errno);
-    struct stat old {};
-    if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
-        ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
-        fail(path, "copying its permissions", errno);
+    if (tmp.fd() < 0) fail(impl_->path, "creating a temporary file", errno);
+    keepPermissions(impl_->path, tmp.fd());
 }
 
 AtomicFileWriter::~AtomicFileWriter() = default;  // Temporary removes an uncommitted file
 
 void AtomicFileWriter::append(std::string_view bytes) {
     if (impl_->committed) fail(impl_->path, "writing after the commit", EBADF);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(impl_->tmp.fd(), bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) fail(impl_->path, "writing", errno);
-        done += static_cast<std::size_t>(n);
-    }
+    writeAll(impl_->path, impl_->inPlace ? impl_->inPlaceFd : impl_->tmp.fd(), bytes);
 }
 
 void AtomicFileWriter::commit() {
     if (impl_->committed) return;
-    flushAndRename(impl_->path, impl_->tmp);
+    if (impl_->inPlace) {
+        const int fd = impl_->inPlaceFd;
+        impl_->inPlaceFd = -1;
+        if (::close(fd) != 0) fail(impl_->path, "closing", errno);
+    } else {
+        flushAndRename(impl_->path, impl_->tmp);
+    }
     impl_->committed = true;
 }
 
@@ -118,17 +164,45 @@ void writeFileAtomically(const std::string& path, std::string_view bytes) {
     file.commit();
 }
 
-void writeFileAtomicallyWith(const std::string& path,
+void writeFileAtomicallyWith(const std::string& requested,
                              const std::function<bool(const std::string& temporary)>& write) {
-    if (path.empty()) fail(path, "empty path", ENOENT);
+    const WriteTarget target = writeTarget(requested);
+    const std::string& path = target.path;
+    if (target.in_place) {
+        // The writer wants a file name: it fills a temporary in the system's temporary directory,
+        // whose bytes are then copied to the target.
+        std::error_code ec;
+        const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+        Temporary tmp(temporaryName((ec ? std::filesystem::path("/tmp") : dir) / "taillab-export"));
+        if (!write(tmp.path())) fail(path, "the writer failed", EIO);
+        tmp.fd() = ::open(tmp.path().c_str(), O_RDONLY | O_CLOEXEC);
+        if (tmp.fd() < 0) fail(path, "opening what the writer wrote", errno);
+        const int out = openInPlace(path);
+        char buffer[65536];
+        for (;;) {
+            const ssize_t n = ::read(tmp.fd(), buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) {
+                const int error = errno;
+                ::close(out);
+                fail(path, "reading what the writer wrote", error);
+            }
+            if (n == 0) break;
+            try {
+                writeAll(path, out, std::string_view(buffer, static_cast<std::size_t>(n)));
+            } catch (...) {
+                ::close(out);
+                throw;
+            }
+        }
+        if (::close(out) != 0) fail(path, "closing", errno);
+        return;
+    }
     Temporary tmp(temporaryName(path));
     if (!write(tmp.path())) fail(path, "the writer failed", EIO);
     tmp.fd() = ::open(tmp.path().c_str(), O_WRONLY | O_CLOEXEC);
     if (tmp.fd() < 0) fail(path, "opening what the writer wrote", errno);
-    struct stat old {};
-    if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
-        ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
-        fail(path, "copying its permissions", errno);
+    keepPermissions(path, tmp.fd());
     flushAndRename(path, tmp);
 }
 

@@ -1,6 +1,11 @@
 // Writing a file so that a reader (or a crash) sees either the old contents or the new ones,
 // never a half-written file: the bytes go to a temporary file in the same directory, are flushed
 // to the disk, and the temporary is renamed over the target, which POSIX makes atomic.
+//
+// What is not a regular file is written to, never replaced: a device (/dev/null), a pipe or a
+// terminal (/dev/stdout, a shell's >(...)), a FIFO or a socket gets the bytes as they come, since
+// a rename over it would put a plain file in its place (as root, in /dev). A symbolic link to a
+// regular file is followed: its target is replaced and the link stays a link.
 #pragma once
 
 #include <functional>
@@ -9,6 +14,15 @@
 #include <string_view>
 
 namespace taillab {
+
+// Where a write of `path` goes: the regular file to replace (a link's target, made absolute), or
+// something else that exists and is written to in place (`in_place`). A directory is an error
+// (std::system_error, EISDIR).
+struct WriteTarget {
+    std::string path;
+    bool in_place = false;
+};
+WriteTarget writeTarget(const std::string& path);
 
 // Replaces (or creates) `path` with `bytes`. An existing file keeps its permission bits; a new one
 // gets 0666 less the umask, as any file would. On any failure the temporary is removed, the old

@@ -2,6 +2,7 @@
 // temporary is left behind whether the write succeeds or fails.
 #include "io/atomic_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -104,11 +105,14 @@ TEST_F(AtomicFile, AReadOnlyDirectoryLeavesTheOldFileAsItWas) {
     EXPECT_EQ(entries(), std::vector<std::string>{"a.json"});
 }
 
-// The rename is the last step that can fail: the temporary written by then must go too.
+// The rename is the last step that can fail: the temporary written by then must go too. (A
+// directory that takes the name while the bytes are written makes it fail.)
 TEST_F(AtomicFile, AFailedRenameRemovesTheTemporary) {
-    fs::create_directories(path("taken/inside"));
     try {
-        writeFileAtomically(path("taken"), "x");
+        AtomicFileWriter file(path("taken"));
+        file.append("x");
+        fs::create_directories(path("taken/inside"));
+        file.commit();
         ADD_FAILURE() << "expected an error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("renaming into place"), std::string::npos) << e.what();
@@ -117,7 +121,6 @@ TEST_F(AtomicFile, AFailedRenameRemovesTheTemporary) {
     EXPECT_TRUE(fs::is_directory(path("taken/inside")));
 }
 
-// A write that fails half-way (here: the file-size limit, which binds root too) keeps the old file.
 TEST_F(AtomicFile, AWriteThatFailsHalfWayLeavesTheOldFileAsItWas) {
     writeFileAtomically(path("a.json"), "old");
     struct rlimit saved {};
@@ -162,6 +165,39 @@ TEST_F(AtomicFile, AWriterThatFailsLeavesTheOldFileAndNoTemporary) {
                  std::runtime_error);
     EXPECT_EQ(readFile(path("chart.png")), "old");
     EXPECT_EQ(entries(), std::vector<std::string>{"chart.png"});
+}
+
+// What is not a regular file is written to in place: a rename would put a plain file where a
+// FIFO, a device (/dev/null, as root) or a shell's >(...) was.
+TEST_F(AtomicFile, AFifoIsWrittenToAndStaysAFifo) {
+    const std::string fifo = path("out.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // The reading end first (without waiting for a writer), so the write's open does not block.
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    ASSERT_GE(reader, 0);
+    writeFileAtomically(fifo, "through the pipe\n");
+    char got[64] = {};
+    const ssize_t n = ::read(reader, got, sizeof got);
+    ::close(reader);
+    EXPECT_EQ(std::string(got, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe\n");
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    EXPECT_EQ(entries(), std::vector<std::string>{"out.fifo"});
+}
+
+// A link to a regular file stays a link; its target gets the new bytes.
+TEST_F(AtomicFile, ALinkIsFollowedToTheFileItNames) {
+    writeFileAtomically(path("real.json"), "old");
+    fs::create_symlink("real.json", path("link.json"));
+    writeFileAtomically(path("link.json"), "new");
+    EXPECT_TRUE(fs::is_symlink(path("link.json")));
+    EXPECT_EQ(readFile(path("real.json")), "new");
+    EXPECT_EQ(entries(), (std::vector<std::string>{"link.json", "real.json"}));
+}
+
+TEST_F(AtomicFile, ADirectoryIsAnError) {
+    fs::create_directory(path("d"));
+    EXPECT_THROW(writeFileAtomically(path("d"), "x"), std::system_error);
+    EXPECT_TRUE(fs::is_directory(path("d")));
 }
 
 }  // namespace
