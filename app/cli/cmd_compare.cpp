@@ -17,6 +17,15 @@ namespace {
 
 const char* const kDefaultChart = "percentiles_over_time";
 
+// The file an input names: a result file's path as typed, a scenario's as the loader finds it.
+std::string inputPath(const std::string& arg) {
+    try {
+        return resolveScenarioPath(arg);
+    } catch (const UsageError&) {
+        return arg;
+    }
+}
+
 enum class SeriesChoice { Default, All, None, Listed };
 
 struct CompareOptions {
@@ -156,7 +165,7 @@ int cmdCompare(const std::vector<std::string>& args) {
                          "', B ('" + argB + "') of lab '" + b.lab +
                          "'; compare needs two runs of one lab"};
 
-    checkOutputPath(o.outPath);
+    checkOutputPath(o.outPath, "--out", {inputPath(argA), inputPath(argB)});
     if (const int code = runScenarioInputs({&a, &b}, o.jobs, o.quiet); code != kExitOk) return code;
     const Comparison c =
         makeComparison(sideOf(a), *a.run, sideOf(b), *b.run, chosenCharts(o, *a.run, *b.run));

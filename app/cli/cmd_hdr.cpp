@@ -256,7 +256,9 @@ int cmdHdr(const std::vector<std::string>& args) {
         }
     }
     const HdrOptions o = parseHdrOptions(args);
-    checkOutputPath(o.hgrmPath, "--hgrm");
+    std::vector<std::string> inputs{o.input};
+    inputs.insert(inputs.end(), o.more.begin(), o.more.end());
+    checkOutputPath(o.hgrmPath, "--hgrm", inputs);
     std::optional<HdrHistogram> histogram;
     if (o.hlog) {
         histogram = readHlogs(o);

@@ -38,8 +38,8 @@ int cmdLive(const std::vector<std::string>& args) {
         }
     }
     if (!haveDuration) throw UsageError{"live needs --duration (e.g. --duration 30s)"};
-    checkOutputPath(outPath);
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
     live::LiveRun run;
     try {
         run = live::runLive(scenario, options, [&](const live::LoadInterval& interval) {

@@ -273,9 +273,10 @@ bool sameFile(const std::string& a, const std::string& b) {
 }
 
 void checkOutputs(const LoadOptions& o) {
-    checkOutputPath(o.hgrmPath, "--hgrm");
-    checkOutputPath(o.hlogPath, "--hlog");
-    checkOutputPath(o.jsonPath, "--json");
+    const std::vector<std::string> inputs{o.schedulePath, o.keysPath};
+    checkOutputPath(o.hgrmPath, "--hgrm", inputs);
+    checkOutputPath(o.hlogPath, "--hlog", inputs);
+    checkOutputPath(o.jsonPath, "--json", inputs);
     std::vector<std::string> paths;
     if (!o.hgrmPath.empty()) paths = {o.hgrmPath, uncorrectedHgrmPath(o.hgrmPath)};
     for (const std::string* p : {&o.hlogPath, &o.jsonPath})

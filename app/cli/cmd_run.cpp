@@ -41,7 +41,7 @@ int cmdRun(const std::vector<std::string>& args) {
         }
     }
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
-    checkOutputPath(outPath);
+    checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
     LabResult result;
     try {
         result = runScenario(scenario);

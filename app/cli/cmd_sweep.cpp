@@ -333,7 +333,7 @@ void checkFigureNames(const std::vector<std::string>& names, const std::vector<P
 int cmdSweep(const std::vector<std::string>& args) {
     const SweepOptions o = parseSweepArguments(args);
     const std::vector<Point> points = buildPoints(o);
-    checkOutputPath(o.outPath);
+    checkOutputPath(o.outPath, "--out", {resolveScenarioPath(o.scenarioArg)});
     if (o.figures) checkFigureNames(*o.figures, points);
     const std::vector<Outcome> outcomes = runPoints(points, o.jobs, o.quiet);
 

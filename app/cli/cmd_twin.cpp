@@ -35,8 +35,8 @@ int cmdTwin(const std::vector<std::string>& args) {
         }
     }
     if (!haveDuration) throw UsageError{"twin needs --duration (e.g. --duration 30s)"};
-    checkOutputPath(outPath);
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
     live::TwinRun run;
     try {
         live::checkTwinOptions(scenario, options);  // before the run is announced

@@ -1,4 +1,5 @@
 // taillab-cli: headless runs, sweeps and comparisons, scenario listing and latency-log analysis.
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -109,6 +110,35 @@ bool asksForHelp(const std::vector<std::string>& args) {
     return false;
 }
 
+using namespace taillab::cli;
+
+// A command's exit code, unless what it wrote to standard output was lost (a full disk, a closed
+// pipe): then the run did not deliver its result, whatever the command thought.
+int withOutputChecked(int code) {
+    std::cout.flush();
+    if (!std::cout) {
+        std::cerr << "taillab-cli: cannot write standard output"
+                  << (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+        return code == kExitOk ? kExitInternal : code;
+    }
+    return code;
+}
+
+int dispatch(const std::string& command, const std::vector<std::string>& args) {
+    if (command == "run") return cmdRun(args);
+    if (command == "list") return cmdList(args);
+    if (command == "hdr") return cmdHdr(args);
+    if (command == "sweep") return cmdSweep(args);
+    if (command == "compare") return cmdCompare(args);
+    if (command == "load") return cmdLoad(args);
+    if (command == "fleet") return cmdFleet(args);
+    if (command == "serve") return cmdServe(args);
+    if (command == "twin") return cmdTwin(args);
+    if (command == "live") return cmdLive(args);
+    std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
+    return kExitBadInput;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,7 +146,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << kUsage;
-        return args.empty() ? kExitBadInput : kExitOk;
+        return withOutputChecked(args.empty() ? kExitBadInput : kExitOk);
     }
     const std::string command = args[0];
     args.erase(args.begin());
@@ -125,22 +155,11 @@ int main(int argc, char** argv) {
         const std::string usage = commandUsage(command);
         if (!usage.empty()) {
             std::cout << usage;
-            return kExitOk;
+            return withOutputChecked(kExitOk);
         }
     }
     try {
-        if (command == "run") return cmdRun(args);
-        if (command == "list") return cmdList(args);
-        if (command == "hdr") return cmdHdr(args);
-        if (command == "sweep") return cmdSweep(args);
-        if (command == "compare") return cmdCompare(args);
-        if (command == "load") return cmdLoad(args);
-        if (command == "fleet") return cmdFleet(args);
-        if (command == "serve") return cmdServe(args);
-        if (command == "twin") return cmdTwin(args);
-        if (command == "live") return cmdLive(args);
-        std::cerr << "taillab-cli: unknown command '" << command << "' (try --help)\n";
-        return kExitBadInput;
+        return withOutputChecked(dispatch(command, args));
     } catch (const UsageError& e) {
         std::cerr << "taillab-cli " << command << ": " << e.message;
         if (e.message.starts_with("unknown option") &&

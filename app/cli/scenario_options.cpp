@@ -82,13 +82,32 @@ Scenario loadScenarioArgument(const std::string& scenarioArg,
     }
 }
 
-void checkOutputPath(const std::string& path, const std::string& flag) {
+void checkOutputPath(const std::string& path, const std::string& flag,
+                     const std::vector<std::string>& inputs) {
     if (path.empty() || path == "-") return;
     namespace fs = std::filesystem;
     std::error_code ec;
     if (fs::is_directory(path, ec))
         throw UsageError{flag + " " + path + ": is a directory (expected a file to write)"};
-    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    for (const std::string& input : inputs)
+        if (!input.empty() && input != "-" && fs::equivalent(path, input, ec) && !ec)
+            throw UsageError{flag + " " + path + ": is also an input ('" + input +
+                             "'); writing it would destroy what is being read"};
+    WriteTarget target;
+    try {
+        target = writeTarget(path);
+    } catch (const std::system_error& e) {
+        throw UsageError{flag + " " + path + ": " + e.what()};
+    }
+    if (target.in_place) {
+        // A device, a pipe or a FIFO: written to as it is (io/atomic_file.h), so it must open for
+        // writing. Opening a FIFO without a reader would wait; access() does not.
+        if (::access(target.path.c_str(), W_OK) != 0)
+            throw UsageError{flag + " " + path + ": cannot write it: " + std::strerror(errno)};
+        return;
+    }
+    const fs::path p(target.path);
+    const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
     if (!fs::is_directory(dir, ec))
         throw UsageError{flag + " " + path + ": the directory '" + dir.string() +
                          "' does not exist"};
@@ -97,7 +116,7 @@ void checkOutputPath(const std::string& path, const std::string& flag) {
     // name, then ".tmp-PID-" and a counter of up to 10 digits), so a name too long for the
     // directory is found now, not after the run.
     const fs::path probe =
-        dir / ("." + fs::path(path).filename().string() + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
+        dir / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         throw UsageError{flag + " " + path + ": cannot write in '" + dir.string() +
@@ -108,7 +127,7 @@ void checkOutputPath(const std::string& path, const std::string& flag) {
 
 void writeOutput(const std::string& text, const std::string& path) {
     if (path.empty() || path == "-") {
-        std::cout << text << std::flush;
+        std::cout << text << std::flush;  // a failed write is caught in main (withOutputChecked)
         return;
     }
     try {

@@ -36,9 +36,11 @@ Scenario loadScenarioArgument(const std::string& scenarioArg,
                               const std::vector<std::string>& overrides);
 
 // Fails (UsageError naming `flag`) unless a file can be written at `path` ("" and "-" are
-// standard output): called before the work, so that a mistyped --out costs nothing.
-void checkOutputPath(const std::string& path, const std::string& flag = "--out");
-// Writes text to path atomically, or to stdout when path is "" or "-".
+// standard output) without destroying one of `inputs` (the scenario, result files or logs being
+// read): called before the work, so that a mistyped --out costs nothing.
+void checkOutputPath(const std::string& path, const std::string& flag = "--out",
+                     const std::vector<std::string>& inputs = {});
+// Writes text to path atomically (io/atomic_file.h), or to stdout when path is "" or "-".
 void writeOutput(const std::string& text, const std::string& path);
 
 // "check failed: NAME: simulated X, expected Y ± T [source]" (no newline).

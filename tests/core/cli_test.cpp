@@ -1,5 +1,6 @@
 // taillab-cli as a user runs it: the real binary, real files, exit codes and messages.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <cstdio>
@@ -129,6 +130,43 @@ TEST_F(Cli, MissingScenarioAndBadOptions) {
     EXPECT_NE(o.out.find("unknown option '--bogus'"), std::string::npos);
     o = runCli("run");
     EXPECT_EQ(o.exit_code, 2);
+}
+
+// Outputs that would destroy what is being read are refused before the work, and a result that
+// could not be written to standard output is not a success.
+TEST_F(Cli, AnOutputThatIsAnInputIsRefusedAndLostStandardOutputFails) {
+    const std::string scenario = path("s.json");
+    fs::copy_file(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/averaging-percentiles.json", scenario);
+    const std::string before = readFile(scenario);
+    auto o = runCli("run " + scenario + " --set params.requests=1000 --out " + scenario);
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.out.find("is also an input"), std::string::npos) << o.out;
+    EXPECT_EQ(readFile(scenario), before);
+
+    std::ofstream(path("lat.txt")) << "1\n2\n3\n";
+    o = runCli("hdr " + path("lat.txt") + " --hgrm " + path("lat.txt"));
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_EQ(readFile(path("lat.txt")), "1\n2\n3\n");
+
+    if (fs::exists("/dev/full")) {
+        o = taillab::test::runShell(std::string(TAILLAB_CLI_PATH) +
+                                    " run labs/averaging-percentiles --set params.requests=1000 "
+                                    "2>&1 >/dev/full");
+        EXPECT_NE(o.exit_code, 0);
+        EXPECT_NE(o.out.find("cannot write standard output"), std::string::npos) << o.out;
+    }
+}
+
+// A FIFO (as a device or a shell's >(...)) is written to, not replaced by a plain file.
+TEST_F(Cli, AFifoOutputGetsTheResultAndStaysAFifo) {
+    const std::string fifo = path("out.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto o = runCli("run labs/averaging-percentiles --set params.requests=1000 --out " + fifo +
+                          " & timeout 60 cat " + fifo + " > " + path("got.json") + "; wait");
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    const auto j = nlohmann::json::parse(readFile(path("got.json")), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << o.out;
+    EXPECT_EQ(j["lab"], "averaging_percentiles");
 }
 
 }  // namespace
