@@ -223,6 +223,7 @@ struct GatewaySim::Impl final : Port {
         gateway.reconfigure(gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
+        launchWaiting();
         params = p;
         sizeCpus();
         if (compute)
@@ -257,6 +258,7 @@ struct GatewaySim::Impl final : Port {
                     std::erase_if(faults, [&](const CapacityFault& c) { return c.event == a.event; });
                 }
                 if (r.compute()) sizeCpus();
+                else if (!start) launchWaiting();
                 return;
             }
             default: break;
@@ -646,7 +648,7 @@ struct GatewaySim::Impl final : Port {
         int& busy = engineBusy[slot(call.region, call.engine)];
         if (busy >= (capacityFaults.empty() ? capacity : capacityOf(call.region, call.engine))) {
             c.queued = true;
-            waiting[slot(call.region, call.engine)].push_back(call.id.slot);
+            waiting[slot(call.region, call.engine)].push_back(call.id);
             return;
         }
         ++busy;
@@ -695,15 +697,36 @@ struct GatewaySim::Impl final : Port {
             --engineBusy[slot(region, engine)];
             return;
         }
+        if (!launchNextWaiting(w)) --engineBusy[slot(region, engine)];
+    }
+
+    // Launches the first call still waiting in `w`, if any. An entry is skipped when its call
+    // was cancelled while it waited, even if the gateway has since reused the call's slot for a
+    // new call (launched on its own: the generation tells them apart).
+    bool launchNextWaiting(std::deque<CallId>& w) {
         while (!w.empty()) {
-            const std::uint32_t next = w.front();
+            const CallId next = w.front();
             w.pop_front();
-            if (calls[next].live) {
-                launch(next, now);
-                return;
+            const CallState& c = calls[next.slot];
+            if (c.live && c.queued && c.call.id == next) {
+                launch(next.slot, now);
+                return true;
             }
         }
-        --engineBusy[slot(region, engine)];
+        return false;
+    }
+
+    // After capacity comes back (a capacity fault ends, engine_capacity grows), calls waiting in
+    // an engine's queue take the freed places before any new call does.
+    void launchWaiting() {
+        for (int g = 0; g < kRegions; ++g)
+            for (int e = 0; e < kEngines; ++e) {
+                const auto region = static_cast<Region>(g);
+                const std::size_t i = slot(region, e);
+                while (engineBusy[i] < (capacityFaults.empty() ? capacity : capacityOf(region, e)) &&
+                       launchNextWaiting(waiting[i]))
+                    ++engineBusy[i];
+            }
     }
 
     // ---- arrivals, an hour ahead ---------------------------------------------------------
@@ -913,7 +936,7 @@ struct GatewaySim::Impl final : Port {
     std::size_t nextArrival = 0;
     std::vector<CallState> calls;
     std::vector<int> engineBusy;                     // [region * engines + engine]
-    std::vector<std::deque<std::uint32_t>> waiting;  // same index
+    std::vector<std::deque<CallId>> waiting;  // same index
     int capacity = 64;
     std::uint64_t probeCount = 0;
     std::uint64_t events = 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <cmath>
 #include <cstdint>
@@ -604,6 +605,27 @@ TEST(GatewaySimFairness, TwoHedgeDelaysSeeTheSameArrivalsAndPrimaryLatencies) {
     // may miss its deadline in the other), so a few requests call upstream in only one of them.
     EXPECT_GT(common, 0.97 * static_cast<double>(a.primaryLatency.size()));
     EXPECT_EQ(differ, 0u);
+}
+
+// Two calls at once per engine at five times the load: calls wait in the engines' queues and
+// many are cancelled there (their request answered by another call, or out of time). A cancelled
+// call's place in the queue must not launch the next call the gateway puts in its reused slot:
+// that launched a call twice and lost one of the engine's places for good, so that after a few
+// hours most requests failed (62% of the day's, against 1.5% with the queue kept right).
+TEST(GatewaySimEngineQueue, ACallCancelledWhileQueuedLeavesTheQueueForGood) {
+    GatewaySim sim(params({{"engine_capacity", 2}, {"load_multiplier", 5}}), 1);
+    std::set<std::uint64_t> launched;
+    std::size_t twice = 0;
+    GatewaySim::Observer o;
+    o.launched = [&](const UpstreamCall& c, Time, Duration) {
+        if (!launched.insert(c.id.key()).second) ++twice;
+    };
+    sim.setObserver(o);
+    ASSERT_TRUE(sim.advanceTo(12 * 3600.0));
+    EXPECT_EQ(twice, 0u);
+    const GatewaySnapshot s = sim.snapshot();
+    EXPECT_GT(s.accepted, 200'000u);
+    EXPECT_LT(static_cast<double>(s.failed), 0.05 * static_cast<double>(s.accepted));
 }
 
 // Each hour's arrivals are drawn on another thread while the hour before runs, by two Workloads
