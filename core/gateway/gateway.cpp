@@ -577,6 +577,7 @@ void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
             q.draws = mix64(q.draws + draws.next);
             noteBreakers();
             if (!backup) {
+                hedging_.returnHedge();  // the budget pays for hedges sent, not hedges meant
                 if (!q.probe) port_.note({q.trace, now, NoteKind::HedgeNoEngine, q.region});
                 return;
             }

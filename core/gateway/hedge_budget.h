@@ -14,6 +14,11 @@ public:
     HedgeBudget(double fraction, double capacity)
         : fraction_(fraction), capacity_(capacity), tokens_(capacity) {}
     void setFraction(double f) { fraction_ = f; }
+    // A new burst: tokens above it are gone; a larger one fills as primaries earn it.
+    void setCapacity(double c) {
+        capacity_ = c;
+        tokens_ = std::min(tokens_, capacity_);
+    }
     void onPrimary() { tokens_ = std::min(capacity_, tokens_ + fraction_); }
     // A budget of zero allows no hedge at all, not even the burst.
     bool take() {
@@ -23,6 +28,8 @@ public:
         }
         return false;
     }
+    // A token taken for a hedge that was not sent (no engine to send it to) goes back.
+    void giveBack() { tokens_ = std::min(capacity_, tokens_ + 1.0); }
     double level() const { return capacity_ > 0 ? tokens_ / capacity_ : 0; }
 
 private:

@@ -24,6 +24,7 @@ void Hedging::reconfigure(const GatewayConfig& config) {
     lastChanceDelayMs_ = config.last_chance_delay_ms;
     lastChanceEngine_ = config.lastChanceEngine();
     budget_.setFraction(config.hedge_budget);
+    budget_.setCapacity(config.hedge_burst);
     lastChanceBudget_.setFraction(config.last_chance_budget);
     if (rangeChanged) {
         lo_ = config.clamp_lo_ms;

@@ -31,6 +31,7 @@ public:
     // A primary call went out: the budgets earn their fraction of a token.
     void onPrimary();
     bool takeHedge() { return budget_.take(); }
+    void returnHedge() { budget_.giveBack(); }  // taken, but no engine could take the hedge
     bool takeLastChance() { return lastChanceBudget_.take(); }
     std::optional<Duration> lastChanceDelay() const;
     std::optional<int> lastChanceEngine() const { return lastChanceEngine_; }

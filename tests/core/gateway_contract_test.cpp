@@ -345,6 +345,41 @@ TEST(GatewayContract, AnEmptyHedgeBudgetStopsHedges) {
     EXPECT_EQ(with.port.started.size(), 2u);
 }
 
+// The budget pays for hedges sent: a hedge that finds no engine to go to (the only routed engine
+// is the primary's) gives its token back, so the bucket is still full for the hedges that can go.
+TEST(GatewayContract, AHedgeWithNoEngineToGoToCostsNoBudget) {
+    GatewayConfig c = baseConfig();
+    c.engines = {EngineSpec{"atlas", EngineRole::Routed, 1}, EngineSpec{"cirrus", EngineRole::LastChance, 0}};
+    c.hedge_burst = 2;
+    Harness h(c);
+    for (int i = 0; i < 3; ++i) {
+        const std::string query = "penguin habitats " + std::to_string(i);  // no two coalesce
+        h.gw.onRequest(ms(i), request(static_cast<std::uint64_t>(i + 1), query));
+    }
+    h.runTimersTo(ms(200));
+    EXPECT_EQ(h.port.started.size(), 3u);  // three primaries, no hedge
+    EXPECT_DOUBLE_EQ(h.gw.hedgeBudgetLevel(), 1.0);
+    GatewaySnapshot s;
+    h.gw.fillSnapshot(s, ms(200));
+    EXPECT_EQ(s.hedges_denied, 0u);
+}
+
+// A new burst applies from its moment: down to one token, the second of two hedges due together
+// is denied (with the scenario's 50, both went).
+TEST(GatewayContract, AChangedHedgeBurstAppliesAtOnce) {
+    Harness h;
+    GatewayConfig c = baseConfig();
+    c.hedge_burst = 1;
+    h.gw.reconfigure(c);
+    h.gw.onRequest(ms(0), request(1));
+    h.gw.onRequest(ms(0), request(2, "glacier retreat alps"));
+    h.runTimersTo(ms(200));
+    EXPECT_EQ(h.port.started.size(), 3u);  // two primaries, one hedge
+    GatewaySnapshot s;
+    h.gw.fillSnapshot(s, ms(200));
+    EXPECT_EQ(s.hedges_denied, 1u);
+}
+
 TEST(GatewayContract, AStaleAnswerAfterCancelIsIgnored) {
     Harness h;
     const auto body = page(4);
