@@ -38,7 +38,9 @@ public:
     };
     AdaptiveLimit() = default;
     explicit AdaptiveLimit(const Config& c)
-        : cfg_(c), limit_(std::clamp(c.initial, c.min_limit, c.max_limit)) {}
+        : cfg_(c), limit_(std::clamp(c.initial, c.min_limit, c.max_limit)) {
+        cfg_.baseline_windows = std::clamp(c.baseline_windows, 1, static_cast<int>(kMaxBaselineWindows));
+    }
 
     // The gradient rule, exposed for tests.
     static int nextLimit(int limit, double minRtt, double sampleRtt, int minLimit, int maxLimit) {
@@ -68,7 +70,8 @@ public:
             std::nth_element(samples_.begin(), samples_.begin() + static_cast<long>(k),
                              samples_.end());
             const double p90 = static_cast<double>(samples_[k]);
-            baseline_[baselineNext_++ % baseline_.size()] = p90;
+            // A ring of the last baseline_windows p90s: written where it is read.
+            baseline_[baselineNext_++ % static_cast<std::size_t>(cfg_.baseline_windows)] = p90;
             baselineCount_ = std::min<int>(baselineCount_ + 1, cfg_.baseline_windows);
             double minRtt = p90;
             for (int i = 0; i < baselineCount_; ++i) minRtt = std::min(minRtt, baseline_[i]);
@@ -87,7 +90,8 @@ private:
     int limit_ = 50;
     Time windowEnd_{};
     std::vector<std::int64_t> samples_;
-    std::array<double, 64> baseline_{};
+    static constexpr std::size_t kMaxBaselineWindows = 64;
+    std::array<double, kMaxBaselineWindows> baseline_{};
     std::size_t baselineNext_ = 0;
     int baselineCount_ = 0;
     std::uint64_t updates_ = 0;

@@ -165,6 +165,24 @@ TEST(GatewayStagesAdaptiveLimit, GrowsBySqrtLimitPerWindowAtBaseline) {
     }
 }
 
+// The baseline is the lowest p90 of the last baseline_windows windows, whichever they are: a low
+// window after the first 40 counts (the ring was written over 64 places and read over 40, so
+// windows 40 to 63 never entered the baseline).
+TEST(GatewayStagesAdaptiveLimit, ALowWindowAfterTheFirstFortyEntersTheBaseline) {
+    AdaptiveLimit a(limitConfig());
+    int k = 0;
+    for (; k < 40; ++k) feedWindow(a, k, 25, 200);
+    feedWindow(a, k++, 25, 100);  // the 41st window: the lowest yet
+    feedWindow(a, k++, 25, 200);
+    a.advance(fromMs(250.0 * k));  // closes the 41st window, then the 42nd
+    const int before = a.limit();
+    feedWindow(a, k++, 25, 200);
+    a.advance(fromMs(250.0 * k));
+    // Against a baseline of 100 ms a 200 ms window halves the limit (gradient 0.5), plus sqrt.
+    EXPECT_EQ(a.limit(), AdaptiveLimit::nextLimit(before, 100, 200, 10, 1000));
+    EXPECT_LT(a.limit(), before);
+}
+
 TEST(GatewayStagesAdaptiveLimit, ShrinksWhenTheWindowP90Rises) {
     AdaptiveLimit a(limitConfig());
     for (int k = 0; k < 5; ++k) {
