@@ -231,6 +231,7 @@ struct GatewaySim::Impl final : Port {
                 const RegionCompute& rc = regions[static_cast<std::size_t>(g)];
                 // A new target, or a ramp to restart at the new pace.
                 if (standbyTarget(g) != rc.standbyOnline) retargetStandby(g);
+                updateRegionBreaker(g, healthyShare(g));  // region_breakers on or off
             }
     }
 
@@ -528,31 +529,43 @@ struct GatewaySim::Impl final : Port {
         RegionCompute& rc = regions[static_cast<std::size_t>(g)];
         const Region region = static_cast<Region>(g);
         bool providerFailing = false, anyFailing = false;
-        double all = 0, healthy = 0;
         for (int i = 0; i < kPools; ++i) {
             const Pool& pool = rc.pools[static_cast<std::size_t>(i)];
             if (pool.failing && i / kZones == provider) providerFailing = true;
             anyFailing = anyFailing || pool.failing;
-            all += pool.configured;
-            if (!pool.failing) healthy += pool.configured;
         }
         gateway.metrics().onHealth(now, HealthKind::Probe, region, provider,
                                    providerFailing ? std::optional(HealthState::Failing) : std::nullopt);
-        if (params.flag("region_breakers")) {
-            const double share = all > 0 ? healthy / all : 1;
-            const bool open = rc.open ? share < kRegionCloseAt : share < kRegionOpenBelow;
-            if (open != rc.open) {
-                rc.open = open;
-                gateway.setRegionOpen(region, open);
-                gateway.metrics().onHealth(now, HealthKind::RegionBreaker, region, -1,
-                                           open ? std::optional(HealthState::Open) : std::nullopt);
-            }
-        }
+        updateRegionBreaker(g, healthyShare(g));
         if (params.choiceIndex("standby") == 1 && anyFailing != rc.engaged) {
             rc.engaged = anyFailing;
             retargetStandby(g);
         }
         reweigh();
+    }
+
+    // A region's breaker, from the share of its CPUs that pass their probes. With region_breakers
+    // off it is closed: switched off while open, it closes then, not never.
+    void updateRegionBreaker(int g, double healthyShare) {
+        RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        const bool open = params.flag("region_breakers") &&
+                          (rc.open ? healthyShare < kRegionCloseAt : healthyShare < kRegionOpenBelow);
+        if (open == rc.open) return;
+        rc.open = open;
+        const Region region = static_cast<Region>(g);
+        gateway.setRegionOpen(region, open);
+        gateway.metrics().onHealth(now, HealthKind::RegionBreaker, region, -1,
+                                   open ? std::optional(HealthState::Open) : std::nullopt);
+    }
+
+    double healthyShare(int g) const {
+        const RegionCompute& rc = regions[static_cast<std::size_t>(g)];
+        double all = 0, healthy = 0;
+        for (const Pool& pool : rc.pools) {
+            all += pool.configured;
+            if (!pool.failing) healthy += pool.configured;
+        }
+        return all > 0 ? healthy / all : 1;
     }
 
     // Moves a region's serving standby CPUs toward their target: down at once, up one at a time

@@ -119,6 +119,36 @@ TEST(GatewayTimeline, AnEngineDownInOneRegionFailsItsCallsThereForItsSpan) {
     EXPECT_LT(firstOpen, 10 * 3600.0 + 60);  // within a minute of the fault
 }
 
+// Region breakers switched off while one is open close it then: the region takes spill and
+// reroutes again. (Only an open breaker's own probes used to close it, and they stop when the
+// knob is off, so it stayed open to the end of the run.)
+TEST(GatewayTimeline, RegionBreakersSwitchedOffWhileOpenCloseThen) {
+    const std::string params =
+        R"j({"days": 1, "gateway_compute": true, "balancing": "probed (synthetic searches)", "region_breakers": true})j";
+    const std::string lost = R"({"at": "Mon 10:00", "until": "Mon 11:00", "fault": {"target": {"region": "EU", "provider": "%"}, "effect": "capacity_lost", "share": 1}})";
+    auto on = [&](const std::string& provider) {
+        std::string e = lost;
+        e.replace(e.find('%'), 1, provider);
+        return e;
+    };
+    auto openSpans = [&](const std::vector<std::string>& events) {
+        const Scenario sc = parseScenario(test::gateway(events, params), "week.json");
+        GatewaySim sim(sc.params, 1, sc.timeline);
+        EXPECT_TRUE(sim.drain());
+        std::vector<std::pair<double, double>> spans;
+        for (const HealthSpan& h : sim.snapshot().health_spans)
+            if (h.kind == HealthKind::RegionBreaker && h.region == static_cast<int>(Region::EU)) spans.emplace_back(h.t0_s, h.t1_s);
+        return spans;
+    };
+    const auto kept = openSpans({on("A"), on("B")});
+    const auto off = openSpans({on("A"), on("B"), R"({"at": "Mon 10:30", "set": {"region_breakers": false}})"});
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_GT(kept[0].second, 11 * 3600.0);  // open for the fault's hour
+    ASSERT_EQ(off.size(), 1u);
+    EXPECT_EQ(off[0].first, kept[0].first);
+    EXPECT_DOUBLE_EQ(off[0].second, 10.5 * 3600);
+}
+
 // A surge adds arrivals from its region, in its window, without changing any other arrival.
 TEST(GatewayTimeline, ASurgeAddsArrivalsAndLeavesTheOthersAsTheyWere) {
     const Params p = dayParams(0.2);
