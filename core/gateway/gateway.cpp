@@ -34,7 +34,9 @@ struct ReqFields {
     std::uint32_t flight = kNone;
     std::uint32_t tried = 0;
     std::uint64_t trace = 0, cacheKey = 0, draws = 0;
-    Time accepted{}, deadline{}, engineStart{}, resumeAt{};
+    // deadline: what every stage works to; hard: the promise to the client. Both are set once,
+    // at accept, from the deadline knobs then in force: a later change does not move them.
+    Time accepted{}, deadline{}, hard{}, engineStart{}, resumeAt{};
     std::array<std::uint32_t, kMaxCalls> calls{};
     std::array<std::uint64_t, kTimerKinds> timers{};  // armed sequence number per kind, 0: none
     RateLimitFields rate;
@@ -156,7 +158,7 @@ Time Gateway::stage(Stage s, Time start, const Req& q, StageWork work) {
     const Time end = std::max(start, port_.stageEnd(start, work));
     // Work that would end past the deadline (on a host that never answers) is charged up to it:
     // the request ends there.
-    metrics_.charge(s, std::max(start, std::min(end, deadline_.hard(q.accepted))) - start);
+    metrics_.charge(s, std::max(start, std::min(end, q.hard)) - start);
     return end;
 }
 
@@ -223,6 +225,7 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     q.endpoint = in.endpoint;
     q.accepted = in.accepted.value_or(now);
     q.deadline = deadline_.of(q.accepted);
+    q.hard = deadline_.hard(q.accepted);
     const Prefetched& hint = prefetched_[in.trace % prefetched_.size()];
     const bool hinted = hint.trace == in.trace && hint.query.data() == in.query.data() &&
                         hint.query.size() == in.query.size() &&
@@ -378,8 +381,13 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
             q.flight = *f;
             ++metrics_.totals.coalesced;
             metrics_.pass(Stage::Cache);
+            // Detaches near its deadline; one that joins past that point waits for the leader
+            // up to its own cutoff, as a detached waiter with no time to call does.
             const Time detachAt = deadline_.detachAt(q.deadline);
-            if (detachAt > t) arm(r, TimerKind::Detach, detachAt);
+            if (detachAt > t)
+                arm(r, TimerKind::Detach, detachAt);
+            else
+                arm(r, TimerKind::Deadline, deadline_.callCutoff(q.deadline));
             return;
         }
         q.flight = flights_.lead(q.region, fk, r);
@@ -410,6 +418,7 @@ void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t, std::string_view n
     bg.lang.assign(q.lang);
     bg.accepted = t;
     bg.deadline = t + deadline_.total;
+    bg.hard = bg.deadline;
     ++metrics_.totals.refresh_calls;
     startEngines(now, b, t);
 }
@@ -424,7 +433,7 @@ void Gateway::serve(Time now, std::uint32_t r, Time t, const RankedResults* resu
         return finish(now, r, Outcome::DeadlineMissed, t, nullptr, kRetryAfter503,
                       "the deadline passed before the answer could be merged");
     const Time end = stage(Stage::Merge, t, q);
-    if (end > deadline_.hard(q.accepted)) {
+    if (end > q.hard) {
         ++metrics_.totals.late_merges;
         return finish(now, r, Outcome::DeadlineMissed, end, nullptr, kRetryAfter503,
                       "the deadline passed while the answer was merged");
@@ -610,6 +619,10 @@ void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
         case TimerKind::Detach:
             // A waiter whose leader is still in the air goes on its own, with what it has left.
             if (q.flight == kNone || q.leader) return;
+            if (!deadline_.worthCalling(q.deadline, now)) {
+                // Too late for a call of its own: the leader's answer is still its best chance.
+                return arm(r, TimerKind::Deadline, deadline_.callCutoff(q.deadline));
+            }
             flights_.leave(q.flight, r);
             q.flight = kNone;
             return startEngines(now, r, now);
@@ -790,10 +803,10 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     // A request whose work ran past its deadline (waiting for a CPU, or on a host that never
     // answers) was answered when its time ran out, by the deadline, not when the work would have
     // ended: a refusal too (a 401 or 429 decided on such a host never reached the client).
-    if (o != Outcome::Ok && at > deadline_.hard(q.accepted)) {
+    if (o != Outcome::Ok && at > q.hard) {
         if (o != Outcome::DeadlineMissed) message = "the deadline passed before the work was done";
         o = Outcome::DeadlineMissed;
-        at = deadline_.hard(q.accepted);
+        at = q.hard;
     }
     const Duration latency = at - q.accepted;
     const bool disguised =
@@ -829,7 +842,7 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     // limit's sample) does not delay it. The slot is freed before the request's record is (what
     // the slot lets in may start now).
     port_.respond(out);
-    if (o == Outcome::Ok && latency > deadline_.total) ++metrics_.totals.over_deadline;
+    if (o == Outcome::Ok && at > q.hard) ++metrics_.totals.over_deadline;
     if (q.probe) {
         if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
     } else {

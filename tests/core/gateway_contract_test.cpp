@@ -265,6 +265,65 @@ TEST(GatewayContract, AWaiterDetachesNearItsDeadlineAndCallsOnItsOwn) {
     EXPECT_EQ(d.gw.requestsInFlight(), 1u);
 }
 
+// With too little time left for a call of its own at its detach point (min_useful_ms above the
+// detach reserve less the merge reserve), a waiter stays with its leader instead of giving up
+// 150 ms early while the leader may still answer.
+TEST(GatewayContract, AWaiterWithNoTimeForACallOfItsOwnStaysWithItsLeader) {
+    GatewayConfig c = baseConfig();
+    c.hedge_mode = HedgeMode::Off;
+    c.min_useful_ms = 139;  // at the detach point (deadline - 150) a call would get 138 ms
+    Harness h(c);
+    h.gw.onRequest(ms(0), request(1));
+    h.gw.onRequest(ms(10), request(2));
+    h.runTimersTo(ms(500));
+    EXPECT_TRUE(h.port.responses.empty());
+    ASSERT_EQ(h.port.started.size(), 1u);
+    const auto body = page(3);
+    h.gw.onAnswer(ms(500), h.port.started[0].id, answerWith(*body, h.port.started[0].cache_key));
+    ASSERT_EQ(h.port.responses.size(), 2u);
+    for (const auto& sent : h.port.responses) EXPECT_EQ(sent.r.status, 200) << sent.r.trace;
+}
+
+// A waiter that joins a flight after its own detach point (its request was accepted long before,
+// e.g. it waited in the batch lane) still ends by its deadline, not whenever the leader does.
+TEST(GatewayContract, AWaiterThatJoinsLateStillEndsByItsDeadline) {
+    GatewayConfig c = baseConfig();
+    c.hedge_mode = HedgeMode::Off;
+    Harness h(c);
+    h.gw.onRequest(ms(400), request(1));  // the leader: its cutoff is 400 + 578
+    Request late = request(2);
+    late.accepted = ms(0);  // its deadline is 590, its detach point 440
+    h.gw.onRequest(ms(490), late);
+    ASSERT_EQ(h.port.started.size(), 1u);  // it joined the leader's flight
+    h.runTimersTo(ms(600));
+    ASSERT_EQ(h.port.responses.size(), 1u);
+    EXPECT_EQ(h.port.responses[0].r.trace, 2u);
+    EXPECT_EQ(h.port.responses[0].r.status, 503);
+    EXPECT_EQ(h.port.responses[0].r.at, ms(578));
+}
+
+// A request keeps the deadline it was accepted with: shortening deadline_ms mid-run does not turn
+// an answer that arrives inside the request's own deadline into a 503 stamped at the new one.
+TEST(GatewayContract, ADeadlineChangeDoesNotMoveTheDeadlineOfARequestInFlight) {
+    GatewayConfig c = baseConfig();
+    c.hedge_mode = HedgeMode::Off;
+    Harness h(c);
+    h.gw.onRequest(ms(0), request(1));
+    c.deadline_ms = 100;
+    h.gw.reconfigure(c);
+    const auto body = page(3);
+    h.gw.onAnswer(ms(400), h.port.started[0].id, answerWith(*body, h.port.started[0].cache_key));
+    ASSERT_EQ(h.port.responses.size(), 1u);
+    EXPECT_EQ(h.port.responses[0].r.status, 200);
+    EXPECT_EQ(h.port.responses[0].r.latency, fromMs(400) - Time{});
+    // A request accepted after the change gets the new deadline.
+    h.gw.onRequest(ms(500), request(2, "glacier retreat alps"));
+    h.runTimersTo(ms(700));
+    ASSERT_EQ(h.port.responses.size(), 2u);
+    EXPECT_EQ(h.port.responses[1].r.status, 503);
+    EXPECT_LE(h.port.responses[1].r.at, ms(600));
+}
+
 TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
     GatewayConfig c = baseConfig();
     c.hedge_mode = HedgeMode::Off;
