@@ -4,6 +4,7 @@
 // checked before anything runs. Checks failing in A or B are reported in the table, never in the
 // exit code: a comparison is not a verdict.
 #include <algorithm>
+#include <iostream>
 #include <optional>
 
 #include "commands.h"
@@ -169,6 +170,8 @@ int cmdCompare(const std::vector<std::string>& args) {
     if (const int code = runScenarioInputs({&a, &b}, o.jobs, o.quiet); code != kExitOk) return code;
     const Comparison c =
         makeComparison(sideOf(a), *a.run, sideOf(b), *b.run, chosenCharts(o, *a.run, *b.run));
+    for (const SeriesTable& t : c.series)
+        if (!t.comparable()) std::cerr << "taillab-cli compare: note: " << t.chart << ": " << t.windowsDiffer << "\n";
     switch (o.format) {
         case Format::Markdown:
             writeOutput(comparisonMarkdown(c), o.outPath);

@@ -104,7 +104,7 @@ void appendSeriesCells(std::vector<std::string>& row, const SeriesTable& t, std:
     for (const auto& s : t.series) {
         row.push_back(value(s.a[i]));
         row.push_back(value(s.b[i]));
-        row.push_back(change(minus(s.b[i], s.a[i])));
+        row.push_back(change(t.comparable() ? minus(s.b[i], s.a[i]) : std::nullopt));
     }
 }
 
@@ -114,6 +114,7 @@ std::string markdownSeries(const SeriesTable& t) {
     std::vector<std::string> header{t.xLabel.empty() ? "x" : t.xLabel};
     appendSeriesHeader(header, t, suffix);
     std::string out = "## Series: " + t.chart + " (" + t.title + ")\n\n";
+    if (!t.comparable()) out += "Note: " + t.windowsDiffer + ".\n\n";
     out += markdownLine(header) + markdownRule(header.size(), 0);
     for (std::size_t i = 0; i < t.x.size(); ++i) {
         std::vector<std::string> row{readable(t.x[i])};
@@ -240,12 +241,13 @@ std::string comparisonJson(const Comparison& c) {
     for (const auto& t : c.series) {
         ojson chart{{"chart", t.chart},    {"title", t.title}, {"x_label", t.xLabel},
                     {"y_label", t.yLabel}, {"x", t.x},         {"series", ojson::array()}};
+        if (!t.comparable()) chart["windows_differ"] = t.windowsDiffer;
         for (const auto& s : t.series) {
             ojson a = ojson::array(), b = ojson::array(), d = ojson::array();
             for (std::size_t i = 0; i < t.x.size(); ++i) {
                 a.push_back(number(s.a[i]));
                 b.push_back(number(s.b[i]));
-                d.push_back(number(minus(s.b[i], s.a[i])));
+                d.push_back(number(t.comparable() ? minus(s.b[i], s.a[i]) : std::nullopt));
             }
             chart["series"].push_back({{"name", s.name}, {"a", a}, {"b", b}, {"b_minus_a", d}});
         }

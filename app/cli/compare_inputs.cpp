@@ -1,5 +1,6 @@
 #include "compare_inputs.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -9,8 +10,10 @@
 #include <sstream>
 
 #include "commands.h"
+#include "io/text_file.h"
 #include "run/runner.h"
 #include "run/sweep_runner.h"
+#include "scenario/json_locate.h"
 #include "scenario_options.h"
 
 namespace taillab::cli {
@@ -21,19 +24,32 @@ using ojson = nlohmann::ordered_json;
 // Keys only a result has; a scenario file has none of them (unknown keys are errors there).
 constexpr std::array<const char*, 4> kResultKeys{"figures", "checks", "summary", "all_checks_pass"};
 
+// A result file's size limit: a week of gateway windows with every chart is about 20 MiB.
+constexpr std::size_t kMaxResultBytes = std::size_t{256} << 20;
+
 // The parsed JSON of `argument` when it names a file holding a result, else nullopt (a
 // scenario, a name under the scenario directory, or text the scenario loader will report on).
+// A result's text is held to what the scenario reader allows (no key twice in one object, no
+// number beyond a double), with FILE:LINE:COLUMN and the JSON pointer of the first offence.
 std::optional<ojson> resultDocument(const std::string& argument) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(argument, ec)) return std::nullopt;
-    std::ifstream in(argument, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    ojson doc = ojson::parse(buffer.str(), nullptr, false);
+    std::string text;
+    try {
+        text = readTextFile(argument, kMaxResultBytes, "result file");
+    } catch (const TextFileError& e) {
+        throw UsageError{argument + ": " + e.what()};
+    }
+    ojson doc = ojson::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
-    for (const char* key : kResultKeys)
-        if (doc.contains(key)) return doc;
-    return std::nullopt;
+    if (std::none_of(kResultKeys.begin(), kResultKeys.end(), [&](const char* k) { return doc.contains(k); }))
+        return std::nullopt;
+    if (const auto problem = findJsonTextProblem(text)) {
+        const TextPosition at = positionOfOffset(text, problem->offset);
+        throw UsageError{argument + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                         ": " + (problem->pointer.empty() ? "/" : problem->pointer) + ": " + problem->message};
+    }
+    return doc;
 }
 
 // A JSON pointer's reference token ("~" and "/" escaped).
@@ -134,6 +150,17 @@ int reportFailure(const CompareInput& in, const std::exception_ptr& error) {
 ComparedRun readResult(const ojson& doc, const std::string& where) {
     const ResultReader r(where);
     r.expect(doc, doc.is_object(), "", "an object");
+    // A run cut short (cancelled, or a GUI's partial frame exported) holds the figures of part of
+    // its time: set beside a whole run, every difference would be the cut, not the design.
+    if (doc.contains("cancelled") && doc.at("cancelled") == true)
+        r.fail("/cancelled", "a cancelled run; compare needs finished runs");
+    if (doc.contains("progress")) {
+        const ojson& progress = doc.at("progress");
+        r.expect(progress, progress.is_number(), "/progress", "a number");
+        if (progress.get<double>() < 1)
+            r.fail("/progress", "a run " + std::to_string(static_cast<int>(progress.get<double>() * 100)) +
+                                    "% done; compare needs finished runs");
+    }
     ComparedRun run;
     run.lab = r.string(doc, "", "lab");
     run.scenario = r.string(doc, "", "scenario");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace taillab::cli {
@@ -102,11 +103,44 @@ std::map<double, std::optional<double>> byX(const TimeChart* chart, const std::s
     return out;
 }
 
+// A chart's x values over all its series, sorted, without repeats.
+std::vector<double> gridOf(const TimeChart* chart) {
+    std::vector<double> x;
+    if (!chart) return x;
+    for (const auto& s : chart->series) x.insert(x.end(), s.x.begin(), s.x.end());
+    std::sort(x.begin(), x.end());
+    x.erase(std::unique(x.begin(), x.end()), x.end());
+    return x;
+}
+
+// Where both runs have points, they must have them at the same x: two runs of other lengths
+// share their windows, two with other window widths do not (their points at one x end windows of
+// other spans). Empty when they match, else why not.
+std::string windowsDiffer(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.empty() || b.empty()) return {};
+    const double lo = std::max(a.front(), b.front()), hi = std::min(a.back(), b.back());
+    auto within = [&](const std::vector<double>& x) {
+        std::vector<double> out;
+        for (double v : x)
+            if (v >= lo && v <= hi) out.push_back(v);
+        return out;
+    };
+    if (within(a) == within(b)) return {};
+    auto spacing = [](const std::vector<double>& x) {
+        if (x.size() < 2) return std::string("one point");
+        char text[32];
+        std::snprintf(text, sizeof text, "%.6g", x[1] - x[0]);
+        return std::string(text);
+    };
+    return "A's points are " + spacing(a) + " apart, B's " + spacing(b) +
+           ": they stand for different windows, so B - A is left out";
+}
+
 SeriesTable seriesTable(const std::string& id, const ComparedRun& a, const ComparedRun& b) {
     const TimeChart* ca = findChart(a, id);
     const TimeChart* cb = findChart(b, id);
     const TimeChart& first = ca ? *ca : *cb;
-    SeriesTable t{id, first.title, first.xLabel, first.yLabel, {}, {}};
+    SeriesTable t{id, first.title, first.xLabel, first.yLabel, {}, {}, {}};
     std::vector<std::string> na, nb;
     for (const TimeChart* c : {ca, cb}) {
         if (!c) continue;
@@ -129,6 +163,7 @@ SeriesTable seriesTable(const std::string& id, const ComparedRun& a, const Compa
         }
         t.series.push_back(std::move(col));
     }
+    t.windowsDiffer = windowsDiffer(gridOf(ca), gridOf(cb));
     return t;
 }
 

@@ -58,6 +58,11 @@ struct SeriesTable {
     std::string yLabel;
     std::vector<double> x;
     std::vector<SeriesColumns> series;
+    // Non-empty when A's and B's points do not stand for the same windows (another window_s):
+    // then a point of A and one of B at the same x cover different spans of time, and B − A is
+    // left out. Says why, e.g. "A's points are 600 s apart, B's 1800 s".
+    std::string windowsDiffer;
+    bool comparable() const { return windowsDiffer.empty(); }
 };
 
 struct Comparison {

@@ -219,6 +219,60 @@ TEST_F(CompareCli, PercentilesOverTimeAreShownUnlessSeriesSaysNone) {
     EXPECT_EQ(j.at("series")[1].at("chart"), "cache_over_time");
 }
 
+// Points at one x are only comparable when they end windows of one width: with another
+// window_s, B - A is left out and said why; runs of other lengths but one window still compare.
+TEST_F(CompareCli, SeriesOfOtherWindowWidthsAreShownWithoutDifferences) {
+    auto o = runCli("compare " + kOmission + " --set params.duration_s=40 --b-set params.window_s=2.5 "
+                    "--format json --series windows --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    auto j = ojson::parse(o.out);
+    ASSERT_EQ(j.at("series").size(), 1u);
+    const auto& chart = j.at("series")[0];
+    ASSERT_TRUE(chart.contains("windows_differ")) << chart.dump();
+    std::size_t both = 0;
+    for (const auto& s : chart.at("series"))
+        for (std::size_t i = 0; i < s.at("a").size(); ++i) {
+            both += !s.at("a")[i].is_null() && !s.at("b")[i].is_null();
+            EXPECT_TRUE(s.at("b_minus_a")[i].is_null());
+        }
+    EXPECT_GT(both, 0u);  // x values they share: the case that was subtracted
+    EXPECT_NE(o.err.find("different windows"), std::string::npos) << o.err;
+
+    o = runCli("compare " + kOmission + " --b-set params.duration_s=8 --format json --series windows --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    j = ojson::parse(o.out);
+    EXPECT_FALSE(j.at("series")[0].contains("windows_differ"));
+}
+
+// A cancelled or partial run, or a result file with a key twice, is refused with where and why.
+TEST_F(CompareCli, PartialRunsAndDuplicateKeysAreRefused) {
+    const std::string a = writeResult(kFanout, "a.json");
+    ojson doc = ojson::parse(readFile(a));
+    doc["cancelled"] = true;
+    doc["progress"] = 0.4;
+    std::ofstream(path("partial.json")) << doc.dump(2);
+    auto o = runCli("compare " + path("partial.json") + " " + a);
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("/cancelled: a cancelled run"), std::string::npos) << o.err;
+    doc.erase("cancelled");
+    std::ofstream(path("partial.json")) << doc.dump(2);
+    o = runCli("compare " + path("partial.json") + " " + a);
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("/progress: a run 40% done"), std::string::npos) << o.err;
+
+    std::string text = readFile(a);
+    const std::string figures = "\"figures\": {";
+    const auto at = text.find(figures);
+    ASSERT_NE(at, std::string::npos);
+    const ojson first = ojson::parse(text).at("figures").items().begin().key();
+    text.insert(at + figures.size(), "\"" + first.get<std::string>() + "\": 9, ");
+    std::ofstream(path("dup.json")) << text;
+    o = runCli("compare " + path("dup.json") + " " + a);
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("dup.json:"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("duplicate key"), std::string::npos) << o.err;
+}
+
 TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
     const std::string a = writeResult(kFanout, "a.json");
     const std::string b = writeResult(kFanout + " --set params.backends=10", "b.json");
