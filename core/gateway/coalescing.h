@@ -4,7 +4,9 @@
 // instances through an L2 lock with a short lease (the region-wide mode), so a burst of identical
 // queries spread over a region turns into one upstream call. A waiter is not held hostage by a
 // slow leader: near its own deadline it detaches and makes its own call (the orchestrator arms
-// that timer).
+// that timer). The seed's lock has a 50 ms lease, which frees the lock when the instance holding
+// it dies without releasing it; no instance dies mid-call here (a leader that gives up lands its
+// flight, and its waiters go on alone), so the lease never acts and has no knob.
 #pragma once
 
 #include <array>

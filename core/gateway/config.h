@@ -65,7 +65,6 @@ struct GatewayConfig {
     // request never moves.
     std::array<std::optional<Region>, kRegions> reroute{};
     double reroute_share = 1;  // of a rerouted region's unpinned traffic, in [0, 1]
-    double l2_lease_ms = 50;
     int l1_entries = 20000, instances = 3, egress_ips = 4;
     // Gateway instances per region a cold standby brings up on its own (empty L1s, fresh
     // per-instance router state, connections not yet open); 0: none. See Gateway::setStandbyShare.

@@ -206,10 +206,6 @@ std::vector<KnobSpec> GatewaySim::knobs() {
     k.push_back(KnobSpec::choice("coalescing", "Coalescing",
                                  {"off", "per instance", "per instance + L2 lease"}, 2,
                                  "One upstream flight per key; waiters detach near their deadline"));
-    k.push_back(KnobSpec::real("l2_lease_ms", "L2 lease", "ms", 1, 5000, 50,
-                               "Lease of the cross-instance coalescing lock", 1)
-                    .hidden()
-                    .usedWhen("coalescing", {"per instance + L2 lease"}));
     // Router and breakers.
     k.push_back(KnobSpec::choice("routing", "Routing",
                                  {"static (first engine)", "best score", "power of two choices"},
@@ -401,7 +397,6 @@ GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload)
         throw std::invalid_argument("deadline_ms must exceed serialization_margin_ms plus the merge "
                                     "reserve (12 ms)");
     }
-    c.l2_lease_ms = p.real("l2_lease_ms");
     c.l1_entries = p.integer("l1_entries");
     c.instances = p.integer("instances");
     // A cold standby is gateway instances of its own, as many as the region's (a warm one's are
