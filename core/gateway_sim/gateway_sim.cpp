@@ -785,6 +785,16 @@ struct GatewaySim::Impl final : Port {
     // timers, then arrivals.
     // Timeline actions apply after every event at or before their time, as a change made by
     // hand at that moment would (advanceTo, then applyParams).
+    // After the drain: the last window, at the end of the run (or, when a window already closed
+    // there, a cut short run's, at the end of the drain).
+    void closeLastWindow() {
+        if (!lastWindowDue) return;
+        lastWindowDue = false;
+        const Time at = lastWindowClose == end ? std::max(now, end + Duration{1}) : end;
+        gateway.closeWindow(at);
+        lastWindowClose = at;
+    }
+
     bool runUntil(Time target, RunControl* control) {
         for (;;) {
             const bool haveAction = nextAction < actions.size();
@@ -886,8 +896,16 @@ struct GatewaySim::Impl final : Port {
                 break;
             }
             case EventType::Window:
+                // The window that ends the run closes after the drain (closeLastWindow), with the
+                // requests still in the air at the end; a run that is not a whole number of
+                // windows ends with a shorter one.
+                if (now >= end) {
+                    lastWindowDue = true;
+                    break;
+                }
                 gateway.closeWindow(now);
-                if (now + window <= end) queue.schedule(now + window, Event{EventType::Window, 0, 0});
+                lastWindowClose = now;
+                queue.schedule(std::min(now + window, end), Event{EventType::Window, 0, 0});
                 break;
             case EventType::PoolProbe:
                 if (closed) break;
@@ -950,6 +968,8 @@ struct GatewaySim::Impl final : Port {
     std::vector<CallState> calls;
     std::vector<int> engineBusy;                     // [region * engines + engine]
     std::vector<std::deque<CallId>> waiting;  // same index
+    bool lastWindowDue = false;
+    Time lastWindowClose{};
     int capacity = 64;
     std::uint64_t probeCount = 0;
     std::uint64_t events = 0;
@@ -1032,7 +1052,9 @@ bool GatewaySim::advanceTo(double t_s, RunControl* control) {
 bool GatewaySim::drain(RunControl* control) {
     Impl& s = *impl_;
     if (!advanceTo(end_s(), control)) return false;
-    return s.runUntil(Time::max(), control);
+    if (!s.runUntil(Time::max(), control)) return false;
+    s.closeLastWindow();
+    return true;
 }
 
 bool GatewaySim::finishAt(double t_s, RunControl* control) {
@@ -1042,7 +1064,9 @@ bool GatewaySim::finishAt(double t_s, RunControl* control) {
     s.closed = true;
     s.nextArrival = s.hourBuffer.size();
     s.actions.resize(s.nextAction);  // the timeline stops here too
-    return s.runUntil(Time::max(), control);
+    if (!s.runUntil(Time::max(), control)) return false;
+    s.closeLastWindow();
+    return true;
 }
 
 void GatewaySim::applyParams(const Params& p) {

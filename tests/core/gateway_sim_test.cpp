@@ -628,6 +628,21 @@ TEST(GatewaySimEngineQueue, ACallCancelledWhileQueuedLeavesTheQueueForGood) {
     EXPECT_LT(static_cast<double>(s.failed), 0.05 * static_cast<double>(s.accepted));
 }
 
+// Every accepted request ends in some window: a run that is not a whole number of windows ends
+// with a shorter one, and the requests still in the air at the end (drained after it) go into
+// the last. (With 700 s windows the last 300 s of the day, and the drain, were in none.)
+TEST(GatewaySimWindows, EveryRequestEndsInAWindowAndTheLastEndsTheRun) {
+    for (const double window_s : {600.0, 700.0}) {
+        const GatewaySnapshot s = runToEnd(params({{"load_multiplier", 0.3}, {"window_s", window_s}}));
+        ASSERT_FALSE(s.windows.empty());
+        EXPECT_DOUBLE_EQ(s.windows.back().t_s, 86400.0) << window_s;
+        EXPECT_EQ(s.windows.size(), static_cast<std::size_t>(std::ceil(86400.0 / window_s))) << window_s;
+        std::uint64_t ended = 0;
+        for (const WindowPoint& w : s.windows) ended += w.requests;
+        EXPECT_EQ(ended, s.accepted) << window_s;
+    }
+}
+
 // Each hour's arrivals are drawn on another thread while the hour before runs, by two Workloads
 // in turn. What reaches the gateway is still every arrival of every hour, in order, as the
 // workload draws them alone, texts included: an hour's texts outlive the drawing of the next.
