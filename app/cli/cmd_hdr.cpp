@@ -1,6 +1,7 @@
 // taillab-cli hdr: records a latency log into an HDR histogram and prints a JSON summary
 // (optionally the .hgrm percentile distribution). The log is read in 1 MiB blocks and parsed by
 // LatencyLogReader, so tens of millions of values take seconds, not minutes, and memory stays flat.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -18,6 +19,7 @@
 
 #include "commands.h"
 #include "io/atomic_file.h"
+#include "io/text_file.h"
 #include "metrics/hdr_histogram.h"
 #include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
@@ -84,13 +86,18 @@ double parsePositiveReal(const std::string& flag, const std::string& text) {
 
 HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
     HdrOptions o;
-    bool haveInput = false;
+    bool haveInput = false, layoutGiven = false;
+    std::vector<std::string> given;  // each option takes one value: given twice is a mistake
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
             if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
+            if (std::find(given.begin(), given.end(), a) != given.end())
+                throw UsageError{a + " given twice"};
+            given.push_back(a);
             return args[++i];
         };
+        layoutGiven = layoutGiven || a == "--lowest" || a == "--highest" || a == "--digits";
         if (a == "--input") {
             const std::string& v = value();
             if (v == "text") {
@@ -140,6 +147,10 @@ HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
                          "'): only interval logs (--input hlog) merge"};
     if (!o.tag.empty() && !o.hlog) throw UsageError{"--tag is for interval logs (--input hlog)"};
     if (o.hlog && o.input == "-") throw UsageError{"--input hlog reads files: name them"};
+    if (o.hlog && layoutGiven)
+        throw UsageError{"--lowest, --highest and --digits shape a histogram built from values; an "
+                         "interval log's histograms carry their own (they merge into one that "
+                         "covers them all)"};
     if (!o.format) {
         const bool binaryName = o.input.size() > 6 && o.input.ends_with(".u64le");
         o.format = binaryName ? LatencyLogFormat::U64Le : LatencyLogFormat::Text;
@@ -186,27 +197,44 @@ void readLog(const HdrOptions& o, HdrHistogram& histogram) {
     }
 }
 
-// Merges the intervals tagged o.tag of every interval log named into one histogram, in the
-// layout of the first interval read. Errors name the file and line.
+// An interval log's size limit: a week of one-second intervals is about 150 MiB.
+constexpr std::size_t kMaxHlogBytes = std::size_t{1} << 30;
+
+// The layout that holds both: the finer lowest value, the higher highest, the more digits.
+HdrConfig covering(const HdrConfig& a, const HdrConfig& b) {
+    return HdrConfig{std::min(a.lowest_discernible, b.lowest_discernible),
+                     std::max(a.highest_trackable, b.highest_trackable),
+                     std::max(a.significant_digits, b.significant_digits)};
+}
+
+// Merges the intervals tagged o.tag of every interval log named into one histogram whose layout
+// covers every interval's (logs written by an auto-resizing recorder name a larger range as
+// values grow: merged into the first interval's, the later tail was lost), in whatever order
+// the files come. Errors name the file and line.
 std::optional<HdrHistogram> readHlogs(const HdrOptions& o) {
     std::vector<std::string> inputs{o.input};
     inputs.insert(inputs.end(), o.more.begin(), o.more.end());
     std::optional<HdrHistogram> merged;
     std::size_t intervals = 0;
     for (const std::string& path : inputs) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) throw UsageError{"cannot open '" + path + "': " + std::strerror(errno)};
-        std::ostringstream text;
-        text << in.rdbuf();
         HdrLog log;
         try {
-            log = parseHdrLog(text.str());
+            log = parseHdrLog(readTextFile(path, kMaxHlogBytes, "log of intervals"));
+        } catch (const TextFileError& e) {
+            throw UsageError{path + ": " + e.what()};
         } catch (const HdrLogError& e) {
-            throw UsageError{path + ":" + std::to_string(e.line()) + ": " + e.what()};
+            throw UsageError{path + ":" + std::to_string(e.line()) + ": " + e.reason()};
         }
         for (const HdrLogInterval& i : log.intervals) {
             if (i.tag != o.tag) continue;
-            if (!merged) merged.emplace(i.histogram.config());
+            if (!merged) {
+                merged.emplace(i.histogram.config());
+            } else if (const HdrConfig wider = covering(merged->config(), i.histogram.config());
+                       !(wider == merged->config())) {
+                HdrHistogram grown(wider);
+                grown.merge(*merged);
+                merged = std::move(grown);
+            }
             merged->merge(i.histogram);
             ++intervals;
         }

@@ -117,7 +117,7 @@ std::optional<double> headerTime(std::string_view line, std::string_view prefix,
 
 HdrLogError::HdrLogError(int line, const std::string& what)
     : std::runtime_error(line > 0 ? "line " + std::to_string(line) + ": " + what : what),
-      line_(line) {}
+      line_(line), reason_(what) {}
 
 std::string encodeCompressedHistogram(const HdrHistogram& h) {
     const std::size_t limit = countsLimit(h);

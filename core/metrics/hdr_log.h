@@ -44,9 +44,11 @@ class HdrLogError : public std::runtime_error {
   public:
     HdrLogError(int line, const std::string& what);
     int line() const { return line_; }
+    const std::string& reason() const { return reason_; }  // what(), without "line N: "
 
   private:
     int line_;
+    std::string reason_;
 };
 
 // The compressed V2 encoding of `histogram` as raw bytes, and as base64 (what a log line holds).
