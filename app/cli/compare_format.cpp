@@ -142,6 +142,17 @@ std::string comparisonMarkdown(const Comparison& c) {
         for (const auto& p : c.parameters)
             out += markdownLine({p.name, readableValue(p.a), readableValue(p.b)});
     }
+    if (c.hasTimeline) {
+        out += "\n## Timeline that differs\n\n";
+        if (c.timeline.empty()) {
+            out += "None.\n";
+        } else {
+            out += markdownLine({"only in", "from (h)", "to (h)", "kind", "event"}) + markdownRule(5, 1);
+            for (const auto& t : c.timeline)
+                out += markdownLine({t.side, readable(t.mark.x0), readable(t.mark.x1), t.mark.kind,
+                                     t.mark.label});
+        }
+    }
     out += "\n## Figures\n\n";
     out += markdownLine(figureHeader());
     out += markdownRule(5, 1);
@@ -177,6 +188,11 @@ std::string comparisonCsv(const Comparison& c) {
     }
     section({"parameter", "A", "B"});
     for (const auto& p : c.parameters) out += csvLine({p.name, valueText(p.a), valueText(p.b)});
+    if (c.hasTimeline) {
+        section({"only in", "from", "to", "kind", "event"});
+        for (const auto& t : c.timeline)
+            out += csvLine({t.side, exact(t.mark.x0), exact(t.mark.x1), t.mark.kind, t.mark.label});
+    }
     section(figureHeader());
     for (const auto& f : c.figures)
         out +=
@@ -212,6 +228,15 @@ std::string comparisonJson(const Comparison& c) {
         for (const auto& p : c.parameters) {
             const auto& v = s == &c.a ? p.a : p.b;
             side["differing_parameters"][p.name] = v ? *v : ojson(nullptr);
+        }
+        if (c.hasTimeline) {
+            side["timeline_only_here"] = ojson::array();
+            for (const auto& t : c.timeline)
+                if (t.side == s->label)
+                    side["timeline_only_here"].push_back({{"from", t.mark.x0},
+                                                          {"to", t.mark.x1 ? ojson(*t.mark.x1) : ojson(nullptr)},
+                                                          {"kind", t.mark.kind},
+                                                          {"event", t.mark.label}});
         }
         out[s == &c.a ? "a" : "b"] = std::move(side);
     }

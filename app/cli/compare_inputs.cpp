@@ -186,6 +186,26 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
                 outcome.applies = outcome.applies && r.string(checks[i], at, reason).empty();
         run.checks.emplace_back(r.string(checks[i], at, "name"), outcome);
     }
+    // The timeline's marks; a result without the key had none.
+    if (doc.contains("annotations")) {
+        const ojson& marks = doc.at("annotations");
+        r.expect(marks, marks.is_array(), "/annotations", "an array");
+        for (std::size_t i = 0; i < marks.size(); ++i) {
+            const std::string at = "/annotations/" + std::to_string(i);
+            r.expect(marks[i], marks[i].is_object(), at, "an object");
+            ComparedRun::Mark m;
+            m.kind = r.string(marks[i], at, "kind");
+            m.label = r.string(marks[i], at, "label");
+            const ojson& x0 = r.member(marks[i], at, "x0");
+            r.expect(x0, x0.is_number(), at + "/x0", "a number");
+            m.x0 = x0.get<double>();
+            if (marks[i].contains("x1") && !marks[i].at("x1").is_null()) {
+                r.expect(marks[i].at("x1"), marks[i].at("x1").is_number(), at + "/x1", "a number");
+                m.x1 = marks[i].at("x1").get<double>();
+            }
+            run.timeline.push_back(std::move(m));
+        }
+    }
     // Time charts go to "series"; a result without the key simply has none.
     if (doc.contains("series")) {
         const ojson& series = doc.at("series");

@@ -45,6 +45,14 @@ struct ComparedRun {
     std::vector<std::pair<std::string, std::optional<double>>> figures;  // in the lab's order
     std::vector<std::pair<std::string, CheckOutcome>> checks;
     std::vector<TimeChart> timeCharts;
+    // The run's timeline as its charts mark it (phases, faults, knob changes), from /annotations.
+    struct Mark {
+        std::string kind, label;
+        double x0 = 0;
+        std::optional<double> x1;
+        bool operator==(const Mark&) const = default;
+    };
+    std::vector<Mark> timeline;
 };
 
 // Reads and validates a parsed result JSON. Throws UsageError "<where>: not a result of

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace taillab::cli {
 namespace {
@@ -192,6 +193,14 @@ Comparison makeComparison(CompareSide sideA, const ComparedRun& a, CompareSide s
     c.a = std::move(sideA);
     c.b = std::move(sideB);
     c.parameters = parameterDiffs(a, b);
+    // Two runs can share every parameter and differ in their timelines (a fault, a knob changed
+    // at 10:30): that difference is as much the comparison's as a parameter's.
+    c.hasTimeline = !a.timeline.empty() || !b.timeline.empty();
+    for (const auto& [label, mine, theirs] : {std::tuple{"A", &a.timeline, &b.timeline},
+                                              std::tuple{"B", &b.timeline, &a.timeline}})
+        for (const ComparedRun::Mark& m : *mine)
+            if (std::find(theirs->begin(), theirs->end(), m) == theirs->end())
+                c.timeline.push_back({label, m});
     for (const auto& name : unionNames(namesOf(a.figures), namesOf(b.figures))) {
         const auto* fa = findNamed(a.figures, name);
         const auto* fb = findNamed(b.figures, name);

@@ -65,10 +65,18 @@ struct SeriesTable {
     bool comparable() const { return windowsDiffer.empty(); }
 };
 
+// A mark of one run's timeline that the other run does not have (same kind, label and times).
+struct TimelineDiff {
+    std::string side;  // "A" or "B"
+    ComparedRun::Mark mark;
+};
+
 struct Comparison {
     CompareSide a;
     CompareSide b;
     std::vector<ParameterDiff> parameters;
+    bool hasTimeline = false;             // either run has one: the section is shown
+    std::vector<TimelineDiff> timeline;  // A's marks B lacks, then B's that A lacks
     std::vector<FigureRow> figures;  // A's order, then the figures only B has
     std::vector<CheckRow> checks;    // likewise
     std::vector<SeriesTable> series;

@@ -273,6 +273,23 @@ TEST_F(CompareCli, PartialRunsAndDuplicateKeysAreRefused) {
     EXPECT_NE(o.err.find("duplicate key"), std::string::npos) << o.err;
 }
 
+// Two runs that share every parameter can still differ in their timelines (a fault, a knob
+// changed mid-run): compare lists the marks only one of them has.
+TEST_F(CompareCli, TimelinesThatDifferAreListed) {
+    const auto o = runCli("compare gateway/day-eu-atlas-slow labs/gateway --set params.load_multiplier=0.1 "
+                          "--format json --series none --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto j = ojson::parse(o.out);
+    const auto& onlyA = j.at("a").at("timeline_only_here");
+    ASSERT_EQ(onlyA.size(), 3u) << onlyA.dump();
+    EXPECT_EQ(onlyA[1].at("kind"), "fault");
+    EXPECT_EQ(onlyA[1].at("from"), 9.5);
+    EXPECT_TRUE(j.at("b").at("timeline_only_here").empty());
+    const auto md = runCli("compare gateway/day-eu-atlas-slow gateway/day-eu-atlas-slow --set "
+                           "params.load_multiplier=0.1 --series none --quiet");
+    EXPECT_NE(md.out.find("## Timeline that differs\n\nNone."), std::string::npos) << md.out;
+}
+
 TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
     const std::string a = writeResult(kFanout, "a.json");
     const std::string b = writeResult(kFanout + " --set params.backends=10", "b.json");
