@@ -45,13 +45,20 @@ Cache::Lookup Cache::lookup(Time t, Region region, int instance, std::uint64_t k
     if (tiers_ == CacheTiers::Off) return out;
     LruMap<Entry>& l1 = l1_[idx(region)];
     bool stale = false;
-    if (Entry* e = l1.find(static_cast<std::size_t>(instance), key); e && usable(*e, t, cls, stale))
-        return Lookup{true, stale, false, e->answer};
+    const Entry* e1 = l1.find(static_cast<std::size_t>(instance), key);
+    const bool l1Usable = e1 && usable(*e1, t, cls, stale);
+    if (l1Usable && (!stale || tiers_ != CacheTiers::L1AndL2)) return Lookup{true, stale, false, e1->answer};
     if (tiers_ != CacheTiers::L1AndL2) return out;
+    // A miss, or a stale copy in L1: another instance's refresh may have made L2 fresh already,
+    // and a fresh answer one tier away beats a stale one here (and a second refresh of the key).
     out.consulted_l2 = true;
-    stale = false;
+    bool stale2 = false;
     const Entry* e2 = l2_[idx(region)].find(key);
-    if (!e2 || !usable(*e2, t, cls, stale)) return out;
+    if (!e2 || !usable(*e2, t, cls, stale2) || (l1Usable && stale2)) {
+        if (l1Usable) return Lookup{true, true, true, e1->answer};  // L2 is no better
+        return out;
+    }
+    stale = stale2;
     // Written back so the next request on this instance stays in-process.
     const Entry copy{e2->fresh_until_s, store_.retain(e2->answer)};
     if (const std::optional<Entry> old = l1.put(static_cast<std::size_t>(instance), key, copy))

@@ -16,6 +16,7 @@
 #include "gateway_sim/gateway_sim.h"
 #include "gateway/lru_map.h"
 #include "gateway/adaptive_limit.h"
+#include "gateway/cache.h"
 #include "gateway/breaker.h"
 #include "gateway/hedge_budget.h"
 #include "gateway/latency_ewma.h"
@@ -108,6 +109,35 @@ TEST(GatewayStagesTokenBucket, SteadyRateAdmitsTheRefillRate) {
     int granted = 0;
     for (int i = 0; i <= 100; ++i) granted += b.take(fromMs(100.0 * i)) ? 1 : 0;
     EXPECT_EQ(granted, 25);
+}
+
+// ---- Cache ---------------------------------------------------------------------------------
+
+// A stale copy in one instance's L1 is not served (nor refreshed again) when another instance's
+// refresh has already made L2 fresh: the fresh answer is one tier away. With L2 stale too, the
+// L1 copy is served stale, as before.
+TEST(GatewayStagesCache, AStaleL1CopyGivesWayToAFreshL2) {
+    GatewayConfig c;
+    c.instances = 2;
+    Cache cache(c);
+    const auto first = std::make_shared<const RankedResults>(RankedResults::copyOf({}));
+    const auto second = std::make_shared<const RankedResults>(RankedResults::copyOf({}));
+    const std::uint64_t key = 42;
+    const QueryClass cls = QueryClass::Navigational;  // fresh 6 h, then stale for 1 h
+    const Time hour = fromSeconds(3600);
+    cache.write(Time{}, Region::EU, 0, key, cls, first);
+    EXPECT_TRUE(cache.lookup(fromSeconds(1), Region::EU, 1, key, cls).hit);  // into instance 1's L1
+    // 6.5 h on, both copies are stale; instance 1 serves its own, stale.
+    Cache::Lookup l = cache.lookup(6 * hour + hour / 2, Region::EU, 1, key, cls);
+    EXPECT_TRUE(l.hit);
+    EXPECT_TRUE(l.stale);
+    // Instance 0's refresh lands: its L1 and L2 are fresh. Instance 1 now gets the fresh answer.
+    cache.write(6 * hour + hour / 2, Region::EU, 0, key, cls, second);
+    l = cache.lookup(6 * hour + hour / 2 + fromSeconds(1), Region::EU, 1, key, cls);
+    EXPECT_TRUE(l.hit);
+    EXPECT_FALSE(l.stale);
+    EXPECT_TRUE(l.consulted_l2);
+    EXPECT_EQ(&cache.answer(l.answer), second.get());
 }
 
 // ---- AdaptiveLimit -------------------------------------------------------------------------
