@@ -3,6 +3,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -124,7 +125,19 @@ int withOutputChecked(int code) {
     return code;
 }
 
+// Every option but these takes one value or none: given twice, one of the two would be dropped
+// without a word (the last --out, the first --input), so it is a mistake to say out loud.
+void refuseRepeatedOptions(const std::vector<std::string>& args) {
+    static const std::set<std::string> repeatable{"--set", "--vary", "--a-set", "--b-set", "--upstream"};
+    std::set<std::string> seen;
+    for (const std::string& a : args) {
+        if (!a.starts_with("--") || a.size() < 3 || repeatable.contains(a)) continue;
+        if (!seen.insert(a).second) throw UsageError{a + " given twice"};
+    }
+}
+
 int dispatch(const std::string& command, const std::vector<std::string>& args) {
+    refuseRepeatedOptions(args);
     if (command == "run") return cmdRun(args);
     if (command == "list") return cmdList(args);
     if (command == "hdr") return cmdHdr(args);
