@@ -127,7 +127,9 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
         it->second.stages.push_back({w, {start, end}});
     };
     o.launched = [&](const UpstreamCall& c, Time at, Duration latency) {
-        if (c.trace & kProbeBit) return;
+        // A stale hit's background refresh carries its request's trace but is not its work: the
+        // request was answered from the cache before the refresh went out.
+        if ((c.trace & kProbeBit) || c.role == CallRole::Refresh) return;
         const auto it = pending.find(c.trace);
         if (it == pending.end()) return;
         it->second.calls.push_back({c.engine, c.role, c.region, at, at + latency, c.budget, at - c.at,

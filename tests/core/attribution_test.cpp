@@ -202,6 +202,22 @@ WindowAttribution hedgedWindow(double budget) {
     return r.value_or(WindowAttribution{});
 }
 
+// A request answered from the cache made no upstream call: a stale hit's background refresh
+// shares its trace but is not its work, and is not drawn as one of its calls.
+TEST(Attribution, ACacheHitHasNoCallsNotEvenItsRefresh) {
+    Case c;
+    c.query.slowest = 1'000'000;  // every request of the minute
+    const auto a = attributeWindow(c.params, kSeed, c.timeline, c.query);
+    ASSERT_TRUE(a.has_value());
+    std::size_t hits = 0;
+    for (const RequestWaterfall& w : a->slowest) {
+        if (!w.cache_hit) continue;
+        ++hits;
+        EXPECT_TRUE(w.calls.empty()) << w.trace << " has " << w.calls.size() << " calls";
+    }
+    EXPECT_GT(hits, 10u);
+}
+
 TEST(Attribution, CallsSayHowTheyEndedAndNotesSayWhatWasRefused) {
     const WindowAttribution starved = hedgedWindow(0);
     int denied = 0, resets = 0;
