@@ -50,7 +50,7 @@ TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
     expectRefused(url + " --rate 10", "--duration is required");
     expectRefused(url + " --rate 0 --duration 1", "--rate expects requests per second above 0");
     expectRefused(url + " --rate fast --duration 1", "found 'fast'");
-    expectRefused(url + " --rate 10 --duration 10 --duration soon", "--duration expects a duration");
+    expectRefused(url + " --rate 10 --duration soon", "--duration expects a duration");
     expectRefused(url + " --rate 10 --duration -1s", "--duration expects a duration");
     expectRefused(url + " --rate 10 --duration 1 --connections 0", "--connections expects a whole number");
     expectRefused(url + " --rate 10 --duration 1 --endpoint slow", "--endpoint expects lite or fast");
