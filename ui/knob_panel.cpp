@@ -4,7 +4,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -13,9 +12,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <chrono>
-#include <climits>
 
 #include "knob_editor.h"
+#include "seed_edit.h"
 
 namespace taillab::ui {
 namespace {
@@ -119,11 +118,8 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
     auto* seedRow = new QWidget(content);
     auto* seedGrid = makeGrid(seedRow);
     auto* seedLabel = new QLabel(tr("Seed"), seedRow);
-    seed_ = new QSpinBox(seedRow);
+    seed_ = new SeedEdit(seedRow);
     seed_->setObjectName("seedBox");
-    seed_->setRange(0, INT_MAX);
-    seed_->setKeyboardTracking(false);
-    takeWheelOnlyWithFocus(seed_);
     seed_->setToolTip(tr("Seed of the run's random streams: the same seed gives the same result"));
     auto* reset = new QPushButton(tr("Reset"), seedRow);
     reset->setObjectName("knobResetButton");
@@ -144,7 +140,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
         trailing_ = false;
         emit edited();
     });
-    connect(seed_, &QSpinBox::valueChanged, this, &KnobPanel::onEdit);
+    connect(seed_, &SeedEdit::valueChanged, this, &KnobPanel::onEdit);
     connect(reset, &QPushButton::clicked, this, &KnobPanel::resetToScenario);
 }
 
@@ -195,7 +191,7 @@ void KnobPanel::setScenario(const Scenario& scenario, const std::string& mainKno
     advanced->setVisible(anyAdvanced && moreOpen);
     formHost_->addWidget(form_);
     const QSignalBlocker block(seed_);
-    seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario.seed, INT_MAX)));
+    seed_->setValue(scenario.seed);
     refreshMarks();
 }
 
@@ -329,7 +325,7 @@ void KnobPanel::onEdit() {
 Scenario KnobPanel::editedScenario() const {
     Scenario s = scenario_;
     for (const KnobEditor* e : editors_) s.params.set(e->spec().key, e->value());
-    s.seed = static_cast<std::uint64_t>(seed_->value());
+    s.seed = seed_->value();
     return s;
 }
 
@@ -359,7 +355,7 @@ void KnobPanel::resetToScenario() {
     });
     if (!anyDiffers) {
         const QSignalBlocker block(seed_);
-        seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario_.seed, INT_MAX)));
+        seed_->setValue(scenario_.seed);
         onEdit();
         return;
     }
@@ -375,7 +371,7 @@ void KnobPanel::resetToScenario() {
     undo_->endMacro();
     refreshMarks();
     const QSignalBlocker block(seed_);
-    seed_->setValue(static_cast<int>(std::min<std::uint64_t>(scenario_.seed, INT_MAX)));
+    seed_->setValue(scenario_.seed);
     onEdit();
 }
 

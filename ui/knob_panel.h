@@ -16,7 +16,6 @@
 
 class QGridLayout;
 class QVBoxLayout;
-class QSpinBox;
 class QTimer;
 class QToolButton;
 class QLabel;
@@ -25,6 +24,7 @@ class QUndoStack;
 namespace taillab::ui {
 
 class KnobEditor;
+class SeedEdit;
 
 class KnobPanel : public QWidget {
     Q_OBJECT
@@ -40,7 +40,7 @@ class KnobPanel : public QWidget {
     bool isEdited() const;
     KnobEditor* editor(const std::string& key) const;
     const std::string& mainKnob() const { return mainKnob_; }
-    QSpinBox* seedBox() const { return seed_; }
+    SeedEdit* seedBox() const { return seed_; }
     QUndoStack* undoStack() const { return undo_; }
     // The reset button of one knob (shown while the knob differs from the scenario).
     QToolButton* resetButton(const std::string& key) const;
@@ -76,7 +76,7 @@ class KnobPanel : public QWidget {
     QVBoxLayout* formHost_ = nullptr;
     QWidget* form_ = nullptr;  // rebuilt per scenario
     QToolButton* moreButton_ = nullptr;
-    QSpinBox* seed_ = nullptr;
+    SeedEdit* seed_ = nullptr;
     QLabel* heading_ = nullptr;
     QTimer* debounce_ = nullptr;
     bool trailing_ = false;  // an edit arrived while debounce_ ran: fire edited() when it ends

@@ -36,7 +36,8 @@ namespace {
 // (about 1.3 s in a release build).
 constexpr int kLiveTimeoutMs = 60000;
 
-std::size_t points(const ChartView& view) {
+// (Named apart from gateway_test_support.h's points(), which a unity batch may hold beside it.)
+std::size_t livePoints(const ChartView& view) {
     std::size_t n = 0;
     for (const auto& s : view.plottedSeries()) n += static_cast<std::size_t>(s.x.size());
     return n;
@@ -125,8 +126,8 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
               "Requests: " + GatewayTables::conservationLine(*first->gateway->snapshot));
     EXPECT_GT(first->gateway->snapshot->accepted, 0u);
     ASSERT_TRUE(waitDrawn([&](const LiveFrame&) {
-        return points(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
-               points(*view_->chartView(LiveView::kClientChart)) > 0;
+        return livePoints(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
+               livePoints(*view_->chartView(LiveView::kClientChart)) > 0;
     }));
     EXPECT_TRUE(view_->statusText().contains("sent")) << view_->statusText().toStdString();
     // The clients' view: corrected latency runs from the intended send time, so it is never
@@ -209,8 +210,8 @@ TEST_F(LiveViewTest, EveryChartExportsAndFileExportTakesTheChartLastClicked) {
     EXPECT_EQ(from->text(), "Tue 14:00");
     ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
     ASSERT_TRUE(waitDrawn([&](const LiveFrame&) {
-        return points(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
-               points(*view_->chartView(LiveView::kClientChart)) > 0;
+        return livePoints(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
+               livePoints(*view_->chartView(LiveView::kClientChart)) > 0;
     }));
     EXPECT_FALSE(from->isEnabled()) << "the start is fixed while a run is up";
     QTemporaryDir dir;

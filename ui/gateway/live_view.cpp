@@ -29,6 +29,7 @@
 #include "gateway/stage_path_widget.h"
 #include "knob_editor.h"
 #include "knob_panel.h"
+#include "seed_edit.h"
 #include "labs/lab.h"
 #include "message_banner.h"
 #include "plots/gateway_time_chart.h"
