@@ -35,14 +35,10 @@ TEST_F(GatewayViewTest, AnEditAfterASeekBackDropsTheEditsRecordedAfterIt) {
     spec.params.set("load_multiplier", 0.2);
     ASSERT_TRUE(startAndWait(spec));
     ASSERT_EQ(view_->latestFrame()->timeline->events.size(), 3u);
-    Params p = spec.params;
     ASSERT_TRUE(seekAndWait(2 * kHour));
-    p.set("hedge_percentile", 95);
-    ASSERT_TRUE(waitSettled(session().applyParams(p)));
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"hedge_percentile", 95}})));
     ASSERT_TRUE(seekAndWait(16 * kHour));
-    p = view_->latestFrame()->params;
-    p.set("hedge_percentile", 80);
-    ASSERT_TRUE(waitSettled(session().applyParams(p)));
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"hedge_percentile", 80}})));
     EXPECT_EQ(view_->latestFrame()->timeline->events.size(), 5u);
 
     // Back to 05:00: both edits are replayed from the run's own timeline...
@@ -51,9 +47,7 @@ TEST_F(GatewayViewTest, AnEditAfterASeekBackDropsTheEditsRecordedAfterIt) {
     EXPECT_EQ(back->timeline->events.size(), 5u);
     EXPECT_EQ(back->params.real("hedge_percentile"), 95) << "the 02:00 edit applies again";
     // ...and an edit there replaces the one at 16:00, not the scenario's events after it.
-    p = back->params;
-    p.set("hedge_percentile", 99);
-    ASSERT_TRUE(waitSettled(session().applyParams(p)));
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"hedge_percentile", 99}})));
     const Timeline& t = *view_->latestFrame()->timeline;
     ASSERT_EQ(t.events.size(), 5u);
     std::vector<double> at;
@@ -161,10 +155,7 @@ TEST_F(GatewayViewTest, ASavedRunReplaysIdenticallyFromTheCliAndTheGui) {
         return std::abs(f.params.real("hedge_budget") - 0.3) < 1e-9;
     }));
     ASSERT_TRUE(pauseAfter(first + 5 * kHour));
-    Params p = view_->latestFrame()->params;
-    p.set("hedge_mode", 1);
-    p.set("hedge_delay_ms", 260);
-    ASSERT_TRUE(waitSettled(session().applyParams(p)));
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"hedge_delay_ms", 260}, {"hedge_mode", 1}})));
     ASSERT_TRUE(playToEnd());
 
     const GatewayFramePtr end = view_->latestFrame();

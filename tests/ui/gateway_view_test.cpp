@@ -242,7 +242,7 @@ TEST_F(GatewayViewTest, SeekingBackGivesTheSameStateAsAFreshRun) {
     Params changed = spec.params;
     changed.set("hedge_delay_ms", 250);
     changed.set("hedge_mode", 1);
-    ASSERT_TRUE(waitSettled(session().applyParams(changed)));
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"hedge_delay_ms", 250}, {"hedge_mode", 1}})));
     ASSERT_TRUE(seekAndWait(10 * kHour));
     ASSERT_TRUE(seekAndWait(5 * kHour));  // back: rebuilt, the 02:00 change re-applied
     const GatewayFramePtr seeked = view_->latestFrame();

@@ -62,8 +62,16 @@ quint64 GatewaySession::seek(double t_s) {
     return post([t_s](GatewayWorker* w, quint64 seq) { w->seek(seq, t_s); });
 }
 
-quint64 GatewaySession::applyParams(const Params& params) {
-    return post([params](GatewayWorker* w, quint64 seq) { w->applyParams(seq, params); });
+quint64 GatewaySession::applyChanges(const std::vector<KnobSetting>& changes) {
+    return post([changes](GatewayWorker* w, quint64 seq) { w->applyChanges(seq, changes); });
+}
+
+quint64 GatewaySession::restart(const std::vector<KnobSetting>& changes, std::uint64_t seed,
+                                bool play) {
+    started_ = true;
+    return post([changes, seed, play](GatewayWorker* w, quint64 seq) {
+        w->restart(seq, changes, seed, play);
+    });
 }
 
 void GatewaySession::onRestarted(GatewayWorker::Restart why, const std::string& detail) {

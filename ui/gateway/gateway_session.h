@@ -43,10 +43,13 @@ class GatewaySession : public QObject {
     quint64 setSpeed(double speed);
     // Moves to simulated time t_s (seconds since the run started).
     quint64 seek(double t_s);
-    // New knob values from the current simulated moment on, recorded on the run's timeline; edits
-    // recorded after this moment (before a seek back) are dropped. A workload-shape knob
-    // restarts the run.
-    quint64 applyParams(const Params& params);
+    // The knobs the user moved (only those: key -> value), from the current simulated moment
+    // on, recorded on the run's timeline; edits recorded after this moment (before a seek back)
+    // are dropped. A workload-shape knob restarts the run (GatewayWorker::applyChanges).
+    quint64 applyChanges(const std::vector<KnobSetting>& changes);
+    // The run again from 0: its first knobs with `changes` merged in, on `seed`, with the
+    // scenario's timeline (drops the knob edits made during the run) and the same companion.
+    quint64 restart(const std::vector<KnobSetting>& changes, std::uint64_t seed, bool play);
 
     GatewayFramePtr latest() const { return latest_; }
     quint64 lastCommand() const { return seq_; }

@@ -95,7 +95,7 @@ void GatewayView::buildLayout() {
         c.scenario = spec_.name;
         c.seed = drawn_ ? drawn_->seed : spec_.seed;
         c.params = (drawn_ ? drawn_->params : spec_.params).toJson();
-        c.initial_params = spec_.params.toJson();
+        c.initial_params = (drawn_ ? drawn_->initialParams : spec_.params).toJson();
         c.file_prefix = "gateway";
         if (drawn_ && drawn_->snapshot)
             c.extra = [t = drawn_->snapshot->now_s](nlohmann::ordered_json& j) { j["simulated_time_s"] = t; };
@@ -214,15 +214,15 @@ void GatewayView::showMessage(const QString& text, bool error) {
 QString GatewayView::message() const { return message_->text(); }
 
 void GatewayView::restart() {
-    const Scenario s = knobs_->editedScenario();
-    GatewayRunSpec spec = spec_;
-    spec.params = s.params;
-    spec.seed = s.seed;
+    // From the run's first knobs (the worker holds them) with the user's edits: the panel's other
+    // values are the ones in force, which the timeline would apply a second time.
+    const std::vector<KnobSetting> changes = userChanges();
+    const std::uint64_t seed = knobs_->editedScenario().seed;
     const bool play = drawn_ ? drawn_->playing || drawn_->finished() : true;
-    spec_ = spec;
-    shownParams_ = spec.params;
+    spec_.seed = seed;
+    for (const KnobSetting& c : changes) shownParams_.set(c.key, c.value);
     message_->clear();
-    knobCommand_ = session_->start(spec.params, spec.seed, spec.timeline, play);
+    knobCommand_ = session_->restart(changes, seed, play);
 }
 
 std::pair<Params, std::uint64_t> GatewayView::currentParams() const {
@@ -230,15 +230,25 @@ std::pair<Params, std::uint64_t> GatewayView::currentParams() const {
     return {s.params, s.seed};
 }
 
+std::vector<KnobSetting> GatewayView::userChanges() const {
+    const Params panel = knobs_->editedScenario().params;
+    std::vector<KnobSetting> changes;
+    for (const KnobSpec& k : panel.specs())
+        if (panel.real(k.key) != shownParams_.real(k.key))
+            changes.push_back(KnobSetting{k.key, panel.real(k.key)});
+    return changes;
+}
+
 void GatewayView::onKnobsEdited() {
-    const Scenario s = knobs_->editedScenario();
-    if (!drawn_ || s.seed != drawn_->seed) {  // a new seed is a new run
+    if (!drawn_ || knobs_->editedScenario().seed != drawn_->seed) {  // a new seed is a new run
         restart();
         return;
     }
+    const std::vector<KnobSetting> changes = userChanges();
+    if (changes.empty()) return;
     message_->clear();
-    shownParams_ = s.params;
-    knobCommand_ = session_->applyParams(s.params);
+    for (const KnobSetting& c : changes) shownParams_.set(c.key, c.value);
+    knobCommand_ = session_->applyChanges(changes);
 }
 
 void GatewayView::onFrame(const GatewayFramePtr& frame) {

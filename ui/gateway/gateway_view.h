@@ -117,6 +117,9 @@ class GatewayView : public QWidget {
     void syncKnobs(const GatewayFrame& frame);
     void onKnobsEdited();
     void restart();
+    // The knobs the user moved since the panel last showed the run's (key -> value): only these
+    // go to the worker, never the panel's other values, which lag the run's timeline.
+    std::vector<KnobSetting> userChanges() const;
     std::pair<Params, std::uint64_t> currentParams() const;
 
     std::string scenarioDirectory_;
@@ -128,8 +131,8 @@ class GatewayView : public QWidget {
     GatewayFramePtr drawn_;
     GatewaySnapshotPtr chartsSnapshot_;  // the snapshot the charts show
     GatewaySnapshotPtr baseline_;        // the pinned run, drawn as ghosts
-    quint64 knobCommand_ = 0;           // the last applyParams sent
-    Params shownParams_;                // what the knob panel shows
+    quint64 knobCommand_ = 0;           // the last knob change or start sent
+    Params shownParams_;                // what the knob panel shows, bar the user's edits
 
     TransportBar* transport_ = nullptr;
     QToolButton* exportButton_ = nullptr;

@@ -17,6 +17,12 @@ double msSince(GatewayWorker::Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(GatewayWorker::Clock::now() - t).count();
 }
 
+// `base` with `changes` set; throws std::invalid_argument for a value out of its knob's range.
+Params withChanges(Params base, const std::vector<KnobSetting>& changes) {
+    for (const KnobSetting& c : changes) base.set(c.key, c.value);
+    return base;
+}
+
 }  // namespace
 
 GatewayWorker::GatewayWorker(Callbacks callbacks) : callbacks_(std::move(callbacks)) {}
@@ -116,33 +122,59 @@ void GatewayWorker::seek(std::uint64_t seq, double t_s) {
     schedule();
 }
 
-void GatewayWorker::applyParams(std::uint64_t seq, const Params& params) {
+void GatewayWorker::restart(std::uint64_t seq, const std::vector<KnobSetting>& changes,
+                            std::uint64_t seed, bool play) {
+    Params first;
+    try {
+        first = withChanges(initial_, changes);
+    } catch (const std::invalid_argument& e) {
+        seq_ = std::max(seq_, seq);
+        callbacks_.failed(e.what());
+        publish(true);
+        return;
+    }
+    reset(seq, first, seed, scenario_, play, companion_);
+}
+
+void GatewayWorker::applyChanges(std::uint64_t seq, const std::vector<KnobSetting>& changes) {
     seq_ = std::max(seq_, seq);
-    if (!hasSim() || shapeDiffers(params, sim_->params())) {
-        if (hasSim()) callbacks_.restarted(Restart::Shape, {});
-        reset(seq, params, seed_, scenario_, playing_, companion_);
+    if (!hasSim()) {  // the last start was refused: try again with the changes
+        restart(seq, changes, seed_, playing_);
+        return;
+    }
+    Params now;
+    try {
+        now = withChanges(sim_->params(), changes);
+    } catch (const std::invalid_argument& e) {
+        callbacks_.failed(e.what());
+        publish(true);
+        return;
+    }
+    if (shapeDiffers(now, sim_->params())) {
+        callbacks_.restarted(Restart::Shape, {});
+        restart(seq, changes, seed_, playing_);
         return;
     }
     if (sim_->finished()) {
         // A timeline ends with the run: an edit after it is a new run.
         callbacks_.restarted(Restart::Ended, {});
-        reset(seq, params, seed_, scenario_, playing_, companion_);
+        restart(seq, changes, seed_, playing_);
         return;
     }
     try {
-        sim_->applyParams(params);
+        sim_->applyParams(now);
     } catch (const std::invalid_argument& e) {
         // Either the knobs contradict each other (a new run would refuse them too) or one of
         // them cannot change mid-run (the workload's shape): then the run starts again.
         try {
-            gateway::GatewaySim probe(params, seed_);
+            gateway::GatewaySim probe(withChanges(initial_, changes), seed_);
         } catch (const std::exception& refused) {
             callbacks_.failed(refused.what());
             publish(true);
             return;
         }
         callbacks_.restarted(Restart::Refused, e.what());
-        reset(seq, params, seed_, scenario_, playing_, companion_);
+        restart(seq, changes, seed_, playing_);
         return;
     }
     // A change rewrites the future: edits recorded after this moment (replayed since a seek

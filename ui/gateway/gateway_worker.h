@@ -69,11 +69,18 @@ class GatewayWorker {
     void setPlaying(std::uint64_t seq, bool playing);
     void setSpeed(std::uint64_t seq, double speed);
     void seek(std::uint64_t seq, double t_s);
-    // Applies from the current simulated moment; edits recorded after it (replayed since a seek
-    // back) are dropped, the scenario's own events stay. A knob that cannot change mid-run (the
-    // workload's shape: days, first day, customers, load, ...) restarts the run with the new
-    // params instead, and says so through notice().
-    void applyParams(std::uint64_t seq, const Params& params);
+    // The knobs the user moved (key -> value), from the current simulated moment on, merged into
+    // the knobs in force then: a knob the timeline set and the user did not touch keeps the
+    // timeline's value. Edits recorded after this moment (replayed since a seek back) are
+    // dropped, the scenario's own events stay. A change that cannot apply mid-run (the workload's
+    // shape: days, first day, customers; a change after the end; one GatewaySim refuses) starts
+    // the run again from its first knobs with `changes` merged in (never from the knobs in
+    // force, on which the timeline would apply a second time), and says so through restarted().
+    void applyChanges(std::uint64_t seq, const std::vector<KnobSetting>& changes);
+    // A new run from this run's first knobs with `changes` merged in, on `seed`, with the
+    // scenario's timeline and the same companion.
+    void restart(std::uint64_t seq, const std::vector<KnobSetting>& changes, std::uint64_t seed,
+                 bool play);
     // The pacing tick: advances towards the target time within kTickBudgetMs.
     void tick();
 

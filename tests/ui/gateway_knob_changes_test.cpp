@@ -1,0 +1,99 @@
+// What a knob edit on the simulated gateway tab sends: only the knobs the user moved. The panel
+// shows the knobs in force (after the timeline's `set` events) and lags the run by a frame or
+// more; when the view sent the whole panel, an edit carried stale values back as edits (undoing
+// the timeline's changes), and a restart took the knobs in force as the run's first knobs, on
+// which the timeline then applied again, and Save Run wrote them.
+#include <gtest/gtest.h>
+
+#include <QDoubleSpinBox>
+#include <QTemporaryDir>
+#include <QToolButton>
+
+#include "gateway/gateway_scenario.h"
+#include "gateway/transport_bar.h"
+#include "gateway_test_support.h"
+#include "knob_editor.h"
+#include "knob_panel.h"
+
+namespace taillab::ui::test {
+namespace {
+
+// Timeline: 07:00 hedge_mode fixed (1) and hedge_delay_ms 300; 15:00 hedge_budget 0.075.
+GatewayRunSpec atlasDay() {
+    GatewayRunSpec spec = gatewayRunFromScenario(
+        loadScenarioFile(scenarioDirectory() + "/gateway/day-eu-atlas-slow.json"));
+    spec.params.set("load_multiplier", 0.2);
+    return spec;
+}
+
+// The events of the run's timeline that the scenario did not bring: the edits.
+std::vector<TimelineEvent> edits(const GatewayFrame& f, const GatewayRunSpec& spec) {
+    std::vector<TimelineEvent> out;
+    for (const TimelineEvent& e : f.timeline->events)
+        if (std::find(spec.timeline.events.begin(), spec.timeline.events.end(), e) ==
+            spec.timeline.events.end())
+            out.push_back(e);
+    return out;
+}
+
+TEST_F(GatewayViewTest, AnEditWhileThePanelLagsSendsOnlyTheKnobMoved) {
+    const GatewayRunSpec spec = atlasDay();
+    ASSERT_TRUE(startAndWait(spec));
+    ASSERT_TRUE(seekAndWait(16 * kHour));
+    KnobPanel* panel = view_->knobPanel();
+    ASSERT_EQ(panel->editor("hedge_mode")->value(), 1) << "the panel shows the 07:00 change";
+    ASSERT_EQ(panel->editor("hedge_budget")->value(), 0.075) << "and the 15:00 one";
+
+    // Back before 07:00, and an edit before the panel has caught up: it still shows 16:00's knobs.
+    session().seek(6 * kHour);
+    auto* spin = panel->findChild<QDoubleSpinBox*>("knob_spin_hedge_budget");
+    ASSERT_NE(spin, nullptr);
+    spin->setValue(0.3);
+    ASSERT_TRUE(waitSettled(session().lastCommand()));
+
+    const std::vector<TimelineEvent> made = edits(*view_->latestFrame(), spec);
+    ASSERT_EQ(made.size(), 1u);
+    ASSERT_EQ(made[0].set.size(), 1u) << made[0].label;
+    EXPECT_EQ(made[0].set[0].key, "hedge_budget");
+    EXPECT_EQ(made[0].set[0].value, 0.3);
+    const Params& at6 = view_->latestFrame()->params;
+    EXPECT_EQ(at6.real("hedge_mode"), spec.params.real("hedge_mode")) << "not the 07:00 value";
+    EXPECT_EQ(at6.real("hedge_delay_ms"), spec.params.real("hedge_delay_ms"));
+    EXPECT_EQ(at6.real("hedge_budget"), 0.3);
+    ASSERT_TRUE(seekAndWait(8 * kHour));
+    EXPECT_EQ(view_->latestFrame()->params.real("hedge_mode"), 1) << "07:00 still applies";
+    EXPECT_EQ(view_->latestFrame()->params.real("hedge_delay_ms"), 300);
+}
+
+TEST_F(GatewayViewTest, ARestartStartsFromTheRunsFirstKnobsNotTheOnesInForce) {
+    const GatewayRunSpec spec = atlasDay();
+    ASSERT_TRUE(startAndWait(spec));
+    ASSERT_TRUE(seekAndWait(16 * kHour));
+    ASSERT_EQ(view_->knobPanel()->editor("hedge_budget")->value(), 0.075);
+
+    // The Restart button: the run's first knobs, and the timeline applies once on top of them.
+    std::uint64_t run = view_->latestFrame()->runId;
+    view_->transport()->restartButton()->click();
+    ASSERT_TRUE(waitDrawn([run](const GatewayFrame& f) { return f.runId > run; }));
+    EXPECT_EQ(view_->latestFrame()->initialParams.toJson(), spec.params.toJson());
+    EXPECT_EQ(view_->latestFrame()->params.real("hedge_mode"), spec.params.real("hedge_mode"));
+    ASSERT_TRUE(seekAndWait(16 * kHour));
+    EXPECT_EQ(view_->latestFrame()->params.real("hedge_budget"), 0.075);
+    QTemporaryDir dir;
+    QString error;
+    ASSERT_TRUE(view_->saveRun(dir.filePath("restarted.json"), &error)) << error.toStdString();
+    EXPECT_EQ(loadScenarioFile(dir.filePath("restarted.json").toStdString()).params.toJson(),
+              spec.params.toJson())
+        << "Save Run writes the run's first knobs";
+
+    // A knob that restarts the run: the first knobs with that one knob changed.
+    run = view_->latestFrame()->runId;
+    view_->knobPanel()->applyValue("days", 2);
+    ASSERT_TRUE(waitDrawn([run](const GatewayFrame& f) { return f.runId > run; }));
+    Params expected = spec.params;
+    expected.set("days", 2);
+    EXPECT_EQ(view_->latestFrame()->initialParams.toJson(), expected.toJson());
+}
+
+}  // namespace
+}  // namespace taillab::ui::test
