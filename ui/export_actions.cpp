@@ -112,10 +112,11 @@ QList<QAction*> ExportActions::chartActions() const {
 std::optional<ExportTarget> ExportActions::target() const {
     if (route_)
         if (std::optional<ExportTarget> routed = route_()) return routed;
-    ChartView* view = charts_->currentView();
-    if (!view || !charts_->currentChart()) return std::nullopt;
-    const Chart* chart = &view->chart();  // as drawn: with any overlays
+    // The labs' chart, while there is a result to take it from (none while another tab shows).
     const LabResultPtr result = latest_();
+    ChartView* view = charts_->currentView();
+    if (!result || !view || !charts_->currentChart()) return std::nullopt;
+    const Chart* chart = &view->chart();  // as drawn: with any overlays
     ExportTarget t;
     t.view = view;
     t.chart = chart;

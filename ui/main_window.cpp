@@ -223,6 +223,8 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
         gateway_ = new GatewayView(catalog_.directory(), gatewayPage_);
         gatewayPage_->layout()->addWidget(gateway_);
         connect(gateway_, &GatewayView::frameDrawn, this, &MainWindow::updateSaveRun);
+        for (QAction* a : {gateway_->pinBaselineAction(), gateway_->clearBaselineAction()})
+            connect(a, &QAction::changed, this, &MainWindow::updatePinActions);
         undo_->addStack(gateway_->knobPanel()->undoStack());
         gateway_->knobPanel()->setVisible(sidePanelAct_->isChecked());
         if (!gatewaySplitter_.isEmpty())
@@ -299,6 +301,8 @@ IncidentBoard* MainWindow::openIncident(const IncidentRunSpec* spec, bool play) 
 
 bool MainWindow::gatewayShown() const { return tabs_->currentWidget() == gatewayPage_; }
 
+bool MainWindow::labsShown() const { return tabs_->currentIndex() == 0; }
+
 LiveView* MainWindow::openLive() {
     if (!live_) {
         live_ = new LiveView(catalog_.directory(), livePage_);
@@ -326,6 +330,8 @@ void MainWindow::onTabChanged(int) {
                                                   : knobs_->undoStack());
     updateSaveRun();
     updateTitle();
+    updatePinActions();
+    updateRunActions();
     export_->updateEnabled();
 }
 
@@ -355,7 +361,7 @@ ChartSheet MainWindow::wholeViewSheet(std::vector<std::unique_ptr<ChartView>>& o
         }
         return sheet;
     }
-    if (!latest_) return sheet;
+    if (!labsShown() || !latest_) return sheet;
     sheet.title = QString::fromStdString(scenario_.title.empty() ? latest_->scenario : scenario_.title);
     sheet.caption = QString::fromStdString(exportCaption(latest_->scenario, latest_->seed,
                                                          latest_->parameters,
@@ -383,8 +389,10 @@ ChartSheet MainWindow::wholeViewSheet(std::vector<std::unique_ptr<ChartView>>& o
 
 void MainWindow::buildActions() {
     QStyle* st = style();
+    // The labs' result, while the labs show: Export Whole Result and the chart exports' fallback
+    // never take it from behind another tab.
     export_ = new ExportActions(
-        charts_, [this] { return latest_; }, this);
+        charts_, [this] { return labsShown() ? latest_ : LabResultPtr(); }, this);
     export_->setCaption([this] {
         if (!latest_) return QString();
         return QString::fromStdString(exportCaption(
@@ -444,17 +452,25 @@ void MainWindow::buildActions() {
     connect(quitAct, &QAction::triggered, this, &QWidget::close);
 
     auto* runAct = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this);
+    runAct_ = runAct;
+    runAct->setObjectName("runAction");
     runAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     runAct->setToolTip(tr("Run the scenario with the current knobs (Ctrl+R)"));
     connect(runAct, &QAction::triggered, this, &MainWindow::runNow);
     auto* cancelAct = new QAction(st->standardIcon(QStyle::SP_MediaStop), tr("&Cancel Run"), this);
+    cancelAct_ = cancelAct;
+    cancelAct->setObjectName("cancelRunAction");
     cancelAct->setShortcut(QKeySequence(Qt::Key_Escape));
     cancelAct->setIconText(tr("Cancel"));
     connect(cancelAct, &QAction::triggered, controller_, &RunController::cancel);
     auto* resetKnobsAct =
         new QAction(st->standardIcon(QStyle::SP_DialogResetButton), tr("Reset &Knobs"), this);
+    resetKnobsAct_ = resetKnobsAct;
+    resetKnobsAct->setObjectName("resetKnobsAction");
     resetKnobsAct->setIconText(tr("Reset"));
-    connect(resetKnobsAct, &QAction::triggered, knobs_, &KnobPanel::resetToScenario);
+    connect(resetKnobsAct, &QAction::triggered, this, [this] {
+        if (KnobPanel* panel = shownKnobPanel()) panel->resetToScenario();
+    });
     auto* resetViewAct = new QAction(QIcon(":/zoom-fit.svg"), tr("Reset &Zoom"), this);
     resetViewAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     resetViewAct->setToolTip(tr("Fit the current chart to its data (or double-click it)"));
@@ -465,10 +481,22 @@ void MainWindow::buildActions() {
     pinAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     pinAct_->setToolTip(tr("Keep this result to compare the next runs with: its curves stay as "
                            "muted ghosts and the tables gain a difference column (Ctrl+B)"));
-    connect(pinAct_, &QAction::triggered, this, &MainWindow::pinBaseline);
+    connect(pinAct_, &QAction::triggered, this, [this] {
+        if (gatewayShown()) {
+            if (gateway_) gateway_->pinBaseline();
+        } else if (labsShown()) {
+            pinBaseline();
+        }
+    });
     clearPinAct_ = new QAction(tr("C&lear Baseline"), this);
     clearPinAct_->setObjectName("clearBaseline");
-    connect(clearPinAct_, &QAction::triggered, this, &MainWindow::clearBaseline);
+    connect(clearPinAct_, &QAction::triggered, this, [this] {
+        if (gatewayShown()) {
+            if (gateway_) gateway_->clearBaseline();
+        } else if (labsShown()) {
+            clearBaseline();
+        }
+    });
     auto* aboutAct =
         new QAction(st->standardIcon(QStyle::SP_MessageBoxInformation), tr("&About TailLab"), this);
     connect(aboutAct, &QAction::triggered, this, &MainWindow::showAbout);
@@ -573,11 +601,11 @@ void MainWindow::buildActions() {
     bar->addActions(export_->chartActions());
     bar->addAction(export_->action(ExportFormat::ResultJson));
 
-    cancelAct->setEnabled(false);
-    connect(controller_, &RunController::started, cancelAct,
-            [cancelAct] { cancelAct->setEnabled(true); });
-    for (auto signal : {&RunController::finished, &RunController::cancelled})
-        connect(controller_, signal, cancelAct, [cancelAct] { cancelAct->setEnabled(false); });
+    connect(controller_, &RunController::started, this, &MainWindow::updateRunActions);
+    connect(controller_, &RunController::finished, this, &MainWindow::updateRunActions);
+    connect(controller_, &RunController::cancelled, this, &MainWindow::updateRunActions);
+    connect(controller_, &RunController::failed, this, &MainWindow::updateRunActions);
+    updateRunActions();
     connect(controller_, &RunController::failed, cancelAct,
             [cancelAct] { cancelAct->setEnabled(false); });
     updateSaveRun();
@@ -727,10 +755,31 @@ void MainWindow::applyBaseline() {
 }
 
 void MainWindow::updatePinActions() {
-    if (pinAct_)
-        pinAct_->setEnabled(latest_ && latest_->progress >= 1.0 && !latest_->cancelled &&
-                            latest_ != baseline_);
-    if (clearPinAct_) clearPinAct_->setEnabled(baseline_ != nullptr);
+    if (!pinAct_ || !clearPinAct_) return;
+    if (gatewayShown()) {  // the gateway view's own pin, which its toolbar shows too
+        pinAct_->setEnabled(gateway_ && gateway_->pinBaselineAction()->isEnabled());
+        clearPinAct_->setEnabled(gateway_ && gateway_->clearBaselineAction()->isEnabled());
+        return;
+    }
+    const bool labs = labsShown();
+    pinAct_->setEnabled(labs && latest_ && latest_->progress >= 1.0 && !latest_->cancelled &&
+                        latest_ != baseline_);
+    clearPinAct_->setEnabled(labs && baseline_ != nullptr);
+}
+
+void MainWindow::updateRunActions() {
+    if (!runAct_) return;
+    const bool labs = labsShown();
+    runAct_->setEnabled(labs);
+    cancelAct_->setEnabled(labs && controller_->running());
+    resetKnobsAct_->setEnabled(shownKnobPanel() != nullptr);
+}
+
+KnobPanel* MainWindow::shownKnobPanel() const {
+    if (labsShown()) return knobs_;
+    if (gatewayShown()) return gateway_ ? gateway_->knobPanel() : nullptr;
+    if (tabs_->currentWidget() == livePage_) return live_ ? live_->knobPanel() : nullptr;
+    return nullptr;
 }
 
 void MainWindow::onRedraw(DirtyLevel level) {

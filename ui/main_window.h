@@ -109,6 +109,14 @@ class MainWindow : public QMainWindow {
     // or seed 000's September v4 when none is.
     TwinPanel* openTwin(const Scenario* scenario = nullptr);
     bool gatewayShown() const;
+    // True while the Labs tab shows. The Run menu's actions, Export Whole Result and the labs'
+    // fallbacks of File → Export act on the tab shown: the labs' own (Run, Cancel, Export Whole
+    // Result) are disabled while another tab shows; Pin, Clear Baseline and Reset Knobs go to
+    // that tab's own where it has one.
+    bool labsShown() const;
+    QAction* runAction() const { return runAct_; }
+    QAction* cancelAction() const { return cancelAct_; }
+    QAction* resetKnobsAction() const { return resetKnobsAct_; }
     // File → Save Run as Scenario…: enabled while the Gateway tab shows a run.
     QAction* saveRunAction() const { return saveRunAct_; }
     // File → Save Scenario As…: the open lab scenario with the knobs as they are now, named for
@@ -201,12 +209,18 @@ class MainWindow : public QMainWindow {
     QAction* saveScenarioAct_ = nullptr;
     QAction* pinAct_ = nullptr;
     QAction* clearPinAct_ = nullptr;
+    QAction* runAct_ = nullptr;
+    QAction* cancelAct_ = nullptr;
+    QAction* resetKnobsAct_ = nullptr;
     LabResultPtr baseline_;
     std::vector<LatencyOverlay> overlays_;
     QAction* clearOverlaysAct_ = nullptr;
     void overlayDialog(const QString& path);
     void applyOverlays();
     void updatePinActions();
+    void updateRunActions();
+    // The knob panel of the tab shown, or null (the incident board has none).
+    KnobPanel* shownKnobPanel() const;
     void applyBaseline();
     QMenu* recentMenu_ = nullptr;
     QStringList recent_;
