@@ -53,9 +53,19 @@ QString suffixFor(const KnobSpec& s) {
     return s.unit.empty() ? QString() : " " + QString::fromStdString(s.unit);
 }
 
-// The spin box's digits: the value's own, two fewer in percent.
+// The spin box's digits: the value's own, or as many more (up to 8) as it takes to show it
+// exactly (a timeline's 0.125 on a knob whose step is 0.01); two fewer in percent.
 int shownDecimals(const KnobSpec& s, double value) {
-    return std::max(0, decimalsFor(s, value) - (inPercent(s) ? 2 : 0));
+    int d = decimalsFor(s, value);
+    if (s.kind == KnobKind::Real) {
+        const auto exactAt = [value](int digits) {
+            const double scale = std::pow(10.0, digits);
+            return std::abs(std::round(value * scale) / scale - value) <=
+                   1e-12 * std::max(1.0, std::abs(value));
+        };
+        while (d < 8 && !exactAt(d)) ++d;
+    }
+    return std::max(0, d - (inPercent(s) ? 2 : 0));
 }
 
 // Keeps a wheel turned over the knob panel from editing a knob: a slider, spin box or combo box
@@ -250,7 +260,10 @@ void KnobEditor::syncWidgets() {
         const QSignalBlocker block(spin);
         spin->setValue(static_cast<int>(std::lround(value_)));
     } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(spin_)) {
+        // The digits follow the value: one set from outside (a scenario, a timeline's change)
+        // may need more than the knob's step shows, and the box would round it to fewer.
         const QSignalBlocker block(dspin);
+        dspin->setDecimals(shownDecimals(spec_, value_));
         dspin->setValue(value_ * displayScale(spec_));
     }
 }

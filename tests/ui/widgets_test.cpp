@@ -62,6 +62,35 @@ TEST(KnobEditorTest, AShareIsShownInPercentAndKeptAsAFraction) {
     EXPECT_EQ(threshold.findChild<QDoubleSpinBox*>("knob_spin_t")->text(), "80 % valid");
 }
 
+// A value set from outside (the timeline's hedge_budget 0.075 on a knob whose step is 0.01)
+// showed as 0.07, and the box held 0.07: its digits were fixed when it was built.
+TEST(KnobEditorTest, AValueSetFromOutsideShowsEveryDigitAndIsKeptAsItIs) {
+    const KnobSpec spec =
+        KnobSpec::real("budget", "Budget", "of primary rate", 0, 2, 0.15, "refill", 0.01);
+    KnobEditor editor(spec, 0.15);
+    auto* spin = editor.findChild<QDoubleSpinBox*>("knob_spin_budget");
+    ASSERT_NE(spin, nullptr);
+    EXPECT_EQ(spin->decimals(), 2);
+    QSignalSpy changed(&editor, &KnobEditor::valueChanged);
+
+    for (const double outside : {0.075, 0.125, 1.0625}) {
+        editor.setValue(outside);
+        EXPECT_EQ(editor.value(), outside);
+        EXPECT_EQ(spin->value(), outside) << "the box holds the value, not a rounding of it";
+        EXPECT_EQ(spin->text().toStdString(),
+                  QString::number(outside, 'f', spin->decimals()).toStdString() + " of primary rate");
+        EXPECT_EQ(spin->text().section(' ', 0, 0).toDouble(), outside);
+    }
+    spin->setFocus();
+    QTest::keyClick(spin, Qt::Key_Return);  // the value shown, committed: no edit
+    EXPECT_EQ(changed.count(), 0);
+    EXPECT_EQ(editor.value(), 1.0625);
+
+    editor.setValue(0.3);  // back on the grid: the knob's own digits
+    EXPECT_EQ(spin->decimals(), 2);
+    EXPECT_EQ(spin->text().toStdString(), "0.30 of primary rate");
+}
+
 // Scrolling the knob panel with the wheel once moved a spin box under the pointer (a breaker
 // window from 10 s to 1 s) and quietly invalidated an experiment.
 TEST(KnobPanelTest, AWheelOverAnUnfocusedKnobScrollsThePanelAndEditsNothing) {
