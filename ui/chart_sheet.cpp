@@ -100,14 +100,25 @@ QSize sheetSize(const ChartSheet& sheet) {
             headerHeight(sheet) + rows * sheet.cell.height()};
 }
 
+SheetFormat sheetFormatOf(const QString& path) {
+    if (path.endsWith(".pdf", Qt::CaseInsensitive)) return SheetFormat::Pdf;
+    if (path.endsWith(".svg", Qt::CaseInsensitive)) return SheetFormat::Svg;
+    return SheetFormat::Png;
+}
+
 bool saveChartSheet(const ChartSheet& sheet, const QString& path, QString* error) {
+    return saveChartSheet(sheet, path, sheetFormatOf(path), error);
+}
+
+bool saveChartSheet(const ChartSheet& sheet, const QString& path, SheetFormat format,
+                    QString* error) {
     auto fail = [&](const QString& why) {
         if (error) *error = why;
         return false;
     };
     if (sheet.views.empty()) return fail(QObject::tr("There is no chart to export."));
-    const bool pdf = path.endsWith(".pdf", Qt::CaseInsensitive);
-    const bool svg = path.endsWith(".svg", Qt::CaseInsensitive);
+    const bool pdf = format == SheetFormat::Pdf;
+    const bool svg = format == SheetFormat::Svg;
     const QSize size = sheetSize(sheet);
     try {
         writeFileAtomicallyWith(path.toStdString(), [&](const std::string& temporary) {

@@ -28,10 +28,18 @@ struct ChartSheet {
     int bannerHeight = 200;
 };
 
+enum class SheetFormat { Png, Svg, Pdf };
+
 // The sheet's size in logical pixels.
 QSize sheetSize(const ChartSheet& sheet);
-// `path` ends in .png, .svg or .pdf (anything else is a PNG). False, with *error, when there is
-// nothing to draw or the file cannot be written; an existing file is then left as it was.
+// The format `path` names: .svg, .pdf, else PNG.
+SheetFormat sheetFormatOf(const QString& path);
+// Writes `sheet` to `path` in `format`, whatever the file's name says. False, with *error, when
+// there is nothing to draw or the file cannot be written; an existing file is then left as it
+// was.
+bool saveChartSheet(const ChartSheet& sheet, const QString& path, SheetFormat format,
+                    QString* error = nullptr);
+// In the format the name says (sheetFormatOf).
 bool saveChartSheet(const ChartSheet& sheet, const QString& path, QString* error = nullptr);
 
 }  // namespace taillab::ui

@@ -71,18 +71,22 @@ ExportActions::ExportActions(ChartArea* charts, std::function<LabResultPtr()> la
     }
     sheetPng_ = new QAction(tr("Export Whole View as P&NG…"), this);
     sheetPng_->setToolTip(tr("Every chart of the lab or of the gateway view on one PNG"));
-    connect(sheetPng_, &QAction::triggered, this, [this] { exportSheetWithDialog("png"); });
+    connect(sheetPng_, &QAction::triggered, this, [this] { exportSheetWithDialog(SheetFormat::Png); });
     sheetPdf_ = new QAction(tr("Export Whole View as PD&F…"), this);
     sheetPdf_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::SHIFT | Qt::Key_E));
     sheetPdf_->setToolTip(tr("Every chart of the lab or of the gateway view on one PDF page"));
-    connect(sheetPdf_, &QAction::triggered, this, [this] { exportSheetWithDialog("pdf"); });
+    connect(sheetPdf_, &QAction::triggered, this, [this] { exportSheetWithDialog(SheetFormat::Pdf); });
     updateEnabled();
 }
 
-bool ExportActions::exportSheet(const QString& path, QString* error) const {
+bool ExportActions::exportSheet(const QString& path, SheetFormat format, QString* error) const {
     std::vector<std::unique_ptr<ChartView>> owned;
     const ChartSheet sheet = sheet_ ? sheet_(owned) : ChartSheet{};
-    return saveChartSheet(sheet, path, error);
+    return saveChartSheet(sheet, path, format, error);
+}
+
+bool ExportActions::exportSheet(const QString& path, QString* error) const {
+    return exportSheet(path, sheetFormatOf(path), error);
 }
 
 QString ExportActions::suggestedSheetName(const QString& extension) const {
@@ -92,13 +96,17 @@ QString ExportActions::suggestedSheetName(const QString& extension) const {
     return base + "-view." + extension;
 }
 
-void ExportActions::exportSheetWithDialog(const QString& extension) {
+void ExportActions::exportSheetWithDialog(SheetFormat format) {
+    // The format chosen is the one written, whatever name was typed (a name without an
+    // extension gets the format's: askExportPath).
+    const bool pdf = format == SheetFormat::Pdf;
     const QString path = askExportPath(
-        window_, extension == "pdf" ? tr("Export Whole View as PDF") : tr("Export Whole View as PNG"),
-        suggestedSheetName(extension), extension == "pdf" ? tr("PDF document (*.pdf)") : tr("PNG image (*.png)"));
+        window_, pdf ? tr("Export Whole View as PDF") : tr("Export Whole View as PNG"),
+        suggestedSheetName(pdf ? "pdf" : "png"),
+        pdf ? tr("PDF document (*.pdf)") : tr("PNG image (*.png)"));
     if (path.isEmpty()) return;
     QString error;
-    if (!exportSheet(path, &error)) QMessageBox::warning(window_, tr("Export failed"), error);
+    if (!exportSheet(path, format, &error)) QMessageBox::warning(window_, tr("Export failed"), error);
 }
 
 QAction* ExportActions::action(ExportFormat format) const {

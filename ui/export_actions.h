@@ -73,12 +73,14 @@ class ExportActions : public QObject {
     using SheetSource = std::function<ChartSheet(std::vector<std::unique_ptr<ChartView>>& owned)>;
     void setSheetSource(SheetSource sheet) { sheet_ = std::move(sheet); }
     QList<QAction*> sheetActions() const { return {sheetPng_, sheetPdf_}; }
+    // In `format`, whatever the file's name says; without one, in the format the name says.
+    bool exportSheet(const QString& path, SheetFormat format, QString* error = nullptr) const;
     bool exportSheet(const QString& path, QString* error = nullptr) const;
     QString suggestedSheetName(const QString& extension) const;
 
   private:
     void exportWithDialog(ExportFormat format);
-    void exportSheetWithDialog(const QString& extension);
+    void exportSheetWithDialog(SheetFormat format);
 
     ChartArea* charts_;
     std::function<LabResultPtr()> latest_;

@@ -15,8 +15,13 @@ QString askExportPath(QWidget* parent, const QString& title, const QString& sugg
                       const QString& filter) {
     QSettings settings;
     const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-    const QString path = QFileDialog::getSaveFileName(parent, title, QDir(dir).filePath(suggestedName), filter);
-    if (!path.isEmpty()) settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    QFileDialog dialog(parent, title, QDir(dir).filePath(suggestedName), filter);
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    dialog.setFileMode(QFileDialog::AnyFile);
+    dialog.setDefaultSuffix(QFileInfo(suggestedName).suffix());
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return {};
+    const QString path = dialog.selectedFiles().constFirst();
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
     return path;
 }
 

@@ -2,7 +2,13 @@
 // read back and checked.
 #include <gtest/gtest.h>
 
+#include <QApplication>
+#include <QDir>
 #include <QFile>
+#include <QFileDialog>
+#include <QLineEdit>
+#include <QSettings>
+#include <QTimer>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtSvg/QSvgRenderer>
@@ -242,6 +248,50 @@ int inkedPixels(const QImage& image, QRect cell) {
     return n;
 }
 }  // namespace
+
+// Answers the next file dialog as a user would: types `name` and presses Save.
+void answerNextSaveDialog(const QString& name) {
+    auto* poll = new QTimer(qApp);
+    poll->setInterval(10);
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, name] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog || !dialog->isVisible()) return;
+        poll->stop();
+        poll->deleteLater();
+        auto* edit = dialog->findChild<QLineEdit*>("fileNameEdit");
+        if (!edit) {
+            ADD_FAILURE() << "the save dialog has no file name field";
+            dialog->reject();
+            return;
+        }
+        edit->selectAll();
+        QTest::keyClicks(edit, name);
+        QTest::keyClick(edit, Qt::Key_Return);
+    });
+    poll->start();
+}
+
+// "Export Whole View as PDF…" with a name typed without ".pdf" wrote PNG bytes: the format was
+// taken from the name, not from the menu item. The file gets the format chosen, and its
+// extension.
+TEST_F(ExportTest, WholeViewAsPdfWritesAPdfWhateverTheNameTyped) {
+    QSettings().setValue("export/lastDirectory", dir_.path());
+    QAction* pdfAction = window_->exportActions()->sheetActions()[1];
+    ASSERT_TRUE(pdfAction->text().remove('&').contains("PDF"));
+    answerNextSaveDialog("typed-without-extension");
+    pdfAction->trigger();
+    const QStringList written = QDir(dir_.path()).entryList(QDir::Files);
+    ASSERT_EQ(written.size(), 1) << written.join(", ").toStdString();
+    EXPECT_EQ(written[0].toStdString(), "typed-without-extension.pdf");
+    EXPECT_EQ(readFile(dir_.filePath(written[0])).rfind("%PDF", 0), 0u) << "PDF bytes";
+
+    // Called directly with another extension, the format asked for still wins.
+    QString error;
+    const QString odd = dir_.filePath("sheet.png");
+    ASSERT_TRUE(window_->exportActions()->exportSheet(odd, SheetFormat::Pdf, &error))
+        << error.toStdString();
+    EXPECT_EQ(readFile(odd).rfind("%PDF", 0), 0u);
+}
 
 // File -> Export Whole View: every chart of the lab's result on one PNG (two to a row, each
 // drawn) and on one PDF page; from the gateway tab, every gateway chart that has data.
