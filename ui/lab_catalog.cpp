@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace taillab::ui {
 namespace {
@@ -11,12 +9,16 @@ namespace {
 namespace fs = std::filesystem;
 
 // The "lab" field of a scenario file that may not validate, so a broken file is still listed
-// under its lab with its error.
+// under its lab with its error. Read as a scenario is (readScenarioText): a file the reader
+// refuses (over kMaxScenarioBytes, not a regular file) has no lab to list it under.
 std::string labFieldOf(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const auto doc = nlohmann::json::parse(buffer.str(), nullptr, false);
+    std::string text;
+    try {
+        text = readScenarioText(path);
+    } catch (const ScenarioError&) {
+        return {};
+    }
+    const auto doc = nlohmann::json::parse(text, nullptr, false);
     if (doc.is_object() && doc.contains("lab") && doc["lab"].is_string())
         return doc["lab"].get<std::string>();
     return {};

@@ -13,8 +13,14 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gateway/gateway_charts.h"
+#include "gateway/gateway_scenario.h"
 #include "gateway_sim/gateway_lab.h"
 #include "gateway_test_support.h"
 #include "knob_panel.h"
@@ -210,6 +216,38 @@ TEST(GatewayScenarioTest, ScenarioNamesComeFromFileNames) {
     EXPECT_EQ(scenarioNameFor("/tmp/My run 2.json"), "my-run-2");
     EXPECT_EQ(scenarioNameFor("week_v4.json"), "week_v4");
     EXPECT_EQ(scenarioNameFor("((().json"), "gateway-run");
+}
+
+// File → Open, a drop and Open Recent ask isGatewayScenarioFile first. It read the whole file
+// with no bound: a pipe was opened and waited on (and read as a scenario), and a file of any
+// size was read whole. It reads through the scenario reader now, which takes regular files of
+// at most kMaxScenarioBytes.
+TEST(GatewayScenarioTest, OnlyARegularFileWithinTheCapIsTakenForAGatewayScenario) {
+    QTemporaryDir dir;
+    const std::string gateway = R"({"schema_version": 1, "name": "g", "lab": "gateway"})";
+    const std::string regular = dir.filePath("g.json").toStdString();
+    std::ofstream(regular) << gateway;
+    EXPECT_TRUE(isGatewayScenarioFile(regular));
+
+    const std::string big = dir.filePath("big.json").toStdString();
+    std::ofstream(big) << R"({"lab": "gateway", "pad": ")" << std::string(kMaxScenarioBytes, 'x')
+                       << "\"}";
+    EXPECT_FALSE(isGatewayScenarioFile(big)) << "over the cap: not read";
+
+    // A pipe with a gateway scenario's text waiting in it: a writer blocks until a reader opens.
+    const std::string fifo = dir.filePath("pipe.json").toStdString();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] {
+        const int fd = ::open(fifo.c_str(), O_WRONLY);
+        if (fd < 0) return;
+        [[maybe_unused]] const auto n = ::write(fd, gateway.data(), gateway.size());
+        ::close(fd);
+    });
+    EXPECT_FALSE(isGatewayScenarioFile(fifo)) << "a pipe is no scenario file";
+    // Lets the writer through when nothing else opened the pipe.
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    writer.join();
+    if (reader >= 0) ::close(reader);
 }
 
 }  // namespace

@@ -223,6 +223,9 @@ TEST(LabCatalogTest, DefaultScenarioFirstBrokenFilesLastBuiltInWhenNone) {
     write("a-variant.json", R"({"schema_version": 1, "name": "a-variant", "lab": "fanout"})");
     write("fanout.json", R"({"schema_version": 1, "name": "fanout", "lab": "fanout"})");
     write("broken.json", R"({"schema_version": 1, "name": "broken", "lab": "fanout", "oops": 1})");
+    // Over the scenario cap: refused unread, so no "lab" field is found to list it under (the
+    // catalog once read such a file whole to find one).
+    write("huge.json", R"({"lab": "fanout", "pad": ")" + std::string(kMaxScenarioBytes, 'x') + "\"}");
     LabCatalog catalog(dir.path().toStdString());
     const CatalogLab* fanout = catalog.lab("fanout");
     ASSERT_NE(fanout, nullptr);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -34,9 +33,15 @@ GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenari
 }
 
 bool isGatewayScenarioFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    // Through the scenario reader's checks: a pipe, a device or a file over kMaxScenarioBytes
+    // is no scenario, and is neither waited on nor read whole.
+    std::string text;
+    try {
+        text = readScenarioText(path);
+    } catch (const ScenarioError&) {
+        return false;
+    }
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     return doc.is_object() && doc.contains("lab") && doc["lab"] == "gateway";
 }
 
