@@ -3,9 +3,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "metrics/hdr_histogram.h"
+#include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
 #include "metrics/latency_log.h"
 
@@ -18,6 +20,26 @@ constexpr qint64 kBlock = 1 << 20;
 
 std::runtime_error failure(const QString& path, const std::string& what) {
     return std::runtime_error(path.toStdString() + ":" + what);
+}
+
+// An interval log's untagged intervals merged into one histogram, in the layout of the first,
+// as `taillab-cli hdr --hlog` merges them.
+HdrHistogram readHlog(const QString& path, QFile& file) {
+    HdrLog log;
+    try {
+        log = parseHdrLog(file.readAll().toStdString());
+    } catch (const HdrLogError& e) {
+        throw failure(path, std::to_string(e.line()) + ": " + e.what());
+    }
+    std::optional<HdrHistogram> merged;
+    for (const HdrLogInterval& interval : log.intervals) {
+        if (!interval.tag.empty()) continue;
+        if (!merged) merged.emplace(interval.histogram.config());
+        merged->merge(interval.histogram);
+    }
+    if (!merged || merged->empty())
+        throw std::runtime_error(path.toStdString() + ": no latency values in its untagged intervals");
+    return *merged;
 }
 
 }  // namespace
@@ -77,6 +99,11 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
             overlay.series.x.push_back(r.fraction);
             overlay.series.y.push_back(r.value * toMs);
         }
+        return overlay;
+    }
+    if (path.endsWith(".hlog", Qt::CaseInsensitive)) {
+        overlay.series = percentileSeries(name.toStdString(), readHlog(path, file));
+        for (double& y : overlay.series.y) y *= toMs * 1000.0;  // as for a latency log below
         return overlay;
     }
     // A latency log: recorded as taillab-cli hdr does, up to an hour in the file's unit.

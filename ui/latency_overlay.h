@@ -1,7 +1,8 @@
 // Measured latency distributions from files, drawn on the nines charts beside a lab's result
 // (in the manner of HdrHistogram's plotter): HdrHistogram's classic percentile distribution
-// (.hgrm, parseHgrm) or a latency log (one value a line, or raw little-endian uint64 for *.u64le,
-// the formats taillab-cli hdr reads), in a unit the user names.
+// (.hgrm, parseHgrm), an interval log (.hlog, parseHdrLog: its untagged intervals merged) or a
+// latency log (one value a line, or raw little-endian uint64 for *.u64le), the formats
+// taillab-cli hdr reads, in a unit the user names.
 #pragma once
 
 #include <QString>

@@ -36,6 +36,7 @@
 #include "message_banner.h"
 #include "latency_overlay.h"
 #include "base/rng.h"
+#include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
 #include "results_panel.h"
 #include "run_status.h"
@@ -625,6 +626,40 @@ TEST(MainWindowTest, LatencyFilesOverlayThePercentileCharts) {
     window.findChild<QAction*>("clearOverlays")->trigger();
     EXPECT_TRUE(window.overlays().empty());
     EXPECT_EQ(pane->view()->plottedSeries().size(), own);
+}
+
+// An interval log (.hlog, as taillab-cli and HdrHistogram's tools write it) was offered by
+// Overlay Latency File but read as one number a line, which its header is not. Its untagged
+// intervals are merged into the distribution drawn; tagged ones are another stream.
+TEST(MainWindowTest, AnIntervalLogOverlaysItsUntaggedIntervalsMerged) {
+    QTemporaryDir dir;
+    HdrHistogram whole, first, second, other;  // µs
+    Rng rng(9, "hlog overlay");
+    for (int i = 0; i < 20'000; ++i) {
+        const auto v = static_cast<std::int64_t>(rng.exponential(8000.0)) + 100;
+        whole.record(v);
+        (i % 2 ? first : second).record(v);
+        other.record(v * 50);
+    }
+    const HdrLogWriter writer(0);
+    const QString path = dir.filePath("intervals.hlog");
+    std::ofstream(path.toStdString()) << writer.header() << writer.interval(0, 1, first)
+                                      << writer.interval(1, 1, other, "elsewhere")
+                                      << writer.interval(1, 1, second);
+
+    const LatencyOverlay o = readLatencyOverlay(path, likelyUnit(path));
+    EXPECT_EQ(o.series.name, "intervals.hlog (µs)");
+    ASSERT_FALSE(o.series.x.empty());
+    for (std::size_t k = 0; k < o.series.x.size(); k += 7) {
+        const double expected =
+            static_cast<double>(whole.valueAtPercentile(o.series.x[k] * 100)) / 1000.0;
+        EXPECT_NEAR(o.series.y[k], expected, 0.002 * expected) << o.series.x[k];
+    }
+
+    const QString noneUntagged = dir.filePath("tagged.hlog");
+    std::ofstream(noneUntagged.toStdString()) << writer.header()
+                                              << writer.interval(0, 1, other, "elsewhere");
+    EXPECT_THROW(readLatencyOverlay(noneUntagged, LatencyUnit::Microseconds), std::runtime_error);
 }
 
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
