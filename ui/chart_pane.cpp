@@ -11,6 +11,14 @@
 #include "plots/chart_view.h"
 
 namespace taillab::ui {
+namespace {
+
+// Whether the chart's y axis is in milliseconds, as its label says ("Latency (ms)"). A latency
+// file's overlay is in ms: it belongs on those nines charts only, not on one in other units
+// (power of d's time in system, in mean service times).
+bool yInMilliseconds(const Chart& c) { return c.y_label.ends_with("(ms)"); }
+
+}  // namespace
 
 ChartPane::ChartPane(int preferredIndex, QWidget* parent)
     : QFrame(parent), preferredIndex_(preferredIndex) {
@@ -175,7 +183,7 @@ void ChartPane::showCurrent() {
         !std::equal(ghosts.begin(), ghosts.end(), view_->baseline().begin(),
                     [](const Series& a, const Series& b) { return a.name == b.name && a.x == b.x && a.y == b.y; }))
         view_->setBaseline(std::move(ghosts));
-    if (c->kind == ChartKind::Percentile && !overlays_.empty()) {
+    if (c->kind == ChartKind::Percentile && yInMilliseconds(*c) && !overlays_.empty()) {
         Chart withOverlays = *c;
         withOverlays.series.insert(withOverlays.series.end(), overlays_.begin(), overlays_.end());
         view_->setChart(withOverlays);

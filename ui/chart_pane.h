@@ -27,7 +27,8 @@ class ChartPane : public QFrame {
     void setActive(bool active);
     // A pinned result: the shown chart draws the chart of the same id from it as ghosts.
     void setBaseline(const LabResultPtr& baseline);
-    // Measured distributions drawn on the shown chart when it is a percentile (nines) chart.
+    // Measured distributions (in ms) drawn on the shown chart when it is a percentile (nines)
+    // chart whose y axis is in ms.
     void setOverlays(std::vector<Series> overlays);
     void setPlaceholder(const QString& text);
     ChartView* view() const { return view_; }

@@ -133,7 +133,8 @@ class MainWindow : public QMainWindow {
     LabResultPtr baseline() const { return baseline_; }
     QAction* pinBaselineAction() const { return pinAct_; }
     // File → Overlay Latency File…: a measured distribution (.hgrm or a latency log, values in
-    // `unit`) drawn on every percentile chart of the labs, with the lab's own curves, several
+    // `unit`) drawn on every percentile chart of the labs whose y axis is in ms, with the lab's
+    // own curves, several
     // at once, each in the legend under its file name. Kept across runs and labs until cleared.
     // False, the banner and *error saying where and what, when the file does not read.
     bool addOverlay(const QString& path, LatencyUnit unit, QString* error = nullptr);

@@ -662,6 +662,47 @@ TEST(MainWindowTest, AnIntervalLogOverlaysItsUntaggedIntervalsMerged) {
     EXPECT_THROW(readLatencyOverlay(noneUntagged, LatencyUnit::Microseconds), std::runtime_error);
 }
 
+// A latency file is in ms: it was drawn on every nines chart, also on power of d's, whose y axis
+// is in mean service times. It goes only on the nines charts in ms.
+TEST(MainWindowTest, LatencyOverlaysGoOnlyOnNinesChartsInMilliseconds) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("requests.log");
+    {
+        std::ofstream out(log.toStdString());
+        for (int i = 1; i <= 2000; ++i) out << 100 * i << "\n";
+    }
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "power-of-d"));
+    QString error;
+    ASSERT_TRUE(window.addOverlay(log, LatencyUnit::Microseconds, &error)) << error.toStdString();
+    ChartPane* pane = window.chartArea()->pane(0);
+    const LabResultPtr result = window.latestResult();
+    int nines = 0;
+    for (std::size_t i = 0; i < result->charts.size(); ++i) {
+        if (result->charts[i].kind != ChartKind::Percentile) continue;
+        ++nines;
+        pane->showChart(static_cast<int>(i));
+        ASSERT_EQ(pane->chart()->id, result->charts[i].id);
+        const bool inMs = pane->chart()->y_label.ends_with("(ms)");
+        bool overlaid = false;
+        for (const auto& series : pane->view()->plottedSeries())
+            overlaid = overlaid || series.name.contains("requests.log");
+        EXPECT_EQ(overlaid, inMs) << pane->chart()->y_label;
+    }
+    EXPECT_GT(nines, 0) << "power of d has a nines chart";
+
+    // Kept across labs: fanout's nines chart, in ms, draws it.
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));
+    ASSERT_EQ(pane->chart()->kind, ChartKind::Percentile);
+    ASSERT_TRUE(pane->chart()->y_label.ends_with("(ms)"));
+    bool overlaid = false;
+    for (const auto& series : pane->view()->plottedSeries())
+        overlaid = overlaid || series.name.contains("requests.log");
+    EXPECT_TRUE(overlaid);
+}
+
 TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
