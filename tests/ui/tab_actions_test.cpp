@@ -29,15 +29,16 @@ TEST(TabActionsTest, TheRunMenuActsOnTheTabShown) {
     ASSERT_TRUE(resultJson->isEnabled());
 
     GatewayView* gateway = window.openGateway(oneDay(), /*play=*/false);
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return gateway->latestFrame() && gateway->latestFrame()->snapshot; },
-        kGatewayTimeoutMs));
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return gateway->latestFrame() && gateway->latestFrame()->snapshot; },
+                        kGatewayTimeoutMs));
     EXPECT_FALSE(window.runAction()->isEnabled()) << "Ctrl+R would run the hidden lab";
     EXPECT_FALSE(window.cancelAction()->isEnabled());
     EXPECT_FALSE(resultJson->isEnabled()) << "it would write the hidden lab's result";
 
     // Ctrl+B pins the gateway run, not the lab result behind the tab.
-    ASSERT_TRUE(QTest::qWaitFor([&] { return window.pinBaselineAction()->isEnabled(); }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return window.pinBaselineAction()->isEnabled(); },
+                                kGatewayTimeoutMs));
     QTest::keyClick(&window, Qt::Key_B, Qt::ControlModifier);
     EXPECT_EQ(window.baseline(), nullptr);
     EXPECT_TRUE(gateway->hasBaseline());
@@ -69,8 +70,8 @@ TEST(TabActionsTest, TheRunMenuActsOnTheTabShown) {
     EXPECT_TRUE(window.runAction()->isEnabled());
     EXPECT_TRUE(resultJson->isEnabled());
     // (the labs' knob edit above ran the lab again: once it has finished, it can be pinned)
-    ASSERT_TRUE(QTest::qWaitFor([&] { return window.pinBaselineAction()->isEnabled(); },
-                                kRunTimeoutMs));
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return window.pinBaselineAction()->isEnabled(); }, kRunTimeoutMs));
     QTest::keyClick(&window, Qt::Key_B, Qt::ControlModifier);
     EXPECT_NE(window.baseline(), nullptr);
 }
