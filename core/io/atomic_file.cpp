@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 namespace taillab {
@@ -29,19 +31,49 @@ std::string temporaryName(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The descriptor a name stands for when it names one of this process's own: /dev/stdout and
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N. Such a name is written through a copy of the
+// descriptor, never followed: /proc's link leads to whatever the descriptor has open (a log that
+// `>>` appends to), which a rename would replace and a fresh open would write from its start.
+std::optional<int> ownDescriptor(const std::string& path) {
+    if (path == "/dev/stdout") return 1;
+    if (path == "/dev/stderr") return 2;
+    const std::string prefixes[] = {"/dev/fd/", "/proc/self/fd/", "/proc/" + std::to_string(::getpid()) + "/fd/"};
+    for (const std::string& prefix : prefixes) {
+        if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+        int fd = 0;
+        const char* first = path.data() + prefix.size();
+        const auto [end, ec] = std::from_chars(first, path.data() + path.size(), fd);
+        if (ec == std::errc() && end == path.data() + path.size()) return fd;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 WriteTarget writeTarget(const std::string& path) {
     if (path.empty()) fail(path, "empty path", ENOENT);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return {path, false};  // a new file (or a dangling link)
-    if (S_ISDIR(st.st_mode)) fail(path, "it is a directory", EISDIR);
-    if (!S_ISREG(st.st_mode)) return {path, true};
-    struct stat link {};
-    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    // Links are followed one at a time, so that a link to a file yet to be written leads to it
+    // and a link to one of this process's descriptors is seen as one.
+    std::filesystem::path p(path);
+    for (int hops = 0;; ++hops) {
+        if (const std::optional<int> fd = ownDescriptor(p.string())) return {p.string(), true, *fd};
+        struct stat link {};
+        if (::lstat(p.c_str(), &link) != 0) return {p.string(), false, std::nullopt};  // a new file
+        if (!S_ISLNK(link.st_mode)) break;
+        if (hops == 40) fail(path, "following its links", ELOOP);
         std::error_code ec;
-        const std::filesystem::path target = std::filesystem::canonical(path, ec);
-        if (!ec) return {target.string(), false};
+        const std::filesystem::path next = std::filesystem::read_symlink(p, ec);
+        if (ec) fail(path, "reading the link " + p.string(), ec.value());
+        p = next.is_absolute() ? next : p.parent_path() / next;
     }
-    return {path, false};
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) fail(path, "looking at it", errno);
+    if (S_ISDIR(st.st_mode)) fail(path, "it is a directory", EISDIR);
+    if (S_ISSOCK(st.st_mode)) fail(path, "it is a socket", ENXIO);
+    return {p.string(), !S_ISREG(st.st_mode), std::nullopt};
 }
 
 // Closes and removes the temporary unless it has been renamed into place. (Outside the anonymous
@@ -88,7 +120,13 @@ void flushAndRename(const std::string& path, Temporary& tmp) {
 }
 
 // Opens what is written in place (a device, a pipe, a FIFO), without creating or truncating it.
-int openInPlace(const std::string& path) {
+int openInPlace(const WriteTarget& target) {
+    const std::string& path = target.path;
+    if (target.descriptor) {
+        const int fd = ::fcntl(*target.descriptor, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) fail(path, "using descriptor " + std::to_string(*target.descriptor), errno);
+        return fd;
+    }
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) fail(path, "opening it", errno);
     return fd;
@@ -115,7 +153,9 @@ void keepPermissions(const std::string& path, int fd) {
 }  // namespace
 
 struct AtomicFileWriter::Impl {
-    explicit Impl(WriteTarget t) : path(std::move(t.path)), inPlace(t.in_place), tmp(temporaryName(path)) {}
+    explicit Impl(WriteTarget t)
+        : target(t), path(std::move(t.path)), inPlace(t.in_place), tmp(temporaryName(path)) {}
+    WriteTarget target;
     std::string path;
     bool inPlace;
     Temporary tmp;  // unused (and never created) when in place
@@ -130,7 +170,7 @@ AtomicFileWriter::AtomicFileWriter(const std::string& path) {
     impl_ = std::make_unique<Impl>(writeTarget(path));
     if (impl_->inPlace) {
         impl_->tmp.markRenamed();  // nothing of ours to remove
-        impl_->inPlaceFd = openInPlace(impl_->path);
+        impl_->inPlaceFd = openInPlace(impl_->target);
         return;
     }
     Temporary& tmp = impl_->tmp;
@@ -177,7 +217,7 @@ void writeFileAtomicallyWith(const std::string& requested,
         if (!write(tmp.path())) fail(path, "the writer failed", EIO);
         tmp.fd() = ::open(tmp.path().c_str(), O_RDONLY | O_CLOEXEC);
         if (tmp.fd() < 0) fail(path, "opening what the writer wrote", errno);
-        const int out = openInPlace(path);
+        const int out = openInPlace(target);
         char buffer[65536];
         for (;;) {
             const ssize_t n = ::read(tmp.fd(), buffer, sizeof buffer);

@@ -3,13 +3,16 @@
 // to the disk, and the temporary is renamed over the target, which POSIX makes atomic.
 //
 // What is not a regular file is written to, never replaced: a device (/dev/null), a pipe or a
-// terminal (/dev/stdout, a shell's >(...)), a FIFO or a socket gets the bytes as they come, since
-// a rename over it would put a plain file in its place (as root, in /dev). A symbolic link to a
-// regular file is followed: its target is replaced and the link stays a link.
+// FIFO gets the bytes as they come, since a rename over it would put a plain file in its place
+// (as root, in /dev). A name for one of this process's descriptors (/dev/stdout, a shell's
+// >(...) as /dev/fd/63) is written through that descriptor, whatever it has open: a log that
+// `>>` appends to is appended to. A symbolic link is followed: its target is replaced (or
+// created) and the link stays a link. A directory or a socket is an error.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +24,7 @@ namespace taillab {
 struct WriteTarget {
     std::string path;
     bool in_place = false;
+    std::optional<int> descriptor;  // in place through this process's own descriptor (/dev/stdout)
 };
 WriteTarget writeTarget(const std::string& path);
 

@@ -5,10 +5,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstring>
 #include <fstream>
 
 #include "cli_support.h"
@@ -194,9 +197,37 @@ TEST_F(AtomicFile, ALinkIsFollowedToTheFileItNames) {
     EXPECT_EQ(entries(), (std::vector<std::string>{"link.json", "real.json"}));
 }
 
+// A link to a file not written yet leads to it: the file is created there, the link stays.
+TEST_F(AtomicFile, ALinkToAFileNotYetWrittenCreatesIt) {
+    fs::create_directory(path("real"));
+    fs::create_symlink("real/res.json", path("dangling.json"));
+    writeFileAtomically(path("dangling.json"), "new");
+    EXPECT_TRUE(fs::is_symlink(path("dangling.json")));
+    EXPECT_EQ(readFile(path("real/res.json")), "new");
+}
+
+// A socket cannot be opened for writing: refused when the target is sorted, before any work.
+TEST_F(AtomicFile, ASocketIsAnError) {
+    const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(s, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const std::string where = path("s.sock");
+    ASSERT_LT(where.size(), sizeof addr.sun_path);
+    std::memcpy(addr.sun_path, where.c_str(), where.size() + 1);
+    ASSERT_EQ(::bind(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_THROW(writeTarget(where), std::system_error);
+    ::close(s);
+}
+
 TEST_F(AtomicFile, ADirectoryIsAnError) {
     fs::create_directory(path("d"));
-    EXPECT_THROW(writeFileAtomically(path("d"), "x"), std::system_error);
+    try {
+        writeFileAtomically(path("d"), "x");
+        ADD_FAILURE() << "expected an error";
+    } catch (const std::system_error& e) {
+        EXPECT_NE(std::string(e.what()).find("it is a directory"), std::string::npos) << e.what();
+    }
     EXPECT_TRUE(fs::is_directory(path("d")));
 }
 

@@ -157,6 +157,22 @@ TEST_F(Cli, AnOutputThatIsAnInputIsRefusedAndLostStandardOutputFails) {
     }
 }
 
+// --out /dev/stdout writes through the descriptor the shell gave: a log it appends to (>>) keeps
+// what it held and gets the result after it, instead of being replaced by it.
+TEST_F(Cli, OutToStandardOutputAppendsWhereTheShellSaysSo) {
+    const std::string log = path("log.txt");
+    std::ofstream(log) << "EXISTING LOG LINE\n";
+    const auto o = taillab::test::runShell(std::string(TAILLAB_CLI_PATH) +
+                                           " run labs/averaging-percentiles --set params.requests=1000"
+                                           " --out /dev/stdout 2>/dev/null >> " + log);
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    const std::string text = readFile(log);
+    ASSERT_EQ(text.rfind("EXISTING LOG LINE\n", 0), 0u) << text.substr(0, 200);
+    const auto j = nlohmann::json::parse(text.substr(std::string("EXISTING LOG LINE\n").size()), nullptr, false);
+    ASSERT_FALSE(j.is_discarded());
+    EXPECT_EQ(j["lab"], "averaging_percentiles");
+}
+
 // A FIFO (as a device or a shell's >(...)) is written to, not replaced by a plain file.
 TEST_F(Cli, AFifoOutputGetsTheResultAndStaysAFifo) {
     const std::string fifo = path("out.fifo");
