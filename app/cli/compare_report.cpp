@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <tuple>
 
 namespace taillab::cli {
@@ -114,27 +116,60 @@ std::vector<double> gridOf(const TimeChart* chart) {
     return x;
 }
 
-// Where both runs have points, they must have them at the same x: two runs of other lengths
-// share their windows, two with other window widths do not (their points at one x end windows of
-// other spans). Empty when they match, else why not.
-std::string windowsDiffer(const std::vector<double>& a, const std::vector<double>& b) {
-    if (a.empty() || b.empty()) return {};
-    const double lo = std::max(a.front(), b.front()), hi = std::min(a.back(), b.back());
-    auto within = [&](const std::vector<double>& x) {
-        std::vector<double> out;
-        for (double v : x)
-            if (v >= lo && v <= hi) out.push_back(v);
-        return out;
-    };
-    if (within(a) == within(b)) return {};
-    auto spacing = [](const std::vector<double>& x) {
-        if (x.size() < 2) return std::string("one point");
-        char text[32];
-        std::snprintf(text, sizeof text, "%.6g", x[1] - x[0]);
-        return std::string(text);
-    };
-    return "A's points are " + spacing(a) + " apart, B's " + spacing(b) +
-           ": they stand for different windows, so B - A is left out";
+// The spacing of a run's points: the most common gap between two of them (a window; the last
+// may be shorter, and a window with no point makes one gap longer), or nullopt with fewer than two.
+std::optional<double> spacingOf(const std::vector<double>& x) {
+    std::map<double, int> gaps;
+    for (std::size_t i = 1; i < x.size(); ++i)
+        if (const double d = x[i] - x[i - 1]; d > 0) ++gaps[std::round(d * 1e9) / 1e9];
+    std::optional<double> step;
+    int most = 0;
+    for (const auto& [gap, n] : gaps)
+        if (n > most) step = gap, most = n;
+    return step;
+}
+
+// Points at one x stand for the same window only when both runs' windows have one width. Runs of
+// other lengths share their windows (a shorter last one, or a window with no answers and so no
+// point, changes nothing); runs with another window_s do not. Empty when they match, else why.
+std::string windowsDiffer(const std::vector<double>& a, const std::vector<double>& b,
+                          const std::string& xLabel) {
+    const std::optional<double> sa = spacingOf(a), sb = spacingOf(b);
+    if (!sa || !sb || std::abs(*sa - *sb) <= 1e-9 * std::max(*sa, *sb)) return {};
+    char text[160];
+    std::snprintf(text, sizeof text, "A's points are %.6g apart, B's %.6g", *sa, *sb);
+    return std::string(text) + (xLabel.empty() ? "" : " (" + xLabel + ")") +
+           ": they stand for windows of other widths, so B - A is left out";
+}
+
+// A run's marks as they compare with another run's: a knob change by what it set ("hedge_budget
+// -> 0.075"; its label also names the value before, which the other run's own parameters may
+// make different), and a mark that lasts to the end of its run as open-ended (runs of other
+// lengths end at other times).
+std::vector<ComparedRun::Mark> comparableMarks(const ComparedRun& run) {
+    double end = 0;
+    for (const TimeChart& c : run.timeCharts)
+        for (const auto& s : c.series)
+            for (double x : s.x) end = std::max(end, x);
+    std::vector<ComparedRun::Mark> out;
+    for (ComparedRun::Mark m : run.timeline) {
+        if (m.x1 && std::abs(*m.x1 - end) <= 1e-9 * std::max(1.0, end)) m.x1.reset();
+        if (m.kind == "knob") {
+            std::string label, part;
+            std::istringstream parts(m.label);
+            while (std::getline(parts, part, ',')) {
+                const auto arrow = part.find(" -> ");
+                const auto key = part.find_first_not_of(' ');
+                const auto space = part.find(' ', key);
+                if (arrow != std::string::npos && space != std::string::npos && space < arrow)
+                    part = part.substr(key, space - key) + part.substr(arrow);
+                label += (label.empty() ? "" : ",") + part;
+            }
+            m.label = label;
+        }
+        out.push_back(std::move(m));
+    }
+    return out;
 }
 
 SeriesTable seriesTable(const std::string& id, const ComparedRun& a, const ComparedRun& b) {
@@ -164,7 +199,7 @@ SeriesTable seriesTable(const std::string& id, const ComparedRun& a, const Compa
         }
         t.series.push_back(std::move(col));
     }
-    t.windowsDiffer = windowsDiffer(gridOf(ca), gridOf(cb));
+    t.windowsDiffer = windowsDiffer(gridOf(ca), gridOf(cb), first.xLabel);
     return t;
 }
 
@@ -196,11 +231,11 @@ Comparison makeComparison(CompareSide sideA, const ComparedRun& a, CompareSide s
     // Two runs can share every parameter and differ in their timelines (a fault, a knob changed
     // at 10:30): that difference is as much the comparison's as a parameter's.
     c.hasTimeline = !a.timeline.empty() || !b.timeline.empty();
-    for (const auto& [label, mine, theirs] : {std::tuple{"A", &a.timeline, &b.timeline},
-                                              std::tuple{"B", &b.timeline, &a.timeline}})
-        for (const ComparedRun::Mark& m : *mine)
-            if (std::find(theirs->begin(), theirs->end(), m) == theirs->end())
-                c.timeline.push_back({label, m});
+    const std::vector<ComparedRun::Mark> ka = comparableMarks(a), kb = comparableMarks(b);
+    for (const auto& [label, run, mine, theirs] : {std::tuple{"A", &a, &ka, &kb}, std::tuple{"B", &b, &kb, &ka}})
+        for (std::size_t i = 0; i < mine->size(); ++i)
+            if (std::find(theirs->begin(), theirs->end(), (*mine)[i]) == theirs->end())
+                c.timeline.push_back({label, run->timeline[i]});
     for (const auto& name : unionNames(namesOf(a.figures), namesOf(b.figures))) {
         const auto* fa = findNamed(a.figures, name);
         const auto* fb = findNamed(b.figures, name);

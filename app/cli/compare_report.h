@@ -58,9 +58,9 @@ struct SeriesTable {
     std::string yLabel;
     std::vector<double> x;
     std::vector<SeriesColumns> series;
-    // Non-empty when A's and B's points do not stand for the same windows (another window_s):
+    // Non-empty when A's and B's points do not stand for windows of one width (another window_s):
     // then a point of A and one of B at the same x cover different spans of time, and B − A is
-    // left out. Says why, e.g. "A's points are 600 s apart, B's 1800 s".
+    // left out. Says why, e.g. "A's points are 0.166667 apart, B's 0.5 (Simulated time (h ...))".
     std::string windowsDiffer;
     bool comparable() const { return windowsDiffer.empty(); }
 };

@@ -236,12 +236,22 @@ TEST_F(CompareCli, SeriesOfOtherWindowWidthsAreShownWithoutDifferences) {
             EXPECT_TRUE(s.at("b_minus_a")[i].is_null());
         }
     EXPECT_GT(both, 0u);  // x values they share: the case that was subtracted
-    EXPECT_NE(o.err.find("different windows"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("windows of other widths"), std::string::npos) << o.err;
 
-    o = runCli("compare " + kOmission + " --b-set params.duration_s=8 --format json --series windows --quiet");
-    ASSERT_EQ(o.exit_code, 0) << o.err;
-    j = ojson::parse(o.out);
-    EXPECT_FALSE(j.at("series")[0].contains("windows_differ"));
+    // One window width: other lengths (a shorter last window in one of them), and windows with no
+    // answers (so no point) in one run only, still compare.
+    for (const std::string& args :
+         {kOmission + " --b-set params.duration_s=8 --series windows",
+          std::string("labs/gateway --set params.days=1 --set params.window_s=700 --set params.load_multiplier=0.1 "
+                      "--b-set params.days=2"),
+          std::string("labs/gateway --set params.days=1 --set params.window_s=10 --set params.probes=false "
+                      "--set params.load_multiplier=0.1 --b-set params.load_multiplier=0.12")}) {
+        o = runCli("compare " + args + " --format json --quiet");
+        ASSERT_EQ(o.exit_code, 0) << o.err;
+        j = ojson::parse(o.out);
+        ASSERT_FALSE(j.at("series").empty()) << args;
+        EXPECT_FALSE(j.at("series")[0].contains("windows_differ")) << args;
+    }
 }
 
 // A cancelled or partial run, or a result file with a key twice, is refused with where and why.
@@ -288,6 +298,14 @@ TEST_F(CompareCli, TimelinesThatDifferAreListed) {
     const auto md = runCli("compare gateway/day-eu-atlas-slow gateway/day-eu-atlas-slow --set "
                            "params.load_multiplier=0.1 --series none --quiet");
     EXPECT_NE(md.out.find("## Timeline that differs\n\nNone."), std::string::npos) << md.out;
+    // One timeline under other parameters: a knob change's label names the value before it,
+    // which the parameters set; what the change sets is the same, so nothing differs.
+    const auto same = runCli("compare gateway/day-eu-atlas-slow --set params.load_multiplier=0.1 "
+                             "--b-set params.hedge_budget=0.1 --format json --series none --quiet");
+    ASSERT_EQ(same.exit_code, 0) << same.err;
+    const auto js = ojson::parse(same.out);
+    EXPECT_TRUE(js.at("a").at("timeline_only_here").empty()) << js.at("a").dump();
+    EXPECT_TRUE(js.at("b").at("timeline_only_here").empty()) << js.at("b").dump();
 }
 
 TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
