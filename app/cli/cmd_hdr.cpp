@@ -1,7 +1,6 @@
 // taillab-cli hdr: records a latency log into an HDR histogram and prints a JSON summary
 // (optionally the .hgrm percentile distribution). The log is read in 1 MiB blocks and parsed by
 // LatencyLogReader, so tens of millions of values take seconds, not minutes, and memory stays flat.
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -86,15 +85,11 @@ double parsePositiveReal(const std::string& flag, const std::string& text) {
 
 HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
     HdrOptions o;
-    bool haveInput = false, layoutGiven = false;
-    std::vector<std::string> given;  // each option takes one value: given twice is a mistake
+    bool haveInput = false, layoutGiven = false;  // (an option given twice: refused in main)
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
             if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
-            if (std::find(given.begin(), given.end(), a) != given.end())
-                throw UsageError{a + " given twice"};
-            given.push_back(a);
             return args[++i];
         };
         layoutGiven = layoutGiven || a == "--lowest" || a == "--highest" || a == "--digits";

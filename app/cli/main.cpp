@@ -1,8 +1,7 @@
 // taillab-cli: headless runs, sweeps and comparisons, scenario listing and latency-log analysis.
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -118,8 +117,8 @@ using namespace taillab::cli;
 int withOutputChecked(int code) {
     std::cout.flush();
     if (!std::cout) {
-        std::cerr << "taillab-cli: cannot write standard output"
-                  << (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+        // (errno is not reported: by now it may belong to a later call, not the failed write)
+        std::cerr << "taillab-cli: cannot write standard output (a full disk, or a reader that went away)\n";
         return code == kExitOk ? kExitInternal : code;
     }
     return code;
@@ -129,10 +128,17 @@ int withOutputChecked(int code) {
 // without a word (the last --out, the first --input), so it is a mistake to say out loud.
 void refuseRepeatedOptions(const std::vector<std::string>& args) {
     static const std::set<std::string> repeatable{"--set", "--vary", "--a-set", "--b-set", "--upstream"};
-    std::set<std::string> seen;
-    for (const std::string& a : args) {
+    std::map<std::string, std::string> seen;  // option -> the value it came with ("" if none)
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
         if (!a.starts_with("--") || a.size() < 3 || repeatable.contains(a)) continue;
-        if (!seen.insert(a).second) throw UsageError{a + " given twice"};
+        const std::string value = i + 1 < args.size() && !args[i + 1].starts_with("--") ? args[i + 1] : "";
+        const auto [it, first] = seen.emplace(a, value);
+        if (!first)
+            throw UsageError{a + " given twice" +
+                             (it->second.empty() && value.empty()
+                                  ? std::string()
+                                  : " ('" + it->second + "', then '" + value + "')")};
     }
 }
 

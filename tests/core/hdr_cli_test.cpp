@@ -226,7 +226,9 @@ TEST_F(HdrCli, IntervalsOfOtherRangesMergeIntoOneThatCoversThemInAnyOrder) {
     // option given twice (the first --input used to win).
     EXPECT_EQ(run({path("both.hlog"), "--digits", "2"}).exitCode, 2);
     writeFile(path("ok.txt"), "1\n2\n");
-    EXPECT_EQ(run({path("ok.txt"), "--input", "hlog", "--input", "text"}).exitCode, 2);
+    const Result twice = run({path("ok.txt"), "--input", "hlog", "--input", "text"});
+    EXPECT_EQ(twice.exitCode, 2);
+    EXPECT_NE(twice.err.find("--input given twice ('hlog', then 'text')"), std::string::npos) << twice.err;
 }
 
 TEST_F(HdrCli, BadArgumentsExitTwo) {
