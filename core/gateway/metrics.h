@@ -58,6 +58,7 @@ public:
     void closeWindow(Time now, const WindowState& state);
     // When the first window opens (default: time zero): a run that starts later says so.
     void openFirstWindow(Time at) { windowStart_ = at; }
+    bool windowEmpty() const { return window_.requests == 0; }  // nothing ended in the open window
     // The snapshot at `now`; the caller fills what the stages own (limits, in flight, budget).
     void fill(GatewaySnapshot& s, Time now);
 

@@ -268,6 +268,11 @@ struct GatewaySim::Impl final : Port {
         if (const auto c = callFaultOf(f, r)) fleet.addFault(a.event, *c);
     }
 
+    // Calls one engine serves at once in one region now.
+    int limitOf(Region region, int engine) const {
+        return capacityFaults.empty() ? capacity : capacityOf(region, engine);
+    }
+
     // Calls one engine serves at once in one region, after any capacity it has lost.
     int capacityOf(Region region, int engine) const {
         double c = capacity;
@@ -659,7 +664,7 @@ struct GatewaySim::Impl final : Port {
         c.call.query = {};  // the text is only valid during this call; the fleet keys by cache key
         c.live = true;
         int& busy = engineBusy[slot(call.region, call.engine)];
-        if (busy >= (capacityFaults.empty() ? capacity : capacityOf(call.region, call.engine))) {
+        if (busy >= limitOf(call.region, call.engine)) {
             c.queued = true;
             waiting[slot(call.region, call.engine)].push_back(call.id);
             return;
@@ -704,9 +709,9 @@ struct GatewaySim::Impl final : Port {
 
     void release(Region region, int engine) {
         auto& w = waiting[slot(region, engine)];
-        // After a capacity loss, a finished call frees no slot until the engine is under its
-        // new capacity.
-        if (!capacityFaults.empty() && engineBusy[slot(region, engine)] > capacityOf(region, engine)) {
+        // After a capacity loss (a fault, or engine_capacity lowered), a finished call frees no
+        // place until the engine is under its new capacity.
+        if (engineBusy[slot(region, engine)] > limitOf(region, engine)) {
             --engineBusy[slot(region, engine)];
             return;
         }
@@ -736,7 +741,7 @@ struct GatewaySim::Impl final : Port {
             for (int e = 0; e < kEngines; ++e) {
                 const auto region = static_cast<Region>(g);
                 const std::size_t i = slot(region, e);
-                while (engineBusy[i] < (capacityFaults.empty() ? capacity : capacityOf(region, e)) &&
+                while (engineBusy[i] < limitOf(region, e) &&
                        launchNextWaiting(waiting[i]))
                     ++engineBusy[i];
             }
@@ -790,9 +795,11 @@ struct GatewaySim::Impl final : Port {
     void closeLastWindow() {
         if (!lastWindowDue) return;
         lastWindowDue = false;
-        const Time at = lastWindowClose == end ? std::max(now, end + Duration{1}) : end;
-        gateway.closeWindow(at);
-        lastWindowClose = at;
+        // A run cut short just as a window closed (finishAt on a window's end) has only the
+        // drain left: a window of its own at the same end, if anything ended in it.
+        if (lastWindowClose == end && gateway.metrics().windowEmpty()) return;
+        gateway.closeWindow(end);
+        lastWindowClose = end;
     }
 
     bool runUntil(Time target, RunControl* control) {

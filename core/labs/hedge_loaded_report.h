@@ -44,7 +44,6 @@ struct ReportSetup {
 
 std::string policyKey(int policy);  // "none", "fixed", "pxx", "dup"
 std::string policyLabel(int policy, const ReportSetup& setup);
-// "0_7" for 0.7: the suffix of per-load figure names.
 
 void addLoadFigures(LabResult& r, const LoadPoint& p);
 void addSummaryFigures(LabResult& r, const std::vector<LoadPoint>& points);
