@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "labs/lab_result.h"
+#include "labs/warmup.h"
 #include "sim/distributions.h"
 
 namespace taillab::hedge_loaded {
@@ -26,6 +27,7 @@ struct PolicyPoint {
 struct LoadPoint {
     double load = 0;
     bool onGrid = true;            // part of the 0.1..0.9 sweep (the chosen load may not be)
+    Warmup warmup;                 // requests left out before measuring, and whether that settles
     double percentileDelayMs = 0;  // the calibrated pXX of unhedged response time
     std::int64_t calibrationCount = 0;
     std::int64_t measured = 0;  // measured requests per policy

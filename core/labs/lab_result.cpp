@@ -1,6 +1,7 @@
 #include "labs/lab_result.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace taillab {
 
@@ -10,6 +11,24 @@ Check makeCheck(std::string name, double simulated, double expected, double tole
     const double allowed = relative ? tolerance * std::abs(expected) : tolerance;
     c.pass = std::isfinite(simulated) && std::abs(simulated - expected) <= allowed;
     return c;
+}
+
+double toleranceShare(const Check& c) {
+    if (c.relative) return c.tolerance;
+    if (c.closed_form != 0) return c.tolerance / std::abs(c.closed_form);
+    return c.tolerance > 0 ? INFINITY : 0.0;
+}
+
+void requireResolution(Check& c, const std::string& whatWouldDecide) {
+    if (c.closed_form == 0 || !c.applies()) return;
+    const double share = toleranceShare(c);
+    if (share <= kMaxToleranceShare) return;
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "too few samples to decide: the tolerance is %.3g%% of the expected value "
+                  "(a check decides at %.0f%% or less); ",
+                  100 * share, 100 * kMaxToleranceShare);
+    c.inconclusive = why + whatWouldDecide;
 }
 
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,

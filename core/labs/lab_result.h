@@ -83,6 +83,17 @@ struct Check {
 
 Check makeCheck(std::string name, double simulated, double expected, double tolerance,
                 bool relative, std::string source);
+
+// The widest tolerance a check may allow, as a share of its expected value, and still decide
+// anything: at ±25% a check tells a figure from one a third off; wider, it would pass a run whose
+// figure is half the expected one (or no run at all), so it cannot fail.
+constexpr double kMaxToleranceShare = 0.25;
+// A check's tolerance over its expected value (infinite when that is 0 and the tolerance is not).
+double toleranceShare(const Check& c);
+// Marks `c` inconclusive when its tolerance exceeds kMaxToleranceShare of its expected value,
+// with `whatWouldDecide` ("run at least 700,000 requests") in the reason. A check whose expected
+// value is 0, or that is already inconclusive or not applicable, is left as it is.
+void requireResolution(Check& c, const std::string& whatWouldDecide);
 // A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source);

@@ -21,17 +21,6 @@ constexpr double kHdrRelativeError = 1e-3;
 constexpr double kJsqVarianceFactor = 1.5;
 constexpr double kFiniteNBias = 0.0035;
 
-// 341764 as "341,764".
-std::string grouped(std::int64_t v) {
-    const std::string digits = std::to_string(v < 0 ? -v : v);
-    std::string out = v < 0 ? "-" : "";
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 // prefix followed by the number d (built by appending, which keeps GCC 12's -Wrestrict quiet).
 std::string withNumber(const char* prefix, int d) {
     std::string s = prefix;
@@ -75,16 +64,6 @@ Chart versusLoad(const std::vector<LoadPoint>& points, const ReportSetup& setup,
 }
 
 }  // namespace
-
-Warmup warmupFor(double load, int servers, std::int64_t requests) {
-    Warmup w;
-    w.time = Warmup::kWarmupRelaxations * queueing::mm1RelaxationTime(load, 1.0);
-    const auto needed = static_cast<std::int64_t>(std::ceil(w.time * load * servers));
-    w.neededRequests = 2 * needed;
-    w.settled = requests >= w.neededRequests;
-    w.arrivals = w.settled ? needed : requests / 2;
-    return w;
-}
 
 DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
     DPoint p;
@@ -169,16 +148,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
                                  conserved, "conservation"));
     for (const auto& p : points) {
         // The d = 1 queues settle slowest: a run too short for them cannot decide their checks.
-        std::string unsettled;
-        if (!p.warmup.settled) {
-            char why[200];
-            std::snprintf(why, sizeof why,
-                          "too short to decide: at load %.2f the queues need about %s service "
-                          "times to settle (%.0f M/M/1 relaxation times); run at least ",
-                          p.load, grouped(std::llround(p.warmup.time)).c_str(),
-                          Warmup::kWarmupRelaxations);
-            unsettled = std::string(why) + grouped(p.warmup.neededRequests) + " requests";
-        }
+        const std::string unsettled = unsettledReason(p.warmup, p.load);
         for (int d = 1; d <= setup.maxD; ++d) {
             const DPoint& q = p.byD[d - 1];
             const double expected = queueing::supermarketMeanTime(p.load, d);

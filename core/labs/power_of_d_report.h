@@ -7,6 +7,7 @@
 
 #include "labs/lab_result.h"
 #include "labs/power_of_d_sim.h"
+#include "labs/warmup.h"
 
 namespace taillab::power_of_d {
 
@@ -17,20 +18,6 @@ struct DPoint {
     std::int64_t measured = 0;
     bool conserved = true;  // every arrival departed exactly once
 };
-
-// How long a run at one load leaves out before it measures: the queues start empty and need
-// kWarmupRelaxations M/M/1 relaxation times to settle (the d = 1 queues are the slowest to), in
-// simulated time, so the warm-up scales with the load instead of with the run. A run shorter than
-// twice that leaves out its first half and cannot decide the d = 1 checks: they are
-// inconclusive, naming the request count that would.
-struct Warmup {
-    static constexpr double kWarmupRelaxations = 5;
-    double time = 0;                // in mean service times
-    std::int64_t arrivals = 0;      // arrivals left out of the measurement
-    bool settled = true;            // the run covers the warm-up twice over
-    std::int64_t neededRequests = 0;  // the shortest run that would
-};
-Warmup warmupFor(double load, int servers, std::int64_t requests);
 
 struct LoadPoint {
     double load = 0;

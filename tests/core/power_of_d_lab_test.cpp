@@ -86,7 +86,7 @@ TEST(PowerOfDLab, PublishedScenarioReproducesLab001AtNinetyPercent) {
 // The warm-up is simulated time scaled to the load (five M/M/1 relaxation times, 1/(1-√λ)²
 // each), not a share of the run: a longer run measures more, it does not warm up longer.
 TEST(PowerOfDLab, WarmupIsTimeScaledToTheLoad) {
-    using power_of_d::warmupFor;
+    using taillab::warmupFor;
     const auto w9 = warmupFor(0.9, 100, 2'000'000);
     const double tau9 = 1.0 / ((1 - std::sqrt(0.9)) * (1 - std::sqrt(0.9)));
     EXPECT_NEAR(w9.time, 5 * tau9, 1e-9);
