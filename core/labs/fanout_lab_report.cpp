@@ -280,12 +280,22 @@ void addSweepCharts(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     r.charts.push_back(std::move(byF));
 }
 
+// A proportion check decides only when its tolerance is within kMaxToleranceShare of the
+// expected share (a rare event seen once or never would pass); otherwise it is inconclusive and
+// names the run that would decide it.
+void requireProportionResolution(Check& c) {
+    const double trials = std::min(proportionTrialsFor(c.closed_form, kMaxToleranceShare), 9e18);
+    const auto needed = static_cast<std::int64_t>(std::ceil(trials));
+    requireResolution(c, "run at least " + groupedCount(needed) + " requests");
+}
+
 void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h, double pct,
                    const std::function<double(double)>& cdf,
                    const std::function<double(double)>& q) {
     const double expected = q(pct / 100.0);
     const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
-    if (!(tol <= 0.25 * expected)) return;  // not resolvable at this sample size (e.g. in a gap)
+    // Not resolvable at this sample size (e.g. in a gap between the modes).
+    if (!(tol <= kMaxToleranceShare * expected)) return;
     r.checks.push_back(
         makeCheck(name, percentileMs(h, pct), expected, tol, false,
                   "closed form: quantile of the model CDF; 4 SE (delta method) + HDR"));
@@ -352,6 +362,7 @@ void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     r.checks.push_back(makeCheck("requests with a slow call", share(t.someCallSlow, t.requests),
                                  hit, proportionTolerance(hit, reqs), false,
                                  "closed form: 1-(1-pf)(1-q)^N at the threshold; 4 SE"));
+    requireProportionResolution(r.checks.back());
     if (t.config.sequential)
         r.checks.push_back(makeClaim("chain slow at least as often as a call",
                                      share(t.slow, t.requests), share(t.someCallSlow, t.requests),
@@ -360,6 +371,7 @@ void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     const double pb = model.backendSlowProbability();
     r.checks.push_back(makeCheck("backend slow rate", share(t.backendSlow, t.requests), pb,
                                  proportionTolerance(pb, reqs), false, "closed form: p; 4 SE"));
+    requireProportionResolution(r.checks.back());
     auto bcdf = [&](double x) { return model.backendCdf(x); };
     auto bq = [&](double p) { return model.backendQuantile(p); };
     auto rcdf = [&](double x) { return model.requestCdf(x, n, false); };
@@ -376,12 +388,14 @@ void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
                       h, proportionTolerance(h, reqs), false,
                       t.delayed() ? "closed form: 1-R_d(t), call tail S(t)S(t-d); 4 SE"
                                   : "closed form: 1-(1-pf)(1-q^2)^N; 4 SE"));
+        requireProportionResolution(r.checks.back());
     }
     if (t.delayed()) addDelayedChecks(r, t);
     r.checks.push_back(makeCheck("request slow share at the per-backend budget", s.budgetSlow,
                                  s.requestBudget,
                                  proportionTolerance(s.requestBudget, s.budgetRequests), false,
                                  "closed form: 1-(1-b_backend)^N = b; 4 SE"));
+    requireProportionResolution(r.checks.back());
     addSweepClaims(r, t, s);
 }
 

@@ -21,6 +21,14 @@ inline double proportionTolerance(double p, double n, double sigmas = kSigmas) {
     return sigmas * std::sqrt(var / n);
 }
 
+// The trials at which proportionTolerance(p, n) comes down to `share` of p: the positive root of
+// (share·p)² n² - sigmas² p(1-p) n - sigmas² = 0.
+inline double proportionTrialsFor(double p, double share, double sigmas = kSigmas) {
+    const double a = share * p * share * p, b = sigmas * sigmas * p * (1.0 - p);
+    const double c = sigmas * sigmas;
+    return a > 0 ? (b + std::sqrt(b * b + 4 * a * c)) / (2 * a) : INFINITY;
+}
+
 // Two independent estimates (ours from n1 trials, a published one from n2) of the same P.
 inline double proportionDifferenceTolerance(double p, double n1, double n2,
                                             double sigmas = kSigmas) {

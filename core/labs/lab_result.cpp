@@ -25,8 +25,10 @@ void requireResolution(Check& c, const std::string& whatWouldDecide) {
     if (share <= kMaxToleranceShare) return;
     char why[160];
     std::snprintf(why, sizeof why,
-                  "too few samples to decide: the tolerance is %.3g%% of the expected value "
-                  "(a check decides at %.0f%% or less); ",
+                  share < 1 ? "too few samples to decide: the tolerance is %.1f%% of the expected "
+                              "value (a check decides at %.0f%% or less); "
+                            : "too few samples to decide: the tolerance is %.0f%% of the expected "
+                              "value (a check decides at %.0f%% or less); ",
                   100 * share, 100 * kMaxToleranceShare);
     c.inconclusive = why + whatWouldDecide;
 }
