@@ -41,6 +41,9 @@ class RegionRouterLab final : public Lab {
 
   private:
     static ReportSetup setupFrom(const Params& params);
+    // Knobs in range each but contradictory together, refused before a run (not when only the
+    // figure names are asked for, which any knob values have).
+    static void refuseNothingMeasured(const FleetConfig& f);
 };
 
 std::vector<KnobSpec> RegionRouterLab::knobs() const {
@@ -122,6 +125,15 @@ std::vector<KnobSpec> RegionRouterLab::knobs() const {
     };
 }
 
+void RegionRouterLab::refuseNothingMeasured(const FleetConfig& f) {
+    if (f.warmupS < f.durationS) return;
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "warmup_s (%g s) is not less than duration_s (%g s): nothing would be measured",
+                  f.warmupS, f.durationS);
+    throw std::invalid_argument(why);
+}
+
 ReportSetup RegionRouterLab::setupFrom(const Params& p) {
     ReportSetup s;
     FleetConfig& f = s.fleet;
@@ -178,6 +190,7 @@ std::vector<std::string> RegionRouterLab::figureNames(const Params& params) cons
 LabResult RegionRouterLab::run(const Params& params, std::uint64_t seed, RunControl& control,
                                const PartialSink& partial) const {
     const ReportSetup setup = setupFrom(params);
+    refuseNothingMeasured(setup.fleet);
     LabResult result;
     result.lab = id();
     result.seed = seed;

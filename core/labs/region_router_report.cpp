@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "labs/lab_common.h"
@@ -144,6 +145,63 @@ double mmcMeanWaitMs(int nodes, double load, double serviceMs) {
     return queueing::erlangC(nodes, lambda / mu) / (nodes * mu - lambda);
 }
 
+MmcSettling mmcSettling(const FleetConfig& c) {
+    MmcSettling m;
+    const double a = c.load * c.nodes;  // offered load λ/μ
+    const double gap = std::sqrt(static_cast<double>(c.nodes)) - std::sqrt(a);
+    m.relaxationS = std::max(1.0, 1.0 / (gap * gap)) * c.serviceMs / 1000.0;
+    const double w = c.windowS;
+    const double warmup = std::max(c.warmupS, MmcSettling::kWarmupRelaxations * m.relaxationS);
+    m.fromS = std::ceil(warmup / w - 1e-9) * w;
+    m.windowsPerBatch = std::max(
+        1, static_cast<int>(std::ceil(MmcSettling::kBatchRelaxations * m.relaxationS / w - 1e-9)));
+    m.batchS = m.windowsPerBatch * w;
+    m.neededDurationS = m.fromS + MmcSettling::kMinBatches * m.batchS;
+    return m;
+}
+
+namespace {
+
+// The single-region queue wait and its standard error, from whole batches of windows after the
+// queue has settled (mmcSettling), each batch's mean wait one sample.
+void queueWaitOf(const FleetConfig& c, const FleetRun& run, RouterSummary& out) {
+    const double w = c.windowS;
+    const MmcSettling settle = mmcSettling(c);
+    const auto first = static_cast<std::size_t>(std::llround(settle.fromS / w));
+    const auto per = static_cast<std::size_t>(settle.windowsPerBatch);
+    // Windows that end by the end of the run.
+    const auto whole = std::min(static_cast<std::size_t>(std::floor(c.durationS / w + 1e-9)),
+                                run.windows.size());
+    std::vector<double> batch;
+    double waitSum = 0;
+    std::int64_t waitCount = 0;
+    for (std::size_t b = first; b + per <= whole; b += per) {
+        double sum = 0;
+        std::int64_t count = 0;
+        for (std::size_t i = b; i < b + per; ++i) {
+            sum += run.waitSumPerWindow[i];
+            count += run.waitCountPerWindow[i];
+        }
+        if (count == 0) continue;
+        batch.push_back(sum / static_cast<double>(count));
+        waitSum += sum;
+        waitCount += count;
+    }
+    out.waitSamples = waitCount;
+    out.meanWaitMs = waitCount > 0 ? waitSum / static_cast<double>(waitCount) : kNaN;
+    out.meanWaitSeMs = kNaN;
+    out.batches = static_cast<int>(batch.size());
+    if (batch.size() < 2) return;
+    double m = 0, v = 0;
+    for (double b : batch) m += b;
+    m /= static_cast<double>(batch.size());
+    for (double b : batch) v += (b - m) * (b - m);
+    v /= static_cast<double>(batch.size() - 1);
+    out.meanWaitSeMs = std::sqrt(v / static_cast<double>(batch.size()));
+}
+
+}  // namespace
+
 RouterSummary summarize(const ReportSetup& setup, Router router, const FleetRun& run) {
     const FleetConfig& c = setup.fleet;
     RouterSummary out;
@@ -155,9 +213,6 @@ RouterSummary summarize(const ReportSetup& setup, Router router, const FleetRun&
     std::array<double, kTracked> base{};
     int baseWindows = 0;
     const double baseEnd = c.faultNodes > 0 ? c.faultAtS : c.durationS;
-    std::vector<double> batch;
-    double waitSum = 0;
-    std::int64_t waitCount = 0;
     for (std::size_t i = 0; i < run.windows.size(); ++i) {
         const Window& win = run.windows[i];
         const double start = static_cast<double>(i) * w;
@@ -176,12 +231,6 @@ RouterSummary summarize(const ReportSetup& setup, Router router, const FleetRun&
                 base[static_cast<std::size_t>(t)] +=
                     static_cast<double>(win.sent[static_cast<std::size_t>(t)]);
             ++baseWindows;
-        }
-        if (run.waitCountPerWindow[i] > 0) {
-            batch.push_back(run.waitSumPerWindow[i] /
-                            static_cast<double>(run.waitCountPerWindow[i]));
-            waitSum += run.waitSumPerWindow[i];
-            waitCount += run.waitCountPerWindow[i];
         }
     }
     for (std::size_t i = 0; i < out.windowStartS.size(); ++i) {
@@ -203,17 +252,7 @@ RouterSummary summarize(const ReportSetup& setup, Router router, const FleetRun&
                                                static_cast<double>(out.global.totalCount());
     out.conserved = run.arrived == run.completed + run.failed && run.inFlightAtEnd == 0;
     out.retries = retries;
-    out.waitSamples = waitCount;
-    out.meanWaitMs = waitCount > 0 ? waitSum / static_cast<double>(waitCount) : kNaN;
-    out.meanWaitSeMs = kNaN;
-    if (batch.size() >= 2) {
-        double m = 0, v = 0;
-        for (double b : batch) m += b;
-        m /= static_cast<double>(batch.size());
-        for (double b : batch) v += (b - m) * (b - m);
-        v /= static_cast<double>(batch.size() - 1);
-        out.meanWaitSeMs = std::sqrt(v / static_cast<double>(batch.size()));
-    }
+    queueWaitOf(c, run, out);
     if (c.faultNodes > 0) incidentFigures(setup, run, out);
     return out;
 }
@@ -310,13 +349,34 @@ void addChecks(LabResult& r, const ReportSetup& setup, const std::vector<RouterS
         std::isfinite(s.meanWaitSeMs) ? kSigmas * s.meanWaitSeMs + 0.01 * expected : expected;
     r.checks.push_back(makeCheck("mean wait in queue, one region (ms)", s.meanWaitMs, expected, tol,
                                  false,
-                                 "closed form: M/M/c, C(c, a)/(cμ - λ), ±4 SE (batch means)"));
-    if (s.retries > 0)
-        r.checks.back().inconclusive =
-            "timeouts or overflows cut some waits short (" + std::to_string(s.retries) +
-            " retries): raise queue_timeout_ms and queue_limit to compare with M/M/c";
-    else if (s.waitSamples < 1000 || !std::isfinite(s.meanWaitSeMs))
-        r.checks.back().inconclusive = "too few requests measured: run longer (duration_s)";
+                                 "closed form: M/M/c, C(c, a)/(cμ - λ), ±4 SE (batch means of 2τ or more)"));
+    const MmcSettling settle = mmcSettling(setup.fleet);
+    Check& c = r.checks.back();
+    if (s.retries > 0) {
+        c.inconclusive = "timeouts or overflows cut some waits short (" +
+                         std::to_string(s.retries) +
+                         " retries): raise queue_timeout_ms and queue_limit to compare with M/M/c";
+    } else if (s.batches < MmcSettling::kMinBatches || s.waitSamples < 1000 ||
+               !std::isfinite(s.meanWaitSeMs)) {
+        char why[240];
+        std::snprintf(why, sizeof why,
+                      "too short to decide: the queue settles in about %.3g s (relaxation time "
+                      "%.3g s); measured from %.0f s in batches of %.0f s, it needs %d batches: "
+                      "run at least %.0f s (duration_s)",
+                      settle.fromS, settle.relaxationS, settle.fromS, settle.batchS,
+                      MmcSettling::kMinBatches, settle.neededDurationS);
+        c.inconclusive = why;
+    } else {
+        // The standard error shrinks like 1/√(measured time).
+        const double measuredS = s.batches * settle.batchS;
+        const double target = (kMaxToleranceShare - 0.01) * expected;
+        const double neededS = static_cast<double>(
+            sampleForTolerance(std::llround(measuredS), kSigmas * s.meanWaitSeMs, target));
+        char what[96];
+        std::snprintf(what, sizeof what, "run at least %.0f s (duration_s)",
+                      std::ceil(settle.fromS + neededS));
+        requireResolution(c, what);
+    }
 }
 
 }  // namespace taillab::region_router

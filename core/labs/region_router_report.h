@@ -35,10 +35,33 @@ struct RouterSummary {
     std::vector<double> windowStartS, windowP99Ms, retriesPerMinSeries;
     std::vector<std::vector<double>> share;  // [tracked][window]
     bool conserved = true;
-    // The single-region queue wait, against M/M/c.
+    // The single-region queue wait, against M/M/c: measured from waitFromS on, its standard
+    // error from `batches` batch means of batchS each (see mmcSettling).
     double meanWaitMs = 0, meanWaitSeMs = 0;
     std::int64_t waitSamples = 0, retries = 0;
+    int batches = 0;
 };
+
+// How the single-region wait is measured so that its batch means are honest. An M/M/c queue
+// started empty settles like exp(-t/τ) with τ = 1/(√(cμ) - √λ)², the decay rate of M/M/c in
+// heavy traffic (van Doorn 1981; for c = 1 the M/M/1 relaxation time of queueing.h), never less
+// than one service time; successive waits stay correlated over about τ too (13 s at c = 1,
+// ρ = 0.9, S = 35 ms). Per-window batch means (5 s windows) then look independent when they are
+// not, and underestimate the error: at that load a 240 s run reported 209.6 ms against Erlang C
+// 315 ±103 ms, a false failure. So the wait is measured from five relaxation times on (or
+// warmup_s, if later), in batches of whole windows at least 2τ long, and the check needs
+// kMinBatches of them: a shorter run is inconclusive and says how long a run would decide it.
+struct MmcSettling {
+    static constexpr double kWarmupRelaxations = 5;
+    static constexpr double kBatchRelaxations = 2;
+    static constexpr int kMinBatches = 10;
+    double relaxationS = 0;
+    double fromS = 0;          // the first measured window starts here or later
+    int windowsPerBatch = 1;
+    double batchS = 0;
+    double neededDurationS = 0;  // warm-up plus kMinBatches batches
+};
+MmcSettling mmcSettling(const FleetConfig& c);
 
 const char* routerKey(Router r);  // "score", "switch"
 

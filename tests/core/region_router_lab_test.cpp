@@ -181,6 +181,77 @@ TEST(RegionRouterLab, OneRegionRunChecksItselfAgainstMmc) {
         }
 }
 
+Params oneRegionMm1(double load, double durationS) {
+    Params p = findLab("region_router")->defaultParams();
+    p.set("regions", 1);
+    p.set("nodes", 1);
+    p.set("fault_nodes", 0);
+    p.set("service_shape", 1);
+    p.set("error_share", 0);
+    p.set("queue_timeout_ms", 10'000);
+    p.set("queue_limit", 100'000);
+    p.set("load", load);
+    p.set("duration_s", durationS);
+    p.set("compare", 0);
+    return p;
+}
+
+const Check* mmcCheck(const LabResult& r) {
+    for (const Check& c : r.checks)
+        if (c.source.find("M/M/c") != std::string::npos) return &c;
+    return nullptr;
+}
+
+// At load 0.9 on one node (S = 35 ms) the queue relaxes in about 13 s and its waits stay
+// correlated as long, so 5 s batch means underestimated the error: a 240 s run (seed 1) reported
+// 209.6 ms against Erlang C 315 ±103 ms, a false failure. Now that run is too short to decide.
+TEST(RegionRouterLab, AnMmcRunShorterThanItsRelaxationNeedsIsInconclusive) {
+    FleetConfig c;
+    c.nodes = 1;
+    c.load = 0.9;
+    const MmcSettling m = mmcSettling(c);
+    EXPECT_NEAR(m.relaxationS, 0.035 / std::pow(1 - std::sqrt(0.9), 2), 1e-9);
+    EXPECT_NEAR(m.relaxationS, 13.3, 0.05);
+    EXPECT_EQ(m.fromS, 70);   // 5 relaxation times, rounded up to whole 5 s windows
+    EXPECT_EQ(m.batchS, 30);  // 2 relaxation times, rounded up likewise
+    RunControl control;
+    const LabResult r = findLab("region_router")->run(oneRegionMm1(0.9, 240), 1, control, {});
+    const Check* check = mmcCheck(r);
+    ASSERT_NE(check, nullptr);
+    EXPECT_FALSE(check->failed()) << check->simulated << " vs " << check->closed_form;
+    EXPECT_FALSE(check->applies());
+    EXPECT_NE(check->inconclusive.find("run at least 370 s"), std::string::npos)
+        << check->inconclusive;
+    EXPECT_TRUE(r.allChecksPass());
+}
+
+// Long enough to decide, the same load still decides, and passes, with batches of 2τ: 274 ms
+// against 315 ±70 ms (5 s batches claimed ±46 ms, an error 1.5 times too small).
+TEST(RegionRouterLab, AnMmcRunLongEnoughDecidesWithHonestBatches) {
+    RunControl control;
+    const LabResult r = findLab("region_router")->run(oneRegionMm1(0.9, 2400), 1, control, {});
+    const Check* check = mmcCheck(r);
+    ASSERT_NE(check, nullptr);
+    EXPECT_TRUE(check->applies()) << check->whyNotApplied();
+    EXPECT_TRUE(check->pass) << check->simulated << " vs " << check->closed_form << " ± "
+                             << check->tolerance;
+    EXPECT_LE(toleranceShare(*check), kMaxToleranceShare);
+}
+
+TEST(RegionRouterLab, AWarmupAsLongAsTheRunIsRefused) {
+    Params p = findLab("region_router")->defaultParams();
+    p.set("warmup_s", 600);  // the default duration is 240 s: nothing would be measured
+    RunControl control;
+    try {
+        findLab("region_router")->run(p, 1, control, {});
+        FAIL() << "ran with nothing to measure";
+    } catch (const std::invalid_argument& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("warmup_s"), std::string::npos) << m;
+        EXPECT_NE(m.find("duration_s"), std::string::npos) << m;
+    }
+}
+
 TEST(RegionRouterLab, EveryRequestAnsweredOrFailedOnce) {
     FleetConfig c;
     c.faultNodes = 4;  // fra loses every node: its queue times out, retries go elsewhere
