@@ -61,6 +61,12 @@ double hedgedQuantile(const FanoutModel& m, double p, int n) {
                                          : m.requestQuantile(p, n, true);
 }
 
+// P(some call reaches the threshold) if the n calls were independent, each reaching it with
+// p_t = 1 - F(t): 1 - (1 - p_t)^n, the ceiling that shared stalls pull the request tail below.
+double independentCeiling(const FanoutModel& m, int n) {
+    return 1.0 - std::pow(1.0 - m.backendSlowProbability(), n);
+}
+
 double budgetRun(int n, double perBackend, std::int64_t requests, Rng& rng) {
     BernoulliStream calls(perBackend, rng);
     std::int64_t slow = 0;
@@ -194,14 +200,16 @@ void addDelayedFigures(LabResult& r, const FanoutTally& t) {
 
 void addFigures(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     const FanoutModel model(t.config);
-    const CorrelatedSlowness& cs = t.config.slowness;
     const int n = t.config.backends;
     auto& f = r.figures;
     f.emplace_back("slow_fraction", share(t.slow, t.requests));
     f.emplace_back("hit_fraction", share(t.someCallSlow, t.requests));
     f.emplace_back("slow_fraction_closed_form", model.someCallSlowProbability(n, false));
-    f.emplace_back("slow_fraction_formula", cs.requestSlowProbability(n));
-    f.emplace_back("slow_fraction_independent_formula", 1 - std::pow(1 - cs.slow_probability, n));
+    // The formulas at the threshold t, not "drawn from the slow mode": a call reaches t with
+    // p_t = 1 - F(t), and the shared-stall formula 1-(1-pf)(1-q)^N becomes 1 - R(t). They equal
+    // the textbook values (p_t = p) only when t separates the body from the slow mode.
+    f.emplace_back("slow_fraction_formula", model.someCallSlowProbability(n, false));
+    f.emplace_back("slow_fraction_independent_formula", independentCeiling(model, n));
     f.emplace_back("backend_slow_rate", share(t.backendSlow, t.requests));
     f.emplace_back("backend_p50_ms", percentileMs(t.backend, 50));
     f.emplace_back("backend_p99_ms", percentileMs(t.backend, 99));
@@ -211,8 +219,7 @@ void addFigures(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     f.emplace_back("request_p999_ms", percentileMs(t.request, 99.9));
     if (t.hedged) {
         f.emplace_back("hedged_slow_fraction", share(t.hedgedSomeCallSlow, t.requests));
-        f.emplace_back("hedged_slow_fraction_formula",
-                       t.delayed() ? hedgedSlow(model, n) : cs.requestSlowProbabilityHedged(n));
+        f.emplace_back("hedged_slow_fraction_formula", hedgedSlow(model, n));
         f.emplace_back("hedged_request_p999_ms", percentileMs(t.hedgedRequest, 99.9));
     }
     if (t.delayed()) addDelayedFigures(r, t);
@@ -240,17 +247,16 @@ void addSweepCharts(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     std::vector<double> dense, closed, hedged, ceiling;
     for (int i = 0; i <= 60; ++i) dense.push_back(std::round(std::pow(1000.0, i / 60.0)));
     dense.erase(std::unique(dense.begin(), dense.end()), dense.end());
-    const double p = t.config.slowness.slow_probability;
     for (double n : dense) {
         closed.push_back(model.someCallSlowProbability(static_cast<int>(n), false));
         hedged.push_back(hedgedSlow(model, static_cast<int>(n)));
-        ceiling.push_back(1 - std::pow(1 - p, n));
+        ceiling.push_back(independentCeiling(model, static_cast<int>(n)));
     }
     byN.series.push_back(points("simulated", SeriesRole::Simulated, nx, s.slowVsN));
     byN.series.push_back(points("closed form", SeriesRole::ClosedForm, dense, closed));
     if (t.config.slowness.shared_fraction > 0)
         byN.series.push_back(
-            points("1-(1-p)^N, independent ceiling", SeriesRole::ClosedForm, dense, ceiling));
+            points("1-(1-p_t)^N, independent ceiling", SeriesRole::ClosedForm, dense, ceiling));
     if (t.hedged) {
         byN.series.push_back(points("hedged (simulated)", SeriesRole::Simulated, nx, s.hedgedVsN));
         byN.series.push_back(points("hedged (closed form)", SeriesRole::ClosedForm, dense, hedged));

@@ -75,7 +75,7 @@ const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
         {"hit_fraction", share("Requests with at least one slow call")},
         {"slow_fraction_closed_form", share("Slow requests, closed form")},
         {"slow_fraction_formula", share("Slow requests, formula with shared slow events")},
-        {"slow_fraction_independent_formula", share("Slow requests, 1 − (1 − p)ⁿ (independent calls)")},
+        {"slow_fraction_independent_formula", share("Slow requests, 1 − (1 − pₜ)ⁿ (independent calls)")},
         {"backend_slow_rate", share("Slow calls of one backend")},
         {"hedged_slow_fraction", share("Slow requests with the hedge")},
         {"hedged_slow_fraction_formula", share("Slow requests with the hedge, formula")},

@@ -144,6 +144,39 @@ TEST(FanoutLab, DelayedHedgeIsDeterministicAndWorksOnAChain) {
     EXPECT_LT(*chain.figure("p999_after_ms"), *chain.figure("p999_before_ms"));
 }
 
+// At a threshold inside the body (20 ms against a 10 ms median) a call reaches it about twice
+// as often as it meets the slow mode. The formula figures and the ceiling counted slow-mode
+// calls: slow_fraction 0.790 against a "formula" of 0.399, an "independent ceiling" of 0.634
+// below the actual, hedged 0.0286 against 0.0075. They are taken at the threshold now.
+TEST(FanoutLab, FormulaFiguresAndCeilingAreTakenAtTheThreshold) {
+    const LabResult r = runFanout(
+        {{"threshold_ms", 20}, {"hedge_mode", 1}, {"shared_fraction", 0.5}, {"requests", 100000}},
+        1);
+    const double n = 100000;
+    const double slow = *r.figure("slow_fraction"), formula = *r.figure("slow_fraction_formula");
+    EXPECT_NEAR(formula, slow, 4 * std::sqrt(slow * (1 - slow) / n));
+    EXPECT_GT(*r.figure("slow_fraction_independent_formula"), slow);
+    const double hedged = *r.figure("hedged_slow_fraction");
+    EXPECT_NEAR(*r.figure("hedged_slow_fraction_formula"), hedged,
+                4 * std::sqrt(hedged * (1 - hedged) / n));
+    const Chart* byN = r.chart("slow_vs_n");
+    ASSERT_NE(byN, nullptr);
+    const Series *closed = nullptr, *ceiling = nullptr;
+    for (const Series& s : byN->series) {
+        if (s.name == "closed form") closed = &s;
+        if (s.name.find("independent ceiling") != std::string::npos) ceiling = &s;
+    }
+    ASSERT_NE(closed, nullptr);
+    ASSERT_NE(ceiling, nullptr);
+    ASSERT_EQ(closed->y.size(), ceiling->y.size());
+    for (std::size_t i = 0; i < closed->y.size(); ++i)
+        EXPECT_GE(ceiling->y[i], closed->y[i] - 1e-12) << "N = " << closed->x[i];
+    // Where the threshold separates the modes they are the textbook values.
+    const LabResult plain = runFanout({{"requests", 20000}}, 1);
+    EXPECT_NEAR(*plain.figure("slow_fraction_independent_formula"), 1 - std::pow(0.99, 100), 1e-9);
+    EXPECT_NEAR(*plain.figure("slow_fraction_formula"), 1 - std::pow(0.99, 100), 1e-9);
+}
+
 TEST(FanoutLab, SequentialChainMatchesTheAgentLoopFormula) {
     const LabResult r = runFanout({{"backends", 30}, {"chain", 1}, {"requests", 50000}}, 3);
     EXPECT_TRUE(r.allChecksPass());
