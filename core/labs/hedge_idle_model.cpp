@@ -110,11 +110,13 @@ double HedgeIdleModel::hedgedQuantileByInversion(double p, double d) const {
 }
 
 double HedgeIdleModel::extraWorkByQuadrature(double d) const {
-    // Far past the slowest component's 1 - 1e-12 quantile, where P(T > t) is negligible.
+    // Far past the slowest component's 1 - 1e-12 quantile, where P(T > t) is negligible. The
+    // "slow" mode need not be the slower one: a body slower than it sets the limit.
     double tail = 0;
     switch (c_.service) {
         case HedgeIdleService::Mixture:
-            tail = lognormalQuantile(c_.slow, 1 - 1e-12);
+            tail = std::max(lognormalQuantile(c_.body, 1 - 1e-12),
+                            lognormalQuantile(c_.slow, 1 - 1e-12));
             break;
         case HedgeIdleService::Lognormal:
             tail = lognormalQuantile(c_.body, 1 - 1e-12);

@@ -117,6 +117,22 @@ TEST(HedgeIdleModel, LognormalIsTheBodyAloneOnIndependentReplicas) {
     EXPECT_GT(m.hedgedQuantile(0.999, d), 0.95 * m.quantile(0.999));
 }
 
+// The extra-work quadrature ran to 20 times the slow mode's far quantile. With a "slow" mode
+// faster than the body (median 1 ms against 1,000 ms) that cut the integral off inside the body:
+// closed form 0 against 0.0320 simulated, a failed check blaming the simulation.
+TEST(HedgeIdleModel, ExtraWorkIntegratesPastTheSlowerOfTheTwoModes) {
+    const LabResult r =
+        runHedgeIdle({{"body_median_ms", 1000}, {"body_sigma", 1}, {"slow_median_ms", 1}}, 1);
+    const Check* extra = nullptr;
+    for (const Check& c : r.checks)
+        if (c.name == "extra work") extra = &c;
+    ASSERT_NE(extra, nullptr);
+    EXPECT_GT(extra->closed_form, 0.02);
+    EXPECT_TRUE(extra->pass) << extra->simulated << " vs " << extra->closed_form << " ± "
+                             << extra->tolerance;
+    EXPECT_TRUE(r.allChecksPass());
+}
+
 // Seeded results of the mixture rest on this order of draws: three uniforms, two body times, then
 // a slow time per replica only where one can be reached.
 TEST(HedgeIdleModel, MixtureDrawsKeepTheirOrder) {
