@@ -14,7 +14,19 @@ namespace {
 constexpr std::int64_t kSweepRequests = 20000;
 constexpr double kSweepMaxZ = 4.5;  // max |z| over ~35 sweep points: a false alarm ~2e-4
 
-HdrConfig latencyRange() { return HdrConfig{1, 3'600'000'000LL, 3}; }  // 1 µs .. 1 h
+// 1 µs to twice the slowest request the model can give in practice: N calls of the slower
+// mode's 1 - 1e-12 quantile end to end (a chain) or one of them (a fan-out), plus the hedge
+// delay; at least one hour, 3 significant digits.
+HdrConfig latencyRange(const FanoutConfig& c) {
+    const double call = std::max(lognormalQuantile(c.body, 1 - 1e-12),
+                                 lognormalQuantile(c.slow, 1 - 1e-12));
+    const double calls = c.sequential ? static_cast<double>(c.backends) : 1.0;
+    const double delay = c.hedge == FanoutHedge::Delayed ? c.hedge_delay_ms : 0.0;
+    const double slowestMs = calls * (call + delay);
+    HdrConfig h{1, 3'600'000'000LL, 3};
+    h.highest_trackable = static_cast<std::int64_t>(std::clamp(2000.0 * slowestMs, 3.6e9, 1e15));
+    return h;
+}
 
 void recordMs(HdrHistogram& h, double ms) { h.record(std::llround(ms * 1000.0)); }
 
@@ -80,9 +92,9 @@ double budgetRun(int n, double perBackend, std::int64_t requests, Rng& rng) {
 FanoutTally::FanoutTally(const FanoutConfig& c)
     : config(c),
       hedged(c.hedge != FanoutHedge::None),
-      request(latencyRange()),
-      backend(latencyRange()),
-      hedgedRequest(latencyRange()) {}
+      request(latencyRange(c)),
+      backend(latencyRange(c)),
+      hedgedRequest(latencyRange(c)) {}
 
 void FanoutTally::add(const FanoutDraw& d) {
     recordMs(request, d.latency_ms);
@@ -403,6 +415,10 @@ void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
                                  "closed form: 1-(1-b_backend)^N = b; 4 SE"));
     requireProportionResolution(r.checks.back());
     addSweepClaims(r, t, s);
+    checkRecordedInRange(r,
+                         t.request.outOfRangeCount() + t.backend.outOfRangeCount() +
+                             t.hedgedRequest.outOfRangeCount(),
+                         "request, backend and hedged latencies");
 }
 
 }  // namespace

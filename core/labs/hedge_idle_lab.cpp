@@ -112,14 +112,12 @@ HedgeIdleConfig hedgeIdleConfigFrom(const Params& p) {
     return c;
 }
 
-HdrConfig latencyRange() { return HdrConfig{1, 3'600'000'000LL, 3}; }
-
 // Service times of one replica on their own stream, into an HDR histogram; returns the
 // histogram so any percentile can be read off it.
 HdrHistogram calibrate(const HedgeIdleConfig& c, std::int64_t samples, std::uint64_t seed) {
     Rng rng(seed, "hedge_idle/calibration");
     const ServiceModel model = hedgeIdleServiceModel(c);
-    HdrHistogram h(latencyRange());
+    HdrHistogram h(hedgeIdleLatencyRange(c));
     for (std::int64_t i = 0; i < samples; ++i) h.record(std::llround(model.sample(rng) * 1000.0));
     return h;
 }
@@ -137,14 +135,15 @@ HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {
     const HdrHistogram cal = calibrate(run.config, run.calibrationSamples, seed);
     run.calibratedDelay =
         run.fixedDelay ? params.real("hedge_delay_ms") : delayAt(cal, run.hedgePercentile);
-    run.before = HdrHistogram(latencyRange());
+    const HdrConfig range = hedgeIdleLatencyRange(run.config);
+    run.before = HdrHistogram(range);
     const double f = run.config.shared_fraction;
-    run.policies.emplace_back(run.calibratedDelay, f);
+    run.policies.emplace_back(run.calibratedDelay, f, range);
     run.sweepPercentiles = kSweepPercentiles;
-    for (double p : run.sweepPercentiles) run.policies.emplace_back(delayAt(cal, p), f);
+    for (double p : run.sweepPercentiles) run.policies.emplace_back(delayAt(cal, p), f, range);
     // Only the mixture has slow events to share; elsewhere f changes nothing and is not swept.
     if (run.config.service == HedgeIdleService::Mixture) run.sweepShared = kSweepShared;
-    for (double s : run.sweepShared) run.policies.emplace_back(run.calibratedDelay, s);
+    for (double s : run.sweepShared) run.policies.emplace_back(run.calibratedDelay, s, range);
     return run;
 }
 

@@ -109,22 +109,30 @@ double HedgeIdleModel::hedgedQuantileByInversion(double p, double d) const {
     return invertCdf([&](double t) { return hedgedCdf(t, d); }, p);
 }
 
-double HedgeIdleModel::extraWorkByQuadrature(double d) const {
-    // Far past the slowest component's 1 - 1e-12 quantile, where P(T > t) is negligible. The
-    // "slow" mode need not be the slower one: a body slower than it sets the limit.
-    double tail = 0;
+double HedgeIdleModel::farTailMs() const {
+    // The slower component's: the "slow" mode need not be the slower one.
     switch (c_.service) {
         case HedgeIdleService::Mixture:
-            tail = std::max(lognormalQuantile(c_.body, 1 - 1e-12),
+            return std::max(lognormalQuantile(c_.body, 1 - 1e-12),
                             lognormalQuantile(c_.slow, 1 - 1e-12));
-            break;
         case HedgeIdleService::Lognormal:
-            tail = lognormalQuantile(c_.body, 1 - 1e-12);
-            break;
+            return lognormalQuantile(c_.body, 1 - 1e-12);
         case HedgeIdleService::Exponential:
-            tail = quantile(1 - 1e-12);
             break;
     }
+    return quantile(1 - 1e-12);
+}
+
+HdrConfig hedgeIdleLatencyRange(const HedgeIdleConfig& c) {
+    const double far = HedgeIdleModel(c).farTailMs();
+    HdrConfig h{1, 3'600'000'000LL, 3};
+    h.highest_trackable = static_cast<std::int64_t>(std::clamp(2000.0 * far, 3.6e9, 1e15));
+    return h;
+}
+
+double HedgeIdleModel::extraWorkByQuadrature(double d) const {
+    // Far past the slowest component's 1 - 1e-12 quantile, where P(T > t) is negligible.
+    const double tail = farTailMs();
     const double far = 20 * tail;
     const double h = 1e-3 * c_.body.median_ms;
     auto st = [&](double t) { return hedgedSurvival(t, d); };

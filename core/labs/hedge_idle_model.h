@@ -26,6 +26,8 @@
 // public so tests can hold them against the exact exponential forms.
 #pragma once
 
+#include "metrics/hdr_histogram.h"
+
 #include "sim/distributions.h"
 #include "base/rng.h"
 
@@ -68,11 +70,18 @@ class HedgeIdleModel {
     double quantileByInversion(double p) const;
     double hedgedQuantileByInversion(double p, double d) const;
     double extraWorkByQuadrature(double d) const;
+    // The slower component's 1 - 1e-12 quantile (ms): no service time is drawn past it in
+    // practice (one in 10^12).
+    double farTailMs() const;
 
   private:
     double independentSurvival(double t) const;
     HedgeIdleConfig c_;
 };
+
+// The HDR layout of the lab's service and response times: 1 µs to twice the model's far tail
+// (at least one hour), 3 significant digits. A hedged response is never longer than its primary.
+HdrConfig hedgeIdleLatencyRange(const HedgeIdleConfig& c);
 
 // One request's random inputs, drawn once and replayed under every hedge delay and shared
 // fraction (common random numbers, so sweep points differ only by the policy).

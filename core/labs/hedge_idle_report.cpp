@@ -31,8 +31,8 @@ double ratioSe(const HedgeIdleTally& t) {
 
 }  // namespace
 
-HedgeIdleTally::HedgeIdleTally(double delay, double f)
-    : delay_ms(delay), shared_fraction(f), after(HdrConfig{1, 3'600'000'000LL, 3}) {}
+HedgeIdleTally::HedgeIdleTally(double delay, double f, const HdrConfig& range)
+    : delay_ms(delay), shared_fraction(f), after(range) {}
 
 void HedgeIdleTally::add(const HedgeIdleOutcome& o) {
     ++requests;
@@ -230,6 +230,9 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
                                  model.extraWork(d), kSigmas * ratioSe(t) + quadrature, false,
                                  text.extraWork));
     addSweepClaim(r, run);
+    std::int64_t outOfRange = run.before.outOfRangeCount();
+    for (const auto& policy : run.policies) outOfRange += policy.after.outOfRangeCount();
+    checkRecordedInRange(r, outOfRange, "service and response times");
 }
 
 }  // namespace
@@ -237,7 +240,7 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
 std::vector<std::string> hedgeIdleFigureNames(const HedgeIdleConfig& c) {
     HedgeIdleRun run;
     run.config = c;
-    run.policies.emplace_back(0.0, c.shared_fraction);
+    run.policies.emplace_back(0.0, c.shared_fraction, hedgeIdleLatencyRange(c));
     LabResult r;
     addFigures(r, run);
     return figureNamesOf(r);

@@ -13,7 +13,7 @@ namespace taillab {
 
 // Sums of one policy (delay, shared fraction) over the run.
 struct HedgeIdleTally {
-    HedgeIdleTally(double delay, double f);
+    HedgeIdleTally(double delay, double f, const HdrConfig& range);
     void add(const HedgeIdleOutcome& o);
 
     double delay_ms;

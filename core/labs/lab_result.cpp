@@ -39,6 +39,14 @@ Check makeClaim(std::string name, double simulated, double threshold, bool holds
     return c;
 }
 
+void checkRecordedInRange(LabResult& r, std::int64_t outOfRange, const std::string& what) {
+    if (outOfRange == 0) return;
+    r.checks.push_back(makeClaim("every sample within its histogram's range (" + what + ")",
+                                 static_cast<double>(outOfRange), 0, false,
+                                 "invariant: samples outside the range were dropped, so the "
+                                 "percentiles read from the histogram are wrong"));
+}
+
 bool LabResult::allChecksPass() const {
     for (const auto& c : checks)
         if (c.failed()) return false;

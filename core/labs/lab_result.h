@@ -122,6 +122,11 @@ struct LabResult {
     std::optional<double> figure(const std::string& name) const;
 };
 
+// A failed invariant when `outOfRange` samples fell outside the histograms they were recorded
+// into (the histogram refused them, so every percentile read from it is wrong); nothing when none
+// did. `what` names the histograms ("request, backend and hedged latencies").
+void checkRecordedInRange(LabResult& r, std::int64_t outOfRange, const std::string& what);
+
 // Points on the "nines" axis: percentiles 0, 0.5, ... up to 1 - 10^-max_nines, dense in the tail.
 std::vector<double> ninesGrid(double max_nines = 5.0, int points_per_nine = 10);
 // The simulated percentile curve of a histogram (µs in, ms out), up to the last percentile its

@@ -177,6 +177,22 @@ TEST(FanoutLab, FormulaFiguresAndCeilingAreTakenAtTheThreshold) {
     EXPECT_NEAR(*plain.figure("slow_fraction_formula"), 1 - std::pow(0.99, 100), 1e-9);
 }
 
+// A slow mode of 30 s median, σ = 2, puts about one request in a hundred past an hour: the
+// histograms stopped at one hour and dropped them unreported, so request p99 read 1.96e6 ms
+// against the closed form's 3.13e6 and the checks failed, blaming the simulation.
+TEST(FanoutLab, HistogramsReachTheModelsFarTail) {
+    const LabResult r = runFanout({{"slow_median_ms", 30000}, {"slow_sigma", 2}}, 1);
+    for (const auto& d : r.distributions)
+        EXPECT_EQ(d.histogram.outOfRangeCount(), 0) << d.name;
+    for (const Check& c : r.checks)
+        EXPECT_FALSE(c.failed()) << c.name << " " << c.simulated << " vs " << c.closed_form;
+    EXPECT_GT(*r.figure("request_p99_ms"), 3.0e6);  // closed form 3.13e6 (was 1.96e6)
+    const LabResult chain =
+        runFanout({{"slow_median_ms", 30000}, {"slow_sigma", 2}, {"chain", 1}, {"backends", 30}}, 1);
+    for (const auto& d : chain.distributions)
+        EXPECT_EQ(d.histogram.outOfRangeCount(), 0) << d.name;
+}
+
 TEST(FanoutLab, SequentialChainMatchesTheAgentLoopFormula) {
     const LabResult r = runFanout({{"backends", 30}, {"chain", 1}, {"requests", 50000}}, 3);
     EXPECT_TRUE(r.allChecksPass());

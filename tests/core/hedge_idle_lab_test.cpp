@@ -133,6 +133,20 @@ TEST(HedgeIdleModel, ExtraWorkIntegratesPastTheSlowerOfTheTwoModes) {
     EXPECT_TRUE(r.allChecksPass());
 }
 
+// A slow mode of 30 s median, σ = 2, draws past an hour now and then: the histograms stopped at
+// one hour and dropped those draws, so the p99.9 before hedging read 1.34e6 ms instead of 1.81e6.
+TEST(HedgeIdleLab, HistogramsReachTheModelsFarTail) {
+    const LabResult r = runHedgeIdle(
+        {{"slow_median_ms", 30000}, {"slow_sigma", 2}, {"slow_probability", 0.05}}, 1);
+    for (const auto& d : r.distributions)
+        EXPECT_EQ(d.histogram.outOfRangeCount(), 0) << d.name;
+    const HedgeIdleConfig c{HedgeIdleService::Mixture, {12, 0.3}, {30000, 2}, 0.05, 0};
+    const double q999 = HedgeIdleModel(c).quantile(0.999);
+    EXPECT_NEAR(*r.figure("p999_before_ms"), q999, 0.15 * q999);
+    EXPECT_GT(hedgeIdleLatencyRange(c).highest_trackable, 3'600'000'000LL);
+    EXPECT_TRUE(r.allChecksPass());
+}
+
 // Seeded results of the mixture rest on this order of draws: three uniforms, two body times, then
 // a slow time per replica only where one can be reached.
 TEST(HedgeIdleModel, MixtureDrawsKeepTheirOrder) {

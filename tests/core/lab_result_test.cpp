@@ -40,5 +40,16 @@ TEST(CheckResolution, AnEarlierReasonAndAZeroValueAreLeftAlone) {
     EXPECT_TRUE(zero.passed());
 }
 
+TEST(CheckRecordedInRange, DroppedSamplesAreAFailedInvariant) {
+    LabResult r;
+    checkRecordedInRange(r, 0, "request latencies");
+    EXPECT_TRUE(r.checks.empty());
+    checkRecordedInRange(r, 3, "request latencies");
+    ASSERT_EQ(r.checks.size(), 1u);
+    EXPECT_TRUE(r.checks[0].failed());
+    EXPECT_EQ(r.checks[0].simulated, 3);
+    EXPECT_FALSE(r.allChecksPass());
+}
+
 }  // namespace
 }  // namespace taillab
