@@ -241,6 +241,30 @@ TEST_F(LiveViewTest, EveryChartExportsAndFileExportTakesTheChartLastClicked) {
     view_->stop();
 }
 
+// A knob edit sends only the knob moved: a change the running stack has taken and the panel has
+// not drawn yet (here one sent straight to the session, as the timeline or another edit would
+// make it) keeps its value. When the view sent the whole panel, the edit carried the panel's
+// stale hedge_delay_ms back to the gateway and undid that change.
+TEST_F(LiveViewTest, AnEditWhileThePanelLagsSendsOnlyTheKnobMoved) {
+    ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
+    const Params before = view_->latestFrame()->gateway->params;
+    const double delay = before.real("hedge_delay_ms") == 40 ? 60 : 40;
+    const double budget = before.real("hedge_budget") > 0.1 ? 0.05 : 0.2;
+    // The change behind the panel's back, then the user's edit before any frame is drawn.
+    view_->session()->applyChanges({KnobSetting{"hedge_delay_ms", delay}});
+    ASSERT_EQ(view_->knobPanel()->editor("hedge_delay_ms")->value(), before.real("hedge_delay_ms"))
+        << "the panel has not caught up";
+    view_->knobPanel()->applyValue("hedge_budget", budget);
+    ASSERT_TRUE(waitDrawn([&](const LiveFrame& f) {
+        return f.gateway->params.real("hedge_budget") == budget;
+    })) << lastFrame();
+    const Params& now = view_->latestFrame()->gateway->params;
+    EXPECT_EQ(now.real("hedge_delay_ms"), delay) << "the edit did not undo the change in force";
+    EXPECT_EQ(view_->knobPanel()->editor("hedge_delay_ms")->value(), delay)
+        << "and the panel shows it";
+    view_->stop();
+}
+
 TEST_F(LiveViewTest, AWorkloadShapeKnobIsRefusedAndTheFixedKnobsAreLockedWhileRunning) {
     // A start the core refuses says why and leaves Start usable.
     live::LiveStackOptions none;
@@ -258,9 +282,8 @@ TEST_F(LiveViewTest, AWorkloadShapeKnobIsRefusedAndTheFixedKnobsAreLockedWhileRu
     ASSERT_NE(days, nullptr);
     EXPECT_FALSE(days->isEnabled()) << "the days shape the workload from the start";
     QSignalSpy refused(view_->session(), &LiveSession::failed);
-    Params p = view_->latestFrame()->gateway->params;
-    p.set("days", p.real("days") > 1 ? 1 : 2);
-    view_->session()->applyParams(p);
+    const Params p = view_->latestFrame()->gateway->params;
+    view_->session()->applyChanges({KnobSetting{"days", p.real("days") > 1 ? 1.0 : 2.0}});
     ASSERT_TRUE(QTest::qWaitFor([&] { return refused.count() > 0; }, kLiveTimeoutMs));
     EXPECT_TRUE(view_->message().contains("days")) << view_->message().toStdString();
     EXPECT_TRUE(view_->running()) << "a refused knob leaves the run up";

@@ -51,11 +51,13 @@ quint64 LiveSession::stop() {
     });
 }
 
-quint64 LiveSession::applyParams(const Params& params) {
-    return post([this, params] {
+quint64 LiveSession::applyChanges(const std::vector<KnobSetting>& changes) {
+    return post([this, changes] {
         if (!stack_ || !stack_->running()) return;
         try {
-            stack_->applyParams(params);
+            Params now = stack_->params();
+            for (const KnobSetting& c : changes) now.set(c.key, c.value);
+            stack_->applyParams(now);
         } catch (const std::exception& e) {
             const QString what = QString::fromStdString(e.what());
             inbox_.post([this, what] { emit failed(tr("Knob change refused"), what); });

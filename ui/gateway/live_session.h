@@ -15,10 +15,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gateway/gateway_frame.h"
 #include "live/live_stack.h"
 #include "scenario/scenario.h"
+#include "scenario/timeline.h"
 #include "ui_threads.h"
 
 namespace taillab::ui {
@@ -49,7 +51,10 @@ class LiveSession : public QObject {
     // Builds and starts a new stack for `scenario` (ending the previous one first).
     quint64 start(const Scenario& scenario, const live::LiveStackOptions& options);
     quint64 stop();
-    quint64 applyParams(const Params& params);
+    // The knobs the user moved (only those: key -> value), merged into the knobs in force on the
+    // running stack when the worker gets to them: a knob the fleet, the gateway or the timeline
+    // changed and the panel has not caught up with keeps its value in force.
+    quint64 applyChanges(const std::vector<KnobSetting>& changes);
     // A fault on the fleet now, for `duration_s` (nullopt: until removeFaults).
     quint64 injectFault(const Fault& fault, std::optional<double> duration_s, std::string label);
     // Ends every fault this session injected that is still in force (marked where it ends).

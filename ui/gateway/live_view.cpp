@@ -442,9 +442,17 @@ void LiveView::stop() {
 
 void LiveView::onKnobsEdited() {
     if (!session_->running()) return;  // before a run: the knobs it will start with
+    // Only the knobs the user moved: the panel's other values lag the running stack (and what
+    // its timeline or another change set), and sending them would undo those changes.
+    const Params panel = knobs_->editedScenario().params;
+    std::vector<KnobSetting> changes;
+    for (const KnobSpec& k : panel.specs())
+        if (panel.real(k.key) != shownParams_.real(k.key))
+            changes.push_back(KnobSetting{k.key, panel.real(k.key)});
+    if (changes.empty()) return;
     message_->clear();
-    shownParams_ = knobs_->editedScenario().params;
-    knobCommand_ = session_->applyParams(shownParams_);
+    for (const KnobSetting& c : changes) shownParams_.set(c.key, c.value);
+    knobCommand_ = session_->applyChanges(changes);
 }
 
 void LiveView::injectFault(const Fault& fault, std::optional<double> duration_s) {

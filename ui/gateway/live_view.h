@@ -124,9 +124,9 @@ class LiveView : public QWidget {
     LiveSession* session_ = nullptr;
     LiveFramePtr drawn_;
     std::uint64_t runId_ = 0;      // the run the client history belongs to
-    quint64 knobCommand_ = 0;      // the last applyParams sent
+    quint64 knobCommand_ = 0;      // the last knob change sent
     double startedRate_ = 0;       // the rate of the run last started, req/s
-    Params shownParams_;           // what the knob panel shows
+    Params shownParams_;           // what the knob panel shows, bar the user's edits
     double windowSaid_s_ = -1;     // the window length the empty charts say
     struct ClientPoint {
         double t_s;
