@@ -158,6 +158,20 @@ TEST_F(GatewayViewTest, StageCardsKeepTitlesBudgetsAndCountsApartAtSmallSizes) {
     }
 }
 
+// At 1280x720 the seek slider has room to seek a week: the state label and the baseline buttons
+// used to sit on its row and left it about 75 px (a ruler of "Mon 00:00" alone).
+TEST_F(GatewayViewTest, TheSeekSliderHasRoomForAWeekAt1280x720) {
+    GatewayRunSpec week = gatewayRunFromScenario(
+        loadScenarioFile(scenarioDirectory() + "/gateway/week-v4-september.json"));
+    ASSERT_TRUE(startAndWait(week));
+    for (const QSize size : {QSize(1280, 720), QSize(2560, 1440)}) {
+        window_->resize(size);
+        QApplication::processEvents();
+        ASSERT_EQ(window_->size(), size) << "the window takes the size";
+        EXPECT_GE(view_->transport()->seekSlider()->width(), 300) << size.width();
+    }
+}
+
 TEST_F(GatewayViewTest, PauseStopsSimulatedTime) {
     // 10,000x: the day takes hours of wall time to run out, so the pause lands mid-run however
     // the machine is loaded (nothing here depends on how fast it actually goes).

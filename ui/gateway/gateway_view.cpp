@@ -118,7 +118,7 @@ void GatewayView::buildLayout() {
         auto* button = new QToolButton(this);
         button->setDefaultAction(a);
         button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-        top->addWidget(button, 0, Qt::AlignTop);
+        transport_->addBelowControls(button);
     }
     updateBaselineActions();
     layout->addLayout(top);

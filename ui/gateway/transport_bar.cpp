@@ -97,7 +97,7 @@ class DayRuler : public QWidget {
 TransportBar::TransportBar(QWidget* parent) : QWidget(parent) {
     setObjectName("gatewayTransport");
     auto* grid = new QGridLayout(this);
-    grid->setContentsMargins(6, 4, 6, 0);
+    grid->setContentsMargins(6, 2, 6, 0);
     grid->setHorizontalSpacing(8);
     grid->setVerticalSpacing(0);
 
@@ -175,10 +175,20 @@ TransportBar::TransportBar(QWidget* parent) : QWidget(parent) {
     grid->addWidget(speed_, 0, 3);
     grid->addWidget(slider_, 0, 4);
     grid->addWidget(ruler_, 1, 4);
+    // The state sits under the time (and the view's extra buttons under the controls), on the
+    // day ruler's row: side by side with the slider they left it about 75 px at 1280x720.
     grid->addWidget(time_, 0, 5);
-    grid->addWidget(state_, 0, 6);
+    grid->addWidget(state_, 1, 5);
+    below_ = new QHBoxLayout;
+    below_->setContentsMargins(0, 0, 0, 0);
+    below_->addStretch(1);
+    grid->addLayout(below_, 1, 0, 1, 4);
     grid->setColumnStretch(4, 1);
     showTime(0, nullptr);
+}
+
+void TransportBar::addBelowControls(QWidget* w) {
+    below_->insertWidget(below_->count() - 1, w);
 }
 
 void TransportBar::setSpeed(double speed) {

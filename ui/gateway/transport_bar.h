@@ -8,6 +8,7 @@
 #include "gateway/gateway_frame.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QSlider;
 class QToolButton;
@@ -26,6 +27,9 @@ class TransportBar : public QWidget {
     // `view` (text fields keep their spaces); restart stays the view's to handle.
     void drive(GatewaySession* session, QWidget* view, const QString& shortcutName);
     void setSpeed(double speed);  // no signal
+    // Puts `w` on the row under Play, Restart and the speed (beside the day ruler), so that the
+    // row of the seek slider keeps its width for the slider.
+    void addBelowControls(QWidget* w);
 
     QToolButton* playButton() const { return play_; }
     QComboBox* speedBox() const { return speed_; }
@@ -51,6 +55,7 @@ class TransportBar : public QWidget {
     QLabel* time_ = nullptr;
     QLabel* state_ = nullptr;
     QToolButton* restart_ = nullptr;
+    QHBoxLayout* below_ = nullptr;  // row 1 under the controls
     GatewayFramePtr frame_;
     double offset_s_ = 0;  // Mon 00:00 -> run start
     double end_s_ = 0;
