@@ -305,6 +305,17 @@ TEST(SmallCharts, AnElidedAxisLabelKeepsItsUnit) {
     EXPECT_EQ(chart_style::fitAxisLabel(full, fm, -5), QString());
 }
 
+// A word cut short says nothing: "Latency (ms)" on a short axis is "(ms)", never "Late… (ms)"
+// (the live tab's whole-run nines chart at 1280x720); cut words go back to the last whole one.
+TEST(SmallCharts, AnElidedAxisLabelKeepsWholeWordsOnly) {
+    const QFontMetrics fm{QFont()};
+    const QString cut = QString("Late") + QChar(0x2026) + " (ms)";
+    EXPECT_EQ(chart_style::fitAxisLabel("Latency (ms)", fm, fm.horizontalAdvance(cut)), "(ms)");
+    const QString some = chart_style::fitAxisLabel("Requests in flight (log)", fm,
+                                                   fm.horizontalAdvance(QString("Requests in fli") + QChar(0x2026) + " (log)"));
+    EXPECT_EQ(some, QString("Requests in") + QChar(0x2026) + " (log)");
+}
+
 // In a short chart the drawn y label keeps "(ms)", and a label set anew replaces the old one
 // (the fitted text is not mistaken for it).
 TEST(SmallCharts, AShortChartsLatencyAxisStillSaysMilliseconds) {

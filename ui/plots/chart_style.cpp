@@ -154,8 +154,15 @@ QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room)
         const QString unit = full.mid(open + 1);
         const QString words = metrics.elidedText(
             full.left(open), Qt::ElideRight, room - metrics.horizontalAdvance(QChar(' ') + unit));
-        // At least one letter before the ellipsis, or the words say nothing.
-        if (words.size() >= 2) return words + QChar(' ') + unit;
+        // Whole words before the ellipsis: a word cut short ("Late… (ms)") reads as nothing, so
+        // then the unit alone.
+        QString kept = words.endsWith(QChar(0x2026)) ? words.chopped(1) : words;
+        if (kept != full.left(open) && !full.mid(kept.size()).startsWith(QChar(' ')))
+            kept = kept.left(std::max<qsizetype>(kept.lastIndexOf(QChar(' ')), 0));
+        kept = kept.trimmed();
+        if (!kept.isEmpty())
+            return kept == full.left(open) ? kept + QChar(' ') + unit
+                                           : kept + QChar(0x2026) + QChar(' ') + unit;
         if (metrics.horizontalAdvance(unit) <= room) return unit;
     }
     return metrics.elidedText(full, Qt::ElideRight, room);
