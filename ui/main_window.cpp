@@ -17,6 +17,7 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -946,8 +947,42 @@ void MainWindow::saveScenarioDialog() {
                                                       tr("Scenario files (*.json)"));
     if (path.isEmpty()) return;
     settings.setValue(kLastScenarioDirKey, QFileInfo(path).absolutePath());
+    const QString target = pathKeepingExpectations(path);
+    if (target.isEmpty()) return;
     QString error;
-    if (!saveScenarioAs(path, &error)) QMessageBox::warning(this, tr("Save failed"), error);
+    if (!saveScenarioAs(target, &error)) QMessageBox::warning(this, tr("Save failed"), error);
+}
+
+QString MainWindow::pathKeepingExpectations(const QString& path) {
+    if (!QFileInfo::exists(path)) return path;
+    Scenario there;
+    try {
+        there = loadScenarioFile(path.toStdString());
+    } catch (const std::exception&) {
+        return path;  // not a scenario we can read: nothing published to lose
+    }
+    // writeScenarioJson keeps `expect` only with the knobs it was written for.
+    if (there.expect.empty() || knobs_->editedScenario().params == there.expect_setup) return path;
+    const QFileInfo info(path);
+    const QString editedPath = info.dir().filePath(info.completeBaseName() + "-edited.json");
+    QMessageBox box(QMessageBox::Warning, tr("Save Scenario As"),
+                    tr("%1 holds the published figures this scenario is checked against "
+                       "(its expect block). Saved with these knobs, the file would lose them for "
+                       "good.").arg(info.fileName()),
+                    QMessageBox::NoButton, this);
+    box.setObjectName("keepExpectationsBox");
+    QPushButton* edited = box.addButton(tr("Save as %1").arg(QFileInfo(editedPath).fileName()),
+                                        QMessageBox::AcceptRole);
+    edited->setObjectName("saveAsEdited");
+    QPushButton* replace = box.addButton(tr("Replace, dropping the figures"),
+                                         QMessageBox::DestructiveRole);
+    replace->setObjectName("replaceDroppingExpectations");
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(edited);
+    box.exec();
+    if (box.clickedButton() == edited) return editedPath;
+    if (box.clickedButton() == replace) return path;
+    return {};
 }
 
 bool MainWindow::saveScenarioAs(const QString& path, QString* error) {

@@ -123,6 +123,11 @@ class MainWindow : public QMainWindow {
     // the file (its base name in a-z, 0-9, '-' and '_'), written atomically. `taillab-cli run`
     // on the file reproduces the run. The window then holds the saved scenario, unedited.
     bool saveScenarioAs(const QString& path, QString* error);
+    // Where Save Scenario As writes when the user picked `path`: `path`, unless the file there
+    // holds published expectations (`expect`) that the save would drop (the knobs differ from
+    // the ones they were written for); then it asks, and offers the "-edited" name beside it.
+    // Empty: the user cancelled.
+    QString pathKeepingExpectations(const QString& path);
     QAction* saveScenarioAction() const { return saveScenarioAct_; }
     // Run → Pin as Baseline: keeps the finished result on screen as the one to compare with.
     // Every chart draws the pinned run's series of the same chart as muted dashed ghosts, the

@@ -3,6 +3,12 @@
 // the window stays responsive; a newer request always wins over an older one.
 #include <gtest/gtest.h>
 
+#include <QFile>
+
+#include <QAbstractButton>
+
+#include <QMessageBox>
+
 #include <QElapsedTimer>
 #include <QDropEvent>
 #include <QMenu>
@@ -275,6 +281,60 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
     QComboBox* box = window.gatewayView()->transport()->speedBox();
     EXPECT_TRUE(QTest::qWaitFor([&] { return box->currentData().toDouble() == speed; }, 10000))
         << box->currentData().toDouble() << " shown, " << speed << " saved";
+}
+
+// Clicks the button named `button` of the next modal message box, once it is up.
+void answerNextMessageBox(const char* button) {
+    auto* timer = new QTimer;
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, button] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        timer->deleteLater();
+        timer->stop();
+        if (auto* b = box->findChild<QAbstractButton*>(button)) {
+            b->click();
+        } else {
+            box->reject();
+        }
+    });
+    timer->start();
+}
+
+// Save Scenario As over a file with published figures (its `expect` block) and other knobs
+// asks first and offers the "-edited" name: writeScenarioJson drops `expect` when the knobs
+// differ from its setup, so saving an edited labs/fanout over its own file lost the figures.
+TEST(MainWindowTest, SavingEditedKnobsOverPublishedFiguresAsksAndOffersTheEditedName) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("fanout.json");
+    ASSERT_TRUE(QFile::copy(QString::fromStdString(scenarioDirectory() + "/labs/fanout.json"), path));
+    ASSERT_FALSE(loadScenarioFile(path.toStdString()).expect.empty());
+    MainWindow window(scenarioDirectory());
+    window.show();
+    ASSERT_TRUE(window.openFile(path));
+    EXPECT_EQ(window.pathKeepingExpectations(path), path) << "the knobs it was written for";
+
+    KnobEditor* knob = knobToMove(*window.knobPanel(), *findLab("fanout"));
+    ASSERT_NE(knob, nullptr);
+    const std::string key = knob->spec().key;  // the panel is rebuilt on a save
+    const double moved = knob->value() == knob->spec().max ? knob->spec().min : knob->spec().max;
+    window.knobPanel()->applyValue(key, moved);
+    ASSERT_TRUE(window.knobPanel()->isEdited());
+    // Without the question, this save would write the file without its `expect` block.
+
+    answerNextMessageBox("noSuchButton");  // the box is dismissed
+    EXPECT_EQ(window.pathKeepingExpectations(path), QString()) << "cancelled";
+    const double shown = window.knobPanel()->editedScenario().params.real(key);
+    answerNextMessageBox("saveAsEdited");
+    const QString target = window.pathKeepingExpectations(path);
+    EXPECT_EQ(target, dir.filePath("fanout-edited.json"));
+    QString error;
+    ASSERT_TRUE(window.saveScenarioAs(target, &error)) << error.toStdString();
+    EXPECT_FALSE(loadScenarioFile(path.toStdString()).expect.empty()) << "the figures stay";
+    EXPECT_EQ(loadScenarioFile(target.toStdString()).params.real(key), shown);
+    // Saved, the window holds fanout-edited (no figures): saving it over fanout.json asks again.
+    answerNextMessageBox("replaceDroppingExpectations");
+    EXPECT_EQ(window.pathKeepingExpectations(path), path) << "the user chose to replace";
 }
 
 // File -> Save Scenario As writes the knobs as they are now; taillab-cli runs the file to the very
