@@ -11,6 +11,7 @@
 // quantile's standard error sqrt(p(1-p)/n)/f(q).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 
@@ -168,6 +169,17 @@ LabResult AveragingPercentilesLab::run(const Params& params, std::uint64_t seed,
     run.fleet = fleetFrom(params);
     run.percent = params.real("percentile");
     run.requests = params.integer64("requests");
+    // The closed forms weigh each host by its share; a host whose share is under one request
+    // still gets one, so the shares drawn would not be the shares computed.
+    const double fewest = std::min(run.fleet.share(0), run.fleet.share(1)) * static_cast<double>(run.requests);
+    if (run.fleet.hosts > 1 && fewest < 1) {
+        char text[240];
+        std::snprintf(text, sizeof text,
+                      "requests (%lld) over hosts (%d) at odd_share %g gives a host %.3g requests: "
+                      "every host needs at least one for the shares to hold (raise requests, or lower hosts)",
+                      static_cast<long long>(run.requests), run.fleet.hosts, run.fleet.odd_share, fewest);
+        throw std::invalid_argument(text);
+    }
     run.split = run.fleet.split(run.requests);
     LabResult& r = run.result;
     r.lab = id();
