@@ -964,7 +964,10 @@ QString MainWindow::pathKeepingExpectations(const QString& path) {
     // writeScenarioJson keeps `expect` only with the knobs it was written for.
     if (there.expect.empty() || knobs_->editedScenario().params == there.expect_setup) return path;
     const QFileInfo info(path);
-    const QString editedPath = info.dir().filePath(info.completeBaseName() + "-edited.json");
+    // A name no file has yet: the box's default must not replace an earlier edited copy unasked.
+    QString editedPath = info.dir().filePath(info.completeBaseName() + "-edited.json");
+    for (int n = 2; QFileInfo::exists(editedPath); ++n)
+        editedPath = info.dir().filePath(info.completeBaseName() + QString("-edited-%1.json").arg(n));
     QMessageBox box(QMessageBox::Warning, tr("Save Scenario As"),
                     tr("%1 holds the published figures this scenario is checked against "
                        "(its expect block). Saved with these knobs, the file would lose them for "

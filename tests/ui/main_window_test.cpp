@@ -332,7 +332,10 @@ TEST(MainWindowTest, SavingEditedKnobsOverPublishedFiguresAsksAndOffersTheEdited
     ASSERT_TRUE(window.saveScenarioAs(target, &error)) << error.toStdString();
     EXPECT_FALSE(loadScenarioFile(path.toStdString()).expect.empty()) << "the figures stay";
     EXPECT_EQ(loadScenarioFile(target.toStdString()).params.real(key), shown);
-    // Saved, the window holds fanout-edited (no figures): saving it over fanout.json asks again.
+    // Saved, the window holds fanout-edited (no figures): saving it over fanout.json asks again,
+    // and the edited name offered now is a free one, not the copy just written.
+    answerNextMessageBox("saveAsEdited");
+    EXPECT_EQ(window.pathKeepingExpectations(path), dir.filePath("fanout-edited-2.json"));
     answerNextMessageBox("replaceDroppingExpectations");
     EXPECT_EQ(window.pathKeepingExpectations(path), path) << "the user chose to replace";
 }
