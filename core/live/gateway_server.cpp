@@ -292,6 +292,19 @@ void GatewayServer::applyParams(const Params& params, const std::string& label) 
     });
 }
 
+std::pair<Params, Params> GatewayServer::applyChanges(const std::vector<KnobSetting>& changes,
+                                                      const std::string& label) {
+    std::pair<Params, Params> fromTo;
+    loop_.invoke([&] {
+        fromTo.first = impl_->params;
+        fromTo.second = impl_->params;
+        for (const KnobSetting& c : changes) fromTo.second.set(c.key, c.value);
+        if (fromTo.second == fromTo.first) return;
+        impl_->apply(fromTo.second, changedConfig(fromTo.first, fromTo.second, impl_->seed), label);
+    });
+    return fromTo;
+}
+
 Params GatewayServer::params() {
     Params p;
     loop_.invoke([&] { p = impl_->params; });

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gateway/snapshot.h"
@@ -16,6 +17,7 @@
 #include "live/http_server.h"
 #include "live/loop.h"
 #include "live/serve_setup.h"
+#include "scenario/timeline.h"
 
 namespace taillab::live {
 
@@ -53,6 +55,11 @@ public:
     // contradict each other. Marked on the snapshot's timeline as `label`, or as "knob old -> new"
     // for each knob that changed; a call that changes nothing does nothing.
     void applyParams(const Params& params, const std::string& label = {});
+    // Sets `changes` on top of the knobs in force, read and applied in one step on the loop, so
+    // that a change landing meanwhile (the timeline, the admin endpoint) is kept, not undone.
+    // Returns the knobs before and after. Throws std::invalid_argument as applyParams does.
+    std::pair<Params, Params> applyChanges(const std::vector<KnobSetting>& changes,
+                                           const std::string& label = {});
     Params params();
     // A mark on the snapshot's timeline; its times are on the snapshot's clock (nowSeconds()).
     void addMark(gateway::TimelineMark mark);

@@ -218,21 +218,32 @@ const LoadResult& LiveStack::loadResult() const {
 const LoadConfig& LiveStack::loadConfig() const { return impl_->generator->config(); }
 
 void LiveStack::applyParams(const Params& params) {
+    // As the knobs that differ from those in force now, so that the change is one code path.
+    std::vector<KnobSetting> changes;
+    for (const std::string& k : gateway::changedKnobs(impl_->gateway->params(), params))
+        changes.push_back(KnobSetting{k, params.real(k)});
+    if (!changes.empty()) applyChanges(changes);
+}
+
+void LiveStack::applyChanges(const std::vector<KnobSetting>& changes) {
     Impl& m = *impl_;
     std::lock_guard change(m.changeMutex);
-    const Params from = m.gateway->params();
-    const std::vector<std::string> keys = gateway::changedKnobs(from, params);
+    {
+        // Both check before either changes: the fleet's share first (it cannot fail once built).
+        Params check = m.gateway->params();
+        for (const KnobSetting& c : changes) check.set(c.key, c.value);
+        (void)gateway::fleetConfigFromParams(check);
+    }
+    const auto [from, to] = m.gateway->applyChanges(changes);
+    const std::vector<std::string> keys = gateway::changedKnobs(from, to);
     if (keys.empty()) return;
-    // Both check before either changes: the fleet's share first (it cannot fail once built).
-    (void)gateway::fleetConfigFromParams(params);
-    m.gateway->applyParams(params);
-    m.fleet->applyParams(params);
+    m.fleet->applyParams(to);
     TimelineEvent e;
     e.at_s = m.scenarioSeconds();
     std::vector<std::string> sorted = keys;
     std::sort(sorted.begin(), sorted.end());
-    for (const std::string& k : sorted) e.set.push_back(KnobSetting{k, params.real(k)});
-    e.label = defaultLabel(e, params.specs());
+    for (const std::string& k : sorted) e.set.push_back(KnobSetting{k, to.real(k)});
+    e.label = defaultLabel(e, to.specs());
     std::lock_guard lock(m.mutex);
     m.recorded.push_back(std::move(e));
 }

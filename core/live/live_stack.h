@@ -87,6 +87,9 @@ public:
     // Throws std::invalid_argument naming the knob (one that shapes the whole run, values that
     // contradict each other) before either changes.
     void applyParams(const Params& params);
+    // The knobs the user moved, set on top of those in force at that moment (see
+    // GatewayServer::applyChanges), then on the fleet; recorded as one timeline event.
+    void applyChanges(const std::vector<KnobSetting>& changes);
     Params params();
     // A fault (scenario/timeline.h) put on the fleet now, for `duration_s` (nullopt: until
     // removed); returns its id. Throws std::invalid_argument for a target the fleet lacks or a

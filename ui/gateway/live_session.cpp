@@ -55,9 +55,7 @@ quint64 LiveSession::applyChanges(const std::vector<KnobSetting>& changes) {
     return post([this, changes] {
         if (!stack_ || !stack_->running()) return;
         try {
-            Params now = stack_->params();
-            for (const KnobSetting& c : changes) now.set(c.key, c.value);
-            stack_->applyParams(now);
+            stack_->applyChanges(changes);  // merged with the knobs in force, on the gateway's loop
         } catch (const std::exception& e) {
             const QString what = QString::fromStdString(e.what());
             inbox_.post([this, what] { emit failed(tr("Knob change refused"), what); });
