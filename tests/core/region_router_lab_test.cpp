@@ -146,18 +146,25 @@ TEST(RegionRouterLab, OneRegionIsMmc) {
     EXPECT_NEAR(mmcMeanWaitMs(4, 0.5, 35), 4.0 / 23.0 * 35 / 2, 1e-9);
 }
 
-TEST(RegionRouterLab, OneRegionRunChecksItselfAgainstMmc) {
-    const Lab* lab = findLab("region_router");
-    ASSERT_NE(lab, nullptr);
-    Params p = lab->defaultParams();
+// One region, no fault, exponential service, no errors, queues that never time out or fill:
+// the setup in which the region's wait is the M/M/c closed form.
+Params oneRegionMmc() {
+    Params p = findLab("region_router")->defaultParams();
     p.set("regions", 1);
     p.set("fault_nodes", 0);
     p.set("service_shape", 1);
     p.set("error_share", 0);
     p.set("queue_timeout_ms", 10'000);
     p.set("queue_limit", 100'000);
-    p.set("duration_s", 1200);
     p.set("compare", 0);
+    return p;
+}
+
+TEST(RegionRouterLab, OneRegionRunChecksItselfAgainstMmc) {
+    const Lab* lab = findLab("region_router");
+    ASSERT_NE(lab, nullptr);
+    Params p = oneRegionMmc();
+    p.set("duration_s", 1200);
     RunControl control;
     const LabResult r = lab->run(p, 3, control, {});
     bool found = false;
@@ -182,17 +189,10 @@ TEST(RegionRouterLab, OneRegionRunChecksItselfAgainstMmc) {
 }
 
 Params oneRegionMm1(double load, double durationS) {
-    Params p = findLab("region_router")->defaultParams();
-    p.set("regions", 1);
+    Params p = oneRegionMmc();
     p.set("nodes", 1);
-    p.set("fault_nodes", 0);
-    p.set("service_shape", 1);
-    p.set("error_share", 0);
-    p.set("queue_timeout_ms", 10'000);
-    p.set("queue_limit", 100'000);
     p.set("load", load);
     p.set("duration_s", durationS);
-    p.set("compare", 0);
     return p;
 }
 
