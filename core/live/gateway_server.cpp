@@ -28,12 +28,15 @@ gateway::CallFailure callFailure(HttpFailure f) {
     return gateway::CallFailure::Reset;
 }
 
-// One knob change of the setup's timeline, checked and built before the gateway listens.
+// One knob change of the setup's timeline, checked and built before the gateway listens. It
+// sets its own knobs only: applied to the knobs in force when it comes (an edit made in between
+// stays), with the config built ahead for the knobs the timeline alone would have led to.
 struct PlannedChange {
     Duration at{};
-    Params params;
+    std::vector<KnobSetting> set;
+    Params from, params;  // the knobs before and after, had nothing else changed them
     gateway::GatewayConfig config;
-    std::string what;
+    std::string label;  // the event's label, or empty when it is the default one
 };
 
 // The config for `next`, checked as a change from `from`: throws std::invalid_argument naming
@@ -66,14 +69,10 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
             if (e.fault) faultMarks.push_back(e);
             if (e.set.empty()) continue;
             Params next = p;
-            std::vector<std::string> keys;
             try {
-                for (const KnobSetting& k : e.set) {
-                    next.set(k.key, k.value);
-                    keys.push_back(k.key);
-                }
-                PlannedChange c{fromSeconds(e.at_s), next, changedConfig(setup.params, next, setup.seed), e.label};
-                if (e.label == defaultLabel(e, next.specs())) c.what = gateway::knobChangeText(p, next, keys);
+                for (const KnobSetting& k : e.set) next.set(k.key, k.value);
+                PlannedChange c{fromSeconds(e.at_s), e.set, p, next, changedConfig(setup.params, next, setup.seed),
+                                e.label == defaultLabel(e, next.specs()) ? std::string() : e.label};
                 planned.push_back(std::move(c));
             } catch (const std::invalid_argument& x) {
                 throw std::invalid_argument(where + " (" + e.label + "): " + x.what());
@@ -94,13 +93,33 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         }
         for (std::size_t i = 0; i < planned.size(); ++i) {
             if (planned[i].at <= startAt) {
-                apply(planned[i].params, planned[i].config, planned[i].what);
+                applyPlanned(planned[i]);
                 continue;
             }
-            timelineTimers.push_back(loop.runAfter(planned[i].at - startAt, [this, i] {
-                apply(planned[i].params, planned[i].config, planned[i].what);
-            }));
+            timelineTimers.push_back(loop.runAfter(planned[i].at - startAt, [this, i] { applyPlanned(planned[i]); }));
         }
+    }
+
+    // On the loop: a timeline change over the knobs in force. When an edit came in between, the
+    // config is built here (checked again: the edit may make the change one that cannot be made;
+    // then it is marked as not applied and the knobs stay).
+    void applyPlanned(const PlannedChange& c) {
+        if (params == c.from) return apply(c.params, c.config, c.label);
+        Params next = params;
+        for (const KnobSetting& k : c.set) next.set(k.key, k.value);
+        try {
+            apply(next, changedConfig(params, next, seed), c.label);
+        } catch (const std::invalid_argument& x) {
+            const std::string what = c.label.empty() ? gateway::knobChangeText(params, next, settingKeys(c.set)) : c.label;
+            driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob,
+                                                 "not applied: " + what + " (" + x.what() + ")", {}});
+        }
+    }
+
+    static std::vector<std::string> settingKeys(const std::vector<KnobSetting>& set) {
+        std::vector<std::string> keys;
+        for (const KnobSetting& k : set) keys.push_back(k.key);
+        return keys;
     }
 
     // On the loop: new knobs from now on, marked.

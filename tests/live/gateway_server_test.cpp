@@ -220,6 +220,44 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
         }
 }
 
+// A timeline change sets its own knobs only: an edit made before it comes (the admin endpoint,
+// the GUI) is not undone by the knobs the timeline alone would have led to.
+TEST_F(GatewayServerTest, ATimelineChangeKeepsAnEditMadeBeforeIt) {
+    start(serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420, "deadline_ms": 600)",
+                        R"([{"at": 0.4, "set": {"hedge_delay_ms": 180}}])"));
+    const double started = gateway->startedAt();
+    gateway->applyChanges({KnobSetting{"deadline_ms", 900}});
+    ASSERT_LT(gateway->nowSeconds() - started, 0.4) << "the edit came after the timeline's change";
+    for (int i = 0; i < 200 && gateway->params().real("hedge_delay_ms") != 180; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 180);
+    EXPECT_EQ(gateway->params().real("deadline_ms"), 900);
+    const gateway::GatewaySnapshot s = gateway->snapshot();
+    EXPECT_TRUE(hasMark(s, gateway::MarkKind::Knob, "hedge_delay_ms 420 -> 180"));
+}
+
+// An edit can make a later timeline change one that cannot be made (here the ceiling below the
+// floor an edit raised): the change is marked as not applied, and the knobs stay as they are.
+TEST_F(GatewayServerTest, ATimelineChangeThatAnEditMadeInvalidIsMarkedNotApplied) {
+    start(serveScenario(R"("admission_min_limit": 10, "admission_max_limit": 200)",
+                        R"([{"at": 0.3, "set": {"admission_max_limit": 50}}])"));
+    const double started = gateway->startedAt();
+    gateway->applyChanges({KnobSetting{"admission_min_limit", 80}});
+    ASSERT_LT(gateway->nowSeconds() - started, 0.3) << "the edit came after the timeline's change";
+    bool marked = false;
+    for (int i = 0; i < 200 && !marked; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        for (const auto& m : gateway->snapshot().timeline)
+            if (m.kind == gateway::MarkKind::Knob && m.what.starts_with("not applied: admission_max_limit 200 -> 50 ("))
+                marked = true;
+    }
+    EXPECT_TRUE(marked);
+    EXPECT_EQ(gateway->params().integer("admission_max_limit"), 200);
+    EXPECT_EQ(gateway->params().integer("admission_min_limit"), 80);
+    TestConnection c(gateway->bound());
+    EXPECT_EQ(search(c, "weather in lyon", key).response->status, 200);  // still serving
+}
+
 TEST(GatewayServerTimeline, AKnobThatShapesTheRunIsRefusedBeforeListeningNamingTheEvent) {
     // The scenario parser refuses this already; a timeline built in code (the GUI's) is checked
     // again by the server.
