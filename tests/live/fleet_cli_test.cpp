@@ -31,9 +31,14 @@ TEST(FleetCli, PrintsEngineUrlsAndStopsAfterItsDuration) {
     EXPECT_NE(o.out.find("/engines/cirrus/search\n"), std::string::npos) << o.out;
 }
 
+// SIGINT once the fleet says it listens (a fixed delay could come before the CLI blocks the
+// signal on a slow start, and kill it instead).
 TEST(FleetCli, StopsCleanlyOnSigint) {
-    const ShellOutcome o =
-        runShell("timeout --preserve-status -s INT 0.5 " + kCli + " fleet gateway/day-eu-atlas-slow 2>&1");
+    const std::string log = ::testing::TempDir() + "taillab_fleet_sigint_" + std::to_string(::getpid()) + ".log";
+    const ShellOutcome o = runShell(kCli + " fleet gateway/day-eu-atlas-slow >'" + log + "' 2>&1 & pid=$!; "
+                                    "for i in $(seq 600); do grep -q 'Ctrl-C stops it' '" + log +
+                                    "' && break; sleep 0.05; done; kill -INT $pid; wait $pid; code=$?; cat '" +
+                                    log + "'; rm -f '" + log + "'; exit $code");
     EXPECT_EQ(o.exit_code, 0) << o.out;
     EXPECT_NE(o.out.find("fleet: stopped after 0 calls"), std::string::npos) << o.out;
 }

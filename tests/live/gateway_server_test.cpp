@@ -113,7 +113,7 @@ TEST_F(GatewayServerTest, RequestsRefusedBeforeTheGatewayAreCountedOnMetrics) {
 }
 
 TEST_F(GatewayServerTest, AHedgeBeatsASlowEngineAndTheLoserIsCancelled) {
-    start(serveScenario(R"j("atlas_median_ms": 400, "atlas_sigma": 0.01, "borealis_median_ms": 30,
+    start(serveScenario(R"j("atlas_median_ms": 1000, "atlas_sigma": 0.01, "borealis_median_ms": 30,
                               "borealis_sigma": 0.01, "routing": "static (first engine)",
                               "hedge_mode": "fixed", "hedge_delay_ms": 50, "hedge_budget": 1)j"));
     TestConnection c(gateway->bound());
@@ -123,7 +123,7 @@ TEST_F(GatewayServerTest, AHedgeBeatsASlowEngineAndTheLoserIsCancelled) {
         ASSERT_EQ(r.response->status, 200) << r.response->body;
         const double latency = json::parse(r.response->body).at("latency_ms").get<double>();
         EXPECT_GE(latency, 50 + 30 * 0.97);  // the hedge's delay plus borealis, at least
-        EXPECT_LT(latency, 400 * 0.97);      // before atlas could have answered
+        EXPECT_LT(latency, 900);             // before atlas could have answered
     }
     const gateway::GatewaySnapshot s = gateway->snapshot();
     EXPECT_EQ(s.primary_calls, 3u);
@@ -196,7 +196,7 @@ TEST_F(GatewayServerTest, WithoutAdminTheAdminPathsAreNotThere) {
 
 TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFaults) {
     start(serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)",
-                        R"([{"at": 0.3, "set": {"hedge_delay_ms": 180}},
+                        R"([{"at": 1.5, "set": {"hedge_delay_ms": 180}},
                               {"at": 0, "until": 0.5, "fault": {"target": {"engine": "cirrus"}, "effect": "down"}}])"));
     const double started = gateway->startedAt();
     gateway::GatewaySnapshot s = gateway->snapshot();
@@ -208,15 +208,15 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
             EXPECT_NEAR(*m.end_s, started + 0.5, 1e-9);
         }
     }
-    for (int i = 0; i < 200 && gateway->params().real("hedge_delay_ms") != 180; ++i)
+    for (int i = 0; i < 1000 && gateway->params().real("hedge_delay_ms") != 180; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 180);
-    EXPECT_GE(gateway->nowSeconds() - started, 0.3);  // never early
+    EXPECT_GE(gateway->nowSeconds() - started, 1.5);  // never early
     s = gateway->snapshot();
     ASSERT_TRUE(hasMark(s, gateway::MarkKind::Knob, "hedge_delay_ms 420 -> 180"));
     for (const auto& m : s.timeline)
         if (m.kind == gateway::MarkKind::Knob) {
-            EXPECT_GE(m.t_s - started, 0.3);
+            EXPECT_GE(m.t_s - started, 1.5);
         }
 }
 
@@ -224,11 +224,11 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
 // the GUI) is not undone by the knobs the timeline alone would have led to.
 TEST_F(GatewayServerTest, ATimelineChangeKeepsAnEditMadeBeforeIt) {
     start(serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420, "deadline_ms": 600)",
-                        R"([{"at": 0.4, "set": {"hedge_delay_ms": 180}}])"));
+                        R"([{"at": 1.5, "set": {"hedge_delay_ms": 180}}])"));
     const double started = gateway->startedAt();
     gateway->applyChanges({KnobSetting{"deadline_ms", 900}});
-    ASSERT_LT(gateway->nowSeconds() - started, 0.4) << "the edit came after the timeline's change";
-    for (int i = 0; i < 200 && gateway->params().real("hedge_delay_ms") != 180; ++i)
+    ASSERT_LT(gateway->nowSeconds() - started, 1.5) << "the edit came after the timeline's change";
+    for (int i = 0; i < 1000 && gateway->params().real("hedge_delay_ms") != 180; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 180);
     EXPECT_EQ(gateway->params().real("deadline_ms"), 900);
@@ -240,12 +240,12 @@ TEST_F(GatewayServerTest, ATimelineChangeKeepsAnEditMadeBeforeIt) {
 // floor an edit raised): the change is marked as not applied, and the knobs stay as they are.
 TEST_F(GatewayServerTest, ATimelineChangeThatAnEditMadeInvalidIsMarkedNotApplied) {
     start(serveScenario(R"("admission_min_limit": 10, "admission_max_limit": 200)",
-                        R"([{"at": 0.3, "set": {"admission_max_limit": 50}}])"));
+                        R"([{"at": 1.5, "set": {"admission_max_limit": 50}}])"));
     const double started = gateway->startedAt();
     gateway->applyChanges({KnobSetting{"admission_min_limit", 80}});
-    ASSERT_LT(gateway->nowSeconds() - started, 0.3) << "the edit came after the timeline's change";
+    ASSERT_LT(gateway->nowSeconds() - started, 1.5) << "the edit came after the timeline's change";
     bool marked = false;
-    for (int i = 0; i < 200 && !marked; ++i) {
+    for (int i = 0; i < 1000 && !marked; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         for (const auto& m : gateway->snapshot().timeline)
             if (m.kind == gateway::MarkKind::Knob && m.what.starts_with("not applied: admission_max_limit 200 -> 50 ("))

@@ -24,7 +24,7 @@ double figure(const nlohmann::json& doc, const std::string& name) {
 }
 
 TEST(LiveCli, ARunWritesTheGatewaysResultAndTheClientsView) {
-    const std::string out = "/tmp/taillab_live_cli_test.json";
+    const std::string out = "/tmp/taillab_live_cli_test_" + std::to_string(::getpid()) + ".json";
     const ShellOutcome o = runShell(kCli + " live gateway/day-eu-atlas-slow --duration 2s --rate 50 --quiet --out " +
                                     out + " 2>&1");
     ASSERT_EQ(o.exit_code, 0) << o.out;
@@ -66,7 +66,7 @@ TEST(LiveCli, BadInputIsExplainedWithExitCode2) {
 }
 
 TEST(TwinCli, TheSameArrivalsSimulatedAndLiveSideBySide) {
-    const std::string out = "/tmp/taillab_twin_cli_test.json";
+    const std::string out = "/tmp/taillab_twin_cli_test_" + std::to_string(::getpid()) + ".json";
     const ShellOutcome o = runShell(kCli + " twin gateway/week-v4-september --duration 2s --rate 20 --out " + out +
                                     " 2>/dev/null");
     // Agreement depends on the machine (exit 3 says the live run diverged); the run itself must work.

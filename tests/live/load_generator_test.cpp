@@ -140,7 +140,8 @@ TEST(LoadGenerator, CorrectedLatencyShowsAStallTheUncorrectedHides) {
     EXPECT_GE(r.corrected.valueAtPercentile(99), 200'000) << "corrected p99 (µs)";
     EXPECT_GE(r.corrected.max(), 250'000);
     // Only the two requests on the stalled connections saw the stall from their own start.
-    EXPECT_LT(r.uncorrected.valueAtPercentile(99), 100'000) << "uncorrected p99 (µs)";
+    // (Against the corrected figure, not a fixed bound: a machine's own pauses raise both.)
+    EXPECT_LT(r.uncorrected.valueAtPercentile(99), r.corrected.valueAtPercentile(99) / 2) << "uncorrected p99 (µs)";
     EXPECT_GE(r.uncorrected.max(), 250'000);
     EXPECT_GE(r.wait.max(), 200'000);
     EXPECT_LE(r.peak_connections, 2u);
@@ -149,6 +150,7 @@ TEST(LoadGenerator, CorrectedLatencyShowsAStallTheUncorrectedHides) {
 TEST(LoadGenerator, SendsProtocolRequestsWithRotatingKeys) {
     StallServer server;
     LoadConfig config = configFor(server, 100, 300ms);
+    config.connections = 1;  // the last request sent is the last to arrive
     config.keys = {"k1", "k2"};
     config.queries = {"kalomi latest"};
     std::vector<LoadInterval> intervals;
@@ -210,6 +212,7 @@ TEST(LoadGenerator, RefusesImpossibleConfigurations) {
 TEST(LoadGenerator, APlanIsSentAsWrittenEachAtItsTime) {
     StallServer server;
     LoadConfig config = configFor(server, 1, 400ms);
+    config.connections = 1;  // the last request sent is the last to arrive
     for (int i = 0; i < 5; ++i)
         config.plan.push_back(PlannedRequest{std::chrono::milliseconds(50 * i + 10), i % 2 ? "/search/fast" : "/search/lite",
                                              "key-" + std::to_string(i), "EU", "trace-" + std::to_string(i),
@@ -236,7 +239,9 @@ TEST(LoadGenerator, APlanIsSentAsWrittenEachAtItsTime) {
     bad = config;
     bad.plan[2].request_id = "a\r\nX-Evil: 1";
     EXPECT_THROW(LoadGenerator{bad}, std::invalid_argument);
-    EXPECT_EQ(LoadGenerator{config}.config().connections, 64u);
+    LoadConfig automatic = config;  // a plan's own count of connections, when none is given
+    automatic.connections = LoadConfig{}.connections;
+    EXPECT_EQ(LoadGenerator{automatic}.config().connections, 64u);
 }
 
 // A source's windows: each one after the first is produced while the one before it is sent, so a

@@ -1,9 +1,11 @@
 // taillab-cli serve as a real process in front of an emulated fleet (in this test's process): it
-// prints its URL, answers searches and /metrics over HTTP, and stops after --duration with a
-// summary; bad input is a clear message and exit code 2.
+// prints its URL, answers searches and /metrics over HTTP, and stops on SIGTERM with a summary;
+// bad input is a clear message and exit code 2.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -26,8 +28,9 @@ void expectBadInput(const std::string& args, const std::string& says) {
     EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
 }
 
-// `taillab-cli serve` for `duration` in front of an emulated fleet in this process; everything
-// it writes (stdout and stderr) is collected in `out`.
+// `taillab-cli serve` in front of an emulated fleet in this process, until stop() sends it
+// SIGTERM (a --duration could end it before a slow run's searches were done); everything it
+// writes (stdout and stderr) is collected in `out`.
 struct ServeProcess {
     Scenario scenario = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/" + kScenario + ".json");
     live::Loop loop;
@@ -37,22 +40,28 @@ struct ServeProcess {
     std::string out;
     live::HostPort at{"127.0.0.1", 0};
 
-    explicit ServeProcess(const std::string& duration) {
+    pid_t pid = 0;
+
+    ServeProcess() {
         loop.start();
         fleet.start();
         std::string upstreams;
         for (const auto& [name, url] : fleet.engineUrls()) upstreams += " --upstream " + name + "=" + url;
-        p = popen((kCli + " serve " + kScenario + " --listen 127.0.0.1:0 --duration " + duration + upstreams +
-                   " 2>&1").c_str(),
+        // The shell says its pid, then becomes the CLI (the same pid).
+        p = popen(("echo pid $$; exec " + kCli + " serve " + kScenario + " --listen 127.0.0.1:0 --duration 2m" +
+                   upstreams + " 2>&1").c_str(),
                   "r");
         if (!p) return;
         char line[512];
+        if (fgets(line, sizeof line, p) && std::string_view(line).starts_with("pid ")) pid = std::atoi(line + 4);
         while (out.find("gateway http://") == std::string::npos && fgets(line, sizeof line, p)) out += line;
         const std::size_t found = out.find("gateway http://127.0.0.1:");
         if (found != std::string::npos) at.port = static_cast<std::uint16_t>(std::stoi(out.substr(found + 25)));
     }
-    // Reads the rest of its output until it exits; its exit status.
-    int wait() {
+    // Asks it to stop (SIGTERM, which it blocks from before it listens), reads the rest of its
+    // output until it exits; its exit status.
+    int stop() {
+        if (pid > 0) ::kill(pid, SIGTERM);
         char line[512];
         while (fgets(line, sizeof line, p)) out += line;
         const int status = pclose(p);
@@ -60,15 +69,19 @@ struct ServeProcess {
         return WEXITSTATUS(status);
     }
     ~ServeProcess() {
-        if (p) pclose(p);
+        if (p) {
+            if (pid > 0) ::kill(pid, SIGTERM);
+            pclose(p);
+        }
         fleet.stop();
         loop.stop();
     }
 };
 
 TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
-    ServeProcess serve("3s");
+    ServeProcess serve;
     ASSERT_NE(serve.p, nullptr);
+    ASSERT_GT(serve.pid, 0) << serve.out;
     ASSERT_NE(serve.at.port, 0) << serve.out;
     const std::string& key = serve.key;
     {
@@ -82,7 +95,7 @@ TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
         ASSERT_EQ(m.ending, Ending::Response);
         EXPECT_NE(m.response->body.find("taillab_requests_total{outcome=\"ok\"} 1\n"), std::string::npos);
     }
-    EXPECT_EQ(serve.wait(), 0) << serve.out;
+    EXPECT_EQ(serve.stop(), 0) << serve.out;
     EXPECT_NE(serve.out.find("serve: stopped after 1 searches (1 answered, 0 rejected, 0 failed)"),
               std::string::npos)
         << serve.out;
@@ -91,8 +104,9 @@ TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
 // A key, known or not, is a secret: it is never written to the process's output nor to /metrics,
 // whatever happens to the request that carried it.
 TEST(ServeCli, ApiKeysNeverAppearInItsOutputOrMetrics) {
-    ServeProcess serve("3s");
+    ServeProcess serve;
     ASSERT_NE(serve.p, nullptr);
+    ASSERT_GT(serve.pid, 0) << serve.out;
     ASSERT_NE(serve.at.port, 0) << serve.out;
     const std::string canary = "tl-canary-7f3a9c-never-log-me";
     std::string metrics;
@@ -117,7 +131,7 @@ TEST(ServeCli, ApiKeysNeverAppearInItsOutputOrMetrics) {
     EXPECT_EQ(metrics.find(serve.key), std::string::npos);
     EXPECT_EQ(metrics.find(canary), std::string::npos);
     EXPECT_EQ(metrics.find("tl-"), std::string::npos);  // no key's prefix as a label either
-    EXPECT_EQ(serve.wait(), 0) << serve.out;
+    EXPECT_EQ(serve.stop(), 0) << serve.out;
     EXPECT_NE(serve.out.find("serve: stopped after 4 searches"), std::string::npos) << serve.out;
     EXPECT_EQ(serve.out.find(serve.key), std::string::npos) << serve.out;
     EXPECT_EQ(serve.out.find(canary), std::string::npos) << serve.out;

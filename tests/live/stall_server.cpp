@@ -32,6 +32,7 @@ struct StallServer::State {
     std::atomic<std::size_t> open{0};
     std::atomic<std::size_t> maxOpen{0};
     std::atomic<std::uint64_t> requests{0};
+    std::atomic<std::uint64_t> answered{0};  // answers wholly written (and closed, if they close)
     mutable std::mutex mutex;
     SeenRequest last;
     std::string body = R"({"results":[],"latency_ms":0})";
@@ -104,15 +105,18 @@ class Session : public std::enable_shared_from_this<Session> {
                 boost::system::error_code ignored;
                 self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
                 self->socket_.close(ignored);
+                ++self->state_.answered;
                 return;
             }
+            ++self->state_.answered;
             if (!ec && self->response_.keep_alive()) self->read();
         });
     }
 
     void garbage() {
         static const std::string kGarbage = "this is not HTTP\r\n\r\n";
-        asio::async_write(socket_, asio::buffer(kGarbage), [self = shared_from_this()](boost::system::error_code, std::size_t) {});
+        asio::async_write(socket_, asio::buffer(kGarbage),
+                          [self = shared_from_this()](boost::system::error_code, std::size_t) { ++self->state_.answered; });
     }
 
     void truncated() {
@@ -123,6 +127,7 @@ class Session : public std::enable_shared_from_this<Session> {
             boost::system::error_code ignored;
             self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
             self->socket_.close(ignored);
+            ++self->state_.answered;
         });
     }
 
@@ -184,15 +189,24 @@ std::size_t StallServer::maxConcurrentConnections() const { return state_->maxOp
 std::size_t StallServer::openConnections() const { return state_->open.load(); }
 std::uint64_t StallServer::requests() const { return state_->requests.load(); }
 
+std::uint64_t StallServer::answered() const { return state_->answered.load(); }
+
 SeenRequest StallServer::lastRequest() const {
     std::lock_guard lock(state_->mutex);
     return state_->last;
 }
 
 std::uint16_t closedPort() {
-    asio::io_context io;
-    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), 0));
-    return acceptor.local_endpoint().port();
+    // Bound for the whole process and never listening: a connection is refused, and no other
+    // process (a parallel test) can take the port in between, as it could once it was released.
+    static asio::io_context io;
+    static tcp::acceptor bound = [] {
+        tcp::acceptor a(io);
+        a.open(tcp::v4());
+        a.bind(tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), 0));
+        return a;
+    }();
+    return bound.local_endpoint().port();
 }
 
 }  // namespace taillab::test

@@ -48,6 +48,7 @@ class StallServer {
     std::size_t maxConcurrentConnections() const;
     std::size_t openConnections() const;
     std::uint64_t requests() const;
+    std::uint64_t answered() const;  // answers (or garbage, or cut answers) wholly sent
     SeenRequest lastRequest() const;
 
     struct State;
@@ -56,7 +57,7 @@ class StallServer {
     std::shared_ptr<State> state_;
 };
 
-// A port on 127.0.0.1 where nothing listens (bound once, then closed).
+// A port on 127.0.0.1 where nothing listens (bound by this process, never listening).
 std::uint16_t closedPort();
 
 }  // namespace taillab::test
