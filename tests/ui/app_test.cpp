@@ -7,6 +7,8 @@
 #include <QtSvg/QSvgRenderer>
 #include <QTemporaryDir>
 
+#include "ui_test_support.h"
+
 namespace {
 
 struct AppRun {
@@ -20,7 +22,7 @@ AppRun runApp(const QStringList& args) {
     env.insert("QT_QPA_PLATFORM", "offscreen");
     p.setProcessEnvironment(env);
     p.start(TAILLAB_GUI_PATH, args);
-    if (!p.waitForFinished(180000)) {
+    if (!p.waitForFinished(180000 * taillab::ui::test::kSlowdown)) {
         p.kill();
         return {};
     }

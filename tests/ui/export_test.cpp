@@ -216,7 +216,7 @@ TEST_F(ExportTest, EveryExportCarriesACaptionNamingTheRun) {
 // (the one last clicked), never the hidden lab chart.
 TEST_F(ExportTest, ExportFollowsTheVisibleTab) {
     GatewayView* gateway = window_->openGateway(std::nullopt, false);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return gateway->latestFrame() != nullptr; }, 10000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return gateway->latestFrame() != nullptr; }, kGatewayTimeoutMs));
     ExportActions* ex = window_->exportActions();
     EXPECT_TRUE(ex->action(ExportFormat::Png)->isEnabled());
     const std::optional<ExportTarget> t = ex->target();

@@ -35,7 +35,7 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
     ASSERT_TRUE(startAndWait(spec));
     ASSERT_TRUE(seekAndWait(12 * kHour));
     ChartView* percentiles = view_->chartView(gateway_charts::kPercentiles);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !percentiles->baselineSeries().empty(); }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !percentiles->baselineSeries().empty(); }, 5000 * kSlowdown));
     for (const std::string& id : kGhostCharts) {
         ChartView* chart = view_->chartView(id);
         const auto own = chart->plottedSeries();
@@ -69,7 +69,7 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
 
     view_->clearBaselineAction()->trigger();
     EXPECT_FALSE(view_->hasBaseline());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return percentiles->baselineSeries().empty(); }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return percentiles->baselineSeries().empty(); }, 5000 * kSlowdown));
     EXPECT_TRUE(nines->baselineSeries().empty());
     for (const std::string& id : kGhostCharts) {
         EXPECT_TRUE(view_->chartView(id)->baselineSeries().empty()) << id;

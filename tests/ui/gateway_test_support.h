@@ -13,7 +13,6 @@
 
 namespace taillab::ui::test {
 
-constexpr int kGatewayTimeoutMs = 240000 * kSlowdown;
 constexpr double kHour = 3600;
 
 inline GatewayRunSpec oneDay() {

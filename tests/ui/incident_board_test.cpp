@@ -143,7 +143,7 @@ TEST_F(IncidentBoardTest, TheCrosshairReadsEveryChartAtOneMoment) {
     QSignalSpy hovered(tails, &ChartView::hovered);
     QApplication::sendEvent(plot, &move);
     ASSERT_EQ(hovered.count(), 1);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return board_->chartView(incident_charts::kErrors)->crosshair() != at; }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return board_->chartView(incident_charts::kErrors)->crosshair() != at; }, 5000 * kSlowdown));
     EXPECT_EQ(chart(incident_charts::kErrors)->crosshair(), tails->crosshair());
 }
 

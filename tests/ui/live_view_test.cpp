@@ -34,7 +34,7 @@ namespace {
 // Only a bound for a run that never gets there: a wait ends when what it waits for is drawn.
 // Under a sanitizer, on a loaded machine, a live run's first answers take about 10 s to be drawn
 // (about 1.3 s in a release build).
-constexpr int kLiveTimeoutMs = 60000;
+constexpr int kLiveTimeoutMs = 60000 * kSlowdown;
 
 // (Named apart from gateway_test_support.h's points(), which a unity batch may hold beside it.)
 std::size_t livePoints(const ChartView& view) {

@@ -242,7 +242,7 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
         emit box->activated(box->currentIndex());
         speed = box->currentData().toDouble();
         ASSERT_TRUE(QTest::qWaitFor(
-            [&] { return view->latestFrame() && view->latestFrame()->speed == speed; }, 10000));
+            [&] { return view->latestFrame() && view->latestFrame()->speed == speed; }, kGatewayTimeoutMs));
         QApplication::processEvents();
         geometry = window.size();
         // The side panel folds away (F9) and the charts take the width.
@@ -279,7 +279,7 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
     ASSERT_NE(window.gatewayView(), nullptr);
     // The speed goes to the session as a command; frames show it once the worker has it.
     QComboBox* box = window.gatewayView()->transport()->speedBox();
-    EXPECT_TRUE(QTest::qWaitFor([&] { return box->currentData().toDouble() == speed; }, 10000))
+    EXPECT_TRUE(QTest::qWaitFor([&] { return box->currentData().toDouble() == speed; }, kGatewayTimeoutMs))
         << box->currentData().toDouble() << " shown, " << speed << " saved";
 }
 
@@ -789,8 +789,8 @@ TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
         QElapsedTimer clock;
         clock.start();
         QTimer::singleShot(0, &window, [&] { fired = true; });
-        ASSERT_TRUE(QTest::qWaitFor([&] { return fired; }, 3000));
-        EXPECT_LT(clock.elapsed(), 1500);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return fired; }, 3000 * kSlowdown));
+        EXPECT_LT(clock.elapsed(), 1500 * kSlowdown);
         QTest::qWait(50);
     }
     ASSERT_TRUE(window.controller()->running()) << "the long run finished before it was cancelled";

@@ -198,7 +198,7 @@ TEST(SmallCharts, ThinBreakerLanesAreLabelledByRegion) {
                             [&](const QString& l) { return readout.contains("Region / engine: " + l); }))
         << readout.toStdString();
     view.resize(420, 200);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return view.laneLabels().size() == 3; }, 2000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view.laneLabels().size() == 3; }, 2000 * kSlowdown));
     EXPECT_EQ(view.laneLabels(), (QStringList{"EU", "US", "APAC"}));
 }
 

@@ -42,7 +42,7 @@ TEST(TwinPanelTest, AShortTwinFillsTheTableWithEachFigureSideBySide) {
     EXPECT_TRUE(panel.running());
     EXPECT_FALSE(panel.rateBox()->isEnabled());
     EXPECT_FALSE(panel.start());  // one at a time
-    ASSERT_TRUE(finished.wait(30000));
+    ASSERT_TRUE(finished.wait(30000 * kSlowdown));
     EXPECT_TRUE(finished.at(0).at(0).toBool()) << panel.statusLabel()->text().toStdString();
     ASSERT_TRUE(panel.result());
     const QTableWidget* t = panel.table();
@@ -108,7 +108,7 @@ TEST(TwinPanelTest, CancelEndsALongRunEarly) {
     ASSERT_TRUE(panel.start());
     QTest::qWait(500);
     panel.cancel();
-    ASSERT_TRUE(finished.wait(20000));  // far sooner than the run's 120 s
+    ASSERT_TRUE(finished.wait(20000 * kSlowdown));  // a release build: far sooner than the run's 120 s
     EXPECT_FALSE(finished.at(0).at(0).toBool());
     EXPECT_NE(panel.statusLabel()->text().indexOf("cancelled"), -1) << panel.statusLabel()->text().toStdString();
     EXPECT_FALSE(panel.running());

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../test_slowdown.h"
 #include "chart_area.h"
 #include "chart_pane.h"
 #include "main_window.h"
@@ -26,15 +27,9 @@ inline std::string readFile(const QString& path) {
     return s.str();
 }
 
-// Hang guards, not speed limits: how long a wait may last before a test calls it stuck. A
-// sanitizer build runs the same work many times slower (TSan: the July incident board's seek
-// took 84 s alone and 276 s beside another GUI test under CI's ctest -j2, against 1.5 s in a
-// release build), so its guards are TAILLAB_TEST_SLOWDOWN times as long (tests/CMakeLists.txt).
-#ifndef TAILLAB_TEST_SLOWDOWN
-#define TAILLAB_TEST_SLOWDOWN 1
-#endif
-constexpr int kSlowdown = TAILLAB_TEST_SLOWDOWN;
+using taillab::test::kSlowdown;  // ../test_slowdown.h says why
 constexpr int kRunTimeoutMs = 180000 * kSlowdown;
+constexpr int kGatewayTimeoutMs = 240000 * kSlowdown;  // a gateway session's frame or command
 
 // With TAILLAB_SCREENSHOTS set to a directory, saves `widget` there as NAME.png (a look at what
 // a test drew, for a person; nothing asserts on it).

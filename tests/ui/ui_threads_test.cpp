@@ -74,7 +74,7 @@ TEST(WorkerThread, DestructionDropsTheJobsNotStartedAndWaitsForTheRunningOne) {
         WorkerThread worker("test-drop");
         worker.post([&] {
             firstStarted.set_value();
-            std::this_thread::sleep_for(50ms);
+            std::this_thread::sleep_for(1s);  // long enough for the destructor to come first
             firstDone = true;
         });
         for (int i = 0; i < 10; ++i) worker.post([&] { ++later; });
