@@ -195,17 +195,9 @@ void readLog(const HdrOptions& o, HdrHistogram& histogram) {
 // An interval log's size limit: a week of one-second intervals is about 150 MiB.
 constexpr std::size_t kMaxHlogBytes = std::size_t{1} << 30;
 
-// The layout that holds both: the finer lowest value, the higher highest, the more digits.
-HdrConfig covering(const HdrConfig& a, const HdrConfig& b) {
-    return HdrConfig{std::min(a.lowest_discernible, b.lowest_discernible),
-                     std::max(a.highest_trackable, b.highest_trackable),
-                     std::max(a.significant_digits, b.significant_digits)};
-}
-
 // Merges the intervals tagged o.tag of every interval log named into one histogram whose layout
-// covers every interval's (logs written by an auto-resizing recorder name a larger range as
-// values grow: merged into the first interval's, the later tail was lost), in whatever order
-// the files come. Errors name the file and line.
+// covers every interval's (mergeIntervals), in whatever order the files come. Errors name the
+// file and line.
 std::optional<HdrHistogram> readHlogs(const HdrOptions& o) {
     std::vector<std::string> inputs{o.input};
     inputs.insert(inputs.end(), o.more.begin(), o.more.end());
@@ -220,19 +212,7 @@ std::optional<HdrHistogram> readHlogs(const HdrOptions& o) {
         } catch (const HdrLogError& e) {
             throw UsageError{path + ":" + std::to_string(e.line()) + ": " + e.reason()};
         }
-        for (const HdrLogInterval& i : log.intervals) {
-            if (i.tag != o.tag) continue;
-            if (!merged) {
-                merged.emplace(i.histogram.config());
-            } else if (const HdrConfig wider = covering(merged->config(), i.histogram.config());
-                       !(wider == merged->config())) {
-                HdrHistogram grown(wider);
-                grown.merge(*merged);
-                merged = std::move(grown);
-            }
-            merged->merge(i.histogram);
-            ++intervals;
-        }
+        intervals += mergeIntervals(log, o.tag, merged);
     }
     if (intervals == 0)
         throw UsageError{"no interval" + (o.tag.empty() ? std::string(" without a tag") : " tagged '" + o.tag + "'") +

@@ -69,6 +69,12 @@ bool HdrHistogram::recordCorrected(std::int64_t value, std::int64_t expected_int
     return true;
 }
 
+HdrConfig covering(const HdrConfig& a, const HdrConfig& b) {
+    return HdrConfig{std::min(a.lowest_discernible, b.lowest_discernible),
+                     std::max(a.highest_trackable, b.highest_trackable),
+                     std::max(a.significant_digits, b.significant_digits)};
+}
+
 std::int64_t HdrHistogram::merge(const HdrHistogram& other) {
     outOfRange_ += other.outOfRange_;
     if (other.empty()) return 0;

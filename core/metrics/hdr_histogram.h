@@ -48,6 +48,9 @@ struct HdrConfig {
     bool operator==(const HdrConfig&) const = default;
 };
 
+// The layout that holds both: the finer lowest value, the higher highest, the more digits.
+HdrConfig covering(const HdrConfig& a, const HdrConfig& b);
+
 class HdrHistogram {
   public:
     HdrHistogram() : HdrHistogram(HdrConfig{}) {}

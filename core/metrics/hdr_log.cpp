@@ -355,4 +355,23 @@ HdrLog parseHdrLog(std::string_view text) {
     return log;
 }
 
+std::size_t mergeIntervals(const HdrLog& log, std::string_view tag,
+                           std::optional<HdrHistogram>& merged) {
+    std::size_t n = 0;
+    for (const HdrLogInterval& i : log.intervals) {
+        if (i.tag != tag) continue;
+        if (!merged) {
+            merged.emplace(i.histogram.config());
+        } else if (const HdrConfig wider = covering(merged->config(), i.histogram.config());
+                   !(wider == merged->config())) {
+            HdrHistogram grown(wider);
+            grown.merge(*merged);
+            merged = std::move(grown);
+        }
+        merged->merge(i.histogram);
+        ++n;
+    }
+    return n;
+}
+
 }  // namespace taillab

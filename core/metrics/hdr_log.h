@@ -103,4 +103,13 @@ struct HdrLog {
 // lines, and interval lines. Throws HdrLogError naming the line of a malformed field.
 HdrLog parseHdrLog(std::string_view text);
 
+// Merges the intervals of `log` tagged `tag` ("" for the untagged ones) into `merged`, which
+// takes the first one's layout and grows to cover every interval's (covering()): a log written by
+// an auto-resizing recorder names a larger range as values grow, and merged into the first
+// interval's layout a later tail would be counted out of range and lost. Every order of the
+// intervals, and of the logs merged one after another, gives the same counts. Returns the number
+// of intervals merged.
+std::size_t mergeIntervals(const HdrLog& log, std::string_view tag,
+                           std::optional<HdrHistogram>& merged);
+
 }  // namespace taillab
