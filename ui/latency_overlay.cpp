@@ -22,8 +22,8 @@ std::runtime_error failure(const QString& path, const std::string& what) {
     return std::runtime_error(path.toStdString() + ":" + what);
 }
 
-// An interval log's untagged intervals merged into one histogram, in the layout of the first,
-// as `taillab-cli hdr --hlog` merges them.
+// An interval log's untagged intervals merged into one histogram whose layout covers every
+// interval's, as `taillab-cli hdr --input hlog` merges them (mergeIntervals).
 HdrHistogram readHlog(const QString& path, QFile& file) {
     HdrLog log;
     try {
@@ -32,11 +32,7 @@ HdrHistogram readHlog(const QString& path, QFile& file) {
         throw failure(path, std::to_string(e.line()) + ": " + e.what());
     }
     std::optional<HdrHistogram> merged;
-    for (const HdrLogInterval& interval : log.intervals) {
-        if (!interval.tag.empty()) continue;
-        if (!merged) merged.emplace(interval.histogram.config());
-        merged->merge(interval.histogram);
-    }
+    mergeIntervals(log, "", merged);
     if (!merged || merged->empty())
         throw std::runtime_error(path.toStdString() + ": no latency values in its untagged intervals");
     return *merged;
@@ -99,11 +95,14 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
             overlay.series.x.push_back(r.fraction);
             overlay.series.y.push_back(r.value * toMs);
         }
+        if (!rows.empty()) overlay.count = rows.back().total_count;
         return overlay;
     }
     if (path.endsWith(".hlog", Qt::CaseInsensitive)) {
-        overlay.series = percentileSeries(name.toStdString(), readHlog(path, file));
+        const HdrHistogram merged = readHlog(path, file);
+        overlay.series = percentileSeries(name.toStdString(), merged);
         for (double& y : overlay.series.y) y *= toMs * 1000.0;  // as for a latency log below
+        overlay.count = merged.totalCount();
         return overlay;
     }
     // A latency log: recorded as taillab-cli hdr does, up to an hour in the file's unit.
@@ -129,6 +128,7 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
     // percentileSeries reads the histogram as µs and gives ms: rescale to the file's unit.
     overlay.series = percentileSeries(name.toStdString(), h);
     for (double& y : overlay.series.y) y *= toMs * 1000.0;
+    overlay.count = h.totalCount();
     return overlay;
 }
 

@@ -1,11 +1,12 @@
 // Measured latency distributions from files, drawn on the nines charts beside a lab's result
 // (in the manner of HdrHistogram's plotter): HdrHistogram's classic percentile distribution
-// (.hgrm, parseHgrm), an interval log (.hlog, parseHdrLog: its untagged intervals merged) or a
-// latency log (one value a line, or raw little-endian uint64 for *.u64le), the formats
-// taillab-cli hdr reads, in a unit the user names.
+// (.hgrm, parseHgrm), an interval log (.hlog, parseHdrLog: its untagged intervals merged by
+// mergeIntervals, into a layout that covers them all) or a latency log (one value a line, or raw
+// little-endian uint64 for *.u64le), the formats taillab-cli hdr reads, in a unit the user names.
 #pragma once
 
 #include <QString>
+#include <cstdint>
 
 #include "labs/lab_result.h"
 
@@ -25,6 +26,7 @@ struct LatencyOverlay {
     QString path;
     LatencyUnit unit = LatencyUnit::Milliseconds;
     Series series;  // x: percentile as a fraction, y: ms; named for the file
+    std::int64_t count = 0;  // the values the distribution holds (a .hgrm: its total count)
 };
 
 // Reads a file; throws std::runtime_error naming the file and, for content errors, the line and

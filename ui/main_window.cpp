@@ -716,7 +716,9 @@ bool MainWindow::addOverlay(const QString& path, LatencyUnit unit, QString* erro
         return false;
     }
     applyOverlays();
-    status_->showMessage(tr("Overlaid %1 on the percentile charts").arg(QFileInfo(path).fileName()));
+    status_->showMessage(tr("Overlaid %1 on the percentile charts: %L2 values")
+                             .arg(QFileInfo(path).fileName())
+                             .arg(overlays_.back().count));
     return true;
 }
 

@@ -725,6 +725,53 @@ TEST(MainWindowTest, AnIntervalLogOverlaysItsUntaggedIntervalsMerged) {
     EXPECT_THROW(readLatencyOverlay(noneUntagged, LatencyUnit::Microseconds), std::runtime_error);
 }
 
+// Logs from an auto-resizing recorder name a larger range as values grow. The overlay merged an
+// interval log into its first interval's layout, so a later interval's tail was counted out of
+// range and dropped without a word (900 values of 100 µs drawn, the 100 of 1 s lost), and the
+// curve depended on the intervals' order. It covers every interval's range, in either order.
+TEST(MainWindowTest, AnIntervalLogOverlayKeepsALaterIntervalsLargerRange) {
+    QTemporaryDir dir;
+    HdrHistogram small(HdrConfig{1, 2'047, 3}), large(HdrConfig{1, 1'048'575, 3});  // µs
+    small.record(100, 900);
+    large.record(1'000'000, 100);
+    HdrHistogram whole(HdrConfig{1, 1'048'575, 3});
+    ASSERT_EQ(whole.merge(small) + whole.merge(large), 0);
+    const HdrLogWriter writer(0);
+    const QString smallFirst = dir.filePath("small-first.hlog");
+    const QString largeFirst = dir.filePath("large-first.hlog");
+    std::ofstream(smallFirst.toStdString())
+        << writer.header() << writer.interval(0, 1, small) << writer.interval(1, 1, large);
+    std::ofstream(largeFirst.toStdString())
+        << writer.header() << writer.interval(0, 1, large) << writer.interval(1, 1, small);
+
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));  // its first pane: the nines chart
+    for (const QString& path : {smallFirst, largeFirst}) {
+        QString error;
+        ASSERT_TRUE(window.addOverlay(path, LatencyUnit::Microseconds, &error)) << error.toStdString();
+    }
+    ASSERT_EQ(window.overlays().size(), 2u);
+    for (const LatencyOverlay& o : window.overlays())
+        EXPECT_EQ(o.count, 1000) << o.path.toStdString() << ": every value of both intervals";
+
+    // Both curves are the one of all 1,000 values, in ms: 100 µs up to p90, then 1 s.
+    const Series expected = percentileSeries("", whole);
+    const auto drawn = window.chartArea()->pane(0)->view()->plottedSeries();
+    for (const QString name : {"small-first.hlog (µs)", "large-first.hlog (µs)"}) {
+        const auto series = std::find_if(drawn.begin(), drawn.end(),
+                                         [&](const PlottedSeries& s) { return s.name == name; });
+        ASSERT_NE(series, drawn.end()) << name.toStdString() << " is not drawn";
+        ASSERT_EQ(static_cast<std::size_t>(series->x.size()), expected.x.size()) << name.toStdString();
+        for (std::size_t k = 0; k < expected.x.size(); ++k) {
+            EXPECT_NEAR(series->x[k], expected.x[k], 1e-9) << name.toStdString() << " point " << k;
+            EXPECT_NEAR(series->y[k], expected.y[k], 1e-9) << name.toStdString() << " at " << expected.x[k];
+        }
+        EXPECT_NEAR(series->y.back(), 1000.0, 1.0) << name.toStdString() << ": the tail, 1 s";
+    }
+}
+
 // A latency file is in ms: it was drawn on every nines chart, also on power of d's, whose y axis
 // is in mean service times. It goes only on the nines charts in ms.
 TEST(MainWindowTest, LatencyOverlaysGoOnlyOnNinesChartsInMilliseconds) {
