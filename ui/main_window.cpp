@@ -474,8 +474,10 @@ void MainWindow::buildActions() {
     });
     auto* resetViewAct = new QAction(QIcon(":/zoom-fit.svg"), tr("Reset &Zoom"), this);
     resetViewAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    resetViewAct->setToolTip(tr("Fit the current chart to its data (or double-click it)"));
-    connect(resetViewAct, &QAction::triggered, charts_, &ChartArea::resetView);
+    resetViewAct->setObjectName("resetZoomAction");
+    resetViewAct->setToolTip(tr("Fit the current chart to its data (on the other tabs, all "
+                                "their charts), or double-click a chart"));
+    connect(resetViewAct, &QAction::triggered, this, &MainWindow::resetZoom);
     pinAct_ = new QAction(st->standardIcon(QStyle::SP_DialogApplyButton), tr("&Pin as Baseline"), this);
     pinAct_->setObjectName("pinBaseline");
     pinAct_->setIconText(tr("Pin"));
@@ -776,6 +778,19 @@ void MainWindow::updateRunActions() {
     runAct_->setEnabled(labs);
     cancelAct_->setEnabled(labs && controller_->running());
     resetKnobsAct_->setEnabled(shownKnobPanel() != nullptr);
+}
+
+void MainWindow::resetZoom() {
+    QWidget* shown = tabs_->currentWidget();
+    if (labsShown()) {
+        charts_->resetView();
+    } else if (shown == gatewayPage_ && gateway_) {
+        gateway_->resetZoom();
+    } else if (shown == livePage_ && live_) {
+        live_->resetZoom();
+    } else if (shown == incidentPage_ && incident_) {
+        incident_->resetTimeRange();  // its charts share one time range
+    }
 }
 
 KnobPanel* MainWindow::shownKnobPanel() const {

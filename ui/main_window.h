@@ -114,6 +114,9 @@ class MainWindow : public QMainWindow {
     // Result) are disabled while another tab shows; Pin, Clear Baseline and Reset Knobs go to
     // that tab's own where it has one.
     bool labsShown() const;
+    // View → Reset Zoom (Ctrl+0): fits the charts of the tab shown to their data: the labs'
+    // current chart, every chart of a gateway tab, the incident board's shared time range.
+    void resetZoom();
     QAction* runAction() const { return runAct_; }
     QAction* cancelAction() const { return cancelAct_; }
     QAction* resetKnobsAction() const { return resetKnobsAct_; }

@@ -2,7 +2,9 @@
 // what the charts draw.
 #pragma once
 
+#include <QApplication>
 #include <QSignalSpy>
+#include <QWheelEvent>
 #include <QtTest/QTest>
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +40,15 @@ inline void saveScreenshot(QWidget& widget, const QString& name) {
     if (!dir) return;
     QTest::qWait(50);  // the relayout and repaint the last changes asked for
     widget.grab().save(QString(dir) + "/" + name + ".png");
+}
+
+// Turns the mouse wheel one notch over the middle of `view`'s plot: a zoom in.
+inline void wheelZoomIn(ChartView& view) {
+    auto* plot = view.findChild<QWidget*>();
+    const QPointF center(plot->width() / 2.0, plot->height() / 2.0);
+    QWheelEvent wheel(center, plot->mapToGlobal(center), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(plot, &wheel);
 }
 
 inline std::string scenarioDirectory() {

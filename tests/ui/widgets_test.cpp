@@ -332,9 +332,7 @@ TEST(ChartViewTest, WheelZoomsNewDataKeepsTheZoomDoubleClickResets) {
     auto* plot = view->findChild<QWidget*>();
     ASSERT_NE(plot, nullptr);
     const QPointF center(plot->width() / 2.0, plot->height() / 2.0);
-    QWheelEvent wheel(center, plot->mapToGlobal(center), QPoint(), QPoint(0, 240), Qt::NoButton,
-                      Qt::NoModifier, Qt::NoScrollPhase, false);
-    QApplication::sendEvent(plot, &wheel);
+    wheelZoomIn(*view);
     const auto zoomed = view->viewRange();
     EXPECT_TRUE(view->hasUserView());
     EXPECT_LT(zoomed.xUpper - zoomed.xLower, fitted.xUpper - fitted.xLower);

@@ -91,6 +91,10 @@ ChartView* ChartExporter::view(const std::string& id) const {
     return it == views_.end() ? nullptr : it->second;
 }
 
+void ChartExporter::resetViews() {
+    for (const auto& [id, view] : views_) view->resetView();
+}
+
 void ChartExporter::setCurrent(const std::string& id) {
     ChartView* v = view(id);
     if (!v) return;

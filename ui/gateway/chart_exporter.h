@@ -43,6 +43,9 @@ class ChartExporter : public QObject {
     QToolButton* makeButton(QWidget* parent, const QString& objectName);
 
     ChartView* view(const std::string& id) const;
+    // Fits every chart to its data and forgets the user's zoom (View → Reset Zoom on the view's
+    // tab; the context menu's Reset Zoom fits the one chart).
+    void resetViews();
     const std::string& current() const { return current_; }
     void setCurrent(const std::string& id);
     // The line under every exported chart: run name, seed, knobs that differ from the run's first

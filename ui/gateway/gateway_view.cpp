@@ -192,6 +192,8 @@ std::string GatewayView::currentChartId() const { return exporter_->current(); }
 
 void GatewayView::setCurrentChart(const std::string& id) { exporter_->setCurrent(id); }
 
+void GatewayView::resetZoom() { exporter_->resetViews(); }
+
 void GatewayView::showSweepTab(bool sweep) {
     tabs_->setCurrentIndex(sweep ? tabs_->indexOf(sweep_) : 0);
 }

@@ -91,6 +91,8 @@ class GatewayView : public QWidget {
     std::optional<ExportTarget> exportTarget() const;
     std::optional<ExportTarget> exportTarget(const std::string& id) const;
     void setCurrentChart(const std::string& id);
+    // Fits every chart to its data (View → Reset Zoom while this view shows).
+    void resetZoom();
     bool exportChart(const std::string& id, ExportFormat format, const QString& path,
                      QString* error = nullptr) const;
 

@@ -368,6 +368,8 @@ ChartView* LiveView::chartView(const std::string& id) const {
     return it == charts_.end() ? nullptr : it->second;
 }
 
+void LiveView::resetZoom() { exporter_->resetViews(); }
+
 std::optional<ExportTarget> LiveView::exportTarget(const std::string& id) const { return exporter_->target(id); }
 
 bool LiveView::exportChart(const std::string& id, ExportFormat format, const QString& path, QString* error) const {

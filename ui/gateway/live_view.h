@@ -81,6 +81,8 @@ class LiveView : public QWidget {
     QTabWidget* tabs() const { return tabs_; }
     ChartView* chartView(const std::string& id) const;
     std::vector<std::string> chartIds() const;
+    // Fits every chart to its data (View → Reset Zoom while this view shows).
+    void resetZoom();
     // What File → Export takes while this view shows: the chart `id`, or the one last clicked.
     std::optional<ExportTarget> exportTarget(const std::string& id = {}) const;
     bool exportChart(const std::string& id, ExportFormat format, const QString& path,
