@@ -985,19 +985,31 @@ QString MainWindow::pathKeepingExpectations(const QString& path) {
     QString editedPath = info.dir().filePath(info.completeBaseName() + "-edited.json");
     for (int n = 2; QFileInfo::exists(editedPath); ++n)
         editedPath = info.dir().filePath(info.completeBaseName() + QString("-edited-%1.json").arg(n));
+    // The question first, then what is at stake and the way out. Each button says what it does;
+    // where the platform puts icons on a box's buttons, each has one (a red cross on Cancel alone
+    // made it look the dangerous choice).
+    const QString editedName = QFileInfo(editedPath).fileName();
     QMessageBox box(QMessageBox::Warning, tr("Save Scenario As"),
-                    tr("%1 holds the published figures this scenario is checked against "
-                       "(its expect block). Saved with these knobs, the file would lose them for "
-                       "good.").arg(info.fileName()),
+                    "<b>" + tr("Replace %1 and drop its published figures?")
+                                .arg(info.fileName().toHtmlEscaped()) + "</b>",
                     QMessageBox::NoButton, this);
+    box.setTextFormat(Qt::RichText);
+    box.setInformativeText(
+        tr("%1 holds the published figures this scenario is checked against (its expect block). "
+           "They hold for the knobs they were written for, so a save with other knobs leaves "
+           "them out for good.\n\nTo keep them, save the edited knobs as %2.")
+            .arg(info.fileName(), editedName));
     box.setObjectName("keepExpectationsBox");
-    QPushButton* edited = box.addButton(tr("Save as %1").arg(QFileInfo(editedPath).fileName()),
-                                        QMessageBox::AcceptRole);
+    QPushButton* edited = box.addButton(tr("Save as %1").arg(editedName), QMessageBox::AcceptRole);
     edited->setObjectName("saveAsEdited");
     QPushButton* replace = box.addButton(tr("Replace, dropping the figures"),
                                          QMessageBox::DestructiveRole);
     replace->setObjectName("replaceDroppingExpectations");
     box.addButton(QMessageBox::Cancel);
+    if (box.style()->styleHint(QStyle::SH_DialogButtonBox_ButtonsHaveIcons, nullptr, &box)) {
+        edited->setIcon(box.style()->standardIcon(QStyle::SP_DialogSaveButton));
+        replace->setIcon(box.style()->standardIcon(QStyle::SP_DialogDiscardButton));
+    }
     box.setDefaultButton(edited);
     box.exec();
     if (box.clickedButton() == edited) return editedPath;

@@ -8,6 +8,8 @@
 #include <QAbstractButton>
 
 #include <QMessageBox>
+#include <QProxyStyle>
+#include <QStyleFactory>
 
 #include <QElapsedTimer>
 #include <QDropEvent>
@@ -29,6 +31,7 @@
 #include <QSlider>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <QSpinBox>
 #include <QTimer>
@@ -283,15 +286,17 @@ TEST(MainWindowTest, SettingsBringBackTheWindowAsItWasLeft) {
         << box->currentData().toDouble() << " shown, " << speed << " saved";
 }
 
-// Clicks the button named `button` of the next modal message box, once it is up.
-void answerNextMessageBox(const char* button) {
+// Clicks the button named `button` of the next modal message box, once it is up; `look` sees
+// the box first.
+void answerNextMessageBox(const char* button, std::function<void(QMessageBox&)> look = {}) {
     auto* timer = new QTimer;
     timer->setInterval(10);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer, button] {
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, button, look] {
         auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
         if (!box) return;
         timer->deleteLater();
         timer->stop();
+        if (look) look(*box);
         if (auto* b = box->findChild<QAbstractButton*>(button)) {
             b->click();
         } else {
@@ -305,6 +310,20 @@ void answerNextMessageBox(const char* button) {
 // asks first and offers the "-edited" name: writeScenarioJson drops `expect` when the knobs
 // differ from its setup, so saving an edited labs/fanout over its own file lost the figures.
 TEST(MainWindowTest, SavingEditedKnobsOverPublishedFiguresAsksAndOffersTheEditedName) {
+    // Icons on a box's buttons, as on Linux desktops (the offscreen platform shows none).
+    struct ButtonIcons : QProxyStyle {
+        using QProxyStyle::QProxyStyle;
+        int styleHint(StyleHint hint, const QStyleOption* option, const QWidget* widget,
+                      QStyleHintReturn* data) const override {
+            return hint == SH_DialogButtonBox_ButtonsHaveIcons
+                       ? 1
+                       : QProxyStyle::styleHint(hint, option, widget, data);
+        }
+    };
+    struct FusionAgain {
+        ~FusionAgain() { QApplication::setStyle("Fusion"); }  // as tests/ui/main.cpp sets it
+    } const restore;
+    QApplication::setStyle(new ButtonIcons(QStyleFactory::create("Fusion")));
     QTemporaryDir dir;
     const QString path = dir.filePath("fanout.json");
     ASSERT_TRUE(QFile::copy(QString::fromStdString(scenarioDirectory() + "/labs/fanout.json"), path));
@@ -325,7 +344,26 @@ TEST(MainWindowTest, SavingEditedKnobsOverPublishedFiguresAsksAndOffersTheEdited
     answerNextMessageBox("noSuchButton");  // the box is dismissed
     EXPECT_EQ(window.pathKeepingExpectations(path), QString()) << "cancelled";
     const double shown = window.knobPanel()->editedScenario().params.real(key);
-    answerNextMessageBox("saveAsEdited");
+    // On screen, the box said what it was about only at the end of a long sentence, and its two
+    // choices had no icon beside Cancel's red cross, which made Cancel look the dangerous one.
+    // It asks the question first, then says how to keep the figures; every button has an icon
+    // and its whole text.
+    answerNextMessageBox("saveAsEdited", [](QMessageBox& box) {
+        QApplication::processEvents();  // laid out
+        saveScreenshot(box, "keep-expectations-box");
+        EXPECT_EQ(box.text().toStdString(),
+                  "<b>Replace fanout.json and drop its published figures?</b>");
+        EXPECT_TRUE(box.informativeText().contains(
+            "To keep them, save the edited knobs as fanout-edited.json."))
+            << box.informativeText().toStdString();
+        const auto buttons = box.findChildren<QPushButton*>();
+        EXPECT_EQ(buttons.size(), 3);
+        for (QPushButton* b : buttons) {  // Cancel's among them
+            EXPECT_FALSE(b->icon().isNull()) << b->text().toStdString();
+            EXPECT_GE(b->width(), b->sizeHint().width()) << b->text().toStdString();
+        }
+        EXPECT_GE(box.width(), box.sizeHint().width());
+    });
     const QString target = window.pathKeepingExpectations(path);
     EXPECT_EQ(target, dir.filePath("fanout-edited.json"));
     QString error;
