@@ -485,12 +485,17 @@ bool Gateway::startCall(Time at, std::uint32_t r, int engine, CallRole role) {
     ++q.outstanding;
     q.tried |= 1u << engine;
     router_.onCallStart(q.region, q.instance, engine);
-    metrics_.onCall(role == CallRole::Primary, role == CallRole::Hedge, role != CallRole::Refresh);
+    // A stale-while-revalidate refresh's calls are refresh work, its retry included: counted in
+    // refresh_calls (spawnRefresh counts its first), never as foreground calls (retry_calls, the
+    // window's extra load), so that extra_upstream_load is the foreground's extra calls alone.
+    metrics_.onCall(role == CallRole::Primary, role == CallRole::Hedge, !q.background);
     switch (role) {
         case CallRole::Primary: ++metrics_.totals.primary_calls; break;
         case CallRole::Hedge: ++metrics_.totals.hedge_calls; break;
         case CallRole::LastChance: ++metrics_.totals.last_chance_calls; break;
-        case CallRole::Retry: ++metrics_.totals.retry_calls; break;
+        case CallRole::Retry:
+            ++(q.background ? metrics_.totals.refresh_calls : metrics_.totals.retry_calls);
+            break;
         case CallRole::Refresh: break;
     }
     UpstreamCall out;

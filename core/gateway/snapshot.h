@@ -132,7 +132,9 @@ struct GatewaySnapshot {
     std::uint64_t invalid_answers = 0;    // upstream answers that failed validation
     std::uint64_t duplicate_answers = 0;  // of which byte-identical to another query's answer
     std::uint64_t egress_rests = 0;       // an egress IP rested for an engine
-    std::uint64_t retry_calls = 0, refresh_calls = 0;  // after an invalid answer; SWR refreshes
+    // Foreground retries after an invalid answer; calls for stale-while-revalidate refreshes (a
+    // refresh's retry included).
+    std::uint64_t retry_calls = 0, refresh_calls = 0;
     std::uint64_t hedges_denied = 0;      // hedge timers that found the budget empty
     double hedge_allowance = 0;           // tokens ever credited to the hedge budget (+ burst)
     std::uint64_t spilled = 0;            // unpinned requests admitted in another region

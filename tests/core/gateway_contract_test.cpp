@@ -577,6 +577,44 @@ TEST(GatewayContract, AStaleEntryIsServedAndRefreshedInTheBackground) {
     EXPECT_EQ(h.port.started.size(), 2u);
 }
 
+// A refresh whose answer is refused retries on another engine, as a foreground request does; that
+// retry is refresh work (refresh_calls), not a foreground retry: retry_calls and the window's
+// extra load count the foreground's calls only.
+TEST(GatewayContract, ARefreshsRetryCountsAsRefreshWorkNotAsAForegroundRetry) {
+    GatewayConfig c = baseConfig();
+    c.hedge_mode = HedgeMode::Off;
+    Harness h(c);
+    const auto good = page(5, "old"), fresh = page(5, "new");
+    const auto block = std::make_shared<ResultBody>(std::vector<ResultItem>{}, PageKind::BlockPage);
+    h.gw.onRequest(ms(0), request(1, "github.com"));  // navigational: 6 h fresh, 1 h stale
+    h.gw.onAnswer(ms(50), h.port.started[0].id, answerWith(*good, h.port.started[0].cache_key));
+    const Time later = fromSeconds(6 * 3600 + 60);
+    h.gw.onRequest(later, request(2, "github.com"));  // served stale, refreshed
+    ASSERT_EQ(h.port.started.size(), 2u);
+    ASSERT_EQ(h.port.started[1].role, CallRole::Refresh);
+    h.gw.onAnswer(later + ms(40), h.port.started[1].id, answerWith(*block, h.port.started[1].cache_key));
+    ASSERT_EQ(h.port.started.size(), 3u);  // the refresh retries on the other engine
+    EXPECT_EQ(h.port.started[2].role, CallRole::Retry);
+    EXPECT_NE(h.port.started[2].engine, h.port.started[1].engine);
+    h.gw.onAnswer(later + ms(80), h.port.started[2].id, answerWith(*fresh, h.port.started[2].cache_key));
+    // A foreground request's retry is still a retry.
+    h.gw.onRequest(later + ms(100), request(3, "penguin habitats antarctica"));
+    ASSERT_EQ(h.port.started.size(), 4u);
+    h.gw.onAnswer(later + ms(140), h.port.started[3].id, answerWith(*block, h.port.started[3].cache_key));
+    ASSERT_EQ(h.port.started.size(), 5u);
+    EXPECT_EQ(h.port.started[4].role, CallRole::Retry);
+    h.gw.onAnswer(later + ms(180), h.port.started[4].id, answerWith(*good, h.port.started[4].cache_key));
+    ASSERT_EQ(h.port.responses.size(), 3u);
+    h.gw.closeWindow(later + ms(200));
+    GatewaySnapshot s;
+    h.gw.fillSnapshot(s, later + ms(200));
+    EXPECT_EQ(s.primary_calls, 2u);
+    EXPECT_EQ(s.retry_calls, 1u);    // request 3's
+    EXPECT_EQ(s.refresh_calls, 2u);  // the refresh and its retry
+    ASSERT_EQ(s.windows.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.windows[0].extra_load, 0.5);  // one foreground retry per two primaries
+}
+
 TEST(GatewayContract, AByteIdenticalAnswerToAnotherQueryIsRejectedAndRestsTheIp) {
     GatewayConfig c = baseConfig();
     c.egress_ips = 1;
