@@ -4,7 +4,8 @@
 // Inputs (methods of Gateway, each carrying `now`):
 //   onRequest(now, Request)           a request the edge accepted;
 //   onAnswer(now, CallId, answer)     an upstream call's answer: a result page or a failure kind;
-//   onTimeout(now)                    the time pollTimeout() named has come.
+//   onTimeout(now)                    the time pollTimeout() named has come;
+//   reconfigure(now, GatewayConfig)   new settings from now on.
 // Outputs (calls on the driver's Port, made from inside an input):
 //   startCall(UpstreamCall)           send a query to an upstream engine;
 //   cancelCall(CallId)                tear down a call whose answer is no longer wanted;

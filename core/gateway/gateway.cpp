@@ -111,7 +111,7 @@ Gateway::Gateway(const GatewayConfig& config, std::uint64_t seed, Port& port)
 
 Gateway::~Gateway() = default;
 
-void Gateway::reconfigure(const GatewayConfig& config) {
+void Gateway::reconfigure(Time now, const GatewayConfig& config) {
     Busy busy(busy_);
     config.validate();
     auto same = [&](auto GatewayConfig::*field, const char* name) {
@@ -130,7 +130,8 @@ void Gateway::reconfigure(const GatewayConfig& config) {
     admission_.reconfigure(cfg_);
     cache_.reconfigure(cfg_);
     flights_.setMode(cfg_.coalescing);
-    router_.reconfigure(cfg_);
+    router_.reconfigure(now, cfg_);
+    noteBreakers();  // breakers switched off: the open ones close now
     hedging_.reconfigure(cfg_);
 }
 
@@ -865,7 +866,7 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
 void Gateway::noteBreakers() {
     if (!router_.hasChanges()) return;
     for (const BreakerChange& c : router_.takeChanges())
-        metrics_.onBreaker(c.at, c.region, c.engine, c.state);
+        metrics_.onBreaker(c.at, c.region, c.engine, c.state, c.switched_off);
 }
 
 void Gateway::prefetchQuery(std::string_view query) {

@@ -54,9 +54,10 @@ public:
     Gateway(const Gateway&) = delete;
     Gateway& operator=(const Gateway&) = delete;
 
-    // New settings from now on. Structural sizes (engines, keys, instances, L1 capacity, egress
-    // IPs) stay as built; changing one throws std::invalid_argument and changes nothing.
-    void reconfigure(const GatewayConfig& config);
+    // New settings from `now` on (an input like the others: `now` never goes backwards).
+    // Structural sizes (engines, keys, instances, L1 capacity, egress IPs) stay as built; changing
+    // one throws std::invalid_argument and changes nothing.
+    void reconfigure(Time now, const GatewayConfig& config);
     const GatewayConfig& config() const { return cfg_; }
 
     // Inputs. `now` never goes backwards from one call to the next.

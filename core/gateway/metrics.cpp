@@ -92,7 +92,8 @@ void GatewayMetrics::recordPending() {
     pending_.clear();
 }
 
-void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState state) {
+void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState state,
+                               bool switchedOff) {
     const std::size_t i =
         static_cast<std::size_t>(region) * totals.engines.size() + static_cast<std::size_t>(engine);
     const double t = toSeconds(at);
@@ -105,7 +106,9 @@ void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState 
     addMark(TimelineMark{t, std::nullopt, MarkKind::Breaker,
                          std::string(kRegionNames[static_cast<std::size_t>(region)]) + "/" +
                              totals.engines[static_cast<std::size_t>(engine)] + " breaker " +
-                             std::string(kBreakerStateNames[static_cast<std::size_t>(state)]), {}});
+                             std::string(kBreakerStateNames[static_cast<std::size_t>(state)]) +
+                             (switchedOff ? " (breakers off)" : ""),
+                         {}});
 }
 
 void GatewayMetrics::onHealth(Time at, HealthKind kind, Region region, int provider,

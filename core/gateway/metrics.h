@@ -41,7 +41,9 @@ public:
     // (an empty 200).
     void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls, Region region,
                    bool disguised);
-    void onBreaker(Time at, Region region, int engine, BreakerState state);
+    // A breaker changed state; `switchedOff`: it closed because breakers were switched off.
+    void onBreaker(Time at, Region region, int engine, BreakerState state,
+                   bool switchedOff = false);
     // A health mechanism of the driver's compute model (probes, region breakers, standby) enters
     // `state` at `at`, or (nullopt) returns to normal: its span so far ends.
     void onHealth(Time at, HealthKind kind, Region region, int provider,

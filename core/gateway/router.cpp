@@ -11,12 +11,13 @@ Router::Router(const GatewayConfig& config)
     breakers_.assign(static_cast<std::size_t>(kRegions * engines_), Breaker(config.breaker));
     stats_.resize(static_cast<std::size_t>(kRegions * engines_ * kClasses));
     inflight_.assign(static_cast<std::size_t>(kRegions * instances_ * engines_), 0);
-    reconfigure(config);
+    breakersOn_ = config.breakers;
+    reconfigure(Time{}, config);
 }
 
-void Router::reconfigure(const GatewayConfig& config) {
+void Router::reconfigure(Time now, const GatewayConfig& config) {
     routing_ = config.routing;
-    breakersOn_ = config.breakers;
+    if (config.breakers != breakersOn_) switchBreakers(now, config.breakers, config.breaker);
     halfLife_ = fromSeconds(config.ewma_half_life_s);
     quality_.clear();
     routed_.clear();
@@ -34,9 +35,27 @@ double Router::score(Region region, int instance, QueryClass cls, int engine) co
     return LatencyEwma::score(s.ewmaMs(kPriorLatencyMs), s.success(), n);
 }
 
+// Switched off: the changes due before `now` (an open breaker half-opening) are noted, then every
+// breaker not closed closes at `now`. Either way each breaker starts again closed and empty:
+// nothing learnt while on carries over a stretch with no breakers.
+void Router::switchBreakers(Time now, bool on, const Breaker::Config& config) {
+    for (int g = 0; g < kRegions; ++g)
+        for (int e = 0; e < engines_; ++e) {
+            const auto region = static_cast<Region>(g);
+            note(now, region, e);
+            Breaker& b = breaker(region, e);
+            if (!on && b.state(now) != BreakerState::Closed)
+                changes_.push_back(BreakerChange{region, e, BreakerState::Closed, now, true});
+            b = Breaker(config);
+        }
+    breakersOn_ = on;
+}
+
 bool Router::admitted(Time now, Region region, int engine, Draws& draws) {
+    // Drawn whether or not breakers are on: a request's later draws do not depend on the knob.
     const double u = draws.uniform();
-    const bool ok = !breakersOn_ || breaker(region, engine).admits(now, u);
+    if (!breakersOn_) return true;
+    const bool ok = breaker(region, engine).admits(now, u);
     note(now, region, engine);
     return ok;
 }
@@ -98,6 +117,7 @@ void Router::onAnswer(Time now, Region region, int engine, QueryClass cls, doubl
     stats_[static_cast<std::size_t>((static_cast<int>(region) * engines_ + engine) * kClasses +
                                     static_cast<int>(cls))]
         .record(now, ms, valid, halfLife_);
+    if (!breakersOn_) return;
     breaker(region, engine).record(now, valid);
     note(now, region, engine);
 }

@@ -1,6 +1,9 @@
 // The router (seed 000, "picking the engine most likely to be fast"). Each (region, engine, query
 // class) keeps a latency EWMA and a valid-result rate (latency_ewma.h); each (region, engine) a
 // circuit breaker (breaker.h), and an engine is eligible only while its breaker admits the call.
+// With breakers switched off (config `breakers`) no breaker is fed or consulted and none changes
+// state: switched off, every breaker not closed closes at that moment (its span ends there);
+// switched back on, each starts closed with an empty window.
 // The primary is picked by the power of two choices: two eligible engines sampled by their
 // quality weight, the one with the better score wins (nearly as good as the best score, without
 // herding). A backup (hedge, retry) is the best-scored engine not yet tried. Modes: static (the
@@ -29,12 +32,14 @@ struct BreakerChange {
     int engine;
     BreakerState state;
     Time at;
+    bool switched_off = false;  // closed because breakers were switched off, not by its probes
 };
 
 class Router {
 public:
     explicit Router(const GatewayConfig& config);
-    void reconfigure(const GatewayConfig& config);
+    // New settings from `now` on (breakers switched off or on take effect then).
+    void reconfigure(Time now, const GatewayConfig& config);
 
     struct Draws {
         std::uint64_t key;
@@ -74,6 +79,7 @@ private:
     }
     bool admitted(Time now, Region region, int engine, Draws& draws);
     void note(Time now, Region region, int engine);
+    void switchBreakers(Time now, bool on, const Breaker::Config& config);
 
     int engines_ = 0, instances_ = 1;
     Routing routing_ = Routing::PowerOfTwo;

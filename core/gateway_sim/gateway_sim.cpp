@@ -220,7 +220,7 @@ struct GatewaySim::Impl final : Port {
             what = knobChangeText(params, p, keys);
         }
         gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, what, {}});
-        gateway.reconfigure(gc);
+        gateway.reconfigure(now, gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
         launchWaiting();

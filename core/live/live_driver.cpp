@@ -88,7 +88,9 @@ Time LiveDriver::nextWake() {
     return timer ? std::min(*timer, windowEnd_) : windowEnd_;
 }
 
-void LiveDriver::reconfigure(const gateway::GatewayConfig& config) { gateway_.reconfigure(config); }
+void LiveDriver::reconfigure(const gateway::GatewayConfig& config) {
+    gateway_.reconfigure(io_.now(), config);
+}
 
 void LiveDriver::addMark(gateway::TimelineMark mark) { gateway_.metrics().addMark(std::move(mark)); }
 

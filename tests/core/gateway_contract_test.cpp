@@ -310,7 +310,7 @@ TEST(GatewayContract, ADeadlineChangeDoesNotMoveTheDeadlineOfARequestInFlight) {
     Harness h(c);
     h.gw.onRequest(ms(0), request(1));
     c.deadline_ms = 100;
-    h.gw.reconfigure(c);
+    h.gw.reconfigure(ms(0), c);
     const auto body = page(3);
     h.gw.onAnswer(ms(400), h.port.started[0].id, answerWith(*body, h.port.started[0].cache_key));
     ASSERT_EQ(h.port.responses.size(), 1u);
@@ -324,7 +324,8 @@ TEST(GatewayContract, ADeadlineChangeDoesNotMoveTheDeadlineOfARequestInFlight) {
     EXPECT_LE(h.port.responses[1].r.at, ms(600));
 }
 
-TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
+// A breaker that trips on four samples, with no hedge, cache or coalescing in the way.
+GatewayConfig breakerConfig() {
     GatewayConfig c = baseConfig();
     c.hedge_mode = HedgeMode::Off;
     c.cache_tiers = CacheTiers::Off;
@@ -332,6 +333,11 @@ TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
     c.breaker.min_samples = 4;
     c.breaker.threshold = 0.8;
     c.breaker.open_for = fromSeconds(5);
+    return c;
+}
+
+TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
+    GatewayConfig c = breakerConfig();
     c.breaker.probe_fraction = 1.0;  // every eligible call probes while half-open
     c.breaker.close_after = 2;
     Harness h(c);
@@ -386,6 +392,71 @@ TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
     EXPECT_EQ(s.breaker_spans[1].state, BreakerState::HalfOpen);
 }
 
+// Breakers switched off while one is open: its span ends at that moment, and while they are off
+// nothing is tracked (block pages open no breaker, no mark appears). Switched back on, the breaker
+// starts closed with an empty window: what it saw while off does not open it.
+TEST(GatewayContract, BreakersSwitchedOffEndTheOpenSpanAndTrackNothingUntilBackOn) {
+    GatewayConfig c = breakerConfig();
+    Harness h(c);
+    const auto block = std::make_shared<ResultBody>(std::vector<ResultItem>{}, PageKind::BlockPage);
+    const auto good = page(3);
+    std::uint64_t trace = 0;
+    // A block page from atlas at `at`, retried on borealis.
+    auto blockOne = [&](Time at) {
+        ++trace;
+        h.gw.onRequest(at, request(trace, "q" + std::to_string(trace)));
+        EXPECT_EQ(h.port.started.back().engine, 0) << toSeconds(at);
+        h.gw.onAnswer(at + ms(1), h.port.started.back().id, answerWith(*block, h.port.started.back().cache_key));
+        EXPECT_EQ(h.port.started.back().engine, 1) << toSeconds(at);
+        h.gw.onAnswer(at + ms(2), h.port.started.back().id, answerWith(*good, h.port.started.back().cache_key));
+    };
+    auto blockFour = [&](Time t) {
+        for (int i = 0; i < 4; ++i) blockOne(t + ms(10.0 * i));
+    };
+    auto snapshotAt = [&](Time t) {
+        GatewaySnapshot s;
+        h.gw.fillSnapshot(s, t);
+        return s;
+    };
+    blockFour(ms(0));
+    ASSERT_EQ(snapshotAt(ms(100)).breaker_state[0], BreakerState::Open);  // EU/atlas, at 0.031 s
+    c.breakers = false;
+    h.gw.reconfigure(ms(2000), c);
+    GatewaySnapshot s = snapshotAt(ms(2000));
+    EXPECT_EQ(s.breaker_state[0], BreakerState::Closed);
+    ASSERT_EQ(s.breaker_spans.size(), 1u);
+    EXPECT_EQ(s.breaker_spans[0].state, BreakerState::Open);
+    EXPECT_NEAR(s.breaker_spans[0].t0_s, 0.031, 1e-9);
+    EXPECT_NEAR(s.breaker_spans[0].t1_s, 2.0, 1e-9);
+    EXPECT_FALSE(s.breaker_spans[0].ongoing);
+    // Off: atlas is routed to again (it was open until 5.031 s), and its block pages open nothing.
+    blockFour(ms(3000));
+    blockFour(ms(8000));
+    s = snapshotAt(ms(9000));
+    EXPECT_EQ(s.breaker_state[0], BreakerState::Closed);
+    EXPECT_EQ(s.breaker_spans.size(), 1u);
+    std::vector<std::pair<double, std::string>> marks;
+    for (const TimelineMark& m : s.timeline) marks.emplace_back(m.t_s, m.what);
+    const std::vector<std::pair<double, std::string>> expected{
+        {0.031, "EU/atlas breaker open"}, {2.0, "EU/atlas breaker closed (breakers off)"}};
+    ASSERT_EQ(marks.size(), expected.size());
+    for (std::size_t i = 0; i < marks.size(); ++i) {
+        EXPECT_NEAR(marks[i].first, expected[i].first, 1e-9);
+        EXPECT_EQ(marks[i].second, expected[i].second);
+    }
+    // Back on: closed, and it takes four new block pages to open it again.
+    c.breakers = true;
+    h.gw.reconfigure(ms(10000), c);
+    EXPECT_EQ(snapshotAt(ms(10000)).breaker_state[0], BreakerState::Closed);
+    for (int i = 0; i < 3; ++i) blockOne(ms(10000 + 10.0 * i));
+    EXPECT_EQ(snapshotAt(ms(10100)).breaker_state[0], BreakerState::Closed);
+    blockOne(ms(10100));
+    s = snapshotAt(ms(10200));
+    EXPECT_EQ(s.breaker_state[0], BreakerState::Open);
+    ASSERT_EQ(s.breaker_spans.size(), 2u);
+    EXPECT_NEAR(s.breaker_spans[1].t0_s, 10.101, 1e-9);
+}
+
 TEST(GatewayContract, AnEmptyHedgeBudgetStopsHedges) {
     GatewayConfig c = baseConfig();
     c.hedge_budget = 0;
@@ -429,7 +500,7 @@ TEST(GatewayContract, AChangedHedgeBurstAppliesAtOnce) {
     Harness h;
     GatewayConfig c = baseConfig();
     c.hedge_burst = 1;
-    h.gw.reconfigure(c);
+    h.gw.reconfigure(ms(0), c);
     h.gw.onRequest(ms(0), request(1));
     h.gw.onRequest(ms(0), request(2, "glacier retreat alps"));
     h.runTimersTo(ms(200));

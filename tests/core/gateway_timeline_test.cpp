@@ -3,6 +3,7 @@
 // refused before anything runs, at its JSON path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 #include <string>
@@ -147,6 +148,42 @@ TEST(GatewayTimeline, RegionBreakersSwitchedOffWhileOpenCloseThen) {
     ASSERT_EQ(off.size(), 1u);
     EXPECT_EQ(off[0].first, kept[0].first);
     EXPECT_DOUBLE_EQ(off[0].second, 10.5 * 3600);
+}
+
+// Engine breakers switched off mid-run (a timeline knob change) while EU/atlas's is open: its
+// span ends at that moment and no breaker changes state or is marked while they are off, though
+// atlas is still down. Switched back on, the breaker starts closed and opens again on its own
+// evidence. (They used to go on tracking while off: spans and marks that routing ignored.)
+TEST(GatewayTimeline, BreakersSwitchedOffMidRunEndTheirSpansAndMarkNothingUntilBackOn) {
+    Params p = dayParams(1);
+    p.set("breaker_min_samples", 5);
+    const double off = 10.5 * 3600, on = 11.5 * 3600;
+    const Timeline t = test::timeline(
+        {R"({"at": "Mon 10:00", "until": "Mon 12:00", "fault": {"target": {"engine": "atlas", "region": "EU"}, "effect": "down"}})",
+         R"({"at": "Mon 10:30", "set": {"breakers": false}})", R"({"at": "Mon 11:30", "set": {"breakers": true}})"});
+    GatewaySim sim(p, 1, t);
+    ASSERT_TRUE(sim.advanceTo(12 * 3600));
+    const GatewaySnapshot s = sim.snapshot();
+    const int atlas = static_cast<int>(std::find(s.engines.begin(), s.engines.end(), "atlas") - s.engines.begin());
+    ASSERT_LT(atlas, static_cast<int>(s.engines.size()));
+    int spansWhileOff = 0, endedAtOff = 0, afterOn = 0;
+    for (const BreakerSpan& b : s.breaker_spans) {
+        spansWhileOff += b.t1_s > off && b.t0_s < on;
+        if (b.region != static_cast<int>(Region::EU) || b.engine != atlas) continue;
+        endedAtOff += b.t1_s == off;
+        afterOn += b.t0_s >= on && b.t0_s < on + 60;
+    }
+    EXPECT_EQ(spansWhileOff, 0);
+    EXPECT_EQ(endedAtOff, 1);
+    EXPECT_GE(afterOn, 1);
+    int marksWhileOff = 0, closedByKnob = 0;
+    for (const TimelineMark& m : s.timeline) {
+        if (m.kind != MarkKind::Breaker) continue;
+        marksWhileOff += m.t_s > off && m.t_s < on;
+        closedByKnob += m.t_s == off && m.what == "EU/atlas breaker closed (breakers off)";
+    }
+    EXPECT_EQ(marksWhileOff, 0);
+    EXPECT_EQ(closedByKnob, 1);
 }
 
 // A surge adds arrivals from its region, in its window, without changing any other arrival.
