@@ -25,9 +25,11 @@ struct Pending {
         int engine;
         CallRole role;
         Region region;
-        Time start, end;
-        Duration budget, queued;
-        std::uint32_t slot, generation;  // the call's id, to match its answer and cancellation
+        Time asked;       // left the gateway: a free slot, or the engine's queue
+        Time start, end;  // left for the engine, and the answer's arrival (when launched)
+        Duration budget;
+        std::uint32_t slot, generation;  // the call's id, to match its launch, answer, cancellation
+        bool launched = false;
         CallFailure failure = CallFailure::None;
         std::optional<Time> cancelled;
     };
@@ -48,15 +50,32 @@ bool slower(const RequestWaterfall& a, const RequestWaterfall& b) {
 
 double msSince(Time t, Time origin) { return toMs(t - origin); }
 
-// Splits [0, latency] into the stages' work and the gaps between them (see the header).
+// Splits [0, latency] into the stages' work and the gaps between them, each gap cut where a call
+// asked for a slot, left for its engine or ended (see the header).
 void splitSegments(RequestWaterfall& w) {
     w.segment_ms.fill(0);
     double cursor = 0;
+    std::vector<double> cuts;
     auto gap = [&](double from, double to) {
         if (!(to > from)) return;
-        bool inCall = false;
-        for (const CallSpan& c : w.calls) inCall = inCall || (c.start_ms < to && c.until_ms() > from);
-        w.segment_ms[inCall ? static_cast<std::size_t>(Stage::Engines) : kWaitingSegment] += to - from;
+        cuts.assign({from, to});
+        for (const CallSpan& c : w.calls)
+            for (double v : {c.queued_from_ms(), c.start_ms, c.until_ms()})
+                if (v > from && v < to) cuts.push_back(v);
+        std::sort(cuts.begin(), cuts.end());
+        for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+            const double a = cuts[i], b = cuts[i + 1];
+            if (!(b > a)) continue;
+            bool inAir = false, inQueue = false;
+            for (const CallSpan& c : w.calls) {
+                inAir = inAir || (c.launched && c.start_ms < b && c.until_ms() > a);
+                inQueue = inQueue || (c.queued_ms > 0 && c.queued_from_ms() < b && c.start_ms > a);
+            }
+            const int segment = inAir     ? static_cast<int>(Stage::Engines)
+                                : inQueue ? kQueuedSegment
+                                          : kWaitingSegment;
+            w.segment_ms[static_cast<std::size_t>(segment)] += b - a;
+        }
     };
     for (const StageSpan& s : w.stages) {
         const double start = std::clamp(s.start_ms, cursor, w.latency_ms);
@@ -91,7 +110,7 @@ std::string_view callFailureName(CallFailure failure) {
 
 std::string_view segmentName(int segment) {
     if (segment >= 0 && segment < kStages) return kStageNames[static_cast<std::size_t>(segment)];
-    return "waiting";
+    return segment == kQueuedSegment ? "queued" : "waiting";
 }
 
 std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint64_t seed,
@@ -126,14 +145,30 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
         }
         it->second.stages.push_back({w, {start, end}});
     };
-    o.launched = [&](const UpstreamCall& c, Time at, Duration latency) {
-        // A stale hit's background refresh carries its request's trace but is not its work: the
-        // request was answered from the cache before the refresh went out.
-        if ((c.trace & kProbeBit) || c.role == CallRole::Refresh) return;
+    // A stale hit's background refresh carries its request's trace but is not its work: the
+    // request was answered from the cache before the refresh went out.
+    auto callOf = [&](const UpstreamCall& c) -> Pending* {
+        if ((c.trace & kProbeBit) || c.role == CallRole::Refresh) return nullptr;
         const auto it = pending.find(c.trace);
-        if (it == pending.end()) return;
-        it->second.calls.push_back({c.engine, c.role, c.region, at, at + latency, c.budget, at - c.at,
-                                    c.id.slot, c.id.generation, CallFailure::None, std::nullopt});
+        return it == pending.end() ? nullptr : &it->second;
+    };
+    o.queued = [&](const UpstreamCall& c, Time at) {
+        if (Pending* p = callOf(c))
+            p->calls.push_back({c.engine, c.role, c.region, at, at, at, c.budget, c.id.slot,
+                                c.id.generation, false, CallFailure::None, std::nullopt});
+    };
+    o.launched = [&](const UpstreamCall& c, Time at, Duration latency) {
+        Pending* p = callOf(c);
+        if (!p) return;
+        Pending::Call* call = p->find(c.id);  // queued before: it leaves the queue now
+        if (!call) {
+            p->calls.push_back({c.engine, c.role, c.region, c.at, at, at, c.budget, c.id.slot,
+                                c.id.generation, false, CallFailure::None, std::nullopt});
+            call = &p->calls.back();
+        }
+        call->start = at;
+        call->end = at + latency;
+        call->launched = true;
     };
     o.answer = [&](const UpstreamCall& c, CallFailure failure) {
         const auto it = pending.find(c.trace);
@@ -188,10 +223,18 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
                                     end > w.latency_ms});
             }
             for (const Pending::Call& c : it->second.calls) {
-                CallSpan span{c.engine, {}, c.role, c.region, msSince(c.start, r.accepted),
-                              msSince(c.end, r.accepted), toMs(c.budget), toMs(c.queued), c.failure,
-                              std::nullopt};
-                if (c.cancelled) span.cancelled_ms = msSince(*c.cancelled, r.accepted);
+                // A call that never left the queue waited until it was given up, or (never
+                // today) until the response.
+                const Time start =
+                    c.launched ? c.start : std::max(c.asked, c.cancelled.value_or(r.at));
+                const Time end = c.launched ? c.end : start;
+                const Duration queued = std::max(start - c.asked, Duration{});
+                CallSpan span{c.engine, {}, c.role, c.region, msSince(start, r.accepted),
+                              msSince(end, r.accepted), toMs(c.budget), toMs(queued),
+                              c.launched, c.failure, std::nullopt};
+                // Given up in the queue: when its wait ended (start_ms).
+                if (c.cancelled)
+                    span.cancelled_ms = msSince(std::max(*c.cancelled, start), r.accepted);
                 w.calls.push_back(std::move(span));
             }
             for (const auto& [at, kind] : it->second.notes) w.notes.push_back({msSince(at, r.accepted), kind});

@@ -2,15 +2,18 @@
 // requests. GatewaySim is deterministic (same params, seed and timeline: same run), so a window
 // seen on a chart can be run again to its end with the Observer hooks on, collecting only the
 // requests accepted in it: every stage's work (including any wait for a CPU), every upstream call
-// (from when it left for the engine, for the latency the fleet drew), and every response (its
-// outcome, status, error and message: which limit, budget or breaker refused it).
+// (its wait in the engine's queue when the engine was at engine_capacity, then from when it left
+// for the engine, for the latency the fleet drew; or until it was given up in the queue), and
+// every response (its outcome, status, error and message: which limit, budget or breaker refused
+// it).
 //
 // A request's life, accept to response, is split into consecutive segments that add up to its
 // latency exactly: the stages' own work (edge, gateway, compiler, cache, router, merge), and
-// between them "engines" (waiting on upstream calls: a gap during which one of its calls was in
-// the air) or "waiting" (any other gap: queued in the batch lane, waiting on another request's
-// flight, waiting for a timer). Synthetic probes (trace with the top bit set) and background
-// refreshes are left out. Plain C++, no Qt; the GUI runs it on a worker thread.
+// between them, moment by moment, "engines" (one of its calls was in the air), else "queued"
+// (one of its calls waited in an engine's queue for a slot: see CallSpan::queued_ms for which
+// engine), else "waiting" (queued in the batch lane, waiting on another request's flight,
+// waiting for a timer). Synthetic probes (trace with the top bit set) and background refreshes
+// are left out. Plain C++, no Qt; the GUI runs it on a worker thread.
 #pragma once
 
 #include <array>
@@ -27,10 +30,12 @@
 
 namespace taillab::gateway {
 
-// The segments a request's latency splits into: the seven stages, then "waiting".
-constexpr int kSegments = kStages + 1;
+// The segments a request's latency splits into: the seven stages, then "waiting", then "queued"
+// (at an engine, for a slot).
+constexpr int kSegments = kStages + 2;
 constexpr int kWaitingSegment = kStages;
-std::string_view segmentName(int segment);  // "edge" ... "merge", "waiting"
+constexpr int kQueuedSegment = kStages + 1;
+std::string_view segmentName(int segment);  // "edge" ... "merge", "waiting", "queued"
 
 struct StageSpan {
     Stage stage = Stage::Edge;
@@ -50,11 +55,16 @@ struct CallSpan {
     double start_ms = 0;  // left for the engine (after any wait for an engine slot)
     double end_ms = 0;    // start + the latency the fleet drew (the answer's arrival, if awaited)
     double budget_ms = 0; // the call's own timeout, what the deadline left it
-    double queued_ms = 0; // how long it waited for an engine slot before start_ms
+    double queued_ms = 0; // how long it waited in the engine's queue for a slot, up to start_ms
+    // False: it never left the engine's queue (given up there, or still waiting at the response):
+    // start_ms == end_ms == when its wait ended, and the fleet drew nothing for it.
+    bool launched = true;
     CallFailure failure = CallFailure::None;  // what the fleet drew: a page, a reset, ...
-    // When the gateway gave up on it while it was in the air (its own timeout, the request
-    // answered, another call won); nullopt: its answer arrived.
+    // When the gateway gave up on it while it was in the air or in the queue (its own timeout,
+    // the request answered, another call won); nullopt: its answer arrived.
     std::optional<double> cancelled_ms;
+    // When it asked for an engine slot: the start of its wait in the queue.
+    double queued_from_ms() const { return start_ms - queued_ms; }
     // Until when the request waited on it: the answer's arrival or the cancellation.
     double until_ms() const { return cancelled_ms ? std::min(end_ms, *cancelled_ms) : end_ms; }
 };

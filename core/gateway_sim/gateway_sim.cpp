@@ -667,6 +667,7 @@ struct GatewaySim::Impl final : Port {
         if (busy >= limitOf(call.region, call.engine)) {
             c.queued = true;
             waiting[slot(call.region, call.engine)].push_back(call.id);
+            if (observer.queued) observer.queued(c.call, call.at);
             return;
         }
         ++busy;
@@ -677,8 +678,8 @@ struct GatewaySim::Impl final : Port {
         CallState& c = calls[id.slot];
         if (!c.live || c.call.id.generation != id.generation) return;
         c.live = false;
-        if (c.queued) return;  // skipped when its turn comes
         if (observer.cancelled) observer.cancelled(c.call, now);
+        if (c.queued) return;  // skipped when its turn comes
         queue.cancel(c.event);
         release(c.call.region, c.call.engine);
     }

@@ -84,12 +84,15 @@ public:
     // with the latency the fleet drew for it (before any queueing at the engine) and when it
     // left for the engine (`launched`: after any wait for an engine slot), every stage's work
     // with its start and end (the end includes any wait for a CPU), and every response. Also,
-    // for attribution: the failure the fleet drew for each launched call (None: a page), a call
-    // cancelled while in the air (its request answered, or another call won), and the
-    // gateway's notes (a spill refused, a hedge the budget denied).
+    // for attribution: a call that found its engine at engine_capacity and waits in its queue
+    // (`queued`, from `at`: launched later, or cancelled there), the failure the fleet drew for
+    // each launched call (None: a page), a call cancelled while in the air or while it waited
+    // in the queue (its request answered, or another call won), and the gateway's notes (a
+    // spill refused, a hedge the budget denied).
     struct Observer {
         std::function<void(const RequestSpec&)> arrival;
         std::function<void(const UpstreamCall&, Duration latency)> call;
+        std::function<void(const UpstreamCall&, Time at)> queued;
         std::function<void(const UpstreamCall&, Time launched, Duration latency)> launched;
         std::function<void(const UpstreamCall&, CallFailure failure)> answer;
         std::function<void(const UpstreamCall&, Time at)> cancelled;

@@ -274,5 +274,61 @@ TEST(Attribution, CallsSayHowTheyEndedAndNotesSayWhatWasRefused) {
     EXPECT_EQ(callFailureName(CallFailure::Reset), "reset");
 }
 
+// Engines at capacity (one call at a time per region): calls wait in an engine's queue. A call
+// given up there (its request answered by another call, or its deadline passed) is in its
+// request's waterfall, never launched, its wait "queued"; a call that waited and then went has
+// its wait "queued" and its flight "engines". (Such waits used to show as "waiting", and a call
+// given up in the queue did not appear at all.)
+TEST(Attribution, ACallThatWaitedForAnEngineSlotShowsItsWaitAsQueued) {
+    Params p = test::gatewayDay(1.5);
+    p.set("engine_capacity", 1);
+    p.set("hedge_mode", 1);  // fixed
+    p.set("hedge_delay_ms", 50);
+    AttributionQuery q;
+    q.t0_s = 9 * 3600 + 600;
+    q.t1_s = q.t0_s + 120;
+    q.slowest = 1'000'000;  // every request of the window
+    const auto a = attributeWindow(p, kSeed, {}, q);
+    ASSERT_TRUE(a.has_value());
+    constexpr auto kQueued = static_cast<std::size_t>(kQueuedSegment);
+    constexpr auto kEngines = static_cast<std::size_t>(Stage::Engines);
+    int givenUpInQueue = 0, waitedThenWent = 0, alone = 0;
+    double queued = 0;
+    for (const RequestWaterfall& w : a->slowest) {
+        for (const CallSpan& c : w.calls) {
+            EXPECT_GE(c.queued_ms, 0);
+            EXPECT_GE(c.queued_from_ms(), 0);
+            if (!c.launched) {
+                ++givenUpInQueue;
+                EXPECT_GT(c.queued_ms, 0);
+                ASSERT_TRUE(c.cancelled_ms.has_value()) << w.trace;
+                EXPECT_DOUBLE_EQ(*c.cancelled_ms, c.start_ms);
+                EXPECT_DOUBLE_EQ(c.end_ms, c.start_ms);
+                EXPECT_EQ(c.failure, CallFailure::None);
+                EXPECT_FALSE(c.engine_name.empty());
+            } else if (c.queued_ms > 0) {
+                ++waitedThenWent;
+            }
+        }
+        // A request with one call that waited: its wait is exactly the queued segment, its flight
+        // (up to the response) the engines segment.
+        if (w.calls.size() == 1 && w.calls[0].queued_ms > 0) {
+            const CallSpan& c = w.calls[0];
+            ++alone;
+            EXPECT_NEAR(w.segment_ms[kQueued], c.queued_ms, 1e-6) << w.trace;
+            const double flight = c.launched ? std::min(c.until_ms(), w.latency_ms) - c.start_ms : 0;
+            EXPECT_NEAR(w.segment_ms[kEngines], flight, 1e-6) << w.trace;
+        }
+        queued += w.segment_ms[kQueued];
+    }
+    EXPECT_GT(givenUpInQueue, 0);
+    EXPECT_GT(waitedThenWent, 0);
+    EXPECT_GT(alone, 0);
+    EXPECT_GT(queued, 0);
+    EXPECT_NEAR(a->segment_ms_total[kQueued], queued, 1e-6 * queued);
+    EXPECT_EQ(segmentName(kQueuedSegment), "queued");
+    EXPECT_EQ(segmentName(kWaitingSegment), "waiting");
+}
+
 }  // namespace
 }  // namespace taillab::gateway
