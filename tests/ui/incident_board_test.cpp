@@ -347,6 +347,54 @@ TEST_F(IncidentBoardTest, APickedMomentFillsTheAttributionPanel) {
     EXPECT_TRUE(panel->summary()->text().contains("B: "));
 }
 
+// A call's wait in its engine's queue is drawn in the queued colour and said in its row; a call
+// given up in the queue (the hedge that won answered first) is drawn with its wait alone.
+TEST(IncidentWaterfall, DrawsAndSaysACallsWaitInItsEnginesQueue) {
+    gateway::RequestWaterfall w;
+    w.latency_ms = 400;
+    w.deadline_ms = 600;
+    w.stages = {{gateway::Stage::Edge, 0, 2}, {gateway::Stage::Router, 2, 3}, {gateway::Stage::Merge, 390, 400}};
+    gateway::CallSpan primary;
+    primary.engine_name = "atlas";
+    primary.start_ms = 103;  // waited 100 ms for a slot
+    primary.queued_ms = 100;
+    primary.end_ms = 390;
+    primary.budget_ms = 578;
+    gateway::CallSpan hedge;
+    hedge.engine_name = "borealis";
+    hedge.role = gateway::CallRole::Hedge;
+    hedge.start_ms = 390;  // still waiting when the primary answered
+    hedge.end_ms = 390;
+    hedge.queued_ms = 337;
+    hedge.launched = false;
+    hedge.cancelled_ms = 390;
+    hedge.budget_ms = 525;
+    w.calls = {primary, hedge};
+    WaterfallWidget view;
+    view.resize(900, 300);
+    view.setRequest(w);
+    const QStringList rows = view.rowTexts();
+    ASSERT_EQ(rows.size(), 5);
+    EXPECT_TRUE(rows[3].contains("queued 100 ms at atlas")) << rows[3].toStdString();
+    EXPECT_FALSE(rows[3].contains("given up")) << rows[3].toStdString();
+    EXPECT_TRUE(rows[4].contains("queued 337 ms at borealis")) << rows[4].toStdString();
+    EXPECT_TRUE(rows[4].contains("given up in the queue at 390 ms")) << rows[4].toStdString();
+    // Both waits are drawn in the queued colour; the given-up hedge has no flight bar.
+    const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    auto pixels = [&](QRgb rgb, int y0, int y1) {
+        int n = 0;
+        for (int y = y0; y < y1; ++y)
+            for (int x = 0; x < image.width(); ++x) n += (image.pixel(x, y) & 0xffffff) == (rgb & 0xffffff);
+        return n;
+    };
+    const int lineH = view.fontMetrics().height() + 4, top = lineH + 4;
+    const int primaryRow = top + 3 * lineH, hedgeRow = top + 4 * lineH;
+    EXPECT_GT(pixels(WaterfallWidget::kQueuedColor, primaryRow, primaryRow + lineH), 20);
+    EXPECT_GT(pixels(WaterfallWidget::kQueuedColor, hedgeRow, hedgeRow + lineH), 20);
+    EXPECT_GT(pixels(QColor(0xf5, 0x85, 0x18).rgb(), primaryRow, primaryRow + lineH), 20);  // the flight
+    EXPECT_EQ(pixels(QColor(0xe4, 0x57, 0x56).rgb(), hedgeRow, hedgeRow + lineH), 0);
+}
+
 TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {
     QTemporaryDir dir;
     QProcess p;

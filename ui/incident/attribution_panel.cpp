@@ -58,8 +58,9 @@ struct Row {
     double start, end;
     QColor color;
     QString note;
-    double queuedFrom = NAN;  // a call that waited for an engine slot: since when (a paler bar)
+    double queuedFrom = NAN;  // a call that waited in its engine's queue: since when (until start)
     bool marker = false;      // a decision at one moment (start): drawn as a tick, not a bar
+    bool noBar = false;       // a call given up in its engine's queue: only the wait is drawn
 };
 
 
@@ -77,15 +78,21 @@ std::vector<Row> rowsOf(const RequestWaterfall& w) {
     }
     for (const gateway::CallSpan& c : w.calls) {
         const QString role = name(gateway::kCallRoleNames[static_cast<std::size_t>(c.role)]);
+        const QString engine = QString::fromStdString(c.engine_name);
         QString note = QObject::tr("budget %1").arg(ms(c.budget_ms));
-        if (c.cancelled_ms && *c.cancelled_ms < c.end_ms)
+        if (c.queued_ms > 0)
+            note += QObject::tr(" · queued %1 at %2").arg(ms(c.queued_ms), engine);
+        if (!c.launched)
+            note += QObject::tr(" · given up in the queue at %1").arg(ms(c.start_ms));
+        else if (c.cancelled_ms && *c.cancelled_ms < c.end_ms)
             note += QObject::tr(" · given up at %1").arg(ms(*c.cancelled_ms));
         else if (c.failure != gateway::CallFailure::None)
             note += " · " + name(gateway::callFailureName(c.failure));
-        Row row{QString("%1 %2 (%3)").arg(QString::fromStdString(c.engine_name), role,
+        Row row{QString("%1 %2 (%3)").arg(engine, role,
                                           name(gateway::kRegionNames[static_cast<std::size_t>(c.region)])),
                 c.start_ms, c.until_ms(), c.role == gateway::CallRole::Primary ? kCall : kHedge, note};
-        if (c.queued_ms > 0) row.queuedFrom = c.start_ms - c.queued_ms;
+        if (c.queued_ms > 0) row.queuedFrom = c.queued_from_ms();
+        row.noBar = !c.launched;
         rows.push_back(std::move(row));
     }
     for (const gateway::NoteSpan& n : w.notes) {
@@ -170,12 +177,13 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
             p.drawPolygon(tri, 3);
             p.setBrush(Qt::NoBrush);
         } else {
+            // The wait in the engine's queue ("queued"), then the flight ("engines").
             if (std::isfinite(r.queuedFrom)) {
-                QColor pale = r.color;
-                pale.setAlpha(70);
-                p.fillRect(QRectF(x(r.queuedFrom), y + 5, x0 - x(r.queuedFrom), lineH - 10), pale);
+                const double q0 = x(r.queuedFrom);
+                p.fillRect(QRectF(q0, y + 5, std::max(x0 - q0, 2.0), lineH - 10),
+                           QColor::fromRgb(kQueuedColor));
             }
-            p.fillRect(QRectF(x0, y + 3, x1 - x0, lineH - 6), r.color);
+            if (!r.noBar) p.fillRect(QRectF(x0, y + 3, x1 - x0, lineH - 6), r.color);
         }
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(plot.right() + 6, y, noteWidth, lineH), Qt::AlignLeft | Qt::AlignVCenter,
@@ -196,7 +204,8 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
     p.drawText(QRect(8, plot.bottom() + 4 + lineH, width() - 16, 2 * lineH),
                Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
                tr("blue: the gateway's stages (their wait for a CPU included) · orange: primary call · "
-                  "red: hedge or retry · pale: waiting for an engine slot · grey tick: a decision"));
+                  "red: hedge or retry · purple: queued at the engine, waiting for a slot · "
+                  "grey tick: a decision"));
 }
 
 AttributionPanel::AttributionPanel(QWidget* parent)

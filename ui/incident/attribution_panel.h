@@ -9,6 +9,7 @@
 // the one in flight. Results come back through a UiInbox.
 #pragma once
 
+#include <QColor>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -26,10 +27,13 @@ class UiInbox;
 class WorkerThread;
 
 // Draws one request's waterfall: a row per stage's work and per upstream call, bars on a common
-// time axis from accept to the later of the response and the deadline, the deadline as a line.
+// time axis from accept to the later of the response and the deadline, the deadline as a line. A
+// call's wait in its engine's queue (the "queued" segment) is a thinner bar in kQueuedColor before
+// its flight; a call given up in the queue has only that.
 class WaterfallWidget : public QWidget {
     Q_OBJECT
   public:
+    static constexpr QRgb kQueuedColor = 0xff8e6bbf;  // purple
     explicit WaterfallWidget(QWidget* parent = nullptr);
     void setRequest(std::optional<gateway::RequestWaterfall> request);
     const std::optional<gateway::RequestWaterfall>& request() const { return request_; }
