@@ -639,7 +639,9 @@ void Gateway::cancelOutstanding(Time now, std::uint32_t r) {
     Req& q = reqs_[r];
     for (int i = 0; i < q.ncalls; ++i) {
         Call& c = calls_[q.calls[i]];
-        if (!c.live) continue;
+        // A call of this request that ended gave its slot back; another request's call may
+        // hold it now, and is not this request's to cancel.
+        if (!c.live || c.request != r) continue;
         port_.cancelCall(CallId{q.calls[i], c.generation});
         c.live = false;
         --liveCalls_;

@@ -686,6 +686,36 @@ TEST(GatewayContract, ARefreshsRetryCountsAsRefreshWorkNotAsAForegroundRetry) {
     EXPECT_DOUBLE_EQ(s.windows[0].extra_load, 0.5);  // one foreground retry per two primaries
 }
 
+// A request that ends cancels its own calls only. Its hedge answered (an invalid page) and gave
+// its slot back; another request's call took the slot; the first request's end left that call
+// alone (it cancelled it, and its request waited for nothing until its deadline: a 503).
+TEST(GatewayContract, ARequestThatEndsCancelsItsOwnCallsNotOnesThatReusedTheirSlots) {
+    Harness h;
+    const auto good = page(5);
+    const auto block = std::make_shared<ResultBody>(std::vector<ResultItem>{}, PageKind::BlockPage);
+    h.gw.onRequest(ms(0), request(1, "first query here"));
+    h.runTimersTo(ms(100));
+    ASSERT_EQ(h.port.started.size(), 2u);
+    const UpstreamCall primary = h.port.started[0], hedge = h.port.started[1];
+    ASSERT_EQ(hedge.role, CallRole::Hedge);
+    h.gw.onAnswer(ms(120), hedge.id, answerWith(*block, hedge.cache_key));
+    ASSERT_EQ(h.port.started.size(), 2u) << "no retry: both routed engines were tried";
+    h.gw.onRequest(ms(130), request(2, "second query here"));
+    ASSERT_EQ(h.port.started.size(), 3u);
+    const UpstreamCall other = h.port.started[2];
+    ASSERT_EQ(other.id.slot, hedge.id.slot) << "the setup needs the hedge's slot reused";
+    h.gw.onAnswer(ms(150), primary.id, answerWith(*good, primary.cache_key));
+    ASSERT_EQ(h.port.responses.size(), 1u);
+    EXPECT_EQ(h.port.responses[0].r.status, 200);
+    EXPECT_FALSE(h.port.wasCancelled(other.id));
+    EXPECT_EQ(h.gw.requestsInFlight(), 1u);
+    EXPECT_EQ(h.gw.callsInFlight(), 1u);
+    h.gw.onAnswer(ms(180), other.id, answerWith(*good, other.cache_key));
+    ASSERT_EQ(h.port.responses.size(), 2u);
+    EXPECT_EQ(h.port.responses[1].r.status, 200);
+    EXPECT_EQ(h.gw.callsInFlight(), 0u);
+}
+
 TEST(GatewayContract, AByteIdenticalAnswerToAnotherQueryIsRejectedAndRestsTheIp) {
     GatewayConfig c = baseConfig();
     c.egress_ips = 1;
