@@ -210,16 +210,19 @@ struct GatewaySim::Impl final : Port {
 
     // New knobs from now on, marked on the timeline: by the event's own label when it was given
     // one, else as "knob old -> new" for each knob that changes.
+    // How a knob change reads on the charts: its label, or what it changes when the label is
+    // the default one.
+    std::string changeText(const Params& p, const TimelineEvent& e) const {
+        if (e.label != defaultLabel(e, p.specs())) return e.label;
+        std::vector<std::string> keys;
+        for (const KnobSetting& k : e.set) keys.push_back(k.key);
+        return knobChangeText(params, p, keys);
+    }
+
     void applyKnobs(const Params& p, const TimelineEvent& e) {
         checkRunChange(params, p);
         const GatewayConfig gc = gatewayConfigFromParams(p, workload);  // validates first
-        std::string what = e.label;
-        if (e.label == defaultLabel(e, p.specs())) {
-            std::vector<std::string> keys;
-            for (const KnobSetting& k : e.set) keys.push_back(k.key);
-            what = knobChangeText(params, p, keys);
-        }
-        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, what, {}});
+        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, changeText(p, e), {}});
         gateway.reconfigure(now, gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
@@ -237,7 +240,19 @@ struct GatewaySim::Impl final : Port {
 
     void apply(const Action& a) {
         const TimelineEvent& e = timeline.events[a.event];
-        if (a.kind == Action::Set) return applyKnobs(withSettings(params, e), e);
+        if (a.kind == Action::Set) {
+            // Over the knobs in force: an edit made before it (checked when made) may make this
+            // change one that cannot be made; it is then marked as not applied and the run goes
+            // on, as in live mode (core/live/gateway_server.cpp).
+            const Params p = withSettings(params, e);
+            try {
+                return applyKnobs(p, e);
+            } catch (const std::invalid_argument& x) {
+                gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob,
+                                                       "not applied: " + changeText(p, e) + " (" + x.what() + ")", {}});
+                return;
+            }
+        }
         if (a.kind == Action::Phase) {
             gateway.metrics().addMark(TimelineMark{e.at_s, timeline.phaseEnd(a.event, toSeconds(end)),
                                                    MarkKind::Phase, e.label, e.phase});

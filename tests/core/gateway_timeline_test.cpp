@@ -186,6 +186,30 @@ TEST(GatewayTimeline, BreakersSwitchedOffMidRunEndTheirSpansAndMarkNothingUntilB
     EXPECT_EQ(closedByKnob, 1);
 }
 
+// A timeline change over the knobs in force: an edit made before it can make it a change that
+// cannot be made (a ceiling below the floor the edit raised). It is marked as not applied and
+// the run goes on, as in live mode; it used to end the run with the config's error.
+TEST(GatewayTimeline, AChangeThatAnEarlierEditMadeInvalidIsMarkedNotAppliedAndTheRunGoesOn) {
+    Params p = dayParams(0.2);
+    p.set("admission", true);
+    p.set("admission_min_limit", 10);
+    p.set("admission_max_limit", 200);
+    const Timeline t = test::timeline({R"({"at": "Mon 10:00", "set": {"admission_max_limit": 50}})"});
+    GatewaySim sim(p, 1, t);
+    ASSERT_TRUE(sim.advanceTo(9 * 3600));
+    Params edited = sim.params();
+    edited.set("admission_min_limit", 80);
+    sim.applyParams(edited);
+    ASSERT_TRUE(sim.advanceTo(12 * 3600));
+    EXPECT_EQ(sim.params().integer("admission_max_limit"), 200);
+    EXPECT_EQ(sim.params().integer("admission_min_limit"), 80);
+    int notApplied = 0;
+    for (const TimelineMark& m : sim.snapshot().timeline)
+        notApplied += m.kind == MarkKind::Knob && m.t_s == 10 * 3600 &&
+                      m.what.starts_with("not applied: admission_max_limit 200 -> 50 (");
+    EXPECT_EQ(notApplied, 1);
+}
+
 // A surge adds arrivals from its region, in its window, without changing any other arrival.
 TEST(GatewayTimeline, ASurgeAddsArrivalsAndLeavesTheOthersAsTheyWere) {
     const Params p = dayParams(0.2);
