@@ -66,7 +66,7 @@ struct ServeProcess {
         while (fgets(line, sizeof line, p)) out += line;
         const int status = pclose(p);
         p = nullptr;
-        return WEXITSTATUS(status);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;  // killed by the signal: not a stop
     }
     ~ServeProcess() {
         if (p) {

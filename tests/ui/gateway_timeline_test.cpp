@@ -133,7 +133,7 @@ TEST_F(GatewayViewTest, AScenarioTheParserRefusesShowsTheParsersMessage) {
 
     QProcess p;
     p.start(TAILLAB_GUI_PATH, {"--gateway", path, "--screenshot", dir.filePath("x.png")});
-    ASSERT_TRUE(p.waitForFinished(30000));
+    ASSERT_TRUE(p.waitForFinished(30000 * kSlowdown));
     EXPECT_EQ(p.exitCode(), 2);
     EXPECT_TRUE(p.readAllStandardError().contains(QByteArray::fromStdString(where)));
 }

@@ -420,7 +420,7 @@ TEST(GatewayAppTest, ExportsAGatewayChartFromTheCommandLine) {
 
     p.start(TAILLAB_GUI_PATH, {"--gateway", "--until", "soon", "--screenshot",
                                dir.filePath("x.png")});
-    ASSERT_TRUE(p.waitForFinished(30000));
+    ASSERT_TRUE(p.waitForFinished(30000 * kSlowdown));
     EXPECT_EQ(p.exitCode(), 2);
 }
 

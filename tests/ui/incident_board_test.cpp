@@ -417,7 +417,7 @@ TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {
     EXPECT_FALSE(QImage(shot).isNull());
     auto refused = [&](const QStringList& args, const char* says) {
         p.start(TAILLAB_GUI_PATH, args);
-        ASSERT_TRUE(p.waitForFinished(60000));
+        ASSERT_TRUE(p.waitForFinished(60000 * kSlowdown));
         EXPECT_EQ(p.exitCode(), 2) << args.join(' ').toStdString();
         const std::string err = p.readAllStandardError().toStdString();
         EXPECT_NE(err.find(says), std::string::npos) << err;

@@ -554,7 +554,7 @@ TEST(MainWindowTest, ABrokenFileIsExplainedAndTheOldResultMarkedStale) {
     // The same message from the command line as from the GUI's arguments.
     QProcess cli;
     cli.start(TAILLAB_CLI_PATH, {"run", broken});
-    ASSERT_TRUE(cli.waitForFinished(30000));
+    ASSERT_TRUE(cli.waitForFinished(30000 * kSlowdown));
     EXPECT_EQ(cli.exitCode(), 2);
     EXPECT_TRUE(QString::fromUtf8(cli.readAllStandardError()).contains(window.lastOpenError()));
 
@@ -864,7 +864,7 @@ TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     generation = window.controller()->generation();
     requests->setValue(requests->maximum());
     ASSERT_TRUE(
-        QTest::qWaitFor([&] { return window.controller()->generation() > generation; }, 5000));
+        QTest::qWaitFor([&] { return window.controller()->generation() > generation; }, 5000 * kSlowdown));
     ASSERT_TRUE(window.controller()->running());
 
     // The event loop keeps turning while the worker computes (a frozen window would hold a
@@ -882,7 +882,7 @@ TEST(MainWindowTest, LongRunCanBeCancelledWhileTheWindowStaysResponsive) {
     QPushButton* cancel = window.runStatus()->cancelButton();
     ASSERT_TRUE(cancel->isEnabled());
     QTest::mouseClick(cancel, Qt::LeftButton);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return cancelled.count() > 0; }, 30000))
+    ASSERT_TRUE(QTest::qWaitFor([&] { return cancelled.count() > 0; }, 30000 * kSlowdown))
         << "the run did not report cancelled";
     EXPECT_FALSE(window.controller()->running());
     EXPECT_TRUE(window.runStatus()->message().contains("Cancelled"));

@@ -71,7 +71,7 @@ class DrawnRecorder {
 inline bool waitForNewFinal(MainWindow& window, DrawnRecorder& recorder, quint64 generation,
                             int timeoutMs = kRunTimeoutMs) {
     RunController* c = window.controller();
-    if (!QTest::qWaitFor([&] { return c->generation() > generation; }, 5000)) return false;
+    if (!QTest::qWaitFor([&] { return c->generation() > generation; }, 5000 * kSlowdown)) return false;
     return QTest::qWaitFor(
         [&] {
             const LabResultPtr latest = window.latestResult();

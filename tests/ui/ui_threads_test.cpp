@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "../test_slowdown.h"
 #include "ui_threads.h"
 
 namespace taillab::ui::test {
@@ -49,7 +50,7 @@ TEST(WorkerThread, TicksUntilStoppedAndJobsGoFirst) {
         started.set_value();
     });
     started.get_future().wait();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return ticks.load() >= 5; }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ticks.load() >= 5; }, 5000 * taillab::test::kSlowdown));
     std::this_thread::sleep_for(20ms);
     EXPECT_EQ(ticks.load(), 5) << "the tick ran on after stopTicking()";
 
@@ -63,7 +64,7 @@ TEST(WorkerThread, TicksUntilStoppedAndJobsGoFirst) {
         worker.post([&] { seen.set_value(ticks.load()); });
     });
     EXPECT_EQ(seen.get_future().get(), 0);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return ticks.load() >= 1; }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ticks.load() >= 1; }, 5000 * taillab::test::kSlowdown));
 }
 
 TEST(WorkerThread, DestructionDropsTheJobsNotStartedAndWaitsForTheRunningOne) {
@@ -97,7 +98,7 @@ TEST(UiInbox, RunsWhatOtherThreadsPostOnTheUiThreadInOrder) {
     });
     poster.join();
     EXPECT_TRUE(order.empty()) << "ran before the UI thread's event loop turned";
-    ASSERT_TRUE(QTest::qWaitFor([&] { return order.size() == 1000; }, 5000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return order.size() == 1000; }, 5000 * taillab::test::kSlowdown));
     for (int i = 0; i < 1000; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
     for (const auto& t : threads) EXPECT_EQ(t, std::this_thread::get_id());
 }
