@@ -118,9 +118,8 @@ LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& c
     const FanoutConfig config = fanoutConfigFrom(params);
     const std::int64_t requests = params.integer64("requests");
     FanoutTally tally(config);
-    Rng rng(seed, "fanout/requests");
-    Rng hedgeRng(seed, "fanout/hedged");
-    const FanoutSampler sampler(config, false), hedgedSampler(config, true);
+    FanoutStreams streams(seed);
+    const FanoutRequestSampler sampler(config);
 
     LabResult result;
     result.lab = id();
@@ -130,14 +129,8 @@ LabResult FanoutLab::run(const Params& params, std::uint64_t seed, RunControl& c
     std::int64_t nextPartial = partialEvery;
     while (tally.requests < requests) {
         const std::int64_t end = std::min(requests, tally.requests + kChunk);
-        for (std::int64_t i = tally.requests; i < end; ++i) {
-            if (config.hedge == FanoutHedge::Delayed) {
-                tally.addDelayed(sampler.drawDelayed(rng, hedgeRng));
-                continue;
-            }
-            tally.add(sampler.draw(rng));
-            if (config.hedge == FanoutHedge::Immediate) tally.addHedged(hedgedSampler.draw(hedgeRng));
-        }
+        for (std::int64_t i = tally.requests; i < end; ++i)
+            tally.add(sampler.draw(streams.requests, streams.hedged));
         tally.requests = end;
         const double progress = 0.8 * static_cast<double>(end) / static_cast<double>(requests);
         control.reportProgress(progress);

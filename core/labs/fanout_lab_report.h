@@ -12,12 +12,18 @@
 
 namespace taillab {
 
+// The run's random streams. A sweep point draws from the same ones as the main run: the lab's
+// run at that point's knobs, cut to the point's request count.
+struct FanoutStreams {
+    explicit FanoutStreams(std::uint64_t seed);
+    Rng requests, hedged;
+};
+
 // Counts and histograms (µs) of the main run.
 struct FanoutTally {
     explicit FanoutTally(const FanoutConfig& c);
-    void add(const FanoutDraw& d);
-    void addHedged(const FanoutDraw& d);
-    void addDelayed(const HedgedDraw& h);  // before and after of one request, same draws
+    // One request of FanoutRequestSampler: before and, under a hedge, after.
+    void add(const HedgedDraw& h);
     bool delayed() const { return config.hedge == FanoutHedge::Delayed; }
 
     FanoutConfig config;
@@ -31,12 +37,15 @@ struct FanoutTally {
     HdrHistogram request, backend, hedgedRequest;
 };
 
-// Simulated points of the sweeps over N and over the shared fraction f, and the budget run.
+// Simulated points of the sweeps over N and over the shared fraction f, and the budget run. Each
+// point is the lab's own run (FanoutRequestSampler, the run's streams) at that point's N or f,
+// of requestsVsN / requestsVsF requests: the share of requests with a call at the threshold.
 struct FanoutSweeps {
-    std::int64_t requestsPerPoint = 0;
     std::vector<int> n;
+    std::vector<std::int64_t> requestsVsN;
     std::vector<double> slowVsN, hedgedVsN;
     std::vector<double> f;
+    std::vector<std::int64_t> requestsVsF;
     std::vector<double> slowVsF, hedgedVsF;
     double requestBudget = 0;
     double perBackendBudget = 0;
@@ -44,6 +53,9 @@ struct FanoutSweeps {
     double budgetSlow = 0;  // simulated share of requests with a slow call at the budget rate
 };
 
+// Requests per sweep point at fan-out n: the run's own count, at most kSweepRequests, fewer at a
+// large fan-out so that a point draws at most about kSweepCalls calls (never under 1,000).
+std::int64_t sweepRequests(int n, std::int64_t requests);
 // Returns false when cancelled. The hedged sweep points use c's hedge (immediate when none).
 bool runFanoutSweeps(const FanoutConfig& c, double requestBudget, std::int64_t requests,
                      std::uint64_t seed, RunControl& control, FanoutSweeps& out);

@@ -271,6 +271,22 @@ HedgedDraw FanoutSampler::drawDelayed(Rng& rng, Rng& backupRng) const {
                          : drawMaxDelayed(rng, backupRng, shared);
 }
 
+FanoutRequestSampler::FanoutRequestSampler(const FanoutConfig& c)
+    : hedge_(c.hedge), backends_(c.backends), plain_(c, false), hedged_(c, true) {}
+
+HedgedDraw FanoutRequestSampler::draw(Rng& rng, Rng& hedgeRng) const {
+    if (hedge_ == FanoutHedge::Delayed) return plain_.drawDelayed(rng, hedgeRng);
+    HedgedDraw h;
+    h.before = plain_.draw(rng);
+    if (hedge_ == FanoutHedge::Immediate) {
+        h.after = hedged_.draw(hedgeRng);
+        h.backups = backends_;  // every call has its second replica
+    } else {
+        h.after = h.before;
+    }
+    return h;
+}
+
 BernoulliStream::BernoulliStream(double p, Rng& rng)
     : logFail_(std::log1p(-std::clamp(p, 0.0, 1.0))),
       never_(p <= 0),
@@ -294,42 +310,6 @@ std::int64_t BernoulliStream::advance(std::int64_t n, Rng& rng) {
     }
     untilNext_ -= n;
     return hits;
-}
-
-std::int64_t BernoulliStream::advanceBoth(std::int64_t n, double p2, Rng& rng) {
-    std::int64_t hits = 0;
-    while (untilNext_ < n) {
-        if (rng.uniform() < p2) ++hits;
-        n -= untilNext_ + 1;
-        untilNext_ = gap(rng);
-    }
-    untilNext_ -= n;
-    return hits;
-}
-
-double simulateSomeCallSlow(const FanoutModel& m, int n, bool hedged, std::int64_t requests,
-                            Rng& rng, double hedgeDelay) {
-    const FanoutConfig& c = m.config();
-    const double s = c.slowness.sharedProbability();
-    const double q = c.slowness.independentProbability();
-    // Per-replica probabilities of reaching x in each state (at x <= 0 the CDFs are 0: certain).
-    auto independentTail = [&](double x) {
-        return 1 - ((1 - q) * lognormalCdf(c.body, x) + q * lognormalCdf(c.slow, x));
-    };
-    auto sharedTail = [&](double x) { return 1 - lognormalCdf(c.slow, x); };
-    const double a = independentTail(c.threshold_ms), b = sharedTail(c.threshold_ms);
-    const double a2 = independentTail(c.threshold_ms - hedgeDelay);
-    const double b2 = sharedTail(c.threshold_ms - hedgeDelay);
-    BernoulliStream independent(a, rng), sharedStream(b, rng);
-    std::int64_t slow = 0;
-    for (std::int64_t r = 0; r < requests; ++r) {
-        const bool shared = rng.uniform() < s;
-        BernoulliStream& stream = shared ? sharedStream : independent;
-        const std::int64_t k =
-            hedged ? stream.advanceBoth(n, shared ? b2 : a2, rng) : stream.advance(n, rng);
-        if (k > 0) ++slow;
-    }
-    return static_cast<double>(slow) / static_cast<double>(requests);
 }
 
 }  // namespace taillab

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "lab_test_support.h"
+#include "labs/fanout_lab_report.h"
 #include "labs/fanout_model.h"
 #include "labs/lab.h"
 #include "run/runner.h"
@@ -175,6 +176,60 @@ TEST(FanoutLab, FormulaFiguresAndCeilingAreTakenAtTheThreshold) {
     const LabResult plain = runFanout({{"requests", 20000}}, 1);
     EXPECT_NEAR(*plain.figure("slow_fraction_independent_formula"), 1 - std::pow(0.99, 100), 1e-9);
     EXPECT_NEAR(*plain.figure("slow_fraction_formula"), 1 - std::pow(0.99, 100), 1e-9);
+}
+
+const Series& seriesNamed(const Chart& c, const std::string& name) {
+    for (const Series& s : c.series)
+        if (s.name == name) return s;
+    ADD_FAILURE() << c.id << " has no series '" << name << "'";
+    static const Series none;
+    return none;
+}
+
+// The sweep dots were a Monte Carlo of the closed form's own per-call tails (Bernoulli trials at
+// 1 - F(t)), so they sat on the line whatever the sampler did. A dot is now the lab's own run
+// at that point's knobs: the main run's sampler and seed, cut to the point's request count.
+TEST(FanoutLab, EverySweepDotIsTheLabsOwnRunAtThatPoint) {
+    const std::int64_t requests = 3000;
+    const std::initializer_list<std::pair<const char*, double>> delayed{{"hedge_mode", 2},
+                                                                        {"hedge_delay_ms", 15}};
+    auto run = [&](std::initializer_list<std::pair<const char*, double>> hedge, int n, double f,
+                   std::int64_t req) {
+        Params p = fanout().defaultParams();
+        for (const auto& [k, v] : hedge) p.set(k, v);
+        p.set("backends", n);
+        p.set("shared_fraction", f);
+        p.set("requests", static_cast<double>(req));
+        RunControl control;
+        return fanout().run(p, 7, control, {});
+    };
+    const LabResult r = run(delayed, 100, 0.0, requests);
+    const Chart* byN = r.chart("slow_vs_n");
+    ASSERT_NE(byN, nullptr);
+    const Series& dots = seriesNamed(*byN, "simulated");
+    const Series& hedgedDots = seriesNamed(*byN, "hedged (simulated)");
+    ASSERT_EQ(dots.x.size(), hedgedDots.x.size());
+    int compared = 0;
+    for (std::size_t i = 0; i < dots.x.size(); ++i) {
+        const int n = static_cast<int>(dots.x[i]);
+        if (n != 2 && n != 100 && n != 1000) continue;
+        const LabResult at = run(delayed, n, 0.0, sweepRequests(n, requests));
+        EXPECT_DOUBLE_EQ(dots.y[i], 100 * *at.figure("hit_fraction")) << "N = " << n;
+        EXPECT_DOUBLE_EQ(hedgedDots.y[i], 100 * *at.figure("hedged_slow_fraction")) << "N = " << n;
+        ++compared;
+    }
+    EXPECT_EQ(compared, 3);
+    // Without a hedge the f sweep draws the immediate one.
+    const LabResult plain = run({}, 100, 0.0, requests);
+    const Chart* byF = plain.chart("slow_vs_shared");
+    ASSERT_NE(byF, nullptr);
+    const Series& fDots = seriesNamed(*byF, "no hedge (simulated)");
+    const Series& fHedged = seriesNamed(*byF, "immediate hedge (simulated)");
+    ASSERT_EQ(fDots.x.size(), 5u);
+    ASSERT_EQ(fDots.x[2], 0.5);
+    const LabResult half = run({{"hedge_mode", 1}}, 100, 0.5, sweepRequests(100, requests));
+    EXPECT_DOUBLE_EQ(fDots.y[2], 100 * *half.figure("hit_fraction"));
+    EXPECT_DOUBLE_EQ(fHedged.y[2], 100 * *half.figure("hedged_slow_fraction"));
 }
 
 // A slow mode of 30 s median, σ = 2, puts about one request in a hundred past an hour: the
