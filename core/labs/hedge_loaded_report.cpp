@@ -75,21 +75,6 @@ Chart distributionChart(const LabResult& r, const ReportSetup& setup) {
     return c;
 }
 
-// A check against the stationary M/M/1 closed form decides only a settled run whose tolerance
-// is within kMaxToleranceShare of the value; otherwise it is inconclusive and says which run
-// would decide it. `seTolerance` is the sampling part of the tolerance (it shrinks like 1/√n).
-void decideOrSayWhy(Check& c, const std::string& unsettled, const LoadPoint& p,
-                    double seTolerance) {
-    if (!unsettled.empty()) {
-        c.inconclusive = unsettled;
-        return;
-    }
-    const double target = (kMaxToleranceShare - kHdrRelativeError) * std::abs(c.closed_form);
-    const std::int64_t measured = sampleForTolerance(p.measured, seTolerance, target);
-    requireResolution(c, "run at least " + groupedCount(measured + p.warmup.arrivals) +
-                             " requests");
-}
-
 }  // namespace
 
 std::string policyKey(int policy) {
@@ -196,21 +181,20 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
     const double mu = 1.0 / meanMs;
     for (const auto& p : points) {
         const std::string at = " at load " + loadKey(p.load);
-        const std::string unsettled = unsettledReason(p.warmup, p.load);
         const PolicyPoint& none = p.policy[kNone];
         const double mean = queueing::mm1MeanResponse(p.load * mu, mu);
         const double meanSe = kSigmas * queueing::mm1MeanStandardError(p.load, mu, p.measured);
         r.checks.push_back(makeCheck("no hedging: mean response (ms)" + at, none.meanMs, mean,
                                      meanSe + kHdrRelativeError * mean, false,
                                      "closed form: M/M/1 mean 1/(μ-λ), ±4 SE"));
-        decideOrSayWhy(r.checks.back(), unsettled, p, meanSe);
+        requireSettledResolution(r.checks.back(), p.warmup, p.load, p.measured, meanSe);
         const double p99 = queueing::mm1ResponseQuantile(0.99, p.load * mu, mu);
         const double p99Se =
             kSigmas * queueing::mm1QuantileStandardError(0.99, p.load, mu, p.measured);
         r.checks.push_back(makeCheck("no hedging: p99 response (ms)" + at, none.p99Ms, p99,
                                      p99Se + kHdrRelativeError * p99, false,
                                      "closed form: M/M/1 p99 = ln(100)/(μ-λ), ±4 SE"));
-        decideOrSayWhy(r.checks.back(), unsettled, p, p99Se);
+        requireSettledResolution(r.checks.back(), p.warmup, p.load, p.measured, p99Se);
     }
     if (const LoadPoint* p = pointAt(points, setup.chosenLoad)) {
         const double q = setup.percentile / 100.0;
@@ -220,7 +204,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
         r.checks.push_back(makeCheck("calibrated hedge delay (ms) at load " + loadKey(p->load),
                                      p->percentileDelayMs, delay, se + kHdrRelativeError * delay,
                                      false, "closed form: M/M/1 quantile -ln(1-q)/(μ-λ), ±4 SE"));
-        decideOrSayWhy(r.checks.back(), unsettledReason(p->warmup, p->load), *p, se);
+        requireSettledResolution(r.checks.back(), p->warmup, p->load, p->calibrationCount, se);
     }
 }
 

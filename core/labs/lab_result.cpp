@@ -33,6 +33,17 @@ void requireResolution(Check& c, const std::string& whatWouldDecide) {
     c.inconclusive = why + whatWouldDecide;
 }
 
+std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, double sePart) {
+    const double expected = std::abs(c.closed_form);
+    const double tolerance = c.relative ? c.tolerance * expected : c.tolerance;
+    const double target = kMaxToleranceShare * expected - (tolerance - sePart);
+    if (!(target > 0) || !std::isfinite(sePart) || sePart < 0) return std::nullopt;
+    const double ratio = sePart / target;
+    const double needed = std::ceil(static_cast<double>(n) * ratio * ratio);
+    if (!(needed < 9e18)) return std::nullopt;
+    return static_cast<std::int64_t>(needed);
+}
+
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source) {
     Check c{std::move(name), simulated, threshold, 0.0, false, std::move(source), holds, {}, {}};

@@ -68,8 +68,10 @@ struct Check {
     // (`pass` still says how the numbers compare).
     std::string not_applicable;
     // Why this run cannot decide the check; "" when it can. A simulation too short for its
-    // transient to die out is neither right nor wrong: the reason says what run would decide
-    // ("the queues need about 1,900 service times to settle; run at least 1,200,000 requests").
+    // transient to die out, or whose tolerance is too wide to fail, is neither right nor wrong:
+    // the reason names the run that would decide, one that settles and brings the tolerance
+    // within kMaxToleranceShare ("the queues need about 1,900 service times to settle; run at
+    // least 1,200,000 requests").
     std::string inconclusive;
 
     bool applies() const { return not_applicable.empty() && inconclusive.empty(); }
@@ -94,6 +96,16 @@ double toleranceShare(const Check& c);
 // with `whatWouldDecide` ("run at least 700,000 requests") in the reason. A check whose expected
 // value is 0, or that is already inconclusive or not applicable, is left as it is.
 void requireResolution(Check& c, const std::string& whatWouldDecide);
+// The sample size at which `c` decides. `sePart` is the part of its tolerance that `n` samples
+// gave and that shrinks like 1/√n; the rest of the tolerance does not shrink. Returns the n at
+// which the whole comes down to kMaxToleranceShare of the expected value (below `n` when it
+// already has); nullopt when the part that does not shrink is that wide already, or the
+// expected value is 0 or the sampling part not finite: no sample size decides the check.
+std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, double sePart);
+// The `whatWouldDecide` of a check for which samplesToDecide finds no sample size.
+inline constexpr const char* kNoSampleSizeDecides =
+    "no run length decides it: the part of the tolerance that does not shrink with the run is "
+    "that wide already";
 // A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source);

@@ -86,18 +86,18 @@ DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
 
 std::string distributionName(int d) { return withNumber("d", d); }
 
-double meanTolerance(double load, int d, int servers, std::int64_t measured) {
+MeanTolerance meanTolerance(double load, int d, int servers, std::int64_t measured) {
     if (d <= 1) {
         const double expected = queueing::mm1MeanResponse(load, 1.0);
-        return kSigmas * queueing::mm1MeanStandardError(load, 1.0, measured) +
-               kHdrRelativeError * expected;
+        return {kSigmas * queueing::mm1MeanStandardError(load, 1.0, measured),
+                kHdrRelativeError * expected};
     }
     const double fixedPoint = queueing::supermarketMeanTime(load, d);
     const double variance = kJsqVarianceFactor * fixedPoint / ((1 - load) * (1 - load));
     const double se =
         std::sqrt(variance / static_cast<double>(std::max<std::int64_t>(measured, 1)));
     const double bias = kFiniteNBias / (1 - load) * 100.0 / servers * fixedPoint;
-    return kSigmas * se + bias;
+    return {kSigmas * se, bias};
 }
 
 void addLoadFigures(LabResult& r, const LoadPoint& p) {
@@ -157,7 +157,6 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
                                  conserved, "conservation"));
     for (const auto& p : points) {
         // The d = 1 queues settle slowest: a run too short for them cannot decide their checks.
-        const std::string unsettled = unsettledReason(p.warmup, p.load);
         for (int d = 1; d <= setup.maxD; ++d) {
             const DPoint& q = p.byD[d - 1];
             const double expected = queueing::supermarketMeanTime(p.load, d);
@@ -166,10 +165,11 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
             const char* source = d == 1 ? "closed form: M/M/1 1/(1-λ), ±4 SE"
                                         : "closed form: fixed point Σ λ^((d^i-d)/(d-1)), ±4 SE "
                                           "+ finite-n allowance";
-            r.checks.push_back(makeCheck(name, q.meanTime, expected,
-                                         meanTolerance(p.load, d, setup.servers, q.measured), false,
-                                         source));
-            if (d == 1) r.checks.back().inconclusive = unsettled;
+            const MeanTolerance tol = meanTolerance(p.load, d, setup.servers, q.measured);
+            r.checks.push_back(makeCheck(name, q.meanTime, expected, tol.total(), false, source));
+            if (d == 1 && !p.warmup.settled)
+                requireSettledResolution(r.checks.back(), p.warmup, p.load, q.measured,
+                                         tol.sampling);
             if (d > 1 && !fixedPointApplies(setup.servers))
                 r.checks.back().inconclusive =
                     withNumber("the fixed point is the n → ∞ limit, not applicable at n = ",
@@ -181,12 +181,13 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
         }
         const DPoint& random = p.byD[0];
         const double p99 = queueing::mm1ResponseQuantile(0.99, p.load, 1.0);
-        r.checks.push_back(makeCheck(
-            "p99 time in system, d = 1, load " + loadKey(p.load), random.p99Time, p99,
-            kSigmas * queueing::mm1QuantileStandardError(0.99, p.load, 1.0, random.measured) +
-                kHdrRelativeError * p99,
-            false, "closed form: M/M/1 p99 = ln(100)/(1-λ), ±4 SE"));
-        r.checks.back().inconclusive = unsettled;
+        const double p99Se =
+            kSigmas * queueing::mm1QuantileStandardError(0.99, p.load, 1.0, random.measured);
+        r.checks.push_back(makeCheck("p99 time in system, d = 1, load " + loadKey(p.load),
+                                     random.p99Time, p99, p99Se + kHdrRelativeError * p99, false,
+                                     "closed form: M/M/1 p99 = ln(100)/(1-λ), ±4 SE"));
+        if (!p.warmup.settled)
+            requireSettledResolution(r.checks.back(), p.warmup, p.load, random.measured, p99Se);
     }
 }
 

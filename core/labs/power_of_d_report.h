@@ -34,8 +34,14 @@ struct ReportSetup {
 DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response);
 std::string distributionName(int d);  // "d2": the histogram of best-of-2
 // The check tolerance for a simulated mean at (λ, d) from `measured` arrivals: 4 standard errors
-// plus, for d ≥ 2, the finite-n allowance.
-double meanTolerance(double load, int d, int servers, std::int64_t measured);
+// (`sampling`, shrinking like 1/√measured) plus a part that does not shrink (`fixed`): the HDR
+// resolution for d = 1, the finite-n allowance for d ≥ 2.
+struct MeanTolerance {
+    double sampling = 0;
+    double fixed = 0;
+    double total() const { return sampling + fixed; }
+};
+MeanTolerance meanTolerance(double load, int d, int servers, std::int64_t measured);
 
 void addLoadFigures(LabResult& r, const LoadPoint& p);
 void addCharts(LabResult& r, const std::vector<LoadPoint>& points, const ReportSetup& setup);

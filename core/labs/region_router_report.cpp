@@ -356,27 +356,48 @@ void addChecks(LabResult& r, const ReportSetup& setup, const std::vector<RouterS
         c.inconclusive = "timeouts or overflows cut some waits short (" +
                          std::to_string(s.retries) +
                          " retries): raise queue_timeout_ms and queue_limit to compare with M/M/c";
-    } else if (s.batches < MmcSettling::kMinBatches || s.waitSamples < 1000 ||
-               !std::isfinite(s.meanWaitSeMs)) {
-        char why[240];
-        std::snprintf(why, sizeof why,
-                      "too short to decide: the queue settles in about %.3g s (relaxation time "
-                      "%.3g s); measured from %.0f s in batches of %.0f s, it needs %d batches: "
-                      "run at least %.0f s (duration_s)",
-                      settle.fromS, settle.relaxationS, settle.fromS, settle.batchS,
-                      MmcSettling::kMinBatches, settle.neededDurationS);
-        c.inconclusive = why;
-    } else {
-        // The standard error shrinks like 1/√(measured time).
-        const double measuredS = s.batches * settle.batchS;
-        const double target = (kMaxToleranceShare - 0.01) * expected;
-        const double neededS = static_cast<double>(
-            sampleForTolerance(std::llround(measuredS), kSigmas * s.meanWaitSeMs, target));
-        char what[96];
-        std::snprintf(what, sizeof what, "run at least %.0f s (duration_s)",
-                      std::ceil(settle.fromS + neededS));
-        requireResolution(c, what);
+        return;
     }
+    // The standard error shrinks like 1/√(measured time): the run that decides settles, has
+    // kMinBatches batches, and measures long enough for the tolerance to be within the share.
+    std::optional<double> decidingS;
+    if (std::isfinite(s.meanWaitSeMs)) {
+        const double measuredS = s.batches * settle.batchS;
+        if (const auto n = samplesToDecide(c, std::llround(measuredS), kSigmas * s.meanWaitSeMs)) {
+            const double batches = std::ceil(static_cast<double>(*n) / settle.batchS);
+            decidingS = std::max(settle.neededDurationS, settle.fromS + batches * settle.batchS);
+        }
+    }
+    char what[200];
+    if (decidingS) {
+        std::snprintf(what, sizeof what, "run at least %.0f s (duration_s)", *decidingS);
+    } else {
+        std::snprintf(what, sizeof what, "%s", kNoSampleSizeDecides);
+    }
+    if (s.batches >= MmcSettling::kMinBatches && s.waitSamples >= 1000 &&
+        std::isfinite(s.meanWaitSeMs)) {
+        requireResolution(c, what);
+        return;
+    }
+    char why[200];
+    std::snprintf(why, sizeof why,
+                  "too short to decide: the queue settles in about %.3g s (relaxation time %.3g "
+                  "s); measured from %.0f s in batches of %.0f s, it needs %d batches: ",
+                  settle.fromS, settle.relaxationS, settle.fromS, settle.batchS,
+                  MmcSettling::kMinBatches);
+    c.inconclusive = why;
+    if (decidingS) {
+        std::snprintf(what, sizeof what,
+                      "run at least %.0f s (duration_s), as far as the spread of its %d batches "
+                      "tells, to bring the tolerance within %.0f%%",
+                      *decidingS, s.batches, 100 * kMaxToleranceShare);
+    } else {
+        std::snprintf(what, sizeof what,
+                      "run at least %.0f s (duration_s); their spread then says whether that "
+                      "is long enough",
+                      settle.neededDurationS);
+    }
+    c.inconclusive += what;
 }
 
 }  // namespace taillab::region_router

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
+#include <regex>
 #include <string>
 
 #include "labs/lab_result.h"
@@ -23,6 +26,22 @@ inline void expectAllChecksPass(const LabResult& r) {
 // scenarios/labs/NAME.json, run as `taillab-cli run` would.
 inline LabResult runLabFile(const std::string& name) {
     return runScenario(loadScenarioFile(labScenarioPath(name)));
+}
+
+// N of an inconclusive check's "run at least N requests"; nullopt when it names no such run.
+inline std::optional<std::int64_t> advisedRequests(const Check& c) {
+    static const std::regex kAdvice(R"(run at least ([0-9,]+) requests)");
+    std::smatch m;
+    if (!std::regex_search(c.inconclusive, m, kAdvice)) return std::nullopt;
+    std::string digits = m.str(1);
+    std::erase(digits, ',');
+    return std::stoll(digits);
+}
+
+// scenarios/labs/NAME.json run with params.requests = `requests`.
+inline LabResult runLabFileWithRequests(const std::string& name, std::int64_t requests) {
+    return runScenario(
+        loadScenarioFile(labScenarioPath(name), {"params.requests=" + std::to_string(requests)}));
 }
 
 }  // namespace taillab::test

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 #include <stdexcept>
 #include <string>
 
@@ -223,6 +224,33 @@ TEST(RegionRouterLab, AnMmcRunShorterThanItsRelaxationNeedsIsInconclusive) {
     EXPECT_NE(check->inconclusive.find("run at least 370 s"), std::string::npos)
         << check->inconclusive;
     EXPECT_TRUE(r.allChecksPass());
+}
+
+// Too short for ten batches, the advice named the run with ten (370 s) even when the spread of
+// the batches it had put the tolerance far above 25% of the value at that length (seed 2: ±198 ms
+// from 5 batches, ±140 ms at 370 s, against 315 ms). It names the run whose tolerance, scaled
+// from the spread of its batches as the standard error shrinks (1/√time), is within 25%.
+TEST(RegionRouterLab, AnUnsettledRunNamesTheLengthItsSpreadAsksFor) {
+    FleetConfig c;
+    c.nodes = 1;
+    c.load = 0.9;
+    const MmcSettling m = mmcSettling(c);
+    RunControl control;
+    const LabResult r = findLab("region_router")->run(oneRegionMm1(0.9, 240), 2, control, {});
+    const Check* check = mmcCheck(r);
+    ASSERT_NE(check, nullptr);
+    EXPECT_FALSE(check->applies());
+    std::smatch advice;
+    ASSERT_TRUE(std::regex_search(check->inconclusive, advice,
+                                  std::regex(R"(run at least ([0-9]+) s \(duration_s\))")))
+        << check->inconclusive;
+    const double advisedS = std::stod(advice.str(1));
+    EXPECT_GE(advisedS, m.neededDurationS);
+    const double measuredS = std::floor((240 - m.fromS) / m.batchS) * m.batchS;
+    const double fixed = 0.01 * check->closed_form;  // the tolerance's part that does not shrink
+    const double sampling = check->tolerance - fixed;
+    const double atAdvice = sampling * std::sqrt(measuredS / (advisedS - m.fromS)) + fixed;
+    EXPECT_LE(atAdvice, kMaxToleranceShare * check->closed_form) << check->inconclusive;
 }
 
 // Long enough to decide, the same load still decides, and passes, with batches of 2τ: 274 ms
