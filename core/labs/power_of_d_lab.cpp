@@ -5,7 +5,8 @@
 // joins the shortest of d uniformly sampled queues. Swept over λ = 0.1..0.9 (plus the chosen load)
 // for d = 1..max_d. Each run first leaves out five M/M/1 relaxation times of simulated time (the
 // queues start empty), at most half its arrivals; a run too short for that cannot decide the
-// d = 1 checks, which then say inconclusive and name the run length that would decide them.
+// d = 1 checks, which then say inconclusive and name the run length that would decide them. So
+// does any check whose tolerance exceeds 25% of its value (lab_result.h, kMaxToleranceShare).
 //
 // Closed forms (queueing.h): d = 1 is n independent M/M/1 queues, mean time in system 1/(1-λ),
 // response time Exp(1-λ). For d ≥ 2 the n → ∞ fixed point gives
@@ -169,8 +170,8 @@ empty, so each run first leaves out five relaxation times of an M/M/1 queue, 1/(
 times each (about 1,900 service times at 90% load, 7,800 at 95%), and then checks each simulated
 mean against the formula, with a tolerance from the run's sample size plus a small allowance for
 a finite number of servers, since the formula is the limit of infinitely many. A run too short
-to settle says so: its random-routing checks are <i>inconclusive</i>, with the number of
-requests that would decide them.</p>)";
+to settle, or whose tolerance is wider than a quarter of the value, says so: those checks are
+<i>inconclusive</i>, with the number of requests that would decide them.</p>)";
 }
 
 }  // namespace

@@ -72,6 +72,32 @@ Chart versusLoad(const std::vector<LoadPoint>& points, const ReportSetup& setup,
     return c;
 }
 
+// A best-of-d check decides only when its tolerance is within kMaxToleranceShare of the fixed
+// point. Its queues settle faster than random routing's, so a run too short for those still
+// measures half its arrivals: the advice is the shortest run that measures enough. When the
+// finite-n allowance alone is that wide (λ near 1, few servers), no run length decides: the
+// advice is the servers at which it is half the share, and the run that decides there.
+void requireBestOfDResolution(Check& c, const LoadPoint& p, int servers, std::int64_t measured,
+                              const MeanTolerance& tol) {
+    if (const auto samples = samplesToDecide(c, measured, tol.sampling)) {
+        const std::int64_t requests = requestsToMeasure(p.warmup, *samples, false);
+        requireResolution(c, "run at least " + groupedCount(requests) + " requests");
+        return;
+    }
+    const double allowance = tol.fixed / c.closed_form;
+    const int enough = static_cast<int>(std::ceil(servers * allowance / (kMaxToleranceShare / 2)));
+    const double ratio = tol.sampling / (kMaxToleranceShare / 2 * c.closed_form);
+    const auto samples =
+        static_cast<std::int64_t>(std::ceil(static_cast<double>(measured) * ratio * ratio));
+    const std::int64_t requests = requestsToMeasure(warmupFor(p.load, enough, 0), samples, false);
+    char why[200];
+    std::snprintf(why, sizeof why,
+                  "the finite-n allowance alone is %.0f%% of the value at n = %d servers, so no "
+                  "run length decides it: run with at least %d servers and %s requests",
+                  100 * allowance, servers, enough, groupedCount(requests).c_str());
+    requireResolution(c, why);
+}
+
 }  // namespace
 
 DPoint summarizeRun(const SupermarketStats& s, const HdrHistogram& response) {
@@ -167,17 +193,20 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
                                           "+ finite-n allowance";
             const MeanTolerance tol = meanTolerance(p.load, d, setup.servers, q.measured);
             r.checks.push_back(makeCheck(name, q.meanTime, expected, tol.total(), false, source));
-            if (d == 1 && !p.warmup.settled)
-                requireSettledResolution(r.checks.back(), p.warmup, p.load, q.measured,
-                                         tol.sampling);
-            if (d > 1 && !fixedPointApplies(setup.servers))
-                r.checks.back().inconclusive =
+            Check& c = r.checks.back();
+            if (d == 1) {
+                requireSettledResolution(c, p.warmup, p.load, q.measured, tol.sampling);
+            } else if (!fixedPointApplies(setup.servers)) {
+                c.inconclusive =
                     withNumber("the fixed point is the n → ∞ limit, not applicable at n = ",
                                setup.servers) +
                     withNumber(" servers (a finite system sits above it, by +9% to +26% at load "
                                "0.9 for n = 10 to 20): run with at least ",
                                kMinServersForFixedPoint) +
                     " servers to compare";
+            } else {
+                requireBestOfDResolution(c, p, setup.servers, q.measured, tol);
+            }
         }
         const DPoint& random = p.byD[0];
         const double p99 = queueing::mm1ResponseQuantile(0.99, p.load, 1.0);
@@ -186,8 +215,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
         r.checks.push_back(makeCheck("p99 time in system, d = 1, load " + loadKey(p.load),
                                      random.p99Time, p99, p99Se + kHdrRelativeError * p99, false,
                                      "closed form: M/M/1 p99 = ln(100)/(1-λ), ±4 SE"));
-        if (!p.warmup.settled)
-            requireSettledResolution(r.checks.back(), p.warmup, p.load, random.measured, p99Se);
+        requireSettledResolution(r.checks.back(), p.warmup, p.load, random.measured, p99Se);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "lab_test_support.h"
 #include "labs/hedge_idle_model.h"
 #include "labs/lab.h"
 #include "run/runner.h"
@@ -202,12 +203,6 @@ TEST(HedgeIdleLab, ServiceMixtureIsTheDefaultByteForByte) {
     EXPECT_EQ(implicit, explicit_);
 }
 
-const Check* checkNamed(const LabResult& r, const std::string& name) {
-    for (const auto& c : r.checks)
-        if (c.name == name) return &c;
-    return nullptr;
-}
-
 // 4 standard errors of a sample quantile (delta method: sqrt(p(1-p)/n) / density) plus 0.2% for
 // the HDR bucket a figure is read from.
 double quantileTol(double p, double n, double density, double x) {
@@ -233,7 +228,7 @@ TEST(HedgeIdleLab, ExponentialServiceMatchesItsExactForms) {
                     quantileTol(p, n, 2 * (1 - p) / m, after(p)));
     }
     EXPECT_NEAR(*r.figure("p999_after_closed_form_ms"), after(0.999), 1e-9 * after(0.999));
-    const Check* c = checkNamed(r, "p99.9 after");
+    const Check* c = test::checkNamed(r, "p99.9 after");
     ASSERT_NE(c, nullptr);
     EXPECT_NEAR(c->closed_form, after(0.999), 1e-9 * after(0.999));
     EXPECT_NE(c->source.find("e^(-(2t-d)/m)"), std::string::npos) << c->source;
@@ -241,7 +236,7 @@ TEST(HedgeIdleLab, ExponentialServiceMatchesItsExactForms) {
     const double s = std::exp(-d / m);
     EXPECT_NEAR(*r.figure("extra_requests"), s, 4 * std::sqrt(s * (1 - s) / n));
     // Extra work against S(d) / (2 - S(d)) within the lab's own 4 ratio SEs, which must be tight.
-    const Check* w = checkNamed(r, "extra work");
+    const Check* w = test::checkNamed(r, "extra work");
     ASSERT_NE(w, nullptr);
     EXPECT_NEAR(w->closed_form, s / (2 - s), 1e-15);
     EXPECT_LT(w->tolerance, 0.1 * s / (2 - s));
@@ -274,7 +269,7 @@ TEST(HedgeIdleLab, LognormalServiceMatchesItsClosedForms) {
     }
     const double s = S(d);
     EXPECT_NEAR(*r.figure("extra_requests"), s, 4 * std::sqrt(s * (1 - s) / n));
-    const Check* w = checkNamed(r, "extra work");
+    const Check* w = test::checkNamed(r, "extra work");
     ASSERT_NE(w, nullptr);
     EXPECT_NEAR(w->closed_form, model.extraWork(d), 1e-15);
     EXPECT_LT(w->tolerance, 0.1 * w->closed_form);

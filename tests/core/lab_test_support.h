@@ -28,14 +28,27 @@ inline LabResult runLabFile(const std::string& name) {
     return runScenario(loadScenarioFile(labScenarioPath(name)));
 }
 
+// The check of `r` called `name`; nullptr when there is none.
+inline const Check* checkNamed(const LabResult& r, const std::string& name) {
+    for (const Check& c : r.checks)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+// The first group of `pattern` in `text`; nullopt when it does not match.
+inline std::optional<std::string> firstMatch(const std::string& text, const std::string& pattern) {
+    std::smatch m;
+    if (!std::regex_search(text, m, std::regex(pattern))) return std::nullopt;
+    return m.str(1);
+}
+
 // N of an inconclusive check's "run at least N requests"; nullopt when it names no such run.
 inline std::optional<std::int64_t> advisedRequests(const Check& c) {
-    static const std::regex kAdvice(R"(run at least ([0-9,]+) requests)");
-    std::smatch m;
-    if (!std::regex_search(c.inconclusive, m, kAdvice)) return std::nullopt;
-    std::string digits = m.str(1);
-    std::erase(digits, ',');
-    return std::stoll(digits);
+    std::optional<std::string> digits =
+        firstMatch(c.inconclusive, R"(run at least ([0-9,]+) requests)");
+    if (!digits) return std::nullopt;
+    std::erase(*digits, ',');
+    return std::stoll(*digits);
 }
 
 // scenarios/labs/NAME.json run with params.requests = `requests`.

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <regex>
 #include <stdexcept>
 #include <string>
 
 #include "cli_support.h"
+#include "lab_test_support.h"
 #include "labs/lab.h"
 #include "labs/region_router_report.h"
 #include "labs/region_router_sim.h"
@@ -240,11 +240,10 @@ TEST(RegionRouterLab, AnUnsettledRunNamesTheLengthItsSpreadAsksFor) {
     const Check* check = mmcCheck(r);
     ASSERT_NE(check, nullptr);
     EXPECT_FALSE(check->applies());
-    std::smatch advice;
-    ASSERT_TRUE(std::regex_search(check->inconclusive, advice,
-                                  std::regex(R"(run at least ([0-9]+) s \(duration_s\))")))
-        << check->inconclusive;
-    const double advisedS = std::stod(advice.str(1));
+    const auto advice =
+        test::firstMatch(check->inconclusive, R"(run at least ([0-9]+) s \(duration_s\))");
+    ASSERT_TRUE(advice.has_value()) << check->inconclusive;
+    const double advisedS = std::stod(*advice);
     EXPECT_GE(advisedS, m.neededDurationS);
     const double measuredS = std::floor((240 - m.fromS) / m.batchS) * m.batchS;
     const double fixed = 0.01 * check->closed_form;  // the tolerance's part that does not shrink
