@@ -323,15 +323,6 @@ void addSweepCharts(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     r.charts.push_back(std::move(byF));
 }
 
-// A proportion check decides only when its tolerance is within kMaxToleranceShare of the
-// expected share (a rare event seen once or never would pass); otherwise it is inconclusive and
-// names the run that would decide it.
-void requireProportionResolution(Check& c) {
-    const double trials = std::min(proportionTrialsFor(c.closed_form, kMaxToleranceShare), 9e18);
-    const auto needed = static_cast<std::int64_t>(std::ceil(trials));
-    requireResolution(c, "run at least " + groupedCount(needed) + " requests");
-}
-
 void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h, double pct,
                    const std::function<double(double)>& cdf,
                    const std::function<double(double)>& q) {

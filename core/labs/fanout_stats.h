@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 
 #include "labs/lab_common.h"
+#include "labs/lab_result.h"
 
 namespace taillab {
 
@@ -29,6 +31,15 @@ inline double proportionTrialsFor(double p, double share, double sigmas = kSigma
     return a > 0 ? (b + std::sqrt(b * b + 4 * a * c)) / (2 * a) : INFINITY;
 }
 
+// A proportion check decides only when its tolerance is within kMaxToleranceShare of the
+// expected share (a rare event seen once or never would pass); otherwise it is inconclusive and
+// names the trials (requests) that would decide it.
+inline void requireProportionResolution(Check& c) {
+    const double trials = std::min(proportionTrialsFor(c.closed_form, kMaxToleranceShare), 9e18);
+    const auto needed = static_cast<std::int64_t>(std::ceil(trials));
+    requireResolution(c, "run at least " + groupedCount(needed) + " requests");
+}
+
 // Two independent estimates (ours from n1 trials, a published one from n2) of the same P.
 inline double proportionDifferenceTolerance(double p, double n1, double n2,
                                             double sigmas = kSigmas) {
@@ -36,12 +47,15 @@ inline double proportionDifferenceTolerance(double p, double n1, double n2,
     return sigmas * std::sqrt(a * a + b * b);
 }
 
+// The part of quantileTolerance that does not shrink with n: the HDR bucket, as a share of x.
+constexpr double kQuantileHdrShare = 0.002;
+
 inline double quantileTolerance(const std::function<double(double)>& cdf, double x, double p,
                                 double n, double sigmas = kSigmas) {
     const double h = 0.01;
     const double density = (cdf(x * (1 + h)) - cdf(x * (1 - h))) / (2 * h * x);
     const double se = density > 0 ? std::sqrt(p * (1 - p) / n) / density : INFINITY;
-    return sigmas * se + 0.002 * x;
+    return sigmas * se + kQuantileHdrShare * x;
 }
 
 }  // namespace taillab

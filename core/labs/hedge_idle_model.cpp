@@ -130,15 +130,36 @@ HdrConfig hedgeIdleLatencyRange(const HedgeIdleConfig& c) {
     return h;
 }
 
-double HedgeIdleModel::extraWorkByQuadrature(double d) const {
-    // Far past the slowest component's 1 - 1e-12 quantile, where P(T > t) is negligible.
-    const double tail = farTailMs();
-    const double far = 20 * tail;
+// ∫_a^b g(t)·P(T > t) dt under delay d; b = +∞ stops far past the slowest component's
+// 1 - 1e-12 quantile, where P(T > t) is negligible.
+template <class G>
+double HedgeIdleModel::integrateSurvival(double d, double a, double b, const G& g) const {
+    const double far = std::isinf(b) ? 20 * farTailMs() : b;
     const double h = 1e-3 * c_.body.median_ms;
-    auto st = [&](double t) { return hedgedSurvival(t, d); };
-    const double backup = integrate(st, d, far, h);
-    const double primary = integrate(st, 0.0, d, h) + backup;
+    return integrate([&](double t) { return g(t) * hedgedSurvival(t, d); }, a, far, h);
+}
+
+double HedgeIdleModel::extraWorkByQuadrature(double d) const {
+    const double inf = std::numeric_limits<double>::infinity();
+    auto one = [](double) { return 1.0; };
+    const double backup = integrateSurvival(d, d, inf, one);
+    const double primary = integrateSurvival(d, 0.0, d, one) + backup;
     return primary > 0 ? backup / primary : 0.0;
+}
+
+double HedgeIdleModel::extraWorkStandardError(double d, std::int64_t n) const {
+    const double inf = std::numeric_limits<double>::infinity();
+    auto one = [](double) { return 1.0; };
+    auto twice = [](double t) { return 2 * t; };
+    const double meanB = integrateSurvival(d, d, inf, one);
+    const double meanT = integrateSurvival(d, 0.0, d, one) + meanB;
+    const double t2 = integrateSurvival(d, 0.0, d, twice) + integrateSurvival(d, d, inf, twice);
+    const double b2 = integrateSurvival(d, d, inf, [d](double t) { return 2 * (t - d); });
+    const double bt = b2 + d * meanB;  // B·T = B² + d·B: T = d + B whenever B > 0
+    if (!(meanT > 0) || n < 1) return std::numeric_limits<double>::infinity();
+    const double r = meanB / meanT;
+    const double var = std::max(b2 - 2 * r * bt + r * r * t2, 0.0);
+    return std::sqrt(var / static_cast<double>(n)) / meanT;
 }
 
 HedgeIdleDraw drawHedgeIdle(const HedgeIdleConfig& c, Rng& rng) {

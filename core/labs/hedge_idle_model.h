@@ -26,6 +26,8 @@
 // public so tests can hold them against the exact exponential forms.
 #pragma once
 
+#include <cstdint>
+
 #include "metrics/hdr_histogram.h"
 
 #include "sim/distributions.h"
@@ -65,6 +67,12 @@ class HedgeIdleModel {
     double hedgedQuantile(double p, double d) const;
     double extraRequests(double d) const { return survival(d); }
     double extraWork(double d) const;
+    // The standard error of the extra work measured over n requests, ΣB/ΣT (delta method):
+    // sqrt(E[(B - rT)²] / n) / E[T], r = extraWork(d). B = (T - d)+, so every moment is an
+    // integral of P(T > t): E[T²] = ∫ 2t P(T>t), E[B²] = ∫_d 2(t-d) P(T>t), E[BT] = E[B²] + d E[B].
+    // From the model, not the sample: a run that has seen few slow-mode backups would
+    // underestimate it.
+    double extraWorkStandardError(double d, std::int64_t n) const;
 
     // The numerical paths, whatever the service: bisection on the CDF and quadrature of P(T > t).
     double quantileByInversion(double p) const;
@@ -76,6 +84,8 @@ class HedgeIdleModel {
 
   private:
     double independentSurvival(double t) const;
+    template <class G>
+    double integrateSurvival(double d, double a, double b, const G& g) const;
     HedgeIdleConfig c_;
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "labs/fanout_stats.h"
 #include "labs/lab.h"
@@ -19,16 +21,6 @@ HedgeIdleModel modelAt(const HedgeIdleConfig& c, double f) {
     return HedgeIdleModel(copy);
 }
 
-// Standard error of the ratio sum(b)/sum(t) over n requests (delta method).
-double ratioSe(const HedgeIdleTally& t) {
-    const double n = static_cast<double>(t.requests);
-    if (n < 2 || t.primaryBusy <= 0) return INFINITY;
-    const double r = t.backupBusy / t.primaryBusy;
-    const double meanT = t.primaryBusy / n;
-    const double var = (t.backupBusy2 - 2 * r * t.cross + r * r * t.primaryBusy2) / n;
-    return std::sqrt(std::max(var, 0.0) / n) / meanT;
-}
-
 }  // namespace
 
 HedgeIdleTally::HedgeIdleTally(double delay, double f, const HdrConfig& range)
@@ -39,9 +31,6 @@ void HedgeIdleTally::add(const HedgeIdleOutcome& o) {
     if (o.backup_sent) ++backups;
     primaryBusy += o.response_ms;
     backupBusy += o.backup_busy_ms;
-    primaryBusy2 += o.response_ms * o.response_ms;
-    backupBusy2 += o.backup_busy_ms * o.backup_busy_ms;
-    cross += o.response_ms * o.backup_busy_ms;
     after.record(std::llround(o.response_ms * 1000.0));
 }
 
@@ -163,24 +152,48 @@ struct ClosedFormText {
 ClosedFormText closedFormText(HedgeIdleService s) {
     if (s == HedgeIdleService::Exponential)
         return {"closed form: e^(-t/m) / e^(-(2t-d)/m); 4 SE (delta method) + HDR",
-                "closed form: S(d) / (2 - S(d)), exact for exponential; 4 SE",
+                "closed form: S(d) / (2 - S(d)), exact for exponential; 4 SE from the model "
+                "(delta method)",
                 "closed form over the hedge-percentile sweep"};
     return {"closed form: S(t) / S(t)·S(t-d); 4 SE (delta method) + HDR",
-            "closed form: ∫_d P(T>t) dt / ∫_0 P(T>t) dt; 4 SE + quadrature",
+            "closed form: ∫_d P(T>t) dt / ∫_0 P(T>t) dt; 4 SE from the model (delta method) "
+            "+ quadrature",
             s == HedgeIdleService::Mixture
                 ? "closed form over the hedge-percentile and shared-fraction sweeps"
                 : "closed form over the hedge-percentile sweep"};
 }
 
+// Marks `c` inconclusive when its tolerance exceeds kMaxToleranceShare of its value, naming
+// the samples that would decide it: `n` gave `sePart`, the part that shrinks like 1/√n.
+// `run` says what to raise ("requests", "calibration samples (calibration_samples)").
+void requireSampleResolution(Check& c, std::int64_t n, double sePart, const std::string& run) {
+    const std::optional<std::int64_t> samples = samplesToDecide(c, n, sePart);
+    requireResolution(c, samples ? "run at least " + groupedCount(*samples) + " " + run
+                                 : std::string(kNoSampleSizeDecides));
+}
+
+// A quantile's tolerance is 4 SE (delta method) plus the HDR bucket, which does not shrink.
+void requireQuantileResolution(Check& c, std::int64_t n, const std::string& run) {
+    requireSampleResolution(c, n, c.tolerance - kQuantileHdrShare * c.closed_form, run);
+}
+
 void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h, double pct,
                    const std::function<double(double)>& cdf, double expected, const char* source) {
     const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
-    if (!(tol <= 0.25 * expected)) return;  // not resolvable at this sample size
+    // A quantile where the model has no density (in a gap between the modes): the delta method
+    // gives no tolerance, at any sample size, so it is drawn, not checked.
+    if (!std::isfinite(tol)) return;
     r.checks.push_back(makeCheck(name, percentileMs(h, pct), expected, tol, false, source));
+    requireQuantileResolution(r.checks.back(), h.totalCount(), "requests");
 }
 
+// Each sweep point's p99.9 against the survival product, at 4.5 SE of its own requests. A point
+// whose 4.5 SE exceeds kMaxToleranceShare of its value cannot fail: it is drawn, not checked,
+// and the claim says which run would check it; with no point left the claim is inconclusive.
 void addSweepClaim(LabResult& r, const HedgeIdleRun& run) {
     double z = 0;
+    int checked = 0, wide = 0;
+    std::int64_t needed = 0;  // the requests that would check every point
     for (std::size_t i = 1; i < run.policies.size(); ++i) {
         // A hedge at the p99.9 puts the delay at the very percentile being read: the tail has a
         // kink there and the delta method does not apply, so that point is drawn, not checked.
@@ -191,11 +204,29 @@ void addSweepClaim(LabResult& r, const HedgeIdleRun& run) {
         const double expected = m.hedgedQuantile(0.999, t.delay_ms);
         const double se = quantileTolerance([&](double x) { return m.hedgedCdf(x, t.delay_ms); },
                                             expected, 0.999, t.requests, 1.0);
-        z = std::max(z, std::abs(percentileMs(t.after, 99.9) - expected) / se);
+        const double simulated = percentileMs(t.after, 99.9);
+        const Check point = makeCheck("", simulated, expected, kSweepMaxZ * se, false, "");
+        if (toleranceShare(point) > kMaxToleranceShare) {
+            ++wide;
+            const double sePart = kSweepMaxZ * (se - kQuantileHdrShare * expected);
+            const auto n = samplesToDecide(point, t.requests, sePart);
+            needed = std::max(needed, n.value_or(std::numeric_limits<std::int64_t>::max()));
+            continue;
+        }
+        ++checked;
+        z = std::max(z, std::abs(simulated - expected) / se);
     }
+    std::string source = closedFormText(run.config.service).sweep;
+    const std::string decide = "run at least " + groupedCount(needed) + " requests";
+    if (wide > 0)
+        source += "; " + std::to_string(wide) + " points wider than 25% of their value left out (" +
+                  decide + ")";
     r.checks.push_back(makeClaim("sweep p99.9 points within 4.5 SE of the survival product", z,
-                                 kSweepMaxZ, z <= kSweepMaxZ,
-                                 closedFormText(run.config.service).sweep));
+                                 kSweepMaxZ, z <= kSweepMaxZ, source));
+    if (checked == 0 && wide > 0)
+        r.checks.back().inconclusive =
+            "too few samples to decide: every sweep point is wider than 25% of its value; " +
+            decide;
 }
 
 void addChecks(LabResult& r, const HedgeIdleRun& run) {
@@ -211,6 +242,8 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
             makeCheck("calibrated delay", d, model.quantile(p),
                       quantileTolerance(cdf, model.quantile(p), p, run.calibrationSamples), false,
                       "closed form: quantile of S; 4 SE + HDR"));
+        requireQuantileResolution(r.checks.back(), run.calibrationSamples,
+                                  "calibration samples (calibration_samples)");
     }
     for (double pct : {50.0, 99.0, 99.9}) {
         const std::string label = pct == 50 ? "p50" : pct == 99 ? "p99" : "p99.9";
@@ -224,11 +257,13 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
     r.checks.push_back(makeCheck("extra requests", share(static_cast<double>(t.backups), reqs), e,
                                  proportionTolerance(e, reqs), false,
                                  "closed form: S(d), backups per primary; 4 SE"));
+    requireProportionResolution(r.checks.back());
     // The quadrature's own error is allowed for where there is one.
     const double quadrature = run.config.service == HedgeIdleService::Exponential ? 0 : 1e-4;
+    const double workSe = kSigmas * model.extraWorkStandardError(d, t.requests);
     r.checks.push_back(makeCheck("extra work", share(t.backupBusy, t.primaryBusy),
-                                 model.extraWork(d), kSigmas * ratioSe(t) + quadrature, false,
-                                 text.extraWork));
+                                 model.extraWork(d), workSe + quadrature, false, text.extraWork));
+    requireSampleResolution(r.checks.back(), t.requests, workSe, "requests");
     addSweepClaim(r, run);
     std::int64_t outOfRange = run.before.outOfRangeCount();
     for (const auto& policy : run.policies) outOfRange += policy.after.outOfRangeCount();

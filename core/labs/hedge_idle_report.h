@@ -20,7 +20,6 @@ struct HedgeIdleTally {
     double shared_fraction;
     std::int64_t requests = 0, backups = 0;
     double primaryBusy = 0, backupBusy = 0;
-    double primaryBusy2 = 0, backupBusy2 = 0, cross = 0;  // for the ratio's standard error
     HdrHistogram after;
 };
 

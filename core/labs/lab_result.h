@@ -104,8 +104,8 @@ void requireResolution(Check& c, const std::string& whatWouldDecide);
 std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, double sePart);
 // The `whatWouldDecide` of a check for which samplesToDecide finds no sample size.
 inline constexpr const char* kNoSampleSizeDecides =
-    "no run length decides it: the part of the tolerance that does not shrink with the run is "
-    "that wide already";
+    "no run length decides it: more samples do not bring the tolerance within a quarter of the "
+    "value";
 // A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source);

@@ -57,4 +57,22 @@ inline LabResult runLabFileWithRequests(const std::string& name, std::int64_t re
         loadScenarioFile(labScenarioPath(name), {"params.requests=" + std::to_string(requests)}));
 }
 
+// `check`, inconclusive in a run of scenarios/labs/SCENARIO.json, names a run of N requests: a
+// run of that length decides it, and passes; one a tenth shorter still cannot decide it.
+inline void expectAdvisedRunDecides(const std::string& scenario, const Check& check) {
+    EXPECT_FALSE(check.applies()) << check.name;
+    const std::optional<std::int64_t> n = advisedRequests(check);
+    ASSERT_TRUE(n.has_value()) << check.name << ": " << check.inconclusive;
+    const LabResult atAdvice = runLabFileWithRequests(scenario, *n);
+    const Check* decided = checkNamed(atAdvice, check.name);
+    ASSERT_NE(decided, nullptr) << check.name;
+    EXPECT_TRUE(decided->applies()) << check.name << ": " << decided->inconclusive;
+    EXPECT_TRUE(decided->pass) << check.name << ": " << decided->simulated << " vs "
+                               << decided->closed_form << " ± " << decided->tolerance;
+    const LabResult shorter = runLabFileWithRequests(scenario, *n * 9 / 10);
+    const Check* undecided = checkNamed(shorter, check.name);
+    ASSERT_NE(undecided, nullptr) << check.name;
+    EXPECT_FALSE(undecided->applies()) << check.name;
+}
+
 }  // namespace taillab::test

@@ -101,19 +101,7 @@ TEST(PowerOfDLab, EveryCheckDecidesWithinAQuarterOrNamesTheRunThatWould) {
          {"p99 time in system, d = 1, load 0_6", "mean time in system, d = 3, load 0_9"}) {
         const Check* advised = test::checkNamed(r, name);
         ASSERT_NE(advised, nullptr) << name;
-        EXPECT_FALSE(advised->applies()) << name;
-        const std::optional<std::int64_t> n = test::advisedRequests(*advised);
-        ASSERT_TRUE(n.has_value()) << advised->inconclusive;
-        const LabResult atAdvice = test::runLabFileWithRequests("power-of-d", *n);
-        const Check* decided = test::checkNamed(atAdvice, name);
-        ASSERT_NE(decided, nullptr);
-        EXPECT_TRUE(decided->applies()) << name << ": " << decided->inconclusive;
-        EXPECT_TRUE(decided->pass) << name << ": " << decided->simulated << " vs "
-                                   << decided->closed_form << " ± " << decided->tolerance;
-        const LabResult shorter = test::runLabFileWithRequests("power-of-d", *n * 9 / 10);
-        const Check* undecidedShorter = test::checkNamed(shorter, name);
-        ASSERT_NE(undecidedShorter, nullptr);
-        EXPECT_FALSE(undecidedShorter->applies()) << name;
+        test::expectAdvisedRunDecides("power-of-d", *advised);
     }
 }
 
