@@ -495,6 +495,13 @@ std::string knobChangeText(const Params& from, const Params& to, const std::vect
     return what;
 }
 
+std::string knobChangeText(const Params& from, const Params& to, const TimelineEvent& change) {
+    if (change.label != defaultLabel(change, to.specs())) return change.label;
+    std::vector<std::string> keys;
+    for (const KnobSetting& k : change.set) keys.push_back(k.key);
+    return knobChangeText(from, to, keys);
+}
+
 std::vector<std::string> changedKnobs(const Params& from, const Params& to) {
     std::vector<std::string> keys;
     for (const KnobSpec& k : to.specs())

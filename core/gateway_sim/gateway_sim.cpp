@@ -210,19 +210,10 @@ struct GatewaySim::Impl final : Port {
 
     // New knobs from now on, marked on the timeline: by the event's own label when it was given
     // one, else as "knob old -> new" for each knob that changes.
-    // How a knob change reads on the charts: its label, or what it changes when the label is
-    // the default one.
-    std::string changeText(const Params& p, const TimelineEvent& e) const {
-        if (e.label != defaultLabel(e, p.specs())) return e.label;
-        std::vector<std::string> keys;
-        for (const KnobSetting& k : e.set) keys.push_back(k.key);
-        return knobChangeText(params, p, keys);
-    }
-
     void applyKnobs(const Params& p, const TimelineEvent& e) {
         checkRunChange(params, p);
         const GatewayConfig gc = gatewayConfigFromParams(p, workload);  // validates first
-        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, changeText(p, e), {}});
+        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, knobChangeText(params, p, e), {}});
         gateway.reconfigure(now, gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
@@ -249,7 +240,7 @@ struct GatewaySim::Impl final : Port {
                 return applyKnobs(p, e);
             } catch (const std::invalid_argument& x) {
                 gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob,
-                                                       "not applied: " + changeText(p, e) + " (" + x.what() + ")", {}});
+                                                       "not applied: " + knobChangeText(params, p, e) + " (" + x.what() + ")", {}});
                 return;
             }
         }

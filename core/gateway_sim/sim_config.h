@@ -47,6 +47,9 @@ void checkRunChange(const Params& from, const Params& to);
 // "hedge_delay_ms 420 -> 300, hedge_mode adaptive -> fixed" for the knobs `keys` (in that order),
 // each as a knob panel shows its value; how a timeline mark names a knob change.
 std::string knobChangeText(const Params& from, const Params& to, const std::vector<std::string>& keys);
+// How a timeline knob change reads on the charts: its own label, or, when that is the default
+// one, knobChangeText for the knobs it sets (`to` is `from` with its settings).
+std::string knobChangeText(const Params& from, const Params& to, const TimelineEvent& change);
 // The keys of the knobs whose values differ, in the knobs' order.
 std::vector<std::string> changedKnobs(const Params& from, const Params& to);
 

@@ -33,7 +33,7 @@ gateway::CallFailure callFailure(HttpFailure f) {
 // stays), with the config built ahead for the knobs the timeline alone would have led to.
 struct PlannedChange {
     Duration at{};
-    std::vector<KnobSetting> set;
+    TimelineEvent event;
     Params from, params;  // the knobs before and after, had nothing else changed them
     gateway::GatewayConfig config;
     std::string label;  // the event's label, or empty when it is the default one
@@ -71,7 +71,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
             Params next = p;
             try {
                 for (const KnobSetting& k : e.set) next.set(k.key, k.value);
-                PlannedChange c{fromSeconds(e.at_s), e.set, p, next, changedConfig(setup.params, next, setup.seed),
+                PlannedChange c{fromSeconds(e.at_s), e, p, next, changedConfig(setup.params, next, setup.seed),
                                 e.label == defaultLabel(e, next.specs()) ? std::string() : e.label};
                 planned.push_back(std::move(c));
             } catch (const std::invalid_argument& x) {
@@ -106,20 +106,14 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     void applyPlanned(const PlannedChange& c) {
         if (params == c.from) return apply(c.params, c.config, c.label);
         Params next = params;
-        for (const KnobSetting& k : c.set) next.set(k.key, k.value);
+        for (const KnobSetting& k : c.event.set) next.set(k.key, k.value);
         try {
             apply(next, changedConfig(params, next, seed), c.label);
         } catch (const std::invalid_argument& x) {
-            const std::string what = c.label.empty() ? gateway::knobChangeText(params, next, settingKeys(c.set)) : c.label;
+            const std::string what = gateway::knobChangeText(params, next, c.event);
             driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob,
                                                  "not applied: " + what + " (" + x.what() + ")", {}});
         }
-    }
-
-    static std::vector<std::string> settingKeys(const std::vector<KnobSetting>& set) {
-        std::vector<std::string> keys;
-        for (const KnobSetting& k : set) keys.push_back(k.key);
-        return keys;
     }
 
     // On the loop: new knobs from now on, marked.
