@@ -3,13 +3,17 @@
 // re-run after a slider move is redrawn within 100 ms": it includes the knob panel's debounce,
 // the worker's run, the queued hand-over and the redraw. "first_draw" is the time to the first
 // result drawn after the move, partial or final: what a user sees change first (the queueing
-// labs draw the chosen load before the rest of their sweep).
+// labs draw the chosen load before the rest of their sweep). "rss_mb_after" is the resident
+// memory once a lab's re-runs are done: with a large --repeat it shows whether a long session of
+// slider moves holds on to memory.
 //
 //   QT_QPA_PLATFORM=offscreen taillab_gui_bench [--repeat N] [--lab ID]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSlider>
 #include <QtTest/QTest>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -34,15 +38,25 @@ double percentile(std::vector<double> v, double p) {
     return v[std::min(i, v.size() - 1)];
 }
 
+// The process's resident memory now, in MB (0 if /proc cannot be read).
+double residentMb() {
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
 // Waits for the final result of a run newer than `generation` to be drawn; returns false on
 // time-out.
-bool waitDrawn(MainWindow& w, const std::vector<LabResultPtr>& drawn, quint64 generation) {
+bool waitDrawn(MainWindow& w, const LabResultPtr& lastDrawn, quint64 generation) {
     auto* c = w.controller();
     return QTest::qWaitFor(
         [&] {
             const LabResultPtr latest = w.latestResult();
             return c->generation() > generation && !c->running() && latest &&
-                   latest->progress >= 1.0 && !drawn.empty() && drawn.back() == latest;
+                   latest->progress >= 1.0 && lastDrawn == latest;
         },
         10000);
 }
@@ -63,12 +77,14 @@ int main(int argc, char** argv) {
     MainWindow window(TAILLAB_SCENARIO_DIR);
     window.resize(MainWindow::kDefaultSize);
     window.show();
-    std::vector<LabResultPtr> drawn;
+    // The last result drawn, and when each was: the bench holds no other result, so the
+    // window's memory is the app's own.
+    LabResultPtr lastDrawn;
     std::vector<qint64> drawnAt;  // QElapsedTimer nanoseconds since `clock` started
     QElapsedTimer clock;
     clock.start();
     QObject::connect(&window, &MainWindow::resultDrawn, &window, [&](const LabResultPtr& r) {
-        drawn.push_back(r);
+        lastDrawn = r;
         drawnAt.push_back(clock.nsecsElapsed());
     });
 
@@ -80,7 +96,7 @@ int main(int argc, char** argv) {
         if (!only.empty() && lab->id() != only) continue;
         const quint64 before = window.controller()->generation();
         if (!window.selectLab(QString::fromStdString(lab->id())) ||
-            !waitDrawn(window, drawn, before)) {
+            !waitDrawn(window, lastDrawn, before)) {
             std::fprintf(stderr, "%s: the default scenario did not finish\n", lab->id().c_str());
             return 1;
         }
@@ -103,7 +119,7 @@ int main(int argc, char** argv) {
                 if (editor->value() != homeValue) {
                     away = candidate;
                     slider->setValue(home);
-                    waitDrawn(window, drawn, g);
+                    waitDrawn(window, lastDrawn, g);
                     break;
                 }
             }
@@ -111,10 +127,10 @@ int main(int argc, char** argv) {
         std::vector<double> ms, firstMs;
         for (int i = 0; i < repeat; ++i) {
             const quint64 generation = window.controller()->generation();
-            const std::size_t drawnBefore = drawn.size();
+            const std::size_t drawnBefore = drawnAt.size();
             const qint64 start = clock.nsecsElapsed();
             slider->setValue(i % 2 == 0 ? away : home);  // as a drag step would
-            if (!waitDrawn(window, drawn, generation)) {
+            if (!waitDrawn(window, lastDrawn, generation)) {
                 std::fprintf(stderr, "%s: re-run %d timed out \n", lab->id().c_str(), i);
                 return 1;
             }
@@ -122,11 +138,11 @@ int main(int argc, char** argv) {
             firstMs.push_back(static_cast<double>(drawnAt[drawnBefore] - start) / 1e6);
         }
         std::printf("%s    {\"lab\": \"%s\", \"scenario\": \"%s\", \"knob\": \"%s\", \"rerun_ms_median\": %.1f, \"rerun_ms_p90\": %.1f, "
-                    "\"rerun_ms_max\": %.1f, \"first_draw_ms_median\": %.1f, \"first_draw_ms_p90\": %.1f}",
+                    "\"rerun_ms_max\": %.1f, \"first_draw_ms_median\": %.1f, \"first_draw_ms_p90\": %.1f, \"rss_mb_after\": %.1f}",
                     first ? "" : ",\n", lab->id().c_str(), window.scenario().name.c_str(),
                     lab->mainKnob().c_str(), percentile(ms, 0.5),
                     percentile(ms, 0.9), percentile(ms, 1.0), percentile(firstMs, 0.5),
-                    percentile(firstMs, 0.9));
+                    percentile(firstMs, 0.9), residentMb());
         first = false;
     }
     std::printf("\n  ]\n}\n");
