@@ -50,9 +50,9 @@ bool slower(const RequestWaterfall& a, const RequestWaterfall& b) {
 
 double msSince(Time t, Time origin) { return toMs(t - origin); }
 
-// Splits [0, latency] into the stages' work and the gaps between them, each gap cut where a call
-// asked for a slot, left for its engine or ended (see the header).
-void splitSegments(RequestWaterfall& w) {
+}  // namespace
+
+double splitSegments(RequestWaterfall& w) {
     w.segment_ms.fill(0);
     double cursor = 0;
     std::vector<double> cuts;
@@ -90,10 +90,10 @@ void splitSegments(RequestWaterfall& w) {
     double sum = 0;
     for (double v : w.segment_ms) sum += v;
     const auto largest = std::max_element(w.segment_ms.begin(), w.segment_ms.end());
-    *largest += w.latency_ms - sum;
+    const double residual = w.latency_ms - sum;
+    *largest += residual;
+    return residual;
 }
-
-}  // namespace
 
 std::string_view noteName(NoteKind kind) { return kNoteKindNames[static_cast<std::size_t>(kind)]; }
 

@@ -99,6 +99,14 @@ struct RequestWaterfall {
     double deadlineLeftAt(const StageSpan& s) const { return deadline_ms - s.end_ms; }
 };
 
+// Fills w.segment_ms from w.stages and w.calls: [0, latency_ms] split into the stages' work and
+// the gaps between them, each gap cut where a call asked for a slot, left for its engine or
+// ended, and each piece given to "engines", "queued" or "waiting" (see the top of this file).
+// The pieces partition the latency, so their sum differs from it only by rounding; that
+// difference is added to the largest segment and returned (a split that lost or counted twice
+// any time would return it).
+double splitSegments(RequestWaterfall& w);
+
 struct WindowAttribution {
     double t0_s = 0, t1_s = 0;  // the window: accepted in [t0_s, t1_s)
     std::uint64_t requests = 0;  // accepted in the window (probes left out)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -95,6 +96,45 @@ TEST(Attribution, SegmentsSumToTheLatency) {
     for (int s = 0; s < kStages; ++s)
         if (s != static_cast<int>(Stage::Engines)) work += a.segment_ms_total[static_cast<std::size_t>(s)];
     EXPECT_GT(work, 0);
+}
+
+// A waterfall built by hand: two calls that overlap, one that waited for an engine slot first,
+// a hedge given up after the answer it lost to, and a wait after both: each piece of the gaps
+// goes to exactly one segment.
+TEST(Attribution, SplitGivesEachMomentToOneSegment) {
+    RequestWaterfall w;
+    w.latency_ms = 100;
+    const std::array<std::pair<Stage, std::pair<double, double>>, 6> stages{{
+        {Stage::Edge, {0, 5}},
+        {Stage::Gateway, {5, 6}},
+        {Stage::Compiler, {6, 7}},
+        {Stage::Cache, {7, 8}},
+        {Stage::Router, {8, 9}},
+        {Stage::Merge, {90, 100}},
+    }};
+    for (const auto& [stage, span] : stages) w.stages.push_back({stage, span.first, span.second});
+    CallSpan primary;  // asked at 9, waited 11 ms for a slot, answered at 80
+    primary.start_ms = 20;
+    primary.end_ms = 80;
+    primary.queued_ms = 11;
+    CallSpan hedge;  // left at 50, given up at 85, its answer would have come at 200
+    hedge.role = CallRole::Hedge;
+    hedge.start_ms = 50;
+    hedge.end_ms = 200;
+    hedge.cancelled_ms = 85;
+    w.calls = {primary, hedge};
+    EXPECT_EQ(splitSegments(w), 0);
+    const auto at = [&](int segment) { return w.segment_ms[static_cast<std::size_t>(segment)]; };
+    const auto stage = [&](Stage s) { return at(static_cast<int>(s)); };
+    EXPECT_DOUBLE_EQ(stage(Stage::Edge), 5);
+    EXPECT_DOUBLE_EQ(stage(Stage::Gateway), 1);
+    EXPECT_DOUBLE_EQ(stage(Stage::Compiler), 1);
+    EXPECT_DOUBLE_EQ(stage(Stage::Cache), 1);
+    EXPECT_DOUBLE_EQ(stage(Stage::Router), 1);
+    EXPECT_DOUBLE_EQ(at(kQueuedSegment), 11);                // 9 to 20
+    EXPECT_DOUBLE_EQ(stage(Stage::Engines), 65);             // 20 to 85: either call in the air
+    EXPECT_DOUBLE_EQ(at(kWaitingSegment), 5);                // 85 to 90
+    EXPECT_DOUBLE_EQ(stage(Stage::Merge), 10);
 }
 
 // The slowest request found is the slowest the plain run answered among those accepted in the
@@ -295,6 +335,10 @@ TEST(Attribution, ACallThatWaitedForAnEngineSlotShowsItsWaitAsQueued) {
     int givenUpInQueue = 0, waitedThenWent = 0, alone = 0;
     double queued = 0;
     for (const RequestWaterfall& w : a->slowest) {
+        // The pieces partition the latency: what the split leaves over for the largest segment
+        // is rounding, not time lost or counted twice (hedges, queues and cancellations overlap).
+        RequestWaterfall again = w;
+        EXPECT_LE(std::abs(splitSegments(again)), 1e-9 * std::max(1.0, w.latency_ms)) << w.trace;
         for (const CallSpan& c : w.calls) {
             EXPECT_GE(c.queued_ms, 0);
             EXPECT_GE(c.queued_from_ms(), 0);
