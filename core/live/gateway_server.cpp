@@ -34,9 +34,8 @@ gateway::CallFailure callFailure(HttpFailure f) {
 struct PlannedChange {
     Duration at{};
     TimelineEvent event;
-    Params from, params;  // the knobs before and after, had nothing else changed them
-    gateway::GatewayConfig config;
-    std::string label;  // the event's label, or empty when it is the default one
+    Params from;  // the knobs before, had nothing else changed them
+    gateway::GatewayConfig config;  // for `from` with the event's settings
 };
 
 // The config for `next`, checked as a change from `from`: throws std::invalid_argument naming
@@ -71,8 +70,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
             Params next = p;
             try {
                 for (const KnobSetting& k : e.set) next.set(k.key, k.value);
-                PlannedChange c{fromSeconds(e.at_s), e, p, next, changedConfig(setup.params, next, setup.seed),
-                                e.label == defaultLabel(e, next.specs()) ? std::string() : e.label};
+                PlannedChange c{fromSeconds(e.at_s), e, p, changedConfig(setup.params, next, setup.seed)};
                 planned.push_back(std::move(c));
             } catch (const std::invalid_argument& x) {
                 throw std::invalid_argument(where + " (" + e.label + "): " + x.what());
@@ -100,28 +98,34 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         }
     }
 
-    // On the loop: a timeline change over the knobs in force. When an edit came in between, the
-    // config is built here (checked again: the edit may make the change one that cannot be made;
-    // then it is marked as not applied and the knobs stay).
+    // On the loop: a timeline change over the knobs in force, marked as the simulator marks it
+    // (its label, else each knob it sets, old -> new, even one it leaves as it was). When an edit
+    // came in between, the config is built here (checked again: the edit may make the change one
+    // that cannot be made; then it is marked as not applied and the knobs stay).
     void applyPlanned(const PlannedChange& c) {
-        if (params == c.from) return apply(c.params, c.config, c.label);
         Params next = params;
         for (const KnobSetting& k : c.event.set) next.set(k.key, k.value);
+        const std::string what = gateway::knobChangeText(params, next, c.event);
+        gateway::GatewayConfig config;
         try {
-            apply(next, changedConfig(params, next, seed), c.label);
+            config = params == c.from ? c.config : changedConfig(params, next, seed);
         } catch (const std::invalid_argument& x) {
-            const std::string what = gateway::knobChangeText(params, next, c.event);
             driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob,
                                                  "not applied: " + what + " (" + x.what() + ")", {}});
+            return;
         }
+        apply(next, config, what, true);
     }
 
-    // On the loop: new knobs from now on, marked.
-    void apply(const Params& next, const gateway::GatewayConfig& config, std::string what) {
+    // On the loop: new knobs from now on, marked (an edit that changes nothing is not, unless
+    // `markUnchanged`: a timeline change is drawn where it fired either way).
+    void apply(const Params& next, const gateway::GatewayConfig& config, std::string what,
+               bool markUnchanged = false) {
         const std::vector<std::string> keys = gateway::changedKnobs(params, next);
-        if (keys.empty()) return;
+        if (keys.empty() && !markUnchanged) return;
         if (what.empty()) what = gateway::knobChangeText(params, next, keys);
         driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob, what, {}});
+        if (keys.empty()) return;
         driver.reconfigure(config);
         params = next;
         rearm();

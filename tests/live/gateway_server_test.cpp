@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_rig.h"
+#include "gateway_sim/gateway_sim.h"
 #include "http_test_client.h"
 
 namespace taillab::live {
@@ -218,6 +219,30 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
         if (m.kind == gateway::MarkKind::Knob) {
             EXPECT_GE(m.t_s - started, 1.5);
         }
+}
+
+// A timeline change that finds its knobs already at its values is still drawn where it fired,
+// with the text the simulator gives it, so a replay and its live run show the same marks.
+TEST_F(GatewayServerTest, ATimelineChangeThatChangesNothingIsMarkedAsInTheSimulator) {
+    const Scenario scenario = serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)",
+                                            R"([{"at": 1.5, "set": {"hedge_delay_ms": 420}}])");
+    gateway::GatewaySim sim(scenario.params, scenario.seed, scenario.timeline);
+    ASSERT_TRUE(sim.advanceTo(2.0));
+    const gateway::GatewaySnapshot simulated = sim.snapshot();
+    ASSERT_TRUE(hasMark(simulated, gateway::MarkKind::Knob, "hedge_delay_ms 420 -> 420"));
+
+    start(scenario);
+    const double started = gateway->startedAt();
+    bool marked = false;
+    for (int i = 0; i < 1000 && !marked; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        marked = hasMark(gateway->snapshot(), gateway::MarkKind::Knob, "hedge_delay_ms 420 -> 420");
+    }
+    ASSERT_TRUE(marked);
+    EXPECT_GE(gateway->nowSeconds() - started, 1.5);  // never early
+    EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 420);
+    TestConnection c(gateway->bound());
+    EXPECT_EQ(search(c, "weather in lyon", key).response->status, 200);  // still serving
 }
 
 // A timeline change sets its own knobs only: an edit made before it comes (the admin endpoint,
