@@ -262,6 +262,13 @@ TEST_F(GatewayBadUpstreamTest, AConnectionClosedWithoutAnAnswer) {
     expectCleanFailure("hang up please");
 }
 
+// A head that declares 93 GiB, with the body's first bytes right behind it: a bad answer, not
+// an allocation (it used to end serve with std::bad_alloc).
+TEST_F(GatewayBadUpstreamTest, AnAnswerDeclaringAHugeBody) {
+    upstream.setMode(StallServer::Mode::Oversized);
+    expectCleanFailure("oversized please");
+}
+
 TEST_F(GatewayBadUpstreamTest, A200ThatIsNotJson) {
     upstream.setBody("<html><body>Service Unavailable</body></html>");
     expectCleanFailure("html please");

@@ -207,6 +207,23 @@ TEST(HttpClient, ReportsHangUpsAsResetsAndGarbageAsProtocolErrors) {
     for (const HttpResponse& r : out) EXPECT_EQ(r.failure, HttpFailure::Protocol) << r.error;
 }
 
+// An answer that declares a body far over the limit, its first bytes in the same read as its
+// head, is a protocol failure. (Boost 1.74's parser goes on to the body in that case after
+// setting the limit's error; the reader then reserved the declared 93 GiB and threw bad_alloc,
+// which took serve down.)
+TEST(HttpClient, AnAnswerDeclaringABodyOverTheLimitIsAProtocolFailure) {
+    StallServer server;
+    Loop loop;
+    HttpClient client(loop);
+    server.setMode(StallServer::Mode::Oversized);
+    const auto out = concurrently(loop, client, server.at(), 2);
+    ASSERT_EQ(out.size(), 2u);
+    for (const HttpResponse& r : out) {
+        EXPECT_EQ(r.failure, HttpFailure::Protocol) << r.error;
+        EXPECT_NE(r.error.find("body limit"), std::string::npos) << r.error;
+    }
+}
+
 // One request whose answer (in `mode`, sent 50 ms after the request arrives) and whatever close
 // follows it both reach the client's loop in one report: the loop is not run while they come.
 HttpResponse answeredWhileTheLoopWaits(StallServer& server, Loop& loop, HttpClient& client, StallServer::Mode mode,

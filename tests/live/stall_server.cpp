@@ -83,6 +83,7 @@ class Session : public std::enable_shared_from_this<Session> {
             if (ec) return;
             if (mode == StallServer::Mode::Garbage) return self->garbage();
             if (mode == StallServer::Mode::Truncated) return self->truncated();
+            if (mode == StallServer::Mode::Oversized) return self->oversized();
             self->answer(mode == StallServer::Mode::AnswerThenClose);
         });
     }
@@ -129,6 +130,14 @@ class Session : public std::enable_shared_from_this<Session> {
             self->socket_.close(ignored);
             ++self->state_.answered;
         });
+    }
+
+    void oversized() {
+        static const std::string kOversized =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n"
+            R"({"page": "results", "results": [)";
+        asio::async_write(socket_, asio::buffer(kOversized),
+                          [self = shared_from_this()](boost::system::error_code, std::size_t) { ++self->state_.answered; });
     }
 
     tcp::socket socket_;

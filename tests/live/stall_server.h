@@ -28,7 +28,9 @@ class StallServer {
     // Answer: 200 with the body (setBody). Garbage: bytes that are not HTTP. Truncated: a 200 whose
     // Content-Length promises more than the body it sends before closing. HangUp: closes at once.
     // AnswerThenClose: a whole keep-alive answer, and the connection closed right after it.
-    enum class Mode { Answer, Garbage, Truncated, HangUp, AnswerThenClose };
+    // Oversized: a 200 whose Content-Length is 99,999,999,999, with its first bytes in the same
+    // write as the head; the connection stays open.
+    enum class Mode { Answer, Garbage, Truncated, HangUp, AnswerThenClose, Oversized };
 
     StallServer();
     ~StallServer();
