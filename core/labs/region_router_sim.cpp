@@ -343,8 +343,11 @@ class Fleet {
             Payload::make(Kind::Done, static_cast<std::uint32_t>(r * kMaxNodes + node)));
     }
 
+    // Gives an idle node that is up the next live attempt in its region's queue.
     void startNext(int r, int node) {
         Region& g = regions_[static_cast<std::size_t>(r)];
+        const Node& nd = g.nodes[static_cast<std::size_t>(node)];
+        if (!nd.up || nd.current != kIdle) return;
         while (!g.queue.empty()) {
             const QueueEntry e = g.queue.pop();
             Request& q = reqs_[e.slot];
@@ -371,8 +374,10 @@ class Fleet {
         Request& q = reqs_[slot];
         if (q.faulty && q.tries == 1) {
             ++g.errors;
-            attemptFailed(slot);
+            // The node goes to the region's queue first: the retry may come back to this region
+            // (the only one, or the only candidate up) and then waits behind what was queued.
             startNext(r, node);
+            attemptFailed(slot);
             return;
         }
         const Duration latency = now_ - q.arrival + q.rttSum;

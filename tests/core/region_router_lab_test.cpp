@@ -292,6 +292,31 @@ TEST(RegionRouterLab, EveryRequestAnsweredOrFailedOnce) {
     }
 }
 
+// A failed first attempt whose retry comes back to the region it failed in (the only region, or
+// the only candidate): the node it freed goes to the queue first, and the retry waits. It used to
+// take the node, and the queue's next request was then started on the same node: a request lost
+// from the run, and a Done on an idle node read far outside the requests (a crash).
+TEST(RegionRouterLab, ARetryBackToItsOwnRegionNeverDoubleBooksANode) {
+    FleetConfig c;
+    c.errorShare = 0.1;
+    c.maxRetries = 3;
+    c.durationS = 120;
+    c.warmupS = 10;
+    for (const auto& [regions, candidates] : {std::pair{1, 3}, std::pair{24, 1}, std::pair{2, 1}}) {
+        for (Router router : {Router::Score, Router::Switch}) {
+            c.regions = regions;
+            c.candidates = candidates;
+            c.router = router;
+            const FleetRun run = runFleet(c, fleetStreams(5));
+            SCOPED_TRACE(std::to_string(regions) + " regions, " + std::to_string(candidates) +
+                         " candidates, " + routerKey(router));
+            EXPECT_GT(run.retries, 0);
+            EXPECT_EQ(run.arrived, run.completed + run.failed);
+            EXPECT_EQ(run.inFlightAtEnd, 0);
+        }
+    }
+}
+
 TEST(RegionRouterLab, NeighboursAreCloseAndTheTableIsWhole) {
     EXPECT_EQ(regionTable().size(), 24u);
     EXPECT_STREQ(regionTable()[kFra].name, "fra");
