@@ -99,6 +99,14 @@ std::string readText(const std::string& path) {
     }
 }
 
+// Knobs that contradict each other (reported at /params), or a timeline change that contradicts
+// the knobs before it (at /timeline/N/set): judged on the real points, since the file alone, or
+// one value alone, meets values that are not its point's.
+bool judgedOnThePoints(const ScenarioError& e) {
+    const std::string& path = e.path();
+    return path == "/params" || (path.starts_with("/timeline/") && path.ends_with("/set"));
+}
+
 // Builds and validates every point before anything runs: first each --vary value on its own (so
 // the message names the one bad path and value), then each combination.
 std::vector<Point> buildPoints(const SweepOptions& o) {
@@ -107,7 +115,7 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
     try {
         parseScenario(text, file, o.overrides);
     } catch (const ScenarioError& e) {
-        throw UsageError{e.what()};
+        if (!judgedOnThePoints(e)) throw UsageError{e.what()};
     }
     std::size_t total = 1;
     for (const auto& v : o.vary) {
@@ -117,9 +125,7 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
             try {
                 parseScenario(text, file, overrides);
             } catch (const ScenarioError& e) {
-                // Knobs that contradict each other (reported at /params) are judged on the real
-                // points below: alone, a value meets the file's other values, not its point's.
-                if (e.path() == "/params") continue;
+                if (judgedOnThePoints(e)) continue;
                 throw UsageError{"--vary " + overrides.back() + ": " +
                                  (e.path().empty() ? "" : e.path() + ": ") + e.detail()};
             }

@@ -468,6 +468,23 @@ void checkRunChange(const Params& from, const Params& to) {
     }
 }
 
+void checkKnobChanges(const Params& params, const Timeline& timeline, const Workload& workload) {
+    Params p = params;
+    for (const TimelineEvent& e : timeline.events) {
+        if (e.set.empty()) continue;
+        try {
+            for (const KnobSetting& k : e.set) p.set(k.key, k.value);
+            checkRunChange(params, p);
+            (void)gatewayConfigFromParams(p, workload);
+            (void)fleetConfigFromParams(p);
+        } catch (const TimelineError&) {
+            throw;
+        } catch (const std::invalid_argument& x) {
+            throw TimelineError(e.path.empty() ? "/timeline" : e.path, x.what());
+        }
+    }
+}
+
 namespace {
 
 std::string knobValueText(const Params& p, const KnobSpec& k) {

@@ -178,6 +178,12 @@ public:
         gatewayConfigFromParams(params, workload);
         fleetConfigFromParams(params);
     }
+    void checkTimeline(const Params& params, const Timeline& timeline) const override {
+        if (std::none_of(timeline.events.begin(), timeline.events.end(),
+                         [](const TimelineEvent& e) { return !e.set.empty(); }))
+            return;
+        checkKnobChanges(params, timeline, Workload(params, 0));
+    }
     std::vector<std::string> figureNames(const Params& params) const override {
         return figureNamesWith(params, Timeline{});
     }

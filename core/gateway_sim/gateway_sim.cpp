@@ -177,22 +177,11 @@ struct GatewaySim::Impl final : Port {
     void prepareTimeline() {
         actions.clear();
         nextAction = 0;
-        Params p = params;
+        checkKnobChanges(params, timeline, workload);
         for (std::uint32_t i = 0; i < timeline.events.size(); ++i) {
             const TimelineEvent& e = timeline.events[i];
             const Time at = fromSeconds(e.at_s);
-            if (!e.set.empty()) {
-                try {
-                    p = withSettings(p, e);
-                    checkRunChange(params, p);
-                    (void)gatewayConfigFromParams(p, workload);
-                } catch (const TimelineError&) {
-                    throw;
-                } catch (const std::invalid_argument& x) {
-                    throw errorAt(e, x.what());
-                }
-                actions.push_back(Action{at, Action::Set, i});
-            }
+            if (!e.set.empty()) actions.push_back(Action{at, Action::Set, i});
             if (e.fault) {
                 (void)resolve(e);
                 actions.push_back(Action{at, Action::Start, i});

@@ -44,6 +44,11 @@ fleet::FleetConfig fleetConfigFromParams(const Params& p);
 const std::vector<std::string>& fixedRunKnobs();
 // Throws std::invalid_argument naming the first fixed knob that differs between `from` and `to`.
 void checkRunChange(const Params& from, const Params& to);
+// Checks each knob change of `timeline`, in order, over the knobs before it (starting at
+// `params`): the change itself (checkRunChange) and the gateway and fleet set-up the knobs after
+// it make (gatewayConfigFromParams with `workload`, fleetConfigFromParams). Throws TimelineError
+// at the first event that fails, with the reason.
+void checkKnobChanges(const Params& params, const Timeline& timeline, const Workload& workload);
 // "hedge_delay_ms 420 -> 300, hedge_mode adaptive -> fixed" for the knobs `keys` (in that order),
 // each as a knob panel shows its value; how a timeline mark names a knob change.
 std::string knobChangeText(const Params& from, const Params& to, const std::vector<std::string>& keys);

@@ -51,6 +51,11 @@ public:
     // a mistake is reported before any work (a sweep's later points included). This default
     // finds none.
     virtual void checkParams(const Params&) const {}
+    // Throws TimelineError, naming the event, for a knob change that, applied over the knobs in
+    // force when it comes, makes knobs run() would refuse (as it would when it reached it):
+    // parseScenario calls it after checkParams, so that such a change is reported before any
+    // work (a sweep's later points included). This default finds none.
+    virtual void checkTimeline(const Params&, const Timeline&) const {}
 
     // The names of the figures run() reports for these params, in its order, without running
     // it: what `expect` entries and `sweep --figures` are checked against before any work

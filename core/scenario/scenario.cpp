@@ -332,6 +332,12 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                    LocateTarget::Key);
         }
         s.timeline = parseTimeline(doc.at("timeline"), root / "timeline", *vocabulary, v);
+        try {
+            lab->checkTimeline(s.params, s.timeline);
+        } catch (const TimelineError& e) {
+            // At the event's "set": the knobs it sets, over those before it, are the mistake.
+            v.fail(json::json_pointer(e.path()) / "set", e.what(), LocateTarget::Key);
+        }
         // A phase's figures are named after its id: an id that gives one of them a name the run
         // already reports would overwrite that figure in the result.
         const std::vector<std::string> base = lab->figureNamesWith(s.params, Timeline{});

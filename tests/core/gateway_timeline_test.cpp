@@ -248,11 +248,27 @@ TEST(GatewayTimeline, ASurgeAddsArrivalsAndLeavesTheOthersAsTheyWere) {
 // A knob change that contradicts the knobs in force when it applies is refused before the run
 // starts, at the event's JSON path; so is a target the fleet does not have.
 TEST(GatewayTimeline, ABadEventIsRefusedBeforeTheRunAtItsPath) {
-    const Scenario s = parseScenario(
-        test::gateway({R"({"at": 3600, "set": {"hedge_clamp_min_ms": 100}})",
-                 R"({"at": 7200, "set": {"hedge_clamp_max_ms": 50}})"},
-                R"({"days": 1, "load_multiplier": 0.1})"),
-        "week.json");
+    const std::string params = R"({"days": 1, "load_multiplier": 0.1})";
+    // Read from a file: refused as the scenario is read, at the second event's "set".
+    try {
+        parseScenario(test::gateway({R"({"at": 3600, "set": {"hedge_clamp_min_ms": 100}})",
+                                     R"({"at": 7200, "set": {"hedge_clamp_max_ms": 50}})"},
+                                    params),
+                      "week.json");
+        ADD_FAILURE() << "expected a ScenarioError";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.path(), "/timeline/1/set");
+        EXPECT_NE(std::string(e.what()).find("week.json:8:18: /timeline/1/set: hedge_clamp_max_ms (50 ms) is below "
+                                             "hedge_clamp_min_ms (100 ms)"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Built in code (as the GUI builds its edits): refused when the run starts, at its path.
+    Scenario s = parseScenario(test::gateway({R"({"at": 3600, "set": {"hedge_clamp_min_ms": 100}})",
+                                              R"({"at": 7200, "set": {"hedge_clamp_max_ms": 150}})"},
+                                             params),
+                               "week.json");
+    s.timeline.events[1].set[0].value = 50;
     try {
         runScenario(s);
         ADD_FAILURE() << "expected a ScenarioError";

@@ -125,6 +125,23 @@ TEST(TimelineSet, KnobsThatShapeTheRunCannotChangeDuringIt) {
     }
 }
 
+// A change whose knobs, over those in force when it comes, contradict each other is refused at
+// its "set" when the scenario is read, before any run starts (a sweep's later points included).
+// Each knob alone is in range; it used to be found only when the run reached the event.
+TEST(TimelineSet, AChangeThatContradictsTheKnobsBeforeItIsAnErrorAtItsSet) {
+    expectError(R"({"at": 3600, "set": {"hedge_clamp_min_ms": 500}})", "\"set\"", "/timeline/0/set",
+                "hedge_clamp_max_ms (450 ms) is below hedge_clamp_min_ms (500 ms)");
+    // The second event meets the first one's knobs, not the scenario's.
+    expectError({R"({"at": 3600, "set": {"hedge_clamp_min_ms": 300}})",
+                 R"({"at": 7200, "set": {"hedge_clamp_max_ms": 250}})"},
+                1, "\"set\"", "/timeline/1/set",
+                "hedge_clamp_max_ms (250 ms) is below hedge_clamp_min_ms (300 ms)");
+    EXPECT_EQ(timeline({R"({"at": 3600, "set": {"hedge_clamp_min_ms": 300}})",
+                        R"({"at": 7200, "set": {"hedge_clamp_max_ms": 350}})"})
+                  .events.size(),
+              2u);
+}
+
 TEST(TimelineSet, AnEventSetsKnobsOrStartsAFault) {
     expectError(R"({"at": 0, "set": {}})", "{}", "/timeline/0/set",
                 "expected at least one knob to change");

@@ -176,6 +176,33 @@ TEST_F(SweepCli, BadPathValueOrFigureIsExit2WithNoTable) {
     }
 }
 
+// A timeline change that only some points make invalid: the sweep is refused before any point
+// runs, naming the point (the file alone, and each value alone, are judged on the points). It
+// used to run the valid points, then fail at the bad one with no table.
+TEST_F(SweepCli, ATimelineChangeAPointMakesInvalidIsRefusedBeforeAnyPointRuns) {
+    const std::string scenario = path("late.json");
+    std::ofstream(scenario) << R"({"schema_version": 1, "name": "late", "lab": "gateway",
+        "params": {"days": 1, "hedge_clamp_max_ms": 600},
+        "timeline": [{"at": "Mon 23:00", "set": {"hedge_clamp_min_ms": 500}}]})";
+    std::ofstream(path("old.csv")) << "old table\n";
+    auto o = runCli("sweep " + scenario + " --vary params.hedge_clamp_max_ms=600,550,450 --out " +
+                    path("old.csv"));
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("point params.hedge_clamp_max_ms=450: " + scenario + ":3:42: /timeline/0/set: "
+                         "hedge_clamp_max_ms (450 ms) is below hedge_clamp_min_ms (500 ms)"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(o.err.find("[1/"), std::string::npos) << "nothing may run: " << o.err;
+    EXPECT_EQ(readFile(path("old.csv")), "old table\n");
+    // Whatever the file says, a sweep whose every point is valid runs.
+    std::ofstream(scenario) << R"({"schema_version": 1, "name": "late", "lab": "gateway",
+        "params": {"days": 1},
+        "timeline": [{"at": "Mon 23:00", "set": {"hedge_clamp_min_ms": 500}}]})";
+    o = runCli("sweep " + scenario + " --vary params.hedge_clamp_max_ms=600,550 --figures requests --quiet");
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(lines(o.out).size(), 3u) << o.out;
+}
+
 // A point whose knobs differ from the scenario's is a what-if: the figures the scenario quotes
 // (here a hedged one, which an unhedged point does not even report) are not applicable there,
 // and neither pass nor fail; the point's own checks still count.
