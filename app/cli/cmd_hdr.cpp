@@ -18,7 +18,7 @@
 
 #include "commands.h"
 #include "io/atomic_file.h"
-#include "io/text_file.h"
+#include "io/latency_files.h"
 #include "metrics/hdr_histogram.h"
 #include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
@@ -192,9 +192,6 @@ void readLog(const HdrOptions& o, HdrHistogram& histogram) {
     }
 }
 
-// An interval log's size limit: a week of one-second intervals is about 150 MiB.
-constexpr std::size_t kMaxHlogBytes = std::size_t{1} << 30;
-
 // Merges the intervals tagged o.tag of every interval log named into one histogram whose layout
 // covers every interval's (mergeIntervals), in whatever order the files come. Errors name the
 // file and line.
@@ -206,11 +203,9 @@ std::optional<HdrHistogram> readHlogs(const HdrOptions& o) {
     for (const std::string& path : inputs) {
         HdrLog log;
         try {
-            log = parseHdrLog(readTextFile(path, kMaxHlogBytes, "log of intervals"));
-        } catch (const TextFileError& e) {
-            throw UsageError{path + ": " + e.what()};
-        } catch (const HdrLogError& e) {
-            throw UsageError{path + ":" + std::to_string(e.line()) + ": " + e.reason()};
+            log = readHdrLogFile(path);  // at most kMaxHlogBytes
+        } catch (const LatencyFileError& e) {
+            throw UsageError{e.what()};
         }
         intervals += mergeIntervals(log, o.tag, merged);
     }
