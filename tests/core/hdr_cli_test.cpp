@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli_support.h"
+#include "io/latency_files.h"
 #include "base/rng.h"
 #include "metrics/hdr_histogram.h"
 #include "metrics/hdr_log.h"
@@ -229,6 +230,26 @@ TEST_F(HdrCli, IntervalsOfOtherRangesMergeIntoOneThatCoversThemInAnyOrder) {
     const Result twice = run({path("ok.txt"), "--input", "hlog", "--input", "text"});
     EXPECT_EQ(twice.exitCode, 2);
     EXPECT_NE(twice.err.find("--input given twice ('hlog', then 'text')"), std::string::npos) << twice.err;
+}
+
+// An interval log is read whole, so its size is checked before a byte is read (a sparse file
+// stands for a real one). Just over 1 GiB, the error read "is 1024 MiB; a log of intervals may be
+// at most 1024 MiB", as if the two were the same: it names the size exactly.
+TEST_F(HdrCli, AnIntervalLogOverTheLimitIsRefusedNamingItsSize) {
+    const std::string big = path("big.hlog");
+    writeFile(big, "");
+    fs::resize_file(big, taillab::kMaxHlogBytes + 1);
+    const Result r = run({big});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find(big + ": is 1073741825 bytes; a log of intervals may be at most 1 GiB"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    // Far over, the size reads in the limit's unit.
+    fs::resize_file(big, 3 * taillab::kMaxHlogBytes);
+    const Result far = run({big});
+    EXPECT_NE(far.err.find(big + ": is 3 GiB; a log of intervals may be at most 1 GiB"), std::string::npos)
+        << far.err;
 }
 
 TEST_F(HdrCli, BadArgumentsExitTwo) {
