@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "io/latency_files.h"
 #include "metrics/hdr_histogram.h"
 #include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
@@ -23,14 +24,10 @@ std::runtime_error failure(const QString& path, const std::string& what) {
 }
 
 // An interval log's untagged intervals merged into one histogram whose layout covers every
-// interval's, as `taillab-cli hdr --input hlog` merges them (mergeIntervals).
-HdrHistogram readHlog(const QString& path, QFile& file) {
-    HdrLog log;
-    try {
-        log = parseHdrLog(file.readAll().toStdString());
-    } catch (const HdrLogError& e) {
-        throw failure(path, std::to_string(e.line()) + ": " + e.what());
-    }
+// interval's, as `taillab-cli hdr --input hlog` merges them (mergeIntervals), from a file no
+// larger than the CLI takes (kMaxHlogBytes).
+HdrHistogram readHlog(const QString& path) {
+    const HdrLog log = readHdrLogFile(path.toStdString());
     std::optional<HdrHistogram> merged;
     mergeIntervals(log, "", merged);
     if (!merged || merged->empty())
@@ -72,10 +69,6 @@ bool isLatencyFile(const QString& path) {
 }
 
 LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw std::runtime_error(path.toStdString() + ": cannot open: " +
-                                 file.errorString().toStdString());
     LatencyOverlay overlay;
     overlay.path = path;
     overlay.unit = unit;
@@ -83,12 +76,7 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
     const QString name = QFileInfo(path).fileName() + " (" + unitName(unit) + ")";
     overlay.series = Series{name.toStdString(), SeriesRole::Simulated, {}, {}};
     if (path.endsWith(".hgrm", Qt::CaseInsensitive)) {
-        std::vector<HgrmRow> rows;
-        try {
-            rows = parseHgrm(file.readAll().toStdString());
-        } catch (const HgrmError& e) {
-            throw failure(path, e.what());
-        }
+        const std::vector<HgrmRow> rows = readHgrmFile(path.toStdString());
         for (const HgrmRow& r : rows) {
             if (r.fraction > kMaxFraction) break;
             if (!overlay.series.x.empty() && r.fraction <= overlay.series.x.back()) continue;
@@ -99,13 +87,18 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
         return overlay;
     }
     if (path.endsWith(".hlog", Qt::CaseInsensitive)) {
-        const HdrHistogram merged = readHlog(path, file);
+        const HdrHistogram merged = readHlog(path);
         overlay.series = percentileSeries(name.toStdString(), merged);
         for (double& y : overlay.series.y) y *= toMs * 1000.0;  // as for a latency log below
         overlay.count = merged.totalCount();
         return overlay;
     }
-    // A latency log: recorded as taillab-cli hdr does, up to an hour in the file's unit.
+    // A latency log: recorded as taillab-cli hdr does, up to an hour in the file's unit, block by
+    // block (no size limit: memory stays flat).
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw std::runtime_error(path.toStdString() + ": cannot open: " +
+                                 file.errorString().toStdString());
     HdrConfig config;
     config.lowest_discernible = 1;
     config.highest_trackable = std::llround(3.6e6 / toMs);

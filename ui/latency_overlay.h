@@ -30,7 +30,9 @@ struct LatencyOverlay {
 };
 
 // Reads a file; throws std::runtime_error naming the file and, for content errors, the line and
-// column ("a.hgrm:4:16: expected a total count, found 'x'").
+// column ("a.hgrm:4:16: expected a total count, found 'x'"). A .hlog or .hgrm is read whole, so
+// it may be no larger than taillab-cli hdr takes (kMaxHlogBytes, kMaxHgrmBytes: checked before a
+// byte is read); a latency log is read block by block, of any size.
 LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit);
 
 }  // namespace taillab::ui

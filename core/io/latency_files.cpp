@@ -15,4 +15,14 @@ HdrLog readHdrLogFile(const std::string& path, std::size_t max_bytes) {
     }
 }
 
+std::vector<HgrmRow> readHgrmFile(const std::string& path, std::size_t max_bytes) {
+    try {
+        return parseHgrm(readTextFile(path, max_bytes, "percentile distribution"));
+    } catch (const TextFileError& e) {
+        throw LatencyFileError(path + ": " + e.what());
+    } catch (const HgrmError& e) {
+        throw LatencyFileError(path + ":" + e.what());  // what(): "LINE:COLUMN: ..."
+    }
+}
+
 }  // namespace taillab

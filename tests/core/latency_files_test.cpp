@@ -1,5 +1,6 @@
-// The latency files read whole (interval logs), as taillab-cli hdr reads them: the size limit
-// checked before a byte is read, and errors that name the file and the line.
+// The latency files read whole (interval logs, percentile distributions), as taillab-cli hdr and
+// the GUI's overlay both read them: the size limit checked before a byte is read, and errors
+// that name the file and the line.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -39,14 +40,23 @@ TEST_F(LatencyFiles, AFileOverItsLimitIsRefusedNamingItsSizeAndTheLimit) {
     EXPECT_EQ(messageOf([&] { readHdrLogFile(log, size - 1); }),
               log + ": is " + std::to_string(size) + " bytes; a log of intervals may be at most " +
                   std::to_string(size - 1) + " bytes");
+    const std::string hgrm = write("a.hgrm", "1.0 0.5 1 2.0\n2.0 1.0 2 inf\n");
+    EXPECT_EQ(readHgrmFile(hgrm).size(), 2u);
+    EXPECT_EQ(messageOf([&] { readHgrmFile(hgrm, 8); }),
+              hgrm + ": is 28 bytes; a percentile distribution may be at most 8 bytes");
     EXPECT_EQ(messageOf([&] { readHdrLogFile(path("missing.hlog")); }),
               path("missing.hlog") + ": cannot open: No such file or directory");
+    EXPECT_EQ(messageOf([&] { readHgrmFile(path("missing.hgrm")); }),
+              path("missing.hgrm") + ": cannot open: No such file or directory");
 }
 
 TEST_F(LatencyFiles, ContentErrorsNameTheFileAndLine) {
     const std::string log = write("bad.hlog", HdrLogWriter(0).header() + "0.000,1.000,1.0,not-base64!\n");
     EXPECT_EQ(messageOf([&] { readHdrLogFile(log); }).rfind(log + ":5: ", 0), 0u)
         << messageOf([&] { readHdrLogFile(log); });
+    const std::string hgrm = write("bad.hgrm", "1.0 0.5 1 2.0\n2.0 0.4 2 2.0\n");
+    EXPECT_EQ(messageOf([&] { readHgrmFile(hgrm); }),
+              hgrm + ":2:5: the percentile goes down from the row before");
 }
 
 }  // namespace

@@ -45,6 +45,7 @@
 #include "message_banner.h"
 #include "latency_overlay.h"
 #include "base/rng.h"
+#include "io/latency_files.h"
 #include "metrics/hdr_log.h"
 #include "metrics/hgrm.h"
 #include "results_panel.h"
@@ -808,6 +809,29 @@ TEST(MainWindowTest, AnIntervalLogOverlayKeepsALaterIntervalsLargerRange) {
         }
         EXPECT_NEAR(series->y.back(), 1000.0, 1.0) << name.toStdString() << ": the tail, 1 s";
     }
+}
+
+// An interval log or a percentile distribution is read whole. The overlay read one of any size,
+// where taillab-cli hdr takes a log of intervals of at most 1 GiB; it takes the same, and
+// checks the size before it reads a byte (a sparse file stands for a real one).
+TEST(MainWindowTest, AnOverlayReadWholeIsRefusedOverTheCliLimitBeforeItIsRead) {
+    QTemporaryDir dir;
+    const auto refusal = [](const QString& path, std::uintmax_t size) -> std::string {
+        std::ofstream(path.toStdString()).close();
+        std::filesystem::resize_file(path.toStdString(), size);
+        try {
+            readLatencyOverlay(path, likelyUnit(path));
+        } catch (const std::runtime_error& e) {
+            return e.what();
+        }
+        return "(read)";
+    };
+    const QString hlog = dir.filePath("huge.hlog");
+    EXPECT_EQ(refusal(hlog, kMaxHlogBytes + 1),
+              hlog.toStdString() + ": is 1073741825 bytes; a log of intervals may be at most 1 GiB");
+    const QString hgrm = dir.filePath("huge.hgrm");
+    EXPECT_EQ(refusal(hgrm, kMaxHgrmBytes + 1),
+              hgrm.toStdString() + ": is 67108865 bytes; a percentile distribution may be at most 64 MiB");
 }
 
 // A latency file is in ms: it was drawn on every nines chart, also on power of d's, whose y axis
