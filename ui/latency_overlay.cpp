@@ -19,10 +19,6 @@ namespace {
 constexpr double kMaxFraction = 0.99999;
 constexpr qint64 kBlock = 1 << 20;
 
-std::runtime_error failure(const QString& path, const std::string& what) {
-    return std::runtime_error(path.toStdString() + ":" + what);
-}
-
 // An interval log's untagged intervals merged into one histogram whose layout covers every
 // interval's, as `taillab-cli hdr --input hlog` merges them (mergeIntervals), from a file no
 // larger than the CLI takes (kMaxHlogBytes).
@@ -114,7 +110,7 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
         }
         reader.finish();
     } catch (const LatencyLogError& e) {
-        throw failure(path, std::to_string(e.line()) + ": " + e.reason());
+        throw std::runtime_error(e.describe(path.toStdString()));
     }
     if (h.empty())
         throw std::runtime_error(path.toStdString() + ": no latency values in range");

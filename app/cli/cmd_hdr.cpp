@@ -185,10 +185,7 @@ void readLog(const HdrOptions& o, HdrHistogram& histogram) {
         if (std::ferror(file.get())) throw UsageError{"error reading '" + name + "'"};
         reader.finish();
     } catch (const LatencyLogError& e) {
-        if (e.line() > 0)
-            throw UsageError{name + ":" + std::to_string(e.line()) + ": " + e.reason() + ": '" +
-                             e.text() + "'"};
-        throw UsageError{name + ": " + e.reason()};
+        throw UsageError{e.describe(name)};
     }
 }
 

@@ -52,6 +52,11 @@ LatencyLogError::LatencyLogError(std::int64_t line, std::string reason, std::str
       reason_(std::move(reason)),
       text_(std::move(text)) {}
 
+std::string LatencyLogError::describe(const std::string& source) const {
+    if (line_ > 0) return source + ":" + std::to_string(line_) + ": " + reason_ + ": '" + text_ + "'";
+    return source + ": " + reason_;
+}
+
 LatencyLogReader::LatencyLogReader(LatencyLogFormat format, HdrHistogram& target)
     : format_(format), target_(target) {}
 

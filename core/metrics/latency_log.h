@@ -33,6 +33,9 @@ class LatencyLogError : public std::runtime_error {
     std::int64_t line() const { return line_; }
     const std::string& reason() const { return reason_; }
     const std::string& text() const { return text_; }
+    // The message for a log read from `source` (a file name, "<stdin>"), as every reader of a
+    // file prints it: "a.log:5: not a number: '3O0'", "a.u64le: size is not a multiple of 8 ...".
+    std::string describe(const std::string& source) const;
 
   private:
     std::int64_t line_;

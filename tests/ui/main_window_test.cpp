@@ -811,6 +811,28 @@ TEST(MainWindowTest, AnIntervalLogOverlayKeepsALaterIntervalsLargerRange) {
     }
 }
 
+// A malformed line in a latency log was reported by its number alone ("a.log:2: not a number"):
+// the error quotes it, as taillab-cli hdr's does.
+TEST(MainWindowTest, ALatencyLogOverlaysErrorQuotesTheLineAtFault) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("typo.log");
+    std::ofstream(log.toStdString()) << "100\n3O0\n400\n";
+    try {
+        readLatencyOverlay(log, LatencyUnit::Microseconds);
+        ADD_FAILURE() << "typo.log was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(e.what(), log.toStdString() + ":2: not a number: '3O0'");
+    }
+    const QString raw = dir.filePath("odd.u64le");
+    std::ofstream(raw.toStdString(), std::ios::binary) << std::string(8 * 2 + 3, '\1');
+    try {
+        readLatencyOverlay(raw, LatencyUnit::Nanoseconds);
+        ADD_FAILURE() << "odd.u64le was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(e.what(), raw.toStdString() + ": size is not a multiple of 8 bytes (3 trailing bytes)");
+    }
+}
+
 // An interval log or a percentile distribution is read whole. The overlay read one of any size,
 // where taillab-cli hdr takes a log of intervals of at most 1 GiB; it takes the same, and
 // checks the size before it reads a byte (a sparse file stands for a real one).
