@@ -31,6 +31,25 @@ HdrHistogram readHlog(const QString& path) {
     return *merged;
 }
 
+// The overlay of a histogram whose values are in the file's unit (the factor toMs from it to
+// ms), named `name` and, when the histogram counted values out of range, for them (`range`
+// says which those are: "outside 0 to 1 h").
+void drawHistogram(LatencyOverlay& overlay, const QString& name, const HdrHistogram& h, double toMs,
+                   const QString& range) {
+    overlay.count = h.totalCount();
+    overlay.out_of_range = h.outOfRangeCount();
+    QString named = name;
+    if (overlay.out_of_range > 0) {
+        overlay.left_out = QString("%L1 %2 %3 left out")
+                               .arg(overlay.out_of_range)
+                               .arg(overlay.out_of_range == 1 ? "value" : "values", range);
+        named.insert(named.size() - 1, "; " + overlay.left_out);  // "a.log (µs; ...)"
+    }
+    // percentileSeries reads the histogram as µs and gives ms: rescale to the file's unit.
+    overlay.series = percentileSeries(named.toStdString(), h);
+    for (double& y : overlay.series.y) y *= toMs * 1000.0;
+}
+
 }  // namespace
 
 double millisecondsPer(LatencyUnit unit) {
@@ -83,10 +102,7 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
         return overlay;
     }
     if (path.endsWith(".hlog", Qt::CaseInsensitive)) {
-        const HdrHistogram merged = readHlog(path);
-        overlay.series = percentileSeries(name.toStdString(), merged);
-        for (double& y : overlay.series.y) y *= toMs * 1000.0;  // as for a latency log below
-        overlay.count = merged.totalCount();
+        drawHistogram(overlay, name, readHlog(path), toMs, "beyond the log's own range");
         return overlay;
     }
     // A latency log: recorded as taillab-cli hdr does, up to an hour in the file's unit, block by
@@ -112,12 +128,16 @@ LatencyOverlay readLatencyOverlay(const QString& path, LatencyUnit unit) {
     } catch (const LatencyLogError& e) {
         throw std::runtime_error(e.describe(path.toStdString()));
     }
-    if (h.empty())
-        throw std::runtime_error(path.toStdString() + ": no latency values in range");
-    // percentileSeries reads the histogram as µs and gives ms: rescale to the file's unit.
-    overlay.series = percentileSeries(name.toStdString(), h);
-    for (double& y : overlay.series.y) y *= toMs * 1000.0;
-    overlay.count = h.totalCount();
+    // As taillab-cli hdr: a value outside the range is counted, not recorded, and not an error.
+    const QString range = "outside 0 to 1 h";
+    if (h.empty()) {
+        std::string why = path.toStdString() + ": no latency values";
+        if (h.outOfRangeCount() > 0)
+            why += ": all " + std::to_string(h.outOfRangeCount()) + " are " + range.toStdString() +
+                   " (read as " + unitName(unit).toStdString() + ")";
+        throw std::runtime_error(why);
+    }
+    drawHistogram(overlay, name, h, toMs, range);
     return overlay;
 }
 

@@ -27,6 +27,12 @@ struct LatencyOverlay {
     LatencyUnit unit = LatencyUnit::Milliseconds;
     Series series;  // x: percentile as a fraction, y: ms; named for the file
     std::int64_t count = 0;  // the values the distribution holds (a .hgrm: its total count)
+    // The values read but left out of the distribution, which taillab-cli hdr counts as its
+    // out_of_range: a latency log's outside 0 to an hour (negative, or beyond the overlay's
+    // range), an interval log's beyond its own histograms' ranges. When there are any, left_out
+    // says so ("3 values outside 0 to 1 h left out") and the series' name ends with it.
+    std::int64_t out_of_range = 0;
+    QString left_out;
 };
 
 // Reads a file; throws std::runtime_error naming the file and, for content errors, the line and

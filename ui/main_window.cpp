@@ -718,9 +718,11 @@ bool MainWindow::addOverlay(const QString& path, LatencyUnit unit, QString* erro
         return false;
     }
     applyOverlays();
-    status_->showMessage(tr("Overlaid %1 on the percentile charts: %L2 values")
-                             .arg(QFileInfo(path).fileName())
-                             .arg(overlays_.back().count));
+    const LatencyOverlay& added = overlays_.back();
+    const QString overlaid = tr("Overlaid %1 on the percentile charts: %L2 values")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(added.count);
+    status_->showMessage(added.left_out.isEmpty() ? overlaid : overlaid + "; " + added.left_out);
     return true;
 }
 

@@ -811,6 +811,68 @@ TEST(MainWindowTest, AnIntervalLogOverlayKeepsALaterIntervalsLargerRange) {
     }
 }
 
+// A latency log is recorded into a histogram up to an hour in its unit. What lay outside that
+// (negative, beyond an hour, beyond 64 bits) was dropped without a word, and the curve read as if
+// it held every value. As taillab-cli hdr counts them (its out_of_range), the overlay counts
+// them and says so in its legend and the status bar; a log with nothing in range says why.
+TEST(MainWindowTest, ALatencyLogOverlayNamesTheValuesItLeavesOut) {
+    QTemporaryDir dir;
+    const QString log = dir.filePath("requests.log");
+    {
+        std::ofstream out(log.toStdString());
+        for (int i = 1; i <= 2000; ++i) out << 100 * i << "\n";
+        out << "3600000000\n";  // an hour in µs: in range
+        out << "3600000001\n-5\n99999999999999999999\n7.2e9\n";
+    }
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "fanout"));  // its first pane: the nines chart
+    QString error;
+    ASSERT_TRUE(window.addOverlay(log, LatencyUnit::Microseconds, &error)) << error.toStdString();
+    const LatencyOverlay& o = window.overlays().back();
+    EXPECT_EQ(o.count, 2001);
+    EXPECT_EQ(o.out_of_range, 4);
+    EXPECT_EQ(o.left_out, "4 values outside 0 to 1 h left out") << o.left_out.toStdString();
+    const QString name = "requests.log (µs; 4 values outside 0 to 1 h left out)";
+    EXPECT_EQ(o.series.name, name.toStdString());
+    EXPECT_TRUE(window.chartArea()->pane(0)->view()->legendNames().contains(name))
+        << window.chartArea()->pane(0)->view()->legendNames().join(", ").toStdString();
+    EXPECT_TRUE(window.runStatus()->message().endsWith(
+        QString("%L1 values; 4 values outside 0 to 1 h left out").arg(2001)))
+        << window.runStatus()->message().toStdString();
+
+    // Raw values too, in another unit: an hour in ns.
+    const QString raw = dir.filePath("requests.u64le");
+    {
+        std::ofstream out(raw.toStdString(), std::ios::binary);
+        for (const std::uint64_t v : {std::uint64_t{1'000}, std::uint64_t{2'000}, std::uint64_t{3'600'000'000'001}}) {
+            unsigned char bytes[8];
+            for (int b = 0; b < 8; ++b) bytes[b] = static_cast<unsigned char>(v >> (8 * b));
+            out.write(reinterpret_cast<const char*>(bytes), 8);
+        }
+    }
+    const LatencyOverlay ns = readLatencyOverlay(raw, LatencyUnit::Nanoseconds);
+    EXPECT_EQ(ns.count, 2);
+    EXPECT_EQ(ns.out_of_range, 1);
+    EXPECT_EQ(ns.series.name, "requests.u64le (ns; 1 value outside 0 to 1 h left out)");
+
+    // A log in range keeps its plain name.
+    const QString plain = dir.filePath("plain.log");
+    std::ofstream(plain.toStdString()) << "100\n200\n";
+    const LatencyOverlay p = readLatencyOverlay(plain, LatencyUnit::Microseconds);
+    EXPECT_EQ(p.out_of_range, 0);
+    EXPECT_TRUE(p.left_out.isEmpty());
+    EXPECT_EQ(p.series.name, "plain.log (µs)");
+
+    // Nothing in range: an error that says why (here, seconds read as such are over an hour).
+    const QString slow = dir.filePath("slow.log");
+    std::ofstream(slow.toStdString()) << "4000\n5000\n";
+    EXPECT_FALSE(window.addOverlay(slow, LatencyUnit::Seconds, &error));
+    EXPECT_EQ(error, slow + ": no latency values: all 2 are outside 0 to 1 h (read as s)")
+        << error.toStdString();
+}
+
 // A malformed line in a latency log was reported by its number alone ("a.log:2: not a number"):
 // the error quotes it, as taillab-cli hdr's does.
 TEST(MainWindowTest, ALatencyLogOverlaysErrorQuotesTheLineAtFault) {
