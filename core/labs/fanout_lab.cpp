@@ -15,6 +15,8 @@
 //   hedged after d  P(call > t) = S(t)·S(t-d) (t >= d), request 1 - (1 - that)^N, extra S(d)
 // Regimes: with f = 0 the request tail climbs to 1 - (1-p)^N; as f -> 1 it falls to p, whatever
 // N; hedging removes only the independent part.
+// A check decides only when its tolerance is within 25% of its value (lab_result.h); otherwise
+// it is inconclusive and names the requests that would decide it, or says that none would.
 //
 // Published figures it reproduces (scenarios/labs/fanout*.json): essay_003's 0.634 at N = 100,
 // p = 1%, its healthy-looking backend (p = 0.9%: p50 10.0 ms, p99 25.3 ms, p99.9 1,132 ms,

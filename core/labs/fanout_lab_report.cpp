@@ -323,16 +323,13 @@ void addSweepCharts(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     r.charts.push_back(std::move(byF));
 }
 
+// Listed whatever the run: too wide to decide, it is inconclusive and says which run decides it.
 void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h, double pct,
                    const std::function<double(double)>& cdf,
                    const std::function<double(double)>& q) {
-    const double expected = q(pct / 100.0);
-    const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
-    // Not resolvable at this sample size (e.g. in a gap between the modes).
-    if (!(tol <= kMaxToleranceShare * expected)) return;
-    r.checks.push_back(
-        makeCheck(name, percentileMs(h, pct), expected, tol, false,
-                  "closed form: quantile of the model CDF; 4 SE (delta method) + HDR"));
+    const double p = pct / 100.0;
+    addQuantileCheck(r, name, percentileMs(h, pct), q(p), p, cdf, h.totalCount(),
+                     "closed form: quantile of the model CDF; 4 SE (delta method) + HDR");
 }
 
 // The largest |simulated - expected| over the points, in standard errors of each point's own

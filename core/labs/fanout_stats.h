@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 
 #include "labs/lab_common.h"
 #include "labs/lab_result.h"
@@ -56,6 +58,30 @@ inline double quantileTolerance(const std::function<double(double)>& cdf, double
     const double density = (cdf(x * (1 + h)) - cdf(x * (1 - h))) / (2 * h * x);
     const double se = density > 0 ? std::sqrt(p * (1 - p) / n) / density : INFINITY;
     return sigmas * se + kQuantileHdrShare * x;
+}
+
+// The sample quantile p, `simulated`, of `n` samples against `expected`, the model's quantile p
+// (`cdf` its CDF), within 4 SE (delta method) + HDR; of that only the SE part shrinks with n.
+// Listed whatever the run: one whose tolerance is wider than kMaxToleranceShare of its value is
+// inconclusive, naming the samples that would decide it (`run` says what to raise: "requests",
+// "calibration samples (calibration_samples)"). Where the model has next to no density, in a gap
+// between its modes, no sample size does: the reason says so (with no density at all the delta
+// method gives no tolerance).
+inline void addQuantileCheck(LabResult& r, std::string name, double simulated, double expected,
+                             double p, const std::function<double(double)>& cdf, std::int64_t n,
+                             std::string source, const std::string& run = "requests") {
+    const double tol = quantileTolerance(cdf, expected, p, static_cast<double>(n));
+    r.checks.push_back(makeCheck(std::move(name), simulated, expected, tol, false,
+                                 std::move(source)));
+    Check& c = r.checks.back();
+    const double sePart = tol - kQuantileHdrShare * expected;
+    if (toleranceShare(c) > kMaxToleranceShare && !samplesToDecide(c, n, sePart))
+        c.inconclusive =
+            "no run length decides it: the model has next to no density at this quantile (it "
+            "falls in a gap between its modes), so its standard error stays wider than a quarter "
+            "of the value however many samples there are";
+    else
+        requireSampleResolution(c, n, sePart, run);
 }
 
 }  // namespace taillab

@@ -163,30 +163,6 @@ ClosedFormText closedFormText(HedgeIdleService s) {
                 : "closed form over the hedge-percentile sweep"};
 }
 
-// Marks `c` inconclusive when its tolerance exceeds kMaxToleranceShare of its value, naming
-// the samples that would decide it: `n` gave `sePart`, the part that shrinks like 1/√n.
-// `run` says what to raise ("requests", "calibration samples (calibration_samples)").
-void requireSampleResolution(Check& c, std::int64_t n, double sePart, const std::string& run) {
-    const std::optional<std::int64_t> samples = samplesToDecide(c, n, sePart);
-    requireResolution(c, samples ? "run at least " + groupedCount(*samples) + " " + run
-                                 : std::string(kNoSampleSizeDecides));
-}
-
-// A quantile's tolerance is 4 SE (delta method) plus the HDR bucket, which does not shrink.
-void requireQuantileResolution(Check& c, std::int64_t n, const std::string& run) {
-    requireSampleResolution(c, n, c.tolerance - kQuantileHdrShare * c.closed_form, run);
-}
-
-void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h, double pct,
-                   const std::function<double(double)>& cdf, double expected, const char* source) {
-    const double tol = quantileTolerance(cdf, expected, pct / 100.0, h.totalCount());
-    // A quantile where the model has no density (in a gap between the modes): the delta method
-    // gives no tolerance, at any sample size, so it is drawn, not checked.
-    if (!std::isfinite(tol)) return;
-    r.checks.push_back(makeCheck(name, percentileMs(h, pct), expected, tol, false, source));
-    requireQuantileResolution(r.checks.back(), h.totalCount(), "requests");
-}
-
 // Each sweep point's p99.9 against the survival product, at 4.5 SE of its own requests. A point
 // whose 4.5 SE exceeds kMaxToleranceShare of its value cannot fail: it is drawn, not checked,
 // and the claim says which run would check it; with no point left the claim is inconclusive.
@@ -238,19 +214,18 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
     const ClosedFormText text = closedFormText(run.config.service);
     if (!run.fixedDelay) {
         const double p = run.hedgePercentile;
-        r.checks.push_back(
-            makeCheck("calibrated delay", d, model.quantile(p),
-                      quantileTolerance(cdf, model.quantile(p), p, run.calibrationSamples), false,
-                      "closed form: quantile of S; 4 SE + HDR"));
-        requireQuantileResolution(r.checks.back(), run.calibrationSamples,
-                                  "calibration samples (calibration_samples)");
+        addQuantileCheck(r, "calibrated delay", d, model.quantile(p), p, cdf,
+                         run.calibrationSamples, "closed form: quantile of S; 4 SE + HDR",
+                         "calibration samples (calibration_samples)");
     }
     for (double pct : {50.0, 99.0, 99.9}) {
         const std::string label = pct == 50 ? "p50" : pct == 99 ? "p99" : "p99.9";
-        checkQuantile(r, label + " before", run.before, pct, cdf, model.quantile(pct / 100),
-                      text.quantiles);
-        checkQuantile(r, label + " after", t.after, pct, hcdf, model.hedgedQuantile(pct / 100, d),
-                      text.quantiles);
+        const double p = pct / 100;
+        addQuantileCheck(r, label + " before", percentileMs(run.before, pct), model.quantile(p), p,
+                         cdf, run.before.totalCount(), text.quantiles);
+        addQuantileCheck(r, label + " after", percentileMs(t.after, pct),
+                         model.hedgedQuantile(p, d), p, hcdf, t.after.totalCount(),
+                         text.quantiles);
     }
     const double reqs = static_cast<double>(t.requests);
     const double e = model.extraRequests(d);

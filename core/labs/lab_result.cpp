@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "labs/lab_common.h"
+
 namespace taillab {
 
 Check makeCheck(std::string name, double simulated, double expected, double tolerance,
@@ -42,6 +44,12 @@ std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, doub
     const double needed = std::ceil(static_cast<double>(n) * ratio * ratio);
     if (!(needed < 9e18)) return std::nullopt;
     return static_cast<std::int64_t>(needed);
+}
+
+void requireSampleResolution(Check& c, std::int64_t n, double sePart, const std::string& run) {
+    const std::optional<std::int64_t> samples = samplesToDecide(c, n, sePart);
+    requireResolution(c, samples ? "run at least " + groupedCount(*samples) + " " + run
+                                 : std::string(kNoSampleSizeDecides));
 }
 
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,

@@ -106,6 +106,10 @@ std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, doub
 inline constexpr const char* kNoSampleSizeDecides =
     "no run length decides it: more samples do not bring the tolerance within a quarter of the "
     "value";
+// requireResolution with the samples that would decide `c` (samplesToDecide: `n` gave `sePart`,
+// the part of its tolerance that shrinks like 1/√n), or kNoSampleSizeDecides when none would.
+// `run` says what to raise ("requests", "calibration samples (calibration_samples)").
+void requireSampleResolution(Check& c, std::int64_t n, double sePart, const std::string& run);
 // A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source);
