@@ -38,8 +38,7 @@ inline double proportionTrialsFor(double p, double share, double sigmas = kSigma
 // names the trials (requests) that would decide it.
 inline void requireProportionResolution(Check& c) {
     const double trials = std::min(proportionTrialsFor(c.closed_form, kMaxToleranceShare), 9e18);
-    const auto needed = static_cast<std::int64_t>(std::ceil(trials));
-    requireResolution(c, "run at least " + groupedCount(needed) + " requests");
+    requireResolution(c, runAtLeast(static_cast<std::int64_t>(std::ceil(trials))));
 }
 
 // Two independent estimates (ours from n1 trials, a published one from n2) of the same P.
@@ -63,13 +62,12 @@ inline double quantileTolerance(const std::function<double(double)>& cdf, double
 // The sample quantile p, `simulated`, of `n` samples against `expected`, the model's quantile p
 // (`cdf` its CDF), within 4 SE (delta method) + HDR; of that only the SE part shrinks with n.
 // Listed whatever the run: one whose tolerance is wider than kMaxToleranceShare of its value is
-// inconclusive, naming the samples that would decide it (`run` says what to raise: "requests",
-// "calibration samples (calibration_samples)"). Where the model has next to no density, in a gap
-// between its modes, no sample size does: the reason says so (with no density at all the delta
-// method gives no tolerance).
+// inconclusive, naming the samples that would decide it (`run` says what to raise). Where the model
+// has next to no density, in a gap between its modes, no sample size does: the reason says so (with
+// no density at all the delta method gives no tolerance).
 inline void addQuantileCheck(LabResult& r, std::string name, double simulated, double expected,
                              double p, const std::function<double(double)>& cdf, std::int64_t n,
-                             std::string source, const std::string& run = "requests") {
+                             std::string source, const RunKnob& run = {}) {
     const double tol = quantileTolerance(cdf, expected, p, static_cast<double>(n));
     r.checks.push_back(makeCheck(std::move(name), simulated, expected, tol, false,
                                  std::move(source)));

@@ -193,16 +193,18 @@ void addSweepClaim(LabResult& r, const HedgeIdleRun& run) {
         z = std::max(z, std::abs(simulated - expected) / se);
     }
     std::string source = closedFormText(run.config.service).sweep;
-    const std::string decide = "run at least " + groupedCount(needed) + " requests";
+    const RunAdvice decide = runAtLeast(needed);
     if (wide > 0)
         source += "; " + std::to_string(wide) + " points wider than 25% of their value left out (" +
-                  decide + ")";
+                  decide.text + ")";
     r.checks.push_back(makeClaim("sweep p99.9 points within 4.5 SE of the survival product", z,
                                  kSweepMaxZ, z <= kSweepMaxZ, source));
+    Check& claim = r.checks.back();
+    if (wide > 0) claim.advice = decide.knobs;
     if (checked == 0 && wide > 0)
-        r.checks.back().inconclusive =
+        claim.inconclusive =
             "too few samples to decide: every sweep point is wider than 25% of its value; " +
-            decide;
+            decide.text;
 }
 
 void addChecks(LabResult& r, const HedgeIdleRun& run) {
@@ -216,7 +218,7 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
         const double p = run.hedgePercentile;
         addQuantileCheck(r, "calibrated delay", d, model.quantile(p), p, cdf,
                          run.calibrationSamples, "closed form: quantile of S; 4 SE + HDR",
-                         "calibration samples (calibration_samples)");
+                         {"calibration_samples", "calibration samples (calibration_samples)"});
     }
     for (double pct : {50.0, 99.0, 99.9}) {
         const std::string label = pct == 50 ? "p50" : pct == 99 ? "p99" : "p99.9";
@@ -238,7 +240,7 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
     const double workSe = kSigmas * model.extraWorkStandardError(d, t.requests);
     r.checks.push_back(makeCheck("extra work", share(t.backupBusy, t.primaryBusy),
                                  model.extraWork(d), workSe + quadrature, false, text.extraWork));
-    requireSampleResolution(r.checks.back(), t.requests, workSe, "requests");
+    requireSampleResolution(r.checks.back(), t.requests, workSe);
     addSweepClaim(r, run);
     std::int64_t outOfRange = run.before.outOfRangeCount();
     for (const auto& policy : run.policies) outOfRange += policy.after.outOfRangeCount();

@@ -1,7 +1,11 @@
 #include "labs/lab.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
 
+#include "labs/lab_common.h"
 #include "scenario/json_locate.h"
 
 namespace taillab {
@@ -45,7 +49,43 @@ std::string quoted(const std::string& s) {
     return out;
 }
 
+// A knob's largest value as a reason quotes it: "10,000,000", "3,600 s", "10,000,000 samples"
+// (the unit when it is not the knob's own name).
+std::string knobMaximum(const KnobSpec& k) {
+    std::string out;
+    if (k.max == std::round(k.max) && std::abs(k.max) < 9e18) {
+        out = groupedCount(std::llround(k.max));
+    } else {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", k.max);
+        out = buf;
+    }
+    if (!k.unit.empty() && k.unit != k.key) out += " " + k.unit;
+    return out;
+}
+
 }  // namespace
+
+void noteAdviceBeyondKnobs(LabResult& r, const std::vector<KnobSpec>& knobs) {
+    for (Check& c : r.checks) {
+        std::string beyond;
+        for (const KnobAdvice& a : c.advice) {
+            const auto k = std::find_if(knobs.begin(), knobs.end(),
+                                        [&](const KnobSpec& s) { return s.key == a.knob; });
+            if (k == knobs.end())
+                throw std::logic_error("check '" + c.name + "' advises knob '" + a.knob +
+                                       "', which its lab does not have");
+            if (a.value > k->max)
+                beyond += (beyond.empty() ? "" : " and ") +
+                          ("the " + knobMaximum(*k) + " the " + k->key + " knob allows");
+        }
+        if (beyond.empty()) continue;
+        // The reason the check is undecided, or the source of a claim that left points out.
+        std::string& text = c.inconclusive.empty() ? c.source : c.inconclusive;
+        text += " — above " + beyond;
+        if (!c.inconclusive.empty()) text += ", so no run here decides it";
+    }
+}
 
 std::string unknownFigureMessage(const std::string& lab, const std::string& name,
                                  const std::vector<std::string>& known, const std::string& where) {

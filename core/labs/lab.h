@@ -81,6 +81,13 @@ std::string unknownFigureMessage(const std::string& lab, const std::string& name
                                  const std::vector<std::string>& known,
                                  const std::string& where = "with these params");
 
+// Says, in each check of `r` whose text names a run that would decide it (Check::advice), when
+// that run asks more of a knob than `knobs` allows: "run at least 39,401,752 requests — above
+// the 10,000,000 the requests knob allows, so no run here decides it". The labs name the run
+// that decides; this, the one place that knows the knobs' ranges, says whether one can be made.
+// Throws std::logic_error for advice on a knob the lab does not have.
+void noteAdviceBeyondKnobs(LabResult& r, const std::vector<KnobSpec>& knobs);
+
 // All labs, in the order the GUI lists them.
 const std::vector<std::unique_ptr<Lab>>& allLabs();
 const Lab* findLab(const std::string& id);

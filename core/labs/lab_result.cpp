@@ -9,7 +9,8 @@ namespace taillab {
 
 Check makeCheck(std::string name, double simulated, double expected, double tolerance,
                 bool relative, std::string source) {
-    Check c{std::move(name), simulated, expected, tolerance, relative, std::move(source), false, {}, {}};
+    Check c{std::move(name),   simulated, expected, tolerance, relative,
+            std::move(source), false,     {},       {},        {}};
     const double allowed = relative ? tolerance * std::abs(expected) : tolerance;
     c.pass = std::isfinite(simulated) && std::abs(simulated - expected) <= allowed;
     return c;
@@ -21,7 +22,8 @@ double toleranceShare(const Check& c) {
     return c.tolerance > 0 ? INFINITY : 0.0;
 }
 
-void requireResolution(Check& c, const std::string& whatWouldDecide) {
+void requireResolution(Check& c, const std::string& whatWouldDecide,
+                       std::vector<KnobAdvice> advice) {
     if (c.closed_form == 0 || !c.applies()) return;
     const double share = toleranceShare(c);
     if (share <= kMaxToleranceShare) return;
@@ -33,6 +35,12 @@ void requireResolution(Check& c, const std::string& whatWouldDecide) {
                               "value (a check decides at %.0f%% or less); ",
                   100 * share, 100 * kMaxToleranceShare);
     c.inconclusive = why + whatWouldDecide;
+    c.advice = std::move(advice);
+}
+
+RunAdvice runAtLeast(std::int64_t n, const RunKnob& knob) {
+    return {"run at least " + groupedCount(n) + " " + knob.words,
+            {{knob.key, static_cast<double>(n)}}};
 }
 
 std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, double sePart) {
@@ -46,15 +54,16 @@ std::optional<std::int64_t> samplesToDecide(const Check& c, std::int64_t n, doub
     return static_cast<std::int64_t>(needed);
 }
 
-void requireSampleResolution(Check& c, std::int64_t n, double sePart, const std::string& run) {
+void requireSampleResolution(Check& c, std::int64_t n, double sePart, const RunKnob& knob) {
     const std::optional<std::int64_t> samples = samplesToDecide(c, n, sePart);
-    requireResolution(c, samples ? "run at least " + groupedCount(*samples) + " " + run
-                                 : std::string(kNoSampleSizeDecides));
+    if (!samples) return requireResolution(c, kNoSampleSizeDecides);
+    requireResolution(c, runAtLeast(*samples, knob));
 }
 
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source) {
-    Check c{std::move(name), simulated, threshold, 0.0, false, std::move(source), holds, {}, {}};
+    Check c{std::move(name),   simulated, threshold, 0.0, false,
+            std::move(source), holds,     {},        {},  {}};
     return c;
 }
 

@@ -53,6 +53,15 @@ struct Chart {
     std::vector<Series> series;
 };
 
+// A knob setting that a check's text names as (part of) the run that would decide it: "run at
+// least 39,401,752 requests" is {"requests", 39401752}. The runner says when it lies above what
+// the knob allows (noteAdviceBeyondKnobs, lab.h).
+struct KnobAdvice {
+    std::string knob;  // the knob's key, as in a scenario's params
+    double value = 0;
+    bool operator==(const KnobAdvice&) const = default;
+};
+
 // A simulated value beside its expected value. Passes when |simulated - expected| <= tolerance
 // (absolute) or <= tolerance * |expected| (relative).
 struct Check {
@@ -73,6 +82,10 @@ struct Check {
     // within kMaxToleranceShare ("the queues need about 1,900 service times to settle; run at
     // least 1,200,000 requests").
     std::string inconclusive;
+    // The knob settings of the run that `inconclusive` names as the one that would decide the
+    // check (or, for a claim that decides and leaves some points out, that `source` names as the
+    // one that would check them too); empty when it names none.
+    std::vector<KnobAdvice> advice;
 
     bool applies() const { return not_applicable.empty() && inconclusive.empty(); }
     // The reason the check does not apply, whichever it is ("" when it applies).
@@ -93,9 +106,25 @@ constexpr double kMaxToleranceShare = 0.25;
 // A check's tolerance over its expected value (infinite when that is 0 and the tolerance is not).
 double toleranceShare(const Check& c);
 // Marks `c` inconclusive when its tolerance exceeds kMaxToleranceShare of its expected value,
-// with `whatWouldDecide` ("run at least 700,000 requests") in the reason. A check whose expected
-// value is 0, or that is already inconclusive or not applicable, is left as it is.
-void requireResolution(Check& c, const std::string& whatWouldDecide);
+// with `whatWouldDecide` ("run at least 700,000 requests") in the reason and `advice`, the knob
+// settings it names, in c.advice. A check whose expected value is 0, or that is already
+// inconclusive or not applicable, is left as it is.
+void requireResolution(Check& c, const std::string& whatWouldDecide,
+                       std::vector<KnobAdvice> advice = {});
+// The knob a "run at least N ..." raises, and how the advice says it.
+struct RunKnob {
+    std::string key = "requests";
+    std::string words = "requests";  // "calibration samples (calibration_samples)"
+};
+// The advice "run at least 39,401,752 requests" and the knob setting it names.
+struct RunAdvice {
+    std::string text;
+    std::vector<KnobAdvice> knobs;
+};
+RunAdvice runAtLeast(std::int64_t n, const RunKnob& knob = {});
+inline void requireResolution(Check& c, const RunAdvice& advice) {
+    requireResolution(c, advice.text, advice.knobs);
+}
 // The sample size at which `c` decides. `sePart` is the part of its tolerance that `n` samples
 // gave and that shrinks like 1/√n; the rest of the tolerance does not shrink. Returns the n at
 // which the whole comes down to kMaxToleranceShare of the expected value (below `n` when it
@@ -108,8 +137,8 @@ inline constexpr const char* kNoSampleSizeDecides =
     "value";
 // requireResolution with the samples that would decide `c` (samplesToDecide: `n` gave `sePart`,
 // the part of its tolerance that shrinks like 1/√n), or kNoSampleSizeDecides when none would.
-// `run` says what to raise ("requests", "calibration samples (calibration_samples)").
-void requireSampleResolution(Check& c, std::int64_t n, double sePart, const std::string& run);
+// `knob` is what to raise.
+void requireSampleResolution(Check& c, std::int64_t n, double sePart, const RunKnob& knob = {});
 // A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
 Check makeClaim(std::string name, double simulated, double threshold, bool holds,
                 std::string source);

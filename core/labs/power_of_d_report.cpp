@@ -80,8 +80,7 @@ Chart versusLoad(const std::vector<LoadPoint>& points, const ReportSetup& setup,
 void requireBestOfDResolution(Check& c, const LoadPoint& p, int servers, std::int64_t measured,
                               const MeanTolerance& tol) {
     if (const auto samples = samplesToDecide(c, measured, tol.sampling)) {
-        const std::int64_t requests = requestsToMeasure(p.warmup, *samples, false);
-        requireResolution(c, "run at least " + groupedCount(requests) + " requests");
+        requireResolution(c, runAtLeast(requestsToMeasure(p.warmup, *samples, false)));
         return;
     }
     const double allowance = tol.fixed / c.closed_form;
@@ -95,7 +94,9 @@ void requireBestOfDResolution(Check& c, const LoadPoint& p, int servers, std::in
                   "the finite-n allowance alone is %.0f%% of the value at n = %d servers, so no "
                   "run length decides it: run with at least %d servers and %s requests",
                   100 * allowance, servers, enough, groupedCount(requests).c_str());
-    requireResolution(c, why);
+    requireResolution(
+        c, why,
+        {{"servers", static_cast<double>(enough)}, {"requests", static_cast<double>(requests)}});
 }
 
 }  // namespace

@@ -374,9 +374,12 @@ void addChecks(LabResult& r, const ReportSetup& setup, const std::vector<RouterS
     } else {
         std::snprintf(what, sizeof what, "%s", kNoSampleSizeDecides);
     }
+    // The duration the reason names (as it rounds it): the deciding one, or, unsettled, the one
+    // that settles.
+    const KnobAdvice duration{"duration_s", std::round(decidingS.value_or(settle.neededDurationS))};
     if (s.batches >= MmcSettling::kMinBatches && s.waitSamples >= 1000 &&
         std::isfinite(s.meanWaitSeMs)) {
-        requireResolution(c, what);
+        requireResolution(c, what, decidingS ? std::vector{duration} : std::vector<KnobAdvice>{});
         return;
     }
     char why[200];
@@ -398,6 +401,7 @@ void addChecks(LabResult& r, const ReportSetup& setup, const std::vector<RouterS
                       settle.neededDurationS);
     }
     c.inconclusive += what;
+    c.advice = {duration};
 }
 
 }  // namespace taillab::region_router

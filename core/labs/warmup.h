@@ -73,7 +73,7 @@ inline std::string unsettledReason(const Warmup& w, double load,
     if (!deciding)
         return why + ("a run of " + settle + " requests settles them, but no run length brings " +
                       "the tolerance within " + share + " of the value");
-    std::string reason = why + ("run at least " + groupedCount(*deciding) + " requests");
+    std::string reason = why + runAtLeast(*deciding).text;
     if (*deciding > w.neededRequests)
         reason += " (" + settle + " to settle, the rest to bring the tolerance within " + share +
                   " of the value)";
@@ -92,8 +92,9 @@ inline void requireSettledResolution(Check& c, const Warmup& w, double load, std
         samples ? std::optional(requestsToMeasure(w, *samples, true)) : std::nullopt;
     if (!w.settled) {
         c.inconclusive = unsettledReason(w, load, deciding);
+        if (deciding) c.advice = runAtLeast(*deciding).knobs;
     } else if (deciding) {
-        requireResolution(c, "run at least " + groupedCount(*deciding) + " requests");
+        requireResolution(c, runAtLeast(*deciding));
     } else {
         requireResolution(c, kNoSampleSizeDecides);
     }

@@ -66,6 +66,7 @@ LabResult runScenario(const Scenario& scenario, RunControl& control, const Parti
         named = [&](const LabResult& r) {
             LabResult copy = r;
             copy.scenario = scenario.name;
+            noteAdviceBeyondKnobs(copy, lab->knobs());
             partial(copy);
         };
     }
@@ -79,6 +80,7 @@ LabResult runScenario(const Scenario& scenario, RunControl& control, const Parti
         // against the scenario's params like any other mistake in them.
         throw ScenarioError(scenario.file, std::nullopt, std::nullopt, "/params", e.what());
     }
+    noteAdviceBeyondKnobs(result, lab->knobs());
     result.lab = lab->id();
     result.scenario = scenario.name;
     result.seed = scenario.seed;

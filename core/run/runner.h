@@ -7,6 +7,8 @@
 
 namespace taillab {
 
+// A check's advice that asks more of a knob than it allows says so (noteAdviceBeyondKnobs), in
+// the result and in each partial one.
 LabResult runScenario(const Scenario& scenario, RunControl& control,
                       const PartialSink& partial = {});
 // Adds one check per scenario expectation, comparing it with the lab's named figure. When the

@@ -340,6 +340,11 @@ TEST(FanoutScenarioSet, ARareShareTheRunCannotResolveIsInconclusive) {
     EXPECT_FALSE(hedged->applies());
     EXPECT_FALSE(hedged->passed());
     EXPECT_NE(hedged->inconclusive.find("run at least"), std::string::npos) << hedged->inconclusive;
+    // That run (about 254 million requests) is above what the requests knob allows.
+    EXPECT_GT(test::advisedRequests(*hedged).value_or(0), 10'000'000) << hedged->inconclusive;
+    EXPECT_TRUE(hedged->inconclusive.ends_with(
+        " — above the 10,000,000 the requests knob allows, so no run here decides it"))
+        << hedged->inconclusive;
     // The lab's own checks; the scenario's `expect` entries state their tolerances themselves.
     for (const Check& c : r.checks)
         if (c.applies() && c.closed_form != 0 && c.name.find("(expected)") == std::string::npos) {

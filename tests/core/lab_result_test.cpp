@@ -1,6 +1,9 @@
 // What a check is: pass, fail, or undecided when its tolerance is too wide to tell anything.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
+#include "labs/lab.h"
 #include "labs/lab_result.h"
 
 namespace taillab {
@@ -38,6 +41,53 @@ TEST(CheckResolution, AnEarlierReasonAndAZeroValueAreLeftAlone) {
     Check zero = makeCheck("extra work", 0.01, 0.0, 0.02, false, "closed form");
     requireResolution(zero, "x");
     EXPECT_TRUE(zero.passed());
+}
+
+// A check's advice names the knob settings of the run that would decide it; the runner says
+// when one is above what its knob allows, once for all the knobs named, and leaves advice within
+// the range as it was.
+TEST(CheckAdvice, AnAdvisedRunAboveTheKnobsRangeSaysNoRunHereDecides) {
+    const std::vector<KnobSpec> knobs{
+        KnobSpec::integer("requests", "Requests", "requests", 1000, 10'000'000, 20'000, ""),
+        KnobSpec::integer("servers", "Servers", "servers", 2, 10'000, 100, ""),
+        KnobSpec::real("duration_s", "Duration", "s", 10, 3600, 240, "")};
+    auto wide = [](const char* name) {
+        return makeCheck(name, 1.0, 1.0, 0.5, false, "closed form");
+    };
+    LabResult r;
+    r.checks = {wide("within"), wide("above"), wide("both"), wide("duration"), wide("none")};
+    requireResolution(r.checks[0], runAtLeast(10'000'000));
+    requireResolution(r.checks[1], runAtLeast(39'401'752));
+    requireResolution(r.checks[2], "run with at least 20,000 servers and 12,000,000 requests",
+                      {{"servers", 20'000}, {"requests", 12e6}});
+    requireResolution(r.checks[3], "run at least 7315 s (duration_s)", {{"duration_s", 7315}});
+    requireResolution(r.checks[4], kNoSampleSizeDecides);
+    Check claim = makeClaim("sweep", 1, 4.5, true,
+                            "closed form; 2 points left out (run at least "
+                            "12,000,000 requests)");
+    claim.advice = {{"requests", 12e6}};
+    r.checks.push_back(claim);
+    const LabResult before = r;
+    noteAdviceBeyondKnobs(r, knobs);
+    const std::string noRun = ", so no run here decides it";
+    EXPECT_EQ(r.checks[0].inconclusive, before.checks[0].inconclusive);
+    EXPECT_EQ(
+        r.checks[1].inconclusive,
+        before.checks[1].inconclusive + " — above the 10,000,000 the requests knob allows" + noRun);
+    EXPECT_EQ(r.checks[2].inconclusive, before.checks[2].inconclusive +
+                                            " — above the 10,000 the servers knob allows and the "
+                                            "10,000,000 the requests knob allows" +
+                                            noRun);
+    EXPECT_EQ(
+        r.checks[3].inconclusive,
+        before.checks[3].inconclusive + " — above the 3,600 s the duration_s knob allows" + noRun);
+    EXPECT_EQ(r.checks[4].inconclusive, before.checks[4].inconclusive);
+    EXPECT_TRUE(r.checks[5].inconclusive.empty());
+    EXPECT_EQ(r.checks[5].source,
+              before.checks[5].source + " — above the 10,000,000 the requests knob allows");
+    // Advice on a knob the lab does not have is a mistake in the lab.
+    r.checks[0].advice = {{"calibration_samples", 5}};
+    EXPECT_THROW(noteAdviceBeyondKnobs(r, knobs), std::logic_error);
 }
 
 TEST(CheckRecordedInRange, DroppedSamplesAreAFailedInvariant) {

@@ -126,6 +126,31 @@ TEST(PowerOfDLab, AnAllowanceWiderThanAQuarterNamesTheServersThatWouldDecide) {
               kMaxToleranceShare * c->closed_form);
 }
 
+// At load 0.99 random routing's queues take 39,401,752 requests to settle, its p99 more, while
+// the requests knob stops at 10,000,000: the advice named a run nobody can make here. The reason
+// says so, and only where the advised run is above the knob.
+TEST(PowerOfDLab, AnAdvisedRunAboveTheRequestsKnobSaysNoRunHereDecides) {
+    const Scenario s = loadScenarioFile(test::labScenarioPath("power-of-d"), {"params.load=0.99"});
+    const double most = findLab("power_of_d")->defaultParams().spec("requests")->max;
+    ASSERT_EQ(most, 10'000'000);
+    const std::string beyond =
+        " — above the 10,000,000 the requests knob allows, so no run here decides it";
+    const LabResult r = runScenario(s);
+    const Check* mean = test::checkNamed(r, "mean time in system, d = 1, load 0_99");
+    ASSERT_NE(mean, nullptr);
+    EXPECT_TRUE(mean->inconclusive.ends_with("run at least 39,401,752 requests" + beyond))
+        << mean->inconclusive;
+    int above = 0, within = 0;
+    for (const Check& c : r.checks) {
+        const std::optional<std::int64_t> n = test::advisedRequests(c);
+        if (!n) continue;
+        (*n > most ? above : within) += 1;
+        EXPECT_EQ(c.inconclusive.ends_with(beyond), *n > most) << c.inconclusive;
+    }
+    EXPECT_GE(above, 2);
+    EXPECT_GE(within, 1);
+}
+
 TEST(PowerOfDLab, PublishedScenarioReproducesLab001AtNinetyPercent) {
     const LabResult r = test::runLabFile("power-of-d-published");
     for (const auto& c : r.checks) {

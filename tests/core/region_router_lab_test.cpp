@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -203,6 +204,12 @@ const Check* mmcCheck(const LabResult& r) {
     return nullptr;
 }
 
+// N of an undecided check's "run at least N s (duration_s)"; nullopt when it names no such run.
+std::optional<double> advisedSeconds(const Check& c) {
+    const auto s = test::firstMatch(c.inconclusive, R"(run at least ([0-9]+) s \(duration_s\))");
+    return s ? std::optional(std::stod(*s)) : std::nullopt;
+}
+
 // At load 0.9 on one node (S = 35 ms) the queue relaxes in about 13 s and its waits stay
 // correlated as long, so 5 s batch means underestimated the error: a 240 s run (seed 1) reported
 // 209.6 ms against Erlang C 315 ±103 ms, a false failure. Now that run is too short to decide.
@@ -240,16 +247,30 @@ TEST(RegionRouterLab, AnUnsettledRunNamesTheLengthItsSpreadAsksFor) {
     const Check* check = mmcCheck(r);
     ASSERT_NE(check, nullptr);
     EXPECT_FALSE(check->applies());
-    const auto advice =
-        test::firstMatch(check->inconclusive, R"(run at least ([0-9]+) s \(duration_s\))");
+    const std::optional<double> advice = advisedSeconds(*check);
     ASSERT_TRUE(advice.has_value()) << check->inconclusive;
-    const double advisedS = std::stod(*advice);
+    const double advisedS = *advice;
     EXPECT_GE(advisedS, m.neededDurationS);
     const double measuredS = std::floor((240 - m.fromS) / m.batchS) * m.batchS;
     const double fixed = 0.01 * check->closed_form;  // the tolerance's part that does not shrink
     const double sampling = check->tolerance - fixed;
     const double atAdvice = sampling * std::sqrt(measuredS / (advisedS - m.fromS)) + fixed;
     EXPECT_LE(atAdvice, kMaxToleranceShare * check->closed_form) << check->inconclusive;
+}
+
+// At load 0.95 on one node the longest run the duration knob allows, 3,600 s, is too short: the
+// spread of its batches asks for about 7,300 s. The reason says that no run here decides it.
+TEST(RegionRouterLab, AnAdvisedDurationAboveTheKnobSaysNoRunHereDecides) {
+    Scenario s = loadScenarioFile(test::labScenarioPath("region-router"));
+    s.params = oneRegionMm1(0.95, 3600);
+    const LabResult r = runScenario(s);  // as the CLI and the GUI run it
+    const Check* check = mmcCheck(r);
+    ASSERT_NE(check, nullptr);
+    EXPECT_FALSE(check->applies());
+    EXPECT_GT(advisedSeconds(*check).value_or(0), 3600) << check->inconclusive;
+    EXPECT_TRUE(check->inconclusive.ends_with(
+        " — above the 3,600 s the duration_s knob allows, so no run here decides it"))
+        << check->inconclusive;
 }
 
 // Long enough to decide, the same load still decides, and passes, with batches of 2τ: 274 ms
