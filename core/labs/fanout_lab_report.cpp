@@ -489,7 +489,12 @@ is the slow rate each backend may have so that only a share <i>b</i> of requests
 calls instead (an agent loop of 30 steps): the chance that a task meets a slow call is the same
 formula. The <i>tail-at-scale</i> scenario fits a call model to Dean and Barroso's benchmark
 (1,000 keys per request, a backup after 10 ms): p99.9 from 1,800 ms to 74 ms for 2% more
-requests.</p>)";
+requests.</p>
+<p>Each check allows four standard errors of its sample size. One whose allowance is wider than a
+quarter of its value cannot fail: it reads <i>inconclusive</i> and names the number of requests
+that would decide it. A backend's p99 when exactly 1% of calls are slow is one that no run
+decides: it falls between the body and the slow mode, where hardly any call lands, so the
+measured p99 jumps from one mode to the other.</p>)";
 }
 
 }  // namespace taillab
