@@ -832,8 +832,8 @@ void MainWindow::onRedraw(DirtyLevel level) {
             message += tr(" (%1 not applicable: the knobs differ from the scenario's)")
                            .arg(notApplicable);
         if (inconclusive > 0)
-            message += tr(" (%1 inconclusive: the run is too short to decide them; hover for the "
-                          "length that would)")
+            // Some need a longer run, some no run length decides: each check's tooltip says which.
+            message += tr(" (%1 inconclusive: too few samples to decide them; hover for why)")
                            .arg(inconclusive);
         status_->showMessage(message);
     }
