@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <list>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -100,6 +101,9 @@ struct HttpServer::Impl final : std::enable_shared_from_this<HttpServer::Impl>, 
     HostPort bound;
     bool stopped = false;
     std::unordered_map<Session*, std::shared_ptr<Session>> sessions;
+    // The connections with no request in progress (new ones and idle keep-alive ones), the one
+    // idle longest first: at max_connections the first is closed to make room for a new one.
+    std::list<Session*> idle;
 
     void onIo(std::uint32_t) override { acceptAll(); }
     void acceptAll();
@@ -123,10 +127,12 @@ public:
         }
     }
 
-    // Registers the connection and waits for its first request.
+    // Registers the connection and waits for its first request, which must be whole within the
+    // read timeout from now: a connection that sends nothing is closed then (as nginx's
+    // client_header_timeout), not held for the idle timeout.
     void open() {
         watch_ = Loop::Watch(server_.loop, fd_, *this);
-        idle();
+        idle(server_.limits.read_timeout);
     }
 
     void onIo(std::uint32_t events) override {
@@ -165,6 +171,7 @@ public:
         closed_ = true;
         const auto self = shared_from_this();  // the server's map lets go of it below
         const auto unanswered = std::move(pending_);
+        leaveIdle();
         timer_.clear();
         watch_.reset();
         if (reset) {
@@ -180,12 +187,28 @@ public:
 private:
     enum class State : std::uint8_t { Idle, Reading, Pending, Writing };
 
-    // Waiting for a next request: an idle keep-alive connection is closed silently after the
-    // idle timeout.
-    void idle() {
-        state_ = State::Idle;
-        timer_.setAfter(server_.limits.idle_timeout);
+    // Waiting for a next request: an idle connection is closed silently after `timeout` (the
+    // idle timeout for a keep-alive connection), or sooner to make room for a new one.
+    void idle(Duration timeout) {
+        setState(State::Idle);
+        joinIdle();
+        timer_.setAfter(timeout);
         if (!buffer_.empty() || readable_) readRequest();
+    }
+
+    void setState(State s) {
+        if (s != State::Idle) leaveIdle();
+        state_ = s;
+    }
+    void joinIdle() {
+        if (idleAt_) return;
+        server_.idle.push_back(this);
+        idleAt_ = std::prev(server_.idle.end());
+    }
+    void leaveIdle() {
+        if (!idleAt_) return;
+        server_.idle.erase(*idleAt_);
+        idleAt_.reset();
     }
 
     // The idle, the read or the write timeout has passed.
@@ -242,10 +265,13 @@ private:
                 sendWhatFits(fd_, "HTTP/1.1 100 Continue\r\n\r\n", sent);  // into an empty socket
             }
         }
-        // Incomplete: wait for the rest, under the read timeout from the first byte on.
+        // Incomplete: wait for the rest, under the read timeout from the first byte on (from
+        // the accept for a connection's first request: its timer runs already).
         if (state_ == State::Idle && (parser_->got_some() || !buffer_.empty())) {
-            state_ = State::Reading;
-            timer_.setAfter(server_.limits.read_timeout);
+            if (!firstRequest_) timer_.setAfter(server_.limits.read_timeout);
+            setState(State::Reading);
+        } else if (state_ == State::Idle) {
+            joinIdle();  // after a pipelined check that found nothing
         }
     }
 
@@ -273,9 +299,10 @@ private:
         in.accepted = requestStart();
         started_.reset();
         continued_ = false;
+        firstRequest_ = false;
         head_ = in.method == "HEAD";
         parser_.reset();
-        state_ = State::Pending;
+        setState(State::Pending);
         pending_ = std::make_shared<Responder::Slot>();
         pending_->session = weak_from_this();
         const std::shared_ptr<Responder::Slot> slot = pending_;
@@ -312,7 +339,7 @@ private:
         started_.reset();
         sent_ = 0;
         sendKeepAlive_ = keepAlive;
-        state_ = State::Writing;
+        setState(State::Writing);
         timer_.clear();
         write();
     }
@@ -339,14 +366,14 @@ private:
         // here: answered inside the handler, it would come back to send() on this stack, and a
         // client with many requests queued could grow the stack without bound.
         if (!buffer_.empty() || readable_) {
-            state_ = State::Idle;
+            setState(State::Idle);  // not one to close for room: a request may be here
             timer_.setAfter(server_.limits.idle_timeout);
             server_.loop.post([self = shared_from_this()] {
                 if (!self->closed_ && self->state_ == State::Idle) self->readRequest();
             });
             return;
         }
-        idle();
+        idle(server_.limits.idle_timeout);
     }
 
     HttpServer::Impl& server_;
@@ -367,6 +394,8 @@ private:
     std::optional<Time> started_;   // when the request being read or answered began
     bool sendKeepAlive_ = true;
     bool closed_ = false;
+    bool firstRequest_ = true;  // no request read yet: the read timeout runs from the accept
+    std::optional<std::list<Session*>::iterator> idleAt_;  // in the server's idle list
 };
 
 }  // namespace
@@ -385,6 +414,12 @@ void HttpServer::Impl::acceptAll() {
         }
         const int one = 1;
         ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        // At the limit, a connection with no request in progress makes room (the one idle
+        // longest, as nginx reuses an idle keep-alive connection); only busy ones refuse.
+        if (static_cast<int>(sessions.size()) >= limits.max_connections && !idle.empty()) {
+            const auto oldest = sessions.at(idle.front());  // closing lets go of the map's own
+            oldest->closeNow(false);
+        }
         if (static_cast<int>(sessions.size()) >= limits.max_connections) {
             refuse(client);
             continue;

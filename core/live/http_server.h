@@ -15,8 +15,10 @@
 //
 // The server answers on its own what never reaches the handler, every answer a JSON error body
 // (search_api.h's errorReply): 400 for HTTP that does not parse, 413 for a header block or body
-// over the limits, 408 for a request not received within the read timeout (an idle keep-alive
-// connection is closed silently instead), 503 when it already holds max_connections.
+// over the limits, 408 for a request not received within the read timeout (a connection that
+// sends nothing is closed silently instead), 503 when it already holds max_connections with a
+// request in progress on each: a connection with none (a new one that has sent nothing yet, an
+// idle keep-alive one) is closed to make room first, the one idle longest, as nginx does.
 //
 // Threads: construct, start() and stop() from any thread (they run on the loop through
 // Loop::invoke); the handler and every Responder call run on the loop thread. A server is
@@ -43,7 +45,9 @@ namespace taillab::live {
 struct HttpServerLimits {
     std::size_t max_header_bytes = 8 * 1024;
     std::size_t max_body_bytes = 64 * 1024;
-    Duration read_timeout = std::chrono::seconds(10);  // from a request's first byte to its last
+    // From a request's first byte to its last; for a connection's first request, from the accept
+    // (a connection that sends nothing is closed after it).
+    Duration read_timeout = std::chrono::seconds(10);
     Duration idle_timeout = std::chrono::seconds(60);  // a keep-alive connection with no request
     // An answer the client has not taken this long after its socket filled up: the connection is
     // reset (a client that stops reading would otherwise hold it, and its buffers, forever).

@@ -356,17 +356,59 @@ TEST_F(HttpServerTest, AClientThatStopsReadingIsResetAfterTheWriteTimeout) {
     EXPECT_NE(c.readResponse().ending, Ending::Response);
 }
 
-TEST_F(HttpServerTest, OverMaxConnectionsGets503) {
+// 503 only when every connection has a request in progress: here the handler holds both.
+TEST_F(HttpServerTest, OverMaxConnectionsWithEveryOneBusyGets503) {
+    HttpServerLimits limits;
+    limits.max_connections = 2;
+    startServer(limits);  // the handler never answers
+    TestConnection a(at()), b(at());
+    a.sendRaw("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
+    b.sendRaw("GET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+    for (int i = 0; i < 1000 && handler.requests < 2; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(handler.requests, 2);
+    TestConnection c(at());
+    expectJsonError(c.readResponse(), 503, "overloaded");
+}
+
+// At the limit, a new connection closes the one idle longest instead of being refused: idle
+// keep-alive connections cannot lock the server out (as nginx reuses them).
+TEST_F(HttpServerTest, AtMaxConnectionsTheLongestIdleConnectionMakesRoom) {
     HttpServerLimits limits;
     limits.max_connections = 2;
     handler.script = [](const ServerRequest&, Responder& out) { out.respond(HttpReply{200, {}, "{}"}); };
     startServer(limits);
-    // Both are surely accepted once they have been answered.
-    TestConnection a(at()), b(at());
+    // Both are surely accepted, and idle, once they have been answered.
+    TestConnection a(at(), 3s), b(at(), 3s);
     ASSERT_EQ(a.request("GET", "/").ending, Ending::Response);
     ASSERT_EQ(b.request("GET", "/").ending, Ending::Response);
     TestConnection c(at());
-    expectJsonError(c.readResponse(), 503, "overloaded");
+    const auto r = c.request("GET", "/");
+    ASSERT_EQ(r.ending, Ending::Response) << r.error;
+    EXPECT_EQ(r.response->status, 200);
+    EXPECT_EQ(a.readResponse().ending, Ending::Closed);  // the one idle longest
+    EXPECT_EQ(b.request("GET", "/").ending, Ending::Response);
+}
+
+// Connections that never send a byte: each is closed the read timeout after its accept (not
+// held for the idle timeout), and while they are open they do not keep others out.
+TEST_F(HttpServerTest, AConnectionThatSendsNothingIsClosedAfterTheReadTimeout) {
+    HttpServerLimits limits;
+    limits.read_timeout = 300ms;
+    limits.idle_timeout = 60s;
+    limits.max_connections = 3;
+    handler.script = [](const ServerRequest&, Responder& out) { out.respond(HttpReply{200, {}, "{}"}); };
+    startServer(limits);
+    std::vector<std::unique_ptr<TestConnection>> silent;
+    for (int i = 0; i < 5; ++i) silent.push_back(std::make_unique<TestConnection>(at(), 5s));
+    const auto served = test::requestOnce(at(), "GET", "/healthz");
+    ASSERT_EQ(served.ending, Ending::Response) << served.error;
+    EXPECT_EQ(served.response->status, 200);
+    const auto last = silent.back()->readResponse();
+    EXPECT_EQ(last.ending, Ending::Closed) << last.error;
+    EXPECT_LT(last.elapsed, 4s);
+    int open = -1;
+    loop.invoke([&] { open = server->connections(); });
+    EXPECT_EQ(open, 0);
 }
 
 TEST_F(HttpServerTest, StopWithOpenConnectionsReturnsPromptly) {
