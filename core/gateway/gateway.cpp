@@ -810,11 +810,14 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     }
     // A request whose work ran past its deadline (waiting for a CPU, or on a host that never
     // answers) was answered when its time ran out, by the deadline, not when the work would have
-    // ended: a refusal too (a 401 or 429 decided on such a host never reached the client).
+    // ended: a refusal too (a 401 or 429 decided on such a host never reached the client). Never
+    // before `now`, though: a request whose deadline had passed when it reached the gateway (a
+    // live client slow to send its body: its latency runs from its first byte) is answered now,
+    // and its latency is the time it really took.
     if (o != Outcome::Ok && at > q.hard) {
         if (o != Outcome::DeadlineMissed) message = "the deadline passed before the work was done";
         o = Outcome::DeadlineMissed;
-        at = q.hard;
+        at = std::max(q.hard, now);
     }
     const Duration latency = at - q.accepted;
     const bool disguised =

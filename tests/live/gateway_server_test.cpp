@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -17,6 +18,7 @@
 namespace taillab::live {
 namespace {
 
+using namespace std::chrono_literals;
 using nlohmann::json;
 using test::Ending;
 using test::TestConnection;
@@ -141,6 +143,30 @@ TEST_F(GatewayServerTest, WithNoEngineListeningTheAnswerIsA503NeverAnEmpty200) {
     EXPECT_EQ(r.response->status, 503) << r.response->body;
     EXPECT_TRUE(r.response->header("Retry-After"));
     EXPECT_FALSE(json::parse(r.response->body).contains("results"));
+}
+
+// A request whose deadline passed before its body came (latency runs from its first byte) is
+// a 503 at the time it really took, in its body and on the latency histogram: not stopped at
+// the deadline, as if it had been answered then.
+TEST_F(GatewayServerTest, ADeadlinePassedBeforeTheBodyCameIsReportedAtItsRealLatency) {
+    start(serveScenario(R"("deadline_ms": 300)"));
+    TestConnection c(gateway->bound());
+    const std::string body = json{{"query", "late body"}}.dump();
+    c.sendRaw("POST /search/lite HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+              "Authorization: Bearer " + key + "\r\nContent-Length: " + std::to_string(body.size()) +
+              "\r\n\r\n");
+    std::this_thread::sleep_for(1200ms);
+    c.sendRaw(body);
+    const auto r = c.readResponse();
+    ASSERT_EQ(r.ending, Ending::Response) << r.error;
+    EXPECT_EQ(r.response->status, 503) << r.response->body;
+    const json j = json::parse(r.response->body);
+    EXPECT_EQ(j.at("error"), "deadline_missed");
+    EXPECT_GE(j.at("latency_ms").get<double>(), 1200);
+    std::int64_t slowest = 0;
+    for (const HdrHistogram& h : gateway->snapshot().latency_by_class_us)
+        if (!h.empty()) slowest = std::max(slowest, h.max());
+    EXPECT_GE(slowest, 1'150'000);  // microseconds
 }
 
 TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTheTimeline) {
