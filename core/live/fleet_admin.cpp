@@ -36,13 +36,6 @@ void setKnob(Params& p, const std::string& key, const json& value, const std::st
     }
 }
 
-// A JSON pointer ("/engines/atlas") as the admin errors write paths ("$.engines.atlas").
-std::string dottedPath(std::string_view pointer) {
-    std::string dotted = "$";
-    for (char c : pointer) dotted += c == '/' ? '.' : c;
-    return dotted;
-}
-
 void applyEngines(Params& p, const json& engines) {
     if (!engines.is_object()) throw AdminError("$.engines", "must be an object keyed by engine name");
     if (engines.empty()) throw AdminError("$.engines", "names no engine to change");
@@ -137,7 +130,7 @@ json readAdminBody(std::string_view text) {
     // Duplicate keys, nesting and numbers out of range first, with their path: the parser would
     // keep the last of two keys without a word.
     if (const auto problem = findJsonTextProblem(text)) {
-        throw AdminError(dottedPath(problem->pointer), problem->message);
+        throw AdminError(dottedJsonPath(problem->pointer), problem->message);
     }
     try {
         return json::parse(text);
@@ -181,7 +174,7 @@ AdminFault readAdminFault(const json& body, const Params& params) {
         std::string path = e.path();
         const std::string prefix = "/timeline/0/fault";
         path = path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : "";
-        throw AdminError(dottedPath(path), e.detail());
+        throw AdminError(dottedJsonPath(path), e.detail());
     }
     const TimelineEvent& e = t.events.at(0);
     std::optional<FleetFault> f;

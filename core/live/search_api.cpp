@@ -7,6 +7,7 @@
 
 #include "live/ascii.h"
 #include "live/json_text.h"
+#include "scenario/json_locate.h"
 
 namespace taillab::live {
 namespace {
@@ -71,6 +72,7 @@ public:
     explicit SearchBodyReader(SearchRequest& out) : out_(out) {}
     std::string problem;
     bool sawQuery = false;
+    bool duplicate = false;  // a field given twice is the first problem (readSearch says where)
 
     void null() override { wrong(); }
     void boolean(bool) override { wrong(); }
@@ -112,8 +114,15 @@ public:
             field_ = Field::MaxResults;
         } else {
             field_ = Field::Other;
-            fail("$." + std::string(k) + " is not a field of a search (query, language, max_results)");
+            return fail("$." + std::string(k) + " is not a field of a search (query, language, max_results)");
         }
+        // JSON leaves two of one key open; a reader that kept the last would hide the first.
+        const auto bit = static_cast<std::uint8_t>(1u << static_cast<unsigned>(field_));
+        if ((seen_ & bit) != 0 && problem.empty()) {
+            duplicate = true;
+            fail("$." + std::string(k) + ": duplicate key");
+        }
+        seen_ |= bit;
     }
     void startObject() override {
         if (depth_ != 0) wrong();
@@ -147,6 +156,7 @@ private:
     SearchRequest& out_;
     int depth_ = 0;
     Field field_ = Field::Other;
+    std::uint8_t seen_ = 0;  // the fields read, a bit each
 };
 
 }  // namespace
@@ -242,6 +252,10 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
         }
         return badRequest(std::move(message), latency);
     }
+    // A duplicate is said as the admin requests say it, with where the first one stands.
+    if (body.duplicate)
+        if (const auto dup = findJsonTextProblem(in.body))
+            return badRequest(dottedJsonPath(dup->pointer) + ": " + dup->message, latency);
     if (!body.problem.empty()) return badRequest(std::move(body.problem), latency);
     if (!body.sawQuery) return badRequest("$.query is missing", latency);
     return out;

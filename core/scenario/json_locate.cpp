@@ -220,6 +220,12 @@ std::string escapePointerToken(const std::string& token) {
 
 }  // namespace
 
+std::string dottedJsonPath(std::string_view pointer) {
+    std::string dotted = "$";
+    for (char c : pointer) dotted += c == '/' ? '.' : c;
+    return dotted;
+}
+
 std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
     struct Frame {
         bool object;

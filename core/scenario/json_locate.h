@@ -47,4 +47,7 @@ struct JsonTextProblem {
 // parser reports those, with their own words. Iterative, so any depth of input is safe to scan.
 std::optional<JsonTextProblem> findJsonTextProblem(std::string_view text);
 
+// A JSON pointer ("/engines/atlas") as request errors write paths ("$.engines.atlas").
+std::string dottedJsonPath(std::string_view pointer);
+
 }  // namespace taillab

@@ -111,6 +111,12 @@ TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
     EXPECT_EQ(problem(post(R"({"query": "x", "maxResults": 5})")).second,
               "$.maxResults is not a field of a search (query, language, max_results)");
     EXPECT_EQ(problem(post(R"({"query": "x", "language": ""})")).first, 400);
+    // A field given twice: its key and where the first one is, not the last value kept silently.
+    EXPECT_EQ(problem(post(R"({"query":"zz","max_results":99,"max_results":5})")),
+              (std::pair<int, std::string>{400, "$.max_results: duplicate key \"max_results\" (first at line 1, "
+                                                "column 15): a key may appear once in an object"}));
+    EXPECT_EQ(problem(post(R"({"query": "a", "query": "b"})")).second.rfind("$.query: duplicate key", 0), 0u);
+    EXPECT_EQ(problem(post(R"({"query": 3, "query": "b"})")).second, "$.query must be a string");
     // Out of range but an integer: the gateway's own 400, through its accounting.
     EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 80})")).first, 0);
 }
