@@ -191,6 +191,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         parts.region = r.header("X-Region").value_or("");
         parts.request_id = r.header("X-Request-Id").value_or("");
         parts.content_type = r.header("Content-Type").value_or("");
+        parts.repeated_header = r.repeatedHeader(kSingleValueHeaders).value_or("");
         parts.body = r.body;
         driver.onHttp(ticket, parts, r.accepted);
         rearm();

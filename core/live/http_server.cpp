@@ -455,6 +455,15 @@ std::optional<std::string_view> ServerRequest::header(std::string_view name) con
     return std::nullopt;
 }
 
+std::optional<std::string_view> ServerRequest::repeatedHeader(std::span<const std::string_view> names) const {
+    for (const std::string_view name : names) {
+        int seen = 0;
+        for (const auto& [k, v] : headers)
+            if (equalsIgnoringCase(k, name) && ++seen == 2) return name;
+    }
+    return std::nullopt;
+}
+
 void Responder::respond(HttpReply reply) {
     if (!slot_) return;
     if (const auto s = slot_->session.lock()) s->answer(slot_, std::move(reply));

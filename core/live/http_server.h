@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +64,9 @@ struct ServerRequest {
     Time accepted{};  // Loop::now() when the request's first byte was read
     // The first header of that name (ASCII case-insensitive).
     std::optional<std::string_view> header(std::string_view name) const;
+    // The first of `names` the request sends more than once (ASCII case-insensitive), spelled as
+    // in `names`: for a header that takes one value, which header() alone would quietly pick.
+    std::optional<std::string_view> repeatedHeader(std::span<const std::string_view> names) const;
     std::string_view path() const { return std::string_view(target).substr(0, target.find('?')); }
 };
 

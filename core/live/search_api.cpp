@@ -198,6 +198,9 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
         r.headers.emplace_back("Allow", "POST");
         return r;
     }
+    if (!in.repeated_header.empty())
+        return badRequest(std::string(in.repeated_header) + " is sent more than once: it takes one value",
+                          latency);
     if (path.size() != in.target.size())
         return badRequest("query parameters are not read: send query, language and max_results in "
                           "the JSON body",

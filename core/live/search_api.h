@@ -4,6 +4,7 @@
 // bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +35,13 @@ struct HttpRequestParts {
     std::string_view request_id;     // X-Request-Id, "" if absent
     std::string_view content_type;   // "" if absent
     std::string_view body;
+    // One of kSingleValueHeaders sent more than once, "" if none: a 400 rather than a guess.
+    std::string_view repeated_header;
 };
+
+// The request headers a search reads that take one value each.
+inline constexpr std::array<std::string_view, 4> kSingleValueHeaders{"Authorization", "Content-Type", "X-Region",
+                                                                     "X-Request-Id"};
 
 // A search request that passed the HTTP layer's checks; owns its strings. The gateway judges the
 // rest (unknown key: 401; max_results outside 1..50 or an empty query: 400), so those answers go
@@ -57,7 +64,8 @@ inline constexpr std::size_t kMaxQueryTextBytes = 16384;
 
 // Reads a request to /search/lite or /search/fast. On a problem the HTTP layer itself answers
 // (404 for another path, 405 for another method, 415 for a body that is not JSON by its
-// Content-Type, 400 for a body or header that does not parse, naming the JSON path or header),
+// Content-Type, 400 for a body or header that does not parse or a header of one value sent
+// twice, naming the JSON path or header),
 // returns that reply, with `latency` as its latency_ms.
 std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Duration latency);
 

@@ -115,6 +115,35 @@ TEST_F(GatewayServerTest, RequestsRefusedBeforeTheGatewayAreCountedOnMetrics) {
     EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"413\"} 1\n"), std::string::npos);
 }
 
+// A header that takes one value, sent twice, is a 400 naming it: not whichever came first.
+TEST_F(GatewayServerTest, AHeaderOfOneValueSentTwiceIsA400NamingIt) {
+    start(serveScenario(""));
+    const std::string body = json{{"query", "weather in lyon"}}.dump();
+    const auto sendWith = [&](const std::string& headers) {
+        TestConnection c(gateway->bound());
+        c.sendRaw("POST /search/lite HTTP/1.1\r\nHost: a\r\nContent-Length: " + std::to_string(body.size()) +
+                  "\r\n" + headers + "\r\n" + body);
+        return c.readResponse();
+    };
+    const std::string auth = "Authorization: Bearer " + key + "\r\n";
+    for (const auto& [headers, name] :
+         {std::pair{auth + "X-Region: US\r\nx-region: MARS\r\n", "X-Region"},
+          std::pair{auth + "X-Region: MARS\r\nX-Region: US\r\n", "X-Region"},
+          std::pair{auth + auth, "Authorization"},
+          std::pair{auth + "Content-Type: application/json\r\nContent-Type: text/plain\r\n", "Content-Type"},
+          std::pair{auth + "X-Request-Id: 1\r\nX-Request-Id: 2\r\n", "X-Request-Id"}}) {
+        const auto r = sendWith(headers);
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 400) << headers;
+        const json j = json::parse(r.response->body);
+        EXPECT_EQ(j.at("error"), "bad_request");
+        EXPECT_EQ(j.at("message"), std::string(name) + " is sent more than once: it takes one value");
+    }
+    const auto once = sendWith(auth + "X-Region: US\r\n");
+    ASSERT_EQ(once.ending, Ending::Response) << once.error;
+    EXPECT_EQ(once.response->status, 200) << once.response->body;
+}
+
 TEST_F(GatewayServerTest, AHedgeBeatsASlowEngineAndTheLoserIsCancelled) {
     start(serveScenario(R"j("atlas_median_ms": 1000, "atlas_sigma": 0.01, "borealis_median_ms": 30,
                               "borealis_sigma": 0.01, "routing": "static (first engine)",

@@ -81,6 +81,9 @@ TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
     HttpRequestParts region = post(R"({"query": "x"})");
     region.region = "Mars";
     EXPECT_EQ(problem(region).second, "X-Region must be EU, US or APAC, not 'Mars'");
+    HttpRequestParts twice = post(R"({"query": "x"})");
+    twice.repeated_header = "X-Region";
+    EXPECT_EQ(problem(twice), (std::pair<int, std::string>{400, "X-Region is sent more than once: it takes one value"}));
     HttpRequestParts id = post(R"({"query": "x"})");
     id.request_id = "12a";
     EXPECT_EQ(problem(id).first, 400);
