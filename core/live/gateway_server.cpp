@@ -135,23 +135,39 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     void admin(const ServerRequest& r, Responder& responder) {
         using nlohmann::json;
         const std::string_view path = r.path();
+        // A refusal is counted on /metrics as the HTTP layer's other refusals are.
+        const auto refuse = [&](HttpReply reply) {
+            driver.countRefused(reply.status);
+            responder.respond(std::move(reply));
+        };
         const auto fail = [&](int status, std::string_view error, const std::string& message) {
-            responder.respond(jsonError(loop, r.accepted, status, error, message));
+            refuse(jsonError(loop, r.accepted, status, error, message));
+        };
+        const auto wrongMethod = [&](std::string_view allow) {
+            HttpReply reply = jsonError(loop, r.accepted, 405, "method_not_allowed",
+                                        std::string(path) + " takes " + std::string(allow) + ", not " + r.method);
+            reply.headers.emplace_back("Allow", allow);
+            refuse(std::move(reply));
         };
         const auto state = [&] {
             json j;
             j["now_s"] = toSeconds(loop.now());
             j["started_at_s"] = toSeconds(started);
             j["knobs"] = json::parse(params.toJson().dump());
+            j["latency_ms"] = latencyMs(loop.now() - r.accepted);
             responder.respond(HttpReply{200, {{"Content-Type", "application/json"}}, j.dump()});
         };
         if (path == "/admin/state") {
-            if (r.method != "GET") return fail(405, "method_not_allowed", "/admin/state takes GET, not " + r.method);
+            if (r.method != "GET") return wrongMethod("GET");
             return state();
         }
         if (path != "/admin/knobs")
             return fail(404, "not_found", "no admin path " + std::string(path) + " (POST /admin/knobs, GET /admin/state)");
-        if (r.method != "POST") return fail(405, "method_not_allowed", "/admin/knobs takes POST, not " + r.method);
+        if (r.method != "POST") return wrongMethod("POST");
+        if (const auto twice = r.repeatedHeader(std::array{std::string_view("Content-Type")}))
+            return fail(400, "bad_request", std::string(*twice) + " is sent more than once: it takes one value");
+        if (auto notJson = refuseNonJson(r.header("Content-Type").value_or(""), loop.now() - r.accepted))
+            return refuse(std::move(*notJson));
         json body;
         try {
             body = readAdminBody(r.body);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "live/json_text.h"
 #include "live/prometheus.h"
 
 namespace taillab::live {
@@ -23,7 +24,7 @@ void LiveDriver::onHttp(std::uint64_t ticket, const HttpRequestParts& in, Time a
         }
         HttpReply r;
         if (path == "/healthz") {
-            r.body = R"({"status":"serving"})";
+            JsonObjectWriter(r.body).field("status", "serving").field("latency_ms", latencyMs(io_.now() - accepted)).close();
         } else {
             r.body = prometheusText(snapshot(), refused_);
             r.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");

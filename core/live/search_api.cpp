@@ -12,8 +12,6 @@
 namespace taillab::live {
 namespace {
 
-double latencyMs(Duration d) { return std::round(toMs(d) * 1000.0) / 1000.0; }
-
 // Seconds, rounded up: a client that waits this long is never early.
 std::string wholeSeconds(Duration d) {
     const std::int64_t ns = std::max<std::int64_t>(0, d.count());
@@ -161,6 +159,16 @@ private:
 
 }  // namespace
 
+double latencyMs(Duration d) { return std::round(toMs(d) * 1000.0) / 1000.0; }
+
+std::optional<HttpReply> refuseNonJson(std::string_view content_type, Duration latency) {
+    if (content_type.empty()) return std::nullopt;
+    const std::string_view type = trimSpaces(content_type.substr(0, content_type.find(';')));
+    if (equalsIgnoringCase(type, "application/json")) return std::nullopt;
+    return errorReply(415, "unsupported_media_type", "the body must be application/json, not " + std::string(type),
+                      latency);
+}
+
 std::optional<std::string_view> HttpReply::header(std::string_view name) const {
     for (const auto& [k, v] : headers)
         if (equalsIgnoringCase(k, name)) return std::string_view(v);
@@ -205,12 +213,7 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
         return badRequest("query parameters are not read: send query, language and max_results in "
                           "the JSON body",
                           latency);
-    if (!in.content_type.empty()) {
-        const std::string_view type = trimSpaces(in.content_type.substr(0, in.content_type.find(';')));
-        if (!equalsIgnoringCase(type, "application/json"))
-            return errorReply(415, "unsupported_media_type",
-                              "the body must be application/json, not " + std::string(type), latency);
-    }
+    if (auto refused = refuseNonJson(in.content_type, latency)) return std::move(*refused);
     // Authorization: Bearer KEY. A missing or unknown key is the gateway's 401.
     if (!in.authorization.empty()) {
         const std::string_view a = trimSpaces(in.authorization);
@@ -299,6 +302,8 @@ HttpReply writeResponse(const gateway::Response& response) {
     }
     if (response.status != 200 && response.retry_after && !r.header("Retry-After"))
         r.headers.emplace_back("Retry-After", wholeSeconds(*response.retry_after));
+    // RFC 9110 11.6.1: a 401 names the scheme that would be accepted (RFC 6750).
+    if (response.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
     if (response.rate_limit) {
         r.headers.reserve(r.headers.size() + 3);
         r.headers.emplace_back("X-RateLimit-Limit", std::to_string(response.rate_limit->limit));

@@ -69,6 +69,12 @@ inline constexpr std::size_t kMaxQueryTextBytes = 16384;
 // returns that reply, with `latency` as its latency_ms.
 std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Duration latency);
 
+// A body's Content-Type that is there and is not application/json: its 415. Absent is JSON.
+std::optional<HttpReply> refuseNonJson(std::string_view content_type, Duration latency);
+
+// Milliseconds as every answer's latency_ms writes them (to the microsecond).
+double latencyMs(Duration d);
+
 // {"error": error, "message": message, "latency_ms": ...} with the given status.
 HttpReply errorReply(int status, std::string_view error, std::string_view message, Duration latency,
                      std::optional<Duration> retry_after = std::nullopt);

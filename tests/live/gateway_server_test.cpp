@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
+#include <tuple>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -239,6 +242,51 @@ TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTh
     EXPECT_EQ(json::parse(state.response->body).at("knobs").at("hedge_delay_ms"), 300);
     // The gateway still serves searches.
     EXPECT_EQ(search(c, "weather in lyon", key).response->status, 200);
+}
+
+// What PROTOCOL.md promises of every answer: latency_ms in each JSON body, Allow on a 405,
+// WWW-Authenticate on a 401, 415 for a body that is not JSON, refusals counted on /metrics, and
+// an admin example the gateway takes.
+TEST_F(GatewayServerTest, AnswersCarryWhatTheProtocolPromises) {
+    start(serveScenario(""), true);
+    TestConnection c(gateway->bound());
+    const auto latencyIn = [](const test::TestResult& r) {
+        return r.response && json::parse(r.response->body).contains("latency_ms");
+    };
+    const auto health = c.request("GET", "/healthz");
+    EXPECT_TRUE(latencyIn(health)) << health.response->body;
+    EXPECT_EQ(json::parse(health.response->body).at("status"), "serving");
+    EXPECT_TRUE(latencyIn(c.request("GET", "/admin/state")));
+    const auto knobs = c.request("POST", "/admin/knobs", R"({"hedge_delay_ms": 300})");
+    EXPECT_EQ(knobs.response->status, 200) << knobs.response->body;
+    EXPECT_TRUE(latencyIn(knobs));
+    for (const auto& [method, path, allow] : {std::tuple{"POST", "/admin/state", "GET"},
+                                              std::tuple{"GET", "/admin/knobs", "POST"}}) {
+        const auto r = c.request(method, path, std::string(method) == "POST" ? "{}" : "");
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 405);
+        EXPECT_EQ(r.response->header("Allow"), allow) << path;
+    }
+    const auto plain = c.request("POST", "/admin/knobs", R"({"hedge_delay_ms": 250})", {{"Content-Type", "text/plain"}});
+    EXPECT_EQ(plain.response->status, 415) << plain.response->body;
+    EXPECT_EQ(gateway->params().real("hedge_delay_ms"), 300);
+    EXPECT_EQ(c.request("POST", "/admin/knobs", "{").response->status, 400);
+    const auto unknown = search(c, "anything", "not-a-key");
+    EXPECT_EQ(unknown.response->status, 401);
+    EXPECT_EQ(unknown.response->header("WWW-Authenticate"), "Bearer");
+    const std::string metrics = c.request("GET", "/metrics").response->body;
+    EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"405\"} 2\n"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"415\"} 1\n"), std::string::npos);
+    EXPECT_NE(metrics.find("taillab_http_refused_total{status=\"400\"} 1\n"), std::string::npos);
+
+    // The admin example in PROTOCOL.md is one the gateway takes.
+    std::ifstream doc(std::string(TAILLAB_SOURCE_DIR) + "/core/live/PROTOCOL.md");
+    const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+    const std::size_t from = text.find("(`{\"hedge_delay_ms\"");
+    ASSERT_NE(from, std::string::npos);
+    const std::string example = text.substr(from + 2, text.find("}`)", from) + 1 - (from + 2));
+    const auto r = c.request("POST", "/admin/knobs", example);
+    EXPECT_EQ(r.response->status, 200) << example << " -> " << r.response->body;
 }
 
 TEST_F(GatewayServerTest, WithoutAdminTheAdminPathsAreNotThere) {
