@@ -38,6 +38,14 @@ class Session;
 class RequestReader final : public http::basic_parser<true> {
 public:
     ServerRequest request;
+    // A head the parser takes but this server will not: what to answer (the parser stops there,
+    // before any body).
+    struct Refusal {
+        int status;
+        std::string_view error;
+        std::string message;
+    };
+    std::optional<Refusal> refusal;
 
     // As Beast's message::keep_alive() (live/http_wire.h).
     bool keepAlive() const { return keepAliveOf(request.headers, version_); }
@@ -55,28 +63,57 @@ private:
         ec = {};
     }
     void on_response_impl(int, beast::string_view, int, error_code& ec) override { ec = {}; }
-    void on_field_impl(http::field, beast::string_view name, beast::string_view value, error_code& ec) override {
+    void on_field_impl(http::field field, beast::string_view name, beast::string_view value, error_code& ec) override {
         request.headers.emplace_back(text(name), std::string(trimSpaces(std::string_view(value.data(), value.size()))));
+        if (field == http::field::host) ++hosts_;
         ec = {};
     }
-    void on_header_impl(error_code& ec) override { ec = {}; }
+    // What the server cannot read as meant: an HTTP/1.1 request without exactly one Host
+    // (RFC 9112 3.2), a transfer coding other than chunked (501, RFC 9112 6.1: gzip under it
+    // would be taken as the body), a content coding (415, RFC 9110 8.4.1: nothing here decodes it).
+    void on_header_impl(error_code& ec) override {
+        ec = {};
+        const auto refuse = [&](int status, std::string_view error, std::string message) {
+            refusal = Refusal{status, error, std::move(message)};
+            ec = http::error::bad_field;
+        };
+        if (version_ == 11 && hosts_ != 1)
+            return refuse(400, "bad_request", hosts_ == 0 ? "an HTTP/1.1 request must have a Host header"
+                                                          : "a request may have one Host header, not " +
+                                                                std::to_string(hosts_));
+        for (const auto& [name, value] : request.headers) {
+            if (equalsIgnoringCase(name, "Transfer-Encoding") && !equalsIgnoringCase(value, "chunked"))
+                return refuse(501, "not_implemented",
+                              "Transfer-Encoding '" + value + "' is not supported: only chunked");
+            if (equalsIgnoringCase(name, "Content-Encoding") && !equalsIgnoringCase(value, "identity"))
+                return refuse(415, "unsupported_media_type",
+                              "Content-Encoding '" + value + "' is not supported: send the body as it is");
+        }
+    }
+    // Beast's eager parser goes on into a body that came with the head even after on_header_impl
+    // refused it (it loops back and clears the error): each later callback refuses again.
+    bool stillRefused(error_code& ec) const {
+        ec = refusal ? error_code(http::error::bad_field) : error_code{};
+        return refusal.has_value();
+    }
     // The parser has already held a declared length to the body limit.
     void on_body_init_impl(const boost::optional<std::uint64_t>& length, error_code& ec) override {
+        if (stillRefused(ec)) return;
         if (length) request.body.reserve(static_cast<std::size_t>(*length));
-        ec = {};
     }
     std::size_t on_body_impl(beast::string_view body, error_code& ec) override {
+        if (stillRefused(ec)) return 0;
         request.body.append(body.data(), body.size());
-        ec = {};
         return body.size();
     }
-    void on_chunk_header_impl(std::uint64_t, beast::string_view, error_code& ec) override { ec = {}; }
+    void on_chunk_header_impl(std::uint64_t, beast::string_view, error_code& ec) override { stillRefused(ec); }
     std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body, error_code& ec) override {
         return on_body_impl(body, ec);
     }
-    void on_finish_impl(error_code& ec) override { ec = {}; }
+    void on_finish_impl(error_code& ec) override { stillRefused(ec); }
 
     int version_ = 11;
+    int hosts_ = 0;
 };
 
 }  // namespace
@@ -275,9 +312,15 @@ private:
         }
     }
 
-    // A request the parser refused: 413 for a limit, else 400; the connection closes after.
+    // A request the parser refused: 413 for a limit, the head's own refusal, else 400; the
+    // connection closes after.
     void refuseRequest(const error_code& ec) {
         const Time now = requestStart();
+        if (parser_->refusal) {
+            const RequestReader::Refusal r = *parser_->refusal;
+            server_.handler.refused(r.status);
+            return send(jsonError(server_.loop, now, r.status, r.error, r.message), false);
+        }
         if (ec == http::error::header_limit || ec == http::error::body_limit) {
             server_.handler.refused(413);
             const bool header = ec == http::error::header_limit;
@@ -295,6 +338,7 @@ private:
     void onRequest() {
         timer_.clear();
         keepAlive_ = parser_->keepAlive();
+        http10_ = !parser_->http11();
         ServerRequest in = std::move(parser_->request);
         in.accepted = requestStart();
         started_.reset();
@@ -333,6 +377,8 @@ private:
     void send(HttpReply reply, bool keepAlive) {
         // One string, reused by every answer on this connection (live/http_wire.h).
         writeResponseBytes(out_, reply, keepAlive);
+        // HTTP/1.0 closes unless the answer says otherwise (RFC 9112 9.3, appendix C.2.2).
+        if (keepAlive && http10_) out_.insert(out_.find("\r\n") + 2, "Connection: keep-alive\r\n");
         // The answer to HEAD is GET's head alone: its Content-Length says what GET would send.
         if (head_) out_.resize(out_.size() - reply.body.size());
         head_ = false;
@@ -389,6 +435,7 @@ private:
     bool readable_ = true;     // bytes or an end may be waiting unread
     bool peerClosed_ = false;  // the loop reported the peer's end
     bool keepAlive_ = true;
+    bool http10_ = false;  // the request being answered is HTTP/1.0
     bool head_ = false;             // the request being answered is a HEAD
     bool continued_ = false;        // "100 Continue" went out for the request being read
     std::optional<Time> started_;   // when the request being read or answered began

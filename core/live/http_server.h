@@ -14,8 +14,9 @@
 // and onGone's function runs then (not when the handler itself ends it).
 //
 // The server answers on its own what never reaches the handler, every answer a JSON error body
-// (search_api.h's errorReply): 400 for HTTP that does not parse, 413 for a header block or body
-// over the limits, 408 for a request not received within the read timeout (a connection that
+// (search_api.h's errorReply): 400 for HTTP that does not parse (or HTTP/1.1 without exactly one
+// Host), 501 for a transfer coding other than chunked, 415 for a content coding (nothing here
+// decodes one), 413 for a header block or body over the limits, 408 for a request not received within the read timeout (a connection that
 // sends nothing is closed silently instead), 503 when it already holds max_connections with a
 // request in progress on each: a connection with none (a new one that has sent nothing yet, an
 // idle keep-alive one) is closed to make room first, the one idle longest, as nginx does.
@@ -94,8 +95,8 @@ public:
     virtual ~HttpHandler() = default;
     virtual void handle(const ServerRequest& request, Responder responder) = 0;
     // The server answered a request itself with `status`, before any handle(): a read timeout
-    // (408), an oversized header or body (413), malformed HTTP (400), or no room for another
-    // connection (503). For counting.
+    // (408), an oversized header or body (413), malformed HTTP (400), a coding it cannot read
+    // (415, 501), or no room for another connection (503). For counting.
     virtual void refused(int /*status*/) {}
 };
 

@@ -114,9 +114,9 @@ TEST_F(HttpServerTest, TheHandlerSeesTheRequestAsSentAndKeepAliveFollowsTheReque
     EXPECT_EQ(seen[0].header("x-A"), "one");
     EXPECT_EQ(seen[0].body, "abcde");
 
-    EXPECT_FALSE(secondAnswered("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n"));
+    EXPECT_FALSE(secondAnswered("GET / HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n"));
     // Only the first Connection field counts, as in Beast's message::keep_alive().
-    EXPECT_TRUE(secondAnswered("GET / HTTP/1.1\r\nConnection: te\r\nConnection: close\r\n\r\n"));
+    EXPECT_TRUE(secondAnswered("GET / HTTP/1.1\r\nHost: x\r\nConnection: te\r\nConnection: close\r\n\r\n"));
     EXPECT_FALSE(secondAnswered("GET / HTTP/1.0\r\n\r\n"));
     EXPECT_TRUE(secondAnswered("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"));
 }
@@ -202,6 +202,37 @@ TEST_F(HttpServerTest, MalformedHttpGets400WithAJsonBody) {
     c.sendRaw("NOT HTTP AT ALL\r\n\r\n");
     expectJsonError(c.readResponse(), 400, "bad_request");
     EXPECT_EQ(handler.requests, 0);
+}
+
+// What the server cannot read as the client meant it is refused before the handler: HTTP/1.1
+// without exactly one Host (RFC 9112 3.2), a transfer coding other than chunked (501), a content
+// coding (415: nothing here decodes it). HTTP/1.0 kept alive says so in its answer.
+TEST_F(HttpServerTest, HeadsTheServerCannotReadAsMeantAreRefused) {
+    handler.script = [](const ServerRequest&, Responder& out) { out.respond(HttpReply{200, {}, "{}"}); };
+    startServer();
+    const auto answer = [&](const std::string& bytes) {
+        TestConnection c(at());
+        c.sendRaw(bytes);
+        return c.readResponse();
+    };
+    SCOPED_TRACE("refused heads");
+    expectJsonError(answer("GET /healthz HTTP/1.1\r\n\r\n"), 400, "bad_request");
+    expectJsonError(answer("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), 400, "bad_request");
+    expectJsonError(answer("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                           "2\r\n{}\r\n0\r\n\r\n"),
+                    501, "not_implemented");
+    expectJsonError(answer("POST /x HTTP/1.1\r\nHost: a\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n{}"),
+                    415, "unsupported_media_type");
+    EXPECT_EQ(handler.requests, 0);
+    const auto chunked = answer("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+                                "Content-Encoding: identity\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+    ASSERT_EQ(chunked.ending, Ending::Response) << chunked.error;
+    EXPECT_EQ(chunked.response->status, 200);
+    const auto old = answer("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    ASSERT_EQ(old.ending, Ending::Response) << old.error;
+    EXPECT_EQ(old.response->status, 200);
+    EXPECT_EQ(old.response->header("Connection"), "keep-alive");
+    EXPECT_EQ(handler.requests, 2);
 }
 
 TEST_F(HttpServerTest, OversizedBodyAndHeadersGet413WithAJsonBody) {
