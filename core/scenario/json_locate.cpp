@@ -247,6 +247,12 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
     // stop there while the parser goes on, none of its checks (depth, duplicate keys, number
     // range) would apply to the text the parser reads.
     std::size_t i = t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    // The parser takes a NUL byte for the end of the text (as in a C string): whatever follows
+    // one would be dropped without a word, so it is refused wherever it stands.
+    if (const std::size_t nul = t.find('\0'); nul != kNone)
+        return JsonTextProblem{nul, "",
+                               "a NUL byte: scenario text holds none (nothing after it would be "
+                               "read; is this a binary file?)"};
     for (;;) {
         while (i < t.size() && isJsonSpace(t[i])) ++i;
         if (i >= t.size()) return std::nullopt;

@@ -274,6 +274,24 @@ TEST(Scenario, OverridesThatAreNotUtf8AreRejectedBeforeTheyReachAnyJson) {
               "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
+// The parser takes a NUL byte for the end of the text: whatever follows one would be dropped
+// without a word. A NUL anywhere is an error at its own line and column.
+TEST(Scenario, ANulByteAnywhereIsAnErrorAtItsPosition) {
+    const std::string good =
+        R"({"schema_version": 1, "name": "x", "lab": "fanout", "params": {"requests": 1000}})";
+    const std::string nul(1, '\0');
+    ScenarioError e = parseError(good + "\n  " + nul + R"( {"garbage": [)");
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.column(), 3);
+    EXPECT_NE(e.detail().find("NUL byte"), std::string::npos) << e.what();
+    e = parseError(good + nul);
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.column(), static_cast<int>(good.size()) + 1);
+    e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout", "notes": "a)" + nul + "\"}");
+    EXPECT_EQ(e.column(), 64);
+    EXPECT_NE(e.detail().find("NUL byte"), std::string::npos) << e.what();
+}
+
 TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
     const std::string text = "{\n \"a\": {\"b\": [10, {\"c\": true}]},\n \"d\": 1\n}";
     auto p = locateJson(text, nlohmann::json::json_pointer("/a/b/1/c"));
