@@ -155,6 +155,12 @@ std::vector<std::string> tokens(const nlohmann::json::json_pointer& p) {
 
 constexpr std::size_t kNone = std::string_view::npos;
 
+// 3 when the text starts with a UTF-8 byte-order mark, which the parser skips and an editor does
+// not show, else 0.
+std::size_t byteOrderMarkSize(std::string_view t) {
+    return t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
 bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 bool readHex4(std::string_view t, std::size_t i, unsigned& out) {
@@ -243,16 +249,16 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
         return p;
     };
     enum class Want { Value, Key, After } want = Want::Value;
-    // A UTF-8 byte-order mark before the text is skipped, as the parser skips it: were this scan to
-    // stop there while the parser goes on, none of its checks (depth, duplicate keys, number
-    // range) would apply to the text the parser reads.
-    std::size_t i = t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
     // The parser takes a NUL byte for the end of the text (as in a C string): whatever follows
     // one would be dropped without a word, so it is refused wherever it stands.
     if (const std::size_t nul = t.find('\0'); nul != kNone)
         return JsonTextProblem{nul, "",
                                "a NUL byte: scenario text holds none (nothing after it would be "
                                "read; is this a binary file?)"};
+    // A UTF-8 byte-order mark before the text is skipped, as the parser skips it: were this scan to
+    // stop there while the parser goes on, none of its checks (depth, duplicate keys, number
+    // range) would apply to the text the parser reads.
+    std::size_t i = byteOrderMarkSize(t);
     for (;;) {
         while (i < t.size() && isJsonSpace(t[i])) ++i;
         if (i >= t.size()) return std::nullopt;
@@ -351,11 +357,14 @@ std::string elideText(std::string_view s, std::size_t limit) {
 
 TextPosition positionOfOffset(std::string_view text, std::size_t offset) {
     TextPosition pos;
-    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
+    // Lines end as JSON's white space allows them to: LF, CR-LF, or CR alone (old Mac files),
+    // each one line end; the byte-order mark takes no column.
+    for (std::size_t i = byteOrderMarkSize(text); i < offset && i < text.size(); ++i) {
+        const bool crlf = text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n';
+        if ((text[i] == '\n' || text[i] == '\r') && !crlf) {
             ++pos.line;
             pos.column = 1;
-        } else {
+        } else if (!crlf) {
             ++pos.column;
         }
     }
@@ -365,14 +374,16 @@ TextPosition positionOfOffset(std::string_view text, std::size_t offset) {
 std::optional<TextPosition> locateJson(std::string_view text,
                                        const nlohmann::json::json_pointer& pointer,
                                        LocateTarget target) {
-    Walker w(text);
+    // The walk starts after a byte-order mark, as the parser does; its offsets are from there.
+    const std::size_t bom = byteOrderMarkSize(text);
+    Walker w(text.substr(bom));
     w.skipWs();
     std::size_t keyPos = w.pos();
     for (const auto& token : tokens(pointer)) {
         if (!w.descend(token, keyPos)) return std::nullopt;
     }
     w.skipWs();
-    return positionOfOffset(text, target == LocateTarget::Key ? keyPos : w.pos());
+    return positionOfOffset(text, bom + (target == LocateTarget::Key ? keyPos : w.pos()));
 }
 
 }  // namespace taillab

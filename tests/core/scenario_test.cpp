@@ -292,6 +292,42 @@ TEST(Scenario, ANulByteAnywhereIsAnErrorAtItsPosition) {
     EXPECT_NE(e.detail().find("NUL byte"), std::string::npos) << e.what();
 }
 
+// A UTF-8 byte-order mark is not part of the text a person sees: every error (a value's, a key's,
+// a duplicate key's, a syntax error's) is where it is without one.
+TEST(Scenario, AByteOrderMarkMovesNoErrorLocation) {
+    const std::string bom = "\xEF\xBB\xBF";
+    for (const std::string text : {
+             R"({"schema_version": 1, "name": "x", "lab": "fanout", "params": {"backends": "many"}})",
+             R"({"schema_version": 1, "name": "x", "lab": "fanout", "params": {"bogus": 1}})",
+             R"({"schema_version": 1, "name": "x", "name": "y", "lab": "fanout"})",
+             "{\"schema_version\": 1,\n \"name\": \"x\", \"name\": \"y\", \"lab\": \"fanout\"}",
+             R"({"schema_version": 1, "name": "x" "lab": "fanout"})"}) {
+        const ScenarioError plain = parseError(text), marked = parseError(bom + text);
+        ASSERT_TRUE(plain.line()) << plain.what();
+        EXPECT_EQ(marked.line(), plain.line()) << marked.what();
+        EXPECT_EQ(marked.column(), plain.column()) << marked.what();
+        EXPECT_EQ(marked.detail(), plain.detail());
+    }
+}
+
+// JSON takes a carriage return for white space, as the scan and the parser do: a file with
+// old-Mac line ends (CR alone) is valid, and its lines are counted as an editor shows them. A
+// CR-LF pair is one line end.
+TEST(Scenario, ACarriageReturnAloneEndsALine) {
+    const std::string lines[] = {"{", R"(  "schema_version": 1,)", R"(  "name": "x",)",
+                                 R"(  "lab": "fanout",)", R"(  "params": {"bogus": 1})", "}"};
+    for (const std::string eol : {"\n", "\r", "\r\n"}) {
+        std::string text;
+        for (const std::string& l : lines) text += l + eol;
+        const ScenarioError e = parseError(text);
+        EXPECT_EQ(e.line(), 5) << e.what();
+        EXPECT_EQ(e.column(), 14) << e.what();
+        const ScenarioError twice = parseError("{\"a\": 1," + eol + " \"a\": 2}");
+        EXPECT_EQ(twice.line(), 2) << twice.what();
+        EXPECT_EQ(twice.column(), 2) << twice.what();
+    }
+}
+
 TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
     const std::string text = "{\n \"a\": {\"b\": [10, {\"c\": true}]},\n \"d\": 1\n}";
     auto p = locateJson(text, nlohmann::json::json_pointer("/a/b/1/c"));
