@@ -23,16 +23,31 @@ std::string knobDifferences(const Params& setup, const Params& params) {
     return out;
 }
 
+// "the event at /timeline/7 differs", or "3 events here, 12 in the scenario".
+std::string timelineDifference(const Timeline& setup, const Timeline& timeline) {
+    const std::size_t n = timeline.events.size(), was = setup.events.size();
+    if (n != was)
+        return std::to_string(n) + (n == 1 ? " event" : " events") + " here, " +
+               std::to_string(was) + " in the scenario";
+    std::size_t i = 0;
+    while (i < n && timeline.events[i] == setup.events[i]) ++i;
+    const std::string& path = timeline.events[i].path;
+    return (path.empty() ? "event " + std::to_string(i) : "the event at " + path) + " differs";
+}
+
 }  // namespace
 
 void appendExpectationChecks(const Scenario& scenario, LabResult& result) {
     // The scenario's expectations quote figures for its own knobs; a run with other knobs is a
     // what-if, which they say nothing about.
-    const std::string notApplicable =
-        scenario.expect.empty() || scenario.params == scenario.expect_setup
-            ? std::string()
-            : "not applicable: the knobs differ from the setup these figures are for (" +
-                  knobDifferences(scenario.expect_setup, scenario.params) + ")";
+    std::string notApplicable;
+    if (!scenario.expect.empty() && !(scenario.params == scenario.expect_setup))
+        notApplicable = "not applicable: the knobs differ from the setup these figures are for (" +
+                        knobDifferences(scenario.expect_setup, scenario.params) + ")";
+    if (!scenario.expect.empty() && !(scenario.timeline == scenario.expect_timeline))
+        notApplicable += (notApplicable.empty() ? "not applicable: " : "; and ") +
+                         std::string("the timeline differs from the one these figures are for (") +
+                         timelineDifference(scenario.expect_timeline, scenario.timeline) + ")";
     for (const auto& e : scenario.expect) {
         const std::string source = e.source.empty() ? "scenario expectation" : e.source;
         const auto reported = result.figure(e.figure);

@@ -239,6 +239,15 @@ Scenario parseScenario(const std::string& text, const std::string& file,
     // The params as the file has them, before the overrides: what its expectations quote.
     const std::optional<nlohmann::json> fileParams =
         doc.is_object() && doc.contains("params") ? std::optional(doc.at("params")) : std::nullopt;
+    // And its timeline, when an override changes it.
+    const bool timelineOverridden =
+        std::any_of(overrides.begin(), overrides.end(), [](const std::string& o) {
+            return o.starts_with("timeline=") || o.starts_with("timeline.");
+        });
+    const std::optional<nlohmann::json> fileTimeline =
+        timelineOverridden && doc.is_object() && doc.contains("timeline")
+            ? std::optional(doc.at("timeline"))
+            : std::nullopt;
     std::vector<std::string> overridden;
     for (const auto& o : overrides) {
         applyOverride(doc, o);
@@ -360,6 +369,22 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             }
         }
     }
+    s.expect_timeline = s.timeline;
+    if (timelineOverridden) {
+        // The timeline as the file has it (none when it has none), for the file's own knobs. One
+        // the run could not take, that only the override made valid, stays as the run has it, as
+        // a knob does (above).
+        const auto vocabulary = lab->timelineVocabulary(s.expect_setup);
+        if (!fileTimeline) {
+            s.expect_timeline = Timeline{};
+        } else if (vocabulary) {
+            try {
+                s.expect_timeline = parseTimeline(*fileTimeline, root / "timeline", *vocabulary,
+                                                  JsonValidator(text, file, {}));
+            } catch (const ScenarioError&) {
+            }
+        }
+    }
     if (doc.contains("expect")) {
         std::optional<std::vector<std::string>> figures;  // the lab's, for these params
         const auto& list = v.require(doc, root, "expect", json::value_t::array, "an array");
@@ -374,7 +399,7 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                            .get<std::string>();
             // Checked against the knobs the expectations were written for: with other knobs they
             // do not apply to the run (runner.h), whatever figures it reports.
-            if (!figures) figures = lab->figureNamesWith(s.expect_setup, s.timeline);
+            if (!figures) figures = lab->figureNamesWith(s.expect_setup, s.expect_timeline);
             if (std::find(figures->begin(), figures->end(), x.figure) == figures->end())
                 v.fail(at / "figure",
                        unknownFigureMessage(s.lab, x.figure, *figures,

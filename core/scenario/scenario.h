@@ -87,12 +87,19 @@ struct Scenario {
     // the run: their checks are marked not applicable rather than failed.
     Params expect_setup;
     Timeline timeline;
+    // The timeline `expect` was written for: the file's own, before --set overrides. Where
+    // `timeline` differs (an event changed or removed by --set), the expectations do not apply
+    // to the run, as with moved knobs.
+    Timeline expect_timeline;
 
-    // expect_setup counts only beside expectations: without any it means nothing.
+    // expect_setup and expect_timeline count only beside expectations: without any they mean
+    // nothing.
     bool operator==(const Scenario& o) const {
         return file == o.file && name == o.name && title == o.title && lab == o.lab &&
                seed == o.seed && params == o.params && notes == o.notes && expect == o.expect &&
-               (expect.empty() || expect_setup == o.expect_setup) && timeline == o.timeline;
+               (expect.empty() ||
+                (expect_setup == o.expect_setup && expect_timeline == o.expect_timeline)) &&
+               timeline == o.timeline;
     }
 };
 
@@ -107,8 +114,8 @@ std::string readScenarioText(const std::string& path);
 // The scenario as a file holds it, so that parsing the text gives back an equal Scenario:
 // schema_version, name, title, lab, seed, params (the knobs that differ from their defaults),
 // then notes, expect and timeline when there are any. Indented by two, ending in a newline.
-// `expect` is left out when params differ from expect_setup: the expectations quote figures for
-// other knobs.
+// `expect` is left out when params differ from expect_setup, or the timeline from
+// expect_timeline: the expectations quote figures for another setup.
 std::string writeScenarioJson(const Scenario& scenario);
 // Writes writeScenarioJson(scenario) to `path` atomically (io/atomic_file.h): a reader sees the
 // old file or the new one, never a part.

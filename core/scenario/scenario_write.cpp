@@ -39,9 +39,9 @@ std::string writeScenarioJson(const Scenario& s) {
     doc["seed"] = s.seed;
     doc["params"] = changedParams(s.params);
     if (!s.notes.empty()) doc["notes"] = s.notes;
-    // Expectations hold for the knobs they were written for: a scenario saved with other knobs
-    // leaves them out, or reading it back would apply them to knobs they say nothing about.
-    if (!s.expect.empty() && s.params == s.expect_setup) {
+    // Expectations hold for the knobs and timeline they were written for: a scenario saved with
+    // others leaves them out, or reading it back would apply them to a setup they say nothing about.
+    if (!s.expect.empty() && s.params == s.expect_setup && s.timeline == s.expect_timeline) {
         nlohmann::ordered_json expect = nlohmann::ordered_json::array();
         for (const auto& e : s.expect) expect.push_back(expectationJson(e));
         doc["expect"] = std::move(expect);

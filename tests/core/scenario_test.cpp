@@ -274,6 +274,32 @@ TEST(Scenario, OverridesThatAreNotUtf8AreRejectedBeforeTheyReachAnyJson) {
               "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
+// A timeline changed by --set is a what-if as moved knobs are: the figures the file quotes were
+// measured with its own timeline, so they are marked not applicable, whichever event moved or
+// when the timeline is gone; their names are checked against the file's own timeline.
+TEST(Scenario, QuotedFiguresDoNotApplyOnceTheTimelineMoves) {
+    const std::string file = std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/july-v3.json";
+    const std::string text = readScenarioText(file);
+    const Scenario own = parseScenario(text, file);
+    ASSERT_FALSE(own.expect.empty());
+    for (const char* o : {"timeline.7.set.standby_cpus=0", "timeline.5.fault.share=0.1", "timeline=[]"}) {
+        const Scenario s = parseScenario(text, file, {o});
+        EXPECT_FALSE(s.timeline == own.timeline) << o;
+        LabResult r;  // no figures: checks that do not apply need none
+        ASSERT_NO_THROW(appendExpectationChecks(s, r)) << o;
+        ASSERT_FALSE(r.checks.empty());
+        for (const Check& c : r.checks)
+            EXPECT_NE(c.not_applicable.find("the timeline differs"), std::string::npos)
+                << o << ": " << c.not_applicable;
+        EXPECT_EQ(writeScenarioJson(s).find("\"expect\""), std::string::npos) << o;
+    }
+    // An override that leaves the timeline as the file has it changes nothing: the figures apply.
+    const Scenario same = parseScenario(text, file, {"timeline.7.set.standby_cpus=69"});
+    LabResult r;
+    EXPECT_THROW(appendExpectationChecks(same, r), std::logic_error);  // they need the figures
+    EXPECT_NE(writeScenarioJson(same).find("\"expect\""), std::string::npos);
+}
+
 // The parser takes a NUL byte for the end of the text: whatever follows one would be dropped
 // without a word. A NUL anywhere is an error at its own line and column.
 TEST(Scenario, ANulByteAnywhereIsAnErrorAtItsPosition) {
