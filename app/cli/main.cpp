@@ -10,7 +10,7 @@
 
 namespace {
 
-const char* kUsage = R"(taillab-cli: TailLab without the window
+const char* kUsage = R"usage(taillab-cli: TailLab without the window
 
 usage:
   taillab-cli list                       scenarios, one line each
@@ -23,7 +23,10 @@ usage:
                                          of the --vary lists (first --vary slowest), --jobs at a
                                          time (default: one per core); writes one table: the
                                          varied values, the lab's figures (or just --figures),
-                                         checks_passed, checks_total; progress on stderr
+                                         checks_passed, checks_total; progress on stderr.
+                                         A list may be a JSON array, each element one value, for
+                                         values that hold commas: --vary 'params.hedge_mode=
+                                         ["fixed", "rolling p90 per (region, engine)"]'
   taillab-cli compare A [B] [--set dotted.path=value ...] [--a-set ...] [--b-set ...]
                       [--seed N] [--jobs N] [--format md|csv|json]
                       [--series all|none|CHART_ID[,CHART_ID...]] [--out FILE] [--quiet]
@@ -89,7 +92,7 @@ SCENARIO is a path to a scenario file or a name under the scenarios directory
 (e.g. labs/fanout). Exit codes: 0 ok (run, sweep: all checks pass or no checks;
 compare: whatever the checks say), 2 bad input, 1 internal error, 3 run finished but a
 check failed (sweep: at any point; the whole table is still written).
-)";
+)usage";
 
 // The usage of one command: its entry in kUsage (from "  taillab-cli COMMAND" to the next entry)
 // and the notes after the list; "" for a command kUsage does not list.

@@ -119,6 +119,34 @@ TEST_F(SweepCli, SameBytesForAnyNumberOfJobs) {
     EXPECT_EQ(one.exit_code, all.exit_code);
 }
 
+// A --vary list written as a JSON array takes each element as one value: a choice whose name
+// holds commas, or an array, is not cut at its commas. Strings read back as the same strings.
+TEST_F(SweepCli, AJsonArrayVaryListKeepsCommasInsideItsValues) {
+    auto o = runCli("sweep labs/gateway --quiet --format json --figures requests --vary "
+                    "'params.hedge_mode=[\"fixed\", \"rolling p90 per (region, engine)\"]'");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto rows = nlohmann::json::parse(o.out);
+    ASSERT_EQ(rows.size(), 2u) << o.out;
+    EXPECT_EQ(rows[0].at("point").at("params.hedge_mode"), "fixed") << o.out;
+    EXPECT_EQ(rows[1].at("point").at("params.hedge_mode"), "rolling p90 per (region, engine)")
+        << o.out;
+
+    o = runCli("sweep labs/fanout --set params.requests=2000 --quiet --figures slow_fraction"
+               " --vary 'params.backends=[1, 10]'");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto csv = lines(o.out);
+    ASSERT_EQ(csv.size(), 3u) << o.out;
+    EXPECT_EQ(cells(csv[1])[0], "1");
+    EXPECT_EQ(cells(csv[2])[0], "10");
+
+    for (const char* bad : {"'params.backends=[1, 10'", "'params.backends=[]'",
+                            "'params.backends=[1, 10] x'"}) {
+        o = runCli(std::string("sweep labs/fanout --vary ") + bad);
+        EXPECT_EQ(o.exit_code, 2) << bad << "\n" << o.err;
+        EXPECT_NE(o.err.find("--vary params.backends: "), std::string::npos) << o.err;
+    }
+}
+
 TEST_F(SweepCli, FiguresOptionPicksAndOrdersColumns) {
     const auto o = runCli("sweep " + kHedge +
                           " --vary params.hedge_percentile=0.9,0.99 --quiet"

@@ -1,9 +1,10 @@
 // Fuzz target: the `--vary dotted.path=v1,v2,...` parser of `taillab-cli sweep`, then each value
 // as the sweep checks it: an override of the path on a fixed valid scenario.
 //
-// parseVary must either throw UsageError or return a non-empty path without '=' and non-empty
-// values without ',' that join back to the text after the first '='. Each value (the first few)
-// then goes through parseScenario, where a ScenarioError is the expected answer.
+// parseVary must either throw UsageError or return a non-empty path without '=' and values; for a
+// comma list, non-empty values without ',' that join back to the text after the first '='. Each
+// value (the first few) then goes through parseScenario, where a ScenarioError is the expected
+// answer.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,7 @@ void checkShape(const std::string& text, const taillab::cli::Vary& v) {
     using taillab::fuzz::check;
     check(!v.path.empty() && v.path.find('=') == std::string::npos, "bad --vary path", v.path);
     check(!v.values.empty(), "--vary gave no values", text);
+    if (text[text.find('=') + 1] == '[') return;  // a JSON array: its elements, re-written
     std::string joined;
     for (const auto& value : v.values) {
         check(!value.empty() && value.find(',') == std::string::npos, "bad --vary value", value);
