@@ -152,12 +152,18 @@ int cmdCompare(const std::vector<std::string>& args) {
         all.insert(all.end(), side.begin(), side.end());
         return all;
     };
-    CompareInput a = loadCompareInput("A", argA, overrides(o.aSet));
+    // The option each of those came from, for messages (--seed is checked before it gets there).
+    auto options = [&](const std::vector<std::string>& side, const char* option) {
+        std::vector<std::string> all(o.common.size(), "--set");
+        all.insert(all.end(), side.size(), option);
+        return all;
+    };
+    CompareInput a = loadCompareInput("A", argA, overrides(o.aSet), options(o.aSet, "--a-set"));
     if (o.inputs.size() == 1 && !a.isScenario())
         throw UsageError{"with one input, A must be a scenario, but '" + argA +
                          "' is a result file (give B as a second input)"};
     refuseOverrides(a, o.aSet, "--a-set");
-    CompareInput b = loadCompareInput("B", argB, overrides(o.bSet));
+    CompareInput b = loadCompareInput("B", argB, overrides(o.bSet), options(o.bSet, "--b-set"));
     refuseOverrides(b, o.bSet, "--b-set");
     if (!o.common.empty() && !a.isScenario() && !b.isScenario())
         throw UsageError{"--set and --seed apply to scenarios, but A and B are both result files"};

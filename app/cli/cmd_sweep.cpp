@@ -149,8 +149,11 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
         }
         std::vector<std::string> overrides = o.overrides;
         overrides.insert(overrides.end(), p.assignments.begin(), p.assignments.end());
+        // Named in messages by the option that gave each (--seed is checked before it gets here).
+        std::vector<std::string> options(o.overrides.size(), "--set");
+        options.insert(options.end(), p.assignments.size(), "--vary");
         try {
-            p.scenario = parseScenario(text, file, overrides);
+            p.scenario = parseScenario(text, file, overrides, options);
         } catch (const ScenarioError& e) {
             throw UsageError{"point " + join(p.assignments, " ") + ": " + e.what()};
         }

@@ -225,7 +225,8 @@ std::string inputCommandLine(const std::string& argument,
 }
 
 CompareInput loadCompareInput(const std::string& label, const std::string& argument,
-                              const std::vector<std::string>& overrides) {
+                              const std::vector<std::string>& overrides,
+                              const std::vector<std::string>& overrideOptions) {
     CompareInput in{label, argument, overrides, std::nullopt, "", std::nullopt};
     if (const auto doc = resultDocument(argument)) {
         in.run = readResult(*doc, label + ": " + argument);
@@ -233,7 +234,7 @@ CompareInput loadCompareInput(const std::string& label, const std::string& argum
         return in;
     }
     try {
-        in.scenario = loadScenarioArgument(argument, overrides);
+        in.scenario = loadScenarioArgument(argument, overrides, overrideOptions);
     } catch (const UsageError& e) {
         throw UsageError{label + ": " + e.message};
     }

@@ -76,10 +76,12 @@ std::string inputCommandLine(const std::string& argument,
 
 // Reads `argument` as a result file when it is a file whose JSON has a result's keys (the
 // overrides are then the caller's to refuse), else loads it as a scenario (resolved as `run`
-// resolves it) with `overrides`. Throws UsageError, prefixed with the side's label, for an
+// resolves it) with `overrides` (named in messages by `overrideOptions`, as
+// loadScenarioArgument names them). Throws UsageError, prefixed with the side's label, for an
 // unknown file, invalid JSON, a malformed result or a bad override.
 CompareInput loadCompareInput(const std::string& label, const std::string& argument,
-                              const std::vector<std::string>& overrides);
+                              const std::vector<std::string>& overrides,
+                              const std::vector<std::string>& overrideOptions = {});
 
 // Runs the scenario sides in parallel on the sweep runner (`jobs` threads at most, 0: one per
 // core) and reads each result back from its JSON text, as from a file; progress on stderr

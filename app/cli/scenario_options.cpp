@@ -52,8 +52,12 @@ bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
         const std::string& v = optionValue(args, i);
         std::uint64_t seed = 0;
         const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
-        if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-            throw UsageError{"--seed expects an integer in [0, 2^64), found '" + elideText(v) + "'"};
+        // Without leading zeros, as JSON writes a number: the seed becomes "seed=N" in the
+        // scenario, where "007" would not read.
+        const bool leadingZero = v.size() > 1 && v[0] == '0';
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size() || leadingZero)
+            throw UsageError{"--seed expects an integer in [0, 2^64), found '" + elideText(v) + "'" +
+                             (leadingZero ? " (write it without leading zeros)" : "")};
         overrides.push_back("seed=" + v);
         return true;
     }
@@ -72,11 +76,12 @@ void takeScenarioArgument(const std::string& arg, std::string& scenarioArg) {
 }
 
 Scenario loadScenarioArgument(const std::string& scenarioArg,
-                              const std::vector<std::string>& overrides) {
+                              const std::vector<std::string>& overrides,
+                              const std::vector<std::string>& overrideOptions) {
     if (scenarioArg.empty()) throw UsageError{"missing SCENARIO (try taillab-cli list)"};
     const std::string path = resolveScenarioPath(scenarioArg);
     try {
-        return loadScenarioFile(path, overrides);
+        return loadScenarioFile(path, overrides, overrideOptions);
     } catch (const ScenarioError& e) {
         throw UsageError{e.what()};
     }

@@ -30,10 +30,12 @@ bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
 // second scenario.
 void takeScenarioArgument(const std::string& arg, std::string& scenarioArg);
 
-// Loads a scenario argument (resolved with resolveScenarioPath) with its overrides; a
-// ScenarioError becomes a UsageError.
+// Loads a scenario argument (resolved with resolveScenarioPath) with its overrides, each named in
+// messages by its entry in `overrideOptions` ("--b-set"; "--set" past its end); a ScenarioError
+// becomes a UsageError.
 Scenario loadScenarioArgument(const std::string& scenarioArg,
-                              const std::vector<std::string>& overrides);
+                              const std::vector<std::string>& overrides,
+                              const std::vector<std::string>& overrideOptions = {});
 
 // Fails (UsageError naming `flag`) unless a file can be written at `path` ("" and "-" are
 // standard output) without destroying one of `inputs` (the scenario, result files or logs being

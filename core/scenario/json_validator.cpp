@@ -8,26 +8,43 @@
 namespace taillab {
 
 JsonValidator::JsonValidator(const std::string& text, std::string file,
-                             std::vector<std::string> overridden)
-    : text_(text), file_(std::move(file)), overridden_(std::move(overridden)) {}
+                             std::vector<std::string> overridden,
+                             const std::vector<std::string>& options)
+    : text_(text), file_(std::move(file)), overridden_(std::move(overridden)) {
+    for (std::size_t i = 0; i < overridden_.size(); ++i)
+        labels_.push_back((i < options.size() ? options[i] : std::string("--set")) + " " +
+                          pointerToDotted(overridden_[i]));
+}
 
 void JsonValidator::fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
                          LocateTarget target) const {
     const std::string path = ptr.to_string();
-    for (const auto& o : overridden_) {
+    for (std::size_t i = 0; i < overridden_.size(); ++i) {
+        const std::string& o = overridden_[i];
         if (path == o || path.rfind(o + "/", 0) == 0)
-            throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
-                                std::nullopt, path, message);
+            throw ScenarioError(file_ + " (" + labels_[i] + ")", std::nullopt, std::nullopt, path,
+                                message);
     }
     const auto pos = locateJson(text_, ptr, target);
     // Not in the file: a member an override created on its way to its own path.
     if (!pos)
-        for (const auto& o : overridden_)
-            if (o.rfind(path + "/", 0) == 0)
-                throw ScenarioError(file_ + " (--set " + pointerToDotted(o) + ")", std::nullopt,
-                                    std::nullopt, path, message);
+        for (std::size_t i = 0; i < overridden_.size(); ++i)
+            if (overridden_[i].rfind(path + "/", 0) == 0)
+                throw ScenarioError(file_ + " (" + labels_[i] + ")", std::nullopt, std::nullopt,
+                                    path, message);
     throw ScenarioError(file_, pos ? std::optional<int>(pos->line) : std::nullopt,
                         pos ? std::optional<int>(pos->column) : std::nullopt, path, message);
+}
+
+void JsonValidator::failFromOverrides(const nlohmann::json::json_pointer& ptr,
+                                      const std::string& message, LocateTarget target) const {
+    const std::string path = ptr.to_string();
+    std::string named;
+    for (std::size_t i = 0; i < overridden_.size(); ++i)
+        if (overridden_[i] == path || overridden_[i].rfind(path + "/", 0) == 0)
+            named += (named.empty() ? "" : ", ") + labels_[i];
+    if (named.empty()) fail(ptr, message, target);
+    throw ScenarioError(file_ + " (" + named + ")", std::nullopt, std::nullopt, path, message);
 }
 
 const nlohmann::json& JsonValidator::require(const nlohmann::json& obj,

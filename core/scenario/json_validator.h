@@ -16,11 +16,19 @@ namespace taillab {
 
 class JsonValidator {
 public:
-    // `overridden`: JSON pointers set by overrides; `text` must outlive the validator.
-    JsonValidator(const std::string& text, std::string file, std::vector<std::string> overridden);
+    // `overridden`: JSON pointers set by overrides; `options`: the option each came from, for
+    // messages ("--b-set"; "--set" for those not given); `text` must outlive the validator.
+    JsonValidator(const std::string& text, std::string file, std::vector<std::string> overridden,
+                  const std::vector<std::string>& options = {});
 
     [[noreturn]] void fail(const nlohmann::json::json_pointer& ptr, const std::string& message,
                            LocateTarget target = LocateTarget::Value) const;
+    // Fails at `ptr` for a mistake the overrides made there although the file's own values are
+    // fine (knobs that contradict each other only with the --set values): names the overrides at
+    // or below `ptr` rather than the file's line; as fail() when there are none.
+    [[noreturn]] void failFromOverrides(const nlohmann::json::json_pointer& ptr,
+                                        const std::string& message,
+                                        LocateTarget target = LocateTarget::Value) const;
 
     // obj[key], which must exist and have `type` (number_unsigned also accepts a non-negative
     // integer); `expected` describes it in messages ("a string").
@@ -38,6 +46,7 @@ private:
     const std::string& text_;
     std::string file_;
     std::vector<std::string> overridden_;
+    std::vector<std::string> labels_;  // per override: "--set params.backends"
 };
 
 // A value as a message shows it: its type and its JSON text, cut to about 60 bytes ("array

@@ -162,6 +162,16 @@ bool isUtf8(std::string_view s) {
     return true;
 }
 
+// Whether the lab takes these knobs together (Lab::checkParams).
+bool paramsAgree(const Lab& lab, const Params& params) {
+    try {
+        lab.checkParams(params);
+        return true;
+    } catch (const std::invalid_argument&) {
+        return false;
+    }
+}
+
 }  // namespace
 
 ScenarioError::ScenarioError(std::string file, std::optional<int> line, std::optional<int> column,
@@ -173,19 +183,19 @@ ScenarioError::ScenarioError(std::string file, std::optional<int> line, std::opt
       path_(std::move(path)),
       detail_(std::move(message)) {}
 
-void applyOverride(nlohmann::json& doc, const std::string& assignment) {
+void applyOverride(nlohmann::json& doc, const std::string& assignment, const std::string& option) {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
-        throw ScenarioError("--set " + elideText(assignment), std::nullopt, std::nullopt, "",
+        throw ScenarioError(option + " " + elideText(assignment), std::nullopt, std::nullopt, "",
                             "expected dotted.path=value");
     const std::string path = assignment.substr(0, eq);
     const std::string raw = assignment.substr(eq + 1);
     if (!isUtf8(assignment))
-        throw ScenarioError("--set", std::nullopt, std::nullopt, "",
+        throw ScenarioError(option, std::nullopt, std::nullopt, "",
                             "the override is not valid UTF-8 text");
     auto fail = [&](const std::string& message) {
-        throw ScenarioError("--set " + elideText(assignment),
-                            std::nullopt, std::nullopt, "", message);
+        throw ScenarioError(option + " " + elideText(assignment), std::nullopt, std::nullopt, "",
+                            message);
     };
     if (raw.size() > kMaxScenarioBytes) fail("the value is longer than a scenario may be");
     if (const auto problem = findJsonTextProblem(raw))
@@ -204,12 +214,13 @@ void applyOverride(nlohmann::json& doc, const std::string& assignment) {
     } catch (const ScenarioError&) {
         throw;
     } catch (const std::exception& e) {
-        throw ScenarioError("--set " + elideText(assignment), std::nullopt, std::nullopt, "", e.what());
+        fail(e.what());
     }
 }
 
 Scenario parseScenario(const std::string& text, const std::string& file,
-                       const std::vector<std::string>& overrides) {
+                       const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& overrideOptions) {
     if (text.size() > kMaxScenarioBytes)
         throw ScenarioError(file, std::nullopt, std::nullopt, "",
                             "is " + std::to_string(text.size() >> 20) +
@@ -249,12 +260,13 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             ? std::optional(doc.at("timeline"))
             : std::nullopt;
     std::vector<std::string> overridden;
-    for (const auto& o : overrides) {
-        applyOverride(doc, o);
+    for (std::size_t k = 0; k < overrides.size(); ++k) {
+        const std::string& o = overrides[k];
+        applyOverride(doc, o, k < overrideOptions.size() ? overrideOptions[k] : "--set");
         overridden.push_back(dottedToPointer(o.substr(0, o.find('='))).to_string());
     }
 
-    JsonValidator v(text, file, overridden);
+    JsonValidator v(text, file, overridden, overrideOptions);
     using json = nlohmann::json;
     const json::json_pointer root;
     if (!doc.is_object())
@@ -309,11 +321,6 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             }
         }
     }
-    try {
-        lab->checkParams(s.params);
-    } catch (const std::invalid_argument& e) {
-        v.fail(root / "params", e.what(), LocateTarget::Key);
-    }
     s.expect_setup = s.params;
     if (!overrides.empty()) {
         // Overrides that leave a value as the file has it change nothing; a file value only the
@@ -328,6 +335,15 @@ Scenario parseScenario(const std::string& text, const std::string& file,
                 }
             }
         s.expect_setup = file;
+    }
+    try {
+        lab->checkParams(s.params);
+    } catch (const std::invalid_argument& e) {
+        // Knobs the file has in agreement that contradict each other only with the overrides'
+        // values: the overrides' mistake, named as they were given, not the file's line.
+        if (!(s.expect_setup == s.params) && paramsAgree(*lab, s.expect_setup))
+            v.failFromOverrides(root / "params", e.what(), LocateTarget::Key);
+        v.fail(root / "params", e.what(), LocateTarget::Key);
     }
     if (doc.contains("timeline")) {
         const auto vocabulary = lab->timelineVocabulary(s.params);
@@ -458,8 +474,9 @@ Scenario parseScenario(const std::string& text, const std::string& file,
     return s;
 }
 
-Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides) {
-    return parseScenario(readScenarioText(path), path, overrides);
+Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides,
+                          const std::vector<std::string>& overrideOptions) {
+    return parseScenario(readScenarioText(path), path, overrides, overrideOptions);
 }
 
 std::string readScenarioText(const std::string& path) {

@@ -103,10 +103,13 @@ struct Scenario {
     }
 };
 
-// Parses and validates scenario text. `file` is only used in messages.
+// Parses and validates scenario text. `file` is only used in messages. `overrideOptions` names
+// the option each override came from, for messages ("--b-set"; "--set" for those not given).
 Scenario parseScenario(const std::string& text, const std::string& file,
-                       const std::vector<std::string>& overrides = {});
-Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides = {});
+                       const std::vector<std::string>& overrides = {},
+                       const std::vector<std::string>& overrideOptions = {});
+Scenario loadScenarioFile(const std::string& path, const std::vector<std::string>& overrides = {},
+                          const std::vector<std::string>& overrideOptions = {});
 // A scenario file's text; throws ScenarioError naming the file and the reason (missing, a
 // directory, a symlink loop, over kMaxScenarioBytes, unreadable).
 std::string readScenarioText(const std::string& path);
@@ -124,8 +127,9 @@ void saveScenarioFile(const std::string& path, const Scenario& scenario);
 // Applies one "dotted.path=value" override to a scenario document (value parsed as JSON when it
 // is valid JSON, else taken as a string). An object set where an object stands is merged into it
 // member by member, as if each member had its own override ("params={\"backends\":5}" changes
-// one knob and keeps the others). Throws ScenarioError naming the override.
-void applyOverride(nlohmann::json& doc, const std::string& assignment);
+// one knob and keeps the others). Throws ScenarioError naming the override as `option` gave it.
+void applyOverride(nlohmann::json& doc, const std::string& assignment,
+                   const std::string& option = "--set");
 
 // Scenario files under a directory (recursively), sorted by path.
 std::vector<std::string> findScenarioFiles(const std::string& directory);

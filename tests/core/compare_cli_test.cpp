@@ -317,10 +317,13 @@ TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
     std::ofstream(path("broken.json")) << "{\"lab\": \"fanout\", \"figures\": {";
     std::ofstream(path("malformed.json")) << readFile(a).replace(
         readFile(a).find("\"slow_fraction\": "), 17, "\"slow_fraction\": \"lots\", \"x\": ");
-    // `run` words a bad override; compare says the same about the side it belongs to.
+    // `run` words a bad override; compare says the same about the side it belongs to, naming
+    // the option that gave it.
     const auto run = runCli("run " + kFanout + " --set params.nope=1");
     ASSERT_EQ(run.exit_code, 2);
-    const std::string runMessage = run.err.substr(run.err.find(": ") + 2);
+    std::string runMessage = run.err.substr(run.err.find(": ") + 2);
+    ASSERT_NE(runMessage.find("(--set params.nope)"), std::string::npos) << runMessage;
+    runMessage.replace(runMessage.find("(--set params.nope)"), 6, "(--b-set");
 
     const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
         {"", {"missing A"}},

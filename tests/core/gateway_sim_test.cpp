@@ -465,7 +465,8 @@ TEST(GatewaySimApplyParams, WorkloadShapeCannotChange) {
 // ---- knob validation -----------------------------------------------------------------------
 
 // Through a scenario file, the same contradiction is bad input against its params (the CLI's
-// exit 2 with file and JSON path), not an internal error.
+// exit 2 with file and JSON path), not an internal error; the file's own knobs agree, so the
+// --set that made it is named.
 TEST(GatewaySimKnobs, ContradictionInAScenarioIsAScenarioErrorAtParams) {
     const std::string file = std::string(TAILLAB_SOURCE_DIR) + "/scenarios/labs/gateway.json";
     // Found when the scenario is read, before any run (a sweep's later points included).
@@ -474,7 +475,8 @@ TEST(GatewaySimKnobs, ContradictionInAScenarioIsAScenarioErrorAtParams) {
         FAIL() << "expected ScenarioError";
     } catch (const ScenarioError& e) {
         EXPECT_EQ(e.path(), "/params");
-        EXPECT_EQ(e.file(), file);
+        EXPECT_EQ(e.file(), file + " (--set params.hedge_clamp_max_ms)");
+        EXPECT_FALSE(e.line());
         EXPECT_NE(std::string(e.what()).find("hedge_clamp_min_ms"), std::string::npos) << e.what();
     }
 }
