@@ -72,7 +72,7 @@ CompareOptions parseCompareArguments(const std::vector<std::string>& args) {
         } else if (a == "--series") {
             parseSeries(optionValue(args, i), o);
         } else if (a == "--out") {
-            o.outPath = optionValue(args, i);
+            o.outPath = outputPathValue(args, i);
         } else if (a == "--quiet") {
             o.quiet = true;
         } else if (a.rfind("--", 0) == 0) {

@@ -86,6 +86,8 @@ double parsePositiveReal(const std::string& flag, const std::string& text) {
 HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
     HdrOptions o;
     bool haveInput = false, layoutGiven = false;  // (an option given twice: refused in main)
+    std::string hgrmShapedBy;  // the first of --ticks and --scale given
+
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -93,6 +95,7 @@ HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
             return args[++i];
         };
         layoutGiven = layoutGiven || a == "--lowest" || a == "--highest" || a == "--digits";
+        if (hgrmShapedBy.empty() && (a == "--ticks" || a == "--scale")) hgrmShapedBy = a;
         if (a == "--input") {
             const std::string& v = value();
             if (v == "text") {
@@ -107,7 +110,7 @@ HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
         } else if (a == "--tag") {
             o.tag = value();
         } else if (a == "--hgrm") {
-            o.hgrmPath = value();
+            o.hgrmPath = outputPathValue(args, i);
             if (o.hgrmPath == "-")
                 throw UsageError{"--hgrm needs a file path (stdout holds the JSON)"};
         } else if (a == "--ticks") {
@@ -141,6 +144,8 @@ HdrOptions parseHdrOptions(const std::vector<std::string>& args) {
         throw UsageError{"more than one input given ('" + o.input + "', '" + o.more.front() +
                          "'): only interval logs (--input hlog) merge"};
     if (!o.tag.empty() && !o.hlog) throw UsageError{"--tag is for interval logs (--input hlog)"};
+    if (!hgrmShapedBy.empty() && o.hgrmPath.empty())
+        throw UsageError{hgrmShapedBy + " shapes the .hgrm: give --hgrm OUT (without it none is written)"};
     if (o.hlog && o.input == "-") throw UsageError{"--input hlog reads files: name them"};
     if (o.hlog && layoutGiven)
         throw UsageError{"--lowest, --highest and --digits shape a histogram built from values; an "

@@ -30,7 +30,7 @@ int cmdLive(const std::vector<std::string>& args) {
         } else if (args[i] == "--start-at") {
             options.start_at = parseClockOption("--start-at", optionValue(args, i));
         } else if (args[i] == "--out") {
-            outPath = optionValue(args, i);
+            outPath = outputPathValue(args, i);
         } else if (args[i] == "--quiet") {
             quiet = true;
         } else {

@@ -129,7 +129,7 @@ LoadOptions parseLoadOptions(const std::vector<std::string>& args) {
                 throw UsageError{"--endpoint expects lite or fast, found '" + *o.endpoint + "'"};
         } else if (a == "--hgrm" || a == "--hlog" || a == "--json") {
             std::string& path = a == "--hgrm" ? o.hgrmPath : a == "--hlog" ? o.hlogPath : o.jsonPath;
-            path = optionValue(args, i);
+            path = outputPathValue(args, i);
             if (path == "-") throw UsageError{a + " needs a file path (stdout holds the summary)"};
         } else if (a == "--quiet") {
             o.quiet = true;

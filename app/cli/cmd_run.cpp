@@ -35,7 +35,7 @@ int cmdRun(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, overrides)) continue;
         if (args[i] == "--out") {
-            outPath = optionValue(args, i);
+            outPath = outputPathValue(args, i);
         } else {
             takeScenarioArgument(args[i], scenarioArg);
         }
@@ -80,6 +80,12 @@ int cmdList(const std::vector<std::string>& args) {
     if (!args.empty()) throw UsageError{"list takes no arguments"};
     namespace fs = std::filesystem;
     const fs::path dir = scenarioDirectory();
+    // An empty list from a mistyped directory would read as "no scenarios".
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw UsageError{"the scenario directory '" + dir.string() + "' " +
+                         (fs::exists(dir, ec) ? "is not a directory" : "does not exist") +
+                         (std::getenv("TAILLAB_SCENARIOS") ? " (TAILLAB_SCENARIOS)" : "")};
     for (const auto& file : findScenarioFiles(dir.string())) {
         std::string rel = fs::relative(file, dir).string();
         if (rel.size() > 5) rel = rel.substr(0, rel.size() - 5);

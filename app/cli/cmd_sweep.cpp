@@ -71,7 +71,7 @@ SweepOptions parseSweepArguments(const std::vector<std::string>& args) {
         } else if (a == "--format") {
             o.format = parseFormat(optionValue(args, i));
         } else if (a == "--out") {
-            o.outPath = optionValue(args, i);
+            o.outPath = outputPathValue(args, i);
         } else if (a == "--quiet") {
             o.quiet = true;
         } else {

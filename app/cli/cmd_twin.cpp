@@ -29,7 +29,7 @@ int cmdTwin(const std::vector<std::string>& args) {
             const std::string& v = optionValue(args, i);
             options.start_at = parseClockOption("--start-at", v);
         } else if (args[i] == "--out") {
-            outPath = optionValue(args, i);
+            outPath = outputPathValue(args, i);
         } else {
             takeScenarioArgument(args[i], scenarioArg);
         }

@@ -23,6 +23,12 @@ const std::string& optionValue(const std::vector<std::string>& args, std::size_t
     return args[++i];
 }
 
+const std::string& outputPathValue(const std::vector<std::string>& args, std::size_t& i) {
+    const std::string& path = optionValue(args, i);
+    if (path.empty()) throw UsageError{args[i - 1] + " needs a file path, found ''"};
+    return path;
+}
+
 std::vector<std::string> splitList(const std::string& option, const std::string& list) {
     std::vector<std::string> items;
     std::size_t start = 0;

@@ -15,6 +15,10 @@ namespace taillab::cli {
 // The value after the option at args[i]; advances i past it. Throws UsageError "X needs a value".
 const std::string& optionValue(const std::vector<std::string>& args, std::size_t& i);
 
+// The value of an option that names a file to write (--out, --hgrm, ...); advances i past it.
+// Throws UsageError for an empty path, which would otherwise read as "not given".
+const std::string& outputPathValue(const std::vector<std::string>& args, std::size_t& i);
+
 // A comma-separated list with no empty items; throws UsageError naming `option` otherwise.
 std::vector<std::string> splitList(const std::string& option, const std::string& list);
 
