@@ -31,7 +31,7 @@ std::string valueText(const std::optional<ojson>& v) {
 
 std::string passText(const std::optional<CheckOutcome>& check) {
     if (!check) return "";
-    if (!check->applies) return "n/a";
+    if (!check->applies) return check->inconclusive ? "inconclusive" : "n/a";
     return check->pass ? "pass" : "fail";
 }
 

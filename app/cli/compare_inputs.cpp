@@ -182,8 +182,10 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
         r.expect(pass, pass.is_boolean(), at + "/pass", "true or false");
         CheckOutcome outcome{pass.get<bool>(), true};
         for (const char* reason : {"not_applicable", "inconclusive"})
-            if (checks[i].contains(reason))
-                outcome.applies = outcome.applies && r.string(checks[i], at, reason).empty();
+            if (checks[i].contains(reason) && !r.string(checks[i], at, reason).empty()) {
+                outcome.inconclusive = outcome.applies && reason == std::string("inconclusive");
+                outcome.applies = false;
+            }
         run.checks.emplace_back(r.string(checks[i], at, "name"), outcome);
     }
     // The timeline's marks; a result without the key had none.

@@ -34,6 +34,7 @@ struct TimeChart {
 struct CheckOutcome {
     bool pass = false;
     bool applies = true;
+    bool inconclusive = false;  // does not apply because the run was too small to decide it
 };
 
 // What compare reads from a result: identity, parameters, figures, checks and time charts.

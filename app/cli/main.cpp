@@ -107,6 +107,19 @@ std::string commandUsage(const std::string& command) {
            (notes == std::string::npos ? std::string() : usage.substr(notes + 1));
 }
 
+// "list, run, sweep, ...": the commands kUsage lists, in its order.
+std::string commandNames() {
+    const std::string usage = kUsage;
+    const std::string entry = "\n  taillab-cli ";
+    std::string names;
+    for (std::size_t at = usage.find(entry); at != std::string::npos; at = usage.find(entry, at + 1)) {
+        const std::size_t begin = at + entry.size();
+        const std::string name = usage.substr(begin, usage.find_first_of(" \n", begin) - begin);
+        if (!name.starts_with("-")) names += (names.empty() ? "" : ", ") + name;
+    }
+    return names;
+}
+
 bool asksForHelp(const std::vector<std::string>& args) {
     for (const std::string& a : args)
         if (a == "--help" || a == "-h") return true;
@@ -166,9 +179,15 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
     using namespace taillab::cli;
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    if (args.empty()) {
+        // A mistake, not a request: said where errors go, short, pointing at the whole usage.
+        std::cerr << "usage: taillab-cli COMMAND ... (commands: " << commandNames()
+                  << "; taillab-cli --help describes them)\n";
+        return kExitBadInput;
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << kUsage;
-        return withOutputChecked(args.empty() ? kExitBadInput : kExitOk);
+        return withOutputChecked(kExitOk);
     }
     const std::string command = args[0];
     args.erase(args.begin());

@@ -16,6 +16,7 @@ std::string formatNumber(double v) {
 }
 
 std::string describeJson(const nlohmann::json& v) {
+    if (v.is_null()) return "null";  // its type and its text are the same word
     std::string kind = v.type_name();
     std::string text = v.dump();
     if (text.size() > 40) text = text.substr(0, 37) + "...";

@@ -77,6 +77,7 @@ std::string briefJson(const nlohmann::json& v) {
     constexpr std::size_t kLimit = 60;
     // Depth is bounded by the text scan (json_locate.h), so dump() recurses a bounded amount;
     // a container of many elements is named by its size rather than written out.
+    if (v.is_null()) return "null";  // its type and its text are the same word
     std::string text;
     if ((v.is_array() || v.is_object()) && v.size() > kLimit)
         text = "of " + std::to_string(v.size()) +

@@ -271,6 +271,12 @@ Scenario parseScenario(const std::string& text, const std::string& file,
     const json::json_pointer root;
     if (!doc.is_object())
         v.fail(root, std::string("expected a JSON object, found ") + doc.type_name());
+    // A result opened as a scenario: what it is, rather than the first of its keys a scenario
+    // does not have.
+    if (!doc.contains("schema_version") &&
+        (doc.contains("all_checks_pass") || (doc.contains("figures") && doc.contains("checks"))))
+        v.fail(root, "this is a result of taillab-cli run, not a scenario (taillab-cli compare "
+                     "reads results: compare RESULT SCENARIO, or two results)");
     v.rejectUnknown(doc, root,
                     {"schema_version", "name", "title", "lab", "seed", "params", "notes", "expect",
                      "timeline"});

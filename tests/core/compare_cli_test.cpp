@@ -378,6 +378,14 @@ TEST_F(CompareCli, TheScenarioFiguresDoNotApplyToAWhatIfSide) {
     EXPECT_NE(md.out.find("| n/a |"), std::string::npos) << md.out;
 }
 
+// A check too wide to decide at B's few requests is inconclusive there, and says so: "n/a" is for
+// a check that does not apply to the side's knobs (B's quoted figures, here).
+TEST_F(CompareCli, AnInconclusiveCheckIsCalledInconclusive) {
+    const auto o = runCli("compare labs/fanout --b-set params.requests=1000 --series none --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("| pass | inconclusive |"), std::string::npos) << o.out;
+}
+
 TEST_F(CompareCli, HelpDescribesCompareAndItsExitCode) {
     const auto o = runCli("--help");
     EXPECT_EQ(o.exit_code, 0);
