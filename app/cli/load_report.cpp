@@ -87,6 +87,7 @@ std::string loadProgressLine(const live::LoadInterval& i) {
                   ms(i.lag_total->valueAtPercentile(99)).c_str());
     std::string line = buf.data();
     if (i.behind_schedule > 0) line += "  behind schedule by " + std::to_string(i.behind_schedule);
+    if (i.counts.too_late > 0) line += "  too late to send " + std::to_string(i.counts.too_late);
     return line;
 }
 
@@ -95,8 +96,9 @@ std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResu
                       " for " + plain(r.schedule_s) + " s over up to " +
                       std::to_string(r.connections) + " connections (" +
                       std::to_string(r.peak_connections) + " opened at most)\n";
-    out += "sent " + std::to_string(r.counts.sent) + " of " + std::to_string(r.intended) +
-           " intended, " + std::to_string(r.counts.answered) + " answered, " +
+    out += "sent " + std::to_string(r.counts.sent) + " of " + std::to_string(r.intended) + " intended, " +
+           (r.counts.too_late > 0 ? std::to_string(r.counts.too_late) + " too late to send, " : "") +
+           std::to_string(r.counts.answered) + " answered, " +
            std::to_string(r.counts.failed) + " failed, in " + ms(std::llround(r.elapsed_s * 1e3)) +
            " s" + (r.stopped_early ? " (stopped early)" : "") + "\n\n";
     std::array<char, 160> head{};
@@ -138,6 +140,7 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
     j["stopped_early"] = r.stopped_early;
     j["intended"] = r.intended;
     j["sent"] = r.counts.sent;
+    j["too_late"] = r.counts.too_late;
     j["answered"] = r.counts.answered;
     j["failed"] = r.counts.failed;
     nlohmann::ordered_json statuses = nlohmann::ordered_json::object();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -15,9 +16,11 @@ namespace {
 using std::chrono::nanoseconds;
 using TimePoint = SteadyClock::time_point;
 
-// At most this many sends per timer wake-up before answers get a turn: a generator that has
-// fallen behind catches up in slices instead of starving the completions it must also time.
+// Work per turn of the loop before answers, timers and progress get theirs: a generator that has
+// fallen behind catches up in slices instead of starving the completions it must also time. Sends
+// (a request written) cost far more than the rest (a send time taken, a timeout counted).
 constexpr int kSendBatch = 256;
+constexpr int kCheapBatch = 8192;
 
 std::int64_t micros(SteadyClock::duration d) {
     return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
@@ -80,6 +83,14 @@ PlanWindow produceWindow(const PlanSource& source, nanoseconds from, nanoseconds
 }
 
 // One run's state; lives on run()'s stack and is touched only by its loop's thread (run()'s).
+//
+// Every request is "reached" once its intended time has come: its lag is recorded and it joins
+// the backlog, a FIFO of requests waiting for a connection. The backlog's front is sent as soon as
+// fewer than `connections` requests are in flight, and fails as a timeout once its intended time
+// is `timeout` ago, so every request ends by intended + timeout and the run by duration + timeout.
+// The backlog holds no request bytes: runs of requests reached at one moment, their intended
+// times taken again from a second walk of the schedule (or the plan) as they leave it, so a
+// backlog of millions costs a few bytes each, and a request is written only when it can be sent.
 class Run {
   public:
     Run(const LoadConfig& config, const std::vector<std::string>& bodies, std::atomic<bool>& stop,
@@ -91,7 +102,9 @@ class Run {
           client_(loop_, HttpClientOptions{config.connections}),
           sendTimer_(loop_, [this] { onSend(); }),
           tickTimer_(loop_, [this] { onTick(); }),
-          times_(config.schedule, config.duration) {
+          expiryTimer_(loop_, [this] { drain(); }),
+          times_(config.schedule, config.duration),
+          frontTimes_(times_) {
         result_.connections = config.connections;
         result_.schedule_s = seconds(config.duration);
     }
@@ -113,22 +126,25 @@ class Run {
         scheduleTick();
         onSend();
         loop_.run();
-        if (config_.plan_source) result_.intended = planBase_ + planBuffer_.size();
+        if (config_.plan_source)
+            result_.intended = windows_.empty() ? 0 : windows_.back().base + windows_.back().requests.size();
         result_.elapsed_s = seconds(lastAnswer_ - t0_);
         result_.peak_connections = client_.poolStats(config_.url.at).peak_open;
         return std::move(result_);
     }
 
   private:
+    // Reaches the requests that are due (a slice at a time), then sends what it can.
     void onSend() {
         if (stop_.load()) return endSending(true);
-        for (int n = 0; next_ && n < kSendBatch; ++n) {
-            const TimePoint now = SteadyClock::now();
+        const TimePoint now = SteadyClock::now();
+        for (int n = 0; next_ && n < kCheapBatch; ++n) {
             const TimePoint intended = t0_ + *next_;
             if (intended > now) break;
-            if (!windowDue_) dispatch(intended, now);
+            if (!windowDue_) reach(intended, now);
             next_ = nextIntended();
         }
+        drain();
         if (!next_) return endSending(false);
         const TimePoint intended = t0_ + *next_;
         if (intended <= SteadyClock::now()) {
@@ -138,10 +154,87 @@ class Run {
         sendTimer_.setAfter(std::chrono::duration_cast<Duration>(intended - SteadyClock::now()));
     }
 
+    // A request's turn has come at `now`: its lag is what the generator added, and one reached a
+    // whole timeout late was lost to the generator alone (it fails as a timeout, never sent).
+    void reach(TimePoint intended, TimePoint now) {
+        const std::int64_t lag = micros(now - intended);
+        result_.lag.record(lag);
+        iLag_.record(lag);
+        if (now - intended >= config_.timeout) ++result_.counts.too_late;
+        else ++result_.counts.sent;
+        if (!backlog_.empty() && backlog_.back().reached == now) ++backlog_.back().count;
+        else backlog_.push_back(Reached{now, 1});
+        if (backlogSize_++ == 0) frontAt_ = takeFrontTime();
+    }
+
+    // Sends the backlog's front while connections are free, and fails as timeouts the requests
+    // whose intended time is a whole timeout ago; a slice at a time, the rest in a later turn.
+    void drain() {
+        const TimePoint now = SteadyClock::now();
+        int sends = 0, cheap = 0;
+        while (backlogSize_ > 0) {
+            const TimePoint intended = t0_ + frontAt_;
+            if (now - intended >= config_.timeout) {
+                if (++cheap > kCheapBatch) return drainLater();
+                expire(intended, now);
+            } else if (inFlight_ < config_.connections) {
+                if (++sends > kSendBatch) return drainLater();
+                send(frontSeq_, intended, backlog_.front().reached);
+            } else {
+                break;
+            }
+            popFront();
+        }
+        if (backlogSize_ > 0) {
+            const auto due = t0_ + frontAt_ + config_.timeout - SteadyClock::now();
+            expiryTimer_.setAfter(std::max(Duration::zero(), std::chrono::duration_cast<Duration>(due)));
+        } else {
+            expiryTimer_.clear();
+        }
+        maybeFinish();
+    }
+
+    void drainLater() {
+        if (drainPosted_) return;
+        drainPosted_ = true;
+        loop_.post([this] {
+            drainPosted_ = false;
+            drain();
+        });
+    }
+
+    void popFront() {
+        ++frontSeq_;
+        if (--backlog_.front().count == 0) backlog_.pop_front();
+        if (--backlogSize_ > 0) frontAt_ = takeFrontTime();
+        // A source's windows behind the backlog's front are needed no more.
+        while (windows_.size() > 1 && windows_.front().base + windows_.front().requests.size() <= frontSeq_)
+            windows_.pop_front();
+    }
+
+    // The intended offset of request frontSeq_, the backlog's new front: the schedule's second
+    // walk, one step for each request that reaches the front (every request does, in order).
+    nanoseconds takeFrontTime() {
+        const std::uint64_t seq = frontSeq_;
+        if (planned()) return planEntry(seq).at;
+        return *frontTimes_.next();
+    }
+
     bool planned() const { return !config_.plan.empty() || config_.plan_source; }
-    // The planned requests at hand: the whole plan, or the source's current window (the requests
-    // from sequence number planBase_ on).
-    const std::vector<PlannedRequest>& plan() const { return config_.plan_source ? planBuffer_ : config_.plan; }
+    // Planned request `seq`: from the plan, or from the source's window that holds it (windows
+    // are kept from the backlog's front to the newest).
+    const PlannedRequest& planEntry(std::uint64_t seq) const {
+        if (!config_.plan_source) return config_.plan[seq];
+        for (const Window& w : windows_)
+            if (seq - w.base < w.requests.size()) return w.requests[seq - w.base];
+        throw std::logic_error("planned request " + std::to_string(seq) + " is in no window");
+    }
+    // The planned requests the sends have reached: the whole plan, or the source's newest window
+    // (the requests from sequence number planBase() on).
+    const std::vector<PlannedRequest>& plan() const {
+        return config_.plan_source ? windows_.back().requests : config_.plan;
+    }
+    std::uint64_t planBase() const { return config_.plan_source ? windows_.back().base : 0; }
 
     // The schedule's or the plan's next send time, and how many fall before `t` (for a source,
     // as far as it has planned). When a source's next window is still being produced as the one
@@ -149,10 +242,10 @@ class Run {
     // earlier), with windowDue_ set: the sends wait for the window only once it is due.
     std::optional<nanoseconds> nextIntended() {
         if (!planned()) return times_.next();
-        // A source's next window, once the last one's requests have all been dispatched. It is
+        // A source's next window, once the last one's requests have all been reached. It is
         // usually ready: it was begun when the one before was installed. A window that failed
         // its checks throws here, in its turn.
-        while (config_.plan_source && planNext_ - planBase_ == planBuffer_.size() && nextWindow_.valid()) {
+        while (config_.plan_source && planNext_ - planBase() == plan().size() && nextWindow_.valid()) {
             if (!windowDue_ && nextWindow_.wait_for(nanoseconds::zero()) != std::future_status::ready) {
                 windowDue_ = true;
                 return planned_;
@@ -160,15 +253,15 @@ class Run {
             windowDue_ = false;
             installWindow(nextWindow_.get());
         }
-        if (planNext_ - planBase_ == plan().size()) return std::nullopt;
-        return plan()[planNext_++ - planBase_].at;
+        if (planNext_ - planBase() == plan().size()) return std::nullopt;
+        return plan()[planNext_++ - planBase()].at;
     }
-    // Makes `w` the window at hand and begins producing the one after it on a thread of its own
+    // Makes `w` the newest window and begins producing the one after it on a thread of its own
     // (the source is called by one thread at a time, in time order: each call begins after the
     // one before has returned).
     void installWindow(PlanWindow w) {
-        planBase_ += planBuffer_.size();
-        planBuffer_ = std::move(w.requests);
+        const std::uint64_t base = windows_.empty() ? 0 : windows_.back().base + windows_.back().requests.size();
+        windows_.push_back(Window{base, std::move(w.requests)});
         const nanoseconds from = planned_ = w.to;
         if (from >= config_.duration) return;
         nextWindow_ = std::async(std::launch::async, produceWindow, std::cref(config_.plan_source), from,
@@ -177,7 +270,7 @@ class Run {
     std::uint64_t intendedBefore(nanoseconds t) const {
         if (!planned()) return times_.intendedBefore(t);
         const auto& p = plan();
-        return planBase_ + static_cast<std::uint64_t>(
+        return planBase() + static_cast<std::uint64_t>(
             std::lower_bound(p.begin(), p.end(), t, [](const PlannedRequest& r, nanoseconds at) { return r.at < at; }) -
             p.begin());
     }
@@ -190,16 +283,12 @@ class Run {
         maybeFinish();
     }
 
-    void dispatch(TimePoint intended, TimePoint now) {
-        const std::int64_t lag = micros(now - intended);
-        result_.lag.record(lag);
-        iLag_.record(lag);
-        const std::uint64_t seq = result_.counts.sent++;
+    void send(std::uint64_t seq, TimePoint intended, TimePoint reached) {
         HttpRequest request;
         request.method = "POST";
         request.headers.emplace_back("Content-Type", "application/json");
         if (planned()) {
-            const PlannedRequest& p = plan()[seq - planBase_];
+            const PlannedRequest& p = planEntry(seq);
             request.target = p.target;
             if (!p.key.empty()) request.headers.emplace_back("Authorization", "Bearer " + p.key);
             if (!p.region.empty()) request.headers.emplace_back("X-Region", p.region);
@@ -212,12 +301,27 @@ class Run {
             request.headers.emplace_back("X-Request-Id", std::to_string(seq));
             request.body = bodies_[seq % bodies_.size()];
         }
-        request.timeout = config_.timeout;
+        // What is left of its timeout: it ends by intended + timeout, however long it waited.
+        request.timeout = std::max(nanoseconds(1), config_.timeout - (SteadyClock::now() - intended));
+        ++inFlight_;
         client_.request(config_.url.at, std::move(request),
-                        [this, intended, now](HttpResponse&& r) { complete(intended, now, r); });
+                        [this, intended, reached](HttpResponse&& r) { complete(intended, reached, r); });
+    }
+
+    // A request of the backlog whose timeout has passed: it never got a connection, so it has no
+    // uncorrected or wait sample.
+    void expire(TimePoint intended, TimePoint now) {
+        const std::int64_t corrected = micros(now - intended);
+        result_.corrected.record(corrected);
+        iCorrected_.record(corrected);
+        ++result_.counts.failed;
+        ++result_.counts.failures[static_cast<std::size_t>(HttpFailure::Timeout)];
+        ++iCompleted_;
+        lastAnswer_ = std::max(lastAnswer_, now);
     }
 
     void complete(TimePoint intended, TimePoint dispatched, const HttpResponse& r) {
+        --inFlight_;
         const std::int64_t corrected = micros(r.finished - intended);
         result_.corrected.record(corrected);
         iCorrected_.record(corrected);
@@ -237,13 +341,14 @@ class Run {
         }
         ++iCompleted_;
         lastAnswer_ = std::max(lastAnswer_, r.finished);
-        maybeFinish();
+        drain();  // a connection came free
     }
 
     void maybeFinish() {
         if (finished_ || !sendingDone_ || result_.counts.in_flight() > 0) return;
         finished_ = true;
         tickTimer_.clear();
+        expiryTimer_.clear();
         loop_.quit();
         const TimePoint now = SteadyClock::now();
         const TimePoint from = t0_ + config_.interval * ticks_;
@@ -276,7 +381,8 @@ class Run {
                 // Sends over a millisecond late: one due this very instant is not "behind".
                 const auto late = SteadyClock::now() - t0_ - std::chrono::milliseconds(1);
                 const std::uint64_t due = late > nanoseconds::zero() ? intendedBefore(late) : 0;
-                i.behind_schedule = due > result_.counts.sent ? due - result_.counts.sent : 0;
+                const std::uint64_t reached = result_.counts.sent + result_.counts.too_late;
+                i.behind_schedule = due > reached ? due - reached : 0;
             }
             i.corrected = &iCorrected_;
             i.uncorrected = &iUncorrected_;
@@ -291,6 +397,17 @@ class Run {
         iCompleted_ = 0;
     }
 
+    // Requests reached at one moment, in sequence order.
+    struct Reached {
+        TimePoint reached;
+        std::uint64_t count;
+    };
+    // A source's window: its requests, the first of them request `base` of the run.
+    struct Window {
+        std::uint64_t base;
+        std::vector<PlannedRequest> requests;
+    };
+
     const LoadConfig& config_;
     const std::vector<std::string>& bodies_;
     std::atomic<bool>& stop_;
@@ -299,14 +416,21 @@ class Run {
     HttpClient client_;
     Loop::Timer sendTimer_;
     Loop::Timer tickTimer_;
-    SendTimes times_;
+    Loop::Timer expiryTimer_;                     // the backlog's front times out
+    SendTimes times_;                             // the sends' walk of the schedule
+    SendTimes frontTimes_;                        // the backlog's, behind it
     std::optional<nanoseconds> next_;
     std::uint64_t planNext_ = 0;                  // sequence number of the next planned request
-    std::vector<PlannedRequest> planBuffer_;      // a source's current window
-    std::uint64_t planBase_ = 0;                  // sequence number of planBuffer_[0]
+    std::deque<Window> windows_;                  // a source's windows, from the backlog's front on
     nanoseconds planned_{0};                      // a source has planned up to here
-    std::future<PlanWindow> nextWindow_;          // the window after planBuffer_, being produced
+    std::future<PlanWindow> nextWindow_;          // the window after the newest, being produced
     bool windowDue_ = false;                      // next_ is the start of nextWindow_, not a request
+    std::deque<Reached> backlog_;                 // reached, not yet sent or timed out
+    std::uint64_t backlogSize_ = 0;
+    std::uint64_t frontSeq_ = 0;                  // sequence number of the backlog's front
+    nanoseconds frontAt_{};                       // its intended offset (while backlogSize_ > 0)
+    std::uint64_t inFlight_ = 0;                  // handed to the client, not yet answered
+    bool drainPosted_ = false;
     TimePoint t0_{};
     TimePoint lastAnswer_{};
     LoadResult result_;
@@ -342,20 +466,25 @@ HdrConfig loadHistogramConfig() {
 std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
     const std::int64_t lagP99 = r.lag.valueAtPercentile(99);
     const std::int64_t correctedP99 = r.corrected.valueAtPercentile(99);
+    const bool lost = r.counts.too_late > 0;
     const bool lagging = lagP99 > 1000 && lagP99 * 10 >= correctedP99;
-    const bool behind = !r.stopped_early && r.counts.sent < r.intended;
-    if (!lagging && !behind) return std::nullopt;
-    std::string why = "the generator, not the server, may be the bottleneck: ";
-    if (lagging) {
-        why += "its scheduling lag p99 is " + millis(lagP99) + " ms against a corrected p99 of " +
-               millis(correctedP99) + " ms, so its own lateness is a large part of the latencies";
-    }
-    if (behind) {
-        if (lagging) why += "; ";
-        why += "it sent " + std::to_string(r.counts.sent) + " of the " + std::to_string(r.intended) +
-               " requests the schedule intended";
-    }
-    return why + " (lower the rate, or run the generator on a less busy machine)";
+    const bool behind = !r.stopped_early && r.counts.sent + r.counts.too_late < r.intended;
+    if (!lost && !lagging && !behind) return std::nullopt;
+    std::vector<std::string> why;
+    if (lost)
+        why.push_back(std::to_string(r.counts.too_late) + " of the " + std::to_string(r.intended) +
+                      " intended requests were a whole timeout late before it got to them, and failed as "
+                      "timeouts without being sent");
+    if (lagging)
+        why.push_back("its scheduling lag p99 is " + millis(lagP99) + " ms against a corrected p99 of " +
+                      millis(correctedP99) + " ms, so its own lateness is a large part of the latencies");
+    if (behind)
+        why.push_back("it sent " + std::to_string(r.counts.sent) + " of the " + std::to_string(r.intended) +
+                      " requests the schedule intended");
+    std::string text = lost ? "the generator, not the server, was the bottleneck: "
+                            : "the generator, not the server, may be the bottleneck: ";
+    for (std::size_t k = 0; k < why.size(); ++k) text += (k > 0 ? "; " : "") + why[k];
+    return text + " (lower the rate, or run the generator on a less busy machine)";
 }
 
 namespace {

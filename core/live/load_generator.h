@@ -9,7 +9,8 @@
 //             scheduling lag (timer lateness, a busy thread), recorded in `lag`; when it grows,
 //             the generator, not the server, is the bottleneck
 //   started   when it got a connection: while all `connections` are busy a request waits in
-//             the client's queue, and that wait is the server's doing (it holds the connections)
+//             the generator's backlog, and that wait is the server's doing (it holds the
+//             connections)
 // and one outcome time, finished. Recorded, in microseconds:
 //   corrected    finished - intended  (what a user with that schedule would have seen)
 //   uncorrected  finished - started   (what a closed-loop tool that waits for connections reports)
@@ -18,6 +19,12 @@
 // Failures (refused, reset, timeout, protocol, other) are recorded at their latency like any
 // answer and counted by kind; answers are counted by status. A request that never got a
 // connection has no uncorrected or wait sample.
+//
+// The timeout runs from the intended time too: a request fails as a timeout once its intended time
+// is `timeout` ago, in flight or still waiting for a connection, so the run ends by duration +
+// timeout however far the server (or the generator) falls behind. One the generator reaches only
+// after that is counted `too_late`: never sent, a timeout at its latency, and the plainest sign
+// that the generator, not the server, was the bottleneck.
 //
 // Requests are POST with a JSON body {"query", "language", "max_results"} (core/live/PROTOCOL.md),
 // `Authorization: Bearer KEY` rotating through the keys, and `X-Request-Id: N` (the request's
@@ -98,12 +105,13 @@ std::vector<std::string> builtinQueries();
 HdrConfig loadHistogramConfig();
 
 struct LoadCounts {
-    std::uint64_t sent = 0;      // dispatched to the client
+    std::uint64_t sent = 0;      // dispatched: reached by the generator within their timeout
+    std::uint64_t too_late = 0;  // reached only after their timeout: never sent, failed as timeouts
     std::uint64_t answered = 0;  // with an HTTP status (any status)
-    std::uint64_t failed = 0;    // with a failure kind instead
+    std::uint64_t failed = 0;    // with a failure kind instead (too_late ones included)
     std::map<int, std::uint64_t> statuses;
     std::array<std::uint64_t, kHttpFailureKinds> failures{};  // indexed by HttpFailure
-    std::uint64_t in_flight() const { return sent - answered - failed; }
+    std::uint64_t in_flight() const { return sent + too_late - answered - failed; }
 };
 
 // What one interval saw; the histograms hold that interval's samples only.
@@ -140,8 +148,9 @@ struct LoadResult {
 // A sentence when the generator could not keep its schedule, so the latencies measure it as much as
 // the server; nothing otherwise. Its lag is part of every corrected latency, so it warns when lag
 // p99 is above 1 ms and at least a tenth of the corrected p99 (at 20,000 req/s on a 2-core machine
-// a generator sharing the cores with its server reached 121 ms of 658), or when sends were still
-// behind schedule at the end.
+// a generator sharing the cores with its server reached 121 ms of 658), when sends were still
+// behind schedule at the end, or (then saying that it was, not that it may be, the bottleneck)
+// when it reached requests only after their timeout (`too_late`).
 std::optional<std::string> generatorBottleneckWarning(const LoadResult& result);
 
 class LoadGenerator {

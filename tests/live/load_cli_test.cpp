@@ -103,6 +103,7 @@ TEST_F(LoadCli, ARunWritesItsSummaryAndFiles) {
 
     const auto json = nlohmann::json::parse(readFile(path("run.json")));
     EXPECT_EQ(json["sent"], 76);
+    EXPECT_EQ(json["too_late"], 0);
     EXPECT_EQ(json["intended"], 76);
     EXPECT_EQ(json["statuses"]["200"], 76);
     EXPECT_EQ(json["corrected"]["count"], 76);

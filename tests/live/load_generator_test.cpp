@@ -312,6 +312,68 @@ TEST(LoadGenerator, WarnsWhenItsOwnLagIsAPartOfTheLatency) {
     EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt);
 }
 
+// A rate far beyond what the server answers: every request still ends by its intended time plus
+// the timeout, waiting for a connection or in flight, so the run ends by duration + timeout, each
+// timeout counts at its latency from the intended time, and progress keeps coming. (The backlog
+// once waited in the HTTP client, each request's timeout run from when it was handed over, and
+// every timeout in flight handed the next request a fresh connection to time out on: 10,000
+// requests of 0.5 s took several seconds.)
+TEST(LoadGenerator, AServerFarBehindCostsNoMoreThanTheTimeout) {
+    StallServer server;
+    server.setDelay(5s);  // answers nothing within the run
+    LoadConfig config = configFor(server, 20000, 500ms);
+    config.connections = 4;
+    config.timeout = 200ms;
+    config.interval = 100ms;
+    std::vector<std::chrono::steady_clock::time_point> ticks;
+    const auto start = std::chrono::steady_clock::now();
+    const LoadResult r = LoadGenerator(config).run([&](const LoadInterval&) {
+        ticks.push_back(std::chrono::steady_clock::now());
+    });
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    EXPECT_EQ(r.intended, 10000u);
+    EXPECT_EQ(r.counts.answered, 0u);
+    EXPECT_EQ(r.counts.failures[static_cast<std::size_t>(HttpFailure::Timeout)], 10000u);
+    EXPECT_EQ(r.corrected.totalCount(), 10000);
+    EXPECT_GE(r.corrected.min(), 199'000) << "a timeout counts at its latency from the intended time";
+    EXPECT_LE(r.corrected.max(), 450'000) << "no request outlives its intended time + timeout by much";
+    EXPECT_LE(r.elapsed_s, 0.95);
+    EXPECT_LE(wall_s, 1.2);
+    ASSERT_GE(ticks.size(), 6u);
+    for (std::size_t k = 1; k < ticks.size(); ++k)
+        EXPECT_LE(ticks[k] - ticks[k - 1], 400ms) << "progress stalled before interval " << k;
+}
+
+// A generator that falls a whole timeout behind (here its own thread is held up) sends nothing
+// that late: those requests fail as timeouts at their latency, unsent, and the summary says the
+// generator was the bottleneck.
+TEST(LoadGenerator, ARequestReachedAfterItsTimeoutFailsUnsent) {
+    StallServer server;
+    LoadConfig config = configFor(server, 1000, 600ms);
+    config.timeout = 150ms;
+    config.interval = 100ms;
+    int intervals = 0;
+    const LoadResult r = LoadGenerator(config).run([&](const LoadInterval&) {
+        if (++intervals == 1) std::this_thread::sleep_for(400ms);  // on the generator's thread
+    });
+    const std::uint64_t timeouts = r.counts.failures[static_cast<std::size_t>(HttpFailure::Timeout)];
+    EXPECT_EQ(r.intended, 600u);
+    // Those due in the sleep's first 250 ms, give or take the machine's own pauses.
+    EXPECT_GE(timeouts, 150u) << "the requests due while the generator slept";
+    EXPECT_GE(r.counts.too_late, 150u);
+    EXPECT_LE(r.counts.too_late, timeouts);
+    EXPECT_EQ(r.counts.sent + r.counts.too_late, 600u);
+    EXPECT_LE(server.requests(), r.counts.sent) << "a request a timeout late was sent anyway";
+    EXPECT_GE(r.corrected.max(), 250'000);  // the slept-through requests at their latency
+    const auto warning = generatorBottleneckWarning(r);
+    ASSERT_TRUE(warning.has_value());
+    EXPECT_NE(warning->find("the generator, not the server, was the bottleneck: " + std::to_string(r.counts.too_late) +
+                            " of the 600 intended requests were a whole timeout late"),
+              std::string::npos)
+        << *warning;
+}
+
 TEST(LoadGenerator, StopEndsTheScheduleAndStillReports) {
     StallServer server;
     LoadConfig config = configFor(server, 100, 30'000ms);
