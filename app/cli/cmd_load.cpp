@@ -63,7 +63,8 @@ second; a summary on stdout at the end.
   --quiet              no progress lines
 
 Exit codes: 0 the run finished (failed requests are counted, not fatal), 2 bad input or nothing
-listening at URL, 1 internal error. Ctrl-C ends the schedule early and reports what was sent.
+listening at URL, 1 internal error. Ctrl-C ends the run within a second and reports it (requests
+still waiting for a connection, or unanswered 0.3 s later, are counted as abandoned).
 )";
 
 struct LoadOptions {

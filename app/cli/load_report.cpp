@@ -100,7 +100,11 @@ std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResu
            (r.counts.too_late > 0 ? std::to_string(r.counts.too_late) + " too late to send, " : "") +
            std::to_string(r.counts.answered) + " answered, " +
            std::to_string(r.counts.failed) + " failed, in " + ms(std::llround(r.elapsed_s * 1e3)) +
-           " s" + (r.stopped_early ? " (stopped early)" : "") + "\n\n";
+           " s" + (!r.stopped_early          ? ""
+                   : r.counts.abandoned > 0 ? " (stopped early; " + std::to_string(r.counts.abandoned) +
+                                                  " still unanswered, abandoned)"
+                                            : " (stopped early)") +
+           "\n\n";
     std::array<char, 160> head{};
     std::snprintf(head.data(), head.size(), "  %-16s %10s %10s %10s %10s %10s\n", "latency (ms)", "p50",
                   "p90", "p99", "p99.9", "max");
@@ -141,6 +145,7 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
     j["intended"] = r.intended;
     j["sent"] = r.counts.sent;
     j["too_late"] = r.counts.too_late;
+    j["abandoned"] = r.counts.abandoned;
     j["answered"] = r.counts.answered;
     j["failed"] = r.counts.failed;
     nlohmann::ordered_json statuses = nlohmann::ordered_json::object();

@@ -22,6 +22,12 @@ using TimePoint = SteadyClock::time_point;
 constexpr int kSendBatch = 256;
 constexpr int kCheapBatch = 8192;
 
+// How often the loop looks at stop() (a signal handler can only set a flag), and how long the
+// requests in flight then have to answer before they are abandoned: a stop takes effect within
+// a few tenths of a second, whatever the timeout.
+constexpr Duration kStopPoll = std::chrono::milliseconds(50);
+constexpr Duration kStopGrace = std::chrono::milliseconds(300);
+
 std::int64_t micros(SteadyClock::duration d) {
     return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
 }
@@ -103,6 +109,7 @@ class Run {
           sendTimer_(loop_, [this] { onSend(); }),
           tickTimer_(loop_, [this] { onTick(); }),
           expiryTimer_(loop_, [this] { drain(); }),
+          stopTimer_(loop_, [this] { onStopTimer(); }),
           times_(config.schedule, config.duration),
           frontTimes_(times_) {
         result_.connections = config.connections;
@@ -124,6 +131,7 @@ class Run {
         if (!config_.plan_source) result_.intended = intendedBefore(config_.duration);
         next_ = nextIntended();
         scheduleTick();
+        stopTimer_.setAfter(kStopPoll);
         onSend();
         loop_.run();
         if (config_.plan_source)
@@ -136,7 +144,7 @@ class Run {
   private:
     // Reaches the requests that are due (a slice at a time), then sends what it can.
     void onSend() {
-        if (stop_.load()) return endSending(true);
+        if (stop_.load()) return beginStop();
         const TimePoint now = SteadyClock::now();
         for (int n = 0; next_ && n < kCheapBatch; ++n) {
             const TimePoint intended = t0_ + *next_;
@@ -177,7 +185,7 @@ class Run {
             if (now - intended >= config_.timeout) {
                 if (++cheap > kCheapBatch) return drainLater();
                 expire(intended, now);
-            } else if (inFlight_ < config_.connections) {
+            } else if (inFlight_ < config_.connections && !stopping_) {
                 if (++sends > kSendBatch) return drainLater();
                 send(frontSeq_, intended, backlog_.front().reached);
             } else {
@@ -283,6 +291,40 @@ class Run {
         maybeFinish();
     }
 
+    // Polls stop() until it is called, then ends the run when its grace is over.
+    void onStopTimer() {
+        if (stopping_) return abandonInFlight();
+        if (stop_.load()) return beginStop();
+        stopTimer_.setAfter(kStopPoll);
+    }
+
+    // stop(): no more sends. The backlog's timeouts that are due are counted; the rest of it is
+    // abandoned, and so is what is still in flight after kStopGrace (no latency is known for
+    // them, so none is recorded).
+    void beginStop() {
+        if (stopping_ || finished_) return;
+        stopping_ = true;
+        endSending(true);
+        result_.stopped_early = true;  // also when only answers were still awaited
+        const TimePoint now = SteadyClock::now();
+        while (backlogSize_ > 0 && now - (t0_ + frontAt_) >= config_.timeout) {
+            expire(t0_ + frontAt_, now);
+            popFront();
+        }
+        result_.counts.abandoned += backlogSize_;
+        backlog_.clear();
+        backlogSize_ = 0;
+        expiryTimer_.clear();
+        stopTimer_.setAfter(kStopGrace);
+        maybeFinish();
+    }
+
+    void abandonInFlight() {
+        result_.counts.abandoned += inFlight_;
+        inFlight_ = 0;  // their callbacks die with the client
+        maybeFinish();
+    }
+
     void send(std::uint64_t seq, TimePoint intended, TimePoint reached) {
         HttpRequest request;
         request.method = "POST";
@@ -321,6 +363,7 @@ class Run {
     }
 
     void complete(TimePoint intended, TimePoint dispatched, const HttpResponse& r) {
+        if (inFlight_ == 0) return;  // abandoned at a stop (the loop has not quit yet)
         --inFlight_;
         const std::int64_t corrected = micros(r.finished - intended);
         result_.corrected.record(corrected);
@@ -349,6 +392,7 @@ class Run {
         finished_ = true;
         tickTimer_.clear();
         expiryTimer_.clear();
+        stopTimer_.clear();
         loop_.quit();
         const TimePoint now = SteadyClock::now();
         const TimePoint from = t0_ + config_.interval * ticks_;
@@ -365,7 +409,7 @@ class Run {
         const TimePoint from = t0_ + config_.interval * ticks_;
         ++ticks_;
         emit(from, from + config_.interval);
-        if (stop_.load()) endSending(true);
+        if (stop_.load()) beginStop();
         if (!finished_) scheduleTick();
     }
 
@@ -417,6 +461,7 @@ class Run {
     Loop::Timer sendTimer_;
     Loop::Timer tickTimer_;
     Loop::Timer expiryTimer_;                     // the backlog's front times out
+    Loop::Timer stopTimer_;                       // stop()'s poll, then its grace
     SendTimes times_;                             // the sends' walk of the schedule
     SendTimes frontTimes_;                        // the backlog's, behind it
     std::optional<nanoseconds> next_;
@@ -440,6 +485,7 @@ class Run {
     std::uint64_t iCompleted_ = 0;
     std::int64_t ticks_ = 0;
     bool sendingDone_ = false;
+    bool stopping_ = false;
     bool finished_ = false;
 };
 

@@ -33,7 +33,8 @@
 // the gateway's compiler sorts them into every class.
 //
 // Threading: run() owns a Loop (live/loop.h) and runs it on the calling thread until the schedule is
-// over and every request has answered or timed out; stop() may be called from any thread.
+// over and every request has answered or timed out, or stop() has ended it; stop() may be called
+// from any thread.
 #pragma once
 
 #include <array>
@@ -109,9 +110,10 @@ struct LoadCounts {
     std::uint64_t too_late = 0;  // reached only after their timeout: never sent, failed as timeouts
     std::uint64_t answered = 0;  // with an HTTP status (any status)
     std::uint64_t failed = 0;    // with a failure kind instead (too_late ones included)
+    std::uint64_t abandoned = 0;  // sent, and still unanswered when stop() ended the run
     std::map<int, std::uint64_t> statuses;
     std::array<std::uint64_t, kHttpFailureKinds> failures{};  // indexed by HttpFailure
-    std::uint64_t in_flight() const { return sent + too_late - answered - failed; }
+    std::uint64_t in_flight() const { return sent + too_late - answered - failed - abandoned; }
 };
 
 // What one interval saw; the histograms hold that interval's samples only.
@@ -164,8 +166,9 @@ class LoadGenerator {
     // Runs the load (see the header comment). `on_interval` is called once every interval and once
     // for the last partial one, on the calling thread.
     LoadResult run(const IntervalCallback& on_interval = {});
-    // Ends the schedule early; requests in flight still finish. Safe from any thread or a signal
-    // handler.
+    // Ends the run early, within a few tenths of a second whatever the timeout: no more sends,
+    // and the requests still waiting for a connection, or in flight 300 ms later, are counted as
+    // abandoned (with no latency). Safe from any thread or a signal handler.
     void stop() { stop_.store(true); }
 
     const LoadConfig& config() const { return config_; }

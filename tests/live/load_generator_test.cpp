@@ -389,5 +389,33 @@ TEST(LoadGenerator, StopEndsTheScheduleAndStillReports) {
     EXPECT_EQ(r.counts.answered, r.counts.sent);
 }
 
+// A stop ends the run within a second even when nothing answers and the timeout is long: what
+// waits for a connection, or is unanswered a moment later, is abandoned and counted so. (A stop
+// once waited for every request sent to answer or time out: here 10 s.)
+TEST(LoadGenerator, StopIsPromptWhenNothingAnswers) {
+    StallServer server;
+    server.setDelay(30s);
+    LoadConfig config = configFor(server, 200, 30'000ms);
+    config.connections = 4;
+    config.timeout = 10s;
+    LoadGenerator generator(config);
+    std::chrono::steady_clock::time_point stoppedAt;
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(300ms);
+        stoppedAt = std::chrono::steady_clock::now();
+        generator.stop();
+    });
+    const LoadResult r = generator.run();
+    const auto returnedAt = std::chrono::steady_clock::now();
+    stopper.join();
+    const auto took = returnedAt - stoppedAt;
+    EXPECT_LT(took, 1s);
+    EXPECT_TRUE(r.stopped_early);
+    EXPECT_GT(r.counts.sent, 4u);
+    EXPECT_EQ(r.counts.answered, 0u);
+    EXPECT_EQ(r.counts.abandoned, r.counts.sent - r.counts.failed);
+    EXPECT_EQ(r.counts.in_flight(), 0u);
+}
+
 }  // namespace
 }  // namespace taillab::live
