@@ -370,22 +370,33 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         if (error == EAGAIN) return;
         if (error != 0) return failSoon(c, classifyErrno(error), std::string("write: ") + std::strerror(error));
         c->state = Connection::State::Reading;
-        c->parser.emplace();
-        c->parser->eager(true);
-        c->parser->limitBody(options.max_response_body);
-        c->parser->header_limit(static_cast<std::uint32_t>(options.max_response_header));
+        newParser(*c);
         // The answer cannot be here yet unless the loop already said so.
         if (c->readable || !c->buffer.empty()) read(c);
     }
 
+    void newParser(Connection& c) const {
+        c.parser.emplace();
+        c.parser->eager(true);
+        c.parser->limitBody(options.max_response_body);
+        c.parser->header_limit(static_cast<std::uint32_t>(options.max_response_header));
+    }
+
     // Parses what is buffered and reads what the socket holds, until the response is whole or
-    // nothing more is there.
+    // nothing more is there. An interim response (1xx, such as 100 Continue, but not 101
+    // Switching Protocols, which ends the exchange) is skipped: the final one follows it on the
+    // same connection (RFC 9110, 15.2).
     void read(const std::shared_ptr<Connection>& c) {
         error_code ec;
         int error = 0;
         // Room for a whole result page in one receive.
         switch (readMessage(c->fd, c->buffer, *c->parser, 16384, c->readable, c->peerClosed, ec, error)) {
-            case ReadOutcome::Whole: return answered(c);
+            case ReadOutcome::Whole: {
+                const int status = c->parser->response.status;
+                if (status < 100 || status > 199 || status == 101) return answered(c);
+                newParser(*c);
+                return read(c);
+            }
             case ReadOutcome::Refused: return fail(c, HttpFailure::Protocol, "read: " + ec.message());
             case ReadOutcome::Failed:
                 return fail(c, classifyErrno(error), std::string("read: ") + std::strerror(error));

@@ -101,6 +101,28 @@ TEST(HttpClient, ReturnsStatusHeadersAndBody) {
     EXPECT_EQ(seen.body, R"({"query":"x"})");
 }
 
+// An interim "100 Continue" is not the answer: the final response after it is, on the same
+// connection, which stays usable (the interim alone in one read, then with no delay at all).
+TEST(HttpClient, SkipsAnInterimResponseForTheFinalOne) {
+    StallServer server;
+    server.setMode(StallServer::Mode::ContinueFirst);
+    Loop loop;
+    HttpClient client(loop, HttpClientOptions{1});
+    for (const auto delay : {20ms, 0ms}) {
+        server.setDelay(delay);
+        const auto out = concurrently(loop, client, server.at(), 2);
+        ASSERT_EQ(out.size(), 2u);
+        for (const HttpResponse& r : out) {
+            EXPECT_TRUE(r.ok()) << r.error;
+            EXPECT_EQ(r.status, 200) << "after " << delay.count() << " ms";
+            EXPECT_EQ(r.header("x-ratelimit-remaining"), "41");
+            EXPECT_EQ(r.body, R"({"results":[],"latency_ms":0})");
+        }
+        EXPECT_TRUE(out[1].reused_connection);
+    }
+    EXPECT_EQ(client.poolStats(server.at()).opened, 1u);
+}
+
 TEST(HttpClient, ReportsTimeoutsAsTimeouts) {
     StallServer server;
     server.setDelay(3s);

@@ -78,6 +78,18 @@ class Session : public std::enable_shared_from_this<Session> {
         }
         Clock::time_point due = Clock::now() + std::chrono::microseconds(state_.delayUs.load());
         due = std::max(due, Clock::time_point(Clock::duration(state_.stallUntil.load())));
+        if (mode == StallServer::Mode::ContinueFirst) {
+            static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+            asio::async_write(socket_, asio::buffer(kContinue),
+                              [self = shared_from_this(), due](boost::system::error_code ec, std::size_t) {
+                                  if (!ec) self->answerAt(due, StallServer::Mode::Answer);
+                              });
+            return;
+        }
+        answerAt(due, mode);
+    }
+
+    void answerAt(Clock::time_point due, StallServer::Mode mode) {
         timer_.expires_at(due);
         timer_.async_wait([self = shared_from_this(), mode](boost::system::error_code ec) {
             if (ec) return;

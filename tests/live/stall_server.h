@@ -29,8 +29,9 @@ class StallServer {
     // Content-Length promises more than the body it sends before closing. HangUp: closes at once.
     // AnswerThenClose: a whole keep-alive answer, and the connection closed right after it.
     // Oversized: a 200 whose Content-Length is 99,999,999,999, with its first bytes in the same
-    // write as the head; the connection stays open.
-    enum class Mode { Answer, Garbage, Truncated, HangUp, AnswerThenClose, Oversized };
+    // write as the head; the connection stays open. ContinueFirst: an interim "100 Continue" at
+    // once, then the answer as Answer gives it.
+    enum class Mode { Answer, Garbage, Truncated, HangUp, AnswerThenClose, Oversized, ContinueFirst };
 
     StallServer();
     ~StallServer();
