@@ -24,9 +24,7 @@ int cmdLive(const std::vector<std::string>& args) {
         } else if (args[i] == "--rate") {
             options.rate_per_s = parseRateOption(optionValue(args, i));
         } else if (args[i] == "--connections") {
-            const std::string& v = optionValue(args, i);
-            const unsigned n = parseJobs(v);  // a whole number >= 1
-            options.connections = n;
+            options.connections = parseConnectionsOption(optionValue(args, i));
         } else if (args[i] == "--start-at") {
             options.start_at = parseClockOption("--start-at", optionValue(args, i));
         } else if (args[i] == "--out") {
@@ -38,6 +36,8 @@ int cmdLive(const std::vector<std::string>& args) {
         }
     }
     if (!haveDuration) throw UsageError{"live needs --duration (e.g. --duration 30s)"};
+    // The generator's connections and the gateway's ends of them are all this process's.
+    if (options.connections > 0) ensureDescriptors(options.connections, 2);
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
     checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
     live::LiveRun run;

@@ -4,7 +4,6 @@
 // listens at the URL.
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -98,14 +97,6 @@ std::chrono::nanoseconds parseDuration(const std::string& flag, const std::strin
     return std::chrono::nanoseconds(std::llround(value * scale));
 }
 
-std::size_t parseConnections(const std::string& text) {
-    std::size_t v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v < 1 || v > 1'000'000)
-        throw UsageError{"--connections expects a whole number from 1, found '" + text + "'"};
-    return v;
-}
-
 LoadOptions parseLoadOptions(const std::vector<std::string>& args) {
     LoadOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -119,7 +110,7 @@ LoadOptions parseLoadOptions(const std::vector<std::string>& args) {
         } else if (a == "--timeout") {
             o.timeout = parseDuration(a, optionValue(args, i));
         } else if (a == "--connections") {
-            o.connections = parseConnections(optionValue(args, i));
+            o.connections = parseConnectionsOption(optionValue(args, i));
         } else if (a == "--keys") {
             o.keys = splitList(a, optionValue(args, i));
         } else if (a == "--keys-file") {
@@ -206,20 +197,6 @@ std::vector<std::string> readKeys(const std::string& path) {
     }
     if (keys.empty()) throw UsageError{"--keys-file: " + name + " holds no keys"};
     return keys;
-}
-
-// Each connection is a file descriptor: raise the soft limit if the hard one allows, or refuse.
-void ensureDescriptors(std::size_t connections) {
-    const rlim_t needed = static_cast<rlim_t>(connections) + 64;
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
-    if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed) {
-        limit.rlim_cur = needed;
-        if (::setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
-    }
-    throw UsageError{std::to_string(connections) + " connections need " + std::to_string(needed) +
-                     " file descriptors, and this process may open " + std::to_string(limit.rlim_max) +
-                     " (ulimit -n): lower --connections"};
 }
 
 // Connects once, so that a mistyped port is an error now rather than a run of refusals.

@@ -1,5 +1,7 @@
 #include "live_options.h"
 
+#include <sys/resource.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -44,6 +46,28 @@ double parseRateOption(const std::string& text) {
         v > 1e7)
         throw UsageError{"--rate expects requests per second above 0 (up to 10000000), found '" + text + "'"};
     return v;
+}
+
+std::size_t parseConnectionsOption(const std::string& text) {
+    std::size_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v < 1 || v > 1'000'000)
+        throw UsageError{"--connections expects a whole number from 1 to 1000000, found '" + text + "'"};
+    return v;
+}
+
+void ensureDescriptors(std::size_t connections, std::size_t perConnection) {
+    const rlim_t needed = static_cast<rlim_t>(connections * perConnection) + 64;
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+    if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed) {
+        limit.rlim_cur = needed;
+        if (::setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
+    }
+    throw UsageError{std::to_string(connections) + " connections need " + std::to_string(needed) +
+                     " file descriptors" + (perConnection > 1 ? " (both ends are in this process)" : "") +
+                     ", and this process may open " + std::to_string(limit.rlim_max) +
+                     " (ulimit -n): lower --connections"};
 }
 
 sigset_t blockStopSignals() {

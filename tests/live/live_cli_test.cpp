@@ -58,6 +58,14 @@ TEST(LiveCli, BadInputIsExplainedWithExitCode2) {
              {"gateway/day-eu-atlas-slow --duration 1s --rate fast", "--rate expects"},
              {"gateway/day-eu-atlas-slow --duration never", "--duration"},
              {"gateway/day-eu-atlas-slow --duration 1s --out /nonexistent/dir/x.json", "/nonexistent/dir"},
+             // As `load` words them (not as --jobs).
+             {"gateway/day-eu-atlas-slow --duration 1s --connections 0",
+              "--connections expects a whole number from 1 to 1000000, found '0'"},
+             {"gateway/day-eu-atlas-slow --duration 1s --connections -1", "--connections expects a whole number"},
+             {"gateway/day-eu-atlas-slow --duration 1s --connections abc", "--connections expects a whole number"},
+             // Both ends of each are this process's: more than any ulimit -n (Linux caps it near 2^20).
+             {"gateway/day-eu-atlas-slow --duration 1s --connections 1000000",
+              "1000000 connections need 2000064 file descriptors"},
          }) {
         const ShellOutcome o = runShell(kCli + " live " + args + " 2>&1");
         EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.out;

@@ -52,7 +52,8 @@ TEST_F(LoadCli, BadInputIsRefusedBeforeAnythingIsSent) {
     expectRefused(url + " --rate fast --duration 1", "found 'fast'");
     expectRefused(url + " --rate 10 --duration soon", "--duration expects a duration");
     expectRefused(url + " --rate 10 --duration -1s", "--duration expects a duration");
-    expectRefused(url + " --rate 10 --duration 1 --connections 0", "--connections expects a whole number");
+    expectRefused(url + " --rate 10 --duration 1 --connections 0",
+                  "--connections expects a whole number from 1 to 1000000, found '0'");
     expectRefused(url + " --rate 10 --duration 1 --endpoint slow", "--endpoint expects lite or fast");
     expectRefused(server_.url("/x") + " --rate 10 --duration 1 --endpoint fast", "give one");
     expectRefused(url + " --rate 10 --duration 1 --keys a,,b", "empty item");
