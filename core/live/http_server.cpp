@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
-#include <list>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -140,7 +139,9 @@ struct HttpServer::Impl final : std::enable_shared_from_this<HttpServer::Impl>, 
     std::unordered_map<Session*, std::shared_ptr<Session>> sessions;
     // The connections with no request in progress (new ones and idle keep-alive ones), the one
     // idle longest first: at max_connections the first is closed to make room for a new one.
-    std::list<Session*> idle;
+    // Linked through the sessions themselves, so that a keep-alive request costs no allocation.
+    Session* idleFirst = nullptr;
+    Session* idleLast = nullptr;
 
     void onIo(std::uint32_t) override { acceptAll(); }
     void acceptAll();
@@ -238,14 +239,19 @@ private:
         state_ = s;
     }
     void joinIdle() {
-        if (idleAt_) return;
-        server_.idle.push_back(this);
-        idleAt_ = std::prev(server_.idle.end());
+        if (inIdle_) return;
+        inIdle_ = true;
+        idlePrev_ = server_.idleLast;
+        idleNext_ = nullptr;
+        (idlePrev_ ? idlePrev_->idleNext_ : server_.idleFirst) = this;
+        server_.idleLast = this;
     }
     void leaveIdle() {
-        if (!idleAt_) return;
-        server_.idle.erase(*idleAt_);
-        idleAt_.reset();
+        if (!inIdle_) return;
+        inIdle_ = false;
+        (idlePrev_ ? idlePrev_->idleNext_ : server_.idleFirst) = idleNext_;
+        (idleNext_ ? idleNext_->idlePrev_ : server_.idleLast) = idlePrev_;
+        idlePrev_ = idleNext_ = nullptr;
     }
 
     // The idle, the read or the write timeout has passed.
@@ -442,7 +448,10 @@ private:
     bool sendKeepAlive_ = true;
     bool closed_ = false;
     bool firstRequest_ = true;  // no request read yet: the read timeout runs from the accept
-    std::optional<std::list<Session*>::iterator> idleAt_;  // in the server's idle list
+    // In the server's idle list, between these two.
+    bool inIdle_ = false;
+    Session* idlePrev_ = nullptr;
+    Session* idleNext_ = nullptr;
 };
 
 }  // namespace
@@ -463,8 +472,8 @@ void HttpServer::Impl::acceptAll() {
         ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         // At the limit, a connection with no request in progress makes room (the one idle
         // longest, as nginx reuses an idle keep-alive connection); only busy ones refuse.
-        if (static_cast<int>(sessions.size()) >= limits.max_connections && !idle.empty()) {
-            const auto oldest = sessions.at(idle.front());  // closing lets go of the map's own
+        if (static_cast<int>(sessions.size()) >= limits.max_connections && idleFirst) {
+            const auto oldest = sessions.at(idleFirst);  // closing lets go of the map's own
             oldest->closeNow(false);
         }
         if (static_cast<int>(sessions.size()) >= limits.max_connections) {
