@@ -17,7 +17,6 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -48,6 +47,7 @@
 #include "results_panel.h"
 #include "run_controller.h"
 #include "run_status.h"
+#include "save_dialog.h"
 
 namespace taillab::ui {
 namespace {
@@ -973,50 +973,8 @@ void MainWindow::saveScenarioDialog() {
 }
 
 QString MainWindow::pathKeepingExpectations(const QString& path) {
-    if (!QFileInfo::exists(path)) return path;
-    Scenario there;
-    try {
-        there = loadScenarioFile(path.toStdString());
-    } catch (const std::exception&) {
-        return path;  // not a scenario we can read: nothing published to lose
-    }
-    // writeScenarioJson keeps `expect` only with the knobs it was written for.
-    if (there.expect.empty() || knobs_->editedScenario().params == there.expect_setup) return path;
-    const QFileInfo info(path);
-    // A name no file has yet: the box's default must not replace an earlier edited copy unasked.
-    QString editedPath = info.dir().filePath(info.completeBaseName() + "-edited.json");
-    for (int n = 2; QFileInfo::exists(editedPath); ++n)
-        editedPath = info.dir().filePath(info.completeBaseName() + QString("-edited-%1.json").arg(n));
-    // The question first, then what is at stake and the way out. Each button says what it does;
-    // where the platform puts icons on a box's buttons, each has one (a red cross on Cancel alone
-    // made it look the dangerous choice).
-    const QString editedName = QFileInfo(editedPath).fileName();
-    QMessageBox box(QMessageBox::Warning, tr("Save Scenario As"),
-                    "<b>" + tr("Replace %1 and drop its published figures?")
-                                .arg(info.fileName().toHtmlEscaped()) + "</b>",
-                    QMessageBox::NoButton, this);
-    box.setTextFormat(Qt::RichText);
-    box.setInformativeText(
-        tr("%1 holds the published figures this scenario is checked against (its expect block). "
-           "They hold for the knobs they were written for, so a save with other knobs leaves "
-           "them out for good.\n\nTo keep them, save the edited knobs as %2.")
-            .arg(info.fileName(), editedName));
-    box.setObjectName("keepExpectationsBox");
-    QPushButton* edited = box.addButton(tr("Save as %1").arg(editedName), QMessageBox::AcceptRole);
-    edited->setObjectName("saveAsEdited");
-    QPushButton* replace = box.addButton(tr("Replace, dropping the figures"),
-                                         QMessageBox::DestructiveRole);
-    replace->setObjectName("replaceDroppingExpectations");
-    box.addButton(QMessageBox::Cancel);
-    if (box.style()->styleHint(QStyle::SH_DialogButtonBox_ButtonsHaveIcons, nullptr, &box)) {
-        edited->setIcon(box.style()->standardIcon(QStyle::SP_DialogSaveButton));
-        replace->setIcon(box.style()->standardIcon(QStyle::SP_DialogDiscardButton));
-    }
-    box.setDefaultButton(edited);
-    box.exec();
-    if (box.clickedButton() == edited) return editedPath;
-    if (box.clickedButton() == replace) return path;
-    return {};
+    return pathKeepingPublishedFigures(this, path, knobs_->editedScenario(),
+                                       tr("save the edited knobs"));
 }
 
 bool MainWindow::saveScenarioAs(const QString& path, QString* error) {
@@ -1122,12 +1080,17 @@ void MainWindow::saveRunDialog() {
                                                       tr("Scenario files (*.json)"));
     if (path.isEmpty()) return;
     settings.setValue(kLastScenarioDirKey, QFileInfo(path).absolutePath());
+    const std::optional<Scenario> run =
+        gateway_->scenarioOfRun(scenarioNameFor(QFileInfo(path).fileName().toStdString()));
+    const QString target = run ? pathKeepingPublishedFigures(this, path, *run, tr("save the run"))
+                               : path;
+    if (target.isEmpty()) return;
     QString error;
-    if (!gateway_->saveRun(path, &error)) {
+    if (!gateway_->saveRun(target, &error)) {
         QMessageBox::warning(this, tr("Save failed"), error);
         return;
     }
-    status_->showMessage(tr("Saved the run as %1").arg(path));
+    status_->showMessage(tr("Saved the run as %1").arg(target));
 }
 
 void MainWindow::reloadCatalog() {

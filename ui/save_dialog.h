@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include "scenario/scenario.h"
+
 class QWidget;
 
 namespace taillab::ui {
@@ -13,5 +15,13 @@ namespace taillab::ui {
 // question asks about the file that will be written).
 QString askExportPath(QWidget* parent, const QString& title, const QString& suggestedName,
                       const QString& filter = QString());
+
+// The path to write `toWrite` to, for a save the user aimed at `path`: `path` itself, unless the
+// file there holds published figures (an `expect` block) that writing `toWrite` would lose (other
+// knobs or another timeline than they were written for; keepsExpectationsOf). Then it asks, and
+// offers a free "-edited" name beside it; `keepAction` says what that choice does ("save the
+// edited knobs", "save the run"). Empty: the user cancelled.
+QString pathKeepingPublishedFigures(QWidget* parent, const QString& path, const Scenario& toWrite,
+                                    const QString& keepAction);
 
 }  // namespace taillab::ui

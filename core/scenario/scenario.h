@@ -120,6 +120,13 @@ std::string readScenarioText(const std::string& path);
 // `expect` is left out when params differ from expect_setup, or the timeline from
 // expect_timeline: the expectations quote figures for another setup.
 std::string writeScenarioJson(const Scenario& scenario);
+// Whether writeScenarioJson writes `scenario`'s expectations: it has some, and its knobs and
+// timeline are the ones they were written for.
+bool writesExpectations(const Scenario& scenario);
+// Whether writing `scenario` over the file that holds `there` keeps that file's published figures:
+// it has none, or `scenario` writes the same expectations for the same knobs and timeline. The GUI
+// asks before a save that would lose them.
+bool keepsExpectationsOf(const Scenario& scenario, const Scenario& there);
 // Writes writeScenarioJson(scenario) to `path` atomically (io/atomic_file.h): a reader sees the
 // old file or the new one, never a part.
 void saveScenarioFile(const std::string& path, const Scenario& scenario);

@@ -41,13 +41,23 @@ std::string writeScenarioJson(const Scenario& s) {
     if (!s.notes.empty()) doc["notes"] = s.notes;
     // Expectations hold for the knobs and timeline they were written for: a scenario saved with
     // others leaves them out, or reading it back would apply them to a setup they say nothing about.
-    if (!s.expect.empty() && s.params == s.expect_setup && s.timeline == s.expect_timeline) {
+    if (writesExpectations(s)) {
         nlohmann::ordered_json expect = nlohmann::ordered_json::array();
         for (const auto& e : s.expect) expect.push_back(expectationJson(e));
         doc["expect"] = std::move(expect);
     }
     if (!s.timeline.empty()) doc["timeline"] = timelineToJson(s.timeline, s.params.specs());
     return doc.dump(2) + "\n";
+}
+
+bool writesExpectations(const Scenario& s) {
+    return !s.expect.empty() && s.params == s.expect_setup && s.timeline == s.expect_timeline;
+}
+
+bool keepsExpectationsOf(const Scenario& s, const Scenario& there) {
+    if (there.expect.empty()) return true;
+    return writesExpectations(s) && s.expect == there.expect &&
+           s.expect_setup == there.expect_setup && s.expect_timeline == there.expect_timeline;
 }
 
 void saveScenarioFile(const std::string& path, const Scenario& scenario) {

@@ -300,6 +300,31 @@ TEST(Scenario, QuotedFiguresDoNotApplyOnceTheTimelineMoves) {
     EXPECT_NE(writeScenarioJson(same).find("\"expect\""), std::string::npos);
 }
 
+// Writing a scenario over a file keeps the file's published figures only when it writes the same
+// ones for the same knobs and timeline: a moved knob or a moved event loses them (the GUI asks
+// first), and so does another scenario's copy written over it.
+TEST(Scenario, KeepsTheFilesFiguresOnlyWithTheirKnobsAndTimeline) {
+    const std::string file = std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/july-v3.json";
+    const std::string text = readScenarioText(file);
+    const Scenario there = parseScenario(text, file);
+    ASSERT_FALSE(there.expect.empty());
+    EXPECT_TRUE(keepsExpectationsOf(there, there));
+    EXPECT_TRUE(keepsExpectationsOf(parseScenario(text, file, {"timeline.7.set.standby_cpus=69"}),
+                                    there))
+        << "an override that changes nothing";
+    EXPECT_FALSE(keepsExpectationsOf(parseScenario(text, file, {"timeline.7.set.standby_cpus=0"}),
+                                     there))
+        << "a moved event";
+    Scenario knobs = there;
+    knobs.params.set("hedge_delay_ms", there.params.real("hedge_delay_ms") + 1);
+    EXPECT_FALSE(keepsExpectationsOf(knobs, there)) << "a moved knob";
+    const std::string other = std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/july-v4.json";
+    EXPECT_FALSE(keepsExpectationsOf(loadScenarioFile(other), there)) << "another scenario";
+    Scenario none = there;
+    none.expect.clear();
+    EXPECT_TRUE(keepsExpectationsOf(there, none)) << "nothing published to lose";
+}
+
 // The parser takes a NUL byte for the end of the text: whatever follows one would be dropped
 // without a word. A NUL anywhere is an error at its own line and column.
 TEST(Scenario, ANulByteAnywhereIsAnErrorAtItsPosition) {

@@ -212,6 +212,37 @@ TEST_F(GatewayViewTest, SaveRunIsOfferedOnlyWhileTheGatewayTabShowsARun) {
     EXPECT_TRUE(window_->saveRunAction()->isEnabled());
 }
 
+// A run saved as it started (the scenario's knobs and timeline, no edits) keeps the file's
+// published figures; an edit during the run or a moved knob leaves them out, and saving that
+// over the file is what File → Save Run as Scenario asks about (keepsExpectationsOf).
+TEST(GatewayScenarioTest, ARunSavedAsItStartedKeepsThePublishedFigures) {
+    const std::string file = scenarioDirectory() + "/incidents/july-v4.json";
+    const Scenario there = loadScenarioFile(file);
+    ASSERT_FALSE(there.expect.empty());
+    const GatewayRunSpec spec = gatewayRunFromScenario(there);
+
+    const Scenario unedited = runAsScenario(spec, "july-v4", spec.params, spec.seed, spec.timeline);
+    EXPECT_TRUE(keepsExpectationsOf(unedited, there));
+    const Scenario back = parseScenario(writeScenarioJson(unedited), "saved.json");
+    EXPECT_EQ(back.expect, there.expect) << "written and read back, as taillab-cli reads it";
+
+    Timeline edited = spec.timeline;
+    TimelineEvent change;
+    change.at_s = edited.events.back().at_s;  // last, so the events stay sorted
+    change.label = "hedge_delay_ms=300";
+    change.set = {KnobSetting{"hedge_delay_ms", 300}};
+    edited.events.push_back(change);
+    const Scenario withEdit = runAsScenario(spec, "july-v4", spec.params, spec.seed, edited);
+    EXPECT_FALSE(keepsExpectationsOf(withEdit, there)) << "a knob change during the run";
+    EXPECT_TRUE(parseScenario(writeScenarioJson(withEdit), "saved.json").expect.empty());
+
+    Params moved = spec.params;
+    moved.set("hedge_delay_ms", spec.params.real("hedge_delay_ms") + 1);
+    EXPECT_FALSE(
+        keepsExpectationsOf(runAsScenario(spec, "july-v4", moved, spec.seed, spec.timeline), there))
+        << "a knob moved before the run";
+}
+
 TEST(GatewayScenarioTest, ScenarioNamesComeFromFileNames) {
     EXPECT_EQ(scenarioNameFor("/tmp/My run 2.json"), "my-run-2");
     EXPECT_EQ(scenarioNameFor("week_v4.json"), "week_v4");

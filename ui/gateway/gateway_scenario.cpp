@@ -56,6 +56,9 @@ GatewayRunSpec gatewayRunFromScenario(const Scenario& scenario) {
     spec.seed = scenario.seed;
     spec.timeline = scenario.timeline;
     spec.file = scenario.file;
+    spec.expect = scenario.expect;
+    spec.expect_setup = scenario.expect_setup;
+    spec.expect_timeline = scenario.expect_timeline;
     return spec;
 }
 
@@ -68,6 +71,9 @@ Scenario runAsScenario(const GatewayRunSpec& spec, const std::string& name, cons
     s.seed = seed;
     s.params = initial;
     s.timeline = timeline;
+    s.expect = spec.expect;
+    s.expect_setup = spec.expect_setup;
+    s.expect_timeline = spec.expect_timeline;
     std::size_t edits = 0;
     for (const TimelineEvent& e : timeline.events)
         if (std::find(spec.timeline.events.begin(), spec.timeline.events.end(), e) ==

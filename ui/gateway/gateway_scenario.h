@@ -22,6 +22,11 @@ struct GatewayRunSpec {
     std::uint64_t seed = 1;
     Timeline timeline;  // knob changes and faults at their simulated times
     std::string file;   // where it was read from ("" for the defaults)
+    // The file's published figures and the knobs and timeline they hold for (Scenario::expect,
+    // expect_setup, expect_timeline): a run saved as it started keeps them.
+    std::vector<Expectation> expect;
+    Params expect_setup;
+    Timeline expect_timeline;
 };
 
 GatewayRunSpec defaultGatewayRun();
@@ -38,7 +43,9 @@ bool isGatewayScenarioFile(const std::string& path);
 GatewayRunSpec gatewayRunFromScenario(const Scenario& scenario);
 
 // A scenario that replays a run: its first knobs, seed and timeline (the scenario's events and
-// the edits made during the run). `name` must be file-name safe (see scenarioNameFor).
+// the edits made during the run), and the spec's published figures, which the file keeps when
+// the run started with the knobs and ran the timeline they hold for (writeScenarioJson).
+// `name` must be file-name safe (see scenarioNameFor).
 Scenario runAsScenario(const GatewayRunSpec& spec, const std::string& name, const Params& initial,
                        std::uint64_t seed, const Timeline& timeline);
 // Writes scenarioOf(the name scenarioNameFor gives `path`'s file) to `path` atomically. False and

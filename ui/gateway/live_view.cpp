@@ -32,6 +32,7 @@
 #include "seed_edit.h"
 #include "labs/lab.h"
 #include "message_banner.h"
+#include "save_dialog.h"
 #include "plots/gateway_time_chart.h"
 #include "theme.h"
 
@@ -641,12 +642,17 @@ void LiveView::saveWithDialog() {
                                                       tr("Scenarios (*.json)"));
     if (path.isEmpty()) return;
     settings.setValue(kSaveDirKey, QFileInfo(path).absolutePath());
+    const std::optional<Scenario> run =
+        scenarioOfRun(scenarioNameFor(QFileInfo(path).fileName().toStdString()));
+    const QString target = run ? pathKeepingPublishedFigures(this, path, *run, tr("save the run"))
+                               : path;
+    if (target.isEmpty()) return;
     QString error;
-    if (!saveRun(path, &error)) {
+    if (!saveRun(target, &error)) {
         QMessageBox::warning(this, tr("Save failed"), error);
         return;
     }
-    message_->showMessage(MessageBanner::Kind::Notice, tr("Saved the run as %1").arg(path),
+    message_->showMessage(MessageBanner::Kind::Notice, tr("Saved the run as %1").arg(target),
                           tr("File → Open it to replay the run in the simulated tab"));
 }
 
