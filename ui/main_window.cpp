@@ -814,27 +814,14 @@ void MainWindow::onRedraw(DirtyLevel level) {
         if (auto* v = charts_->currentView()) v->replot();
     }
     if (latest_->progress >= 1.0 && !latest_->cancelled && !controller_->running()) {
-        const auto& checks = latest_->checks;
-        const auto passed =
-            std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.passed(); });
-        const auto applicable =
-            std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.applies(); });
-        QString message = applicable == 0 ? tr("Finished")
-                                          : tr("Finished: %1 of %2 checks pass")
-                                                .arg(passed)
-                                                .arg(applicable);
-        const auto notApplicable = std::count_if(
-            checks.begin(), checks.end(), [](const Check& c) { return !c.not_applicable.empty(); });
-        const auto inconclusive = std::count_if(checks.begin(), checks.end(), [](const Check& c) {
-            return c.not_applicable.empty() && !c.inconclusive.empty();
-        });
-        if (notApplicable > 0)
-            message += tr(" (%1 not applicable: the knobs differ from the scenario's)")
-                           .arg(notApplicable);
-        if (inconclusive > 0)
+        const CheckTally t = tallyChecks(latest_->checks);
+        QString message = t.total() == 0 ? tr("Finished")
+                                         : tr("Finished: checks %1").arg(checkTallyText(t));
+        if (t.not_applicable > 0)
+            message += tr("; n/a: the knobs or timeline differ from the scenario's");
+        if (t.inconclusive > 0)
             // Some need a longer run, some no run length decides: each check's tooltip says which.
-            message += tr(" (%1 inconclusive: too few samples to decide them; hover for why)")
-                           .arg(inconclusive);
+            message += tr("; inconclusive: this run cannot decide them (hover one for why)");
         status_->showMessage(message);
     }
     emit resultDrawn(latest_);

@@ -43,6 +43,14 @@ QString delta(double now, double pinned) {
 
 }  // namespace
 
+QString checkTallyText(const CheckTally& t) {
+    QString text = QObject::tr("%1 pass").arg(t.passed);
+    if (t.failed > 0) text += QObject::tr(" · %1 FAIL").arg(t.failed);
+    if (t.inconclusive > 0) text += QObject::tr(" · %1 inconclusive").arg(t.inconclusive);
+    if (t.not_applicable > 0) text += QObject::tr(" · %1 n/a").arg(t.not_applicable);
+    return text;
+}
+
 void ResultsPanel::setBaseline(LabResultPtr baseline) { baseline_ = std::move(baseline); }
 
 ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
@@ -81,7 +89,6 @@ void ResultsPanel::setResult(const LabResult* result) {
 
 void ResultsPanel::fillChecks(const LabResult& r) {
     const bool partial = r.progress < 1.0 || r.cancelled;
-    int passed = 0;
     checks_->setColumnCount(baseline_ ? kDeltaColumn + 1 : kDeltaColumn);
     if (baseline_) {
         auto* head = new QTableWidgetItem(tr("Δ vs pinned"));
@@ -94,7 +101,6 @@ void ResultsPanel::fillChecks(const LabResult& r) {
     checks_->setRowCount(static_cast<int>(r.checks.size()) + (note_.isEmpty() ? 0 : 1));
     for (int row = 0; row < static_cast<int>(r.checks.size()); ++row) {
         const Check& c = r.checks[static_cast<std::size_t>(row)];
-        passed += c.passed() ? 1 : 0;
         QString source = QString::fromStdString(c.name) + "\n" + QString::fromStdString(c.source);
         if (!c.applies()) source += "\n" + QString::fromStdString(c.whyNotApplied());
         auto* name = item(QString::fromStdString(c.name));
@@ -103,16 +109,17 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         checks_->setItem(row, 1, item(number(c.simulated), Qt::AlignRight));
         checks_->setItem(row, 2, item(number(c.closed_form), Qt::AlignRight));
         const QString tolerance =
-            c.tolerance == 0
-                ? QString("—")
-                : (c.relative ? "± " + QString::number(c.tolerance * 100, 'g', 3) + " %"
-                              : "± " + QString::number(c.tolerance, 'g', 3));
+            c.tolerance == 0          ? QString("—")
+            : toleranceUnbounded(c) ? tr("unbounded")
+            : c.relative ? "± " + QString::number(c.tolerance * 100, 'g', 3) + " %"
+                         : "± " + QString::number(c.tolerance, 'g', 3);
         checks_->setItem(row, 3, item(tolerance, Qt::AlignRight));
-        auto* verdict = item(partial       ? tr("(partial)")
-                             : !c.inconclusive.empty() ? tr("inconclusive")
-                             : !c.applies() ? tr("n/a")
-                             : c.pass       ? tr("pass")
-                                            : tr("FAIL"),
+        const Verdict v = verdictOf(c);
+        auto* verdict = item(partial                           ? tr("(partial)")
+                             : v == Verdict::NotApplicable ? tr("n/a")
+                             : v == Verdict::Inconclusive  ? tr("inconclusive")
+                             : v == Verdict::Pass          ? tr("pass")
+                                                           : tr("FAIL"),
                              Qt::AlignCenter);
         if (!partial && c.applies()) {
             const QPalette& pal = checks_->palette();
@@ -139,11 +146,9 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         checks_->setItem(row, 0, note);
         checks_->setSpan(row, 0, 1, checks_->columnCount());
     }
-    const int total = static_cast<int>(
-        std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.applies(); }));
     setTabText(0, r.checks.empty() ? tr("Checks")
-                  : partial  ? tr("Checks (%1)").arg(total)
-                             : tr("Checks (%1/%2 pass)").arg(passed).arg(total));
+                  : partial            ? tr("Checks (%1)").arg(r.checks.size())
+                                       : tr("Checks (%1)").arg(checkTallyText(tallyChecks(r.checks))));
 }
 
 const FigureText& ResultsPanel::figureText(const std::string& name) {

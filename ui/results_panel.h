@@ -17,6 +17,10 @@ class QTableWidget;
 
 namespace taillab::ui {
 
+// A run's checks by verdict, for the Checks tab and the status bar: "11 pass · 11 inconclusive",
+// "10 pass · 1 FAIL"; a verdict no check has is left out, but pass is always there.
+QString checkTallyText(const CheckTally& t);
+
 class ResultsPanel : public QTabWidget {
     Q_OBJECT
   public:

@@ -251,7 +251,7 @@ std::string comparisonJson(const Comparison& c) {
     out["checks"] = ojson::array();
     for (const auto& ch : c.checks) {
         auto pass = [](const std::optional<CheckOutcome>& p) {
-            return p ? ojson(p->pass) : ojson(nullptr);
+            return p && p->applies ? ojson(p->pass) : ojson(nullptr);
         };
         auto applies = [](const std::optional<CheckOutcome>& p) {
             return p ? ojson(p->applies) : ojson(nullptr);

@@ -178,14 +178,18 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
     for (std::size_t i = 0; i < checks.size(); ++i) {
         const std::string at = "/checks/" + std::to_string(i);
         r.expect(checks[i], checks[i].is_object(), at, "an object");
+        // null for a check that decided nothing (result files before that wrote how the
+        // numbers compared, true or false, beside the reason).
         const ojson& pass = r.member(checks[i], at, "pass");
-        r.expect(pass, pass.is_boolean(), at + "/pass", "true or false");
-        CheckOutcome outcome{pass.get<bool>(), true};
+        r.expect(pass, pass.is_boolean() || pass.is_null(), at + "/pass", "true, false or null");
+        CheckOutcome outcome{pass.is_boolean() && pass.get<bool>(), true};
         for (const char* reason : {"not_applicable", "inconclusive"})
             if (checks[i].contains(reason) && !r.string(checks[i], at, reason).empty()) {
                 outcome.inconclusive = outcome.applies && reason == std::string("inconclusive");
                 outcome.applies = false;
             }
+        r.expect(pass, !pass.is_null() || !outcome.applies, at + "/pass",
+                 "true or false (null only beside a not_applicable or inconclusive reason)");
         run.checks.emplace_back(r.string(checks[i], at, "name"), outcome);
     }
     // The timeline's marks; a result without the key had none.

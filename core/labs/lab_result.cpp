@@ -16,6 +16,41 @@ Check makeCheck(std::string name, double simulated, double expected, double tole
     return c;
 }
 
+Verdict verdictOf(const Check& c) {
+    if (!c.not_applicable.empty()) return Verdict::NotApplicable;
+    if (!c.inconclusive.empty()) return Verdict::Inconclusive;
+    return c.pass ? Verdict::Pass : Verdict::Fail;
+}
+
+const char* verdictName(Verdict v) {
+    switch (v) {
+        case Verdict::Pass: return "pass";
+        case Verdict::Fail: return "fail";
+        case Verdict::Inconclusive: return "inconclusive";
+        case Verdict::NotApplicable: return "not applicable";
+    }
+    return "";
+}
+
+CheckTally tallyChecks(const std::vector<Check>& checks) {
+    CheckTally t;
+    for (const Check& c : checks) {
+        switch (verdictOf(c)) {
+            case Verdict::Pass: ++t.passed; break;
+            case Verdict::Fail: ++t.failed; break;
+            case Verdict::Inconclusive: ++t.inconclusive; break;
+            case Verdict::NotApplicable: ++t.not_applicable; break;
+        }
+    }
+    return t;
+}
+
+bool toleranceUnbounded(const Check& c) {
+    if (!std::isfinite(c.tolerance)) return true;
+    if (c.relative) return c.tolerance > kUnboundedToleranceShare;
+    return c.closed_form != 0 && c.tolerance > kUnboundedToleranceShare * std::abs(c.closed_form);
+}
+
 double toleranceShare(const Check& c) {
     if (c.relative) return c.tolerance;
     if (c.closed_form != 0) return c.tolerance / std::abs(c.closed_form);
@@ -229,10 +264,14 @@ nlohmann::ordered_json toJson(const LabResult& r) {
         jc["name"] = c.name;
         jc["simulated"] = c.simulated;
         jc["closed_form"] = c.closed_form;
-        jc["tolerance"] = c.tolerance;
+        // An unbounded tolerance is null, and `pass` says only what a check decided: null when
+        // it is inconclusive or not applicable (`verdict` and the reason say which).
+        jc["tolerance"] = toleranceUnbounded(c) ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(c.tolerance);
         jc["tolerance_kind"] = c.relative ? "relative" : "absolute";
         jc["source"] = c.source;
-        jc["pass"] = c.pass;
+        jc["pass"] = c.applies() ? nlohmann::ordered_json(c.pass) : nlohmann::ordered_json(nullptr);
+        jc["verdict"] = verdictName(verdictOf(c));
         if (!c.not_applicable.empty()) jc["not_applicable"] = c.not_applicable;
         if (!c.inconclusive.empty()) jc["inconclusive"] = c.inconclusive;
         j["checks"].push_back(std::move(jc));

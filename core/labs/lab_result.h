@@ -74,7 +74,7 @@ struct Check {
     bool pass = false;
     // Why the check does not apply to this run; "" when it does. A figure a scenario quotes
     // holds for the scenario's own knobs: once they move, the check neither passes nor fails
-    // (`pass` still says how the numbers compare).
+    // (`pass` still says how the numbers compare; a result file writes it as null).
     std::string not_applicable;
     // Why this run cannot decide the check; "" when it can. A simulation too short for its
     // transient to die out, or whose tolerance is too wide to fail, is neither right nor wrong:
@@ -98,6 +98,24 @@ struct Check {
 
 Check makeCheck(std::string name, double simulated, double expected, double tolerance,
                 bool relative, std::string source);
+
+// What a check says about a run, each check exactly one: it passes or fails when it applies;
+// otherwise it is not applicable (checked first: the figure is for other knobs) or inconclusive.
+enum class Verdict { Pass, Fail, Inconclusive, NotApplicable };
+Verdict verdictOf(const Check& c);
+// "pass", "fail", "inconclusive", "not applicable": as result files write it.
+const char* verdictName(Verdict v);
+// The checks of a run by verdict.
+struct CheckTally {
+    std::size_t passed = 0, failed = 0, inconclusive = 0, not_applicable = 0;
+    std::size_t total() const { return passed + failed + inconclusive + not_applicable; }
+};
+CheckTally tallyChecks(const std::vector<Check>& checks);
+// A tolerance so wide it bounds nothing: more than kUnboundedToleranceShare times the expected
+// value (a quantile where the model has next to no density gets one of 10^13), or not finite.
+// Shown as "unbounded" and written as null, not as a number nobody can read.
+constexpr double kUnboundedToleranceShare = 100;
+bool toleranceUnbounded(const Check& c);
 
 // The widest tolerance a check may allow, as a share of its expected value, and still decide
 // anything: at ±25% a check tells a figure from one a third off; wider, it would pass a run whose

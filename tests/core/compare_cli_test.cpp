@@ -54,7 +54,7 @@ TEST_F(CompareCli, TwoResultFilesGiveTheDifferencesOfTheirFigures) {
     const std::string a = writeResult(kFanout, "a.json");
     const std::string b = writeResult(kFanout + " --set params.backends=10", "b.json");
     const auto o = runCli("compare " + a + " " + b + " --format json");
-    // B fails the scenario's 100-backend expectations; compare still exits 0.
+    // The scenario's figures hold for 100 backends: on B's side they do not apply.
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const ojson j = ojson::parse(o.out);
     const ojson ra = ojson::parse(readFile(a));
@@ -87,14 +87,18 @@ TEST_F(CompareCli, TwoResultFilesGiveTheDifferencesOfTheirFigures) {
 
     const auto& checks = j.at("checks");
     ASSERT_EQ(checks.size(), ra.at("checks").size());
-    bool bFails = false;
+    bool bUndecided = false;
     for (std::size_t i = 0; i < checks.size(); ++i) {
         EXPECT_EQ(checks[i].at("name"), ra.at("checks")[i].at("name"));
         EXPECT_EQ(checks[i].at("a_pass"), ra.at("checks")[i].at("pass"));
         EXPECT_EQ(checks[i].at("b_pass"), rb.at("checks")[i].at("pass"));
-        bFails = bFails || !checks[i].at("b_pass").get<bool>();
+        // A check that decided nothing has no pass either way.
+        if (checks[i].at("b_applies") == false) {
+            EXPECT_TRUE(checks[i].at("b_pass").is_null()) << checks[i];
+            bUndecided = true;
+        }
     }
-    EXPECT_TRUE(bFails) << "the test means B to fail a check";
+    EXPECT_TRUE(bUndecided) << "the test means B to have checks that do not apply";
     EXPECT_TRUE(j.at("series").empty()) << "fanout has no per-window chart";
 }
 
@@ -317,6 +321,9 @@ TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
     std::ofstream(path("broken.json")) << "{\"lab\": \"fanout\", \"figures\": {";
     std::ofstream(path("malformed.json")) << readFile(a).replace(
         readFile(a).find("\"slow_fraction\": "), 17, "\"slow_fraction\": \"lots\", \"x\": ");
+    // A check that applies decided something: a null `pass` needs the reason it did not.
+    std::ofstream(path("undecided.json")) << readFile(a).replace(
+        readFile(a).find("\"pass\": true"), 12, "\"pass\": null");
     // `run` words a bad override; compare says the same about the side it belongs to, naming
     // the option that gave it.
     const auto run = runCli("run " + kFanout + " --set params.nope=1");
@@ -331,6 +338,9 @@ TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
         {a + " " + path("broken.json"), {"B: " + path("broken.json") + ":1:", "invalid JSON"}},
         {path("malformed.json") + " " + b,
          {"not a result of taillab-cli run", "/figures/slow_fraction: expected a number or null"}},
+        {path("undecided.json") + " " + b,
+         {"/checks/0/pass: expected true or false (null only beside a not_applicable or "
+          "inconclusive reason)"}},
         {a + " " + h, {"different labs", "lab 'fanout'", "lab 'hedge_idle'"}},
         {"labs/fanout labs/hedge-idle", {"lab 'fanout'", "lab 'hedge_idle'"}},
         {kFanout + " --b-set params.nope=1", {"B: " + runMessage.substr(0, runMessage.size() - 1)}},
