@@ -173,6 +173,16 @@ int cmdCompare(const std::vector<std::string>& args) {
                          "'; compare needs two runs of one lab"};
 
     checkOutputPath(o.outPath, "--out", {inputPath(argA), inputPath(argB)});
+    // A knob the side does not use changes nothing there: B would be A again. (--set and --seed,
+    // common to both sides, are noted once, on A's.)
+    if (a.isScenario())
+        noteUnusedOverrides("compare", *a.scenario, overrides(o.aSet), options(o.aSet, "--a-set"));
+    if (b.isScenario()) {
+        const bool commonNoted = a.isScenario();
+        noteUnusedOverrides("compare", *b.scenario, commonNoted ? o.bSet : overrides(o.bSet),
+                            commonNoted ? std::vector<std::string>(o.bSet.size(), "--b-set")
+                                        : options(o.bSet, "--b-set"));
+    }
     if (const int code = runScenarioInputs({&a, &b}, o.jobs, o.quiet); code != kExitOk) return code;
     const Comparison c =
         makeComparison(sideOf(a), *a.run, sideOf(b), *b.run, chosenCharts(o, *a.run, *b.run));

@@ -42,6 +42,7 @@ int cmdRun(const std::vector<std::string>& args) {
     }
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
     checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
+    noteUnusedOverrides("run", scenario, overrides);
     LabResult result;
     try {
         result = runScenario(scenario);

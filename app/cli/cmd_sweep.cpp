@@ -162,6 +162,31 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
     return points;
 }
 
+// Notes each --set and --vary whose knob the points do not use (KnobSpec::usedWhen: a hedge
+// delay while the delay is a percentile's): varied, it gives identical rows at those points.
+void noteUnusedKnobs(const SweepOptions& o, const std::vector<Point>& points) {
+    std::vector<std::pair<std::string, std::string>> given;  // option, its override
+    for (const std::string& set : o.overrides) given.emplace_back("--set", set);
+    for (const Vary& v : o.vary) given.emplace_back("--vary", v.path + "=");
+    for (const auto& [option, override] : given) {
+        std::size_t unused = 0;
+        std::string why;
+        for (const Point& p : points)
+            if (std::string w = unusedOverrideReason(p.scenario.params, override); !w.empty()) {
+                if (unused++ == 0) why = std::move(w);
+            }
+        if (unused == 0) continue;
+        const std::string name = option == "--vary" ? override.substr(0, override.size() - 1)
+                                                    : override;
+        std::cerr << "taillab-cli sweep: note: " << option << " " << name << " has no effect "
+                  << (unused == points.size()
+                          ? std::string("at any point")
+                          : "at " + std::to_string(unused) + " of " +
+                                std::to_string(points.size()) + " points")
+                  << ": " << why << "\n";
+    }
+}
+
 std::size_t passedChecks(const LabResult& r) {
     return static_cast<std::size_t>(
         std::count_if(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.passed(); }));
@@ -343,6 +368,7 @@ int cmdSweep(const std::vector<std::string>& args) {
     const SweepOptions o = parseSweepArguments(args);
     const std::vector<Point> points = buildPoints(o);
     checkOutputPath(o.outPath, "--out", {resolveScenarioPath(o.scenarioArg)});
+    noteUnusedKnobs(o, points);
     if (o.figures) checkFigureNames(*o.figures, points);
     const std::vector<Outcome> outcomes = runPoints(points, o.jobs, o.quiet);
 

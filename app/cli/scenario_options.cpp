@@ -148,6 +148,32 @@ void writeOutput(const std::string& text, const std::string& path) {
     }
 }
 
+std::string overriddenKnob(const std::string& override) {
+    constexpr std::string_view kParams = "params.";
+    if (!override.starts_with(kParams)) return "";
+    const std::size_t eq = override.find('=');
+    if (eq == std::string::npos) return "";
+    return override.substr(kParams.size(), eq - kParams.size());
+}
+
+std::string unusedOverrideReason(const Params& params, const std::string& override) {
+    const std::string key = overriddenKnob(override);
+    std::string why;
+    if (key.empty() || !params.spec(key) || params.used(key, &why)) return "";
+    return key + " is " + why;
+}
+
+void noteUnusedOverrides(const std::string& command, const Scenario& scenario,
+                         const std::vector<std::string>& overrides,
+                         const std::vector<std::string>& options) {
+    for (std::size_t i = 0; i < overrides.size(); ++i)
+        if (const std::string why = unusedOverrideReason(scenario.params, overrides[i]);
+            !why.empty())
+            std::cerr << "taillab-cli " << command << ": note: "
+                      << (i < options.size() ? options[i] : "--set") << " " << overrides[i]
+                      << " has no effect: " << why << "\n";
+}
+
 std::string failedCheckMessage(const Check& c) {
     std::ostringstream s;
     s << "check failed: " << c.name << ": simulated " << c.simulated << ", expected "

@@ -49,6 +49,20 @@ void checkOutputPath(const std::string& path, const std::string& flag = "--out",
 // Writes text to path atomically (io/atomic_file.h), or to stdout when path is "" or "-".
 void writeOutput(const std::string& text, const std::string& path);
 
+// The knob an override sets ("params.hedge_delay_ms=40" -> "hedge_delay_ms"); "" for one that
+// sets something else (the seed, a timeline event).
+std::string overriddenKnob(const std::string& override);
+// Why the knob `override` sets does nothing in a run with `params` ("hedge_delay_ms is not used
+// while Hedge mode is percentile"); "" when it is used, or the override is not a knob's.
+std::string unusedOverrideReason(const Params& params, const std::string& override);
+// Notes on stderr, as "taillab-cli COMMAND: note: --set params.k=v has no effect: ...", each
+// override in `overrides` whose knob the run does not use with the other knobs as they are: the
+// GUI greys such a knob out; a command line would otherwise take it without a word.
+// `options` names the option each override came from ("--b-set"; "--set" past its end).
+void noteUnusedOverrides(const std::string& command, const Scenario& scenario,
+                         const std::vector<std::string>& overrides,
+                         const std::vector<std::string>& options = {});
+
 // "check failed: NAME: simulated X, expected Y ± T [source]" (no newline).
 std::string failedCheckMessage(const Check& c);
 

@@ -97,6 +97,46 @@ TEST_F(Cli, RunWritesTheResultContract) {
     EXPECT_TRUE(sawUnbounded) << j.at("checks").dump();
 }
 
+// A knob the others leave unused (greyed out in the GUI) changes nothing: the command line says
+// so rather than take it without a word, for run, sweep and compare alike.
+TEST_F(Cli, AKnobThatHasNoEffectIsNoted) {
+    const std::string small = " --set params.requests=2000 --set params.calibration_samples=2000";
+    const auto run = runCli("run labs/hedge-idle --set params.hedge_delay_ms=40" + small +
+                            " --out " + path("r.json"));
+    EXPECT_EQ(run.exit_code, 0) << run.out;
+    EXPECT_NE(run.out.find("taillab-cli run: note: --set params.hedge_delay_ms=40 has no effect: "
+                           "hedge_delay_ms is not used while "),
+              std::string::npos)
+        << run.out;
+    EXPECT_EQ(run.out.find("params.requests=2000 has no effect"), std::string::npos) << run.out;
+    const auto fixed = runCli("run labs/hedge-idle --set params.hedge_mode=fixed --set "
+                              "params.hedge_delay_ms=40" + small + " --out " + path("f.json"));
+    EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
+    EXPECT_EQ(fixed.out.find("no effect"), std::string::npos) << "used in fixed mode: " << fixed.out;
+
+    const auto sweep = runCli("sweep labs/hedge-idle --vary params.hedge_delay_ms=15,40 --vary "
+                              "params.hedge_mode=fixed,percentile" + small + " --quiet --out " +
+                              path("s.csv"));
+    EXPECT_EQ(sweep.exit_code, 0) << sweep.out;
+    EXPECT_NE(sweep.out.find("taillab-cli sweep: note: --vary params.hedge_delay_ms has no effect "
+                             "at 2 of 4 points: hedge_delay_ms is not used while "),
+              std::string::npos)
+        << sweep.out;
+    const auto all = runCli("sweep labs/hedge-idle --vary params.hedge_delay_ms=15,40" + small +
+                            " --quiet --out " + path("a.csv"));
+    EXPECT_NE(all.out.find("--vary params.hedge_delay_ms has no effect at any point"),
+              std::string::npos)
+        << all.out;
+
+    const auto compare = runCli("compare labs/hedge-idle --b-set params.hedge_delay_ms=40" + small +
+                                " --quiet --series none");
+    EXPECT_EQ(compare.exit_code, 0) << compare.out;
+    EXPECT_NE(compare.out.find("taillab-cli compare: note: --b-set params.hedge_delay_ms=40 has "
+                               "no effect"),
+              std::string::npos)
+        << compare.out;
+}
+
 TEST_F(Cli, SameSeedSameBytesOtherSeedOtherResult) {
     ASSERT_EQ(runCli("run labs/fanout --seed 11 --out " + path("a.json")).exit_code, 0);
     ASSERT_EQ(runCli("run labs/fanout --seed 11 --out " + path("b.json")).exit_code, 0);
