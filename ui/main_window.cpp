@@ -722,7 +722,7 @@ bool MainWindow::addOverlay(const QString& path, LatencyUnit unit, QString* erro
     const QString overlaid = tr("Overlaid %1 on the percentile charts: %L2 values")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(added.count);
-    status_->showMessage(added.left_out.isEmpty() ? overlaid : overlaid + "; " + added.left_out);
+    status_->showLabsMessage(added.left_out.isEmpty() ? overlaid : overlaid + "; " + added.left_out);
     return true;
 }
 
@@ -742,7 +742,7 @@ void MainWindow::pinBaseline() {
     if (!latest_ || latest_->progress < 1.0 || latest_->cancelled) return;
     baseline_ = latest_;
     applyBaseline();
-    status_->showMessage(tr("Pinned %1 as the baseline").arg(QString::fromStdString(baseline_->scenario)));
+    status_->showLabsMessage(tr("Pinned %1 as the baseline").arg(QString::fromStdString(baseline_->scenario)));
 }
 
 void MainWindow::clearBaseline() {
@@ -822,7 +822,7 @@ void MainWindow::onRedraw(DirtyLevel level) {
         if (t.inconclusive > 0)
             // Some need a longer run, some no run length decides: each check's tooltip says which.
             message += tr("; inconclusive: this run cannot decide them (hover one for why)");
-        status_->showMessage(message);
+        status_->showLabsMessage(message);
     }
     emit resultDrawn(latest_);
 }
@@ -842,7 +842,7 @@ void MainWindow::reportProblem(const QString& title, const QString& detail) {
     }
     problemGeneration_ = controller_->generation();
     banner_->showMessage(MessageBanner::Kind::Error, title, text);
-    status_->showMessage(title);
+    status_->showLabsMessage(title);
     // Stale results stay readable but look it: washed-out charts, a greyed-out table.
     staleVeil_->setVisible(stale_);
     staleVeil_->raise();
@@ -997,7 +997,7 @@ bool MainWindow::saveScenarioAs(const QString& path, QString* error) {
     browser_->setCurrentEntry(entry && entry->error.empty() ? entry : nullptr);
     noteRecent(path);
     updateTitle();
-    status_->showMessage(tr("Saved the scenario as %1").arg(path));
+    status_->showLabsMessage(tr("Saved the scenario as %1").arg(path));
     return true;
 }
 

@@ -21,7 +21,8 @@ RunStatus::RunStatus(RunController* controller, QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 0, 6, 0);
     layout->setSpacing(10);
-    message_ = new QLabel(tr("Ready"), this);
+    labsMessage_ = tr("Ready");
+    message_ = new QLabel(labsMessage_, this);
     message_->setObjectName("runMessage");
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     progress_ = new QProgressBar(this);
@@ -56,7 +57,7 @@ RunStatus::RunStatus(RunController* controller, QWidget* parent)
     connect(ticker_, &QTimer::timeout, this, &RunStatus::tick);
     connect(cancel_, &QPushButton::clicked, this, [this] {
         controller_->cancel();
-        message_->setText(tr("Cancelling…"));
+        showLabsMessage(tr("Cancelling…"));
     });
     connect(controller, &RunController::started, this, &RunStatus::onStarted);
     connect(controller, &RunController::progressChanged, this,
@@ -75,14 +76,30 @@ RunStatus::RunStatus(RunController* controller, QWidget* parent)
 
 QString RunStatus::message() const { return message_->text(); }
 
-void RunStatus::showMessage(const QString& text) { message_->setText(text); }
+void RunStatus::showMessage(const QString& text) {
+    if (labsShown_) {
+        showLabsMessage(text);
+        return;
+    }
+    otherMessage_ = text;
+    updateReadout();
+}
+
+void RunStatus::showLabsMessage(const QString& text) {
+    labsMessage_ = text;
+    updateReadout();
+}
 
 void RunStatus::setLabsShown(bool shown) {
     labsShown_ = shown;
+    otherMessage_.clear();  // it was the tab's that has just gone
     updateReadout();
 }
 
 void RunStatus::updateReadout() {
+    const QString& text = labsShown_ ? labsMessage_ : otherMessage_;
+    message_->setText(text);
+    message_->setToolTip(text);
     const bool shown = labsShown_ && started_;
     progress_->setVisible(shown);
     time_->setVisible(shown);
@@ -90,9 +107,8 @@ void RunStatus::updateReadout() {
 }
 
 void RunStatus::onStarted() {
-    message_->setText(tr("Running…"));
     started_ = true;
-    updateReadout();
+    showLabsMessage(tr("Running…"));
     progress_->setValue(0);
     cancel_->setEnabled(true);
     time_->setText(seconds(0));
@@ -103,8 +119,7 @@ void RunStatus::onStopped(const QString& message, double s) {
     ticker_->stop();
     cancel_->setEnabled(false);
     if (message == tr("Finished")) progress_->setValue(progress_->maximum());
-    message_->setText(message);
-    message_->setToolTip(message);
+    showLabsMessage(message);
     time_->setText(seconds(s));
 }
 

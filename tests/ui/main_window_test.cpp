@@ -1039,6 +1039,34 @@ TEST(MainWindowTest, TheLabRunReadoutShowsOnlyWithTheLabs) {
     EXPECT_TRUE(cancel->isVisible());
 }
 
+// The status bar's message is the tab's in front: a gateway tab never reads "Ready" or the
+// labs' last run ("Finished"), even of a run that ends while it is in front; a message it shows
+// goes with it, and the labs' comes back with the labs.
+TEST(MainWindowTest, TheStatusMessageIsTheTabInFronts) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    EXPECT_EQ(window.runStatus()->message(), "Ready");
+    window.openGateway(std::nullopt, false);
+    EXPECT_EQ(window.runStatus()->message(), "") << "not the labs' \"Ready\"";
+    window.runStatus()->showMessage("Saved the run as x.json");
+    EXPECT_EQ(window.runStatus()->message(), "Saved the run as x.json");
+
+    auto* tabs = window.findChild<QTabWidget*>("mainTabs");
+    ASSERT_NE(tabs, nullptr);
+    tabs->setCurrentIndex(0);
+    EXPECT_EQ(window.runStatus()->message(), "Ready");
+    // A lab run that ends behind the gateway tab.
+    const quint64 generation = window.controller()->generation();
+    ASSERT_TRUE(window.openScenario("fanout"));
+    window.openGateway(std::nullopt, false);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    EXPECT_EQ(window.runStatus()->message(), "");
+    tabs->setCurrentIndex(0);
+    EXPECT_TRUE(window.runStatus()->message().startsWith("Finished"))
+        << window.runStatus()->message().toStdString();
+}
+
 TEST(MainWindowTest, NewerRequestWinsOverTheRunInFlight) {
     MainWindow window(scenarioDirectory());
     DrawnRecorder recorder(window);
