@@ -146,8 +146,23 @@ bool KnobEditor::isNumeric() const {
     return spec_.kind == KnobKind::Integer || spec_.kind == KnobKind::Real;
 }
 
-bool KnobEditor::logSlider() const {
-    return spec_.logScale && spec_.min > 0 && spec_.max > spec_.min;
+SliderScale sliderScaleFor(const KnobSpec& spec) {
+    const double span = spec.max - spec.min;
+    // The default in the first 5% of a linear slider: the values a run uses would crowd there.
+    const bool crowded = span > 0 && spec.defaultValue > spec.min &&
+                         (spec.defaultValue - spec.min) < 0.05 * span;
+    if ((spec.logScale || crowded) && span > 0) {
+        if (spec.min > 0) return SliderScale::Log;
+        if (spec.min == 0) return SliderScale::OffsetLog;
+    }
+    if (spec.kind == KnobKind::Integer && span <= KnobEditor::kSliderSteps)
+        return SliderScale::Direct;
+    return SliderScale::Linear;
+}
+
+double KnobEditor::offsetLogConstant() const {
+    const double span = spec_.max - spec_.min;
+    return spec_.step > 0 ? std::min(spec_.step, span / 100) : span / 1000;
 }
 
 void KnobEditor::buildNumeric() {
@@ -155,8 +170,8 @@ void KnobEditor::buildNumeric() {
     slider_ = new QSlider(Qt::Horizontal, this);
     slider_->setObjectName("knob_slider_" + key);
     slider_->setToolTip(QString::fromStdString(spec_.help));
-    const bool direct =
-        spec_.kind == KnobKind::Integer && !logSlider() && spec_.max - spec_.min <= kSliderSteps;
+    scale_ = sliderScaleFor(spec_);
+    const bool direct = scale_ == SliderScale::Direct;
     slider_->setRange(direct ? static_cast<int>(spec_.min) : 0,
                       direct ? static_cast<int>(spec_.max) : kSliderSteps);
     slider_->setPageStep(direct ? std::max(1, (slider_->maximum() - slider_->minimum()) / 10) : 50);
@@ -195,22 +210,36 @@ void KnobEditor::buildNumeric() {
 }
 
 int KnobEditor::sliderPosition(double value) const {
-    if (slider_->maximum() != kSliderSteps || slider_->minimum() != 0)
-        return static_cast<int>(std::lround(value));
+    if (scale_ == SliderScale::Direct) return static_cast<int>(std::lround(value));
+    const double span = spec_.max - spec_.min;
+    if (span <= 0) return 0;
     double t = 0;
-    if (logSlider()) {
-        t = std::log(value / spec_.min) / std::log(spec_.max / spec_.min);
-    } else if (spec_.max > spec_.min) {
-        t = (value - spec_.min) / (spec_.max - spec_.min);
+    switch (scale_) {
+        case SliderScale::Log:
+            t = std::log(value / spec_.min) / std::log(spec_.max / spec_.min);
+            break;
+        case SliderScale::OffsetLog: {
+            const double c = offsetLogConstant();
+            t = std::log1p(std::max(0.0, value - spec_.min) / c) / std::log1p(span / c);
+            break;
+        }
+        default:
+            t = (value - spec_.min) / span;
     }
     return static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * kSliderSteps));
 }
 
 double KnobEditor::sliderValue(int position) const {
-    if (slider_->maximum() != kSliderSteps || slider_->minimum() != 0) return position;
+    if (scale_ == SliderScale::Direct) return position;
     const double t = static_cast<double>(position) / kSliderSteps;
-    const double v = logSlider() ? spec_.min * std::pow(spec_.max / spec_.min, t)
-                                 : spec_.min + t * (spec_.max - spec_.min);
+    const double span = spec_.max - spec_.min;
+    double v = spec_.min + t * span;
+    if (scale_ == SliderScale::Log) {
+        v = spec_.min * std::pow(spec_.max / spec_.min, t);
+    } else if (scale_ == SliderScale::OffsetLog) {
+        const double c = offsetLogConstant();
+        v = spec_.min + c * std::expm1(t * std::log1p(span / c));
+    }
     return snap(v);
 }
 

@@ -158,6 +158,7 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                   "CPUs per region on provider B kept for failover: cold ones "
                                   "serve when a timeline event raises this (July's standby), warm "
                                   "ones as soon as a zone of the region fails its probes")
+                    .log()
                     .hidden()
                     .usedWhen("gateway_compute", {"on"}));
     k.push_back(KnobSpec::choice("standby", "Standby", {"cold (by hand)", "warm (automatic)"}, 0,
@@ -175,6 +176,7 @@ std::vector<KnobSpec> GatewaySim::knobs() {
                                "Time for the standby CPUs to come online, evenly one after "
                                "another (cold: minutes; warm: seed 000 takes over within 20 s)",
                                1)
+                    .log()
                     .usedWhen("gateway_compute", {"on"}));
     // Deadline.
     k.push_back(KnobSpec::real("deadline_ms", "Deadline", "ms", 50, 60000, 600,

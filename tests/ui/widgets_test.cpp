@@ -202,8 +202,64 @@ TEST(KnobPanelTest, ChoicesReadInWords) {
     for (int i = 0; i < cancel->count(); ++i) EXPECT_FALSE(cancel->itemText(i).contains('_'));
 }
 
+// A slider shows where its value lies among the values runs use, for every knob of every
+// scenario: "Stall at 30 s" (of a range up to 3,600 s) does not sit at the far left, nor does
+// the HdrHistogram example's 100 s, nor July's 15 standby CPUs (of up to 4,096). A value
+// strictly inside the range sits visibly inside the slider, at neither end.
+TEST(KnobEditorTest, EveryScenarioValueSitsVisiblyOnItsSlider) {
+    const LabCatalog catalog(scenarioDirectory());
+    int checked = 0;
+    for (const CatalogLab& lab : catalog.labs())
+        for (const CatalogEntry& entry : lab.entries) {
+            if (!entry.error.empty()) continue;
+            const Params& params = entry.scenario.params;
+            for (const KnobSpec& spec : params.specs()) {
+                if (spec.kind != KnobKind::Real && spec.kind != KnobKind::Integer) continue;
+                const double v = params.real(spec.key);
+                if (v <= spec.min || v >= spec.max) continue;
+                const KnobEditor editor(spec, v);
+                const QSlider* s = editor.slider();
+                const double t = double(s->value() - s->minimum()) / (s->maximum() - s->minimum());
+                EXPECT_GE(t, 0.02) << entry.scenario.name << " " << spec.key << " = " << v;
+                EXPECT_LE(t, 0.99) << entry.scenario.name << " " << spec.key << " = " << v;
+                ++checked;
+            }
+        }
+    EXPECT_GT(checked, 100);
+}
+
+// A knob from 0 whose values crowd its range's start moves on log(1 + value / c): both ends
+// stay reachable, a slider position gives back the value it shows, and the spin box follows.
+TEST(KnobEditorTest, AKnobFromZeroWithCrowdedValuesMovesInLogSpace) {
+    const KnobSpec spec = KnobSpec::real("stall_at_s", "Stall at", "s", 0, 3600, 30, "when");
+    KnobEditor editor(spec, 30);
+    EXPECT_EQ(editor.sliderScale(), SliderScale::OffsetLog);
+    const int at30 = editor.slider()->value();
+    editor.setValue(100);
+    EXPECT_GT(editor.slider()->value(), at30);
+    EXPECT_GT(at30, KnobEditor::kSliderSteps / 5);
+    editor.slider()->setValue(0);
+    EXPECT_EQ(editor.value(), 0);
+    editor.slider()->setValue(KnobEditor::kSliderSteps);
+    EXPECT_EQ(editor.value(), 3600);
+    editor.slider()->setValue(400);
+    const double v = editor.value();
+    EXPECT_GT(v, 0);
+    EXPECT_LT(v, 3600);
+    editor.setValue(v);
+    EXPECT_EQ(editor.slider()->value(), 400);
+    // A knob that asks for a log scale from 0 gets one, not a linear slider.
+    const KnobSpec delay =
+        KnobSpec::real("hedge_delay_ms", "Fixed hedge delay", "ms", 0, 10000, 20, "delay").log();
+    EXPECT_EQ(KnobEditor(delay, 20).sliderScale(), SliderScale::OffsetLog);
+    // A knob whose values spread over its range stays linear, an integer one direct.
+    const KnobSpec share = KnobSpec::real("s", "Share", "fraction", 0, 1, 0.5, "share", 0.01);
+    EXPECT_EQ(sliderScaleFor(share), SliderScale::Linear);
+    EXPECT_EQ(sliderScaleFor(KnobSpec::integer("n", "N", "", 0, 32, 2, "n")), SliderScale::Direct);
+}
+
 TEST(KnobEditorTest, IntegerSpinBoxDrivesTheSlider) {
-    const KnobSpec spec = KnobSpec::integer("n", "Backends", "backends", 1, 200, 10, "fan-out");
+    const KnobSpec spec = KnobSpec::integer("n", "Backends", "backends", 1, 200, 50, "fan-out");
     KnobEditor editor(spec, 10);
     auto* spin = editor.findChild<QSpinBox*>("knob_spin_n");
     ASSERT_NE(spin, nullptr);
