@@ -22,7 +22,8 @@
 // --screenshot or --export it first runs, as fast as it goes, to --until (simulated time since
 // the run started: 90m, 36h, 2d; a bare number is hours; default 36h), and with --sweep also runs
 // the hedge-delay sweep and shows its tab; --export writes the chart named by --chart (default
-// gateway_percentiles).
+// gateway_percentiles, or with --sweep the sweep's, gateway_hedge_sweep; an unknown id is
+// refused with the list of ids, which --help gives too).
 //
 // --incident opens the Incidents tab with SCENARIO as run A (default: incidents/july-v3 against
 // incidents/july-v4 when they exist, else gateway/day-eu-atlas-slow) and, with --compare, B (or
@@ -51,6 +52,7 @@
 #include <optional>
 
 #include "export_actions.h"
+#include "gateway/gateway_charts.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
 #include "gateway/live_view.h"
@@ -68,6 +70,20 @@ constexpr int kSettleMs = 250;  // lets queued replots and layouts finish before
 std::string scenarioDirectory() {
     if (const char* env = std::getenv("TAILLAB_SCENARIOS"); env && *env) return env;
     return TAILLAB_SCENARIO_DIR;
+}
+
+// --size, when given: a window grabbed at another size says so.
+std::optional<QSize> gRequestedSize;
+
+// Saves a grab of the window as PNG. The window is never smaller than its layout allows (which
+// grows as its charts fill): when that overrode --size, says so on stderr rather than quietly
+// save a window of another size.
+bool saveWindow(QWidget& window, const QString& path) {
+    if (gRequestedSize && window.size() != *gRequestedSize)
+        std::fprintf(stderr, "taillab: --size %dx%d is smaller than the window can be; it is %dx%d\n",
+                     gRequestedSize->width(), gRequestedSize->height(), window.width(),
+                     window.height());
+    return window.grab().save(path, "PNG");
 }
 
 // After the first complete result is drawn (and layouts settle), runs `action` and exits with
@@ -149,11 +165,19 @@ std::optional<taillab::ui::ExportFormat> formatFor(const QString& path) {
     return std::nullopt;
 }
 
+// The gateway's chart ids, for --chart: "gateway_percentiles, gateway_latency_nines, ...".
+std::string chartIdList() {
+    std::string out;
+    for (const std::string& id : taillab::ui::gateway_charts::chartIds())
+        out += (out.empty() ? "" : ", ") + id;
+    return out;
+}
+
 struct GatewayArgs {
     QStringList positional;
     QString until;
     bool sweep = false;
-    QString chart;
+    QString chart;       // "" when not asked for: the sweep's chart with --sweep, else the percentiles
     QString screenshot;  // "" when not asked for
     QString exportTo;
 };
@@ -175,22 +199,40 @@ int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
             return 2;
         }
     }
+    // Past the run's end the run would quietly stop at it: refused, as --incident refuses it.
+    const int days = spec.params.spec("days") ? static_cast<int>(spec.params.real("days")) : 7;
+    if (*untilS > days * 86400.0) {
+        std::fprintf(stderr,
+                     "taillab: --until %s is past the end of the run, which covers %d day%s (%dh)\n",
+                     qPrintable(a.until), days, days == 1 ? "" : "s", days * 24);
+        return 2;
+    }
     const bool scripted = !a.screenshot.isEmpty() || !a.exportTo.isEmpty();
     std::optional<taillab::ui::ExportFormat> format;
     if (!a.exportTo.isEmpty() && !(format = formatFor(a.exportTo))) {
         std::fprintf(stderr, "taillab: --export needs a .png, .svg, .pdf, .csv or .json file\n");
         return 2;
     }
-    const std::string chartId = a.chart.toStdString();
-    taillab::ui::GatewayView* view = window.openGateway(spec, !scripted);
-    if (!a.exportTo.isEmpty() && !view->chartView(chartId)) {
-        std::fprintf(stderr, "taillab: no gateway chart '%s'\n", chartId.c_str());
+    namespace charts = taillab::ui::gateway_charts;
+    const std::string chartId = !a.chart.isEmpty() ? a.chart.toStdString()
+                                : a.sweep          ? std::string(charts::kSweep)
+                                                   : std::string(charts::kPercentiles);
+    const std::vector<std::string> ids = charts::chartIds();
+    if (std::find(ids.begin(), ids.end(), chartId) == ids.end()) {
+        std::fprintf(stderr, "taillab: no gateway chart '%s'; the charts: %s\n", chartId.c_str(),
+                     chartIdList().c_str());
         return 2;
     }
+    if (chartId == charts::kSweep && !a.exportTo.isEmpty() && !a.sweep) {
+        std::fprintf(stderr, "taillab: --chart %s is drawn by the sweep: add --sweep\n",
+                     chartId.c_str());
+        return 2;
+    }
+    taillab::ui::GatewayView* view = window.openGateway(spec, !scripted);
     if (!a.screenshot.isEmpty()) {
         const QString path = a.screenshot;
         armGateway(*view, *untilS, a.sweep, [&window, path] {
-            if (window.grab().save(path, "PNG")) return true;
+            if (saveWindow(window, path)) return true;
             std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(path));
             return false;
         });
@@ -327,7 +369,7 @@ int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
                 board->tabs()->setCurrentIndex(1);
             };
         armSeek(*board, *untilS, [&window, board, shot, out] {
-            if (!shot.isEmpty() && !window.grab().save(shot, "PNG")) {
+            if (!shot.isEmpty() && !saveWindow(window, shot)) {
                 std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(shot));
                 return false;
             }
@@ -382,7 +424,7 @@ int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, c
             return 2;
         }
         QTimer::singleShot(static_cast<int>(*seconds * 1000), &window, [&window, screenshot] {
-            const bool saved = window.grab().save(screenshot, "PNG");
+            const bool saved = saveWindow(window, screenshot);
             if (!saved) std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(screenshot));
             QApplication::exit(saved ? 0 : 1);
         });
@@ -423,8 +465,12 @@ int main(int argc, char** argv) {
                                    "TIME", "36h");
     const QCommandLineOption sweep("sweep", "With --gateway and --screenshot/--export: also run "
                                             "the hedge-delay sweep and show it.");
-    const QCommandLineOption chart("chart", "With --gateway --export: the chart to write.", "ID",
-                                   "gateway_percentiles");
+    const QCommandLineOption chart(
+        "chart",
+        QString::fromStdString("With --gateway --export: the chart to write, one of " +
+                               chartIdList() +
+                               " (default gateway_percentiles; with --sweep gateway_hedge_sweep)."),
+        "ID");
     parser.addOption(screenshot);
     parser.addOption(exportTo);
     parser.addOption(size);
@@ -476,6 +522,7 @@ int main(int argc, char** argv) {
         }
         requestedSize = QSize(m.captured(1).toInt(), m.captured(2).toInt());
         window.resize(*requestedSize);
+        gRequestedSize = requestedSize;
     }
     std::optional<taillab::ui::Theme> requestedTheme;
     if (parser.isSet(theme)) {
@@ -514,14 +561,15 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(gateway)) {
         return runGateway(window, {parser.positionalArguments(), parser.value(until),
-                                   parser.isSet(sweep), parser.value(chart),
+                                   parser.isSet(sweep),
+                                   parser.isSet(chart) ? parser.value(chart) : QString(),
                                    parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
                                    parser.isSet(exportTo) ? parser.value(exportTo) : QString()});
     }
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);
         armFirstResult(window, [&window, path] {
-            if (window.grab().save(path, "PNG")) return true;
+            if (saveWindow(window, path)) return true;
             std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(path));
             return false;
         });

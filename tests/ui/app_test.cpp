@@ -2,6 +2,7 @@
 // exit, and bad arguments are refused with exit code 2.
 #include <gtest/gtest.h>
 
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QtSvg/QSvgRenderer>
@@ -64,6 +65,52 @@ TEST(AppTest, BadArgumentsAreRefused) {
     r = runApp({"fanout", "--theme", "sepia", "--screenshot", dir.filePath("x.png")});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_TRUE(r.errors.contains("--theme expects system, light or dark, not 'sepia'"))
+        << r.errors.toStdString();
+}
+
+// A gateway chart id that does not exist is refused with the ids that do, as --help lists them;
+// the sweep's chart needs the sweep.
+TEST(AppTest, AnUnknownGatewayChartIsRefusedWithTheValidIds) {
+    QTemporaryDir dir;
+    AppRun r = runApp({"--gateway", "--until", "1h", "--chart", "nosuchchart", "--export",
+                       dir.filePath("x.csv")});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("no gateway chart 'nosuchchart'; the charts: gateway_percentiles, "))
+        << r.errors.toStdString();
+    EXPECT_TRUE(r.errors.contains("gateway_hedge_sweep")) << r.errors.toStdString();
+    r = runApp({"--gateway", "--until", "1h", "--chart", "gateway_hedge_sweep", "--export",
+                dir.filePath("x.csv")});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("add --sweep")) << r.errors.toStdString();
+    QProcess help;
+    help.start(TAILLAB_GUI_PATH, {"--help"});
+    ASSERT_TRUE(help.waitForFinished(60000));
+    const QString text = QString::fromUtf8(help.readAllStandardOutput());
+    EXPECT_TRUE(text.contains("gateway_hedge_sweep")) << text.toStdString();
+}
+
+// --until past the end of the gateway run is refused (as --incident refuses it, and --pick past
+// --until), not quietly cut to the run's end.
+TEST(AppTest, AGatewayRunIsNotRunPastItsEnd) {
+    QTemporaryDir dir;
+    const AppRun r = runApp({"--gateway", "--until", "30d", "--screenshot", dir.filePath("x.png")});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("--until 30d is past the end of the run, which covers 7 days"))
+        << r.errors.toStdString();
+    EXPECT_FALSE(QFileInfo::exists(dir.filePath("x.png")));
+}
+
+// A --size smaller than the window can be is said on stderr, with the size used.
+TEST(AppTest, ASizeBelowTheWindowsMinimumIsReported) {
+    QTemporaryDir dir;
+    const QString png = dir.filePath("shot.png");
+    const AppRun r = runApp({"averaging_percentiles", "--screenshot", png, "--size", "10x10"});
+    ASSERT_EQ(r.exitCode, 0) << r.errors.toStdString();
+    EXPECT_TRUE(r.errors.contains("--size 10x10 is smaller than the window can be"))
+        << r.errors.toStdString();
+    const QImage image(png);
+    ASSERT_FALSE(image.isNull());
+    EXPECT_TRUE(r.errors.contains(QString("it is %1x%2").arg(image.width()).arg(image.height())))
         << r.errors.toStdString();
 }
 
