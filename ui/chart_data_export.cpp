@@ -54,12 +54,17 @@ std::string exportCaption(const std::string& scenario, std::uint64_t seed,
            std::to_string(seed) + " · " + knobs + " · TailLab " + version;
 }
 
+std::string exportedXLabel(const Chart& chart) {
+    if (chart.kind == ChartKind::Percentile) return "Quantile (0 to 1; 0.99 is p99)";
+    return chart.x_label;
+}
+
 std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations,
                        const std::string& caption) {
     std::string out;
     if (!caption.empty()) {
         out += "# " + caption + "\n";
-        out += "# " + chart.title + "; x: " + chart.x_label + "; y: " + chart.y_label + "\n";
+        out += "# " + chart.title + "; x: " + exportedXLabel(chart) + "; y: " + chart.y_label + "\n";
     }
     out += "series,role,x,y\n";
     bool first = true;
@@ -91,6 +96,7 @@ nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
     }
     nlohmann::ordered_json fields = toJson(chart);  // alive for the loop: items() is a view
     for (auto& [key, value] : fields.items()) j[key] = std::move(value);
+    if (j.contains("x_label")) j["x_label"] = exportedXLabel(chart);
     if (!annotations.empty()) j["annotations"] = toJson(annotations);
     return j;
 }

@@ -12,6 +12,10 @@
 
 namespace taillab::ui {
 
+// The x axis's label as the data holds x. A percentile chart's x is the quantile, 0.99 for
+// p99, which its axis reads in percent ("99%" under "Percentile"): CSV and JSON label it
+// "Quantile (0 to 1; 0.99 is p99)", so a number is never called a percentile it is not.
+std::string exportedXLabel(const Chart& chart);
 // `caption` (exportCaption), when given, opens the file as '#' comment lines, with the axes and
 // their units; readers skip lines that start with '#'.
 std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations = {},

@@ -119,7 +119,7 @@ TEST_F(ExportTest, CsvReadsBackAsTheChartsSeries) {
               std::string::npos)
         << line;
     ASSERT_TRUE(std::getline(in, line));
-    EXPECT_NE(line.find("x: " + chart.x_label), std::string::npos) << line;
+    EXPECT_NE(line.find("x: " + exportedXLabel(chart)), std::string::npos) << line;
     EXPECT_NE(line.find("y: " + chart.y_label), std::string::npos) << line;
     ASSERT_TRUE(std::getline(in, line));
     EXPECT_EQ(line, "series,role,x,y");
@@ -164,6 +164,26 @@ TEST_F(ExportTest, SuggestedNamesCarryScenarioAndChart) {
     const QString name = window_->exportActions()->suggestedName(ExportFormat::Png);
     EXPECT_TRUE(name.endsWith(".png"));
     EXPECT_TRUE(name.contains(QString::fromStdString(window_->chartArea()->currentChart()->id)));
+}
+
+// A percentile chart holds x as the quantile (0.99 for p99): its CSV and JSON say so, where the
+// axis reads the same x in percent under "Percentile"; other charts keep their axis's label.
+TEST(ChartDataExport, APercentileChartsXIsLabelledAsTheQuantileItHolds) {
+    Chart c;
+    c.kind = ChartKind::Percentile;
+    c.title = "Latency distribution";
+    c.x_label = "Percentile";
+    c.y_label = "Latency (ms)";
+    c.series.push_back(Series{"simulated", SeriesRole::Simulated, {0, 0.99, 0.99999}, {1, 2, 3}});
+    const std::string csv = chartToCsv(c, {}, "caption");
+    EXPECT_NE(csv.find("; x: Quantile (0 to 1; 0.99 is p99); y: Latency (ms)\n"), std::string::npos)
+        << csv;
+    EXPECT_EQ(csv.find("x: Percentile"), std::string::npos) << csv;
+    EXPECT_EQ(chartToJson(c, nullptr)["x_label"], "Quantile (0 to 1; 0.99 is p99)");
+    c.kind = ChartKind::XY;
+    c.x_label = "Backends per request (N)";
+    EXPECT_NE(chartToCsv(c, {}, "caption").find("; x: Backends per request (N);"), std::string::npos);
+    EXPECT_EQ(chartToJson(c, nullptr)["x_label"], "Backends per request (N)");
 }
 
 TEST(ChartDataExport, CsvQuotesNamesWithCommasAndQuotes) {
