@@ -48,9 +48,18 @@ bool inPercent(const KnobSpec& s) {
 
 double displayScale(const KnobSpec& s) { return inPercent(s) ? 100.0 : 1.0; }
 
-QString suffixFor(const KnobSpec& s) {
+// The unit after a value: a share in percent; "x" as the multiplication sign the other factors
+// use ("1.85 ×" beside "1.0 ×"); a count of one in the singular ("1 day", "1 retry").
+QString suffixFor(const KnobSpec& s, double value) {
     if (inPercent(s)) return " %" + QString::fromStdString(s.unit.substr(8));
-    return s.unit.empty() ? QString() : " " + QString::fromStdString(s.unit);
+    if (s.unit.empty()) return {};
+    QString unit = QString::fromStdString(s.unit);
+    if (unit == "x") unit = QStringLiteral("×");
+    if (s.kind == KnobKind::Integer && value == 1 && unit.size() > 2 && !unit.contains(' ')) {
+        if (unit.endsWith("ies")) unit = unit.chopped(3) + "y";
+        else if (unit.endsWith('s') && !unit.endsWith("ss")) unit.chop(1);
+    }
+    return " " + unit;
 }
 
 // The spin box's digits: the value's own, or as many more (up to 8) as it takes to show it
@@ -91,6 +100,10 @@ class WheelOnlyWithFocus : public QObject {
 };
 
 }  // namespace
+
+QString knobValueText(const KnobSpec& spec, double value) {
+    return QString::number(value * displayScale(spec), 'g', 6) + suffixFor(spec, value);
+}
 
 void takeWheelOnlyWithFocus(QWidget* control) {
     control->setFocusPolicy(Qt::StrongFocus);  // not WheelFocus: a wheel never gives focus
@@ -183,7 +196,7 @@ void KnobEditor::buildNumeric() {
     if (intSpin) {
         auto* spin = new QSpinBox(this);
         spin->setRange(static_cast<int>(spec_.min), static_cast<int>(spec_.max));
-        spin->setSuffix(suffixFor(spec_));
+        spin->setSuffix(suffixFor(spec_, value_));
         spin->setGroupSeparatorShown(spec_.max >= 10000);
         connect(spin, &QSpinBox::valueChanged, this, [this](int v) { userSet(v); });
         spin_ = spin;
@@ -193,7 +206,7 @@ void KnobEditor::buildNumeric() {
         spin->setDecimals(shownDecimals(spec_, value_));
         spin->setRange(spec_.min * scale, spec_.max * scale);
         spin->setSingleStep((spec_.step > 0 ? spec_.step : (spec_.max - spec_.min) / 100) * scale);
-        spin->setSuffix(suffixFor(spec_));
+        spin->setSuffix(suffixFor(spec_, value_));
         spin->setGroupSeparatorShown(spec_.max * scale >= 10000);
         connect(spin, &QDoubleSpinBox::valueChanged, this,
                 [this, scale](double v) { userSet(v / scale); });
@@ -287,6 +300,7 @@ void KnobEditor::syncWidgets() {
     }
     if (auto* spin = qobject_cast<QSpinBox*>(spin_)) {
         const QSignalBlocker block(spin);
+        spin->setSuffix(suffixFor(spec_, value_));
         spin->setValue(static_cast<int>(std::lround(value_)));
     } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(spin_)) {
         // The digits follow the value: one set from outside (a scenario, a timeline's change)

@@ -1,7 +1,7 @@
 // The editor of one knob, built from its KnobSpec: a slider beside a spin box (unit as suffix)
-// for numbers, a combo box for choices, a check box for
-// booleans. The tooltip is the knob's help line. Emits valueChanged on every user edit. A mouse
-// wheel edits a knob only when that knob has focus; otherwise it scrolls the panel.
+// for numbers, a combo box for choices, a check box for booleans. The tooltip is the knob's help
+// line. Emits valueChanged on every user edit. A mouse wheel edits a knob only when that knob
+// has focus; otherwise it scrolls the panel.
 //
 // The slider's scale (SliderScale) puts the values a knob takes where the eye can see them. A
 // knob's range is what validation allows, often far wider than what a run uses (a stall "at"
@@ -36,6 +36,9 @@ enum class SliderScale {
 
 // The scale a numeric knob's slider moves on (see the comment at the top).
 SliderScale sliderScaleFor(const KnobSpec& spec);
+
+// A number knob's value as its editor shows it, unit included: "1 day", "1.85 ×", "1 %".
+QString knobValueText(const KnobSpec& spec, double value);
 
 class KnobEditor : public QWidget {
     Q_OBJECT

@@ -85,8 +85,7 @@ QString formatValue(const KnobSpec& spec, double value) {
         return i < spec.choices.size() ? QString::fromStdString(spec.choices[i]) : QString();
     }
     if (spec.kind == KnobKind::Boolean) return value != 0 ? QObject::tr("on") : QObject::tr("off");
-    return QString::number(value, 'g', 6) +
-           (spec.unit.empty() ? QString() : " " + QString::fromStdString(spec.unit));
+    return knobValueText(spec, value);
 }
 
 }  // namespace

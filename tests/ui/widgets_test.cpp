@@ -258,6 +258,21 @@ TEST(KnobEditorTest, AKnobFromZeroWithCrowdedValuesMovesInLogSpace) {
     EXPECT_EQ(sliderScaleFor(KnobSpec::integer("n", "N", "", 0, 32, 2, "n")), SliderScale::Direct);
 }
 
+// Units read as words: "1 day" and "7 days", "1 retry"; a factor takes the multiplication sign
+// every other factor shows ("1.85 ×", not "1.85 x").
+TEST(KnobEditorTest, UnitsReadInTheSingularForOneAndFactorsWithTheTimesSign) {
+    KnobEditor days(KnobSpec::integer("days", "Days simulated", "days", 1, 7, 7, "days"), 1);
+    auto* daySpin = days.findChild<QSpinBox*>("knob_spin_days");
+    ASSERT_NE(daySpin, nullptr);
+    EXPECT_EQ(daySpin->text(), "1 day");
+    days.setValue(7);
+    EXPECT_EQ(daySpin->text(), "7 days");
+    KnobEditor retries(KnobSpec::integer("r", "Retries", "retries", 0, 3, 1, "r"), 1);
+    EXPECT_EQ(retries.findChild<QSpinBox*>("knob_spin_r")->suffix(), " retry");
+    KnobEditor skew(KnobSpec::real("skew", "Demand skew", "x", 0, 3, 1.85, "skew", 0.05), 1.85);
+    EXPECT_EQ(skew.findChild<QDoubleSpinBox*>("knob_spin_skew")->text(), "1.85 ×");
+}
+
 TEST(KnobEditorTest, IntegerSpinBoxDrivesTheSlider) {
     const KnobSpec spec = KnobSpec::integer("n", "Backends", "backends", 1, 200, 50, "fan-out");
     KnobEditor editor(spec, 10);
