@@ -106,11 +106,26 @@ QStringList StagePathWidget::drawnLines(int stage) const {
                      ? compact[k]
                      : fm.elidedText(compact[k], Qt::ElideRight, width);
     }
-    constexpr int kGap = 8;  // between the name and the budget
-    const int nameWidth = boldMetrics.horizontalAdvance(full[0]) + kGap;
-    if (nameWidth + fm.horizontalAdvance(full[3]) > width)
+    const int nameWidth = boldMetrics.horizontalAdvance(full[0]) + kBudgetGap;
+    if (!longBudgetsFit())
         out[3] = nameWidth + fm.horizontalAdvance(compact[3]) <= width ? compact[3] : QString();
     return out;
+}
+
+// The budgets read alike on every card: "budget 8.00 ms" only where every card has room for it
+// beside its name, else "≤ 8.00 ms" on all, not one form on the short names and the other on
+// the long.
+bool StagePathWidget::longBudgetsFit() const {
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics fm = fontMetrics(), boldMetrics(bold);
+    for (int stage = 0; stage < kStages; ++stage) {
+        const QStringList full = stageLines(stage);
+        if (boldMetrics.horizontalAdvance(full[0]) + kBudgetGap + fm.horizontalAdvance(full[3]) >
+            textWidth(stage))
+            return false;
+    }
+    return true;
 }
 
 void StagePathWidget::setMeasured(bool measured) {

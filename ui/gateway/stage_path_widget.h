@@ -26,7 +26,8 @@ class StagePathWidget : public QWidget {
     QStringList compactLines(int stage) const;
     // The lines as drawn in the card of `stage` at the current width: each long line that does
     // not fit is replaced by its compact form (and elided only if even that is too wide); the
-    // budget is left out when it would touch the stage name.
+    // budget is left out when it would touch the stage name, and takes its compact form on
+    // every card when one card has no room for the long one.
     QStringList drawnLines(int stage) const;
     // The width the lines of a card have, in pixels.
     int textWidth(int stage) const;
@@ -36,6 +37,8 @@ class StagePathWidget : public QWidget {
     bool event(QEvent* event) override;
 
   private:
+    static constexpr int kBudgetGap = 8;  // between a card's name and its budget
+    bool longBudgetsFit() const;
     QRectF boxRect(int stage) const;
     int captionHeight() const;
 
