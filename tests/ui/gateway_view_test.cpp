@@ -292,6 +292,8 @@ TEST_F(GatewayViewTest, HedgeSweepRunsOffTheUiThreadBesideThePublishedPoints) {
     EXPECT_TRUE(sweep->running());
     ASSERT_TRUE(done.wait(kGatewayTimeoutMs)) << "the sweep did not finish";
     EXPECT_FALSE(done.first().first().toBool()) << "cancelled";
+    const QString status = sweep->findChild<QLabel*>("gatewaySweepStatus")->text();
+    EXPECT_TRUE(status.contains("a full run of 1 simulated day with")) << status.toStdString();
     ASSERT_EQ(sweep->points().size(), 2u);
     for (const auto& p : sweep->points()) {
         EXPECT_GT(p.p99_ms, 0);
@@ -302,6 +304,19 @@ TEST_F(GatewayViewTest, HedgeSweepRunsOffTheUiThreadBesideThePublishedPoints) {
     EXPECT_EQ(drawn[0].x.size(), 2);
     EXPECT_GE(sweep->chart()->labelCount(), 1 + 6);  // coinciding points share a label
     EXPECT_LE(sweep->chart()->labelCount(), 2 + 6);
+}
+
+// The sweep's delays field shows every delay the chart will draw, from the first, at 1280x720
+// (it used to show its end: "350, 420, 500, 600" of six).
+TEST_F(GatewayViewTest, TheSweepsDelaysFieldShowsEveryDelayAt1280x720) {
+    window_->resize(1280, 720);
+    view_->showSweepTab(true);
+    QApplication::processEvents();
+    EXPECT_EQ(window_->size(), QSize(1280, 720)) << "the sweep's controls fit the width";
+    QLineEdit* delays = view_->sweepPanel()->delaysEdit();
+    EXPECT_EQ(delays->cursorPosition(), 0);
+    EXPECT_GE(delays->width() - 10, delays->fontMetrics().horizontalAdvance(delays->text()))
+        << delays->text().toStdString();
 }
 
 TEST_F(GatewayViewTest, EveryChartExportsPngAndCsv) {

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -43,6 +44,12 @@ std::vector<QString> delayLabels(std::vector<SweepPoint> points) {
     return out;
 }
 
+// "1 simulated day", "3 simulated days".
+QString simulatedDays(int days) {
+    return days == 1 ? SweepPanel::tr("1 simulated day")
+                     : SweepPanel::tr("%1 simulated days").arg(days);
+}
+
 }  // namespace
 
 SweepPanel::SweepPanel(std::function<std::pair<Params, std::uint64_t>()> currentParams,
@@ -57,6 +64,11 @@ SweepPanel::SweepPanel(std::function<std::pair<Params, std::uint64_t>()> current
     auto* delaysLabel = new QLabel(tr("Fixed hedge delays (ms)"), this);
     delays_ = new QLineEdit("150, 250, 350, 420, 500, 600", this);
     delays_->setObjectName("gatewaySweepDelays");
+    // Every default delay in view, the first ones too: a field narrower than its text shows its
+    // end (the cursor's), and "350, 420, 500, 600" hid two of the six points the chart draws.
+    delays_->setCursorPosition(0);
+    delays_->setMinimumWidth(delays_->fontMetrics().horizontalAdvance(delays_->text() + "  ") +
+                             delays_->sizeHint().height());
     delays_->setToolTip(tr("One full run per delay, hedge mode 'fixed'; comma-separated, in ms"));
     delaysLabel->setBuddy(delays_);
     auto* daysLabel = new QLabel(tr("Simulated days per point"), this);
@@ -82,6 +94,7 @@ SweepPanel::SweepPanel(std::function<std::pair<Params, std::uint64_t>()> current
     progress_->setRange(0, 1);
     progress_->setValue(0);
     status_ = new QLabel(this);
+    status_->setObjectName("gatewaySweepStatus");
     status_->setWordWrap(true);
     controls->addWidget(delaysLabel, 0, 0);
     controls->addWidget(delays_, 0, 1);
@@ -90,11 +103,14 @@ SweepPanel::SweepPanel(std::function<std::pair<Params, std::uint64_t>()> current
     controls->addWidget(shadow_, 0, 4);
     controls->addWidget(run_, 0, 5);
     controls->addWidget(cancel_, 0, 6);
-    controls->addWidget(progress_, 0, 7);
-    controls->setColumnStretch(1, 2);
-    controls->setColumnStretch(7, 1);
+    controls->setColumnStretch(1, 1);
     layout->addLayout(controls);
-    layout->addWidget(status_);
+    // The progress sits beside the status line, leaving the controls' row the room to show every
+    // delay at 1280 px.
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(status_, 1);
+    statusRow->addWidget(progress_);
+    layout->addLayout(statusRow);
 
     chart_ = new SweepChart(this);
     chart_->setObjectName("gatewaySweepChart");
@@ -117,10 +133,10 @@ SweepPanel::SweepPanel(std::function<std::pair<Params, std::uint64_t>()> current
                                  .arg(simulated_.size())
                                  .arg(running_.size()));
         else if (!cancelled)
-            status_->setText(tr("Done: %1 points, each a full run of %2 simulated day(s) with "
-                                "%3 and hedge mode 'fixed'.")
+            status_->setText(tr("Done: %1 points, each a full run of %2 with %3 and hedge "
+                                "mode 'fixed'.")
                                  .arg(simulated_.size())
-                                 .arg(days_->value())
+                                 .arg(simulatedDays(days_->value()))
                                  .arg(shadow_->isChecked() ? tr("the shadow test's settings")
                                                            : tr("the current knobs")));
         emit finished(cancelled);
@@ -169,11 +185,10 @@ bool SweepPanel::run() {
     run_->setEnabled(false);
     cancel_->setEnabled(true);
     runner_->start(params, seed, delays, days_->value());
-    status_->setText(tr("Running %1 points on %2 threads, each a full run of %3 simulated "
-                        "day(s)…")
+    status_->setText(tr("Running %1 points on %2 threads, each a full run of %3…")
                          .arg(delays.size())
                          .arg(runner_->threadCount())
-                         .arg(days_->value()));
+                         .arg(simulatedDays(days_->value())));
     redraw();
     return true;
 }
