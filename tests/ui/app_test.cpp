@@ -89,6 +89,20 @@ TEST(AppTest, AnUnknownGatewayChartIsRefusedWithTheValidIds) {
     EXPECT_TRUE(text.contains("gateway_hedge_sweep")) << text.toStdString();
 }
 
+// With --sweep, --export writes the sweep's chart (it used to write the percentiles, byte for
+// byte what the export without --sweep wrote).
+TEST(AppTest, TheGatewaySweepExportsItsOwnChart) {
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("sweep.csv");
+    const AppRun r = runApp({"--gateway", "--until", "1h", "--sweep", "--export", csv});
+    ASSERT_EQ(r.exitCode, 0) << r.errors.toStdString();
+    const std::string text = taillab::ui::test::readFile(csv);
+    EXPECT_NE(text.find("# Hedge delay: p99 against extra upstream load; x: Extra upstream load"),
+              std::string::npos)
+        << text.substr(0, 300);
+    EXPECT_NE(text.find("simulated, fixed delay"), std::string::npos);
+}
+
 // --until past the end of the gateway run is refused (as --incident refuses it, and --pick past
 // --until), not quietly cut to the run's end.
 TEST(AppTest, AGatewayRunIsNotRunPastItsEnd) {
