@@ -109,6 +109,7 @@ class AveragingPercentilesLab final : public Lab {
     static Fleet fleetFrom(const Params& params);
     void fillMain(Run& run, const std::vector<HdrHistogram>& hosts,
                   const HdrHistogram& pooled) const;
+    static void fillQuantileChecks(Run& run, const Measured& m);
     void fillCountChecks(Run& run, const std::vector<HdrHistogram>& hosts,
                          const HdrHistogram& pooled, double thresholdMs) const;
     static Chart errorChart(const Run& run);
@@ -138,7 +139,7 @@ std::vector<KnobSpec> AveragingPercentilesLab::knobs() const {
         KnobSpec::real("percentile", "Percentile", "%", 50, 99.99, 99,
                        "Which percentile the dashboard averages (99 = p99)"),
         KnobSpec::integer(
-            "requests", "Requests", "requests", 1000, 10000000, 100000,
+            "requests", "Requests", "requests", 1000, 10000000, 1000000,
             "Requests across the fleet for this run (each sweep point uses an eighth)")
             .log(),
         KnobSpec::real("sigma", "Latency spread", "sigma", 0.1, 2, 0.5,
@@ -261,27 +262,71 @@ void AveragingPercentilesLab::fillMain(Run& run, const std::vector<HdrHistogram>
         "pooled, closed form (mixture)", [&](double q) { return f.pooledQuantile(q); }, nines));
     r.charts.push_back(std::move(pc));
 
-    const std::string px = percentileName(run.percent);
     addMainFigures(r, f, p, m);
+    fillQuantileChecks(run, m);
+    fillCountChecks(run, hosts, pooled, m.meanOfHostsMs);
+}
 
+// The delta method's standard error of a sample quantile holds once a host has drawn at least
+// this many requests beyond its percentile (n·min(p, 1 - p)); below it a host's quantile has no
+// tolerance to speak of.
+constexpr double kMinBeyondPercentile = 10;
+
+// The fewest requests across the fleet at which host `h` draws enough for the delta method.
+std::int64_t requestsForDeltaMethod(const Fleet& f, int h, double p) {
+    const double k = std::ceil(kMinBeyondPercentile / std::min(p, 1 - p) - 1e-9);
+    // split() rounds share·total to the nearest request: llround(x) >= k once x >= k - 1/2.
+    return static_cast<std::int64_t>(std::ceil((k - 0.5) / f.share(h)));
+}
+
+// Decides `c` as every lab does: only when its tolerance is within kMaxToleranceShare of its
+// value (`sePart` of it, from `requests`, shrinks like 1/sqrt(n)). `fewest` is the run below which
+// some host it reads has too few requests for its standard error to hold (`host` says which):
+// such a run cannot decide it whatever its tolerance, and the run named is the longer of the two.
+void decideQuantileCheck(Check& c, std::int64_t requests, double sePart, std::int64_t fewest,
+                         const std::string& host) {
+    if (requests >= fewest) return requireSampleResolution(c, requests, sePart);
+    const std::optional<std::int64_t> n = samplesToDecide(c, requests, sePart);
+    const RunAdvice advice = runAtLeast(std::max(fewest, n.value_or(fewest)));
+    c.inconclusive = "too few samples to decide: " + host +
+                     " drew too few requests beyond the percentile (fewer than " +
+                     std::to_string(static_cast<int>(kMinBeyondPercentile)) +
+                     ") for its standard error to hold; " + advice.text;
+    c.advice = advice.knobs;
+}
+
+void AveragingPercentilesLab::fillQuantileChecks(Run& run, const Measured& m) {
+    const Fleet& f = run.fleet;
+    const double p = run.p();
+    const std::string px = percentileName(run.percent);
+    LabResult& r = run.result;
     // Each sample quantile within kSigmas standard errors (plus HDR's bucket) of its closed form.
-    auto seOfHost = [&](int h) -> double {
+    auto seOfHost = [&](int h) {
         const double n = static_cast<double>(run.split[static_cast<std::size_t>(h)]);
-        if (n * std::min(p, 1 - p) < 10)
-            return std::numeric_limits<double>::infinity();  // too few for the normal approximation
         return avg::quantileStandardError(p, n, f.hostDensity(h, f.hostQuantile(h, p)));
     };
+    // The run below which a host has too few requests for its standard error, and which host.
+    std::int64_t fewest = 0;
+    std::string fewestHost;
+    for (int h : {0, 1}) {
+        const std::int64_t n = requestsForDeltaMethod(f, h, p);
+        if (n <= fewest) continue;
+        fewest = n;
+        fewestHost = h == 0 ? "the odd host" : "each healthy host";
+    }
     const std::string how = "; tolerance " + std::to_string(static_cast<int>(kSigmas)) +
                             " x sqrt(p(1-p)/n)/f(q) + value/1024";
     double seMean = 0;
     for (int h = 0; h < f.hosts; ++h) seMean += seOfHost(h) / f.hosts;
     for (int h : {0, 1}) {
         const double q = f.hostQuantile(h, p);
-        if (std::isfinite(seOfHost(h)))
-            r.checks.push_back(makeCheck((h == 0 ? "odd host " : "healthy host ") + px + " (ms)",
-                                         m.hostMs[static_cast<std::size_t>(h)], q,
-                                         kSigmas * seOfHost(h) + q * kHdrResolution, false,
-                                         "closed form: lognormal quantile" + how));
+        r.checks.push_back(makeCheck((h == 0 ? "odd host " : "healthy host ") + px + " (ms)",
+                                     m.hostMs[static_cast<std::size_t>(h)], q,
+                                     kSigmas * seOfHost(h) + q * kHdrResolution, false,
+                                     "closed form: lognormal quantile" + how));
+        decideQuantileCheck(r.checks.back(), run.requests, kSigmas * seOfHost(h),
+                            requestsForDeltaMethod(f, h, p),
+                            h == 0 ? "the odd host" : "each healthy host");
     }
     const double q = f.pooledQuantile(p);
     const double sePool =
@@ -289,22 +334,27 @@ void AveragingPercentilesLab::fillMain(Run& run, const std::vector<HdrHistogram>
     const double tolPool = kSigmas * sePool + q * kHdrResolution;
     r.checks.push_back(makeCheck("pooled " + px + " from merged HDR (ms)", m.pooledMs, q, tolPool,
                                  false, "closed form: sum_j w_j F_j(Q) = p by bisection" + how));
-    if (std::isfinite(seMean)) {
-        const double mean = f.meanOfHostQuantiles(p);
-        const double tolMean = kSigmas * seMean + mean * kHdrResolution;
-        r.checks.push_back(makeCheck("mean of host " + px + " (ms)", m.meanOfHostsMs, mean, tolMean,
-                                     false, "closed form: mean_j q_j(p)" + how));
-        const double e = f.error(p);
-        r.checks.push_back(makeCheck("mean minus pooled (ms)", m.errorMs(), e, tolMean + tolPool,
-                                     false, "closed form: mean_j q_j(p) - Q(p)" + how));
-        if (std::abs(e) > tolMean + tolPool)
-            r.checks.push_back(
-                makeClaim(e > 0 ? "mean of host " + px + " overstates the pooled " + px
-                                : "mean of host " + px + " understates the pooled " + px,
-                          m.errorMs(), 0, (m.errorMs() > 0) == (e > 0),
-                          "closed form: the sign of mean_j q_j(p) - Q(p)"));
-    }
-    fillCountChecks(run, hosts, pooled, m.meanOfHostsMs);
+    requireSampleResolution(r.checks.back(), run.requests, kSigmas * sePool);
+    const double mean = f.meanOfHostQuantiles(p);
+    const double tolMean = kSigmas * seMean + mean * kHdrResolution;
+    r.checks.push_back(makeCheck("mean of host " + px + " (ms)", m.meanOfHostsMs, mean, tolMean,
+                                 false, "closed form: mean_j q_j(p)" + how));
+    decideQuantileCheck(r.checks.back(), run.requests, kSigmas * seMean, fewest, fewestHost);
+    const double e = f.error(p);
+    r.checks.push_back(makeCheck("mean minus pooled (ms)", m.errorMs(), e, tolMean + tolPool, false,
+                                 "closed form: mean_j q_j(p) - Q(p)" + how));
+    decideQuantileCheck(r.checks.back(), run.requests, kSigmas * (seMean + sePool), fewest,
+                        fewestHost);
+    if (e == 0) return;  // identical hosts: no sign to claim
+    // The sign is decided when the difference is: a run that cannot tell the difference from
+    // its closed form within a quarter cannot vouch for its sign either.
+    const Check difference = r.checks.back();
+    r.checks.push_back(makeClaim(e > 0 ? "mean of host " + px + " overstates the pooled " + px
+                                       : "mean of host " + px + " understates the pooled " + px,
+                                 m.errorMs(), 0, (m.errorMs() > 0) == (e > 0),
+                                 "closed form: the sign of mean_j q_j(p) - Q(p)"));
+    r.checks.back().inconclusive = difference.inconclusive;
+    r.checks.back().advice = difference.advice;
 }
 
 void AveragingPercentilesLab::fillCountChecks(Run& run, const std::vector<HdrHistogram>& hosts,
@@ -336,13 +386,14 @@ void AveragingPercentilesLab::fillCountChecks(Run& run, const std::vector<HdrHis
                                  static_cast<double>(overSum), static_cast<double>(overPooled), 0,
                                  false, "exact: a count is additive, a percentile is not"));
     const double expected = 1.0 - run.fleet.pooledCdf(thresholdMs);
-    const double tol = kSigmas * std::sqrt(expected * (1 - expected) / n) +
-                       run.fleet.pooledDensity(thresholdMs) * thresholdMs * kHdrResolution +
-                       1.0 / n;
+    const double se = kSigmas * std::sqrt(expected * (1 - expected) / n);
+    const double tol =
+        se + run.fleet.pooledDensity(thresholdMs) * thresholdMs * kHdrResolution + 1.0 / n;
     r.checks.push_back(makeCheck("fraction of requests over the mean of host percentiles", fraction,
                                  expected, tol, false,
                                  "closed form: 1 - sum_j w_j F_j(threshold); tolerance 4 binomial "
                                  "standard errors + HDR bucket"));
+    requireSampleResolution(r.checks.back(), run.requests, se);
 }
 
 Chart AveragingPercentilesLab::errorChart(const Run& run) {
