@@ -86,8 +86,10 @@ const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
         {"extra_requests", share("Extra requests (backups per primary)")},
         {"extra_requests_closed_form", share("Extra requests, closed form")},
         {"backup_share_of_calls", share("Backups' share of all calls")},
-        {"extra_work", share("Extra work (backup busy time over primary busy time)")},
-        {"extra_work_closed_form", share("Extra work, closed form")},
+        {"backup_work_share", share("Backup busy time over hedged primary busy time")},
+        {"backup_work_share_closed_form", share("Backup busy time over primary busy time, closed form")},
+        {"net_extra_work", share("Net extra work (all server time with the hedge over without, minus 1)")},
+        {"net_extra_work_closed_form", share("Net extra work, closed form")},
         // Hedging on loaded replicas.
         {"pxx_delay_ms", ms("Percentile hedge delay")},
         {"pxx_capacity_cost_min", share("Capacity cost of the percentile hedge, lowest over the loads")},

@@ -95,10 +95,25 @@ double HedgeIdleModel::hedgedQuantile(double p, double d) const {
     return unhedged <= d ? unhedged : 0.5 * (d + unhedged);
 }
 
-double HedgeIdleModel::extraWork(double d) const {
-    if (c_.service != HedgeIdleService::Exponential) return extraWorkByQuadrature(d);
+double HedgeIdleModel::backupWorkShare(double d) const {
+    if (c_.service != HedgeIdleService::Exponential) return backupWorkShareByQuadrature(d);
     const double backups = survival(d);
     return backups / (2 - backups);
+}
+
+double HedgeIdleModel::meanService() const {
+    auto mean = [](const LognormalParams& l) {
+        return l.median_ms * std::exp(l.sigma * l.sigma / 2);
+    };
+    switch (c_.service) {
+        case HedgeIdleService::Lognormal:
+            return mean(c_.body);
+        case HedgeIdleService::Exponential:
+            return c_.exponentialMean();
+        case HedgeIdleService::Mixture:
+            break;
+    }
+    return (1 - c_.slow_probability) * mean(c_.body) + c_.slow_probability * mean(c_.slow);
 }
 
 double HedgeIdleModel::quantileByInversion(double p) const {
@@ -139,7 +154,7 @@ double HedgeIdleModel::integrateSurvival(double d, double a, double b, const G& 
     return integrate([&](double t) { return g(t) * hedgedSurvival(t, d); }, a, far, h);
 }
 
-double HedgeIdleModel::extraWorkByQuadrature(double d) const {
+double HedgeIdleModel::backupWorkShareByQuadrature(double d) const {
     const double inf = std::numeric_limits<double>::infinity();
     auto one = [](double) { return 1.0; };
     const double backup = integrateSurvival(d, d, inf, one);
@@ -147,7 +162,7 @@ double HedgeIdleModel::extraWorkByQuadrature(double d) const {
     return primary > 0 ? backup / primary : 0.0;
 }
 
-double HedgeIdleModel::extraWorkStandardError(double d, std::int64_t n) const {
+double HedgeIdleModel::backupWorkShareStandardError(double d, std::int64_t n) const {
     const double inf = std::numeric_limits<double>::infinity();
     auto one = [](double) { return 1.0; };
     auto twice = [](double t) { return 2 * t; };
@@ -160,6 +175,15 @@ double HedgeIdleModel::extraWorkStandardError(double d, std::int64_t n) const {
     const double r = meanB / meanT;
     const double var = std::max(b2 - 2 * r * bt + r * r * t2, 0.0);
     return std::sqrt(var / static_cast<double>(n)) / meanT;
+}
+
+double HedgeIdleModel::netExtraWork(double d) const {
+    if (c_.service == HedgeIdleService::Exponential) return 0.0;
+    const double inf = std::numeric_limits<double>::infinity();
+    auto one = [](double) { return 1.0; };
+    const double backup = integrateSurvival(d, d, inf, one);
+    const double primary = integrateSurvival(d, 0.0, d, one) + backup;
+    return (primary + backup) / meanService() - 1;
 }
 
 HedgeIdleDraw drawHedgeIdle(const HedgeIdleConfig& c, Rng& rng) {

@@ -16,12 +16,19 @@
 //            = S(t)·S(t-d)                                   t >= d, independent replicas
 //            = (1-s)·S_q(t)·S_q(t-d) + s·S_s(t)·S_s(t-d)     t >= d, mixture with f > 0
 //   extra requests (backups per primary)  = S(d)
-//   extra work (backup busy / primary busy) = ∫_d^∞ P(T>t) dt / ∫_0^∞ P(T>t) dt
-// (the primary is busy for T, the backup from d to T). Exponential has them all exactly:
+//   backup work share (backup busy / hedged primary busy)
+//                                         = ∫_d^∞ P(T>t) dt / ∫_0^∞ P(T>t) dt
+//   net extra work (all server time with hedging over without, minus 1)
+//                                         = (∫_0^∞ P(T>t) dt + ∫_d^∞ P(T>t) dt) / E[X] - 1
+// (the primary is busy for T, the backup from d to T; unhedged, the primary is busy for X). The
+// backup work share is what the published "1.5% extra work" measures; the net extra work is what
+// hedging costs the servers, and it is negative when the cancelled primaries were slow ones.
+// Exponential has them all exactly:
 //   P(T > t) = e^{-t/m} (t < d), e^{-(2t-d)/m} (t >= d)
 //   pXX = x = -m·ln(1-XX) when x <= d, else (d + x)/2: past d the two copies race and the
 //         memoryless primary's remaining time is halved
-//   extra work = S(d) / (2 - S(d)), S(d) = e^{-d/m}.
+//   backup work share = S(d) / (2 - S(d)), S(d) = e^{-d/m}
+//   net extra work = 0: past d two copies at rate 2/m each run m/2, the m a primary had left.
 // The others invert the CDF by bisection and integrate the survival numerically; those paths are
 // public so tests can hold them against the exact exponential forms.
 #pragma once
@@ -66,18 +73,23 @@ class HedgeIdleModel {
     double hedgedCdf(double t, double d) const { return 1.0 - hedgedSurvival(t, d); }
     double hedgedQuantile(double p, double d) const;
     double extraRequests(double d) const { return survival(d); }
-    double extraWork(double d) const;
-    // The standard error of the extra work measured over n requests, ΣB/ΣT (delta method):
-    // sqrt(E[(B - rT)²] / n) / E[T], r = extraWork(d). B = (T - d)+, so every moment is an
+    double backupWorkShare(double d) const;
+    // One replica's mean service time E[X] = ∫_0^∞ S(t) dt, from the components' means.
+    double meanService() const;
+    // (E[T] + E[B]) / E[X] - 1: the server time hedging adds (or, < 0, saves) per unit of the
+    // server time without it.
+    double netExtraWork(double d) const;
+    // The standard error of the backup work share measured over n requests, ΣB/ΣT (delta method):
+    // sqrt(E[(B - rT)²] / n) / E[T], r = backupWorkShare(d). B = (T - d)+, so every moment is an
     // integral of P(T > t): E[T²] = ∫ 2t P(T>t), E[B²] = ∫_d 2(t-d) P(T>t), E[BT] = E[B²] + d E[B].
     // From the model, not the sample: a run that has seen few slow-mode backups would
     // underestimate it.
-    double extraWorkStandardError(double d, std::int64_t n) const;
+    double backupWorkShareStandardError(double d, std::int64_t n) const;
 
     // The numerical paths, whatever the service: bisection on the CDF and quadrature of P(T > t).
     double quantileByInversion(double p) const;
     double hedgedQuantileByInversion(double p, double d) const;
-    double extraWorkByQuadrature(double d) const;
+    double backupWorkShareByQuadrature(double d) const;
     // The slower component's 1 - 1e-12 quantile (ms): no service time is drawn past it in
     // practice (one in 10^12).
     double farTailMs() const;

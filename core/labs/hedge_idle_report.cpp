@@ -31,6 +31,7 @@ void HedgeIdleTally::add(const HedgeIdleOutcome& o) {
     if (o.backup_sent) ++backups;
     primaryBusy += o.response_ms;
     backupBusy += o.backup_busy_ms;
+    unhedgedBusy += o.primary_ms;
     after.record(std::llround(o.response_ms * 1000.0));
 }
 
@@ -84,8 +85,11 @@ void addFigures(LabResult& r, const HedgeIdleRun& run) {
     f.emplace_back("extra_requests", extra);
     f.emplace_back("backup_share_of_calls", extra / (1 + extra));
     f.emplace_back("extra_requests_closed_form", model.extraRequests(d));
-    f.emplace_back("extra_work", share(t.backupBusy, t.primaryBusy));
-    f.emplace_back("extra_work_closed_form", model.extraWork(d));
+    f.emplace_back("backup_work_share", share(t.backupBusy, t.primaryBusy));
+    f.emplace_back("backup_work_share_closed_form", model.backupWorkShare(d));
+    f.emplace_back("net_extra_work",
+                   share(t.primaryBusy + t.backupBusy - t.unhedgedBusy, t.unhedgedBusy));
+    f.emplace_back("net_extra_work_closed_form", model.netExtraWork(d));
 }
 
 void addSweepCharts(LabResult& r, const HedgeIdleRun& run) {
@@ -145,19 +149,19 @@ void addSweepCharts(LabResult& r, const HedgeIdleRun& run) {
 // the others are inverted and integrated numerically.
 struct ClosedFormText {
     const char* quantiles;
-    const char* extraWork;
+    const char* backupWork;
     const char* sweep;
 };
 
 ClosedFormText closedFormText(HedgeIdleService s) {
     if (s == HedgeIdleService::Exponential)
         return {"closed form: e^(-t/m) / e^(-(2t-d)/m); 4 SE (delta method) + HDR",
-                "closed form: S(d) / (2 - S(d)), exact for exponential; 4 SE from the model "
-                "(delta method)",
+                "closed form: backup busy / hedged primary busy = S(d) / (2 - S(d)), exact for "
+                "exponential; 4 SE from the model (delta method)",
                 "closed form over the hedge-percentile sweep"};
     return {"closed form: S(t) / S(t)·S(t-d); 4 SE (delta method) + HDR",
-            "closed form: ∫_d P(T>t) dt / ∫_0 P(T>t) dt; 4 SE from the model (delta method) "
-            "+ quadrature",
+            "closed form: backup busy / hedged primary busy = ∫_d P(T>t) dt / ∫_0 P(T>t) dt; "
+            "4 SE from the model (delta method) + quadrature",
             s == HedgeIdleService::Mixture
                 ? "closed form over the hedge-percentile and shared-fraction sweeps"
                 : "closed form over the hedge-percentile sweep"};
@@ -237,9 +241,10 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
     requireProportionResolution(r.checks.back());
     // The quadrature's own error is allowed for where there is one.
     const double quadrature = run.config.service == HedgeIdleService::Exponential ? 0 : 1e-4;
-    const double workSe = kSigmas * model.extraWorkStandardError(d, t.requests);
-    r.checks.push_back(makeCheck("extra work", share(t.backupBusy, t.primaryBusy),
-                                 model.extraWork(d), workSe + quadrature, false, text.extraWork));
+    const double workSe = kSigmas * model.backupWorkShareStandardError(d, t.requests);
+    r.checks.push_back(makeCheck("backup work share", share(t.backupBusy, t.primaryBusy),
+                                 model.backupWorkShare(d), workSe + quadrature, false,
+                                 text.backupWork));
     requireSampleResolution(r.checks.back(), t.requests, workSe);
     addSweepClaim(r, run);
     std::int64_t outOfRange = run.before.outOfRangeCount();
@@ -274,8 +279,12 @@ latencies; the lab measures it on a separate calibration sample. Only requests s
 <i>d</i> get a backup, so a p95 hedge sends about 5% more requests. A request is still slow only if
 the primary is slow <i>and</i> the backup, started <i>d</i> later, is slow too:
 P(T &gt; t) = S(t)&middot;S(t &minus; d). Two rare events rarely coincide, so the p99.9 falls from
-the slow mode (about 1.5 s) to just past the delay plus a normal answer (tens of ms). The extra
-work is small because a backup runs only until one of the two copies answers.</p>
+the slow mode (about 1.5 s) to just past the delay plus a normal answer (tens of ms). A backup
+runs only until one of the two copies answers, so the backups are busy for about 1.5% of the time
+the primaries are (<i>backup_work_share</i>, the published "1.5% extra work"). That is not what
+hedging costs the servers: a backup mostly wins against a primary stuck in the slow mode, which is
+then cancelled, so all the server time together falls by about a quarter against no hedge
+(<i>net_extra_work</i>, about &minus;27%).</p>
 <p>What a hedge can do depends on the <b>service time</b>. The <i>mixture</i> (the default, fitted
 to the published figure) is a 12 ms lognormal body with a rare slow mode near 1.4 s: the tail is a
 separate, rare event that a backup almost always escapes, hence the 45-fold cut. The
@@ -286,8 +295,10 @@ barely moves (30.3 to 29.5 ms). The <i>exponential</i> keeps the body's 12 ms me
 fresh one, and racing it against a backup halves what is left. So past <i>d</i> every percentile
 moves halfway towards the delay, hedged pXX = (<i>d</i> + pXX)/2: a p95 hedge takes the p99.9
 from 120 ms to 86 ms, 28% off rather than 45-fold. Each backup runs for half a mean, so the
-extra work, S(d)/(2 &minus; S(d)) = 2.6%, is above the mixture's 1.5% for the same 5% of
-backups.</p>
+backups' busy time, S(d)/(2 &minus; S(d)) = 2.6% of the primaries', is above the mixture's 1.5%
+for the same 5% of backups; yet the servers' total work does not change at all (net extra work
+0): past <i>d</i> the two racing copies run half a mean each, exactly the mean the primary had
+left.</p>
 <p>How to read it: on <i>tail</i> the hedged curve leaves the unhedged one at the hedge percentile
 and stays low through the nines. <i>p999_vs_hedge_percentile</i> shows the trade: hedging earlier
 cuts the tail a little more but sends many more backups; hedging at the p99.9 or later is too

@@ -19,7 +19,10 @@ struct HedgeIdleTally {
     double delay_ms;
     double shared_fraction;
     std::int64_t requests = 0, backups = 0;
+    // With the hedge, the primary is busy until T and the backup from d to T; without it, the
+    // primary is busy until X1.
     double primaryBusy = 0, backupBusy = 0;
+    double unhedgedBusy = 0;
     HdrHistogram after;
 };
 

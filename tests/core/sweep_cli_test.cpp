@@ -293,12 +293,13 @@ TEST_F(SweepCli, JsonFormat) {
 TEST_F(SweepCli, MarkdownFormat) {
     const auto o = runCli("sweep " + kHedge +
                           " --quiet --format md --vary params.hedge_delay_ms=10,30"
-                          " --set params.hedge_mode=fixed --figures p99_after_ms,extra_work");
+                          " --set params.hedge_mode=fixed"
+                          " --figures p99_after_ms,backup_work_share");
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const auto rows = lines(o.out);
     ASSERT_EQ(rows.size(), 4u) << o.out;
-    EXPECT_EQ(rows[0], "| params.hedge_delay_ms | p99_after_ms | extra_work | checks_passed | "
-                       "checks_total |");
+    EXPECT_EQ(rows[0], "| params.hedge_delay_ms | p99_after_ms | backup_work_share | "
+                       "checks_passed | checks_total |");
     EXPECT_EQ(rows[1], "|---|---:|---:|---:|---:|");
     EXPECT_EQ(rows[2].rfind("| 10 | ", 0), 0u) << rows[2];
     EXPECT_EQ(rows[3].rfind("| 30 | ", 0), 0u) << rows[3];
