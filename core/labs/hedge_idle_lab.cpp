@@ -64,8 +64,10 @@ class HedgeIdleLab final : public Lab {
 
 std::vector<KnobSpec> HedgeIdleLab::knobs() const {
     return {
-        KnobSpec::real("hedge_percentile", "Hedge at percentile", "fraction", 0.5, 0.999, 0.95,
-                       "Send the backup once the primary is slower than this percentile", 0.001)
+        KnobSpec::real("hedge_percentile", "Hedge at percentile", "%", 50, 99.9, 95,
+                       "Send the backup once the primary is slower than this percentile (95 = the "
+                       "p95)",
+                       0.1)
             .usedWhen("hedge_mode", {"percentile"}),
         KnobSpec::choice("hedge_mode", "Hedge delay from", {"percentile", "fixed"}, 0,
                          "Calibrate the delay as a percentile, or use a fixed delay"),
@@ -138,7 +140,7 @@ double delayAt(const HdrHistogram& h, double percentile) {
 HedgeIdleRun setUp(const Params& params, std::uint64_t seed) {
     HedgeIdleRun run;
     run.config = hedgeIdleConfigFrom(params);
-    run.hedgePercentile = params.real("hedge_percentile");
+    run.hedgePercentile = params.real("hedge_percentile") / 100.0;  // the knob is in percent
     run.fixedDelay = params.choice("hedge_mode") == "fixed";
     run.calibrationSamples = params.integer64("calibration_samples");
     const HdrHistogram cal = calibrate(run.config, run.calibrationSamples, seed);

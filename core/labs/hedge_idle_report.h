@@ -28,7 +28,7 @@ struct HedgeIdleTally {
 
 struct HedgeIdleRun {
     HedgeIdleConfig config;
-    double hedgePercentile = 0.95;  // the knob (also the sweep's highlighted point)
+    double hedgePercentile = 0.95;  // the knob, as a fraction (also the sweep's highlighted point)
     bool fixedDelay = false;
     std::int64_t calibrationSamples = 0;
     double calibratedDelay = 0;  // d actually used by the main policy

@@ -325,6 +325,28 @@ TEST(HedgeIdleLab, ReportsNetExtraWorkBesideTheBackupWorkShare) {
     EXPECT_FALSE(mix.figure("extra_work").has_value());
 }
 
+// hedge_percentile was a fraction here ([0.5, 0.999]) but a percent in hedge_loaded and the
+// gateway ([50, 99.9]). It is a percent in all of them: 95 hedges at the p95, as 0.95 did.
+TEST(HedgeIdleLab, HedgePercentileIsInPercentAsInTheOtherLabs) {
+    auto spec = [](const char* lab) {
+        for (const KnobSpec& k : findLab(lab)->knobs())
+            if (k.key == "hedge_percentile") return k;
+        ADD_FAILURE() << lab << " has no hedge_percentile";
+        return KnobSpec{};
+    };
+    const KnobSpec idle = spec("hedge_idle"), loaded = spec("hedge_loaded");
+    EXPECT_EQ(idle.unit, loaded.unit);
+    EXPECT_EQ(idle.min, loaded.min);
+    EXPECT_EQ(idle.max, loaded.max);
+    EXPECT_EQ(idle.defaultValue, 95);
+    const LabResult r = runHedgeIdle({{"hedge_percentile", 95}, {"requests", 20000}}, 1);
+    const double p95 = HedgeIdleModel(HedgeIdleConfig{}).quantile(0.95);
+    EXPECT_NEAR(*r.figure("hedge_delay_ms"), p95, 0.02 * p95);
+    const Check* delay = test::checkNamed(r, "calibrated delay");
+    ASSERT_NE(delay, nullptr);
+    EXPECT_NEAR(delay->closed_form, p95, 1e-9 * p95);
+}
+
 // Without a slow mode f has nothing to act on: same figures, and no f sweep to draw.
 TEST(HedgeIdleLab, SharedFractionDoesNothingWithoutASlowMode) {
     for (double service : {1, 2}) {

@@ -149,7 +149,7 @@ TEST_F(SweepCli, AJsonArrayVaryListKeepsCommasInsideItsValues) {
 
 TEST_F(SweepCli, FiguresOptionPicksAndOrdersColumns) {
     const auto o = runCli("sweep " + kHedge +
-                          " --vary params.hedge_percentile=0.9,0.99 --quiet"
+                          " --vary params.hedge_percentile=90,99 --quiet"
                           " --figures p999_after_ms,hedge_delay_ms --out " + path("t.csv"));
     ASSERT_EQ(o.exit_code, 0) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
@@ -158,8 +158,8 @@ TEST_F(SweepCli, FiguresOptionPicksAndOrdersColumns) {
     EXPECT_EQ(rows[0],
               "params.hedge_percentile,p999_after_ms,hedge_delay_ms,checks_passed,checks_total");
     EXPECT_EQ(cells(rows[1]).size(), 5u);
-    EXPECT_EQ(cells(rows[1])[0], "0.9");
-    EXPECT_EQ(cells(rows[2])[0], "0.99");
+    EXPECT_EQ(cells(rows[1])[0], "90");
+    EXPECT_EQ(cells(rows[2])[0], "99");
 }
 
 TEST_F(SweepCli, BadPathValueOrFigureIsExit2WithNoTable) {
