@@ -326,18 +326,21 @@ void CoordinatedOmissionLab::fillChecks(LabResult& r, const co::Config& config,
 }
 
 std::string CoordinatedOmissionLab::explanation() const {
-    return R"(<p>A server normally answers in half a millisecond. At some moment it stops for two
-seconds. How bad was that? It depends on who is asking, and how.</p>
+    return R"(<p>A server normally answers in <i>s</i>, a fraction of a millisecond. At some moment
+it stops for <i>S</i>, seconds or more, far longer than any answer. How bad was that? It depends on
+who is asking, and how.</p>
 <p>An <b>open-loop</b> load generator keeps its schedule: it sends a request every 1/R whatever the
 server is doing, and times each one from when it <i>should</i> have gone out. Every request that
 arrives during the stall waits for it, and the queue left behind drains only at 1/s &minus; R per
 second. Latencies fall along a straight ramp from about S + s down to s, over roughly
-S&middot;R/(1 &minus; R&middot;s) requests: at 1,000/s, 0.5 ms and a 2 s stall that is 4,000
-requests, 4% of a 100-second run, so the p99 is 1,500.5 ms and the p99.9 1,950.5 ms.</p>
+S&middot;R/(1 &minus; R&middot;s) requests: at 1,000/s, 0.5 ms and a 2 s stall (the
+<i>coordinated-omission</i> scenario) that is 4,000 requests, 4% of a 100-second run, so the p99
+is 1,500.5 ms and the p99.9 1,950.5 ms.</p>
 <p>A <b>closed-loop</b> generator keeps one request in flight and sends the next only when the last
 returns, timing it from the actual send. The stall holds back every request that should have gone
-out during it, and none of those is ever timed. One sample of about two seconds remains, among
-about 100,000: the p99 stays at 0.5 ms and only the max gives the stall away. That is
+out during it, and none of those is ever timed. One sample of about <i>S</i> remains, among
+about R&middot;D (in that scenario one of about 100,000): the p99 stays at <i>s</i> and only the max
+gives the stall away. That is
 <i>coordinated omission</i>: the measuring tool slows down together with the system it
 measures.</p>
 <p>HdrHistogram's <code>recordCorrected(value, 1/R)</code> puts the hidden samples back

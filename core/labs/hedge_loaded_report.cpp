@@ -180,7 +180,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
     const double meanMs = setup.service.mean();
     const double mu = 1.0 / meanMs;
     for (const auto& p : points) {
-        const std::string at = " at load " + loadKey(p.load);
+        const std::string at = " at load " + loadLabel(p.load);
         const PolicyPoint& none = p.policy[kNone];
         const double mean = queueing::mm1MeanResponse(p.load * mu, mu);
         const double meanSe = kSigmas * queueing::mm1MeanStandardError(p.load, mu, p.measured);
@@ -201,7 +201,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
         const double delay = queueing::mm1ResponseQuantile(q, p->load * mu, mu);
         const double se =
             kSigmas * queueing::mm1QuantileStandardError(q, p->load, mu, p->calibrationCount);
-        r.checks.push_back(makeCheck("calibrated hedge delay (ms) at load " + loadKey(p->load),
+        r.checks.push_back(makeCheck("calibrated hedge delay (ms) at load " + loadLabel(p->load),
                                      p->percentileDelayMs, delay, se + kHdrRelativeError * delay,
                                      false, "closed form: M/M/1 quantile -ln(1-q)/(μ-λ), ±4 SE"));
         requireSettledResolution(r.checks.back(), p->warmup, p->load, p->calibrationCount, se);

@@ -24,6 +24,13 @@ inline std::string loadKey(double load) {
     return key;
 }
 
+// A load as check names show it, the key with its decimal point: "0.9", "0.07", "1.0".
+inline std::string loadLabel(double load) {
+    std::string label = loadKey(load);
+    std::replace(label.begin(), label.end(), '_', '.');
+    return label;
+}
+
 // 0.1, 0.2, ..., 0.9 with `chosen` added in order when it is not one of them.
 inline std::vector<double> sweepLoads(double chosen) {
     std::vector<double> loads;

@@ -188,7 +188,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
             const DPoint& q = p.byD[d - 1];
             const double expected = queueing::supermarketMeanTime(p.load, d);
             const std::string name =
-                withNumber("mean time in system, d = ", d) + ", load " + loadKey(p.load);
+                withNumber("mean time in system, d = ", d) + ", load " + loadLabel(p.load);
             const char* source = d == 1 ? "closed form: M/M/1 1/(1-λ), ±4 SE"
                                         : "closed form: fixed point Σ λ^((d^i-d)/(d-1)), ±4 SE "
                                           "+ finite-n allowance";
@@ -213,7 +213,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
         const double p99 = queueing::mm1ResponseQuantile(0.99, p.load, 1.0);
         const double p99Se =
             kSigmas * queueing::mm1QuantileStandardError(0.99, p.load, 1.0, random.measured);
-        r.checks.push_back(makeCheck("p99 time in system, d = 1, load " + loadKey(p.load),
+        r.checks.push_back(makeCheck("p99 time in system, d = 1, load " + loadLabel(p.load),
                                      random.p99Time, p99, p99Se + kHdrRelativeError * p99, false,
                                      "closed form: M/M/1 p99 = ln(100)/(1-λ), ±4 SE"));
         requireSettledResolution(r.checks.back(), p.warmup, p.load, random.measured, p99Se);

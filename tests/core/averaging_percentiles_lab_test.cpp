@@ -89,6 +89,19 @@ TEST(AveragingPercentilesLab, ChecksHoldAcrossKnobs) {
     test::expectAllChecksPass(runAveraging({{"percentile", 50}, {"odd_share", 0.5}}));
 }
 
+// The explanation said the pooled p99 "barely moves" in the overstating case, where it rises
+// from the healthy hosts' 32.0 ms to 48.8 ms (+52%). It says how far, as the closed forms give it.
+TEST(AveragingPercentilesLab, ExplanationSaysHowFarThePooledP99Moves) {
+    const std::string text = averagingLab().explanation();
+    EXPECT_EQ(text.find("barely moves"), std::string::npos);
+    const Fleet f{4, 0.01, 10, {10.0, 0.5}};
+    EXPECT_NEAR(f.hostQuantile(1, 0.99), 32, 0.5);
+    EXPECT_NEAR(f.pooledQuantile(0.99), 49, 0.5);
+    EXPECT_NEAR(f.meanOfHostQuantiles(0.99), 104, 0.5);
+    EXPECT_NE(text.find("(32 to 49 ms)"), std::string::npos);
+    EXPECT_NE(text.find("(104 ms)"), std::string::npos);
+}
+
 TEST(AveragingPercentilesLab, DeterministicAndSeeded) {
     const std::string a = toJson(runAveraging({}, 5)).dump();
     EXPECT_EQ(a, toJson(runAveraging({}, 5)).dump());

@@ -33,6 +33,21 @@ TEST(LoadSweep, EveryLoadAHundredthApartHasItsOwnKey) {
     for (int h = 1; h <= 100; ++h) EXPECT_TRUE(keys.insert(loadKey(h / 100.0)).second) << h;
 }
 
+// Check names read in words: they showed the key ("load 0_1", "load 0_75"); they show the load.
+TEST(LoadSweep, CheckNamesShowTheLoadWithItsDecimalPoint) {
+    EXPECT_EQ(loadLabel(0.1), "0.1");
+    EXPECT_EQ(loadLabel(0.75), "0.75");
+    EXPECT_EQ(loadLabel(0.07), "0.07");
+    const Lab* lab = findLab("power_of_d");
+    ASSERT_NE(lab, nullptr);
+    Params params = lab->defaultParams();
+    params.set("requests", 4000);
+    RunControl control;
+    const LabResult r = lab->run(params, 1, control, {});
+    ASSERT_FALSE(r.checks.empty());
+    for (const Check& c : r.checks) EXPECT_EQ(c.name.find('_'), std::string::npos) << c.name;
+}
+
 class ChosenFirst : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ChosenFirst, TheFirstPartialHoldsTheChosenLoad) {
