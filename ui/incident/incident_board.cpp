@@ -291,6 +291,7 @@ void IncidentBoard::buildLayout() {
         view->setCrosshairMode(true);
         view->setHorizontalOnly(true);
         view->setFastDrawing(true);
+        view->setGapsShown(true, tr("not rated (under %1 requests)").arg(ic::kMinRateRequests));
         view->setAnnotationLabelsShown(false);  // the lane names the events
         connect(view, &ChartView::hovered, this, &IncidentBoard::setCrosshair);
         connect(view, &ChartView::xRangeChanged, this, &IncidentBoard::setTimeRange);

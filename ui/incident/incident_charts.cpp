@@ -19,15 +19,50 @@ std::string region(int r) { return std::string(kRegionNames[static_cast<std::siz
 
 double percent(double part, double whole) { return whole > 0 ? 100 * part / whole : NAN; }
 
-double truth(const WindowPoint& w) { return percent(w.failed, w.requests); }
-double seen(const WindowPoint& w) { return percent(double(w.failed) - w.invisible, w.requests); }
+// An error rate in %: NaN (a gap) when the window holds too few requests to rate.
+double rate(double failed, std::uint32_t requests) {
+    return requests < kMinRateRequests ? NAN : percent(failed, requests);
+}
+double truth(const WindowPoint& w) { return rate(w.failed, w.requests); }
+double seen(const WindowPoint& w) { return rate(double(w.failed) - w.invisible, w.requests); }
 double regionTruth(const WindowPoint& w, int r) {
     const auto& g = w.regions[static_cast<std::size_t>(r)];
-    return percent(g.failed, g.requests);
+    return rate(g.failed, g.requests);
 }
 double regionSeen(const WindowPoint& w, int r) {
     const auto& g = w.regions[static_cast<std::size_t>(r)];
-    return percent(double(g.failed) - g.invisible, g.requests);
+    return rate(double(g.failed) - g.invisible, g.requests);
+}
+
+// A per-window rate with its gaps kept: every window is a point, NaN where it is not rated, so
+// the line breaks there instead of joining its neighbours across it.
+template <typename F>
+Series rateSeries(std::string name, const GatewaySnapshot& s, double offset_s, F value) {
+    Series out;
+    out.name = std::move(name);
+    out.x.reserve(s.windows.size());
+    out.y.reserve(s.windows.size());
+    for (const WindowPoint& w : s.windows) {
+        out.x.push_back(offset_s + w.t_s);
+        out.y.push_back(value(w));
+    }
+    return out;
+}
+
+// 9651 -> "9,651", as the rest of the app writes counts.
+std::string groupedCount(std::size_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string gapNote(const RateGaps& g) {
+    if (g.sparse == 0) return {};
+    return " · gaps: " + groupedCount(g.sparse) + " windows under " + std::to_string(kMinRateRequests) +
+           " requests, not rated";
 }
 double positive(double v) { return v > 0 ? v : NAN; }
 
@@ -41,10 +76,11 @@ double median(std::vector<double> v) {
     return (*mid + *std::max_element(v.begin(), mid)) / 2;
 }
 
-// B - A of a per-window value, windows matched by their end.
+// B - A of a per-window value, windows matched by their end. `gaps`: a difference that is not a
+// number (a window not rated) is kept as a gap, not left out.
 template <typename F>
 Series difference(std::string name, const GatewaySnapshot& a, const GatewaySnapshot* b,
-                  double offset_s, F value) {
+                  double offset_s, F value, bool gaps = false) {
     Series out;
     out.name = std::move(name);
     if (!b) return out;
@@ -54,7 +90,7 @@ Series difference(std::string name, const GatewaySnapshot& a, const GatewaySnaps
         if (j >= b->windows.size()) break;
         if (std::abs(b->windows[j].t_s - wa.t_s) > 1e-6) continue;
         const double d = value(b->windows[j]) - value(wa);
-        if (!std::isfinite(d)) continue;
+        if (!std::isfinite(d) && !gaps) continue;
         out.x.push_back(offset_s + wa.t_s);
         out.y.push_back(d);
     }
@@ -96,17 +132,32 @@ std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
     return gateway_charts::annotations(s, offset_s);
 }
 
+RateGaps rateGaps(const GatewaySnapshot& s) {
+    RateGaps g;
+    auto count = [&g](std::uint32_t requests) {
+        if (requests >= kMinRateRequests) ++g.rated;
+        else if (requests > 0) ++g.sparse;
+    };
+    for (const WindowPoint& w : s.windows) {
+        count(w.requests);
+        for (const auto& r : w.regions) count(r.requests);
+    }
+    return g;
+}
+
 Chart errorRate(const GatewaySnapshot& s, double offset_s, const GatewaySnapshot* other) {
-    Chart c = timeChart(kErrors, "Error rate: the truth and what clients saw", "Failed (%)");
-    c.series.push_back(windowSeries("all, truth", s, offset_s, truth));
-    c.series.push_back(windowSeries("all, clients saw", s, offset_s, seen));
+    RateGaps gaps = rateGaps(s);
+    if (other) gaps.sparse += rateGaps(*other).sparse;
+    Chart c = timeChart(kErrors, "Error rate: the truth and what clients saw" + gapNote(gaps), "Failed (%)");
+    c.series.push_back(rateSeries("all, truth", s, offset_s, truth));
+    c.series.push_back(rateSeries("all, clients saw", s, offset_s, seen));
     for (int r = 0; r < kRegions; ++r)
-        c.series.push_back(windowSeries(region(r) + " truth", s, offset_s,
-                                        [r](const WindowPoint& w) { return regionTruth(w, r); }));
+        c.series.push_back(rateSeries(region(r) + " truth", s, offset_s,
+                                      [r](const WindowPoint& w) { return regionTruth(w, r); }));
     if (anyInvisible(&s) || anyInvisible(other))
         for (int r = 0; r < kRegions; ++r)
-            c.series.push_back(windowSeries(region(r) + " clients saw", s, offset_s,
-                                            [r](const WindowPoint& w) { return regionSeen(w, r); }));
+            c.series.push_back(rateSeries(region(r) + " clients saw", s, offset_s,
+                                          [r](const WindowPoint& w) { return regionSeen(w, r); }));
     return c;
 }
 
@@ -259,9 +310,12 @@ Chart health(const GatewaySnapshot& s, double offset_s) {
 }
 
 Chart diffErrors(const GatewaySnapshot& a, const GatewaySnapshot* b, double offset_s) {
-    Chart c = timeChart(kDiffErrors, "Difference B − A: error rate", "B − A (pp)");
-    c.series.push_back(difference("truth, B − A", a, b, offset_s, truth));
-    c.series.push_back(difference("clients saw, B − A", a, b, offset_s, seen));
+    RateGaps gaps = rateGaps(a);
+    if (b) gaps.sparse += rateGaps(*b).sparse;
+    else gaps.sparse = 0;
+    Chart c = timeChart(kDiffErrors, "Difference B − A: error rate" + gapNote(gaps), "B − A (pp)");
+    c.series.push_back(difference("truth, B − A", a, b, offset_s, truth, true));
+    c.series.push_back(difference("clients saw, B − A", a, b, offset_s, seen, true));
     return c;
 }
 
@@ -288,11 +342,19 @@ void decimate(std::vector<Series>& series, std::size_t maxPoints) {
         out.y.reserve(3 * buckets);
         std::size_t i = 0;
         while (i < n) {
+            if (std::isnan(s.y[i])) {  // a gap: kept, and it ends the bucket's run
+                if (out.y.empty() || !std::isnan(out.y.back())) {
+                    out.x.push_back(s.x[i]);
+                    out.y.push_back(s.y[i]);
+                }
+                ++i;
+                continue;
+            }
             const auto b = std::min(buckets - 1, static_cast<std::size_t>((s.x[i] - x0) / span * static_cast<double>(buckets)));
             std::size_t lo = i, hi = i, j = i;
             for (; j < n; ++j) {
                 const auto bj = std::min(buckets - 1, static_cast<std::size_t>((s.x[j] - x0) / span * static_cast<double>(buckets)));
-                if (bj != b) break;
+                if (bj != b || std::isnan(s.y[j])) break;
                 if (s.y[j] < s.y[lo]) lo = j;
                 if (s.y[j] > s.y[hi]) hi = j;
             }

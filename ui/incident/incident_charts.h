@@ -5,6 +5,7 @@
 // Plain functions, so tests, the benchmark and the data export see exactly what is drawn.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,9 +44,21 @@ std::vector<LaneMark> laneMarks(const gateway::GatewaySnapshot& s, double offset
 // needed: the lane names them).
 std::vector<Annotation> annotations(const gateway::GatewaySnapshot& s, double offset_s);
 
+// A window's error rate is drawn only when the window (overall, or the region's) holds at least
+// kMinRateRequests requests: below that one failure moves it by more than 5 points (2 of 3 is
+// 67%), and a quiet night's windows would swamp the axis. Such a window is a gap in the line (a
+// NaN point, which the chart draws as a break and the CSV leaves empty), and the title says so.
+inline constexpr std::uint32_t kMinRateRequests = 20;
+struct RateGaps {
+    std::size_t sparse = 0;  // windows (overall or a region's) with requests but too few to rate
+    std::size_t rated = 0;   // windows rated
+};
+RateGaps rateGaps(const gateway::GatewaySnapshot& s);
+
 // Error rate per window in %: the truth (failed / requests) and what clients saw ((failed -
-// invisible) / requests), overall and per region. Per-region "clients saw" series appear once
-// the run (or `other`, so A and B keep the same series) has invisible failures.
+// invisible) / requests), overall and per region, each a gap where the window holds fewer than
+// kMinRateRequests. Per-region "clients saw" series appear once the run (or `other`, so A and B
+// keep the same series) has invisible failures. The title counts the gaps of both runs.
 Chart errorRate(const gateway::GatewaySnapshot& s, double offset_s,
                 const gateway::GatewaySnapshot* other = nullptr);
 // p99 and p99.9 per region, ms, log y.
@@ -81,13 +94,15 @@ std::vector<std::string> healthLanes();
 Chart health(const gateway::GatewaySnapshot& s, double offset_s);
 
 // B - A per window, matched by window end: error rate (truth and clients saw, percentage
-// points) and p99 (ms, overall and per region). Empty series without B.
+// points; a gap where either window is under kMinRateRequests) and p99 (ms, overall and per
+// region). Empty series without B.
 Chart diffErrors(const gateway::GatewaySnapshot& a, const gateway::GatewaySnapshot* b, double offset_s);
 Chart diffTails(const gateway::GatewaySnapshot& a, const gateway::GatewaySnapshot* b, double offset_s);
 
 // For drawing: a series longer than `maxPoints` becomes, per bucket of x, its first point and
 // its lowest and highest (in x order), so spikes survive; shorter series are left as they are.
-// Three days at 60 s windows are 4,320 points a series, far more than a chart has pixels.
+// Three days at 60 s windows are 4,320 points a series, far more than a chart has pixels. A gap
+// (a NaN y) is kept, one for a run of them, and no bucket reaches across it.
 void decimate(std::vector<Series>& series, std::size_t maxPoints);
 
 }  // namespace taillab::ui::incident_charts

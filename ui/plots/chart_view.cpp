@@ -210,6 +210,11 @@ void ChartView::placeEmptyText() {
     t->setVisible(!emptyText_.isEmpty() && !hasData());
 }
 
+void ChartView::setGapsShown(bool shown, const QString& text) {
+    gapsShown_ = shown;
+    gapText_ = text;
+}
+
 void ChartView::setHorizontalOnly(bool horizontal) {
     horizontalOnly_ = horizontal;
     const Qt::Orientations o = horizontal ? Qt::Horizontal : (Qt::Horizontal | Qt::Vertical);
@@ -299,7 +304,7 @@ QStringList ChartView::valuesAt(double x) const {
         if (it == data->constEnd()) continue;
         const QString name = i < own ? QString::fromStdString(chart_.series[static_cast<std::size_t>(i)].name)
                                      : plot_->graph(i)->name();
-        out << QString("%1: %2").arg(name, formatY(it->value));
+        out << QString("%1: %2").arg(name, std::isnan(it->value) ? gapText_ : formatY(it->value));
     }
     return out;
 }
@@ -461,7 +466,8 @@ void ChartView::updateData() {
         values.reserve(static_cast<qsizetype>(s.x.size()));
         for (std::size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
             const double px = toPlotX(s.x[k]);
-            if (!std::isfinite(px) || !std::isfinite(s.y[k])) continue;
+            const bool gap = gapsShown_ && std::isnan(s.y[k]);  // drawn as a break in the line
+            if (!std::isfinite(px) || (!std::isfinite(s.y[k]) && !gap)) continue;
             keys.push_back(px);
             values.push_back(s.y[k]);
         }

@@ -132,6 +132,10 @@ class ChartView : public QWidget {
     std::optional<double> crosshair() const { return crosshair_; }
     QString crosshairText() const;
     void setCrosshairMode(bool on) { crosshairMode_ = on; }
+    // A point whose y is NaN breaks the line there (a window too small to rate) instead of being
+    // left out, which would join its neighbours across it; the crosshair box says `text` for it.
+    // Off (the default): such points are left out.
+    void setGapsShown(bool shown, const QString& text = {});
     // Said across the plot while it has no data (hasData): "none in this run". "" for nothing.
     void setEmptyText(const QString& text);
     QString emptyText() const { return emptyText_; }
@@ -201,6 +205,8 @@ class ChartView : public QWidget {
     bool horizontalOnly_ = false;
     bool fastDrawing_ = false;
     bool crosshairMode_ = false;
+    bool gapsShown_ = false;
+    QString gapText_;
     bool settingRange_ = false;  // setXRange at work: the range change is not the user's
     std::optional<double> crosshair_;
     QPoint pressAt_;

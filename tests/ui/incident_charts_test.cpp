@@ -1,0 +1,89 @@
+// The incident board's charts built from hand-made snapshots: an error rate is drawn only for
+// windows with enough requests to rate, the others are gaps the chart names (not left out
+// silently, not joined across), and the data export and the drawn chart agree on it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "incident/incident_charts.h"
+#include "plots/gateway_time_chart.h"
+
+namespace taillab::ui::test {
+namespace {
+
+namespace ic = incident_charts;
+
+// A quiet night's window (3 requests, 2 failed: 67%) between two busy ones (2%).
+gateway::GatewaySnapshot quietNight() {
+    gateway::GatewaySnapshot s;
+    auto window = [](double t, std::uint32_t requests, std::uint32_t failed) {
+        gateway::WindowPoint w;
+        w.t_s = t;
+        w.requests = requests;
+        w.failed = failed;
+        w.regions[2].requests = requests;  // all of it in APAC
+        w.regions[2].failed = failed;
+        return w;
+    };
+    s.windows = {window(60, 100, 2), window(120, 3, 2), window(180, 100, 2)};
+    s.now_s = s.end_s = 180;
+    return s;
+}
+
+const Series& named(const Chart& c, const std::string& name) {
+    for (const Series& s : c.series)
+        if (s.name == name) return s;
+    throw std::runtime_error("no series " + name);
+}
+
+TEST(IncidentCharts, AWindowTooSmallToRateIsAGapTheChartNames) {
+    const gateway::GatewaySnapshot s = quietNight();
+    const Chart c = ic::errorRate(s, 0);
+    for (const char* name : {"all, truth", "APAC truth"}) {
+        const Series& rate = named(c, name);
+        ASSERT_EQ(rate.y.size(), 3u) << name << ": every window is a point, the quiet one a gap";
+        EXPECT_DOUBLE_EQ(rate.y[0], 2);
+        EXPECT_TRUE(std::isnan(rate.y[1])) << name << ": 2 of 3 is not a 67% error rate";
+        EXPECT_DOUBLE_EQ(rate.y[2], 2);
+    }
+    EXPECT_NE(c.title.find("gaps: 2 windows under 20 requests"), std::string::npos) << c.title;
+    // A/B: B's gaps are counted in A's title too; with none, the title says nothing of gaps.
+    gateway::GatewaySnapshot busy = quietNight();
+    busy.windows[1].requests = busy.windows[1].regions[2].requests = 50;
+    EXPECT_EQ(ic::errorRate(busy, 0).title.find("gaps"), std::string::npos);
+    EXPECT_NE(ic::errorRate(busy, 0, &s).title.find("gaps: 2 windows"), std::string::npos);
+    // The difference B − A is a gap there as well.
+    const Chart diff = ic::diffErrors(busy, &s, 0);
+    ASSERT_EQ(diff.series.front().y.size(), 3u);
+    EXPECT_TRUE(std::isnan(diff.series.front().y[1]));
+    EXPECT_DOUBLE_EQ(diff.series.front().y[0], 0);
+}
+
+TEST(IncidentCharts, DecimationKeepsTheGaps) {
+    std::vector<Series> series(1);
+    for (int i = 0; i < 3000; ++i) {
+        series[0].x.push_back(i);
+        series[0].y.push_back(i >= 1000 && i < 1010 ? NAN : 1.0 + (i % 7));
+    }
+    ic::decimate(series, 300);
+    EXPECT_LT(series[0].x.size(), 400u);
+    const auto gaps = std::count_if(series[0].y.begin(), series[0].y.end(), [](double v) { return std::isnan(v); });
+    EXPECT_EQ(gaps, 1) << "a run of gaps stays one break in the line";
+}
+
+TEST(IncidentCharts, TheDrawnChartBreaksAtAGapAndItsAxisFollowsTheRatedWindows) {
+    GatewayTimeChart view;
+    view.resize(700, 400);
+    view.setGapsShown(true, "not rated");
+    view.setChart(ic::errorRate(quietNight(), 0));
+    const auto plotted = view.plottedSeries();
+    ASSERT_FALSE(plotted.empty());
+    ASSERT_EQ(plotted.front().y.size(), 3) << "the gap is drawn as a break, not left out";
+    EXPECT_TRUE(std::isnan(plotted.front().y[1]));
+    EXPECT_LT(view.viewRange().yUpper, 10) << "the quiet window's 67% does not set the axis";
+    view.setCrosshair(100);  // inside the quiet window (60, 120]
+    EXPECT_TRUE(view.crosshairText().contains("all, truth: not rated")) << view.crosshairText().toStdString();
+}
+
+}  // namespace
+}  // namespace taillab::ui::test
