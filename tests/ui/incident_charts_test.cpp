@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "incident/incident_charts.h"
+#include "plots/chart_style.h"
 #include "plots/gateway_time_chart.h"
 
 namespace taillab::ui::test {
@@ -83,6 +84,15 @@ TEST(IncidentCharts, TheDrawnChartBreaksAtAGapAndItsAxisFollowsTheRatedWindows) 
     EXPECT_LT(view.viewRange().yUpper, 10) << "the quiet window's 67% does not set the axis";
     view.setCrosshair(100);  // inside the quiet window (60, 120]
     EXPECT_TRUE(view.crosshairText().contains("all, truth: not rated")) << view.crosshairText().toStdString();
+}
+
+// The error rate chart has eight series and B's ghosts share one grey legend entry: no series
+// may be drawn in that grey.
+TEST(IncidentCharts, NoSeriesIsDrawnInTheGhostsGrey) {
+    Chart c;
+    for (int i = 0; i < 12; ++i) c.series.push_back({"series " + std::to_string(i), SeriesRole::Simulated, {}, {}});
+    for (const QColor& color : chart_style::seriesColors(c, Qt::white))
+        EXPECT_GT(color.hsvSaturationF(), 0.3) << color.name().toStdString();
 }
 
 }  // namespace

@@ -11,11 +11,14 @@ namespace taillab::ui::chart_style {
 namespace {
 
 // Tableau 10: distinct, print-safe, colour-blind friendly enough for a handful of series.
+// Tableau 10 without its grey: grey is what a chart says "not a series" with (the axes, the
+// legend entry of a baseline's or B's dashed ghosts), and an eighth series drawn in it read as one
+// of those.
 const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                            QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
                            QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-                           QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f),
-                           QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
+                           QColor(0xe3, 0x77, 0xc2), QColor(0xbc, 0xbd, 0x22),
+                           QColor(0x17, 0xbe, 0xcf)};
 constexpr int kPaletteSize = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
 constexpr int kLegendColumns = 3;
 constexpr QSize kLegendIcon{28, 12};
