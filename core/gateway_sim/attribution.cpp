@@ -95,6 +95,31 @@ double splitSegments(RequestWaterfall& w) {
     return residual;
 }
 
+void markUnreachedStages(RequestWaterfall& w) {
+    int last = -1;  // the furthest stage of the path the request got to
+    std::array<bool, kStages> listed{};
+    for (StageSpan& s : w.stages) {
+        listed[static_cast<std::size_t>(s.stage)] = true;
+        // Its work was to start after the response (start_ms is cut at it): it never began.
+        if (s.unfinished && s.start_ms >= w.latency_ms) {
+            s.reached = false;
+            s.unfinished = false;
+            continue;
+        }
+        last = std::max(last, static_cast<int>(s.stage));
+    }
+    if (!w.calls.empty()) last = std::max(last, static_cast<int>(Stage::Engines));
+    if (!isFailed(w.outcome) || w.coalesced) return;
+    for (int s = last + 1; s < kStages; ++s) {
+        if (listed[static_cast<std::size_t>(s)]) continue;
+        StageSpan span;
+        span.stage = static_cast<Stage>(s);
+        span.start_ms = span.end_ms = w.latency_ms;
+        span.reached = false;
+        w.stages.push_back(span);
+    }
+}
+
 std::string_view noteName(NoteKind kind) { return kNoteKindNames[static_cast<std::size_t>(kind)]; }
 
 std::string_view callFailureName(CallFailure failure) {
@@ -203,7 +228,8 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
         w.deadline_ms = it != pending.end() ? it->second.deadline_ms : deadlineNow();
         w.outcome = r.outcome;
         w.status = r.status;
-        w.error = std::string(r.error);
+        w.error = r.disguised && r.error.empty() ? std::string(kOutcomeNames[static_cast<std::size_t>(r.outcome)])
+                                                 : std::string(r.error);
         w.message = std::string(r.message);
         w.region = r.region;
         w.query_class = r.query_class;
@@ -240,6 +266,7 @@ std::optional<WindowAttribution> attributeWindow(const Params& params, std::uint
             for (const auto& [at, kind] : it->second.notes) w.notes.push_back({msSince(at, r.accepted), kind});
             pending.erase(it);
         }
+        markUnreachedStages(w);
         splitSegments(w);
         ++out.requests;
         ++out.outcomes[static_cast<std::size_t>(w.outcome)];

@@ -42,9 +42,14 @@ struct StageSpan {
     double start_ms = 0, end_ms = 0;  // since the request was accepted
     bool spilled = false;             // the work ran in another region than the request's home
     bool shared_answer = false;       // cache: a coalesced waiter reading the leader's answer
-    // The work had not ended when the request was answered (a region with no CPU left does it
-    // an hour later): end_ms is cut at the response.
+    // The work had started but not ended when the request was answered (its host had not
+    // answered: a pool with no CPU left, a host that accepts and never answers, does it an hour
+    // later): end_ms is cut at the response.
     bool unfinished = false;
+    // False: the request was answered before the stage's work could start (a stage before it
+    // never ended, or the request failed before the path got there). start_ms == end_ms ==
+    // latency_ms; the stage had no part in its latency and no deadline left to speak of.
+    bool reached = true;
 };
 
 struct CallSpan {
@@ -85,12 +90,16 @@ struct RequestWaterfall {
     double deadline_ms = 0;  // the deadline in force, from accept
     Outcome outcome = Outcome::Ok;
     int status = 200;
-    std::string error, message;  // the response's: "deadline_exceeded", one human sentence
+    // The failure's name ("deadline_missed") and the response's human sentence. A failure
+    // answered as an empty 200 (disguised) told the client nothing: its error is the truth's.
+    std::string error, message;
     Region region = Region::EU;  // where it was served
     QueryClass query_class = QueryClass::Evergreen;
     bool disguised = false;  // a failure answered as an empty 200 (what clients saw: success)
     bool cache_hit = false, coalesced = false;
-    std::vector<StageSpan> stages;  // in start order, as the stages reported their work
+    // In start order, as the stages reported their work; a failed request's stages of the path
+    // after the last one it reached follow (reached = false), so the path reads whole.
+    std::vector<StageSpan> stages;
     std::vector<CallSpan> calls;    // in launch order
     std::vector<NoteSpan> notes;    // in time order
     // The latency split into kSegments; sums to latency_ms.
@@ -106,6 +115,11 @@ struct RequestWaterfall {
 // difference is added to the largest segment and returned (a split that lost or counted twice
 // any time would return it).
 double splitSegments(RequestWaterfall& w);
+
+// Marks the stages whose work started at or after the response as not reached and, for a failed
+// request that was not waiting on another's flight, appends the stages of the path after the
+// last one reached (calls count as reaching "engines") as not reached.
+void markUnreachedStages(RequestWaterfall& w);
 
 struct WindowAttribution {
     double t0_s = 0, t1_s = 0;  // the window: accepted in [t0_s, t1_s)

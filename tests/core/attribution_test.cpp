@@ -139,6 +139,46 @@ TEST(Attribution, SplitGivesEachMomentToOneSegment) {
 
 // The slowest request found is the slowest the plain run answered among those accepted in the
 // window: the same latencies, from a second run without attribution.
+// A request whose edge sat on a host that never answers: the stages due after the response were
+// never reached (not "unfinished"), and the rest of its path is listed as not reached, once each.
+TEST(Attribution, StagesAfterTheResponseAreNotReached) {
+    RequestWaterfall w;
+    w.latency_ms = 600;
+    w.outcome = Outcome::DeadlineMissed;
+    StageSpan edge{Stage::Edge, 0, 600};
+    edge.unfinished = true;  // would have ended an hour later
+    StageSpan gateway{Stage::Gateway, 600, 600};
+    gateway.unfinished = true;  // due to start an hour later
+    w.stages = {edge, gateway};
+    markUnreachedStages(w);
+    ASSERT_EQ(w.stages.size(), static_cast<std::size_t>(kStages));
+    EXPECT_TRUE(w.stages[0].reached);
+    EXPECT_TRUE(w.stages[0].unfinished);
+    for (std::size_t i = 1; i < w.stages.size(); ++i) {
+        EXPECT_EQ(static_cast<int>(w.stages[i].stage), static_cast<int>(i));
+        EXPECT_FALSE(w.stages[i].reached) << i;
+        EXPECT_FALSE(w.stages[i].unfinished) << i;
+        EXPECT_DOUBLE_EQ(w.stages[i].start_ms, 600);
+    }
+    EXPECT_EQ(splitSegments(w), 0);
+    EXPECT_DOUBLE_EQ(w.segment_ms[static_cast<std::size_t>(Stage::Edge)], 600);
+    // A call reached the engines: only merge is left; an answered request gains nothing.
+    RequestWaterfall called;
+    called.latency_ms = 600;
+    called.outcome = Outcome::DeadlineMissed;
+    called.stages = {{Stage::Edge, 0, 1}, {Stage::Router, 5, 6}};
+    called.calls = {CallSpan{}};
+    markUnreachedStages(called);
+    ASSERT_EQ(called.stages.size(), 3u);
+    EXPECT_EQ(called.stages.back().stage, Stage::Merge);
+    EXPECT_FALSE(called.stages.back().reached);
+    RequestWaterfall ok = called;
+    ok.outcome = Outcome::Ok;
+    ok.stages.pop_back();
+    markUnreachedStages(ok);
+    EXPECT_EQ(ok.stages.size(), 2u);
+}
+
 TEST(Attribution, TheSlowestIsTheSlowestOfAPlainRun) {
     const Case c;
     GatewaySim sim(c.params, kSeed, c.timeline);

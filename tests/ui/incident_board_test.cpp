@@ -338,13 +338,50 @@ TEST_F(IncidentBoardTest, APickedMomentFillsTheAttributionPanel) {
     const QStringList rows = panel->waterfall()->rowTexts();
     ASSERT_FALSE(rows.isEmpty());
     EXPECT_TRUE(rows.front().startsWith("edge")) << rows.front().toStdString();
-    EXPECT_TRUE(rows.join("\n").contains("deadline left"));
     EXPECT_TRUE(panel->verdict()->text().contains(QString::number(r.slowest.front().status)));
+    // EU has no CPU left: the slowest request's edge never answered, so the stages after it were
+    // never reached, engines and merge included, and are said to be, not given times.
+    const QString all = rows.join("\n");
+    EXPECT_TRUE(rows.front().contains("(unfinished)")) << all.toStdString();
+    for (const char* stage : {"gateway", "compiler", "cache", "router", "engines", "merge"})
+        EXPECT_EQ(rows.count(QString("%1: not reached").arg(stage)), 1) << stage << "\n" << all.toStdString();
+    EXPECT_EQ(rows.size(), gateway::kStages) << all.toStdString();
+    EXPECT_FALSE(all.contains("no CPU")) << all.toStdString();
+    EXPECT_FALSE(all.contains("deadline left 0.00 ms")) << all.toStdString();
+    EXPECT_TRUE(panel->verdict()->text().contains("503 deadline missed")) << panel->verdict()->text().toStdString();
+    EXPECT_EQ(panel->slowestTable()->item(0, 2)->text(), "deadline missed");
     // B's window too.
     board_->findChild<QComboBox*>("incidentAttributeRun")->setCurrentIndex(1);
     board_->pickMoment(kTue + 7 * 3600 + 20 * 60, true);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->busy(); }, kTimeoutMs));
     EXPECT_TRUE(panel->summary()->text().contains("B: "));
+}
+
+// v3's error path: a request out of time is answered 200 with no results. The attribution still
+// names the failure (the truth), in words, and a 10 s latency is written as the app writes
+// numbers.
+TEST_F(IncidentBoardTest, AFailureAnsweredAsAnEmpty200IsStillNamedInTheAttribution) {
+    AttributionPanel* panel = board_->attribution();
+    Params params = board_->runSpec().a.params;
+    params.set("deadline_ms", 10000);
+    params.setJson("timeout_reply", "200 with empty results (v3 bug)");
+    panel->attribute(params, board_->runSpec().a.seed, board_->runSpec().a.timeline, 7 * 3600 + 20 * 60,
+                     7 * 3600 + 25 * 60, "Tue 07:20, v3's error path");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->busy() && panel->result().has_value(); }, kTimeoutMs));
+    const auto& r = *panel->result();
+    ASSERT_GT(r.disguised, 0u);
+    ASSERT_TRUE(r.slowest.front().disguised);
+    QTableWidget* table = panel->slowestTable();
+    EXPECT_EQ(table->item(0, 0)->text(), "10,000");
+    EXPECT_EQ(table->item(0, 1)->text(), "200 (empty)");
+    for (int row = 0; row < table->rowCount(); ++row)
+        if (r.slowest[static_cast<std::size_t>(row)].disguised) {
+            EXPECT_EQ(table->item(row, 2)->text(), "deadline missed") << row;
+        }
+    const QString verdict = panel->verdict()->text();
+    EXPECT_TRUE(verdict.contains("(10,000 ms)")) << verdict.toStdString();
+    EXPECT_TRUE(verdict.contains("in truth deadline missed")) << verdict.toStdString();
+    EXPECT_FALSE(verdict.contains("_")) << verdict.toStdString();
 }
 
 // A call's wait in its engine's queue is drawn in the queued colour and said in its row; a call

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "gateway/week_time.h"
+#include "plots/chart_style.h"
 #include "table_widgets.h"
 #include "ui_threads.h"
 
@@ -26,7 +27,13 @@ QString ms(double v) {
     return QString("%1 ms").arg(v, 0, 'f', std::abs(v) >= 10 ? 1 : 2);
 }
 
+// A latency in ms as the rest of the app writes numbers: "10,000", "812.5", "3.25".
+QString latencyText(double v) { return chart_style::formatNumber(v); }
+
 QString name(std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); }
+
+// An identifier as words: "deadline_missed" -> "deadline missed".
+QString words(std::string_view id) { return name(id).replace('_', ' '); }
 
 QString stageName(gateway::Stage s) { return name(gateway::kStageNames[static_cast<std::size_t>(s)]); }
 
@@ -41,12 +48,15 @@ QString noteLabel(gateway::NoteKind k) {
     return {};
 }
 
+// The failure in words ("deadline missed"), "" for a request that did not fail.
+QString errorWords(const RequestWaterfall& w) { return w.error.empty() ? QString() : words(w.error); }
+
 // Why it ended as it did, in words: what a client got and what refused it.
 QString verdictOf(const RequestWaterfall& w) {
-    QString s = QString("%1 %2").arg(w.status).arg(name(gateway::kOutcomeNames[static_cast<std::size_t>(w.outcome)]));
-    if (!w.error.empty()) s += QString(" · error \"%1\"").arg(QString::fromStdString(w.error));
+    QString s = w.disguised ? QObject::tr("%1 with no results, in truth %2").arg(w.status).arg(errorWords(w))
+                            : QString("%1 %2").arg(w.status).arg(words(gateway::kOutcomeNames[static_cast<std::size_t>(w.outcome)]));
     if (!w.message.empty()) s += QString(" · %1").arg(QString::fromStdString(w.message));
-    if (w.disguised) s += QObject::tr(" · answered as an empty 200: a failure the client saw as a success");
+    if (w.disguised) s += QObject::tr(" · a failure the client saw as a success");
     if (w.cache_hit) s += QObject::tr(" · cache hit");
     if (w.coalesced) s += QObject::tr(" · joined another request's flight");
     for (const gateway::NoteSpan& n : w.notes) s += QString(" · %1 at %2").arg(noteLabel(n.kind), ms(n.at_ms));
@@ -61,6 +71,7 @@ struct Row {
     double queuedFrom = NAN;  // a call that waited in its engine's queue: since when (until start)
     bool marker = false;      // a decision at one moment (start): drawn as a tick, not a bar
     bool noBar = false;       // a call given up in its engine's queue: only the wait is drawn
+    bool notReached = false;  // a stage the request never got to: no bar, no times
 };
 
 
@@ -70,11 +81,20 @@ std::vector<Row> rowsOf(const RequestWaterfall& w) {
     std::vector<Row> rows;
     for (const gateway::StageSpan& s : w.stages) {
         QString label = stageName(s.stage);
+        if (!s.reached) {
+            Row row{label, s.start_ms, s.end_ms, kStage, QObject::tr("not reached")};
+            row.notReached = true;
+            rows.push_back(std::move(row));
+            continue;
+        }
         if (s.spilled) label += QObject::tr(" (spilled)");
         if (s.shared_answer) label += QObject::tr(" (leader's answer)");
-        if (s.unfinished) label += QObject::tr(" (unfinished: no CPU)");
+        // Its host had not answered by the response: stuck on a host that never answers, or
+        // still waiting for a CPU.
+        if (s.unfinished) label += QObject::tr(" (unfinished)");
         rows.push_back({label, s.start_ms, s.end_ms, s.spilled ? kSpill : kStage,
-                        QObject::tr("deadline left %1").arg(ms(w.deadlineLeftAt(s)))});
+                        s.unfinished ? QObject::tr("no answer from its host")
+                                     : QObject::tr("deadline left %1").arg(ms(w.deadlineLeftAt(s)))});
     }
     for (const gateway::CallSpan& c : w.calls) {
         const QString role = name(gateway::kCallRoleNames[static_cast<std::size_t>(c.role)]);
@@ -120,7 +140,8 @@ QStringList WaterfallWidget::rowTexts() const {
     QStringList out;
     if (!request_) return out;
     for (const Row& r : rowsOf(*request_))
-        out << QString("%1 %2–%3, %4").arg(r.label, ms(r.start), ms(r.end), r.note);
+        out << (r.notReached ? QString("%1: %2").arg(r.label, r.note)
+                             : QString("%1 %2–%3, %4").arg(r.label, ms(r.start), ms(r.end), r.note));
     return out;
 }
 
@@ -142,7 +163,7 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
     }
     const RequestWaterfall& w = *request_;
     const std::vector<Row> rows = rowsOf(w);
-    // The label column fits its longest label ("router (unfinished: no CPU)") up to a third of
+    // The label column fits its longest label ("compiler (leader's answer)") up to a third of
     // the width; the note column its longest note.
     int widestLabel = 0, widestNote = 0;
     for (const Row& r : rows) {
@@ -176,6 +197,11 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
             p.setPen(Qt::NoPen);
             p.drawPolygon(tri, 3);
             p.setBrush(Qt::NoBrush);
+        } else if (r.notReached) {
+            // Nothing to draw: the row says so across the plot, muted.
+            p.setPen(palette().color(QPalette::PlaceholderText));
+            p.drawText(QRect(plot.left() + 6, y, plot.width() - 6, lineH), Qt::AlignLeft | Qt::AlignVCenter,
+                       tr("answered before it got here"));
         } else {
             // The wait in the engine's queue ("queued"), then the flight ("engines").
             if (std::isfinite(r.queuedFrom)) {
@@ -320,9 +346,9 @@ void AttributionPanel::show(const gateway::WindowAttribution& r, const QString& 
     slowest_->setRowCount(static_cast<int>(r.slowest.size()));
     for (int i = 0; i < static_cast<int>(r.slowest.size()); ++i) {
         const RequestWaterfall& w = r.slowest[static_cast<std::size_t>(i)];
-        const QStringList cells{QString::number(w.latency_ms, 'f', 1),
+        const QStringList cells{latencyText(w.latency_ms),
                                 QString("%1%2").arg(w.status).arg(w.disguised ? tr(" (empty)") : QString()),
-                                w.error.empty() ? QString("—") : QString::fromStdString(w.error),
+                                w.error.empty() ? QString("—") : errorWords(w),
                                 name(gateway::kRegionNames[static_cast<std::size_t>(w.region)]),
                                 week_time::label(offset_s_ + w.accepted_s, true)};
         for (int c = 0; c < cells.size(); ++c) {
@@ -354,7 +380,7 @@ void AttributionPanel::selectRequest(int row) {
         return;
     }
     const RequestWaterfall& w = result_->slowest[static_cast<std::size_t>(row)];
-    verdict_->setText(tr("Request %1 (%2 ms): %3").arg(w.trace).arg(w.latency_ms, 0, 'f', 1).arg(verdictOf(w)));
+    verdict_->setText(tr("Request %1 (%2 ms): %3").arg(w.trace).arg(latencyText(w.latency_ms), verdictOf(w)));
     waterfall_->setRequest(w);
 }
 
