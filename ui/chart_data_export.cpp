@@ -1,6 +1,7 @@
 #include "chart_data_export.h"
 
 #include <charconv>
+#include <cmath>
 #include <system_error>
 
 #include "io/atomic_file.h"
@@ -8,8 +9,12 @@
 namespace taillab::ui {
 namespace {
 
-// Shortest text that reads back as the same double.
-std::string number(double v) {
+std::string number(double v) { return csvNumber(v); }
+
+}  // namespace
+
+std::string csvNumber(double v) {
+    if (std::isnan(v)) return {};
     char buffer[64];
     const auto r = std::to_chars(buffer, buffer + sizeof(buffer), v);
     return std::string(buffer, r.ptr);
@@ -26,7 +31,9 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
-}  // namespace
+std::string csvTitleLine(const Chart& chart) {
+    return "# " + chart.title + "; x: " + exportedXLabel(chart) + "; y: " + chart.y_label + "\n";
+}
 
 // A knob value as a scenario file writes it: numbers short, strings bare.
 std::string knobText(const nlohmann::ordered_json& v) {
@@ -60,28 +67,31 @@ std::string exportedXLabel(const Chart& chart) {
 }
 
 std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations,
-                       const std::string& caption) {
+                       const std::string& caption, bool chartColumn) {
     std::string out;
     if (!caption.empty()) {
         out += "# " + caption + "\n";
-        out += "# " + chart.title + "; x: " + exportedXLabel(chart) + "; y: " + chart.y_label + "\n";
+        out += csvTitleLine(chart);
     }
-    out += "series,role,x,y\n";
+    out += chartColumn ? "chart,series,role,x,y\n" : "series,role,x,y\n";
     bool first = true;
     for (const auto& s : chart.series) {
         if (!first) out += "\n";
         first = false;
-        const std::string name = csvField(s.name);
+        const std::string name = (chartColumn ? csvField(chart.id) + "," : std::string()) + csvField(s.name);
         const std::string role = seriesRoleName(s.role);
         for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
             out += name + "," + role + "," + number(s.x[i]) + "," + number(s.y[i]) + "\n";
     }
-    if (!annotations.empty()) {
-        out += "\nannotation,kind,x0,x1\n";
-        for (const Annotation& a : annotations)
-            out += csvField(a.label) + "," + csvField(a.kind) + "," + number(a.x0) + "," +
-                   (a.x1 ? number(*a.x1) : std::string()) + "\n";
-    }
+    if (!annotations.empty()) out += "\n" + annotationsToCsv(annotations);
+    return out;
+}
+
+std::string annotationsToCsv(const std::vector<Annotation>& annotations) {
+    std::string out = "annotation,kind,x0,x1\n";
+    for (const Annotation& a : annotations)
+        out += csvField(a.label) + "," + csvField(a.kind) + "," + number(a.x0) + "," +
+               (a.x1 ? number(*a.x1) : std::string()) + "\n";
     return out;
 }
 

@@ -17,9 +17,21 @@ namespace taillab::ui {
 // "Quantile (0 to 1; 0.99 is p99)", so a number is never called a percentile it is not.
 std::string exportedXLabel(const Chart& chart);
 // `caption` (exportCaption), when given, opens the file as '#' comment lines, with the axes and
-// their units; readers skip lines that start with '#'.
+// their units (csvTitleLine); readers skip lines that start with '#'. `chartColumn`: every row
+// starts with the chart's id (header "chart,series,role,x,y"), so that rows of several charts in
+// one file keep apart series of the same name. A NaN y (a gap: a window not rated) is written
+// as an empty field.
 std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations = {},
-                       const std::string& caption = {});
+                       const std::string& caption = {}, bool chartColumn = false);
+// The section chartToCsv ends with: a header "annotation,kind,x0,x1" and a row an annotation
+// (x1 empty for an instant).
+std::string annotationsToCsv(const std::vector<Annotation>& annotations);
+// "# <title>; x: <x label>; y: <y label with its unit>\n": what a chart's CSV says of it.
+std::string csvTitleLine(const Chart& chart);
+// RFC 4180: quoted when the field holds a comma, quote or line break.
+std::string csvField(const std::string& s);
+// The shortest text that reads back as the same double; "" for NaN.
+std::string csvNumber(double v);
 // The line every exported chart carries: "<scenario> · seed <n> · <knobs that differ from the
 // scenario, as key = value (scenario: value)> · TailLab <version>". `now` and `file` are knob
 // objects (Params::toJson()); at most four differences are named, then "and N more".

@@ -21,6 +21,7 @@
 #include <QtTest/QTest>
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "gateway/gateway_session.h"
@@ -312,8 +313,36 @@ TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
     EXPECT_NE(svg.find("Incident board"), std::string::npos);
     const std::string csv = readFile(dir.filePath("board.csv"));
     EXPECT_NE(csv.find("# chart: incident_error_rate"), std::string::npos);
-    EXPECT_NE(csv.find("all, truth [B]"), std::string::npos);
     EXPECT_NE(csv.find(caption.toStdString()), std::string::npos);
+    // Every chart's section names it, its axes and their units (as the lab's and gateway's CSV
+    // do), and its rows name their chart: the "EU" of queue depth is not the "EU" of shares.
+    {
+        std::istringstream in(csv);
+        std::string line, chartLine;
+        int sections = 0;
+        while (std::getline(in, line)) {
+            if (line.rfind("# chart: ", 0) == 0) {
+                ++sections;
+                chartLine = line;
+                ASSERT_TRUE(std::getline(in, line));
+                EXPECT_TRUE(line.rfind("# ", 0) == 0 && line.find("; x: ") != std::string::npos &&
+                            line.find("; y: ") != std::string::npos)
+                    << chartLine << " is followed by " << line;
+            }
+            EXPECT_NE(line, "series,role,x,y") << "a section whose rows do not say their chart: " << chartLine;
+            EXPECT_EQ(line.find(",nan"), std::string::npos) << line;
+        }
+        EXPECT_EQ(sections, static_cast<int>(board_->chartIds().size()) - 1);
+    }
+    EXPECT_NE(csv.find("# Error rate: the truth and what clients saw"), std::string::npos);
+    EXPECT_NE(csv.find("; x: Simulated time (s since Mon 00:00 UTC); y: Failed (%)\n"), std::string::npos);
+    EXPECT_NE(csv.find("incident_error_rate,\"all, truth [B]\",closed_form,"), std::string::npos);
+    EXPECT_NE(csv.find("incident_queue_depth,EU,simulated,"), std::string::npos);
+    // The strips are spans: a lane by name, its state, from when to when.
+    EXPECT_NE(csv.find("chart,lane,state,start_s,end_s,start,end\n"), std::string::npos);
+    EXPECT_NE(csv.find("incident_breakers,EU / region breaker,closed,"), std::string::npos);
+    EXPECT_NE(csv.find("incident_probes_standby,EU / probes on A,normal,"), std::string::npos);
+    EXPECT_NE(csv.find(",Tue 00:00,Tue 09:00\n"), std::string::npos) << "a lane normal all along";
     const auto json = nlohmann::json::parse(readFile(dir.filePath("board.json")));
     EXPECT_EQ(json["caption"], caption.toStdString());
     EXPECT_EQ(json["charts"].size(), board_->chartIds().size() - 1);

@@ -122,6 +122,32 @@ Chart dataChart(const Chart& own, const std::vector<Series>& ghosts, const QStri
     return c;
 }
 
+// A strip chart's data as spans, one row a span: its lane by name, its state, and its start and
+// end (seconds since Mon 00:00 UTC, and as the axis reads them); by lane, then time.
+std::string stripsToCsv(const Chart& strips, const QStringList& lanes) {
+    struct Span {
+        int lane;
+        std::string state;
+        double x0, x1;
+    };
+    std::vector<Span> spans;
+    for (const Series& s : strips.series)
+        for (std::size_t i = 0; i + 1 < s.x.size() && i + 1 < s.y.size(); i += 2)
+            spans.push_back({static_cast<int>(s.y[i]), s.name, s.x[i], s.x[i + 1]});
+    std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+        return a.lane != b.lane ? a.lane < b.lane : a.x0 < b.x0;
+    });
+    std::string out = "# one row a span: the lane was in that state from start to end\n"
+                      "chart,lane,state,start_s,end_s,start,end\n";
+    for (const Span& s : spans) {
+        const QString lane = s.lane >= 0 && s.lane < lanes.size() ? lanes[s.lane] : QString::number(s.lane);
+        out += csvField(strips.id) + "," + csvField(lane.toStdString()) + "," + csvField(s.state) + "," +
+               csvNumber(s.x0) + "," + csvNumber(s.x1) + "," + week_time::label(s.x0).toStdString() + "," +
+               week_time::label(s.x1).toStdString() + "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 IncidentRunSpec defaultIncidentRun(const std::string& scenarioDirectory) {
@@ -528,6 +554,7 @@ void IncidentBoard::drawCharts(const GatewayFrame& frame) {
     if (b) appendLanes(br, ic::breakers(*b, off), breakerLanes);
     full_[br.id] = {br, {}};  // the data export keeps every lane
     QStringList breakerNames = laneNames(ic::breakerLanes(a), b != nullptr);
+    stripLanes_[br.id] = breakerNames;
     keepActiveLanes(br, breakerNames, breakerLanes);
     breakers_->setLanes(breakerNames);
     breakers_->setAnnotations(edges);
@@ -537,6 +564,7 @@ void IncidentBoard::drawCharts(const GatewayFrame& frame) {
     if (b) appendLanes(he, ic::health(*b, off), healthLanes);
     full_[he.id] = {he, {}};
     QStringList healthNames = laneNames(ic::healthLanes(), b != nullptr);
+    stripLanes_[he.id] = healthNames;
     keepActiveLanes(he, healthNames, healthLanes);
     health_->setLanes(healthNames);
     health_->setAnnotations(edges);
@@ -700,14 +728,18 @@ bool IncidentBoard::exportBoard(const QString& path, QString* error) const {
     }
     const std::vector<Annotation> annotations = ic::annotations(*drawn_->snapshot, offset());
     if (ext == "csv") {
-        // The caption and the timeline's events once, as '#' lines readers skip; then each chart.
+        // The caption and the timeline's events once, as '#' lines readers skip; then each chart
+        // under its title, axes and units, its rows naming it; the timeline's events last.
         std::string text = "# " + exportCaption().toStdString() + "\n";
         for (const QString& note : exportNotes()) text += "# " + note.toStdString() + "\n";
         for (const auto& [id, view] : charts_) {
             if (view == lane_) continue;
-            text += "\n# chart: " + id + "\n";
-            text += chartToCsv(exportedChart(id, *view, bSuffix), annotations);
+            const Chart chart = exportedChart(id, *view, bSuffix);
+            text += "\n# chart: " + id + "\n" + csvTitleLine(chart);
+            const auto lanes = stripLanes_.find(id);
+            text += lanes != stripLanes_.end() ? stripsToCsv(chart, lanes->second) : chartToCsv(chart, {}, {}, true);
         }
+        if (!annotations.empty()) text += "\n# timeline: knob changes and faults, x in s since Mon 00:00 UTC\n" + annotationsToCsv(annotations);
         return writeTextFile(path.toStdString(), text) ? true : fail(tr("Cannot write %1").arg(path));
     }
     if (ext == "json") {

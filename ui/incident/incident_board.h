@@ -163,6 +163,9 @@ class IncidentBoard : public QWidget {
     // The time charts as built, before decimation (A's chart, B's series): what the data export
     // writes.
     std::map<std::string, std::pair<Chart, std::vector<Series>>> full_;
+    // The strip charts' lanes as full_ holds them (every lane, A's then B's): their data export
+    // names them.
+    std::map<std::string, QStringList> stripLanes_;
 
     TransportBar* transport_ = nullptr;
     QToolButton* exportButton_ = nullptr;
