@@ -3,10 +3,12 @@
 // silently, not joined across), and the data export and the drawn chart agree on it.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <cmath>
 
 #include "incident/incident_charts.h"
 #include "plots/chart_style.h"
+#include "plots/event_lane_chart.h"
 #include "plots/gateway_time_chart.h"
 
 namespace taillab::ui::test {
@@ -84,6 +86,38 @@ TEST(IncidentCharts, TheDrawnChartBreaksAtAGapAndItsAxisFollowsTheRatedWindows) 
     EXPECT_LT(view.viewRange().yUpper, 10) << "the quiet window's 67% does not set the axis";
     view.setCrosshair(100);  // inside the quiet window (60, 120]
     EXPECT_TRUE(view.crosshairText().contains("all, truth: not rated")) << view.crosshairText().toStdString();
+}
+
+// Two faults close together: the second takes the row's second track, so neither label is cut by
+// the other's bar; each label is a line of text high, and the tooltip has the full text.
+TEST(IncidentLane, LabelsThatWouldRunIntoTheNextEventTakeASecondTrack) {
+    EventLaneChart lane;
+    lane.resize(1280, 160);
+    lane.setChart(ic::lane());
+    const std::vector<LaneEvent> events = {
+        {6 * 3600.0, 8 * 3600.0, ic::kFaultRow, "EU-West A/zone a: hosts accept, never answer"},
+        {6.5 * 3600, std::nullopt, ic::kFaultRow, "operator reroutes 20% of US-East to EU-West"},
+        {18 * 3600.0, std::nullopt, ic::kPhaseRow, "Jul 29 08:22 phase: standby serving"},
+    };
+    lane.setEvents(events);
+    lane.show();
+    QApplication::processEvents();
+    lane.setXRange(0, 86400);
+    lane.replotNow();
+    ASSERT_EQ(lane.labels().size(), events.size());
+    ASSERT_EQ(lane.tracks().size(), events.size());
+    EXPECT_NE(lane.tracks()[0], lane.tracks()[1]);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const auto& l = lane.labels()[i];
+        EXPECT_TRUE(l.shown) << i;
+        EXPECT_EQ(l.text, events[i].label) << "elided: " << l.text.toStdString();
+        EXPECT_GE(l.rect.height(), 10) << i;
+        for (std::size_t j = 0; j < events.size(); ++j)
+            if (j != i) {
+                EXPECT_FALSE(l.rect.intersects(lane.labels()[j].rect)) << i << " and " << j;
+            }
+    }
+    EXPECT_EQ(lane.eventAt(lane.eventPoint(0)), std::optional<std::size_t>(0));
 }
 
 // The error rate chart has eight series and B's ghosts share one grey legend entry: no series

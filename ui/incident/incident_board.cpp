@@ -41,7 +41,7 @@ using gateway::GatewaySnapshot;
 namespace ic = incident_charts;
 
 constexpr double kEventPad_s = 1800;  // around an instant (or a short span) when zooming to it
-constexpr int kLaneHeight = 118;
+constexpr int kLaneHeight = 160;  // three rows of two tracks, each a line of label text
 constexpr int kFrameBudgetMs = 100;
 constexpr std::size_t kMaxDrawnPoints = 900;  // a series' points drawn (decimated beyond)
 // A chart's least size: below it the legend leaves the plot a sliver and the axis labels elide.

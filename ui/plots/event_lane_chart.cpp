@@ -3,9 +3,12 @@
 #include <qcustomplot.h>
 
 #include <QFocusEvent>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QKeyEvent>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "gateway/week_time.h"
@@ -18,6 +21,7 @@ constexpr double kLaneHalfHeight = 0.42;
 constexpr double kLaneGapPx = 6;
 constexpr int kLaneLabelPointSize = 8;
 const QMargins kLanePadding(3, 0, 3, 0);
+constexpr const char* kLabelLayer = "laneLabels";
 
 QFont laneLabelFont() {
     QFont f;
@@ -143,6 +147,7 @@ QColor EventLaneChart::rowColor(int row) const {
 }
 
 void EventLaneChart::rebuildItems() {
+    if (!plot()->layer(kLabelLayer)) plot()->addLayer(kLabelLayer, plot()->layer("main"), QCustomPlot::limAbove);
     for (QCPItemRect* r : bars_) plot()->removeItem(r);
     for (QCPItemText* t : texts_) plot()->removeItem(t);
     bars_.clear();
@@ -156,6 +161,10 @@ void EventLaneChart::rebuildItems() {
         styleBar(bars_.size() - 1);
         auto* text = new QCPItemText(plot());
         text->setSelectable(false);
+        // Over every bar, on a backing of the plot's colour: a label that runs past its own short
+        // span is not crossed by that span's edge.
+        text->setLayer(kLabelLayer);
+        text->setBrush(chart_style::annotationColors(palette(), chart_style::plotColors(palette()).background).labelFill);
         text->setFont(laneLabelFont());
         text->setPadding(kLanePadding);
         text->setColor(palette().color(QPalette::Text));
@@ -201,12 +210,46 @@ void EventLaneChart::layoutItems() {
         const double y1 = plot()->yAxis->coordToPixel(e.row + kLaneHalfHeight);
         barRects_[i] = QRectF(QPointF(p0, std::min(y0, y1)), QPointF(p1, std::max(y0, y1)));
     }
-    // Labels: in their row, from the bar's start, up to the next label's start in that row.
+    // Tracks: in x order, each event of a row takes the first of the row's kTracks tracks free
+    // from its bar's start to its label's end, so a label is not cut by the next event's bar;
+    // when none is free, the one that frees first (its label is elided at the next event).
     std::vector<std::size_t> order(events_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return barRects_[a].left() < barRects_[b].left();
     });
+    tracks_.assign(events_.size(), 0);
+    std::vector<std::array<double, kTracks>> busyUntil(static_cast<std::size_t>(std::max<qsizetype>(1, rows_.size())));
+    for (auto& row : busyUntil) row.fill(-INFINITY);
+    std::vector<bool> rowSplit(busyUntil.size(), false);
+    for (const std::size_t i : order) {
+        const auto row = static_cast<std::size_t>(std::clamp<int>(events_[i].row, 0, static_cast<int>(busyUntil.size()) - 1));
+        const double start = barRects_[i].left();
+        const double end = std::max(barRects_[i].right(), start + 2 + fm.horizontalAdvance(events_[i].label) + pad + 1);
+        int track = 0;
+        while (track < kTracks && busyUntil[row][static_cast<std::size_t>(track)] + kLaneGapPx > start) ++track;
+        if (track == kTracks)
+            track = static_cast<int>(std::min_element(busyUntil[row].begin(), busyUntil[row].end()) - busyUntil[row].begin());
+        busyUntil[row][static_cast<std::size_t>(track)] = std::max(busyUntil[row][static_cast<std::size_t>(track)], end);
+        tracks_[i] = track;
+        if (track > 0) rowSplit[row] = true;
+    }
+    // A row with one track draws its events its full height; one with two, each in its half.
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+        const LaneEvent& e = events_[i];
+        const auto row = static_cast<std::size_t>(std::clamp<int>(e.row, 0, static_cast<int>(busyUntil.size()) - 1));
+        double top = e.row - kLaneHalfHeight, bottom = e.row + kLaneHalfHeight;
+        if (rowSplit[row]) {
+            const double h = 2 * kLaneHalfHeight / kTracks;
+            top = e.row - kLaneHalfHeight + tracks_[i] * h + 0.02;
+            bottom = top + h - 0.04;
+        }
+        bars_[i]->topLeft->setCoords(bars_[i]->topLeft->coords().x(), top);
+        bars_[i]->bottomRight->setCoords(bars_[i]->bottomRight->coords().x(), bottom);
+        const double y0 = plot()->yAxis->coordToPixel(top), y1 = plot()->yAxis->coordToPixel(bottom);
+        barRects_[i] = QRectF(QPointF(barRects_[i].left(), std::min(y0, y1)), QPointF(barRects_[i].right(), std::max(y0, y1)));
+    }
+    // Labels: in their track, from the bar's start, up to the next event's start in that track.
     for (std::size_t k = 0; k < order.size(); ++k) {
         const std::size_t i = order[k];
         Label& l = labels_[i];
@@ -214,7 +257,8 @@ void EventLaneChart::layoutItems() {
         const double left = std::max(barRects_[i].left() + 2, static_cast<double>(area.left()));
         double right = area.right();
         for (std::size_t n = k + 1; n < order.size(); ++n)
-            if (events_[order[n]].row == events_[i].row && barRects_[order[n]].left() > left) {
+            if (events_[order[n]].row == events_[i].row && tracks_[order[n]] == tracks_[i] &&
+                barRects_[order[n]].left() > left) {
                 right = std::min(right, barRects_[order[n]].left() - kLaneGapPx);
                 break;
             }
@@ -235,6 +279,22 @@ void EventLaneChart::layoutItems() {
         texts_[i]->setText(l.text);
         texts_[i]->position->setCoords(l.rect.left(), l.rect.center().y());
     }
+}
+
+bool EventLaneChart::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        // Over an event: its full text and when, however its label was elided.
+        auto* help = static_cast<QHelpEvent*>(event);
+        if (const auto i = eventAt(help->pos())) {
+            const LaneEvent& e = events_[*i];
+            QString when = week_time::label(e.x0);
+            if (e.x1) when += QString::fromUtf8(" – ") + week_time::label(*e.x1);
+            const QString row = e.row >= 0 && e.row < rows_.size() ? rows_[e.row] : QString();
+            QToolTip::showText(help->globalPos(), QString("%1: %2\n%3").arg(row, e.label, when), this);
+            return true;
+        }
+    }
+    return GatewayTimeChart::event(event);
 }
 
 std::optional<std::size_t> EventLaneChart::eventAt(QPointF pos) const {

@@ -1,7 +1,9 @@
 // The incident board's timeline lane: a run's events against simulated time, one row per kind
 // (faults, knob changes, phases), each a span (or, for an instant, a thin bar at least a few
-// pixels wide) with its label written in the row from its start, elided at the next label and
-// hidden when too little room is left (hovering gives the full text in the crosshair box). A
+// pixels wide) with its label written in the row from its start. A row whose labels would run
+// into the next event splits into two tracks, each event in the first one free for its label;
+// a label is elided at the next event of its track and hidden when too little room is left
+// (hovering gives the full text in a tooltip and in the crosshair box). A
 // click on an event emits eventClicked. From the keyboard: Tab to the lane, Left and Right (Home,
 // End) pick the previous or next event in time, drawn outlined; Enter or Space opens it as a
 // click would. The x axis is the gateway charts' week ("Tue 07:30").
@@ -34,6 +36,7 @@ class EventLaneChart : public GatewayTimeChart {
   public:
     static constexpr int kMinEventPx = 4;   // an instant or a short span is drawn this wide
     static constexpr int kMinLabelPx = 40;  // a label with less room is hidden
+    static constexpr int kTracks = 2;       // a row's events split into at most this many tracks
 
     explicit EventLaneChart(QWidget* parent = nullptr);
     // Row names, top to bottom ("Faults", "Knobs", "Phases"); drawn from the next setEvents.
@@ -47,6 +50,8 @@ class EventLaneChart : public GatewayTimeChart {
         bool shown = false;
     };
     const std::vector<Label>& labels() const { return labels_; }
+    // The track (0 .. kTracks - 1) each event was laid out in, in the order of events().
+    const std::vector<int>& tracks() const { return tracks_; }
     // The event drawn at `pos` (widget pixels), its label or its bar.
     std::optional<std::size_t> eventAt(QPointF pos) const;
     // A point inside event i's bar (widget pixels), for tests and keyboard use.
@@ -61,6 +66,8 @@ class EventLaneChart : public GatewayTimeChart {
     void eventClicked(std::size_t index);
 
   protected:
+    // Hovering an event shows its full label and its time as a tooltip.
+    bool event(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void focusInEvent(QFocusEvent* event) override;
     void configureAxes(const Chart& chart) override;
@@ -81,6 +88,7 @@ class EventLaneChart : public GatewayTimeChart {
     std::vector<QCPItemText*> texts_;
     std::vector<Label> labels_;
     std::vector<QRectF> barRects_;  // widget pixels, as last laid out
+    std::vector<int> tracks_;       // each event's track, as last laid out
     std::optional<std::size_t> current_;
 };
 
