@@ -24,6 +24,15 @@ QString count(std::uint64_t v) {
     return QLocale(QLocale::English).toString(static_cast<qulonglong>(v));
 }
 
+// A count in at most four digits for a narrow card: "9,812", "25.9k", "229k".
+QString shortCount(std::uint64_t v) {
+    if (v < 10'000) return count(v);
+    const double k = static_cast<double>(v) / 1000;
+    if (k < 100) return QString::number(k, 'f', 1) + "k";
+    if (k < 10'000) return QString::number(k, 'f', 0) + "k";
+    return count(v);
+}
+
 // Milliseconds with three significant digits or so, without the unit.
 QString ms(double v) {
     if (!std::isfinite(v)) return "–";
@@ -71,10 +80,23 @@ QRectF StagePathWidget::boxRect(int stage) const {
     return {kMargin + stage * (w + kArrow), top, w, height() - top - kMargin};
 }
 
+// The synthetic health probes among the requests that entered the edge: they go through the
+// path like any request but are not accepted requests (the conservation line above the charts
+// counts those), so the edge card names them as a term of their own.
+std::uint64_t edgeProbes(const gateway::GatewaySnapshot& s, int stage) {
+    if (stage != static_cast<int>(gateway::Stage::Edge)) return 0;
+    return std::min<std::uint64_t>(s.probes, s.stages[static_cast<std::size_t>(stage)].entered);
+}
+
 QStringList StagePathWidget::stageLines(int stage) const {
     const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
     if (!snapshot_) return {name, tr("in – → out –"), tr("mean – · max – ms"), tr("budget – ms")};
     const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
+    if (const std::uint64_t probes = edgeProbes(*snapshot_, stage))
+        // The edge passes every request it takes in: "→ out" would say the same number again.
+        return {name, tr("in %1 + %2 probes").arg(count(s.entered - probes), count(probes)),
+                tr("mean %1 · max %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)),
+                tr("budget %1 ms").arg(ms(s.budget_ms))};
     return {name, tr("in %1 → out %2").arg(count(s.entered), count(s.passed)),
             tr("mean %1 · max %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)),
             tr("budget %1 ms").arg(ms(s.budget_ms))};
@@ -84,6 +106,9 @@ QStringList StagePathWidget::compactLines(int stage) const {
     const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
     if (!snapshot_) return {name, tr("– → –"), tr("– / – ms"), tr("≤ – ms")};
     const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
+    if (const std::uint64_t probes = edgeProbes(*snapshot_, stage))
+        return {name, tr("%1 + %2 probes").arg(shortCount(s.entered - probes), shortCount(probes)),
+                tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms))};
     return {name, tr("%1 → %2").arg(count(s.entered), count(s.passed)),
             tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms))};
 }
@@ -212,6 +237,12 @@ bool StagePathWidget::event(QEvent* event) {
             const auto& s = snapshot_->stages[static_cast<std::size_t>(i)];
             tip += tr("\ntotal time %1 ms over %2 requests").arg(s.time_ms_total, 0, 'f', 0)
                        .arg(count(s.entered));
+            if (snapshot_->probes > 0)
+                tip += i == static_cast<int>(gateway::Stage::Edge)
+                           ? tr("\n%1 accepted requests (the count above the charts) and %2 synthetic "
+                                "health probes, which go through the path too")
+                                 .arg(count(s.entered - edgeProbes(*snapshot_, i)), count(edgeProbes(*snapshot_, i)))
+                           : tr("\nthe counts include the synthetic health probes that got this far");
         }
         QToolTip::showText(help->globalPos(), tip, this);
         return true;
