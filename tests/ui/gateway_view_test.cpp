@@ -162,6 +162,23 @@ TEST_F(GatewayViewTest, StageCardsKeepTitlesBudgetsAndCountsApartAtSmallSizes) {
     }
 }
 
+// At 1280x720 the breaker chart's nine lanes (region x engine) are thinner than a line of the
+// axis's text: each still has its own label, in a smaller font, not only its region's.
+TEST_F(GatewayViewTest, EveryBreakerLaneIsLabelledAt1280x720) {
+    session().setSpeed(0);
+    session().play();
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.finished(); }));
+    auto* breakers = static_cast<BreakerStripChart*>(view_->chartView(gateway_charts::kBreakers));
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        window_->resize(size);
+        QApplication::processEvents();
+        breakers->replotNow();
+        QApplication::processEvents();
+        EXPECT_EQ(breakers->laneLabels(), breakers->lanes()) << size.width();
+        EXPECT_EQ(breakers->lanes().size(), 9) << size.width();
+    }
+}
+
 // At 1280x720 the seek slider has room to seek a week: the state label and the baseline buttons
 // used to sit on its row and left it about 75 px (a ruler of "Mon 00:00" alone).
 TEST_F(GatewayViewTest, TheSeekSliderHasRoomForAWeekAt1280x720) {

@@ -2,6 +2,8 @@
 
 #include <qcustomplot.h>
 
+#include <QFontInfo>
+
 #include <algorithm>
 #include <cmath>
 
@@ -12,6 +14,9 @@ constexpr double kStripHalfHeight = 0.36;
 constexpr int kMinBins = 60;
 constexpr double kBinPx = 2;   // one column's width, about
 constexpr int kMinTripBins = 2;  // a state other than the normal one is at least this wide
+// The smallest lane label font, in pixels: still legible ("APAC / borealis"); a thinner lane is
+// labelled by its region.
+constexpr int kMinLaneFontPx = 9;
 
 }  // namespace
 
@@ -37,17 +42,31 @@ BreakerStripChart::BreakerStripChart(QWidget* parent) : GatewayTimeChart(parent)
     setAnnotationSpansOverData(true);  // the strips fill the lanes
     connect(plot(), &QCustomPlot::afterLayout, this, [this] {
         const bool before = regionTicks_;
+        const QFont font = plot()->yAxis->tickLabelFont();
         updateLaneTicks();
-        if (regionTicks_ != before) replot();
+        if (regionTicks_ != before || plot()->yAxis->tickLabelFont() != font) replot();
     });
 }
 
 void BreakerStripChart::updateLaneTicks(bool force) {
     const int lanes = std::max<int>(1, static_cast<int>(lanes_.size()));
     const double perLane = plot()->axisRect()->height() / (lanes + 0.2);
-    const int line = QFontMetrics(plot()->yAxis->tickLabelFont()).height();
-    const bool regions = perLane < line;
-    if (regions == regionTicks_ && !force) return;
+    // Every lane its own label, in a smaller font (down to kMinLaneFontPx) where the lanes are
+    // thinner than a line of the axis's font; only below that, each region's name once.
+    if (!normalTickFont_) normalTickFont_ = plot()->yAxis->tickLabelFont();
+    QFont font = *normalTickFont_;
+    if (QFontMetrics(font).height() > perLane) {
+        const int from = font.pixelSize() > 0 ? font.pixelSize() : QFontInfo(font).pixelSize();
+        for (int px = from - 1; px >= kMinLaneFontPx; --px) {
+            font.setPixelSize(px);
+            if (QFontMetrics(font).height() <= perLane) break;
+        }
+    }
+    const bool regions = QFontMetrics(font).height() > perLane + 0.5;
+    if (regions) font = *normalTickFont_;
+    const bool fontChanged = plot()->yAxis->tickLabelFont() != font;
+    if (fontChanged) plot()->yAxis->setTickLabelFont(font);
+    if (regions == regionTicks_ && !force && !fontChanged) return;
     regionTicks_ = regions;
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (int i = 0; i < lanes_.size();) {

@@ -3,11 +3,14 @@
 // breakers) holds every span exactly, as two points (start, lane) and (end, lane); the drawing
 // merges spans narrower than one column (about two pixels; at most kBins of them) so a flapping
 // breaker stays cheap to draw, and draws a short trip at least two columns wide, so it shows. On a
-// short chart, where a lane is thinner than a line of text, the axis names regions only.
+// short chart, where a lane is thinner than a line of the axis's text, the lane labels take a
+// smaller font, and only where a lane is thinner than that does the axis name regions only.
 #pragma once
 
 #include <QColor>
+#include <QFont>
 #include <QStringList>
+#include <optional>
 #include <vector>
 
 #include "plots/gateway_time_chart.h"
@@ -57,6 +60,7 @@ class BreakerStripChart : public GatewayTimeChart {
     std::vector<State> states_;
 
     bool regionTicks_ = false;  // the lanes are labelled by region only
+    std::optional<QFont> normalTickFont_;  // the axis's own tick font, before any shrinking
     std::vector<QCPAbstractItem*> strips_;
 };
 
