@@ -15,7 +15,7 @@ int cmdLive(const std::vector<std::string>& args) {
     std::string scenarioArg, outPath;
     std::vector<std::string> overrides;
     live::LiveRunOptions options;
-    bool haveDuration = false, quiet = false;
+    bool haveDuration = false, haveRate = false, quiet = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, overrides)) continue;
         if (args[i] == "--duration") {
@@ -23,6 +23,7 @@ int cmdLive(const std::vector<std::string>& args) {
             haveDuration = true;
         } else if (args[i] == "--rate") {
             options.rate_per_s = parseRateOption(optionValue(args, i));
+            haveRate = true;
         } else if (args[i] == "--connections") {
             options.connections = parseConnectionsOption(optionValue(args, i));
         } else if (args[i] == "--start-at") {
@@ -40,6 +41,14 @@ int cmdLive(const std::vector<std::string>& args) {
     if (options.connections > 0) ensureDescriptors(options.connections, 2);
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
     checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
+    if (scenario.lab != "gateway")
+        throw UsageError{"a live run needs a gateway scenario, not a '" + scenario.lab + "' lab"};
+    const double defaultRate = options.rate_per_s;
+    const live::LoadScaling scaling =
+        reachableScaling(scenario, options.rate_per_s, options.start_at, options.duration, haveRate);
+    if (!quiet)
+        std::cerr << "live: " << scenario.name << ", " << offeredRateLine(scenario, scaling, options.duration)
+                  << (options.rate_per_s != defaultRate ? defaultRateNote(defaultRate) : "") << "\n";
     live::LiveRun run;
     try {
         run = live::runLive(scenario, options, [&](const live::LoadInterval& interval) {
@@ -55,6 +64,10 @@ int cmdLive(const std::vector<std::string>& args) {
     nlohmann::ordered_json doc = toJson(run.result);
     doc["mode"] = "live";
     doc["load"] = loadSummaryJson(run.load_config, run.load);
+    doc["load"]["rate_asked_per_s"] = run.scaling.asked_rate_per_s;
+    doc["load"]["rate_offered_per_s"] = run.scaling.offered_rate_per_s;
+    doc["load"]["load_multiplier"] = run.scaling.multiplier;
+    doc["load"]["rate_averaged_over_s"] = toSeconds(run.scaling.window);
     doc["live_notes"] = run.notes;
     writeOutput(doc.dump(2) + "\n", outPath);
     for (const Check& c : run.result.checks)

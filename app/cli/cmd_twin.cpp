@@ -17,7 +17,7 @@ int cmdTwin(const std::vector<std::string>& args) {
     std::string scenarioArg, outPath;
     std::vector<std::string> overrides;
     live::TwinOptions options;
-    bool haveDuration = false;
+    bool haveDuration = false, haveRate = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, overrides)) continue;
         if (args[i] == "--duration") {
@@ -25,6 +25,7 @@ int cmdTwin(const std::vector<std::string>& args) {
             haveDuration = true;
         } else if (args[i] == "--rate") {
             options.rate_per_s = parseRateOption(optionValue(args, i));
+            haveRate = true;
         } else if (args[i] == "--start-at") {
             const std::string& v = optionValue(args, i);
             options.start_at = parseClockOption("--start-at", v);
@@ -40,8 +41,12 @@ int cmdTwin(const std::vector<std::string>& args) {
     live::TwinRun run;
     try {
         live::checkTwinOptions(scenario, options);  // before the run is announced
-        std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), simulated then live for "
-                  << toSeconds(options.duration) << " s\n";
+        const double defaultRate = options.rate_per_s;
+        const live::LoadScaling scaling =
+            reachableScaling(scenario, options.rate_per_s, options.start_at, options.duration, haveRate);
+        std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), simulated then live: "
+                  << offeredRateLine(scenario, scaling, options.duration)
+                  << (options.rate_per_s != defaultRate ? defaultRateNote(defaultRate) : "") << "\n";
         run = live::runTwin(scenario, options);
     } catch (const std::invalid_argument& e) {
         throw UsageError{e.what()};
@@ -80,6 +85,8 @@ int cmdTwin(const std::vector<std::string>& args) {
     doc["start_at_s"] = toSeconds(options.start_at);
     doc["duration_s"] = toSeconds(options.duration);
     doc["rate_asked_per_s"] = options.rate_per_s;
+    doc["rate_offered_per_s"] = run.plan.scaling.offered_rate_per_s;
+    doc["load_multiplier"] = run.plan.scaling.multiplier;
     doc["rate_per_s"] = run.plan.mean_rate_per_s;
     doc["requests"] = run.plan.requests.size();
     doc["notes"] = run.plan.notes;

@@ -5,9 +5,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <stdexcept>
 #include <ctime>
 
 #include "commands.h"
+#include "scenario/timeline.h"
 
 namespace taillab::cli {
 
@@ -68,6 +71,50 @@ void ensureDescriptors(std::size_t connections, std::size_t perConnection) {
                      " file descriptors" + (perConnection > 1 ? " (both ends are in this process)" : "") +
                      ", and this process may open " + std::to_string(limit.rlim_max) +
                      " (ulimit -n): lower --connections"};
+}
+
+live::LoadScaling reachableScaling(const Scenario& scenario, double& rate_per_s, Duration start_at, Duration duration,
+                                   bool rateGiven) {
+    live::LoadScaling s;
+    try {
+        s = live::scaleLoad(scenario, rate_per_s, start_at, duration);
+        if (!s.reachable() && !rateGiven) {
+            // A hair inside the bound, so that the multiplier lies within the knob's range.
+            const double bound = s.wanted_multiplier > s.multiplier ? s.max_rate_per_s * (1 - 1e-9)
+                                                                    : s.min_rate_per_s * (1 + 1e-9);
+            live::LoadScaling nearest = live::scaleLoad(scenario, bound, start_at, duration);
+            if (nearest.reachable()) {
+                rate_per_s = bound;
+                return nearest;
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+    }
+    if (s.reachable()) return s;
+    char asked[64];
+    std::snprintf(asked, sizeof asked, "%g", rate_per_s);
+    throw UsageError{"--rate " + std::string(asked) + " cannot be offered: " + live::unreachableRateText(scenario, s) +
+                     ". Ask " + live::reachableRateAdvice(scenario, s)};
+}
+
+std::string offeredRateLine(const Scenario& scenario, const live::LoadScaling& s, Duration duration) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "the scenario's arrivals from %s at about %.4g req/s (load_multiplier %.3g, averaged over %s) "
+                  "for %g s",
+                  formatRunTime(toSeconds(s.start_at), static_cast<int>(scenario.params.choiceIndex("start_day")))
+                      .c_str(),
+                  s.offered_rate_per_s, s.multiplier,
+                  toSeconds(s.window) >= 3600 ? "the first hour" : "the whole run", toSeconds(duration));
+    return line;
+}
+
+std::string defaultRateNote(double defaultRate) {
+    char note[128];
+    std::snprintf(note, sizeof note, " (no --rate: the most the scenario reaches from there, not the default %g req/s)",
+                  defaultRate);
+    return note;
 }
 
 sigset_t blockStopSignals() {

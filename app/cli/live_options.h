@@ -8,6 +8,8 @@
 #include <string>
 
 #include "base/time.h"
+#include "live/load_scaling.h"
+#include "scenario/scenario.h"
 
 namespace taillab::cli {
 
@@ -27,6 +29,22 @@ std::size_t parseConnectionsOption(const std::string& text);
 // in it too), and 64 more are kept for the rest: raises the soft limit if the hard one allows, or
 // throws UsageError saying to lower --connections.
 void ensureDescriptors(std::size_t connections, std::size_t perConnection = 1);
+
+// How `live` and `twin` will scale the scenario's arrivals to `rate_per_s` (live/load_scaling.h).
+// A rate typed with --rate that the scenario cannot reach from `start_at` is refused with a
+// UsageError that says what it reaches and which --rate or --start-at gets the rate: a run that
+// offered another rate than the one asked for would measure another experiment. The command's
+// default rate (`rateGiven` false), which nobody asked for, becomes the nearest rate the scenario
+// reaches instead (`rate_per_s` is updated; the line before the run says so). Bad options are
+// UsageErrors too.
+live::LoadScaling reachableScaling(const Scenario& scenario, double& rate_per_s, Duration start_at, Duration duration,
+                                   bool rateGiven);
+// One line for stderr before the run: "the scenario's arrivals from Mon 14:00 at about 100 req/s
+// (load_multiplier 1.23) for 10 s".
+std::string offeredRateLine(const Scenario& scenario, const live::LoadScaling& scaling, Duration duration);
+
+// " (no --rate: the most the scenario reaches from there, not the default 100 req/s)".
+std::string defaultRateNote(double defaultRate);
 
 // SIGINT and SIGTERM blocked in this thread and every thread it starts afterwards, so that only
 // waitForStop receives them. Call before starting any loop.

@@ -23,6 +23,7 @@ LiveRun runLive(const Scenario& scenario, const LiveRunOptions& options,
     run.load_config = stack.loadConfig();
     run.load = stack.loadResult();
     run.notes = stack.notes();
+    run.scaling = *stack.scaling();
     run.result = gateway::gatewayResult(stack.snapshot(), scenario.params, scenario.seed);
     run.result.lab = scenario.lab;
     run.result.scenario = scenario.name;

@@ -13,6 +13,7 @@
 #include "base/time.h"
 #include "labs/lab_result.h"
 #include "live/load_generator.h"
+#include "live/load_scaling.h"
 #include "scenario/scenario.h"
 
 namespace taillab::live {
@@ -29,6 +30,7 @@ struct LiveRun {
     LoadResult load;         // what the clients saw (corrected and uncorrected)
     LabResult result;        // what the gateway saw, as a simulated run reports it
     std::vector<std::string> notes;  // what the live run does differently from the simulation
+    LoadScaling scaling;             // the rate asked, the load_multiplier, the rate offered
 };
 
 // Throws std::invalid_argument for a scenario of another lab or options out of range, and

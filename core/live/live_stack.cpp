@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "base/format.h"
 #include "gateway_sim/sim_config.h"
 #include "live/fleet_admin.h"
 #include "live/fleet_server.h"
@@ -46,6 +47,7 @@ struct LiveStack::Impl {
     std::vector<TimelineEvent> recorded;  // the run's own changes
     std::uint64_t nextFault = 1;
     std::vector<std::string> notes;
+    std::optional<LoadScaling> scaling;  // how the rate became a load_multiplier (the scenario's own arrivals)
     std::mutex changeMutex;  // one change at a time reaches both servers
 
     void onInterval(const LoadInterval& i) {
@@ -89,18 +91,21 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
     std::shared_ptr<WorkloadPlan> arrivals;
     if (!m.options.load) {
         arrivals = std::make_shared<WorkloadPlan>(scenario, m.options.rate_per_s, m.options.start_at,
-                                                  std::chrono::hours(1));
+                                                  m.options.duration);
         m.scenario = arrivals->scenario();
+        m.scaling = arrivals->scaling();
         m.notes = arrivals->notes();
+        const double window = toSeconds(m.scaling->window);
         char line[320];
         std::snprintf(line, sizeof line,
                       "the load sends the scenario's own arrivals (its customers' keys and pins, queries, agent "
                       "bursts and surges) from %s on, scaled by load_multiplier %.3g to about %.4g requests a "
-                      "second over the first hour",
+                      "second over %s",
                       formatRunTime(toSeconds(m.options.start_at),
                                     static_cast<int>(m.scenario.params.choiceIndex("start_day")))
                           .c_str(),
-                      arrivals->loadMultiplier(), m.options.rate_per_s);
+                      arrivals->loadMultiplier(), m.scaling->offered_rate_per_s,
+                      window >= 3600 ? "the first hour" : formatNumbers("its %.4g s", window).c_str());
         m.notes.push_back(line);
     }
     GatewaySetup setup = gatewaySetup(m.scenario);
@@ -118,7 +123,8 @@ LiveStack::LiveStack(const Scenario& scenario, LiveStackOptions options)
     } else {
         c.duration = std::min<Duration>(m.options.duration, arrivals->remaining());
         c.connections = m.options.connections;
-        c.schedule = RateSchedule::constant(m.options.rate_per_s);  // sizes the connection pool
+        // The rate offered: what the summary's header reports, and what sizes the connection pool.
+        c.schedule = RateSchedule::constant(m.scaling->offered_rate_per_s);
         c.plan_source = WorkloadPlan::source(arrivals);
         // The plan applies the surges the fleet leaves out: their notes would say otherwise.
         for (const std::string& n : m.fleet->notes())
@@ -312,5 +318,7 @@ std::string LiveStack::gatewayUrl() const {
 const Scenario& LiveStack::scenario() const { return impl_->scenario; }
 
 const std::vector<std::string>& LiveStack::notes() const { return impl_->notes; }
+
+const std::optional<LoadScaling>& LiveStack::scaling() const { return impl_->scaling; }
 
 }  // namespace taillab::live

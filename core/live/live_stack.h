@@ -25,6 +25,7 @@
 #include "gateway/snapshot.h"
 #include "knobs/knob.h"
 #include "live/load_generator.h"
+#include "live/load_scaling.h"
 #include "scenario/scenario.h"
 
 namespace taillab::live {
@@ -36,8 +37,9 @@ struct LiveStackOptions {
     // Called on the generator's thread once an interval (LoadConfig::interval).
     LoadGenerator::IntervalCallback on_interval;
     // Unless `load` is set, the load is the scenario's own arrivals (live/workload_plan.h) from
-    // start_at, scaled so that the first hour's mean rate is rate_per_s, for `duration` or until
-    // the scenario's run ends.
+    // start_at, scaled so that the first hour (or all of a shorter run) averages rate_per_s
+    // (live/load_scaling.h; beyond the knob's range, the rate it reaches, and notes() says so),
+    // for `duration` or until the scenario's run ends.
     // The load to send instead (a twin run's plan, see twin.h).
     std::optional<LoadConfig> load;
     // Where on the scenario's clock the fleet and the gateway start: timeline events before it
@@ -110,6 +112,9 @@ public:
     const Scenario& scenario() const;
     // What the live run does differently from the simulation, one sentence each.
     const std::vector<std::string>& notes() const;
+    // How the rate asked for became the load_multiplier, when the load is the scenario's own
+    // arrivals (not a given plan): the rate offered, and whether it is the one asked for.
+    const std::optional<LoadScaling>& scaling() const;
 
     struct Impl;
 

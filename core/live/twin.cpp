@@ -141,9 +141,10 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
         s.params.set("probes", 0);
         plan.notes.push_back("synthetic probes are off in both runs: the live gateway sends none");
     }
-    // The window's mean rate is the one asked for.
+    // Scaled as a live run of the same length is (live/load_scaling.h).
     WorkloadPlan arrivals(s, options.rate_per_s, options.start_at, options.duration);
     plan.scenario = arrivals.scenario();
+    plan.scaling = arrivals.scaling();
     for (const std::string& n : arrivals.notes()) plan.notes.push_back(n);
     arrivals.fill(kZero, options.duration, plan.requests);
     plan.mean_rate_per_s = static_cast<double>(plan.requests.size()) / toSeconds(options.duration);

@@ -3,8 +3,9 @@
 //
 // The same arrivals. The scenario's workload draws `duration` of requests from `start_at` (the
 // simulation's own, with their customers' API keys, X-Region pins, endpoints, query texts and
-// trace ids), after scaling every hour by load_multiplier so that the window's mean rate is about
-// `rate_per_s` (the knob's range, 0.1 to 50, bounds what a rate can reach). The simulation runs
+// trace ids), after scaling every hour by load_multiplier as a live run of the same start and
+// length is scaled (live/load_scaling.h: the window's first hour, or all of a shorter window,
+// averages `rate_per_s`; the knob's range, 0.1 to 50, bounds what a rate can reach). The simulation runs
 // them through GatewaySim, started at `start_at`, which ends its arrivals after `duration` and
 // lets the requests in flight
 // finish (finishAt); the live run sends the very same requests, each at its arrival time, through
@@ -33,6 +34,7 @@
 #include "gateway/snapshot.h"
 #include "labs/lab_result.h"
 #include "live/load_generator.h"
+#include "live/load_scaling.h"
 #include "scenario/scenario.h"
 
 namespace taillab::live {
@@ -54,7 +56,8 @@ struct TwinCancelled : std::runtime_error {
 struct TwinPlan {
     Scenario scenario;  // as both halves run it: load_multiplier set, probes off
     std::vector<PlannedRequest> requests;
-    double mean_rate_per_s = 0;
+    double mean_rate_per_s = 0;  // of the requests planned
+    LoadScaling scaling;         // the rate asked, the load_multiplier, the rate offered
     std::vector<std::string> notes;
 };
 

@@ -7,31 +7,14 @@
 #include "base/format.h"
 #include "gateway_sim/surges.h"
 #include "live/json_text.h"
+#include "scenario/timeline.h"
 #include "workload/workload.h"
 
 namespace taillab::live {
-namespace {
-
-constexpr double kMinMultiplier = 0.1, kMaxMultiplier = 50;
-
-// The workload's regular arrivals in [from, to).
-std::uint64_t arrivalsIn(const Params& params, std::uint64_t seed, Time from, Time to) {
-    gateway::Workload w(params, seed);
-    std::vector<gateway::RequestSpec> hour;
-    std::uint64_t n = 0;
-    for (int h = static_cast<int>(toSeconds(from) / 3600); h < w.hours() && fromSeconds(3600.0 * h) < to; ++h) {
-        hour.clear();
-        w.generateHour(h, hour);
-        for (const gateway::RequestSpec& r : hour) n += r.at >= from && r.at < to;
-    }
-    return n;
-}
-
-}  // namespace
 
 struct WorkloadPlan::Impl {
     Scenario scenario;
-    double multiplier = 1;
+    LoadScaling scaling;
     std::vector<std::string> notes;
     Time start{};
     std::unique_ptr<gateway::Workload> workload;
@@ -71,29 +54,26 @@ struct WorkloadPlan::Impl {
     }
 };
 
-WorkloadPlan::WorkloadPlan(const Scenario& scenario, double rate_per_s, Duration start_at, Duration calibrate)
+WorkloadPlan::WorkloadPlan(const Scenario& scenario, double rate_per_s, Duration start_at, Duration run_length)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
-    if (scenario.lab != "gateway")
-        throw std::invalid_argument("the workload's arrivals need a gateway scenario, not a '" + scenario.lab + "' lab");
-    if (!(rate_per_s > 0)) throw std::invalid_argument("the rate must be above 0 requests per second");
-    const Duration runLength = fromSeconds(scenario.params.integer("days") * 86400.0);
-    if (start_at < kZero || start_at >= runLength || calibrate <= kZero)
-        throw std::invalid_argument("the start must lie within the scenario's run (" +
-                                    std::to_string(scenario.params.integer("days")) + " days)");
+    m.scaling = scaleLoad(scenario, rate_per_s, start_at, run_length);
     m.scenario = scenario;
     m.start = start_at;
     Params& p = m.scenario.params;
-    const Time calibrateEnd = std::min(start_at + calibrate, runLength);
-    const std::uint64_t count = arrivalsIn(p, scenario.seed, start_at, calibrateEnd);
-    if (count == 0) throw std::invalid_argument("the scenario's workload has no arrivals in that window");
-    const double base = p.real("load_multiplier");
-    const double wanted = rate_per_s * toSeconds(calibrateEnd - start_at) / static_cast<double>(count) * base;
-    m.multiplier = std::clamp(wanted, kMinMultiplier, kMaxMultiplier);
-    if (m.multiplier != wanted)
-        m.notes.push_back(formatNumbers(
-            "load_multiplier %.3g is as far as the knob goes (%.3g asked)", m.multiplier, wanted));
-    p.set("load_multiplier", m.multiplier);
+    if (!m.scaling.reachable()) {
+        const LoadScaling& sc = m.scaling;
+        std::string note = unreachableRateText(scenario, sc) + ": this run offers about " +
+                           formatNumbers("%.3g requests a second, not %.3g; ", sc.offered_rate_per_s,
+                                         sc.asked_rate_per_s);
+        note += sc.reachable_from ? "from " +
+                                        formatRunTime(toSeconds(*sc.reachable_from),
+                                                      static_cast<int>(p.choiceIndex("start_day"))) +
+                                        " on, the scenario reaches the rate asked"
+                                  : "no hour of the scenario reaches the rate asked";
+        m.notes.push_back(std::move(note));
+    }
+    p.set("load_multiplier", m.scaling.multiplier);
     m.workload = std::make_unique<gateway::Workload>(p, scenario.seed);
     m.surges = gateway::Surges(m.scenario.timeline, scenario.seed, static_cast<int>(p.integer("egress_ips")),
                                m.workload->end());
@@ -103,7 +83,8 @@ WorkloadPlan::~WorkloadPlan() = default;
 WorkloadPlan::WorkloadPlan(WorkloadPlan&&) noexcept = default;
 
 const Scenario& WorkloadPlan::scenario() const { return impl_->scenario; }
-double WorkloadPlan::loadMultiplier() const { return impl_->multiplier; }
+const LoadScaling& WorkloadPlan::scaling() const { return impl_->scaling; }
+double WorkloadPlan::loadMultiplier() const { return impl_->scaling.multiplier; }
 const std::vector<std::string>& WorkloadPlan::notes() const { return impl_->notes; }
 Duration WorkloadPlan::remaining() const { return impl_->workload->end() - impl_->start; }
 

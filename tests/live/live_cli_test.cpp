@@ -25,7 +25,7 @@ double figure(const nlohmann::json& doc, const std::string& name) {
 
 TEST(LiveCli, ARunWritesTheGatewaysResultAndTheClientsView) {
     const std::string out = "/tmp/taillab_live_cli_test_" + std::to_string(::getpid()) + ".json";
-    const ShellOutcome o = runShell(kCli + " live gateway/day-eu-atlas-slow --duration 2s --rate 50 --quiet --out " +
+    const ShellOutcome o = runShell(kCli + " live gateway/day-eu-atlas-slow --duration 2s --rate 30 --quiet --out " +
                                     out + " 2>&1");
     ASSERT_EQ(o.exit_code, 0) << o.out;
     std::ifstream in(out);
@@ -33,11 +33,17 @@ TEST(LiveCli, ARunWritesTheGatewaysResultAndTheClientsView) {
     std::remove(out.c_str());
     EXPECT_EQ(doc.at("mode"), "live");
     EXPECT_EQ(doc.at("lab"), "gateway");
-    // The scenario's own arrivals for 2 s (about 50 a second over the first hour, in bursts).
+    // The scenario's own arrivals for 2 s (about 30 a second over them, in bursts).
     const auto& load = doc.at("load");
     const double sent = load.at("sent").get<double>();
     EXPECT_GT(sent, 10);
     EXPECT_EQ(load.at("intended"), sent);
+    // The rate asked for, the one offered (within the knob's range: the same) and how.
+    EXPECT_EQ(load.at("rate_asked_per_s"), 30);
+    EXPECT_NEAR(load.at("rate_offered_per_s").get<double>(), 30, 1e-9);
+    EXPECT_EQ(load.at("schedule").at(0).at("rate_per_s"), load.at("rate_offered_per_s"));
+    EXPECT_GT(load.at("load_multiplier").get<double>(), 0);
+    EXPECT_EQ(load.at("rate_averaged_over_s"), 2);
     EXPECT_EQ(load.at("answered").get<double>() + load.at("failed").get<double>(), sent);
     // Every request the clients sent was accepted, counted and answered by the gateway.
     EXPECT_EQ(figure(doc, "requests"), sent);
@@ -71,6 +77,31 @@ TEST(LiveCli, BadInputIsExplainedWithExitCode2) {
         EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.out;
         EXPECT_NE(o.out.find(says), std::string::npos) << args << "\n" << o.out;
     }
+}
+
+// Monday 00:00 is the week's quietest hour: 100 requests a second needs a load_multiplier past the
+// knob's maximum there. A run at the rate it reaches would measure another experiment than the one
+// asked for, so both commands refuse before anything runs, saying what is reached and how to get
+// the rate.
+TEST(LiveCli, ARateTheScenarioCannotReachIsRefusedWithTheWaysToReachIt) {
+    for (const char* command : {"live", "twin"}) {
+        const ShellOutcome o =
+            runShell(kCli + " " + command + " gateway/week-v4-september --duration 10s --rate 100 2>&1");
+        EXPECT_EQ(o.exit_code, 2) << command << "\n" << o.out;
+        for (const char* says : {"--rate 100 cannot be offered", "from Mon 00:00 reach at most",
+                                 "load_multiplier at its maximum, 50", "or less, or --start-at"})
+            EXPECT_NE(o.out.find(says), std::string::npos) << command << ": " << says << "\n" << o.out;
+        EXPECT_EQ(o.out.find("simulated then live"), std::string::npos) << o.out;
+        EXPECT_EQ(o.out.find("sent "), std::string::npos) << o.out;
+    }
+    // The default rate, which nobody asked for, becomes the most the scenario reaches, said
+    // before the run and in the summary's header.
+    const ShellOutcome o = runShell(kCli + " live gateway/week-v4-september --duration 1s 2>&1");
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_NE(o.out.find("(no --rate: the most the scenario reaches from there, not the default 100 req/s)"),
+              std::string::npos)
+        << o.out;
+    EXPECT_EQ(o.out.find(", 100 req/s for"), std::string::npos) << o.out;
 }
 
 TEST(TwinCli, TheSameArrivalsSimulatedAndLiveSideBySide) {
