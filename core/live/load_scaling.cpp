@@ -81,7 +81,12 @@ LoadScaling scaleLoad(const Scenario& scenario, double rate_per_s, Duration star
     const double unit = ratePerMultiplier(from);
     if (!(unit > 0)) throw std::invalid_argument("the scenario's workload has no arrivals in that window");
     s.wanted_multiplier = rate_per_s / unit;
-    s.multiplier = std::clamp(s.wanted_multiplier, kMinLoadMultiplier, kMaxLoadMultiplier);
+    s.in_range = s.wanted_multiplier >= kMinLoadMultiplier && s.wanted_multiplier <= kMaxLoadMultiplier;
+    // Four significant digits: a knob value that reads as one (40.82, not 40.81632653) in the
+    // knob panel and a saved run, at most 0.05% off the rate asked.
+    const double digits = std::pow(10.0, 3 - std::floor(std::log10(s.wanted_multiplier)));
+    s.multiplier = std::clamp(std::round(s.wanted_multiplier * digits) / digits, kMinLoadMultiplier,
+                              kMaxLoadMultiplier);
     s.offered_rate_per_s = unit * s.multiplier;
     s.max_rate_per_s = unit * kMaxLoadMultiplier;
     s.min_rate_per_s = unit * kMinLoadMultiplier;

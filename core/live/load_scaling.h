@@ -8,7 +8,8 @@
 //
 //   m = m0 · R · window / expected(window at m0)
 //
-// and the rate offered is R while m lies in the knob's range [0.1, 50]. Outside it, m is clamped
+// and the rate offered is R (m rounded to 4 digits) while m lies in the knob's range [0.1, 50].
+// Outside it, m is clamped
 // and the rate offered is R · clamped/m: the scenario's quiet hours (Mon 00:00) cannot reach a
 // rate its busy hours (Tue 14:00) reach easily. reachable() says whether the rate asked is the one
 // offered; unreachableRateText() says, in words, what is offered instead and how to get the rate.
@@ -25,14 +26,15 @@ namespace taillab::live {
 struct LoadScaling {
     double asked_rate_per_s = 0;
     double wanted_multiplier = 1;  // what the asked rate needs
-    double multiplier = 1;         // what the run uses: wanted_multiplier within the knob's range
+    double multiplier = 1;         // what the run uses: wanted_multiplier to 4 digits, within the knob's range
     double offered_rate_per_s = 0;  // the window's mean rate at `multiplier`
     double max_rate_per_s = 0, min_rate_per_s = 0;  // what the knob's range reaches over the window
     Duration start_at{}, window{};
     // A start (on the scenario's clock, a whole hour) from which the asked rate is reachable, when
     // it is not from start_at and some later hour of the run reaches it.
     std::optional<Duration> reachable_from;
-    bool reachable() const { return multiplier == wanted_multiplier; }
+    bool in_range = true;  // wanted_multiplier lies within the knob's range
+    bool reachable() const { return in_range; }
 };
 
 // The knob's range.
