@@ -35,7 +35,7 @@
 //
 // --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a name under the scenario
 // directory; default week-v4-september) and starts it at --rate requests per second (default
-// 50): the emulated fleet, the gateway and the load generator on 127.0.0.1, in this process.
+// 30, which week-v4-september reaches from Mon 00:00): the emulated fleet, the gateway and the load generator on 127.0.0.1, in this process.
 // With --screenshot it grabs the window after --until of wall-clock time (default 20s; a bare
 // number is seconds here), stops the run and exits.
 #include <QApplication>
@@ -400,7 +400,7 @@ int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, c
         return 2;
     }
     bool ok = true;
-    const double perSecond = rate.isEmpty() ? 50 : rate.toDouble(&ok);
+    const double perSecond = rate.isEmpty() ? 30 : rate.toDouble(&ok);
     if (!ok || !(perSecond > 0)) {
         std::fprintf(stderr, "taillab: --rate expects requests per second, e.g. 50\n");
         return 2;
@@ -484,7 +484,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption live(
         "live", "Open the Gateway (live) tab and start GATEWAY-SCENARIO (a name) for real on "
                 "127.0.0.1; with --screenshot, grab the window after --until (default 20s).");
-    const QCommandLineOption rate("rate", "With --live: requests per second over the first hour (default 50).",
+    const QCommandLineOption rate("rate", "With --live: requests per second over the first hour (default 30).",
                                   "R");
     const QCommandLineOption from("from", "With --live: the hour of the scenario's run to start at (38: Tue 14:00).",
                                   "H");

@@ -58,7 +58,7 @@ class LiveViewTest : public ::testing::Test {
         view_ = window_->openLive();
         ASSERT_NE(view_, nullptr);
         ASSERT_TRUE(view_->selectScenario("week-v4-september"));
-        view_->setRate(50);
+        view_->setRate(20);  // within what the scenario reaches from Mon 00:00 (about 37 req/s)
     }
 
     // Waits until the view has drawn a frame of the current run for which `pred` holds.
@@ -123,7 +123,7 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
     auto* conservation = view_->findChild<QLabel*>("liveConservation");
     ASSERT_NE(conservation, nullptr);
     EXPECT_EQ(conservation->text(),
-              "Requests: " + GatewayTables::conservationLine(*first->gateway->snapshot));
+              "Gateway: " + GatewayTables::conservationLine(*first->gateway->snapshot));
     EXPECT_GT(first->gateway->snapshot->accepted, 0u);
     ASSERT_TRUE(waitDrawn([&](const LiveFrame&) {
         return livePoints(*view_->chartView(gateway_charts::kLatencyNines)) > 0 &&
@@ -245,6 +245,36 @@ TEST_F(LiveViewTest, EveryChartExportsAndFileExportTakesTheChartLastClicked) {
 // not drawn yet (here one sent straight to the session, as the timeline or another edit would
 // make it) keeps its value. When the view sent the whole panel, the edit carried the panel's
 // stale hedge_delay_ms back to the gateway and undid that change.
+// The status line is the clients' tally and says so (as of when they made it, with the rate the
+// run offers); the line beside the tabs is the gateway's own. A rate the scenario cannot reach from
+// the start picked is not passed off as met: the load multiplier's note and a notice say what the
+// run offers instead and how to get the rate asked for.
+TEST_F(LiveViewTest, TheStatusSaysWhoseCountsAndARateOutOfReachSaysWhatTheRunOffers) {
+    view_->setStartHour(0);
+    view_->setRate(100);  // Mon 00:00, the quietest hour: a multiplier of 50 gives about 37 req/s
+    ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
+    EXPECT_TRUE(view_->message().startsWith("This run offers about")) << view_->message().toStdString();
+    EXPECT_TRUE(view_->message().contains("not the 100 asked")) << view_->message().toStdString();
+    EXPECT_TRUE(view_->message().contains("is met From")) << view_->message().toStdString();
+    KnobEditor* multiplier = view_->knobPanel()->editor("load_multiplier");
+    ASSERT_NE(multiplier, nullptr);
+    EXPECT_FALSE(multiplier->isEnabled()) << "the rate sets it";
+    EXPECT_TRUE(multiplier->toolTip().contains("the knob stops at 50")) << multiplier->toolTip().toStdString();
+    const QString status = view_->statusText();
+    EXPECT_TRUE(status.contains("req/s, not the 100 asked")) << status.toStdString();
+    EXPECT_TRUE(status.contains("clients by ")) << status.toStdString();
+    EXPECT_TRUE(status.contains("without an answer")) << status.toStdString();
+    view_->stop();
+    ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));
+
+    view_->setRate(10);
+    ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
+    EXPECT_TRUE(view_->message().isEmpty()) << view_->message().toStdString();
+    EXPECT_TRUE(view_->statusText().contains(" at 10 req/s · clients by ")) << view_->statusText().toStdString();
+    EXPECT_TRUE(view_->knobPanel()->editor("load_multiplier")->toolTip().contains("set by the rate: 10 req/s"));
+    view_->stop();
+}
+
 TEST_F(LiveViewTest, AnEditWhileThePanelLagsSendsOnlyTheKnobMoved) {
     ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
     const Params before = view_->latestFrame()->gateway->params;

@@ -18,6 +18,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "gateway/chart_exporter.h"
@@ -33,6 +34,7 @@
 #include "labs/lab.h"
 #include "message_banner.h"
 #include "save_dialog.h"
+#include "scenario/timeline.h"
 #include "plots/gateway_time_chart.h"
 #include "theme.h"
 
@@ -165,7 +167,14 @@ void LiveView::buildLayout() {
     conservation_ = new QLabel(this);
     conservation_->setObjectName("liveConservation");
     conservation_->setContentsMargins(0, 0, 8, 0);
-    conservation_->setToolTip(GatewayTables::conservationHelp());
+    conservation_->setToolTip(
+        GatewayTables::conservationHelp() +
+        tr(".\n\nThe gateway's own count, of every request as it arrives: it runs up to a second "
+           "ahead of the clients' tally in the status line, which they make once a second. Its "
+           "failed requests were answered with an error status (a deadline passed, no engine), so "
+           "the clients count them as answered; theirs are requests that got no answer at all "
+           "(refused, reset, timed out). Synthetic probes are not counted (the live gateway sends "
+           "none)."));
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName("liveTabs");
     tabs_->setDocumentMode(true);
@@ -230,11 +239,12 @@ QWidget* LiveView::buildControls() {
     rate_->setObjectName("liveRate");
     rate_->setRange(1, 20000);
     rate_->setDecimals(0);
-    rate_->setValue(50);
+    rate_->setValue(30);  // within what the default scenario reaches from its first hour (about 37)
     rate_->setSuffix(tr(" req/s"));
     rate_->setToolTip(tr("Open-loop: the scenario's own arrivals (its customers, queries, bursts), scaled so "
                          "that the first hour averages this rate; each request leaves at its time whatever "
-                         "the gateway answers"));
+                         "the gateway answers. A rate the scenario cannot reach from the hour picked is "
+                         "said, with the rate the run offers instead"));
     h->addWidget(rate_);
     h->addWidget(new QLabel(tr("Connections:"), row));
     connections_ = new QSpinBox(row);
@@ -409,6 +419,8 @@ void LiveView::onScenarioPicked() {
         live.params.set("window_s", kLiveWindow_s);
     knobs_->setScenario(live, "hedge_delay_ms");
     shownParams_ = live.params;
+    scaling_.reset();
+    showScaling(live);
     sayWhenWindowsDraw(live.params);
     auto* from = static_cast<RunHourSpin*>(startAt_);
     from->setMaximum(std::max<int>(0, static_cast<int>(s->params.integer("days")) * 24 - 1));
@@ -433,9 +445,66 @@ void LiveView::start() {
     options.connections = static_cast<std::size_t>(connections_->value());
     startedRate_ = options.rate_per_s;
     message_->clear();
+    // The stack scales the arrivals the same way (live/load_scaling.h); a bad option is the
+    // session's to report.
+    scaling_.reset();
+    try {
+        scaling_ = live::scaleLoad(s, options.rate_per_s, options.start_at, options.duration);
+    } catch (const std::invalid_argument&) {
+    }
+    showScaling(s);
     shownParams_ = s.params;
     session_->start(s, options);
     startButton_->setEnabled(false);  // until the worker's first frame says how it went
+}
+
+QString LiveView::rateText() const {
+    if (!scaling_) return {};
+    const QString offered = QString::number(scaling_->offered_rate_per_s, 'g', 3);
+    if (scaling_->reachable()) return tr(" at %1 req/s").arg(offered);
+    return tr(" at %1 req/s, not the %2 asked")
+        .arg(offered, QString::number(scaling_->asked_rate_per_s, 'g', 4));
+}
+
+void LiveView::showScaling(const Scenario& s) {
+    KnobEditor* editor = knobs_->editor("load_multiplier");
+    if (!scaling_) {
+        if (editor)
+            editor->setNote(tr("in a live run the rate sets it: the multiplier of the scenario's arrivals "
+                               "that makes the run's first hour average the rate"));
+        return;
+    }
+    const live::LoadScaling& sc = *scaling_;
+    const QString asked = QString::number(sc.asked_rate_per_s, 'g', 4);
+    if (editor)
+        editor->setNote(
+            sc.reachable()
+                ? tr("set by the rate: %1 req/s from there asks for a multiplier of %2")
+                      .arg(asked, QString::number(sc.multiplier, 'g', 3))
+                : tr("set by the rate: %1 req/s from there would need a multiplier of %2, and the knob "
+                     "stops at %3, so the run offers about %4 req/s")
+                      .arg(asked, QString::number(sc.wanted_multiplier, 'g', 3),
+                           QString::number(sc.multiplier, 'g', 3),
+                           QString::number(sc.offered_rate_per_s, 'g', 3)));
+    if (sc.reachable()) return;
+    const bool tooFast = sc.wanted_multiplier > sc.multiplier;
+    QString how = tooFast ? tr("A rate of %1 req/s or less is met from there")
+                                .arg(QString::number(std::floor(sc.max_rate_per_s * 10) / 10, 'g', 4))
+                          : tr("A rate of %1 req/s or more is met from there")
+                                .arg(QString::number(std::ceil(sc.min_rate_per_s * 10) / 10, 'g', 4));
+    if (sc.reachable_from) {
+        const double at = toSeconds(*sc.reachable_from);
+        how += tr("; %1 req/s is met From %2 (hour %3)")
+                   .arg(asked,
+                        QString::fromStdString(formatRunTime(
+                            at, s.params.spec("start_day") ? static_cast<int>(s.params.choiceIndex("start_day")) : 0)),
+                        QString::number(at / 3600, 'f', 0));
+    }
+    message_->showMessage(
+        MessageBanner::Kind::Notice,
+        tr("This run offers about %1 req/s, not the %2 asked")
+            .arg(QString::number(sc.offered_rate_per_s, 'g', 3), asked),
+        QString::fromStdString(live::unreachableRateText(s, sc)) + ". " + how + ".");
 }
 
 void LiveView::stop() {
@@ -506,6 +575,9 @@ void LiveView::updateButtons() {
         for (const std::string& key : vocabularyOf(*s).fixed_knobs)
             if (KnobEditor* editor = knobs_->editor(key)) editor->setEnabled(!running);
     }
+    // The rate sets the load multiplier (its tooltip says how): a value edited here would be
+    // ignored.
+    if (KnobEditor* editor = knobs_->editor("load_multiplier")) editor->setEnabled(false);
     knobs_->seedBox()->setEnabled(!running);
 }
 
@@ -523,15 +595,20 @@ void LiveView::onFrame(const LiveFramePtr& frame) {
     urlLine_ = tr("Gateway: %1").arg(QString::fromStdString(frame->url));
     showUrl();
     const live::LoadProgress& l = frame->load;
+    // The clients tally once a second (their last tally is at l.elapsed_s); the gateway's line
+    // beside the tabs counts each request as it arrives, so it runs up to a second ahead.
     statusLine_ =
-        tr("%1 %2 s · %3 sent, %4 answered, %5 failed · lag p99 %6 · client p99 %7 "
-           "(uncorrected %8)")
+        tr("%1 %2 s%3 · clients by %4 s: %5 sent, %6 answered, %7 without an answer · lag p99 %8 · "
+           "client p99 %9")
             .arg(frame->running ? tr("Running,") : tr("Stopped at"))
             .arg(t, 0, 'f', 0)
+            .arg(rateText())
+            .arg(l.elapsed_s, 0, 'f', 0)
             .arg(grouped(l.counts.sent), grouped(l.counts.answered), grouped(l.counts.failed))
-            .arg(ms(l.lag_p99_ms), ms(l.corrected_p99_ms), ms(l.uncorrected_p99_ms));
+            .arg(ms(l.lag_p99_ms), ms(l.corrected_p99_ms)) +
+        tr(" (uncorrected %1)").arg(ms(l.uncorrected_p99_ms));
     showStatusLine();
-    conservation_->setText(tr("Requests: %1").arg(GatewayTables::conservationLine(*g.snapshot)));
+    conservation_->setText(tr("Gateway: %1").arg(GatewayTables::conservationLine(*g.snapshot)));
     stagePath_->setSnapshot(g.snapshot);
     tables_->setFrame(frame->gateway);
     drawCharts(*frame);

@@ -18,6 +18,7 @@
 
 #include "export_actions.h"
 #include "gateway/live_session.h"
+#include "live/load_scaling.h"
 #include "scenario/scenario.h"
 
 class QComboBox;
@@ -104,6 +105,11 @@ class LiveView : public QWidget {
   private:
     void buildLayout();
     void showStatusLine();
+    // How the rate became the load multiplier: the multiplier knob's note, and a notice when the
+    // scenario cannot reach the rate from the start picked (what the run offers, how to get it).
+    void showScaling(const Scenario& scenario);
+    // " at 100 req/s" for the status line ("" before a run).
+    QString rateText() const;
     void showUrl();
     QWidget* buildControls();
     QWidget* buildFaultRow();
@@ -128,6 +134,7 @@ class LiveView : public QWidget {
     std::uint64_t runId_ = 0;      // the run the client history belongs to
     quint64 knobCommand_ = 0;      // the last knob change sent
     double startedRate_ = 0;       // the rate of the run last started, req/s
+    std::optional<live::LoadScaling> scaling_;  // how that rate scales the scenario's arrivals
     Params shownParams_;           // what the knob panel shows, bar the user's edits
     double windowSaid_s_ = -1;     // the window length the empty charts say
     struct ClientPoint {
