@@ -275,6 +275,26 @@ TEST_F(LiveViewTest, TheStatusSaysWhoseCountsAndARateOutOfReachSaysWhatTheRunOff
     view_->stop();
 }
 
+// Once the first 10 s window has closed and the run has gone on, every time chart's x axis runs
+// to now, as the status line's seconds and the breaker strips do; it used to end at the last
+// window (10 s) with its one point at the right edge.
+TEST_F(LiveViewTest, TheTimeChartsRunToNowNotToTheLastWindow) {
+    ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
+    ASSERT_TRUE(waitDrawn([](const LiveFrame& f) {
+        return f.gateway->snapshot->now_s - f.startedAt_s >= 12 && !f.gateway->snapshot->windows.empty();
+    })) << lastFrame();
+    const LiveFramePtr f = view_->latestFrame();
+    const double now = f->gateway->snapshot->now_s - f->startedAt_s;
+    for (const char* id : {gateway_charts::kPercentiles, gateway_charts::kQueue, gateway_charts::kHedging,
+                           gateway_charts::kCache, LiveView::kClientChart}) {
+        const ChartView::ViewRange r = view_->chartView(id)->viewRange();
+        EXPECT_EQ(r.xLower, 0) << id;
+        EXPECT_GE(r.xUpper, now - 1e-9) << id << ": the axis ends before the run's " << now << " s";
+    }
+    EXPECT_GE(view_->chartView(gateway_charts::kBreakers)->viewRange().xUpper, now - 1);
+    view_->stop();
+}
+
 TEST_F(LiveViewTest, AnEditWhileThePanelLagsSendsOnlyTheKnobMoved) {
     ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
     const Params before = view_->latestFrame()->gateway->params;

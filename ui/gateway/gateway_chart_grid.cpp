@@ -53,6 +53,8 @@ void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
         {cache_, &gateway_charts::cache}};
     for (const auto& [chart, build] : series) {
         chart->setAnnotations(annotations);
+        // Elapsed time: the axes run to now, as the breaker strips' do.
+        chart->setElapsedEnd(elapsed_ ? std::optional(s.now_s + offset_s) : std::nullopt);
         // The pinned run lines up with this one by time since its start.
         chart->setBaseline(baseline ? build(*baseline, offset_s).series : std::vector<Series>{});
         chart->setChart(timeAxis(build(s, offset_s)));

@@ -58,17 +58,18 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
 
 void GatewayTimeChart::adjustRanges() {
     if (!elapsed_) return;
+    const double end = std::max(elapsedEnd_.value_or(0.0), 10.0);
     for (int i = 0; i < plot()->graphCount(); ++i) {
         if (plot()->graph(i)->data()->isEmpty()) continue;
-        // Seconds since the start: fitted to the data, the axis starts at the start (not before
-        // it, nor at the first window's end), unless the user zoomed in.
+        // Seconds since the start: from the start (not before it, nor at the first window's end)
+        // to now, or to the data's end, unless the user zoomed in.
         const QCPRange x = plot()->xAxis->range();
-        if (x.lower < 0 || !hasUserView()) plot()->xAxis->setRange(0, std::max(x.upper, 10.0));
+        if (x.lower < 0 || !hasUserView()) plot()->xAxis->setRange(0, std::max(x.upper, end));
         return;
     }
-    // Nothing yet (a live run's first chart window has not closed): its first seconds, not an
+    // Nothing yet (a live run's first chart window has not closed): the run so far, not an
     // axis padded around nothing.
-    plot()->xAxis->setRange(0, 10);
+    plot()->xAxis->setRange(0, end);
     plot()->yAxis->setRange(plot()->yAxis->scaleType() == QCPAxis::stLogarithmic ? QCPRange(1, 100)
                                                                                 : QCPRange(0, 1));
 }

@@ -4,6 +4,8 @@
 // labelled with the chart's own x label. qcustomplot.h stays in the .cpp.
 #pragma once
 
+#include <optional>
+
 #include "plots/time_chart.h"
 
 namespace taillab::ui {
@@ -15,6 +17,10 @@ class GatewayTimeChart : public TimeChart {
     // Seconds since the run's start on the x axis instead of the week (from the next setChart).
     void setElapsedTime(bool elapsed);
     bool elapsedTime() const { return elapsed_; }
+    // With elapsed time: how long the run has gone so far (from the next setChart). The x axis
+    // spans it, as the status line and the breaker strips do, however few windows have closed
+    // (a chart window of 10 s leaves one point at 10 s after 19 s). nullopt: the data alone.
+    void setElapsedEnd(std::optional<double> end_s) { elapsedEnd_ = end_s; }
 
   protected:
     void configureAxes(const Chart& chart) override;
@@ -23,6 +29,7 @@ class GatewayTimeChart : public TimeChart {
 
   private:
     bool elapsed_ = false;
+    std::optional<double> elapsedEnd_;
 };
 
 }  // namespace taillab::ui
