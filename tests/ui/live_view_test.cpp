@@ -6,6 +6,7 @@
 // return. Waits are bounded by what happens (frames, counts), never by how fast it happens.
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
 #include <QFile>
@@ -113,6 +114,11 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
         EXPECT_EQ(view_->chartView(id)->emptyText(), "each 10 s window is drawn as it closes") << id;
     }
     EXPECT_TRUE(view_->chartView(gateway_charts::kBreakers)->emptyText().isEmpty());
+    // The scenario box cuts the title at 1280x720; its tooltip has it whole.
+    auto* scenarioBox = view_->findChild<QComboBox*>("liveScenario");
+    ASSERT_NE(scenarioBox, nullptr);
+    EXPECT_TRUE(scenarioBox->toolTip().startsWith(scenarioBox->currentText())) << scenarioBox->toolTip().toStdString();
+    EXPECT_GT(scenarioBox->currentText().size(), 40) << "a title long enough to be cut";
 
     ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
     const LiveFramePtr first = view_->latestFrame();

@@ -414,6 +414,8 @@ void LiveView::setStartHour(int hours) { startAt_->setValue(hours); }
 void LiveView::onScenarioPicked() {
     const Scenario* s = pickedScenario();
     if (!s) return;
+    // The box keeps a fixed room and cuts a long title: its tooltip has it whole.
+    scenarioBox_->setToolTip(scenarioBox_->currentText() + "\n" + QString::fromStdString(s->file));
     Scenario live = *s;
     if (live.params.spec("window_s") && live.params.real("window_s") > kLiveWindow_s)
         live.params.set("window_s", kLiveWindow_s);
