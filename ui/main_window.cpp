@@ -818,10 +818,10 @@ void MainWindow::onRedraw(DirtyLevel level) {
         QString message = t.total() == 0 ? tr("Finished")
                                          : tr("Finished: checks %1").arg(checkTallyText(t));
         if (t.not_applicable > 0)
-            message += tr("; n/a: the knobs or timeline differ from the scenario's");
+            message += tr(" — n/a: the knobs or timeline differ from the scenario's");
         if (t.inconclusive > 0)
             // Some need a longer run, some no run length decides: each check's tooltip says which.
-            message += tr("; inconclusive: this run cannot decide them (hover one for why)");
+            message += tr(" — hover an inconclusive check to see why this run cannot decide it");
         status_->showLabsMessage(message);
     }
     emit resultDrawn(latest_);
