@@ -54,17 +54,20 @@ int cmdRun(const std::vector<std::string>& args) {
     const Check* firstNotApplicable = nullptr;
     const Check* firstInconclusive = nullptr;
     for (const auto& c : result.checks) {
-        if (!c.not_applicable.empty()) {
-            if (!firstNotApplicable) firstNotApplicable = &c;
-            ++notApplicable;
-        } else if (!c.inconclusive.empty()) {
-            if (!firstInconclusive) firstInconclusive = &c;
-            ++inconclusive;
-        } else if (c.pass) {
-            ++passed;
-        } else {
-            ++failed;
-            std::cerr << failedCheckMessage(c) << "\n";
+        switch (verdictOf(c)) {
+            case Verdict::NotApplicable:
+                if (!firstNotApplicable) firstNotApplicable = &c;
+                ++notApplicable;
+                break;
+            case Verdict::Inconclusive:
+                if (!firstInconclusive) firstInconclusive = &c;
+                ++inconclusive;
+                break;
+            case Verdict::Pass: ++passed; break;
+            case Verdict::Fail:
+                ++failed;
+                std::cerr << failedCheckMessage(c) << "\n";
+                break;
         }
     }
     std::cerr << passed << " checks passed, " << failed << " failed";
