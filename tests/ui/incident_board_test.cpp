@@ -334,7 +334,7 @@ TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
         }
         EXPECT_EQ(sections, static_cast<int>(board_->chartIds().size()) - 1);
     }
-    EXPECT_NE(csv.find("# Error rate: the truth and what clients saw"), std::string::npos);
+    EXPECT_NE(csv.find("# Error rate: truth and what clients saw"), std::string::npos);
     EXPECT_NE(csv.find("; x: Simulated time (s since Mon 00:00 UTC); y: Failed (%)\n"), std::string::npos);
     EXPECT_NE(csv.find("incident_error_rate,\"all, truth [B]\",closed_form,"), std::string::npos);
     EXPECT_NE(csv.find("incident_queue_depth,EU,simulated,"), std::string::npos);

@@ -49,17 +49,70 @@ TEST(IncidentCharts, AWindowTooSmallToRateIsAGapTheChartNames) {
         EXPECT_TRUE(std::isnan(rate.y[1])) << name << ": 2 of 3 is not a 67% error rate";
         EXPECT_DOUBLE_EQ(rate.y[2], 2);
     }
-    EXPECT_NE(c.title.find("gaps: 2 windows under 20 requests"), std::string::npos) << c.title;
+    EXPECT_NE(c.title.find("2 unrated"), std::string::npos) << c.title;
+    EXPECT_EQ(c.title.find("pooled"), std::string::npos) << "a lone quiet window has nothing to pool with";
     // A/B: B's gaps are counted in A's title too; with none, the title says nothing of gaps.
     gateway::GatewaySnapshot busy = quietNight();
     busy.windows[1].requests = busy.windows[1].regions[2].requests = 50;
-    EXPECT_EQ(ic::errorRate(busy, 0).title.find("gaps"), std::string::npos);
-    EXPECT_NE(ic::errorRate(busy, 0, &s).title.find("gaps: 2 windows"), std::string::npos);
+    EXPECT_EQ(ic::errorRate(busy, 0).title.find("unrated"), std::string::npos);
+    EXPECT_NE(ic::errorRate(busy, 0, &s).title.find("2 unrated"), std::string::npos);
     // The difference B − A is a gap there as well.
     const Chart diff = ic::diffErrors(busy, &s, 0);
     ASSERT_EQ(diff.series.front().y.size(), 3u);
     EXPECT_TRUE(std::isnan(diff.series.front().y[1]));
     EXPECT_DOUBLE_EQ(diff.series.front().y[0], 0);
+}
+
+// A quiet night: windows of 8, 7, 9, 6, 3 requests (APAC only) between busy ones. The run of
+// quiet windows is rated in groups of at least 20 requests (8+7+9 = 24; then 6+3 = 9, too few, so
+// it joins the group before it), each window showing its group's rate; busy windows keep their
+// own, and a window without requests stays a gap.
+TEST(IncidentCharts, QuietWindowsArePooledUntilTheyHoldEnoughRequests) {
+    gateway::GatewaySnapshot s;
+    auto window = [](double t, std::uint32_t requests, std::uint32_t failed) {
+        gateway::WindowPoint w;
+        w.t_s = t;
+        w.requests = w.regions[2].requests = requests;
+        w.failed = w.regions[2].failed = failed;
+        return w;
+    };
+    s.windows = {window(60, 100, 50), window(120, 8, 1), window(180, 7, 0), window(240, 9, 2),
+                 window(300, 6, 3),   window(360, 3, 0), window(420, 0, 0), window(480, 100, 1)};
+    s.now_s = s.end_s = 480;
+    const Chart c = ic::errorRate(s, 0);
+    for (const char* name : {"all, truth", "APAC truth"}) {
+        const Series& rate = named(c, name);
+        ASSERT_EQ(rate.y.size(), 8u) << name;
+        EXPECT_DOUBLE_EQ(rate.y[0], 50) << name << ": a busy window is not pooled, so the spike stays where it was";
+        for (std::size_t i = 1; i <= 5; ++i) EXPECT_DOUBLE_EQ(rate.y[i], 100.0 * 6 / 33) << name << " window " << i;
+        EXPECT_TRUE(std::isnan(rate.y[6])) << name << ": no requests, nothing to rate";
+        EXPECT_DOUBLE_EQ(rate.y[7], 1) << name;
+    }
+    EXPECT_NE(c.title.find("quiet windows pooled"), std::string::npos) << c.title;
+    EXPECT_EQ(c.title.find("unrated"), std::string::npos) << c.title;
+    const ic::RateGaps g = ic::rateGaps(s);
+    EXPECT_EQ(g.pooled, 10u) << "five windows, overall and APAC";
+    EXPECT_EQ(g.rated, 4u);
+    EXPECT_EQ(g.sparse, 0u);
+
+    // A group is at most kMaxPooledWindows long: a dozen windows of one request each rate as
+    // nothing (10 hold 10 requests; the 2 left would make it 12 windows long).
+    gateway::GatewaySnapshot dark;
+    for (int i = 1; i <= 12; ++i) dark.windows.push_back(window(60.0 * i, 1, 1));
+    const Chart darkChart = ic::errorRate(dark, 0);
+    const Series& none = named(darkChart, "all, truth");
+    EXPECT_TRUE(std::all_of(none.y.begin(), none.y.end(), [](double v) { return std::isnan(v); }));
+    EXPECT_EQ(ic::rateGaps(dark).sparse, 24u);
+
+    // B − A uses each run's pooled rates, window by window.
+    gateway::GatewaySnapshot b = s;
+    b.windows[2].failed = b.windows[2].regions[2].failed = 3;  // 3 more failures in B's group
+    const Chart diff = ic::diffErrors(s, &b, 0);
+    const Series& d = diff.series.front();
+    ASSERT_EQ(d.y.size(), 8u);
+    EXPECT_DOUBLE_EQ(d.y[0], 0);
+    for (std::size_t i = 1; i <= 5; ++i) EXPECT_NEAR(d.y[i], 100.0 * 3 / 33, 1e-9) << i;
+    EXPECT_TRUE(std::isnan(d.y[6]));
 }
 
 TEST(IncidentCharts, DecimationKeepsTheGaps) {

@@ -19,33 +19,85 @@ std::string region(int r) { return std::string(kRegionNames[static_cast<std::siz
 
 double percent(double part, double whole) { return whole > 0 ? 100 * part / whole : NAN; }
 
-// An error rate in %: NaN (a gap) when the window holds too few requests to rate.
-double rate(double failed, std::uint32_t requests) {
-    return requests < kMinRateRequests ? NAN : percent(failed, requests);
-}
-double truth(const WindowPoint& w) { return rate(w.failed, w.requests); }
-double seen(const WindowPoint& w) { return rate(double(w.failed) - w.invisible, w.requests); }
-double regionTruth(const WindowPoint& w, int r) {
+// A window's failures and requests, overall or a region's, as the truth or as clients saw them.
+struct Tally {
+    double failed = 0;
+    std::uint32_t requests = 0;
+};
+Tally truth(const WindowPoint& w) { return {double(w.failed), w.requests}; }
+Tally seen(const WindowPoint& w) { return {double(w.failed) - w.invisible, w.requests}; }
+Tally regionTruth(const WindowPoint& w, int r) {
     const auto& g = w.regions[static_cast<std::size_t>(r)];
-    return rate(g.failed, g.requests);
+    return {double(g.failed), g.requests};
 }
-double regionSeen(const WindowPoint& w, int r) {
+Tally regionSeen(const WindowPoint& w, int r) {
     const auto& g = w.regions[static_cast<std::size_t>(r)];
-    return rate(double(g.failed) - g.invisible, g.requests);
+    return {double(g.failed) - g.invisible, g.requests};
+}
+
+// The error rate in % of each window, pooled as the header says (kMinRateRequests): NaN where
+// the window is not rated. `stats` counts the windows that had requests by how they were rated.
+template <typename F>
+std::vector<double> pooledRates(const GatewaySnapshot& s, F tally, RateGaps* stats = nullptr) {
+    const std::size_t n = s.windows.size();
+    std::vector<double> rates(n, NAN);
+    std::vector<Tally> t(n);
+    for (std::size_t i = 0; i < n; ++i) t[i] = tally(s.windows[i]);
+    const auto thin = [&](std::size_t i) { return t[i].requests > 0 && t[i].requests < kMinRateRequests; };
+    const auto rateOf = [](double failed, double requests) { return 100 * failed / requests; };
+    // Rates windows [begin, end) as one: NaN when they hold too few requests together.
+    const auto rateGroup = [&](std::size_t begin, std::size_t end) {
+        double failed = 0, requests = 0;
+        for (std::size_t i = begin; i < end; ++i) failed += t[i].failed, requests += t[i].requests;
+        const bool rated = requests >= kMinRateRequests;
+        for (std::size_t i = begin; i < end; ++i) rates[i] = rated ? rateOf(failed, requests) : NAN;
+        if (stats) (rated ? stats->pooled : stats->sparse) += end - begin;
+    };
+    for (std::size_t i = 0; i < n;) {
+        if (t[i].requests == 0) {
+            ++i;
+            continue;
+        }
+        if (!thin(i)) {
+            rates[i] = rateOf(t[i].failed, t[i].requests);
+            if (stats) ++stats->rated;
+            ++i;
+            continue;
+        }
+        // A run of quiet windows, cut into groups of at least kMinRateRequests requests, each
+        // at most kMaxPooledWindows long; a remainder too small joins the group before it when
+        // that stays within the limit.
+        std::size_t end = i;
+        while (end < n && thin(end)) ++end;
+        std::size_t begin = i, lastBegin = n;
+        while (begin < end) {
+            std::size_t j = begin;
+            std::uint32_t requests = 0;
+            while (j < end && j - begin < kMaxPooledWindows && requests < kMinRateRequests)
+                requests += t[j++].requests;
+            if (requests < kMinRateRequests && j == end && lastBegin != n && end - lastBegin <= kMaxPooledWindows) {
+                if (stats) stats->pooled -= begin - lastBegin;  // counted again with the remainder
+                rateGroup(lastBegin, end);
+            } else {
+                rateGroup(begin, j);
+            }
+            lastBegin = begin;
+            begin = j;
+        }
+        i = end;
+    }
+    return rates;
 }
 
 // A per-window rate with its gaps kept: every window is a point, NaN where it is not rated, so
 // the line breaks there instead of joining its neighbours across it.
 template <typename F>
-Series rateSeries(std::string name, const GatewaySnapshot& s, double offset_s, F value) {
+Series rateSeries(std::string name, const GatewaySnapshot& s, double offset_s, F tally) {
     Series out;
     out.name = std::move(name);
+    out.y = pooledRates(s, tally);
     out.x.reserve(s.windows.size());
-    out.y.reserve(s.windows.size());
-    for (const WindowPoint& w : s.windows) {
-        out.x.push_back(offset_s + w.t_s);
-        out.y.push_back(value(w));
-    }
+    for (const WindowPoint& w : s.windows) out.x.push_back(offset_s + w.t_s);
     return out;
 }
 
@@ -60,9 +112,10 @@ std::string groupedCount(std::size_t n) {
 }
 
 std::string gapNote(const RateGaps& g) {
-    if (g.sparse == 0) return {};
-    return " · gaps: " + groupedCount(g.sparse) + " windows under " + std::to_string(kMinRateRequests) +
-           " requests, not rated";
+    std::string note;
+    if (g.pooled > 0) note += " · quiet windows pooled";
+    if (g.sparse > 0) note += " · " + groupedCount(g.sparse) + " unrated";
+    return note;
 }
 double positive(double v) { return v > 0 ? v : NAN; }
 
@@ -76,7 +129,7 @@ double median(std::vector<double> v) {
     return (*mid + *std::max_element(v.begin(), mid)) / 2;
 }
 
-// B - A of a per-window value, windows matched by their end. `gaps`: a difference that is not a
+// B - A of a per-window value (of a window, its index and whether it is B's), windows matched by their end. `gaps`: a difference that is not a
 // number (a window not rated) is kept as a gap, not left out.
 template <typename F>
 Series difference(std::string name, const GatewaySnapshot& a, const GatewaySnapshot* b,
@@ -85,11 +138,12 @@ Series difference(std::string name, const GatewaySnapshot& a, const GatewaySnaps
     out.name = std::move(name);
     if (!b) return out;
     std::size_t j = 0;
-    for (const WindowPoint& wa : a.windows) {
+    for (std::size_t i = 0; i < a.windows.size(); ++i) {
+        const WindowPoint& wa = a.windows[i];
         while (j < b->windows.size() && b->windows[j].t_s < wa.t_s - 1e-6) ++j;
         if (j >= b->windows.size()) break;
         if (std::abs(b->windows[j].t_s - wa.t_s) > 1e-6) continue;
-        const double d = value(b->windows[j]) - value(wa);
+        const double d = value(b->windows[j], j, true) - value(wa, i, false);
         if (!std::isfinite(d) && !gaps) continue;
         out.x.push_back(offset_s + wa.t_s);
         out.y.push_back(d);
@@ -134,21 +188,16 @@ std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
 
 RateGaps rateGaps(const GatewaySnapshot& s) {
     RateGaps g;
-    auto count = [&g](std::uint32_t requests) {
-        if (requests >= kMinRateRequests) ++g.rated;
-        else if (requests > 0) ++g.sparse;
-    };
-    for (const WindowPoint& w : s.windows) {
-        count(w.requests);
-        for (const auto& r : w.regions) count(r.requests);
-    }
+    pooledRates(s, truth, &g);
+    for (int r = 0; r < kRegions; ++r)
+        pooledRates(s, [r](const WindowPoint& w) { return regionTruth(w, r); }, &g);
     return g;
 }
 
 Chart errorRate(const GatewaySnapshot& s, double offset_s, const GatewaySnapshot* other) {
     RateGaps gaps = rateGaps(s);
-    if (other) gaps.sparse += rateGaps(*other).sparse;
-    Chart c = timeChart(kErrors, "Error rate: the truth and what clients saw" + gapNote(gaps), "Failed (%)");
+    if (other) gaps += rateGaps(*other);
+    Chart c = timeChart(kErrors, "Error rate: truth and what clients saw" + gapNote(gaps), "Failed (%)");
     c.series.push_back(rateSeries("all, truth", s, offset_s, truth));
     c.series.push_back(rateSeries("all, clients saw", s, offset_s, seen));
     for (int r = 0; r < kRegions; ++r)
@@ -310,21 +359,25 @@ Chart health(const GatewaySnapshot& s, double offset_s) {
 }
 
 Chart diffErrors(const GatewaySnapshot& a, const GatewaySnapshot* b, double offset_s) {
-    RateGaps gaps = rateGaps(a);
-    if (b) gaps.sparse += rateGaps(*b).sparse;
-    else gaps.sparse = 0;
+    RateGaps gaps;
+    if (b) gaps = rateGaps(a) += rateGaps(*b);
     Chart c = timeChart(kDiffErrors, "Difference B − A: error rate" + gapNote(gaps), "B − A (pp)");
-    c.series.push_back(difference("truth, B − A", a, b, offset_s, truth, true));
-    c.series.push_back(difference("clients saw, B − A", a, b, offset_s, seen, true));
+    if (!b) return c;
+    for (const auto& [name, tally] : {std::pair{"truth, B − A", &truth}, std::pair{"clients saw, B − A", &seen}}) {
+        const std::vector<double> ra = pooledRates(a, tally), rb = pooledRates(*b, tally);
+        c.series.push_back(difference(name, a, b, offset_s,
+                                      [&](const WindowPoint&, std::size_t i, bool fromB) { return (fromB ? rb : ra)[i]; },
+                                      true));
+    }
     return c;
 }
 
 Chart diffTails(const GatewaySnapshot& a, const GatewaySnapshot* b, double offset_s) {
     Chart c = timeChart(kDiffTails, "Difference B − A: p99", "B − A (ms)");
     c.series.push_back(difference("all p99, B − A", a, b, offset_s,
-                                  [](const WindowPoint& w) { return positive(w.p99_ms); }));
+                                  [](const WindowPoint& w, std::size_t, bool) { return positive(w.p99_ms); }));
     for (int r = 0; r < kRegions; ++r)
-        c.series.push_back(difference(region(r) + " p99, B − A", a, b, offset_s, [r](const WindowPoint& w) {
+        c.series.push_back(difference(region(r) + " p99, B − A", a, b, offset_s, [r](const WindowPoint& w, std::size_t, bool) {
             return positive(w.regions[static_cast<std::size_t>(r)].p99_ms);
         }));
     return c;

@@ -44,21 +44,35 @@ std::vector<LaneMark> laneMarks(const gateway::GatewaySnapshot& s, double offset
 // needed: the lane names them).
 std::vector<Annotation> annotations(const gateway::GatewaySnapshot& s, double offset_s);
 
-// A window's error rate is drawn only when the window (overall, or the region's) holds at least
-// kMinRateRequests requests: below that one failure moves it by more than 5 points (2 of 3 is
-// 67%), and a quiet night's windows would swamp the axis. Such a window is a gap in the line (a
-// NaN point, which the chart draws as a break and the CSV leaves empty), and the title says so.
+// An error rate is drawn only over at least kMinRateRequests requests: below that one failure
+// moves it by more than 5 points (2 of 3 is 67%), and a quiet night's windows would swamp the
+// axis. A window that holds that many (overall, or the region's) is rated on its own. A run of
+// quieter ones is cut into groups of consecutive windows that hold that many together, each at
+// most kMaxPooledWindows long, and each window of a group shows the group's rate (a flat step
+// over the group); a remainder too small joins the group before it when that stays within the
+// limit. A window left unrated, or without requests, is a gap in the line (a NaN point, which
+// the chart draws as a break and the CSV leaves empty). The title says when windows were pooled
+// and how many are gaps. A busy window is never pooled, so a fault's onset is not moved.
 inline constexpr std::uint32_t kMinRateRequests = 20;
+inline constexpr std::size_t kMaxPooledWindows = 10;
 struct RateGaps {
     std::size_t sparse = 0;  // windows (overall or a region's) with requests but too few to rate
-    std::size_t rated = 0;   // windows rated
+    std::size_t pooled = 0;  // windows rated in a group of quiet ones
+    std::size_t rated = 0;   // windows rated on their own
+    RateGaps& operator+=(const RateGaps& o) {
+        sparse += o.sparse;
+        pooled += o.pooled;
+        rated += o.rated;
+        return *this;
+    }
 };
 RateGaps rateGaps(const gateway::GatewaySnapshot& s);
 
 // Error rate per window in %: the truth (failed / requests) and what clients saw ((failed -
-// invisible) / requests), overall and per region, each a gap where the window holds fewer than
-// kMinRateRequests. Per-region "clients saw" series appear once the run (or `other`, so A and B
-// keep the same series) has invisible failures. The title counts the gaps of both runs.
+// invisible) / requests), overall and per region, quiet windows pooled or left as gaps as
+// above. Per-region "clients saw" series appear once the run (or `other`, so A and B
+// keep the same series) has invisible failures. The title counts the pooling and gaps of both
+// runs.
 Chart errorRate(const gateway::GatewaySnapshot& s, double offset_s,
                 const gateway::GatewaySnapshot* other = nullptr);
 // p99 and p99.9 per region, ms, log y.
@@ -94,7 +108,7 @@ std::vector<std::string> healthLanes();
 Chart health(const gateway::GatewaySnapshot& s, double offset_s);
 
 // B - A per window, matched by window end: error rate (truth and clients saw, percentage
-// points; a gap where either window is under kMinRateRequests) and p99 (ms, overall and per
+// points, of the rates as errorRate pools them; a gap where either window is not rated) and p99 (ms, overall and per
 // region). Empty series without B.
 Chart diffErrors(const gateway::GatewaySnapshot& a, const gateway::GatewaySnapshot* b, double offset_s);
 Chart diffTails(const gateway::GatewaySnapshot& a, const gateway::GatewaySnapshot* b, double offset_s);
