@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "labs/lab_common.h"
+#include "labs/load_sweep.h"
 #include "labs/queueing.h"
 
 namespace taillab::power_of_d {
