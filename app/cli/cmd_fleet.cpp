@@ -28,13 +28,13 @@ int cmdFleet(const std::vector<std::string>& args) {
         } else if (args[i] == "--duration") {
             duration = parseDurationOption("--duration", optionValue(args, i));
         } else if (args[i] == "--start-at") {
-            const std::string& v = optionValue(args, i);
-            options.start_at = parseClockOption("--start-at", v);
+            options.start_at = parseStartAtOption(optionValue(args, i));
         } else {
             takeScenarioArgument(args[i], scenarioArg);
         }
     }
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    if (scenario.lab == "gateway") checkStartAtOption(scenario, options.start_at);
 
     const sigset_t signals = blockStopSignals();
 

@@ -1,7 +1,8 @@
 // taillab-cli serve: a gateway scenario's gateway over HTTP (live mode), in front of upstream
 // engines given by URL, until SIGINT/SIGTERM or --duration. --keys lists the scenario's API keys;
-// --admin serves POST /admin/knobs and GET /admin/state. The scenario's timeline runs from the
-// start: knob changes apply at their times, faults are marked (the fleet applies them).
+// --admin serves POST /admin/knobs and GET /admin/state. The scenario's timeline runs from
+// --start-at on its clock (0: the first day's 00:00), as fleet's does: knob changes apply at their
+// times (those before it at once), faults are marked (the fleet applies them).
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "live/gateway_server.h"
 #include "live/loop.h"
 #include "live/serve_setup.h"
+#include "scenario/timeline.h"
 #include "live_options.h"
 #include "scenario_options.h"
 
@@ -21,6 +23,7 @@ int cmdServe(const std::vector<std::string>& args) {
     std::vector<std::string> overrides, upstreamArgs;
     live::HostPort listen{"127.0.0.1", 8080};
     std::optional<Duration> duration;
+    Duration startAt{};
     bool listKeys = false, admin = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (takeOverrideOption(args, i, overrides)) continue;
@@ -32,6 +35,8 @@ int cmdServe(const std::vector<std::string>& args) {
             }
         } else if (args[i] == "--upstream") {
             upstreamArgs.push_back(optionValue(args, i));
+        } else if (args[i] == "--start-at") {
+            startAt = parseStartAtOption(optionValue(args, i));
         } else if (args[i] == "--duration") {
             duration = parseDurationOption("--duration", optionValue(args, i));
         } else if (args[i] == "--keys") {
@@ -45,10 +50,12 @@ int cmdServe(const std::vector<std::string>& args) {
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
     if (scenario.lab != "gateway")
         throw UsageError{"serve needs a gateway scenario; " + scenarioArg + " is a '" + scenario.lab + "' lab"};
+    checkStartAtOption(scenario, startAt);
     live::GatewaySetup setup;
     std::vector<live::Url> upstreams;
     try {
         setup = live::gatewaySetup(scenario);
+        setup.start_at = startAt;
         if (listKeys) {
             for (const gateway::ApiKey& k : setup.config.keys)
                 std::cout << k.key << "\t" << k.name << "\t" << gateway::kRegionNames[static_cast<std::size_t>(k.home)]
@@ -73,7 +80,9 @@ int cmdServe(const std::vector<std::string>& args) {
     }
     loop.start();
     server->start();
-    std::cerr << "serve: " << scenario.name << " (seed " << scenario.seed << "), " << setup.config.keys.size()
+    std::cerr << "serve: " << scenario.name << " (seed " << scenario.seed << "), from "
+              << formatRunTime(toSeconds(startAt), static_cast<int>(scenario.params.choiceIndex("start_day")))
+              << " on the scenario's clock, " << setup.config.keys.size()
               << " API keys (list them with --keys); POST /search/lite and /search/fast, GET /metrics and "
                  "/healthz; Ctrl-C stops it\n";
     std::cout << "gateway http://" << live::toString(server->bound()) << "/search/lite\n" << std::flush;

@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <ctime>
 
+#include "base/format.h"
 #include "commands.h"
+#include "live/serve_setup.h"
 #include "scenario/timeline.h"
 
 namespace taillab::cli {
@@ -40,6 +42,27 @@ Duration parseDurationOption(const std::string& option, const std::string& text)
 
 Duration parseClockOption(const std::string& option, const std::string& text) {
     return parseTime(option, text, true);
+}
+
+Duration parseStartAtOption(const std::string& text) { return parseClockOption("--start-at", text); }
+
+void checkStartAtOption(const Scenario& scenario, Duration start_at) {
+    try {
+        live::checkStartAt(scenario.params, start_at, "the run");
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{"--start-at " + formatNumbers("%g", toSeconds(start_at) / 3600) + "h: " + e.what()};
+    }
+}
+
+bool setsKnob(const std::vector<std::string>& overrides, const std::string& key) {
+    const std::string prefix = "params." + key;
+    for (const std::string& o : overrides) {
+        const std::size_t eq = o.find('=');
+        std::string path = o.substr(0, eq);
+        std::erase_if(path, [](char c) { return c == ' ' || c == '\t'; });
+        if (path == prefix) return true;
+    }
+    return false;
 }
 
 double parseRateOption(const std::string& text) {

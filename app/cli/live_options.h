@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/time.h"
 #include "live/load_scaling.h"
@@ -18,6 +19,17 @@ Duration parseDurationOption(const std::string& option, const std::string& text)
 
 // The same, 0 allowed: a moment on the scenario's clock (--start-at).
 Duration parseClockOption(const std::string& option, const std::string& text);
+
+// --start-at T, as fleet, serve, live and twin all read it: a moment on the scenario's clock (as
+// parseClockOption reads it, e.g. 38h for Tue 14:00 of a run from Monday), where the command's
+// servers start, the scenario's timeline applied up to it.
+Duration parseStartAtOption(const std::string& text);
+// A UsageError when `start_at` lies beyond the scenario's run (live::checkStartAt), before anything
+// starts.
+void checkStartAtOption(const Scenario& scenario, Duration start_at);
+
+// Whether an override (--set) sets the knob `key` (params.KEY=...).
+bool setsKnob(const std::vector<std::string>& overrides, const std::string& key);
 
 // Requests per second above 0, up to 10,000,000; UsageError naming --rate otherwise.
 double parseRateOption(const std::string& text);

@@ -13,6 +13,7 @@
 #include "gateway_sim/sim_config.h"
 #include "live/fleet_admin.h"
 #include "live/fleet_wire.h"
+#include "live/serve_setup.h"
 
 namespace taillab::live {
 namespace {
@@ -405,11 +406,7 @@ FleetServer::FleetServer(Loop& loop, const Scenario& scenario, FleetServerOption
     if (scenario.lab != "gateway")
         throw std::invalid_argument("the fleet runs a gateway scenario (lab \"gateway\"), not one of lab \"" +
                                     scenario.lab + "\"");
-    const Duration runLength = fromSeconds(scenario.params.integer("days") * 86400.0);
-    if (options.start_at < kZero || options.start_at >= runLength)
-        throw std::invalid_argument("the fleet's start time must lie within the scenario's run (" +
-                                    std::to_string(scenario.params.integer("days")) +
-                                    (scenario.params.integer("days") == 1 ? " day)" : " days)"));
+    checkStartAt(scenario.params, options.start_at, "the fleet");
     impl_ = std::make_unique<Impl>(loop, scenario, options.hang_close);
     impl_->startAt = options.start_at;
     impl_->checkTimeline();

@@ -30,6 +30,13 @@ GatewaySetup gatewaySetup(const Params& params, std::uint64_t seed) {
     return s;
 }
 
+void checkStartAt(const Params& params, Duration start_at, const std::string& who) {
+    const std::int64_t days = params.integer("days");
+    if (start_at < kZero || start_at >= fromSeconds(days * 86400.0))
+        throw std::invalid_argument(who + "'s start time must lie within the scenario's run (" + std::to_string(days) +
+                                    (days == 1 ? " day)" : " days)"));
+}
+
 GatewaySetup gatewaySetup(const Scenario& scenario) {
     GatewaySetup s = gatewaySetup(scenario.params, scenario.seed);
     s.timeline = scenario.timeline;

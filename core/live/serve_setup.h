@@ -27,6 +27,11 @@ struct GatewaySetup {
 
 // Throws std::invalid_argument naming the knobs when they contradict each other.
 GatewaySetup gatewaySetup(const Params& params, std::uint64_t seed);
+
+// Where a live server (`who`: "the fleet", "the gateway") starts on the scenario's clock must lie
+// within the scenario's run (its `days`), from 0 up to its end: throws std::invalid_argument saying
+// so otherwise. The one check of a start time, for the fleet and the gateway alike.
+void checkStartAt(const Params& params, Duration start_at, const std::string& who);
 // The same, with the scenario's timeline.
 GatewaySetup gatewaySetup(const Scenario& scenario);
 

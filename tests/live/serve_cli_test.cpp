@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "../core/cli_support.h"
 #include "http_test_client.h"
@@ -42,14 +44,14 @@ struct ServeProcess {
 
     pid_t pid = 0;
 
-    ServeProcess() {
+    explicit ServeProcess(const std::string& extra = "") {
         loop.start();
         fleet.start();
         std::string upstreams;
         for (const auto& [name, url] : fleet.engineUrls()) upstreams += " --upstream " + name + "=" + url;
         // The shell says its pid, then becomes the CLI (the same pid).
         p = popen(("echo pid $$; exec " + kCli + " serve " + kScenario + " --listen 127.0.0.1:0 --duration 2m" +
-                   upstreams + " 2>&1").c_str(),
+                   extra + upstreams + " 2>&1").c_str(),
                   "r");
         if (!p) return;
         char line[512];
@@ -137,6 +139,39 @@ TEST(ServeCli, ApiKeysNeverAppearInItsOutputOrMetrics) {
     EXPECT_EQ(serve.out.find(canary), std::string::npos) << serve.out;
 }
 
+// Started at Tue 14:59:58 on the scenario's clock (--start-at, as fleet takes it), serve has the
+// 07:00 change (fixed 300 ms hedge) in force from the start and applies the 15:00 one (hedge
+// budget 0.075) two seconds into its run, not at once and not 15 hours later.
+TEST(ServeCli, StartAtAppliesTheTimelinesKnobChangesAtTheirScenarioTimes) {
+    ServeProcess serve(" --admin --start-at 53998s");
+    ASSERT_NE(serve.p, nullptr);
+    ASSERT_GT(serve.pid, 0) << serve.out;
+    ASSERT_NE(serve.at.port, 0) << serve.out;
+    EXPECT_NE(serve.out.find("from Tue 14:59:58 on the scenario's clock"), std::string::npos) << serve.out;
+    TestConnection c(serve.at);
+    const auto state = [&] {
+        const TestResult r = c.request("GET", "/admin/state");
+        if (r.ending != Ending::Response) return nlohmann::json();
+        return nlohmann::json::parse(r.response->body);
+    };
+    const nlohmann::json first = state();
+    ASSERT_TRUE(first.is_object());
+    EXPECT_EQ(first.at("knobs").at("hedge_mode"), "fixed");
+    EXPECT_EQ(first.at("knobs").at("hedge_delay_ms"), 300);
+    EXPECT_NE(first.at("knobs").at("hedge_budget"), 0.075);
+    std::optional<double> appliedAfter_s;
+    for (int i = 0; i < 200 && !appliedAfter_s; ++i) {
+        const nlohmann::json s = state();
+        ASSERT_TRUE(s.is_object());
+        const double runTime = s.at("now_s").get<double>() - s.at("started_at_s").get<double>();
+        if (s.at("knobs").at("hedge_budget") == 0.075) appliedAfter_s = runTime;
+        else std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(appliedAfter_s) << "the 15:00 change never applied";
+    EXPECT_GE(*appliedAfter_s, 2.0);  // at 15:00, two seconds after the start, not before
+    EXPECT_EQ(serve.stop(), 0) << serve.out;
+}
+
 TEST(ServeCli, ListsTheScenariosKeys) {
     const ShellOutcome o = runShell(kCli + " serve " + kScenario + " --keys 2>&1");
     EXPECT_EQ(o.exit_code, 0) << o.out;
@@ -155,6 +190,10 @@ TEST(ServeCli, BadInputIsExplainedWithExitCode2) {
     expectBadInput(kScenario + " --upstream atlas=https://127.0.0.1/", "plain HTTP");
     expectBadInput(kScenario + " --listen 127.0.0.1:99999", "--listen");
     expectBadInput(kScenario + " --duration soon", "--duration");
+    // --start-at as fleet reads and checks it, before anything starts.
+    expectBadInput(kScenario + " --start-at 25h --upstream atlas=http://127.0.0.1:1/",
+                   "within the scenario's run (1 day)");
+    expectBadInput(kScenario + " --start-at noon", "--start-at expects a time of 0 or more");
     expectBadInput(kScenario + " --frobnicate", "unknown option '--frobnicate'");
 }
 
