@@ -27,7 +27,7 @@ int cmdLive(const std::vector<std::string>& args) {
         } else if (args[i] == "--connections") {
             options.connections = parseConnectionsOption(optionValue(args, i));
         } else if (args[i] == "--start-at") {
-            options.start_at = parseClockOption("--start-at", optionValue(args, i));
+            options.start_at = parseStartAtOption(optionValue(args, i));
         } else if (args[i] == "--out") {
             outPath = outputPathValue(args, i);
         } else if (args[i] == "--quiet") {
@@ -40,9 +40,11 @@ int cmdLive(const std::vector<std::string>& args) {
     // The generator's connections and the gateway's ends of them are all this process's.
     if (options.connections > 0) ensureDescriptors(options.connections, 2);
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    if (setsKnob(overrides, "window_s")) options.window = fromSeconds(scenario.params.real("window_s"));
     checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
     if (scenario.lab != "gateway")
         throw UsageError{"a live run needs a gateway scenario, not a '" + scenario.lab + "' lab"};
+    checkStartAtOption(scenario, options.start_at);
     const double defaultRate = options.rate_per_s;
     const live::LoadScaling scaling =
         reachableScaling(scenario, options.rate_per_s, options.start_at, options.duration, haveRate);
@@ -69,6 +71,7 @@ int cmdLive(const std::vector<std::string>& args) {
     doc["load"]["load_multiplier"] = run.scaling.multiplier;
     doc["load"]["rate_averaged_over_s"] = toSeconds(run.scaling.window);
     doc["live_notes"] = run.notes;
+    doc["windows"] = liveWindowsJson(run.windows);
     writeOutput(doc.dump(2) + "\n", outPath);
     for (const Check& c : run.result.checks)
         if (c.failed()) {

@@ -164,4 +164,16 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
     return j;
 }
 
+nlohmann::ordered_json liveWindowsJson(const live::LiveWindows& w) {
+    nlohmann::ordered_json j;
+    j["x_unit"] = "seconds since the run's start, at each window's end";
+    j["window_s"] = w.window_s;
+    j["window_chosen_for_the_run"] = w.chosen;
+    j["scenario_window_s"] = w.scenario_window_s;
+    j["count"] = w.count;
+    j["last_window_s"] = w.last_window_s;
+    j["last_window_partial"] = w.last_partial;
+    return j;
+}
+
 }  // namespace taillab::cli

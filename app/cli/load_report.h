@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "live/live_run.h"
 #include "live/load_generator.h"
 
 namespace taillab::cli {
@@ -14,6 +15,9 @@ namespace taillab::cli {
 std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResult& result);
 // The same as JSON, with units in the keys.
 nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const live::LoadResult& result);
+// How a live or twin run's time charts are cut ("windows" in its JSON): the window, its unit,
+// how many, and the last one's true length.
+nlohmann::ordered_json liveWindowsJson(const live::LiveWindows& windows);
 // One progress line for stderr, without the newline.
 std::string loadProgressLine(const live::LoadInterval& interval);
 // Where the uncorrected .hgrm goes beside the corrected one: "run.hgrm" -> "run.uncorrected.hgrm".

@@ -18,14 +18,16 @@ namespace {
 
 constexpr int kPartials = 20;
 
-Series timeSeries(std::string name, const std::vector<WindowPoint>& w,
+double axisX(const TimeAxis& axis, double t_s) { return (t_s - axis.origin_s) / axis.unit_s; }
+
+Series timeSeries(std::string name, const std::vector<WindowPoint>& w, const TimeAxis& axis,
                   double (*value)(const WindowPoint&)) {
     Series s;
     s.name = std::move(name);
     for (const WindowPoint& p : w) {
         const double v = value(p);
         if (std::isnan(v)) continue;
-        s.x.push_back(p.t_s / 3600.0);
+        s.x.push_back(axisX(axis, p.t_s));
         s.y.push_back(v);
     }
     return s;
@@ -362,7 +364,9 @@ void addGatewayFigures(LabResult& r, const GatewaySnapshot& s) {
     }
 }
 
-LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uint64_t seed) {
+TimeAxis liveTimeAxis(double started_s) { return TimeAxis{started_s, 1, "Time since start (s)"}; }
+
+LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uint64_t seed, const TimeAxis& axis) {
     LabResult r;
     r.lab = "gateway";
     r.seed = seed;
@@ -389,29 +393,29 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     r.charts.push_back(std::move(dist));
 
     Chart pw{"percentiles_over_time", "Percentiles per window", ChartKind::Time,
-             "Simulated time (h since the first day's 00:00)", "Latency (ms)", false, true, {}};
-    pw.series.push_back(timeSeries("p50", s.windows, [](const WindowPoint& p) { return p.p50_ms; }));
-    pw.series.push_back(timeSeries("p90", s.windows, [](const WindowPoint& p) { return p.p90_ms; }));
-    pw.series.push_back(timeSeries("p99", s.windows, [](const WindowPoint& p) { return p.p99_ms; }));
-    pw.series.push_back(timeSeries("p99.9", s.windows, [](const WindowPoint& p) { return p.p999_ms; }));
+             axis.label, "Latency (ms)", false, true, {}};
+    pw.series.push_back(timeSeries("p50", s.windows, axis, [](const WindowPoint& p) { return p.p50_ms; }));
+    pw.series.push_back(timeSeries("p90", s.windows, axis, [](const WindowPoint& p) { return p.p90_ms; }));
+    pw.series.push_back(timeSeries("p99", s.windows, axis, [](const WindowPoint& p) { return p.p99_ms; }));
+    pw.series.push_back(timeSeries("p99.9", s.windows, axis, [](const WindowPoint& p) { return p.p999_ms; }));
     r.charts.push_back(std::move(pw));
 
     Chart hedge{"hedging_over_time", "Hedging and upstream load per window", ChartKind::Time,
-                "Simulated time (h since the first day's 00:00)", "Share of primary calls (%)", false, false, {}};
-    hedge.series.push_back(timeSeries("hedge rate", s.windows, [](const WindowPoint& p) {
+                axis.label, "Share of primary calls (%)", false, false, {}};
+    hedge.series.push_back(timeSeries("hedge rate", s.windows, axis, [](const WindowPoint& p) {
         return 100 * p.hedge_rate;
     }));
-    hedge.series.push_back(timeSeries("extra upstream load", s.windows, [](const WindowPoint& p) {
+    hedge.series.push_back(timeSeries("extra upstream load", s.windows, axis, [](const WindowPoint& p) {
         return 100 * p.extra_load;
     }));
-    hedge.series.push_back(timeSeries("hedge budget level", s.windows, [](const WindowPoint& p) {
+    hedge.series.push_back(timeSeries("hedge budget level", s.windows, axis, [](const WindowPoint& p) {
         return 100 * p.hedge_budget_level;
     }));
     r.charts.push_back(std::move(hedge));
 
-    Chart cache{"cache_over_time", "Cache hit rate per class", ChartKind::Time, "Simulated time (h since the first day's 00:00)",
+    Chart cache{"cache_over_time", "Cache hit rate per class", ChartKind::Time, axis.label,
                 "Hit rate (%)", false, false, {}};
-    cache.series.push_back(timeSeries("all classes", s.windows, [](const WindowPoint& p) {
+    cache.series.push_back(timeSeries("all classes", s.windows, axis, [](const WindowPoint& p) {
         return 100 * p.cache_hit_rate_all;
     }));
     static constexpr std::array<double (*)(const WindowPoint&), kClasses> kByClass{
@@ -421,16 +425,16 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
         [](const WindowPoint& p) { return 100 * p.cache_hit_rate[3]; },
         [](const WindowPoint& p) { return 100 * p.cache_hit_rate[4]; }};
     for (int c = 0; c < kClasses; ++c)
-        cache.series.push_back(timeSeries(std::string(kClassLabels[c]), s.windows, kByClass[c]));
+        cache.series.push_back(timeSeries(std::string(kClassLabels[c]), s.windows, axis, kByClass[c]));
     r.charts.push_back(std::move(cache));
 
     Chart errors{"errors_over_time", "Failed requests per window: the truth and what clients saw",
-                 ChartKind::Time, "Simulated time (h since the first day's 00:00)",
+                 ChartKind::Time, axis.label,
                  "Share of requests (%)", false, false, {}};
-    errors.series.push_back(timeSeries("failed (truth)", s.windows, [](const WindowPoint& p) {
+    errors.series.push_back(timeSeries("failed (truth)", s.windows, axis, [](const WindowPoint& p) {
         return p.requests ? 100 * errorShare(p) : std::nan("");
     }));
-    errors.series.push_back(timeSeries("failed, as clients saw it", s.windows, [](const WindowPoint& p) {
+    errors.series.push_back(timeSeries("failed, as clients saw it", s.windows, axis, [](const WindowPoint& p) {
         return p.requests ? 100 * seenErrorShare(p) : std::nan("");
     }));
     static constexpr std::array<double (*)(const WindowPoint&), kRegions> kRegionErrors{
@@ -438,27 +442,27 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     for (int g = 0; g < kRegions; ++g)
         errors.series.push_back(timeSeries(std::string(kRegionNames[static_cast<std::size_t>(g)]) +
                                                " failed (truth)",
-                                           s.windows, kRegionErrors[static_cast<std::size_t>(g)]));
+                                           s.windows, axis, kRegionErrors[static_cast<std::size_t>(g)]));
     r.charts.push_back(std::move(errors));
 
     Chart regionTail{"p99_by_region", "p99 per window, by the region that served", ChartKind::Time,
-                     "Simulated time (h since the first day's 00:00)", "Latency (ms)", false, true, {}};
+                     axis.label, "Latency (ms)", false, true, {}};
     static constexpr std::array<double (*)(const WindowPoint&), kRegions> kRegionP99{
         regionP99<0>, regionP99<1>, regionP99<2>};
     for (int g = 0; g < kRegions; ++g)
         regionTail.series.push_back(timeSeries(std::string(kRegionNames[static_cast<std::size_t>(g)]),
-                                               s.windows, kRegionP99[static_cast<std::size_t>(g)]));
+                                               s.windows, axis, kRegionP99[static_cast<std::size_t>(g)]));
     r.charts.push_back(std::move(regionTail));
 
     Chart hourly{"p99_by_hour", "Tail per hour", ChartKind::Time,
-                 "Simulated time (h since the first day's 00:00)", "Latency (ms)", false, true, {}};
+                 axis.label, "Latency (ms)", false, true, {}};
     for (const auto& [name, nines] :
          {std::pair{"p99", &HourPoint::p99_ms}, std::pair{"p99.9", &HourPoint::p999_ms}}) {
         Series hs;
         hs.name = name;
         for (const HourPoint& h : s.hours) {
             if (std::isnan(h.*nines)) continue;
-            hs.x.push_back(h.t_s / 3600.0);
+            hs.x.push_back(axisX(axis, std::max(h.t_s, axis.origin_s)));  // a live run's first hour: from its start
             hs.y.push_back(h.*nines);
         }
         hourly.series.push_back(std::move(hs));
@@ -466,7 +470,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     r.charts.push_back(std::move(hourly));
 
     Chart adm{"admission_over_time", "Requests in flight and concurrency limit per region",
-              ChartKind::Time, "Simulated time (h since the first day's 00:00)", "Requests", false, false, {}};
+              ChartKind::Time, axis.label, "Requests", false, false, {}};
     static constexpr std::array<double (*)(const WindowPoint&), kRegions> kPeak{
         [](const WindowPoint& p) { return p.inflight_peak[0]; },
         [](const WindowPoint& p) { return p.inflight_peak[1]; },
@@ -476,41 +480,41 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
         [](const WindowPoint& p) { return p.admission_limit[1]; },
         [](const WindowPoint& p) { return p.admission_limit[2]; }};
     for (int g = 0; g < kRegions; ++g) {
-        adm.series.push_back(timeSeries(std::string(kRegionNames[g]) + " peak in flight", s.windows, kPeak[g]));
-        adm.series.push_back(timeSeries(std::string(kRegionNames[g]) + " limit", s.windows, kLimit[g]));
+        adm.series.push_back(timeSeries(std::string(kRegionNames[g]) + " peak in flight", s.windows, axis, kPeak[g]));
+        adm.series.push_back(timeSeries(std::string(kRegionNames[g]) + " limit", s.windows, axis, kLimit[g]));
     }
     r.charts.push_back(std::move(adm));
 
     Chart depth{"queue_depth_by_region", "Requests in flight per region, mean over each window",
-                ChartKind::Time, "Simulated time (h since the first day's 00:00)", "Requests",
+                ChartKind::Time, axis.label, "Requests",
                 false, false, {}};
     static constexpr std::array<double (*)(const WindowPoint&), kRegions> kDepth{
         [](const WindowPoint& p) { return p.regions[0].queue_mean; },
         [](const WindowPoint& p) { return p.regions[1].queue_mean; },
         [](const WindowPoint& p) { return p.regions[2].queue_mean; }};
     for (int g = 0; g < kRegions; ++g)
-        depth.series.push_back(timeSeries(std::string(kRegionNames[g]), s.windows, kDepth[g]));
+        depth.series.push_back(timeSeries(std::string(kRegionNames[g]), s.windows, axis, kDepth[g]));
     r.charts.push_back(std::move(depth));
 
     if (params.flag("gateway_compute")) {
         Chart shares{"provider_shares", "Share of requests per provider (gateway compute)",
-                     ChartKind::Time, "Simulated time (h since the first day's 00:00)",
+                     ChartKind::Time, axis.label,
                      "Share of requests (%)", false, false, {}};
         static constexpr std::array<double (*)(const WindowPoint&), kProviders> kShare{
             [](const WindowPoint& p) { return providerPct(p, 0); },
             [](const WindowPoint& p) { return providerPct(p, 1); },
             [](const WindowPoint& p) { return providerPct(p, 2); }};
         for (int pr = 0; pr < kProviders; ++pr)
-            shares.series.push_back(timeSeries("provider " + std::string(kProviderNames[pr]), s.windows, kShare[pr]));
+            shares.series.push_back(timeSeries("provider " + std::string(kProviderNames[pr]), s.windows, axis, kShare[pr]));
         r.charts.push_back(std::move(shares));
     }
 
-    // The run's timeline, for every time chart (knob changes and faults, in hours like the time
-    // charts' x; breakers have their own strip).
+    // The run's timeline, for every time chart (knob changes and faults, in the time charts' x;
+    // breakers have their own strip).
     for (const TimelineMark& m : s.timeline) {
         if (m.kind == MarkKind::Breaker) continue;
         r.annotations.push_back(Annotation{
-            m.t_s / 3600.0, m.end_s ? std::optional<double>(*m.end_s / 3600.0) : std::nullopt,
+            axisX(axis, m.t_s), m.end_s ? std::optional<double>(axisX(axis, *m.end_s)) : std::nullopt,
             m.kind == MarkKind::Knob ? "knob" : m.kind == MarkKind::Phase ? "phase" : "fault", m.what});
     }
 

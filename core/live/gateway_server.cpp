@@ -82,6 +82,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     // On the loop at start(): the timeline from `startAt` on its clock.
     void scheduleTimeline() {
         started = loop.now();
+        driver.openWindows(started);
         const double origin = toSeconds(started) - toSeconds(startAt);
         for (const TimelineEvent& e : faultMarks) {
             if (e.until_s && fromSeconds(*e.until_s) <= startAt) continue;
@@ -262,6 +263,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     std::vector<TimelineEvent> faultMarks;
     std::vector<Loop::TimerId> timelineTimers;
     bool adminEnabled = false;
+    bool windowsClosed = false;  // stop() closed the last window
     LiveDriver driver;
     HttpServer server;
     std::unordered_map<std::uint64_t, Responder> responders;
@@ -276,6 +278,7 @@ GatewayServer::GatewayServer(Loop& loop, const HostPort& listen, const GatewaySe
     : loop_(loop) {
     if (upstreams.size() != setup.config.engines.size())
         throw std::invalid_argument("one upstream URL per engine is needed");
+    checkStartAt(setup.params, setup.start_at, "the gateway");
     loop_.invoke([&] {
         auto impl = std::make_unique<Impl>(loop, listen, setup, std::move(upstreams), seed, limits);
         impl->planTimeline(setup);
@@ -306,6 +309,10 @@ void GatewayServer::stop() {
         impl_->wake.clear();
         for (const Loop::TimerId id : impl_->timelineTimers) loop_.cancel(id);
         impl_->timelineTimers.clear();
+        if (impl_->started != Time{} && !impl_->windowsClosed) {
+            impl_->windowsClosed = true;
+            impl_->driver.closeLastWindow();  // the run's last window, however short
+        }
     });
 }
 

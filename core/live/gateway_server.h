@@ -39,6 +39,8 @@ public:
 
     HostPort bound() const;
     void start();
+    // Stops serving; the snapshot's last chart window closes now (shorter than the others) when
+    // anything ended in it.
     void stop();
 
     // Serves the admin requests (PROTOCOL.md, "Gateway admin") from start(): POST /admin/knobs

@@ -89,6 +89,22 @@ Time LiveDriver::nextWake() {
     return timer ? std::min(*timer, windowEnd_) : windowEnd_;
 }
 
+void LiveDriver::openWindows(Time at) {
+    windowEnd_ = at + window_;
+    gateway_.metrics().openFirstWindow(at);
+}
+
+void LiveDriver::closeLastWindow() {
+    const Time now = io_.now();
+    while (windowEnd_ <= now) {  // the windows that have ended close at their ends first
+        gateway_.closeWindow(windowEnd_);
+        windowEnd_ += window_;
+    }
+    if (gateway_.metrics().windowEmpty() || windowEnd_ - window_ >= now) return;
+    gateway_.closeWindow(now);
+    windowEnd_ = now + window_;
+}
+
 void LiveDriver::reconfigure(const gateway::GatewayConfig& config) {
     gateway_.reconfigure(io_.now(), config);
 }

@@ -57,6 +57,12 @@ public:
     // When onWake next has work: a gateway timer or the end of the chart window.
     Time nextWake();
 
+    // The first chart window opens at `at` (the server's start) and closes one window later.
+    void openWindows(Time at);
+    // Closes the open window now, shorter than the others, when anything ended in it: the end of
+    // a run, whose last window would otherwise be lost. Later windows run from now.
+    void closeLastWindow();
+
     void reconfigure(const gateway::GatewayConfig& config);
     // A request the HTTP layer answered itself (HttpHandler::refused), counted on /metrics.
     void countRefused(int status) { ++refused_[status]; }

@@ -1,14 +1,51 @@
 #include "live/live_run.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "base/format.h"
 
 #include "gateway_sim/gateway_lab.h"
 #include "live/live_stack.h"
 
 namespace taillab::live {
+namespace {
 
-LiveRun runLive(const Scenario& scenario, const LiveRunOptions& options,
+constexpr double kLiveChartWindow_s = 10;
+
+}  // namespace
+
+std::string liveWindowsNote(const LiveWindows& w) {
+    std::string note = formatNumbers("the time charts' x is seconds since the run's start, one point at the end of "
+                                     "each %g s window",
+                                     w.window_s);
+    if (w.chosen && w.window_s < w.scenario_window_s)
+        note += formatNumbers(" (the scenario's %g s windows suit its simulated week; --set params.window_s=S sets "
+                              "another)",
+                              w.scenario_window_s);
+    if (w.count == 0) return note + "; nothing ended in any window";
+    note += "; " + std::to_string(w.count) + (w.count == 1 ? " window" : " windows");
+    if (w.last_partial) note += formatNumbers(", the last one %.3g s long (the run's end)", w.last_window_s);
+    return note;
+}
+
+
+Duration liveChartWindow(Duration scenarioWindow, Duration duration) {
+    const double wanted = std::max(kLiveChartWindow_s, 10 * std::ceil(toSeconds(duration) / 1200));
+    return std::min(scenarioWindow, fromSeconds(wanted));
+}
+
+LiveRun runLive(const Scenario& given, const LiveRunOptions& options,
                 const LoadGenerator::IntervalCallback& onInterval) {
+    Scenario scenario = given;
+    LiveWindows windows;
+    windows.scenario_window_s = given.params.real("window_s");
+    windows.chosen = !options.window;
+    const Duration window =
+        options.window ? *options.window : liveChartWindow(fromSeconds(windows.scenario_window_s), options.duration);
+    scenario.params.set("window_s", toSeconds(window));  // the knob's range checks a window set by hand
+    windows.window_s = scenario.params.real("window_s");
     LiveStackOptions o;
     o.rate_per_s = options.rate_per_s;
     o.duration = options.duration;
@@ -24,7 +61,17 @@ LiveRun runLive(const Scenario& scenario, const LiveRunOptions& options,
     run.load = stack.loadResult();
     run.notes = stack.notes();
     run.scaling = *stack.scaling();
-    run.result = gateway::gatewayResult(stack.snapshot(), scenario.params, scenario.seed);
+    const gateway::GatewaySnapshot snapshot = stack.snapshot();
+    const double started = stack.startedAt();
+    run.result = gateway::gatewayResult(snapshot, scenario.params, scenario.seed, gateway::liveTimeAxis(started));
+    windows.count = snapshot.windows.size();
+    if (!snapshot.windows.empty()) {
+        const double from = snapshot.windows.size() > 1 ? snapshot.windows[snapshot.windows.size() - 2].t_s : started;
+        windows.last_window_s = snapshot.windows.back().t_s - from;
+        windows.last_partial = windows.last_window_s < windows.window_s - 1e-6;
+    }
+    run.windows = windows;
+    run.notes.push_back(liveWindowsNote(windows));
     run.result.lab = scenario.lab;
     run.result.scenario = scenario.name;
     run.result.seed = scenario.seed;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,30 @@ struct LiveRunOptions {
     Duration duration = std::chrono::seconds(30);
     std::size_t connections = 0;  // 0: the generator's default for the rate
     Duration start_at{};          // where on the scenario's clock the run starts
+    // The charts' window (the window_s knob) as set by the user; nullopt: liveChartWindow's.
+    std::optional<Duration> window;
 };
+
+// The chart window of a live run that sets none: the scenarios' own (600 s, for a simulated
+// week) would close no window in a run of a minute. 10 s, the knob's least and the GUI's live
+// tab's, or for a run longer than 20 minutes a 120th of it (rounded up to 10 s), but never
+// longer than the scenario's own window.
+Duration liveChartWindow(Duration scenarioWindow, Duration duration);
+
+// The windows of a live run's time charts: x is seconds since the run's start, one point at the
+// end of each window; the last one ends with the run, and is shorter when the run is not a whole
+// number of windows.
+struct LiveWindows {
+    double window_s = 0;
+    bool chosen = false;        // liveChartWindow chose it (not the user)
+    double scenario_window_s = 0;
+    std::size_t count = 0;      // windows closed
+    double last_window_s = 0;   // the last one's true length
+    bool last_partial = false;  // shorter than window_s
+};
+
+// One sentence for a run's notes: the windows' length and unit, how many, the last one's length.
+std::string liveWindowsNote(const LiveWindows& windows);
 
 struct LiveRun {
     LoadConfig load_config;  // what was sent, where
@@ -31,6 +55,7 @@ struct LiveRun {
     LabResult result;        // what the gateway saw, as a simulated run reports it
     std::vector<std::string> notes;  // what the live run does differently from the simulation
     LoadScaling scaling;             // the rate asked, the load_multiplier, the rate offered
+    LiveWindows windows;             // how result's time charts are cut
 };
 
 // Throws std::invalid_argument for a scenario of another lab or options out of range, and

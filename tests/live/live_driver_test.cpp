@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -160,6 +161,51 @@ TEST_F(LiveDriverTest, WindowsCloseOnTheDriversClock) {
     driver.onWake();
     EXPECT_EQ(driver.snapshot().windows.size(), 2u);
     EXPECT_EQ(driver.nextWake(), fromSeconds(30));
+}
+
+// Windows run from the server's start (openWindows), and the run's end closes the last one with
+// its true length when anything ended in it: a live run that is not a whole number of windows
+// keeps its last seconds.
+TEST_F(LiveDriverTest, TheLastWindowClosesAtTheRunsEndWithItsTrueLength) {
+    io.clock = fromSeconds(3);
+    driver.openWindows(io.clock);
+    EXPECT_EQ(driver.nextWake(), fromSeconds(13));
+    driver.onHttp(1, search(body, "Bearer nobody"), io.clock);  // a 401, in the first window
+    io.clock = fromSeconds(13);
+    driver.onWake();
+    io.clock = fromSeconds(17.5);
+    driver.onHttp(2, search(body, "Bearer nobody"), io.clock);  // in the second, which the run cuts
+    io.clock = fromSeconds(18);
+    driver.closeLastWindow();
+    const gateway::GatewaySnapshot s = driver.snapshot();
+    ASSERT_EQ(s.windows.size(), 2u);
+    EXPECT_EQ(s.windows[0].t_s, 13);
+    EXPECT_EQ(s.windows[0].requests, 1u);
+    EXPECT_EQ(s.windows[1].t_s, 18);  // 5 s long, not dropped
+    EXPECT_EQ(s.windows[1].requests, 1u);
+    EXPECT_FALSE(std::isnan(s.windows[1].p50_ms));
+
+    // Nothing ended since: no empty window of its own.
+    io.clock = fromSeconds(19);
+    driver.closeLastWindow();
+    EXPECT_EQ(driver.snapshot().windows.size(), 2u);
+}
+
+TEST_F(LiveDriverTest, AnEndAfterSomeWholeWindowsClosesThemAtTheirEndsFirst) {
+    driver.openWindows(Time{});
+    driver.onHttp(1, search(body, "Bearer nobody"), Time{});
+    io.clock = fromSeconds(21);
+    driver.onWake();
+    driver.onHttp(2, search(body, "Bearer nobody"), io.clock);
+    io.clock = fromSeconds(33);
+    driver.closeLastWindow();  // the wake-up at 30 s had not come yet
+    const gateway::GatewaySnapshot s = driver.snapshot();
+    ASSERT_EQ(s.windows.size(), 3u);  // and 30 s to 33 s, empty, is no window
+    EXPECT_EQ(s.windows[0].t_s, 10);
+    EXPECT_EQ(s.windows[1].t_s, 20);
+    EXPECT_EQ(s.windows[1].requests, 0u);
+    EXPECT_EQ(s.windows[2].t_s, 30);
+    EXPECT_EQ(s.windows[2].requests, 1u);
 }
 
 }  // namespace

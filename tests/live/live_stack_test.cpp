@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "live/live_run.h"
 #include "scenario/scenario.h"
 
 namespace taillab::live {
@@ -24,6 +25,35 @@ bool hasMark(const gateway::GatewaySnapshot& s, gateway::MarkKind kind, const st
     for (const auto& m : s.timeline)
         if (m.kind == kind && m.what == what) return true;
     return false;
+}
+
+// A live run's chart window: 10 s (the knob's least) for a run of minutes, a 120th of a long run
+// in tens of seconds, never the scenario's 600 s for a short run nor longer than it.
+TEST(LiveRun, TheChartWindowSuitsTheRunsLength) {
+    using std::chrono::seconds, std::chrono::minutes, std::chrono::hours;
+    EXPECT_EQ(liveChartWindow(seconds(600), seconds(30)), seconds(10));
+    EXPECT_EQ(liveChartWindow(seconds(600), minutes(20)), seconds(10));
+    EXPECT_EQ(liveChartWindow(seconds(600), hours(1)), seconds(30));
+    EXPECT_EQ(liveChartWindow(seconds(600), minutes(50)), seconds(30));  // 25 s, up to tens
+    EXPECT_EQ(liveChartWindow(seconds(600), hours(48)), seconds(600));
+    EXPECT_EQ(liveChartWindow(seconds(20), hours(2)), seconds(20));
+}
+
+TEST(LiveRun, TheWindowsNoteSaysTheUnitAndTheLastWindowsLength) {
+    LiveWindows w;
+    w.window_s = 10;
+    w.chosen = true;
+    w.scenario_window_s = 600;
+    w.count = 3;
+    w.last_window_s = 5;
+    w.last_partial = true;
+    const std::string note = liveWindowsNote(w);
+    EXPECT_NE(note.find("seconds since the run's start"), std::string::npos) << note;
+    EXPECT_NE(note.find("10 s window"), std::string::npos) << note;
+    EXPECT_NE(note.find("scenario's 600 s"), std::string::npos) << note;
+    EXPECT_NE(note.find("3 windows, the last one 5 s long"), std::string::npos) << note;
+    w.chosen = false;  // the user's: nothing to explain
+    EXPECT_EQ(liveWindowsNote(w).find("scenario's 600 s"), std::string::npos);
 }
 
 TEST(LiveStack, ChangesReachGatewayAndFleetAndTheRunSavesAsAScenario) {
