@@ -27,8 +27,7 @@ int cmdTwin(const std::vector<std::string>& args) {
             options.rate_per_s = parseRateOption(optionValue(args, i));
             haveRate = true;
         } else if (args[i] == "--start-at") {
-            const std::string& v = optionValue(args, i);
-            options.start_at = parseClockOption("--start-at", v);
+            options.start_at = parseStartAtOption(optionValue(args, i));
         } else if (args[i] == "--out") {
             outPath = outputPathValue(args, i);
         } else {
@@ -37,14 +36,16 @@ int cmdTwin(const std::vector<std::string>& args) {
     }
     if (!haveDuration) throw UsageError{"twin needs --duration (e.g. --duration 30s)"};
     const Scenario scenario = loadScenarioArgument(scenarioArg, overrides);
+    if (setsKnob(overrides, "window_s")) options.window = fromSeconds(scenario.params.real("window_s"));
     checkOutputPath(outPath, "--out", {resolveScenarioPath(scenarioArg)});
+    if (scenario.lab == "gateway") checkStartAtOption(scenario, options.start_at);
     live::TwinRun run;
     try {
         live::checkTwinOptions(scenario, options);  // before the run is announced
         const double defaultRate = options.rate_per_s;
         const live::LoadScaling scaling =
             reachableScaling(scenario, options.rate_per_s, options.start_at, options.duration, haveRate);
-        std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), simulated then live: "
+        std::cerr << "twin: " << scenario.name << " (seed " << scenario.seed << "), live then simulated: "
                   << offeredRateLine(scenario, scaling, options.duration)
                   << (options.rate_per_s != defaultRate ? defaultRateNote(defaultRate) : "") << "\n";
         run = live::runTwin(scenario, options);
@@ -68,12 +69,12 @@ int cmdTwin(const std::vector<std::string>& args) {
                                    r.within ? "ok" : "DIVERGES"});
     for (const live::TwinRow& r : run.rows)
         if (!r.within) std::cout << "- " << r.verdict << "\n";
-    std::cout << "\nmean time a request spent per stage: the simulation's modelled costs, the live "
-                 "gateway's measured ones\n"
-              << markdownLine({"stage", "simulated (ms)", "live (ms)"}) << markdownRule(3, 1);
+    std::cout << "\nmean time a request spent per stage: simulated (charged what the live gateway measured), "
+                 "live (measured), and the simulation's cost model (not compared)\n"
+              << markdownLine({"stage", "simulated (ms)", "live (ms)", "modelled (ms)"}) << markdownRule(4, 1);
     for (const live::TwinStage& st : run.stages)
-        std::cout << markdownLine(
-            {st.stage, live::twinStageMsText(st.simulated_ms), live::twinStageMsText(st.live_ms)});
+        std::cout << markdownLine({st.stage, live::twinStageMsText(st.simulated_ms), live::twinStageMsText(st.live_ms),
+                                   live::twinStageMsText(st.modelled_ms)});
     std::cout << "\n";
     std::cout << (run.agrees() ? "the live run agrees with the simulation within every tolerance\n"
                                : "the live run diverges from the simulation (above)\n");
@@ -99,8 +100,15 @@ int cmdTwin(const std::vector<std::string>& args) {
     doc["rows"] = std::move(rows);
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (const live::TwinStage& st : run.stages)
-        stages.push_back({{"stage", st.stage}, {"simulated_ms", st.simulated_ms}, {"live_ms", st.live_ms}});
+        stages.push_back({{"stage", st.stage},
+                          {"simulated_ms", st.simulated_ms},
+                          {"live_ms", st.live_ms},
+                          {"modelled_ms", st.modelled_ms}});
     doc["stage_means"] = std::move(stages);
+    doc["stage_costs"] = "the simulated half charges each stage the mean the live gateway measured";
+    doc["modelled_p50_ms"] = run.modelled_p50_ms;
+    doc["modelled_p99_ms"] = run.modelled_p99_ms;
+    doc["windows"] = liveWindowsJson(run.windows);
     doc["simulated"] = toJson(run.simulated);
     doc["live"] = toJson(run.live);
     doc["live"]["load"] = loadSummaryJson(run.load_config, run.load);

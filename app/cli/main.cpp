@@ -64,28 +64,33 @@ usage:
                                          at T on the scenario's clock (e.g. 9.5h: Mon 09:30 of a
                                          run from Monday), its timeline applied up to then
   taillab-cli serve SCENARIO [--listen HOST:PORT] --upstream NAME=URL ... [--seed N]
-                    [--set dotted.path=value ...] [--duration D] [--keys] [--admin]
+                    [--set dotted.path=value ...] [--duration D] [--start-at T] [--keys] [--admin]
                                          the scenario's gateway over HTTP on 127.0.0.1:8080 (live
                                          mode): POST /search/lite and /search/fast, GET /metrics
                                          and /healthz; one --upstream per engine (the URLs fleet
                                          prints); --keys lists the scenario's API keys; --admin
                                          serves POST /admin/knobs and GET /admin/state; the
-                                         scenario's timeline applies its knob changes
+                                         scenario's timeline applies its knob changes from T on
+                                         its clock, as fleet's --start-at (give both the same T)
   taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over
                                          loopback HTTP; the load is the scenario's own arrivals
                                          from T, scaled to about R requests/s over the first hour
                                          (default 100); writes the same result JSON as run, plus
-                                         the clients' view ("load")
+                                         the clients' view ("load"); its time charts in seconds
+                                         since the start, in 10 s windows (--set
+                                         params.window_s=S for others), the last one kept
   taillab-cli twin SCENARIO --duration D [--rate R] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE]
                                          the scenario simulated and live on the same arrivals
                                          (D of them from T on the scenario's clock, e.g. 38h for
                                          Tue 14:00, scaled to about R requests/s, default 50):
                                          percentiles, hedge rate, extra upstream load, cache hit
-                                         rate and breaker openings side by side with tolerances;
-                                         exit 3 when the live run diverges
+                                         rate and breaker openings side by side with tolerances,
+                                         the simulation charging the stage costs the live run
+                                         measured (its model's are printed beside them); exit 3
+                                         when the live run diverges
   taillab-cli --help
 
 SCENARIO is a path to a scenario file or a name under the scenarios directory

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <future>
+#include <optional>
 #include <unordered_map>
 #include <stdexcept>
 
@@ -626,19 +627,24 @@ struct GatewaySim::Impl final : Port {
         auto level = [&](std::uint64_t i) {
             return static_cast<std::size_t>(mix64(key + i * 0x9E3779B97F4A7C15ULL) >> kCostLevelShift);
         };
-        const CostTable& t = costTable();
-        std::int64_t units = 0;
-        if (w.shared_answer) {
-            units = t.units[kL2Row][level(0)];  // a waiter on another instance reads it from L2
+        Duration cpu{}, spill{};
+        if (chargedCosts) {
+            // What a live gateway measured, all of the stage's time (it has no modelled spill).
+            cpu = (*chargedCosts)[static_cast<std::size_t>(w.stage)];
         } else {
-            units = t.units[static_cast<std::size_t>(w.stage)][level(0)];
-            if (w.l2) units += t.units[kL2Row][level(1)];
+            const CostTable& t = costTable();
+            std::int64_t units = 0;
+            if (w.shared_answer) {
+                units = t.units[kL2Row][level(0)];  // a waiter on another instance reads it from L2
+            } else {
+                units = t.units[static_cast<std::size_t>(w.stage)][level(0)];
+                if (w.l2) units += t.units[kL2Row][level(1)];
+            }
+            cpu = Duration{units * kCostUnitNs};
+            // The trip to another region is network time, not a CPU's.
+            if (w.spilled_from)
+                spill = fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)][static_cast<std::size_t>(w.region)]);
         }
-        const Duration cpu{units * kCostUnitNs};
-        // The trip to another region is network time, not a CPU's.
-        const Duration spill = w.spilled_from ? fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
-                                                               [static_cast<std::size_t>(w.region)])
-                                              : Duration{};
         Time done = start + cpu;
         if (compute) {
             const int pool = pickPool(w.region, w.trace);
@@ -991,6 +997,8 @@ struct GatewaySim::Impl final : Port {
     std::vector<CapacityFault> capacityFaults;  // of the engines' call capacity
     std::vector<CapacityFault> computeFaults;   // of the gateway's CPUs
     bool compute = false;
+    // chargeStageCosts: each stage's fixed cost instead of the model.
+    std::optional<std::array<Duration, kStages>> chargedCosts;
     bool balancing = false;  // probed balancing (pool probes)
     std::vector<std::string> providerNames;
     std::array<RegionCompute, kRegions> regions;
@@ -1043,6 +1051,17 @@ void GatewaySim::discardPendingChanges(const std::function<bool(const TimelineEv
 }
 
 void GatewaySim::setObserver(Observer observer) { impl_->observer = std::move(observer); }
+
+void GatewaySim::chargeStageCosts(const std::array<double, kStages>& ms) {
+    std::array<Duration, kStages> costs{};
+    for (std::size_t i = 0; i < costs.size(); ++i) {
+        if (!(ms[i] >= 0) || !std::isfinite(ms[i]))
+            throw std::invalid_argument("a stage's cost must be 0 ms or more, found " + std::to_string(ms[i]) +
+                                        " for " + std::string(kStageNames[i]));
+        costs[i] = i == static_cast<std::size_t>(Stage::Engines) ? Duration{} : fromMs(ms[i]);
+    }
+    impl_->chargedCosts = costs;
+}
 
 bool GatewaySim::advanceTo(double t_s, RunControl* control) {
     Impl& s = *impl_;

@@ -102,6 +102,13 @@ public:
     };
     void setObserver(Observer observer);
 
+    // Charges every stage's work `ms[stage]` (the engines' stage apart: its time is the upstream
+    // calls') instead of the modelled costs, with no modelled trip to another region: the costs
+    // a live gateway measured, for the simulated half of a twin run, so that the two compare the
+    // gateway's logic and the fleet rather than the cost model. Before the run advances. Throws
+    // std::invalid_argument for a cost below 0.
+    void chargeStageCosts(const std::array<double, kStages>& ms);
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

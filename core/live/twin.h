@@ -11,12 +11,14 @@
 // finish (finishAt); the live run sends the very same requests, each at its arrival time, through
 // the open-loop load generator to the live gateway in front of the emulated fleet. The request's
 // trace id travels as X-Request-Id and on to the fleet (X-TailLab-Trace), so both runs draw the same
-// per-request and upstream luck; what differs is real time: real stage costs, the machine's
-// scheduling, loopback HTTP.
+// per-request and upstream luck; what differs is real time: the machine's scheduling, loopback
+// HTTP, the emulated fleet's timers.
 //
 // The timeline's surges add and drop arrivals in both halves alike (live/workload_plan.h). What
 // differs by design, and is said in the notes: the live gateway sends no synthetic probes, so both
-// runs switch probes off.
+// runs switch probes off; and the live gateway's stages cost what its CPU takes (tens of µs), where
+// the simulation's cost model charges a production gateway's (about 17 ms a request), so the
+// simulated half charges each stage what the live one measured (the model's figures are noted).
 //
 // Each compared figure has a tolerance: p50/p90/p99 within 10% (relative), hedge rate, extra
 // upstream load and cache hit rate within 2 percentage points, breaker events within 20% or 1.
@@ -34,6 +36,7 @@
 #include "gateway/snapshot.h"
 #include "labs/lab_result.h"
 #include "live/load_generator.h"
+#include "live/live_run.h"
 #include "live/load_scaling.h"
 #include "scenario/scenario.h"
 
@@ -44,6 +47,8 @@ struct TwinOptions {
     Duration duration = std::chrono::seconds(30);
     // Where on the scenario's clock both runs start, cold (e.g. Tue 14:00 for a busy hour).
     Duration start_at{};
+    // The charts' window (window_s) as set by the user; nullopt: liveChartWindow's (live_run.h).
+    std::optional<Duration> window;
     // When set and it becomes true, the live half stops early and runTwin throws TwinCancelled.
     const std::atomic<bool>* cancel = nullptr;
 };
@@ -54,7 +59,9 @@ struct TwinCancelled : std::runtime_error {
 
 // The arrivals both halves of a twin run send.
 struct TwinPlan {
-    Scenario scenario;  // as both halves run it: load_multiplier set, probes off
+    Scenario scenario;  // as both halves run it: load_multiplier set, probes off, the chart window
+    double scenario_window_s = 0;  // the scenario's own chart window
+    bool window_chosen = false;    // the chart window is liveChartWindow's, not the user's
     std::vector<PlannedRequest> requests;
     double mean_rate_per_s = 0;  // of the requests planned
     LoadScaling scaling;         // the rate asked, the load_multiplier, the rate offered
@@ -80,10 +87,13 @@ struct TwinRow {
     std::string verdict;  // a sentence when outside the tolerance, else ""
 };
 
-// Mean time a request spent in one stage, simulated (modelled costs) and live (measured).
+// Mean time a request spent in one stage: simulated (charged the live gateway's measured costs,
+// so the two agree but for the gateway compute's queueing), live (measured), and what the
+// simulation's cost model charges (a run of its own, for reference).
 struct TwinStage {
     std::string stage;
     double simulated_ms = 0, live_ms = 0;
+    double modelled_ms = 0;
 };
 std::vector<TwinStage> compareStages(const gateway::GatewaySnapshot& simulated, const gateway::GatewaySnapshot& live);
 
@@ -102,10 +112,15 @@ struct TwinRun {
     LoadResult load;         // the live clients' view
     std::vector<TwinRow> rows;
     std::vector<TwinStage> stages;
+    // The simulated half with the modelled stage costs: the offset the model alone would add.
+    double modelled_p50_ms = 0, modelled_p99_ms = 0;
+    LiveWindows windows;  // how both halves' time charts are cut (the live half's windows)
     bool agrees() const;
 };
 
-// Runs planTwin's arrivals simulated, then live (on loopback, in this process).
+// Runs planTwin's arrivals live (on loopback, in this process), then simulated, charging each
+// stage what the live gateway measured (GatewaySim::chargeStageCosts), and once more with the
+// modelled costs for the stage table. The notes say so, with the model's p50 and p99.
 TwinRun runTwin(const Scenario& scenario, const TwinOptions& options);
 
 // The rows from the two runs' snapshots and the live clients' view.

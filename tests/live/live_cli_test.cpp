@@ -54,6 +54,27 @@ TEST(LiveCli, ARunWritesTheGatewaysResultAndTheClientsView) {
     ASSERT_FALSE(doc.at("checks").empty());
     for (const auto& c : doc.at("checks")) EXPECT_EQ(c.at("pass"), true) << c.dump();
     EXPECT_TRUE(doc.at("all_checks_pass").get<bool>());
+    // Per-window series although the run is shorter than one window: 10 s windows (not the
+    // scenario's 600 s), the last cut by the run's end and kept, x in seconds since the start.
+    const auto& windows = doc.at("windows");
+    EXPECT_EQ(windows.at("window_s"), 10);
+    EXPECT_EQ(windows.at("scenario_window_s"), 600);
+    EXPECT_TRUE(windows.at("window_chosen_for_the_run").get<bool>());
+    EXPECT_EQ(windows.at("count"), 1);
+    EXPECT_TRUE(windows.at("last_window_partial").get<bool>());
+    EXPECT_GE(windows.at("last_window_s").get<double>(), 2.0);  // the load ran 2 s
+    EXPECT_EQ(doc.at("parameters").at("window_s"), 10);
+    bool found = false;
+    for (const auto& chart : doc.at("series")) {
+        if (chart.at("id") != "percentiles_over_time") continue;
+        found = true;
+        EXPECT_EQ(chart.at("x_label"), "Time since start (s)");
+        const auto& p50 = chart.at("series").at(0);
+        EXPECT_EQ(p50.at("name"), "p50");
+        ASSERT_EQ(p50.at("x").size(), 1u) << chart.dump();
+        EXPECT_EQ(p50.at("x").at(0).get<double>(), windows.at("last_window_s").get<double>());
+    }
+    EXPECT_TRUE(found);
 }
 
 TEST(LiveCli, BadInputIsExplainedWithExitCode2) {
@@ -125,6 +146,21 @@ TEST(TwinCli, TheSameArrivalsSimulatedAndLiveSideBySide) {
     EXPECT_EQ(rows[0].at("simulated").get<double>(), doc.at("requests").get<double>());
     EXPECT_EQ(figure(doc.at("simulated"), "requests"), figure(doc.at("live"), "requests"));
     EXPECT_EQ(doc.at("live").at("load").at("schedule"), "planned");
+    // Both halves' charts cut in the same 10 s windows, in seconds since their start.
+    EXPECT_EQ(doc.at("windows").at("window_s"), 10);
+    for (const char* half : {"simulated", "live"})
+        for (const auto& chart : doc.at(half).at("series"))
+            if (chart.at("id") == "percentiles_over_time") {
+                EXPECT_EQ(chart.at("x_label"), "Time since start (s)") << half;
+                EXPECT_EQ(chart.at("series").at(0).at("x").size(), 1u) << half << chart.dump();
+            }
+    // The simulated half charges the stage costs the live one measured; the model's are beside them.
+    for (const auto& st : doc.at("stage_means")) {
+        if (st.at("stage") != "merge") continue;  // the model's dearest stage (about 9 ms)
+        EXPECT_GT(st.at("modelled_ms").get<double>(), 5) << st.dump();
+        EXPECT_LT(st.at("simulated_ms").get<double>(), st.at("modelled_ms").get<double>()) << st.dump();
+    }
+    EXPECT_GT(doc.at("modelled_p50_ms").get<double>(), 0);
 }
 
 TEST(TwinCli, BadInputIsExplainedWithExitCode2) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <nlohmann/json.hpp>
 
 #include "gateway_sim/gateway_sim.h"
@@ -86,6 +88,40 @@ TEST(TwinPlan, RefusesWhatCannotBeTwinned) {
     EXPECT_THROW((void)planTwin(scenario(), o), std::invalid_argument);
 }
 
+// The simulated half of a twin charges the stage costs given (those the live gateway measured)
+// instead of the cost model's: each stage's mean is what was charged, on the same arrivals.
+TEST(TwinStageCosts, TheSimulationChargesTheCostsGivenInsteadOfItsModel) {
+    const Scenario s = scenario();
+    const auto run = [&](const std::array<double, gateway::kStages>* costs) {
+        gateway::GatewaySim sim(s.params, s.seed, {}, 14 * 3600.0);
+        if (costs) sim.chargeStageCosts(*costs);
+        sim.finishAt(14 * 3600.0 + 20);
+        return sim.snapshot();
+    };
+    const gateway::GatewaySnapshot modelled = run(nullptr);
+    std::array<double, gateway::kStages> costs{};
+    costs[static_cast<std::size_t>(gateway::Stage::Edge)] = 2;
+    costs[static_cast<std::size_t>(gateway::Stage::Engines)] = 50;  // not charged: the calls are its time
+    const gateway::GatewaySnapshot charged = run(&costs);
+    ASSERT_GT(modelled.accepted, 50u);
+    EXPECT_EQ(charged.accepted, modelled.accepted);
+    const auto mean = [](const gateway::GatewaySnapshot& snap, gateway::Stage st) {
+        const gateway::StageStats& x = snap.stages[static_cast<std::size_t>(st)];
+        return x.entered ? x.time_ms_total / static_cast<double>(x.entered) : 0.0;
+    };
+    EXPECT_NEAR(mean(charged, gateway::Stage::Edge), 2, 1e-6);
+    EXPECT_EQ(mean(charged, gateway::Stage::Merge), 0);
+    EXPECT_GT(mean(modelled, gateway::Stage::Merge), 5);
+    // About 17 ms of modelled stage time a request, less the 2 ms charged: the median drops.
+    const double p50 = static_cast<double>(charged.latency_us.valueAtPercentile(50)) / 1000;
+    const double modelledP50 = static_cast<double>(modelled.latency_us.valueAtPercentile(50)) / 1000;
+    EXPECT_LT(p50, modelledP50 - 5);
+
+    costs[0] = -1;
+    gateway::GatewaySim sim(s.params, s.seed);
+    EXPECT_THROW(sim.chargeStageCosts(costs), std::invalid_argument);
+}
+
 TEST(TwinRun, EveryPlannedRequestReachesTheLiveGatewayAsInTheSimulation) {
     TwinOptions o;
     o.rate_per_s = 30;
@@ -99,6 +135,15 @@ TEST(TwinRun, EveryPlannedRequestReachesTheLiveGatewayAsInTheSimulation) {
     EXPECT_EQ(run.load.counts.answered, run.plan.requests.size());
     EXPECT_EQ(run.stages.size(), static_cast<std::size_t>(gateway::kStages));
     for (const TwinRow& r : run.rows) EXPECT_EQ(r.within, r.verdict.empty()) << r.figure;
+    // The simulated half was charged the live half's stage costs, and the notes say so with the
+    // model's p50; the model's own stage costs are in the table beside them.
+    bool saysCosts = false;
+    for (const std::string& n : run.plan.notes) saysCosts |= n.find("mean time the live gateway measured") != std::string::npos;
+    EXPECT_TRUE(saysCosts);
+    EXPECT_GT(run.modelled_p50_ms, 0);
+    const TwinStage& merge = run.stages[static_cast<std::size_t>(gateway::Stage::Merge)];
+    EXPECT_GT(merge.modelled_ms, 5);
+    EXPECT_NEAR(merge.simulated_ms, merge.live_ms, 1e-3 + 0.01 * merge.live_ms);  // one merge a request
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ TwinPanel::TwinPanel(QWidget* parent) : QWidget(parent) {
     stages_ = makeReadOnlyTable({tr("Stage"), tr("Simulated"), tr("Live")}, this);
     stages_->setObjectName("twinStages");
     stages_->setToolTip(
-        tr("Mean time a request spent in each stage: the simulation charges modelled costs, "
-           "the live gateway measures its own"));
+        tr("Mean time a request spent in each stage: the live gateway measures its own, and the "
+           "simulation charges what it measured (its cost model's figures are in the notes)"));
     stages_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // As wide as its columns: the figures beside it take the rest.
     stages_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
@@ -209,8 +209,8 @@ void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
     for (const live::TwinRow& row : r.rows)
         if (!row.within) words += "\n• " + QString::fromStdString(row.verdict);
     words += "\n" +
-             tr("Beside the figures, the mean time a request spent in each stage: the simulation's "
-                "modelled costs and the live gateway's measured ones.");
+             tr("Beside the figures, the mean time a request spent in each stage: the live gateway's "
+                "measured ones, which the simulation charges instead of its cost model's.");
     verdict_->setText(words);
     stages_->setRowCount(static_cast<int>(r.stages.size()));
     for (int i = 0; i < static_cast<int>(r.stages.size()); ++i) {
