@@ -85,10 +85,12 @@ std::string normalizeQuery(std::string_view utf8) {
 }
 
 int maxResultsBucket(int n) {
-    if (n >= 1 && n <= 10) return 10;
-    if (n >= 11 && n <= 20) return 20;
-    if (n >= 21 && n <= 50) return 50;
-    throw std::invalid_argument("maxResults must be in 1..50, got " + std::to_string(n));
+    static_assert(kMaxResultsLowest >= 1 && kMaxResultsHighest > 20,
+                  "the buckets of 10 and 20 lie inside the range, the top one ends with it");
+    if (!maxResultsInRange(n))
+        throw std::invalid_argument("max_results " + maxResultsRangeText() + ", got " +
+                                    std::to_string(n));
+    return n <= 10 ? 10 : n <= 20 ? 20 : kMaxResultsHighest;
 }
 
 std::uint64_t TextHash::value() const { return mix64(h_); }

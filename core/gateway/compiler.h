@@ -80,7 +80,7 @@ std::string stripTrackingParams(std::string_view url);
 std::string normalizeQuery(std::string_view utf8);
 
 // The result-count bucket a request fetches: 1..10 -> 10, 11..20 -> 20, 21..50 -> 50. Throws
-// std::invalid_argument for n outside 1..50.
+// std::invalid_argument for n outside the range of max_results (maxResultsInRange).
 int maxResultsBucket(int n);
 
 // A well-mixed 64-bit hash of bytes (FNV-1a, then the splitmix64 finalizer). Not
@@ -184,7 +184,7 @@ struct CompiledQuery {
 
 // Normalizes, buckets, keys and classifies one request: analyzeQuery, then the bucket and the
 // key. Throws std::invalid_argument for invalid UTF-8, for a query that is empty after
-// normalization, and for max_results outside 1..50.
+// normalization, and for max_results out of range (maxResultsInRange).
 CompiledQuery compileQuery(const CompileInput& in);
 
 }  // namespace taillab::gateway

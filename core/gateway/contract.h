@@ -67,7 +67,7 @@ struct Request {
     Endpoint endpoint = Endpoint::Lite;
     std::string_view query;    // raw UTF-8, as the client sent it
     std::string_view lang = "en";
-    int max_results = 10;      // 1..50
+    int max_results = 10;      // maxResultsInRange (gateway_types.h), else a 400
     std::optional<Region> region_pin;  // X-Region
     std::optional<Time> accepted;      // when the edge accepted it; default: now
 };

@@ -280,8 +280,9 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
     }
     q.lane = keys_[*key].lane;
     if (hinted) q.analysis = hint.ref;
-    q.maxResults = static_cast<std::uint8_t>(std::clamp(in.max_results, 0, 255));
-    if (in.max_results < 1 || in.max_results > 50) q.maxResults = 0;  // a 400 in the compiler
+    // 0 for a value out of range: a 400 in the compiler.
+    static_assert(kMaxResultsLowest > 0 && kMaxResultsHighest <= 255, "a byte holds max_results");
+    q.maxResults = maxResultsInRange(in.max_results) ? static_cast<std::uint8_t>(in.max_results) : 0;
     StageWork work;
     if (!q.probe && q.lane == Lane::Batch) {
         const Admission::Decision d = admission_.admitBatch(now, q.region, r);
@@ -335,7 +336,8 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
     std::string detail;
     std::string_view normalized;
     if (q.maxResults == 0) {
-        problem = "$.max_results must be an integer from 1 to 50";
+        static const std::string kOutOfRange = "$.max_results " + maxResultsRangeText();
+        problem = kOutOfRange;
     } else {
         try {
             const CompilerMemo::Ref f = q.analysis.raw_hash != 0 ? q.analysis : memo_.find(raw);
@@ -882,7 +884,7 @@ void Gateway::prefetchQuery(std::string_view query) {
 
 void Gateway::prefetch(const Request& in) {
     const std::optional<std::uint32_t> key = keys_.find(in.api_key);
-    if (!key || in.max_results < 1 || in.max_results > 50) return;
+    if (!key || !maxResultsInRange(in.max_results)) return;
     try {
         const Hashed& h =
             hashed_[(reinterpret_cast<std::uintptr_t>(in.query.data()) >> 4) % hashed_.size()];

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace taillab::gateway {
@@ -28,6 +29,21 @@ constexpr std::array<std::string_view, kClasses> kClassNames{
 // The same classes in words, for legends and tables.
 constexpr std::array<std::string_view, kClasses> kClassLabels{
     "navigational", "evergreen reference", "product pricing", "long-tail agent", "news (live)"};
+
+// The range of a request's max_results (seed 000: 1 to 50, fetched in buckets of 10, 20 and 50),
+// the one definition every reader of a request holds it to: the gateway answers a 400 outside it
+// and its compiler's buckets end at the top; the live search readers, the emulated engines and the
+// load generator refuse a value outside it with maxResultsRangeText().
+constexpr int kMaxResultsLowest = 1;
+constexpr int kMaxResultsHighest = 50;
+constexpr bool maxResultsInRange(std::int64_t n) {
+    return n >= kMaxResultsLowest && n <= kMaxResultsHighest;
+}
+// What a value outside the range is told, after the field's name: "must be an integer from 1 to 50".
+inline std::string maxResultsRangeText() {
+    return "must be an integer from " + std::to_string(kMaxResultsLowest) + " to " +
+           std::to_string(kMaxResultsHighest);
+}
 
 // The request path, left to right, as in seed 000's budget table.
 enum class Stage : std::uint8_t { Edge, Gateway, Compiler, Cache, Router, Engines, Merge };

@@ -100,8 +100,8 @@ std::variant<FleetCall, WireError> readFleetCall(const ServerRequest& request, i
                 return WireError{"$.language", "must be a language tag such as \"en\" (1 to 35 characters)"};
             language = v.get<std::string>();
         } else if (it.key() == "max_results") {
-            if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 50)
-                return WireError{"$.max_results", "must be an integer from 1 to 50"};
+            if (!v.is_number_integer() || !gateway::maxResultsInRange(v.get<std::int64_t>()))
+                return WireError{"$.max_results", gateway::maxResultsRangeText()};
             maxResults = v.get<int>();
         } else {
             return WireError{"$." + it.key(), "is not a field of a search (query, language, max_results)"};

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "gateway/gateway_types.h"
 #include "workload/workload.h"
 
 namespace taillab::live {
@@ -567,8 +568,9 @@ LoadGenerator::LoadGenerator(LoadConfig config) : config_(std::move(config)) {
     if (config_.timeout <= nanoseconds::zero() || config_.timeout > kLongestLoad)
         throw std::invalid_argument("the timeout must be above 0 and at most a week");
     if (config_.interval <= nanoseconds::zero()) throw std::invalid_argument("the interval must be above 0");
-    if (config_.max_results < 1 || config_.max_results > 50)
-        throw std::invalid_argument("max_results must be 1..50, not " + std::to_string(config_.max_results));
+    if (!gateway::maxResultsInRange(config_.max_results))
+        throw std::invalid_argument("max_results " + gateway::maxResultsRangeText() + ", not " +
+                                    std::to_string(config_.max_results));
     for (const std::string& key : config_.keys)
         if (!validHeaderToken(key))
             throw std::invalid_argument("an API key must be non-empty printable text without spaces or commas: '" +

@@ -158,7 +158,7 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& result);
 class LoadGenerator {
   public:
     // Throws std::invalid_argument for a schedule with no positive rate or one SendTimes refuses,
-    // a duration or timeout <= 0 or above kLongestLoad, max_results outside 1..50, or an interval <= 0; for a plan out of order, outside the
+    // a duration or timeout <= 0 or above kLongestLoad, max_results out of range (gateway::maxResultsInRange), or an interval <= 0; for a plan out of order, outside the
     // duration, or with a target, key or header value that cannot be sent.
     explicit LoadGenerator(LoadConfig config);
 

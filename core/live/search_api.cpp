@@ -81,7 +81,7 @@ public:
         const bool integer = literal.find_first_of(".eE") == std::string_view::npos;
         const auto r = std::from_chars(literal.data(), literal.data() + literal.size(), v);
         if (!integer || r.ec != std::errc{} || v < -1'000'000 || v > 1'000'000)
-            return fail("$.max_results must be an integer from 1 to 50");
+            return fail("$.max_results " + gateway::maxResultsRangeText());
         out_.max_results = static_cast<int>(v);
     }
     void string(std::string_view v) override {
@@ -143,7 +143,7 @@ private:
             case Field::Query: return fail("$.query must be a string");
             case Field::Language:
                 return fail("$.language must be a language tag such as \"en\" (1 to 35 characters)");
-            case Field::MaxResults: return fail("$.max_results must be an integer from 1 to 50");
+            case Field::MaxResults: return fail("$.max_results " + gateway::maxResultsRangeText());
             case Field::Other: return;  // already said
         }
     }

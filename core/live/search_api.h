@@ -44,7 +44,7 @@ inline constexpr std::array<std::string_view, 4> kSingleValueHeaders{"Authorizat
                                                                      "X-Request-Id"};
 
 // A search request that passed the HTTP layer's checks; owns its strings. The gateway judges the
-// rest (unknown key: 401; max_results outside 1..50 or an empty query: 400), so those answers go
+// rest (unknown key: 401; max_results out of range or an empty query: 400), so those answers go
 // through its accounting like any other.
 struct SearchRequest {
     gateway::Endpoint endpoint = gateway::Endpoint::Lite;

@@ -204,7 +204,14 @@ TEST(GatewayCompilerBucket, BucketsAndRange) {
     for (int n = 21; n <= 50; ++n) EXPECT_EQ(maxResultsBucket(n), 50) << n;
     for (int n : {0, -1, 51, 1000}) {
         const std::string msg = invalidArgumentMessage([n] { maxResultsBucket(n); });
-        EXPECT_NE(msg.find("1..50"), std::string::npos) << n << ": " << msg;
+        EXPECT_NE(msg.find("must be an integer from 1 to 50"), std::string::npos) << n << ": " << msg;
+    }
+    // The buckets cover the range that every reader of a request holds max_results to, exactly.
+    for (int n = kMaxResultsLowest - 2; n <= kMaxResultsHighest + 2; ++n) {
+        if (maxResultsInRange(n))
+            EXPECT_GE(maxResultsBucket(n), n);
+        else
+            EXPECT_THROW(maxResultsBucket(n), std::invalid_argument) << n;
     }
     CompileInput in = baseInput("foo");
     in.max_results = 0;

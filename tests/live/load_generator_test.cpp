@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "gateway/gateway_types.h"
 #include "stall_server.h"
 
 namespace taillab::live {
@@ -203,6 +204,17 @@ TEST(LoadGenerator, RefusesImpossibleConfigurations) {
     c.keys = {"two words"};
     EXPECT_THROW(LoadGenerator{c}, std::invalid_argument);
     c.keys = {};
+    // The gateway's range of max_results, at both ends (gateway_types.h).
+    for (int n : {gateway::kMaxResultsLowest - 1, gateway::kMaxResultsHighest + 1}) {
+        c.max_results = n;
+        try {
+            LoadGenerator{c};
+            ADD_FAILURE() << n << " accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(gateway::maxResultsRangeText()), std::string::npos) << e.what();
+        }
+    }
+    c.max_results = gateway::kMaxResultsHighest;
     EXPECT_EQ(LoadGenerator{c}.config().connections, 8u);
     c.schedule = RateSchedule::constant(4000);
     EXPECT_EQ(LoadGenerator{c}.config().connections, 1000u);
