@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "compare_inputs.h"
 #include "compare_report.h"
+#include "labs/lab.h"
 #include "scenario_options.h"
 #include "text_table.h"
 
@@ -95,11 +96,26 @@ CompareOptions parseCompareArguments(const std::vector<std::string>& args) {
     return o;
 }
 
-// The charts to align: --series, or by default the per-window percentiles when either run has
-// them. A listed id must be a time chart of A or B.
-std::vector<std::string> chosenCharts(const CompareOptions& o, const ComparedRun& a,
-                                      const ComparedRun& b) {
-    const std::vector<std::string> ids = timeChartIds(a, b);
+// The time charts a side will have, known before anything runs: a result file's own, or those
+// its scenario's lab draws with the scenario's params (Lab::timeChartIds).
+std::vector<std::string> sideTimeChartIds(const CompareInput& in) {
+    std::vector<std::string> ids;
+    if (!in.isScenario()) {
+        for (const TimeChart& c : in.run->timeCharts) ids.push_back(c.id);
+        return ids;
+    }
+    if (const Lab* lab = findLab(in.scenario->lab)) ids = lab->timeChartIds(in.scenario->params);
+    return ids;
+}
+
+// The charts to align: --series, or by default the per-window percentiles when either side has
+// them. A listed id must be a time chart of A or B: checked before the scenario sides run, so a
+// mistyped name costs nothing.
+std::vector<std::string> chosenCharts(const CompareOptions& o, const CompareInput& a,
+                                      const CompareInput& b) {
+    std::vector<std::string> ids = sideTimeChartIds(a);
+    for (const auto& id : sideTimeChartIds(b))
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     switch (o.series) {
         case SeriesChoice::All:
             return ids;
@@ -116,7 +132,9 @@ std::vector<std::string> chosenCharts(const CompareOptions& o, const ComparedRun
         if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
         throw UsageError{
             "--series: no time chart '" + id + "' in A or B (" +
-            (ids.empty() ? std::string("they have none") : "they have: " + join(ids, ", ")) + ")"};
+            (ids.empty() ? std::string("they have none; --series none compares no time charts")
+                         : "they have: " + join(ids, ", ") + "; or all, or none") +
+            ")"};
     }
     return o.seriesIds;
 }
@@ -173,6 +191,7 @@ int cmdCompare(const std::vector<std::string>& args) {
                          "'; compare needs two runs of one lab"};
 
     checkOutputPath(o.outPath, "--out", {inputPath(argA), inputPath(argB)});
+    const std::vector<std::string> charts = chosenCharts(o, a, b);
     // A knob the side does not use changes nothing there: B would be A again. (--set and --seed,
     // common to both sides, are noted once, on A's.)
     if (a.isScenario())
@@ -184,8 +203,7 @@ int cmdCompare(const std::vector<std::string>& args) {
                                         : options(o.bSet, "--b-set"));
     }
     if (const int code = runScenarioInputs({&a, &b}, o.jobs, o.quiet); code != kExitOk) return code;
-    const Comparison c =
-        makeComparison(sideOf(a), *a.run, sideOf(b), *b.run, chosenCharts(o, *a.run, *b.run));
+    const Comparison c = makeComparison(sideOf(a), *a.run, sideOf(b), *b.run, charts);
     for (const SeriesTable& t : c.series)
         if (!t.comparable()) std::cerr << "taillab-cli compare: note: " << t.chart << ": " << t.windowsDiffer << "\n";
     switch (o.format) {

@@ -215,13 +215,6 @@ std::optional<double> FigureRow::relative() const {
     return (*b - *a) / std::abs(*a);
 }
 
-std::vector<std::string> timeChartIds(const ComparedRun& a, const ComparedRun& b) {
-    std::vector<std::string> ia, ib;
-    for (const auto& c : a.timeCharts) ia.push_back(c.id);
-    for (const auto& c : b.timeCharts) ib.push_back(c.id);
-    return unionNames(ia, ib);
-}
-
 Comparison makeComparison(CompareSide sideA, const ComparedRun& a, CompareSide sideB,
                           const ComparedRun& b, const std::vector<std::string>& charts) {
     Comparison c;

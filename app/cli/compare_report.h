@@ -82,9 +82,6 @@ struct Comparison {
     std::vector<SeriesTable> series;
 };
 
-// The ids of the time charts of A, then those only B has.
-std::vector<std::string> timeChartIds(const ComparedRun& a, const ComparedRun& b);
-
 Comparison makeComparison(CompareSide sideA, const ComparedRun& a, CompareSide sideB,
                           const ComparedRun& b, const std::vector<std::string>& charts);
 

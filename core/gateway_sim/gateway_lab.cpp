@@ -199,6 +199,10 @@ public:
         addGatewayFigures(r, s);
         return figureNamesOf(r);
     }
+    // An empty snapshot through the report a run makes: its charts follow the params alone.
+    std::vector<std::string> timeChartIds(const Params& params) const override {
+        return timeChartIdsOf(gatewayResult(GatewaySnapshot{}, params, 0));
+    }
     LabResult run(const Params& params, const Timeline& timeline, std::uint64_t seed,
                   RunControl& control, const PartialSink& partial) const override {
         GatewaySim sim(params, seed, timeline);

@@ -93,6 +93,7 @@ class CoordinatedOmissionLab final : public Lab {
                   const PartialSink& partial) const override;
 
     std::vector<std::string> figureNames(const Params& params) const override;
+    std::vector<std::string> timeChartIds(const Params& params) const override;
 
   private:
     void fillCharts(LabResult& r, const LoopSimulation& open, const LoopSimulation& closed,
@@ -142,6 +143,16 @@ std::vector<std::string> CoordinatedOmissionLab::figureNames(const Params& param
     LabResult r;
     fillFigures(r, open, closed, corrected);
     return figureNamesOf(r);
+}
+
+std::vector<std::string> CoordinatedOmissionLab::timeChartIds(const Params& params) const {
+    const co::Config config = coConfigFrom(params);
+    const bool corrected = params.flag("corrected");
+    const LoopSimulation open(config, Loop::Open, 0, false);
+    const LoopSimulation closed(config, Loop::Closed, 0, corrected);
+    LabResult r;
+    fillCharts(r, open, closed, {}, corrected);
+    return timeChartIdsOf(r);
 }
 
 LabResult CoordinatedOmissionLab::run(const Params& params, std::uint64_t seed, RunControl& control,

@@ -24,6 +24,13 @@ std::vector<std::string> figureNamesOf(const LabResult& r) {
     return names;
 }
 
+std::vector<std::string> timeChartIdsOf(const LabResult& r) {
+    std::vector<std::string> ids;
+    for (const Chart& c : r.charts)
+        if (c.kind == ChartKind::Time) ids.push_back(c.id);
+    return ids;
+}
+
 namespace {
 
 // Levenshtein distance, for suggestions (names are short: O(|a| |b|) is nothing).

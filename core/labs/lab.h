@@ -69,11 +69,20 @@ public:
         return figureNames(params);
     }
 
+    // The ids of the time charts (ChartKind::Time) run() draws for these params, in its order,
+    // without running it: what `compare --series` is checked against before any work starts. A
+    // lab that draws any passes empty tallies through its chart code, as for figureNames
+    // (tests/core/figure_names_test.cpp holds the two equal); this default is for the labs
+    // that draw none.
+    virtual std::vector<std::string> timeChartIds(const Params&) const { return {}; }
+
     Params defaultParams() const { return Params(knobs()); }
 };
 
 // The names of r's figures, in order.
 std::vector<std::string> figureNamesOf(const LabResult& r);
+// The ids of r's time charts (ChartKind::Time), in order.
+std::vector<std::string> timeChartIdsOf(const LabResult& r);
 // "lab 'L' reports no figure 'name'", the closest known names as suggestions, and the known
 // names, at most a dozen of them (a lab may report hundreds), so the message stays short.
 // `where` says which params the names are for.

@@ -38,6 +38,7 @@ class RegionRouterLab final : public Lab {
     LabResult run(const Params& params, std::uint64_t seed, RunControl& control,
                   const PartialSink& partial) const override;
     std::vector<std::string> figureNames(const Params& params) const override;
+    std::vector<std::string> timeChartIds(const Params& params) const override;
 
   private:
     static ReportSetup setupFrom(const Params& params);
@@ -185,6 +186,18 @@ std::vector<std::string> RegionRouterLab::figureNames(const Params& params) cons
     LabResult r;
     addFigures(r, setup, runs);
     return figureNamesOf(r);
+}
+
+std::vector<std::string> RegionRouterLab::timeChartIds(const Params& params) const {
+    const ReportSetup setup = setupFrom(params);
+    std::vector<RouterSummary> runs(setup.routers.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        runs[i].router = setup.routers[i];
+        runs[i].share.resize(kTracked);  // a run has one (empty here) series per tracked region
+    }
+    LabResult r;
+    addCharts(r, setup, runs);
+    return timeChartIdsOf(r);
 }
 
 LabResult RegionRouterLab::run(const Params& params, std::uint64_t seed, RunControl& control,

@@ -258,6 +258,36 @@ TEST_F(CompareCli, SeriesOfOtherWindowWidthsAreShownWithoutDifferences) {
     }
 }
 
+// A --series name that neither side will have is refused before either side runs (no "ran in"
+// line; the gateway's full week would take minutes), naming the charts the sides do have, which
+// follow the scenario's params (the gateway's provider shares come with gateway compute only).
+TEST_F(CompareCli, AnUnknownSeriesIsRefusedBeforeAnythingRuns) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {kOmission + " --b-set params.duration_s=5 --series window",
+         {"--series: no time chart 'window' in A or B", "they have: windows"}},
+        {"labs/fanout --b-set params.backends=10 --series windows", {"no time chart 'windows'", "they have none"}},
+        {"labs/gateway --b-set params.hedge_budget=0.1 --series percentiles_over_time,provider_shares",
+         {"no time chart 'provider_shares'", "percentiles_over_time, hedging_over_time"}},
+        {std::string(writeResult(kOmission, "omission.json")) + " labs/coordinated-omission --series nope",
+         {"no time chart 'nope'", "windows"}},
+    };
+    for (const auto& [args, needles] : cases) {
+        const auto o = runCli("compare " + args);
+        EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
+        EXPECT_TRUE(o.out.empty()) << args << ": " << o.out;
+        EXPECT_EQ(o.err.find("ran in"), std::string::npos) << args << "\n" << o.err;
+        for (const auto& needle : needles)
+            EXPECT_NE(o.err.find(needle), std::string::npos) << args << "\n" << o.err;
+    }
+    // With gateway compute on one side, its chart is there to name.
+    const auto o = runCli("compare labs/gateway --set params.days=1 --set params.load_multiplier=0.1 "
+                          "--b-set params.gateway_compute=true --series provider_shares --format json --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const ojson j = ojson::parse(o.out);
+    ASSERT_EQ(j.at("series").size(), 1u);
+    EXPECT_EQ(j.at("series")[0].at("chart"), "provider_shares");
+}
+
 // A cancelled or partial run, or a result file with a key twice, is refused with where and why.
 TEST_F(CompareCli, PartialRunsAndDuplicateKeysAreRefused) {
     const std::string a = writeResult(kFanout, "a.json");

@@ -1,5 +1,6 @@
 // Lab::figureNames: the figures a run reports, named before it runs, so that `expect` entries and
-// `sweep --figures` are checked before any work starts (issue 12). The declared list must be
+// `sweep --figures` are checked before any work starts (issue 12); Lab::timeChartIds likewise
+// for the time charts `compare --series` names. The declared list must be
 // exactly what a real run reports, in the same order: over every shipped scenario, and over every
 // value of every choice and on/off knob of every lab (the knobs that add or remove figures).
 // Request counts are cut to each knob's minimum: names do not depend on them, and the runs stay
@@ -24,9 +25,9 @@ void shrink(Params& p) {
             p.set(k.key, k.min);
 }
 
-std::vector<std::string> runNames(const Lab& lab, const Params& params) {
+LabResult runOnce(const Lab& lab, const Params& params) {
     RunControl control;
-    return figureNamesOf(lab.run(params, 1, control, {}));
+    return lab.run(params, 1, control, {});
 }
 
 class ShippedScenario : public ::testing::TestWithParam<std::string> {};
@@ -38,7 +39,10 @@ TEST_P(ShippedScenario, DeclaresExactlyTheFiguresItsRunReports) {
     shrink(s.params);
     const std::vector<std::string> declared = lab->figureNames(s.params);
     EXPECT_FALSE(declared.empty());
-    EXPECT_EQ(declared, runNames(*lab, s.params));
+    const LabResult r = runOnce(*lab, s.params);
+    EXPECT_EQ(declared, figureNamesOf(r));
+    // The time charts too (Lab::timeChartIds: what `compare --series` is checked against).
+    EXPECT_EQ(lab->timeChartIds(s.params), timeChartIdsOf(r));
 }
 
 std::vector<std::string> shippedScenarios() {
@@ -63,14 +67,18 @@ TEST_P(EveryLab, DeclaresExactlyTheFiguresOfEveryChoice) {
     ASSERT_NE(lab, nullptr);
     Params base = lab->defaultParams();
     shrink(base);
-    EXPECT_EQ(lab->figureNames(base), runNames(*lab, base)) << "defaults";
+    const LabResult r = runOnce(*lab, base);
+    EXPECT_EQ(lab->figureNames(base), figureNamesOf(r)) << "defaults";
+    EXPECT_EQ(lab->timeChartIds(base), timeChartIdsOf(r)) << "defaults";
     for (const KnobSpec& k : base.specs()) {
         if (k.kind != KnobKind::Choice && k.kind != KnobKind::Boolean) continue;
         const int values = k.kind == KnobKind::Choice ? static_cast<int>(k.choices.size()) : 2;
         for (int v = 0; v < values; ++v) {
             Params p = base;
             p.set(k.key, v);
-            EXPECT_EQ(lab->figureNames(p), runNames(*lab, p)) << k.key << " = " << v;
+            const LabResult rp = runOnce(*lab, p);
+            EXPECT_EQ(lab->figureNames(p), figureNamesOf(rp)) << k.key << " = " << v;
+            EXPECT_EQ(lab->timeChartIds(p), timeChartIdsOf(rp)) << k.key << " = " << v;
         }
     }
 }
@@ -109,6 +117,24 @@ TEST(FigureNames, FollowTheParams) {
     EXPECT_FALSE(has(fanout->figureNames(f), "hedged_request_p999_ms"));
     f.set("hedge_mode", 1);
     EXPECT_TRUE(has(fanout->figureNames(f), "hedged_request_p999_ms"));
+}
+
+// The time charts follow the params too: the region router draws the traffic shares only when a
+// node is lost (the defaults lose two; EveryLab holds them to a run), and a run without the loss
+// draws exactly what is declared for it.
+TEST(TimeChartIds, FollowTheParams) {
+    const Lab* router = findLab("region_router");
+    Params p = router->defaultParams();
+    shrink(p);
+    const std::vector<std::string> withLoss = router->timeChartIds(p);
+    EXPECT_NE(std::find(withLoss.begin(), withLoss.end(), "share_over_time"), withLoss.end());
+    p.set("fault_nodes", 0);
+    const std::vector<std::string> noLoss = router->timeChartIds(p);
+    EXPECT_EQ(std::find(noLoss.begin(), noLoss.end(), "share_over_time"), noLoss.end());
+    EXPECT_FALSE(noLoss.empty());
+    EXPECT_EQ(noLoss, timeChartIdsOf(runOnce(*router, p)));
+    // A lab without time charts declares none.
+    EXPECT_TRUE(findLab("fanout")->timeChartIds(findLab("fanout")->defaultParams()).empty());
 }
 
 // A mistyped figure is refused while the scenario is read, at the entry's line and column, with
