@@ -120,8 +120,9 @@ void checkOutputPath(const std::string& path, const std::string& flag,
     const fs::path p(target.path);
     const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
     if (!fs::is_directory(dir, ec))
-        throw UsageError{flag + " " + path + ": the directory '" + dir.string() +
-                         "' does not exist"};
+        throw UsageError{flag + " " + path + ": " +
+                         (fs::exists(dir, ec) ? "'" + dir.string() + "' is not a directory"
+                                              : "the directory '" + dir.string() + "' does not exist")};
     // The same step the write begins with: a file created beside the target, then removed. Its
     // name is as long as the longest temporary the write may use (io/atomic_file.cpp: the target's
     // name, then ".tmp-PID-" and a counter of up to 10 digits), so a name too long for the

@@ -1,6 +1,7 @@
 // taillab-cli as a user runs it: the real binary, real files, exit codes and messages.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -8,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -210,6 +213,33 @@ TEST_F(Cli, AnOutputThatIsAnInputIsRefusedAndLostStandardOutputFails) {
         EXPECT_NE(o.exit_code, 0);
         EXPECT_NE(o.out.find("cannot write standard output"), std::string::npos) << o.out;
     }
+}
+
+// Every command that writes --out checks where it goes before any work: a missing directory, a
+// "directory" that is a file, and (for a user the permissions bind) a directory it may not write
+// in are each refused with exit 2 and no trace of a run (no progress line, no live load line).
+TEST_F(Cli, AnOutFileThatCannotBeWrittenIsRefusedBeforeAnyCommandWorks) {
+    std::ofstream(path("file")) << "a file, not a directory\n";
+    fs::create_directory(path("locked"));
+    fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+    std::vector<std::pair<std::string, std::string>> outs{
+        {path("no/such/dir/r.json"), "the directory '" + path("no/such/dir") + "' does not exist"},
+        {path("file/r.json"), "'" + path("file") + "' is not a directory"}};
+    if (::geteuid() != 0) outs.push_back({path("locked/r.json"), "cannot write in '" + path("locked") + "'"});
+    for (const std::string& command :
+         {std::string("run labs/fanout --set params.requests=2000"),
+          std::string("sweep labs/fanout --set params.requests=2000 --vary params.backends=1,2"),
+          std::string("compare labs/fanout --set params.requests=2000 --b-set params.backends=10"),
+          std::string("twin gateway/day-eu-atlas-slow --duration 1s"),
+          std::string("live gateway/day-eu-atlas-slow --duration 1s")})
+        for (const auto& [out, says] : outs) {
+            const auto o = runCli(command + " --out " + out);
+            EXPECT_EQ(o.exit_code, 2) << command << " --out " << out << "\n" << o.out;
+            EXPECT_NE(o.out.find("--out " + out + ": " + says), std::string::npos) << command << "\n" << o.out;
+            for (const char* work : {"ran in", "done in", "[1/", "simulated then live", "load: "})
+                EXPECT_EQ(o.out.find(work), std::string::npos) << command << ": " << work << "\n" << o.out;
+        }
+    fs::permissions(path("locked"), fs::perms::owner_all);
 }
 
 // --out /dev/stdout writes through the descriptor the shell gave: a log it appends to (>>) keeps
