@@ -15,7 +15,7 @@
 // fraction it mixes in the shared part, see hedge_idle_model.h). Extra requests = S(d), the share
 // of primaries still running at d; backup work share (backup busy over hedged primary busy) =
 // ∫_d P(T>t) / ∫_0 P(T>t); net extra work (all server time with the hedge over without,
-// minus 1) = (∫_0 P(T>t) + ∫_d P(T>t)) / E[X] - 1, reported beside it, unchecked. Every service
+// minus 1) = (∫_0 P(T>t) + ∫_d P(T>t)) / E[X] - 1, reported and checked beside it. Every service
 // gets the same checks against its own forms; the exponential's are exact. A check decides only
 // when its tolerance is within 25% of its value (lab_result.h); otherwise it is inconclusive and
 // names the requests (or calibration samples) that would decide it. The backup work share's

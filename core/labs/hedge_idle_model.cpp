@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numbers>
+#include <vector>
 
 namespace taillab {
 namespace {
@@ -184,6 +186,64 @@ double HedgeIdleModel::netExtraWork(double d) const {
     const double backup = integrateSurvival(d, d, inf, one);
     const double primary = integrateSurvival(d, 0.0, d, one) + backup;
     return (primary + backup) / meanService() - 1;
+}
+
+HedgeIdleModel::PairMoments HedgeIdleModel::pairMoments(double d) const {
+    // The parts within which the two replicas are independent, each with its weight and survival:
+    // the shared cause (both in the slow mode) and the rest (each slow with probability q).
+    struct Part {
+        double weight;
+        std::function<double(double)> survival;
+    };
+    std::vector<Part> parts;
+    const double s = c_.slowProbability() * c_.shared_fraction;
+    if (c_.service != HedgeIdleService::Mixture || s == 0) {
+        parts.push_back({1.0, [this](double t) { return survival(t); }});
+    } else {
+        parts.push_back({1 - s, [this](double t) { return independentSurvival(t); }});
+        parts.push_back({s, [this](double t) { return lognormalSurvival(c_.slow, t); }});
+    }
+    const double far = 20 * farTailMs();
+    const double h = 1e-3 * c_.body.median_ms;
+    PairMoments m;
+    for (const Part& part : parts) {
+        const auto& S = part.survival;
+        m.x += part.weight * integrate(S, 0.0, far, h);
+        m.x2 += part.weight * integrate([&](double x) { return 2 * x * S(x); }, 0.0, far, h);
+        if (!(far > d)) continue;
+        // Past d, over u = x - d on integrate's grid (dense near u = 0), with g(u) accumulated
+        // along it.
+        constexpr int kSteps = 4000;
+        const double lo = std::log(h), hi = std::log(far - d + h);
+        double g = 0, md = 0, md2 = 0, mdx = 0;
+        for (int i = 0; i < kSteps; ++i) {
+            const double u0 = std::exp(lo + (hi - lo) * i / kSteps) - h;
+            const double u1 = std::exp(lo + (hi - lo) * (i + 1) / kSteps) - h;
+            const double u = 0.5 * (u0 + u1), du = u1 - u0, x = d + u;
+            const double su = S(u), sx = S(x), gu = g + su * (u - u0);
+            md += (2 * su - 1) * sx * du;                            // (E[D | x])'
+            md2 += (4 * u * su - 4 * gu + 2 * u) * sx * du;          // (E[D² | x])'
+            mdx += ((2 * gu - u) + x * (2 * su - 1)) * sx * du;  // (x·E[D | x])'
+            g += su * du;
+        }
+        m.d += part.weight * md;
+        m.d2 += part.weight * md2;
+        m.dx += part.weight * mdx;
+    }
+    return m;
+}
+
+double HedgeIdleModel::netExtraWorkByPairs(double d) const {
+    const PairMoments m = pairMoments(d);
+    return m.x > 0 ? m.d / m.x : 0.0;
+}
+
+double HedgeIdleModel::netExtraWorkStandardError(double d, std::int64_t n) const {
+    const PairMoments m = pairMoments(d);
+    if (!(m.x > 0) || n < 1) return std::numeric_limits<double>::infinity();
+    const double w = m.d / m.x;
+    const double var = std::max(m.d2 - 2 * w * m.dx + w * w * m.x2, 0.0);
+    return std::sqrt(var / static_cast<double>(n)) / m.x;
 }
 
 HedgeIdleDraw drawHedgeIdle(const HedgeIdleConfig& c, Rng& rng) {

@@ -85,6 +85,17 @@ class HedgeIdleModel {
     // From the model, not the sample: a run that has seen few slow-mode backups would
     // underestimate it.
     double backupWorkShareStandardError(double d, std::int64_t n) const;
+    // The standard error of the net extra work measured over n requests, ΣD/ΣX with D = T + B - X
+    // the server time hedging adds to one request (delta method): sqrt(E[(D - wX)²] / n) / E[X],
+    // w = netExtraWork(d). D depends on both replicas, so its moments are not integrals of P(T > t)
+    // alone: within each part of the model the two replicas are independent with one survival S
+    // (the shared cause's slow mode, or the rest), and given X1 = x > d, with u = x - d and
+    // M = min(u, X2), D = 2M - u, so E[D | x] = 2g(u) - u and E[D² | x] = 4g₂(u) - 4u·g(u) + u²,
+    // g(u) = ∫_0^u S, g₂(u) = ∫_0^u 2s·S(s) ds. Each moment is then ∫_d φ'(x)·S(x) dx (φ(d) = 0).
+    // From the model, as the backup work share's is.
+    double netExtraWorkStandardError(double d, std::int64_t n) const;
+    // E[D] / E[X] from the same quadrature: netExtraWork(d) by another road, for tests.
+    double netExtraWorkByPairs(double d) const;
 
     // The numerical paths, whatever the service: bisection on the CDF and quadrature of P(T > t).
     double quantileByInversion(double p) const;
@@ -95,6 +106,11 @@ class HedgeIdleModel {
     double farTailMs() const;
 
   private:
+    struct PairMoments {
+        double x = 0, x2 = 0;          // E[X], E[X²]
+        double d = 0, d2 = 0, dx = 0;  // E[D], E[D²], E[D·X]
+    };
+    PairMoments pairMoments(double d) const;
     double independentSurvival(double t) const;
     template <class G>
     double integrateSurvival(double d, double a, double b, const G& g) const;

@@ -150,6 +150,7 @@ void addSweepCharts(LabResult& r, const HedgeIdleRun& run) {
 struct ClosedFormText {
     const char* quantiles;
     const char* backupWork;
+    const char* netWork;
     const char* sweep;
 };
 
@@ -158,10 +159,15 @@ ClosedFormText closedFormText(HedgeIdleService s) {
         return {"closed form: e^(-t/m) / e^(-(2t-d)/m); 4 SE (delta method) + HDR",
                 "closed form: backup busy / hedged primary busy = S(d) / (2 - S(d)), exact for "
                 "exponential; 4 SE from the model (delta method)",
+                "closed form: (all server time with the hedge) / (without) - 1 = 0, exact for "
+                "exponential (past d two copies run m/2 each, the m the primary had left); 4 SE "
+                "from the model (delta method)",
                 "closed form over the hedge-percentile sweep"};
     return {"closed form: S(t) / S(t)·S(t-d); 4 SE (delta method) + HDR",
             "closed form: backup busy / hedged primary busy = ∫_d P(T>t) dt / ∫_0 P(T>t) dt; "
             "4 SE from the model (delta method) + quadrature",
+            "closed form: (all server time with the hedge) / (without) - 1 = (∫_0 P(T>t) dt + "
+            "∫_d P(T>t) dt) / E[X] - 1; 4 SE from the model (delta method) + quadrature",
             s == HedgeIdleService::Mixture
                 ? "closed form over the hedge-percentile and shared-fraction sweeps"
                 : "closed form over the hedge-percentile sweep"};
@@ -246,6 +252,14 @@ void addChecks(LabResult& r, const HedgeIdleRun& run) {
                                  model.backupWorkShare(d), workSe + quadrature, false,
                                  text.backupWork));
     requireSampleResolution(r.checks.back(), t.requests, workSe);
+    // All server time with the hedge over without, the cancelled losers' time left out: a
+    // backup that beats a slow-mode primary saves more than it costs. Exactly 0 for the
+    // exponential (a check that always decides: its tolerance is absolute).
+    const double netSe = kSigmas * model.netExtraWorkStandardError(d, t.requests);
+    r.checks.push_back(makeCheck("net extra work",
+                                 share(t.primaryBusy + t.backupBusy - t.unhedgedBusy, t.unhedgedBusy),
+                                 model.netExtraWork(d), netSe + quadrature, false, text.netWork));
+    requireSampleResolution(r.checks.back(), t.requests, netSe);
     addSweepClaim(r, run);
     std::int64_t outOfRange = run.before.outOfRangeCount();
     for (const auto& policy : run.policies) outOfRange += policy.after.outOfRangeCount();
