@@ -56,8 +56,8 @@ int cmdTwin(const std::vector<std::string>& args) {
     }
 
     std::cout << "twin of " << scenario.name << ": " << run.plan.requests.size() << " requests over "
-              << toSeconds(options.duration) << " s (" << std::fixed << std::setprecision(1)
-              << run.plan.mean_rate_per_s << " req/s mean, load_multiplier " << std::setprecision(3)
+              << toSeconds(options.duration) << " s (" << rateText(run.plan.mean_rate_per_s)
+              << " mean, load_multiplier " << std::fixed << std::setprecision(3)
               << run.plan.scenario.params.real("load_multiplier") << std::defaultfloat
               << "), seed " << scenario.seed << "\n";
     for (const std::string& n : run.plan.notes) std::cout << "note: " << n << "\n";

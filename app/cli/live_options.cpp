@@ -12,6 +12,7 @@
 #include "base/format.h"
 #include "commands.h"
 #include "live/serve_setup.h"
+#include "load_report.h"
 #include "scenario/timeline.h"
 
 namespace taillab::cli {
@@ -124,19 +125,19 @@ live::LoadScaling reachableScaling(const Scenario& scenario, double& rate_per_s,
 std::string offeredRateLine(const Scenario& scenario, const live::LoadScaling& s, Duration duration) {
     char line[256];
     std::snprintf(line, sizeof line,
-                  "the scenario's arrivals from %s at about %.4g req/s (load_multiplier %.3g, averaged over %s) "
+                  "the scenario's arrivals from %s at about %s (load_multiplier %.3g, averaged over %s) "
                   "for %g s",
                   formatRunTime(toSeconds(s.start_at), static_cast<int>(scenario.params.choiceIndex("start_day")))
                       .c_str(),
-                  s.offered_rate_per_s, s.multiplier,
+                  rateText(s.offered_rate_per_s).c_str(), s.multiplier,
                   toSeconds(s.window) >= 3600 ? "the first hour" : "the whole run", toSeconds(duration));
     return line;
 }
 
 std::string defaultRateNote(double defaultRate) {
     char note[128];
-    std::snprintf(note, sizeof note, " (no --rate: the most the scenario reaches from there, not the default %g req/s)",
-                  defaultRate);
+    std::snprintf(note, sizeof note, " (no --rate: the most the scenario reaches from there, not the default %s)",
+                  rateText(defaultRate).c_str());
     return note;
 }
 

@@ -1,5 +1,6 @@
 #include "load_report.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -60,13 +61,24 @@ nlohmann::ordered_json percentiles(const HdrHistogram& h) {
     return j;
 }
 
-std::string rateText(const live::RateSchedule& s) {
-    if (s.steps.size() == 1) return plain(s.steps[0].rate) + " req/s";
-    return "a schedule of " + std::to_string(s.steps.size()) + " steps (peak " + plain(s.maxRate()) +
-           " req/s)";
+std::string scheduleText(const live::RateSchedule& s) {
+    if (s.steps.size() == 1) return rateText(s.steps[0].rate);
+    return "a schedule of " + std::to_string(s.steps.size()) + " steps (peak " + rateText(s.maxRate()) + ")";
 }
 
 }  // namespace
+
+std::string rateText(double perSecond) {
+    double shown = perSecond;
+    if (std::isfinite(perSecond) && perSecond > 0) {
+        // Three significant figures, or the whole number when it has more digits.
+        const double scale = std::pow(10.0, std::max(0.0, 2 - std::floor(std::log10(perSecond))));
+        shown = std::round(perSecond * scale) / scale;
+    }
+    std::array<char, 48> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.10g req/s", shown);
+    return buf.data();
+}
 
 std::string uncorrectedHgrmPath(const std::string& path) {
     const std::size_t slash = path.rfind('/');
@@ -92,7 +104,7 @@ std::string loadProgressLine(const live::LoadInterval& i) {
 }
 
 std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResult& r) {
-    std::string out = "load: " + live::toString(config.url) + ", " + rateText(config.schedule) +
+    std::string out = "load: " + live::toString(config.url) + ", " + scheduleText(config.schedule) +
                       " for " + plain(r.schedule_s) + " s over up to " +
                       std::to_string(r.connections) + " connections (" +
                       std::to_string(r.peak_connections) + " opened at most)\n";

@@ -20,6 +20,10 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
 nlohmann::ordered_json liveWindowsJson(const live::LiveWindows& windows);
 // One progress line for stderr, without the newline.
 std::string loadProgressLine(const live::LoadInterval& interval);
+// A rate as every summary prints it: three significant figures, or the whole number when it has
+// more digits, without an exponent ("100 req/s" for a scaled 99.9962, "33.3 req/s" for 33.2983,
+// "1234 req/s", "0.5 req/s"). JSON keeps the full value.
+std::string rateText(double perSecond);
 // Where the uncorrected .hgrm goes beside the corrected one: "run.hgrm" -> "run.uncorrected.hgrm".
 std::string uncorrectedHgrmPath(const std::string& hgrmPath);
 

@@ -125,6 +125,27 @@ TEST(LiveCli, ARateTheScenarioCannotReachIsRefusedWithTheWaysToReachIt) {
     EXPECT_EQ(o.out.find(", 100 req/s for"), std::string::npos) << o.out;
 }
 
+// The rate a run offers is the asked one up to the load multiplier's four digits (99.9962 for 100
+// from Tue 14:00): the header lines print it as a person would (three significant figures, or
+// the whole number), the JSON keeps it exact.
+TEST(LiveCli, TheSummaryRoundsTheOfferedRateAndTheJsonKeepsIt) {
+    const std::string out = "/tmp/taillab_live_cli_rate_" + std::to_string(::getpid()) + ".json";
+    for (const auto& [rate, shown] : {std::pair{"100", "100 req/s"}, std::pair{"33.3", "33.3 req/s"}}) {
+        const ShellOutcome o = runShell(kCli + " live gateway/week-v4-september --start-at 38h --duration 1s --rate " +
+                                        rate + " --out " + out + " 2>&1");
+        ASSERT_EQ(o.exit_code, 0) << o.out;
+        std::ifstream in(out);
+        const nlohmann::json doc = nlohmann::json::parse(in);
+        std::remove(out.c_str());
+        const double offered = doc.at("load").at("rate_offered_per_s").get<double>();
+        EXPECT_NE(offered, std::stod(rate)) << "the multiplier's rounding makes it another rate";
+        EXPECT_NEAR(offered, std::stod(rate), std::stod(rate) * 5e-4);
+        EXPECT_EQ(doc.at("load").at("schedule").at(0).at("rate_per_s").get<double>(), offered);
+        EXPECT_NE(o.out.find(std::string("at about ") + shown + " (load_multiplier"), std::string::npos) << o.out;
+        EXPECT_NE(o.out.find(std::string("/search/lite, ") + shown + " for 1 s"), std::string::npos) << o.out;
+    }
+}
+
 TEST(TwinCli, TheSameArrivalsSimulatedAndLiveSideBySide) {
     const std::string out = "/tmp/taillab_twin_cli_test_" + std::to_string(::getpid()) + ".json";
     const ShellOutcome o = runShell(kCli + " twin gateway/week-v4-september --duration 2s --rate 20 --out " + out +
