@@ -7,6 +7,7 @@
 
 #include "labs/lab_common.h"
 #include "scenario/json_locate.h"
+#include "scenario/json_validator.h"
 
 namespace taillab {
 
@@ -32,22 +33,6 @@ std::vector<std::string> timeChartIdsOf(const LabResult& r) {
 }
 
 namespace {
-
-// Levenshtein distance, for suggestions (names are short: O(|a| |b|) is nothing).
-std::size_t editDistance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
 
 std::string quoted(const std::string& s) {
     std::string out = "'";
@@ -97,20 +82,7 @@ void noteAdviceBeyondKnobs(LabResult& r, const std::vector<KnobSpec>& knobs) {
 std::string unknownFigureMessage(const std::string& lab, const std::string& name,
                                  const std::vector<std::string>& known, const std::string& where) {
     std::string out = "lab '" + lab + "' reports no figure " + quoted(name) + " " + where;
-    // Suggest the names within a third of the name's length in edits, closest first.
-    std::vector<std::pair<std::size_t, const std::string*>> near;
-    const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-    if (name.size() <= 200)
-        for (const auto& k : known)
-            if (const std::size_t d = editDistance(name, k); d <= limit) near.emplace_back(d, &k);
-    std::stable_sort(near.begin(), near.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (!near.empty()) {
-        out += "; did you mean ";
-        for (std::size_t i = 0; i < std::min<std::size_t>(near.size(), 3); ++i)
-            out += (i == 0 ? "" : " or ") + quoted(*near[i].second);
-        out += "?";
-    }
+    out += didYouMean(name, known);
     // All of a short list; a dozen of a long one.
     const std::size_t kListed = known.size() <= 20 ? known.size() : 12;
     out += " (it reports ";

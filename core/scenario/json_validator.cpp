@@ -69,8 +69,43 @@ void JsonValidator::rejectUnknown(const nlohmann::json& obj, const nlohmann::jso
         if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(at / k, "unknown key '" + k + "' (expected one of: " + list + ")", LocateTarget::Key);
+        fail(at / k, "unknown key '" + k + "'" + didYouMean(k, allowed) + " (expected one of: " + list + ")",
+             LocateTarget::Key);
     }
+}
+
+namespace {
+
+// Levenshtein distance, for suggestions (names are short: O(|a| |b|) is nothing).
+std::size_t editDistance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+std::string didYouMean(const std::string& name, const std::vector<std::string>& known) {
+    std::vector<std::pair<std::size_t, const std::string*>> near;
+    const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+    if (name.size() <= 200)
+        for (const auto& k : known)
+            if (const std::size_t d = editDistance(name, k); d <= limit) near.emplace_back(d, &k);
+    std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (near.empty()) return {};
+    std::string out = "; did you mean ";
+    for (std::size_t i = 0; i < std::min<std::size_t>(near.size(), 3); ++i)
+        out += (i == 0 ? "'" : " or '") + elideText(*near[i].second) + "'";
+    return out + "?";
 }
 
 std::string briefJson(const nlohmann::json& v) {

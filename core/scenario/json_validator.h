@@ -36,7 +36,8 @@ public:
                                   const std::string& key, nlohmann::json::value_t type,
                                   const char* expected) const;
 
-    // Fails at the first key of `obj` not in `allowed`, listing the allowed keys.
+    // Fails at the first key of `obj` not in `allowed`, with the nearest allowed keys as
+    // suggestions (didYouMean) and the list of them all.
     void rejectUnknown(const nlohmann::json& obj, const nlohmann::json::json_pointer& at,
                        const std::vector<std::string>& allowed) const;
 
@@ -48,6 +49,10 @@ private:
     std::vector<std::string> overridden_;
     std::vector<std::string> labels_;  // per override: "--set params.backends"
 };
+
+// "; did you mean 'x' or 'y'?" for a misspelt `name`: the names of `known` within a third of its
+// length in edits (at least 2), closest first, three at most; "" when none is that near.
+std::string didYouMean(const std::string& name, const std::vector<std::string>& known);
 
 // A value as a message shows it: its type and its JSON text, cut to about 60 bytes ("array
 // [[[[[[... (100000 bytes)"), so that no message grows with the input.

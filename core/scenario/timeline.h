@@ -14,7 +14,8 @@
 // seconds since the run's start (finite, >= 0), or "Ddd HH:MM", "Ddd HH:MM:SS" or
 // "Ddd HH:MM:SS.fff" with Ddd one of Mon..Sun: that weekday's first day within the run, which
 // starts at 00:00 of the lab's first weekday (the gateway's `start_day`) and lasts its `days`. A
-// time at or past the run's end is an error, and so is a weekday the run does not cover. A fault
+// time at or past the run's end is an error, and so is a weekday the run does not cover, and so
+// is a fraction of more than 3 digits (milliseconds; a finer time is written in seconds). A fault
 // without "until" lasts to the end of the run.
 //
 // Each event has exactly one of:

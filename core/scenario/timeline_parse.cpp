@@ -255,7 +255,8 @@ private:
         return s;
     }
 
-    // "Ddd HH:MM", "Ddd HH:MM:SS" or "Ddd HH:MM:SS.fff": seconds since the run's start.
+    // "Ddd HH:MM", "Ddd HH:MM:SS" or "Ddd HH:MM:SS.fff" (1 to 3 digits of milliseconds): seconds
+    // since the run's start.
     double clockTime(const std::string& text, const Ptr& at) const {
         auto bad = [&]() {
             v_.fail(at,
@@ -283,9 +284,16 @@ private:
             seconds = twoDigits(10, 59);
             if (text.size() > 12) {
                 fraction = text.substr(13);
-                if (text[12] != '.' || fraction.empty() || fraction.size() > 9 ||
+                if (text[12] != '.' || fraction.empty() ||
                     fraction.find_first_not_of("0123456789") != std::string::npos)
                     bad();
+                // Milliseconds, as the format says and formatRunTime writes: a finer time would
+                // be rounded somewhere without a word.
+                if (fraction.size() > 3)
+                    v_.fail(at, "a time's fraction of a second takes 1 to 3 digits (milliseconds: "
+                                "\"Ddd HH:MM:SS.fff\"), found " + std::to_string(fraction.size()) +
+                                    " in " + describe(json(text)) +
+                                    "; write seconds since the run's start as a number for a finer time");
             }
         }
         const int weekday = static_cast<int>(day - kWeekdayNames.begin());

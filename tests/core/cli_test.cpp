@@ -172,7 +172,7 @@ TEST_F(Cli, BadScenarioFileGivesFileLineColumn) {
                                        "  \"lab\": \"fanout\",\n  \"params\": {\"requets\": 5}\n}\n";
     const auto o = runCli("run " + path("bad.json"));
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.out.find(path("bad.json") + ":5:14: /params/requets: unknown key 'requets'"),
+    EXPECT_NE(o.out.find(path("bad.json") + ":5:14: /params/requets: unknown key 'requets'; did you mean 'requests'?"),
               std::string::npos)
         << o.out;
 }

@@ -64,6 +64,17 @@ TEST(Scenario, UnknownKnobIsAnErrorNamingTheKnobs) {
     EXPECT_EQ(e.line(), 2);
     EXPECT_EQ(e.column(), 14);
     EXPECT_NE(e.detail().find("requests"), std::string::npos) << e.what();
+    // A typo gets the suggestion an `expect` figure's typo gets, before the list of every knob.
+    EXPECT_EQ(e.detail().rfind("unknown key 'requestz'; did you mean 'requests'? (expected one of: ", 0), 0u)
+        << e.what();
+}
+
+// A name far from every knob gets no suggestion, only the list.
+TEST(Scenario, AnUnknownKnobFarFromAnyGetsNoSuggestion) {
+    const auto e = parseError(R"({"schema_version": 1, "name": "x", "lab": "fanout",
+  "params": {"zzzzzzzzzzzzzz": 5}})");
+    EXPECT_EQ(e.detail().find("did you mean"), std::string::npos) << e.what();
+    EXPECT_NE(e.detail().find("(expected one of: "), std::string::npos) << e.what();
 }
 
 TEST(Scenario, WrongTypeSaysExpectedAndFound) {

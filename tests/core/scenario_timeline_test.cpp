@@ -40,14 +40,26 @@ TEST(TimelineTimes, AShortRunFromFridayCoversFridayToSunday) {
 TEST(TimelineTimes, FractionsReadAsOneDecimalNumber) {
     EXPECT_EQ(only(R"({"at": "Mon 00:00:00.1", )" + kDown + "}").at_s, 0.1);
     EXPECT_EQ(only(R"({"at": "Tue 00:00:01.3", )" + kDown + "}").at_s, 86401.3);
-    EXPECT_EQ(only(R"({"at": "Wed 13:07:42.123456789", )" + kDown + "}").at_s,
-              2 * 86400 + 47262.123456789);
+    EXPECT_EQ(only(R"({"at": "Wed 13:07:42.123", )" + kDown + "}").at_s, 2 * 86400 + 47262.123);
+    EXPECT_EQ(only(R"({"at": "Wed 13:07:42.05", )" + kDown + "}").at_s, 2 * 86400 + 47262.05);
+}
+
+// .fff is milliseconds: a fourth digit is refused where it is written, not rounded away.
+TEST(TimelineTimes, AFractionOfMoreThanThreeDigitsIsAnError) {
+    for (const char* fine : {"Mon 00:00:00.0001", "Wed 13:07:42.123456789", "Tue 14:22:05.1234567890"}) {
+        SCOPED_TRACE(fine);
+        expectError(R"({"at": ")" + std::string(fine) + R"(", )" + kDown + "}", std::string("\"") + fine,
+                    "/timeline/0/at",
+                    "a time's fraction of a second takes 1 to 3 digits (milliseconds: \"Ddd HH:MM:SS.fff\")");
+    }
+    expectError(R"({"at": 0, "until": "Mon 00:00:01.0001", )" + kDown + "}", "\"Mon", "/timeline/0/until",
+                "found 4 in string \"Mon 00:00:01.0001\"; write seconds since the run's start as a number");
 }
 
 TEST(TimelineTimes, MalformedTimesAreErrors) {
     for (const char* bad :
          {"Tue 14", "tue 14:22", "Tue 24:00", "Tue 14:60", "Tue 4:22", "Tue 14:22:5",
-          "Tue 14:22:60", "Tue 14:22:05.", "Tue 14:22:05.1234567890", "Tue 14:22 ", "Tuesday 14:22",
+          "Tue 14:22:60", "Tue 14:22:05.", "Tue 14:22:05.1x", "Tue 14:22 ", "Tuesday 14:22",
           "Tue 14:22:05,5"}) {
         SCOPED_TRACE(bad);
         expectError(R"({"at": ")" + std::string(bad) + R"(", )" + kDown + "}",
@@ -111,7 +123,7 @@ TEST(TimelineSet, ValuesAreValidatedExactlyAsParams) {
 TEST(TimelineSet, UnknownKnobIsAnErrorAtItsKey) {
     expectError(R"({"at": 0, "set": {"hedge_delay": 300}})", "\"hedge_delay\"",
                 "/timeline/0/set/hedge_delay",
-                "unknown key 'hedge_delay' (expected one of: days, start_day");
+                "unknown key 'hedge_delay'; did you mean 'hedge_delay_ms'? (expected one of: days, start_day");
 }
 
 TEST(TimelineSet, KnobsThatShapeTheRunCannotChangeDuringIt) {
@@ -212,12 +224,13 @@ TEST(TimelinePhase, APhaseHasAnIdAndEndsAtItsUntilOrTheNextPhase) {
 TEST(TimelineShape, UnknownKeysAndWrongShapesAreErrors) {
     expectError(R"({"at": 0, "lable": "x", "set": {"breakers": false}})", "\"lable\"",
                 "/timeline/0/lable",
-                "unknown key 'lable' (expected one of: at, until, set, fault, phase, label)");
+                "unknown key 'lable'; did you mean 'label'? (expected one of: at, until, set, fault, phase, label)");
     expectError(R"({"at": 0, "fault": {"effect": "down", "targett": {}}})", "\"targett\"",
                 "/timeline/0/fault/targett", "unknown key 'targett'");
     expectError(R"({"at": 0, "fault": {"effect": "down", "target": {"engin": "atlas"}}})",
                 "\"engin\"", "/timeline/0/fault/target/engin",
-                "unknown key 'engin' (expected one of: engine, region, provider, zone, egress_ip)");
+                "unknown key 'engin'; did you mean 'engine'? (expected one of: engine, region, provider, zone, "
+                "egress_ip)");
     expectError({R"({"at": 0, )" + kDown + "}", "42"}, 1, "42", "/timeline/1",
                 "expected an event object (\"at\" with \"set\", \"fault\" or \"phase\"), found number 42");
     try {
