@@ -47,7 +47,9 @@ second; a summary on stdout at the end.
   --schedule FILE      rate steps instead of --rate: lines 'SECONDS RATE', the first at 0
   --duration D         how long to send: 30, 30s, 1500ms, 2m
   --connections N      most connections open at once (default: peak rate x 0.25 s, at least 8);
-                       a request with none free waits, and the wait counts in corrected latency
+                       a request with none free waits, and the wait counts in corrected latency;
+                       a warning (progress, summary, JSON connection_pool_bottleneck) says when
+                       that wait is over 1 ms and a tenth of the corrected latency at p99
   --keys K1,K2,...     API keys for 'Authorization: Bearer', in rotation (default: none)
   --keys-file FILE     the same, one key a line ('#' comments and blank lines skipped; - reads
                        standard input), so that keys stay out of the process list

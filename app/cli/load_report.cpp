@@ -100,6 +100,8 @@ std::string loadProgressLine(const live::LoadInterval& i) {
     std::string line = buf.data();
     if (i.behind_schedule > 0) line += "  behind schedule by " + std::to_string(i.behind_schedule);
     if (i.counts.too_late > 0) line += "  too late to send " + std::to_string(i.counts.too_late);
+    if (i.wait_total && i.corrected_total && live::connectionWaitSignificant(*i.wait_total, *i.corrected_total))
+        line += "  connection wait p99 " + ms(i.wait_total->valueAtPercentile(99)) + " ms (raise --connections)";
     return line;
 }
 
@@ -135,6 +137,7 @@ std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResu
     }
     out += "  scheduling lag p99 " + ms(r.lag.valueAtPercentile(99)) + " ms, max " + ms(r.lag.max()) + " ms\n";
     if (const auto warning = live::generatorBottleneckWarning(r)) out += "\nwarning: " + *warning + "\n";
+    if (const auto warning = live::connectionPoolWarning(r)) out += "\nwarning: " + *warning + "\n";
     return out;
 }
 
@@ -173,6 +176,8 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
     j["connection_wait"] = percentiles(r.wait);
     const auto warning = live::generatorBottleneckWarning(r);
     j["generator_bottleneck"] = warning ? nlohmann::ordered_json(*warning) : nlohmann::ordered_json(nullptr);
+    const auto pool = live::connectionPoolWarning(r);
+    j["connection_pool_bottleneck"] = pool ? nlohmann::ordered_json(*pool) : nlohmann::ordered_json(nullptr);
     return j;
 }
 

@@ -11,7 +11,8 @@
 namespace taillab::cli {
 
 // The summary for a terminal (corrected and uncorrected p50/p90/p99/p99.9/max, the scheduling lag
-// and connection wait, status and failure counts, and the warning when the generator lagged).
+// and connection wait, status and failure counts, and the warnings when the generator lagged or
+// its requests waited for a connection of its own pool).
 std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResult& result);
 // The same as JSON, with units in the keys.
 nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const live::LoadResult& result);

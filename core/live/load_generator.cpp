@@ -434,6 +434,7 @@ class Run {
             i.lag = &iLag_;
             i.corrected_total = &result_.corrected;
             i.lag_total = &result_.lag;
+            i.wait_total = &result_.wait;
             onInterval_(i);
         }
         iCorrected_.reset();
@@ -532,6 +533,28 @@ std::optional<std::string> generatorBottleneckWarning(const LoadResult& r) {
                             : "the generator, not the server, may be the bottleneck: ";
     for (std::size_t k = 0; k < why.size(); ++k) text += (k > 0 ? "; " : "") + why[k];
     return text + " (lower the rate, or run the generator on a less busy machine)";
+}
+
+bool connectionWaitSignificant(const HdrHistogram& wait, const HdrHistogram& corrected) {
+    if (wait.empty() || corrected.empty()) return false;
+    const std::int64_t waitP99 = wait.valueAtPercentile(99);
+    return waitP99 > 1000 && waitP99 * 10 >= corrected.valueAtPercentile(99);
+}
+
+std::optional<std::string> connectionPoolWarning(const LoadResult& r) {
+    if (!connectionWaitSignificant(r.wait, r.corrected)) return std::nullopt;
+    // Little's law at the latency the server gave once a request had a connection.
+    const double rate = r.schedule_s > 0 ? static_cast<double>(r.intended) / r.schedule_s : 0;
+    const double serverS = r.uncorrected.empty() ? 0 : static_cast<double>(r.uncorrected.valueAtPercentile(99)) / 1e6;
+    const auto byLittle = static_cast<std::size_t>(std::ceil(rate * serverS));
+    const std::size_t suggested = std::max(byLittle, 2 * r.connections);
+    return "requests waited for a free connection of the generator's own pool of " + std::to_string(r.connections) +
+           " (connection wait p50 " + millis(r.wait.valueAtPercentile(50)) + " ms, p99 " +
+           millis(r.wait.valueAtPercentile(99)) + " ms against a corrected p99 of " +
+           millis(r.corrected.valueAtPercentile(99)) +
+           " ms), so the corrected latencies measure that queue as much as the server; raise --connections (about " +
+           std::to_string(suggested) + " at this rate and the server's uncorrected p99 of " +
+           millis(r.uncorrected.empty() ? 0 : r.uncorrected.valueAtPercentile(99)) + " ms)";
 }
 
 namespace {

@@ -127,9 +127,10 @@ struct LoadInterval {
     const HdrHistogram* corrected = nullptr;
     const HdrHistogram* uncorrected = nullptr;
     const HdrHistogram* lag = nullptr;
-    // Whole-run corrected and lag histograms so far (for "p99 so far").
+    // Whole-run corrected, lag and connection-wait histograms so far (for "p99 so far").
     const HdrHistogram* corrected_total = nullptr;
     const HdrHistogram* lag_total = nullptr;
+    const HdrHistogram* wait_total = nullptr;
 };
 
 struct LoadResult {
@@ -154,6 +155,18 @@ struct LoadResult {
 // behind schedule at the end, or (then saying that it was, not that it may be, the bottleneck)
 // when it reached requests only after their timeout (`too_late`).
 std::optional<std::string> generatorBottleneckWarning(const LoadResult& result);
+
+// Whether requests waited for a free connection of the generator's own pool for a large part of
+// their latency: connection-wait p99 above 1 ms and at least a tenth of the corrected p99 (the rule
+// the scheduling lag has). A pool too small for the rate (--rate 100 --connections 8 against a
+// gateway answering in 100 ms waited 1.4 s at p50) then queues requests in the generator, and the
+// corrected latencies measure that queue as much as the server.
+bool connectionWaitSignificant(const HdrHistogram& wait, const HdrHistogram& corrected);
+
+// A sentence when connectionWaitSignificant holds for the run, with the figures and the
+// --connections that would hold the rate at the latency the server gave (rate × uncorrected p99,
+// by Little's law); nothing otherwise.
+std::optional<std::string> connectionPoolWarning(const LoadResult& result);
 
 class LoadGenerator {
   public:

@@ -112,6 +112,7 @@ TEST_F(LoadCli, ARunWritesItsSummaryAndFiles) {
     // Every answer took the server's 2 ms at least; a stall-free second is far from 1 s.
     EXPECT_EQ(json["corrected"]["share_above_ms"]["1"].get<double>(), 1.0);
     EXPECT_EQ(json["uncorrected"]["share_above_ms"]["1000"].get<double>(), 0.0);
+    EXPECT_TRUE(json["connection_pool_bottleneck"].is_null()) << json["connection_pool_bottleneck"];
 
     const auto hgrm = parseHgrm(readFile(path("run.hgrm")));
     EXPECT_EQ(hgrm.back().total_count, 76);

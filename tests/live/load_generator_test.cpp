@@ -324,6 +324,58 @@ TEST(LoadGenerator, WarnsWhenItsOwnLagIsAPartOfTheLatency) {
     EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt);
 }
 
+// The pool's own queue: connection-wait p99 over 1 ms and a tenth of the corrected p99 is a
+// warning that names the figures and a --connections that would hold the rate.
+TEST(LoadGenerator, WarnsWhenRequestsWaitForItsOwnPool) {
+    LoadResult r;
+    r.connections = 8;
+    r.intended = r.counts.sent = 1000;
+    r.schedule_s = 10;  // 100 req/s
+    r.corrected.record(100'000, 1000);    // 100 ms
+    r.uncorrected.record(100'000, 1000);  // the server's 100 ms
+    r.wait.record(200, 1000);             // 0.2 ms: no queue worth the name
+    EXPECT_FALSE(connectionWaitSignificant(r.wait, r.corrected));
+    EXPECT_EQ(connectionPoolWarning(r), std::nullopt);
+    r.wait.record(9'000, 50);  // 9 ms at p99: over 1 ms, under a tenth of 100 ms
+    EXPECT_EQ(connectionPoolWarning(r), std::nullopt);
+    r.wait.reset();
+    r.corrected.reset();
+    r.wait.record(1'440'000, 1000);  // the tester's run: 1.44 s waiting of 1.51 s
+    r.corrected.record(1'510'000, 1000);
+    EXPECT_TRUE(connectionWaitSignificant(r.wait, r.corrected));
+    const auto warning = connectionPoolWarning(r);
+    ASSERT_TRUE(warning.has_value());
+    EXPECT_NE(warning->find("own pool of 8"), std::string::npos) << *warning;
+    EXPECT_NE(warning->find("p99 1440.767 ms against a corrected p99 of 1510.399 ms"), std::string::npos) << *warning;
+    EXPECT_NE(warning->find("raise --connections (about 16 "), std::string::npos) << *warning;  // 2 x 8 > 100 x 0.1
+    // A bigger rate needs more than twice the pool: 1000 req/s x 0.1 s.
+    r.intended = r.counts.sent = 10'000;
+    EXPECT_NE(connectionPoolWarning(r)->find("(about 101 "), std::string::npos) << *connectionPoolWarning(r);
+    // Scheduling lag is the other warning's, not this one's.
+    EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt);
+}
+
+// Over real sockets: two connections for 200 req/s at 20 ms an answer (room for 100 req/s) queue
+// in the pool, and the run says so; sixteen do not.
+TEST(LoadGenerator, ASmallPoolQueuesAndIsNamed) {
+    StallServer server;
+    server.setDelay(20ms);
+    LoadConfig small = configFor(server, 200, 500ms);
+    small.connections = 2;
+    const LoadResult queued = LoadGenerator(small).run();
+    EXPECT_EQ(queued.counts.answered, 100u);
+    ASSERT_TRUE(connectionPoolWarning(queued).has_value())
+        << "wait p99 " << queued.wait.valueAtPercentile(99) << " µs, corrected p99 "
+        << queued.corrected.valueAtPercentile(99) << " µs";
+    LoadConfig enough = small;
+    enough.connections = 16;
+    const LoadResult flowing = LoadGenerator(enough).run();
+    EXPECT_EQ(flowing.counts.answered, 100u);
+    EXPECT_EQ(connectionPoolWarning(flowing), std::nullopt)
+        << "wait p99 " << flowing.wait.valueAtPercentile(99) << " µs, corrected p99 "
+        << flowing.corrected.valueAtPercentile(99) << " µs";
+}
+
 // A rate far beyond what the server answers: every request still ends by its intended time plus
 // the timeout, waiting for a connection or in flight, so the run ends by duration + timeout, each
 // timeout counts at its latency from the intended time, and progress keeps coming. (The backlog
