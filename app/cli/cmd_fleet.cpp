@@ -50,6 +50,8 @@ int cmdFleet(const std::vector<std::string>& args) {
     loop.start();
     fleet->start();
     for (const auto& note : fleet->notes()) std::cerr << "fleet: " << note << "\n";
+    std::cerr << reachableAdminWarning("fleet", fleet->bound(),
+                                       "POST /admin/knobs, POST and DELETE /admin/faults, GET /admin/state");
     std::cerr << "fleet: " << scenario.name << " (seed " << scenario.seed << ") on "
               << live::toString(fleet->bound()) << "; Ctrl-C stops it\n";
     for (const auto& [name, url] : fleet->engineUrls()) std::cout << name << " " << url << "\n";

@@ -85,6 +85,7 @@ int cmdServe(const std::vector<std::string>& args) {
               << " on the scenario's clock, " << setup.config.keys.size()
               << " API keys (list them with --keys); POST /search/lite and /search/fast, GET /metrics and "
                  "/healthz; Ctrl-C stops it\n";
+    if (admin) std::cerr << reachableAdminWarning("serve", server->bound(), "POST /admin/knobs, GET /admin/state");
     std::cout << "gateway http://" << live::toString(server->bound()) << "/search/lite\n" << std::flush;
 
     waitForStop(signals, duration);

@@ -141,6 +141,14 @@ std::string defaultRateNote(double defaultRate) {
     return note;
 }
 
+std::string reachableAdminWarning(const std::string& command, const live::HostPort& listen, const std::string& admin) {
+    if (live::isLoopback(listen)) return {};
+    return command + ": warning: listening on " + live::toString(listen) +
+           ", not loopback: the admin endpoints (" + admin +
+           ") take no authentication and are reachable from the network; use --listen 127.0.0.1:PORT unless that "
+           "is what you want\n";
+}
+
 sigset_t blockStopSignals() {
     sigset_t signals;
     sigemptyset(&signals);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/time.h"
+#include "live/address.h"
 #include "live/load_scaling.h"
 #include "scenario/scenario.h"
 
@@ -57,6 +58,11 @@ std::string offeredRateLine(const Scenario& scenario, const live::LoadScaling& s
 
 // " (no --rate: the most the scenario reaches from there, not the default 100 req/s)".
 std::string defaultRateNote(double defaultRate);
+
+// The warning for stderr when `command` listens beyond loopback (--listen 0.0.0.0:PORT, a LAN
+// address) with unauthenticated admin endpoints `admin`; empty on loopback. Allowed (the operator
+// asked for it), never silent.
+std::string reachableAdminWarning(const std::string& command, const live::HostPort& listen, const std::string& admin);
 
 // SIGINT and SIGTERM blocked in this thread and every thread it starts afterwards, so that only
 // waitForStop receives them. Call before starting any loop.

@@ -62,16 +62,20 @@ usage:
                                          one); prints "NAME URL" per engine, stops on Ctrl-C,
                                          SIGTERM or after D (90, 90s, 1500ms, 5m, 2h); starts
                                          at T on the scenario's clock (e.g. 9.5h: Mon 09:30 of a
-                                         run from Monday), its timeline applied up to then
+                                         run from Monday), its timeline applied up to then; its
+                                         /admin endpoints take no authentication: an address
+                                         other than loopback (0.0.0.0) is allowed, with a warning
   taillab-cli serve SCENARIO [--listen HOST:PORT] --upstream NAME=URL ... [--seed N]
                     [--set dotted.path=value ...] [--duration D] [--start-at T] [--keys] [--admin]
                                          the scenario's gateway over HTTP on 127.0.0.1:8080 (live
                                          mode): POST /search/lite and /search/fast, GET /metrics
                                          and /healthz; one --upstream per engine (the URLs fleet
                                          prints); --keys lists the scenario's API keys; --admin
-                                         serves POST /admin/knobs and GET /admin/state; the
-                                         scenario's timeline applies its knob changes from T on
-                                         its clock, as fleet's --start-at (give both the same T)
+                                         serves POST /admin/knobs and GET /admin/state (no
+                                         authentication: a warning when --listen is not
+                                         loopback); the scenario's timeline applies its knob
+                                         changes from T on its clock, as fleet's --start-at
+                                         (give both the same T)
   taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over

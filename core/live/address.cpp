@@ -53,6 +53,11 @@ HostPort parseListen(std::string_view text) {
     return HostPort{hostOf(text.substr(0, colon), what, text), portOf(text.substr(colon + 1), what, text)};
 }
 
+bool isLoopback(const HostPort& at) {
+    sockaddr_in a{};
+    return socketAddress(at, a) && (ntohl(a.sin_addr.s_addr) >> 24) == 127;
+}
+
 Url parseUrl(std::string_view text) {
     constexpr std::string_view what = "URL";
     constexpr std::string_view scheme = "http://";

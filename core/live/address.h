@@ -33,6 +33,10 @@ HostPort parseListen(std::string_view text);
 // host name other than localhost, a bad port).
 Url parseUrl(std::string_view text);
 
+// Whether `at` listens on loopback only (127.0.0.0/8): anything else (0.0.0.0, a LAN address)
+// is reachable from the network.
+bool isLoopback(const HostPort& at);
+
 // The socket address of `at` ("localhost" read as 127.0.0.1), for the server's bind and the
 // client's connect; false when its host is not a dotted IPv4 address.
 bool socketAddress(const HostPort& at, sockaddr_in& out);

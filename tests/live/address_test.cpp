@@ -19,6 +19,15 @@ TEST(LiveAddress, ListenForms) {
     EXPECT_EQ(parseListen("0.0.0.0:80"), (HostPort{"0.0.0.0", 80}));
 }
 
+TEST(LiveAddress, LoopbackIsAll127Addresses) {
+    EXPECT_TRUE(isLoopback(parseListen("127.0.0.1:8080")));
+    EXPECT_TRUE(isLoopback(parseListen("localhost:0")));
+    EXPECT_TRUE(isLoopback(parseListen("127.1.2.3:0")));
+    EXPECT_FALSE(isLoopback(parseListen("0.0.0.0:80")));
+    EXPECT_FALSE(isLoopback(parseListen("192.168.1.10:80")));
+    EXPECT_FALSE(isLoopback(parseListen("128.0.0.1:80")));
+}
+
 TEST(LiveAddress, ListenErrorsSayWhatIsWrong) {
     EXPECT_NE(errorOf([] { parseListen("127.0.0.1:99999"); }).find("port must be a number from 0 to 65535, not '99999'"),
               std::string::npos);

@@ -43,6 +43,19 @@ TEST(FleetCli, StopsCleanlyOnSigint) {
     EXPECT_NE(o.out.find("fleet: stopped after 0 calls"), std::string::npos) << o.out;
 }
 
+// The fleet's /admin endpoints take no authentication: listening beyond loopback is allowed, with
+// a warning on stderr; on loopback there is none.
+TEST(FleetCli, ListeningBeyondLoopbackWarnsThatTheAdminEndpointsAreReachable) {
+    const ShellOutcome open = fleet("gateway/day-eu-atlas-slow --listen 0.0.0.0:0 --duration 300ms");
+    EXPECT_EQ(open.exit_code, 0) << open.out;
+    EXPECT_NE(open.out.find("fleet: warning: listening on 0.0.0.0:"), std::string::npos) << open.out;
+    EXPECT_NE(open.out.find("/admin/faults"), std::string::npos) << open.out;
+    EXPECT_NE(open.out.find("reachable from the network"), std::string::npos) << open.out;
+    const ShellOutcome local = fleet("gateway/day-eu-atlas-slow --listen 127.0.0.1:0 --duration 300ms");
+    EXPECT_EQ(local.exit_code, 0) << local.out;
+    EXPECT_EQ(local.out.find("warning"), std::string::npos) << local.out;
+}
+
 TEST(FleetCli, BadInputIsExplainedWithExitCode2) {
     expectBadInput("", "missing SCENARIO");
     expectBadInput("labs/fanout", "gateway scenario");

@@ -172,6 +172,27 @@ TEST(ServeCli, StartAtAppliesTheTimelinesKnobChangesAtTheirScenarioTimes) {
     EXPECT_EQ(serve.stop(), 0) << serve.out;
 }
 
+// --admin serves unauthenticated endpoints: listening beyond loopback with them is allowed, with a
+// warning on stderr; on loopback, or without --admin, there is none. (No search is sent: the
+// upstream URLs are never called.)
+TEST(ServeCli, AdminBeyondLoopbackWarnsThatTheAdminEndpointsAreReachable) {
+    const std::string upstreams =
+        " --upstream atlas=http://127.0.0.1:9/ --upstream borealis=http://127.0.0.1:9/ --upstream cirrus=http://127.0.0.1:9/";
+    const auto serve = [&](const std::string& args) {
+        return runShell(kCli + " serve " + kScenario + upstreams + " --duration 300ms " + args + " 2>&1");
+    };
+    const ShellOutcome open = serve("--listen 0.0.0.0:0 --admin");
+    EXPECT_EQ(open.exit_code, 0) << open.out;
+    EXPECT_NE(open.out.find("serve: warning: listening on 0.0.0.0:"), std::string::npos) << open.out;
+    EXPECT_NE(open.out.find("POST /admin/knobs"), std::string::npos) << open.out;
+    EXPECT_NE(open.out.find("reachable from the network"), std::string::npos) << open.out;
+    for (const std::string args : {"--listen 127.0.0.1:0 --admin", "--listen 0.0.0.0:0"}) {
+        const ShellOutcome quiet = serve(args);
+        EXPECT_EQ(quiet.exit_code, 0) << args << "\n" << quiet.out;
+        EXPECT_EQ(quiet.out.find("warning"), std::string::npos) << args << "\n" << quiet.out;
+    }
+}
+
 TEST(ServeCli, ListsTheScenariosKeys) {
     const ShellOutcome o = runShell(kCli + " serve " + kScenario + " --keys 2>&1");
     EXPECT_EQ(o.exit_code, 0) << o.out;
