@@ -24,6 +24,9 @@ struct ReqFields {
     // How the answer was found, for the response: from the cache (fresh or stale), or from
     // another request's upstream call (a coalesced waiter).
     bool cacheHit = false, staleHit = false, coalesced = false;
+    // The compiler classified the query (`cls` holds its class). A request refused before that
+    // (401, 429, shed, a bad max_results or query, a deadline while queued) has no class.
+    bool classified = false;
     Lane lane = Lane::Interactive;
     Endpoint endpoint = Endpoint::Lite;
     Region region = Region::EU;
@@ -342,6 +345,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
         try {
             const CompilerMemo::Ref f = q.analysis.raw_hash != 0 ? q.analysis : memo_.find(raw);
             q.cls = f.query_class;
+            q.classified = true;
             q.zeroOk = f.zero_results_allowed;
             q.fetchCount = static_cast<std::uint8_t>(maxResultsBucket(q.maxResults));
             q.cacheKey = foldCacheKey(keyPrefix(q.endpoint, q.region, q.lang), f.normalized_hash,
@@ -412,6 +416,7 @@ void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t, std::string_view n
     bg.region = q.region;
     bg.instance = q.instance;
     bg.cls = q.cls;
+    bg.classified = q.classified;
     bg.zeroOk = q.zeroOk;
     bg.endpoint = q.endpoint;
     bg.maxResults = q.maxResults;
@@ -859,7 +864,9 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     if (q.probe) {
         if (o != Outcome::Ok) ++metrics_.totals.probe_failures;
     } else {
-        metrics_.onOutcome(o, latency, q.key, q.cls, q.region, disguised);
+        metrics_.onOutcome(o, latency, q.key,
+                           q.classified ? std::optional<QueryClass>(q.cls) : std::nullopt, q.region,
+                           disguised);
         // The admission limit learns from interactive requests that reached the upstream path.
         if (q.engineStart > kZero && q.lane == Lane::Interactive)
             admission_.onSample(now, q.region, latency);

@@ -37,8 +37,8 @@ void GatewayMetrics::onCall(bool primary, bool hedge, bool counted) {
 // hold every request of the window until it closes.
 constexpr std::size_t kPendingBatch = 4096;
 
-void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls,
-                               Region region, bool disguised) {
+void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key,
+                               std::optional<QueryClass> cls, Region region, bool disguised) {
     RegionWindow& rw = window_.regions[static_cast<std::size_t>(region)];
     ++rw.requests;
     windowLatencySumS_[static_cast<std::size_t>(region)] += toSeconds(latency);
@@ -61,7 +61,9 @@ void GatewayMetrics::onOutcome(Outcome o, Duration latency, std::uint32_t key, Q
         }
     }
     ++window_.requests;
-    pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key, cls, region});
+    pending_.push_back(Pending{std::max<std::int64_t>(1, toUs(latency)), key,
+                               cls ? static_cast<std::uint8_t>(*cls) : std::uint8_t{kClasses},
+                               region});
     if (pending_.size() >= kPendingBatch) recordPending();
     if (key < keyFailed_.size() && isFailed(o)) ++keyFailed_[key];
 }
@@ -79,12 +81,12 @@ void GatewayMetrics::recordPending() {
     for (std::size_t i = 0; i < pending_.size(); ++i) {
         if (i + kRecordAhead < pending_.size()) {
             const Pending& next = pending_[i + kRecordAhead];
-            totals.latency_by_class_us[static_cast<std::size_t>(next.cls)].prefetch(next.us);
+            classLatency(next.cls).prefetch(next.us);
             windowLatency_.prefetch(next.us);
             if (next.key < keyLatency_.size()) keyLatency_[next.key].prefetch(next.us);
         }
         const Pending& p = pending_[i];
-        totals.latency_by_class_us[static_cast<std::size_t>(p.cls)].record(p.us);
+        classLatency(p.cls).record(p.us);
         windowLatency_.record(p.us);
         windowRegionLatency_[static_cast<std::size_t>(p.region)].record(p.us);
         if (p.key < keyLatency_.size()) keyLatency_[p.key].record(p.us);
@@ -222,8 +224,10 @@ HourPoint GatewayMetrics::hourPoint() const {
 void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
     recordPending();
     s = totals;
-    // All requests: the classes' histograms merged (each request is recorded in its class only).
+    // All requests: the classes' histograms and the unclassified one merged (each request is
+    // recorded in one of them only).
     for (const HdrHistogram& c : totals.latency_by_class_us) s.latency_us.merge(c);
+    s.latency_us.merge(totals.latency_unclassified_us);
     s.now_s = toSeconds(now);
     s.windows = windows_;
     s.hours = hours_;

@@ -37,10 +37,11 @@ public:
     // A request ended (never a probe): into the outcome counters, the window and, in a batch, the
     // histograms. `key` indexes the key table; kNoKey for an unknown key.
     static constexpr std::uint32_t kNoKey = 0xffffffffu;
-    // `region`: where it was served. `disguised`: a failure the client was told was a success
-    // (an empty 200).
-    void onOutcome(Outcome o, Duration latency, std::uint32_t key, QueryClass cls, Region region,
-                   bool disguised);
+    // `cls`: the query's class, nullopt for a request refused before its query was classified
+    // (recorded in latency_unclassified_us, never in a class). `region`: where it was served.
+    // `disguised`: a failure the client was told was a success (an empty 200).
+    void onOutcome(Outcome o, Duration latency, std::uint32_t key, std::optional<QueryClass> cls,
+                   Region region, bool disguised);
     // A breaker changed state; `switchedOff`: it closed because breakers were switched off.
     void onBreaker(Time at, Region region, int engine, BreakerState state,
                    bool switchedOff = false);
@@ -76,10 +77,14 @@ private:
     std::vector<std::uint64_t> keyFailed_;
     HdrHistogram windowLatency_;
     std::array<HdrHistogram, kRegions> windowRegionLatency_;
+    // The histogram a request's latency goes to: its class's, or the unclassified one.
+    HdrHistogram& classLatency(std::uint8_t cls) {
+        return cls < kClasses ? totals.latency_by_class_us[cls] : totals.latency_unclassified_us;
+    }
     struct Pending {
         std::int64_t us;
         std::uint32_t key;
-        QueryClass cls;
+        std::uint8_t cls;  // a QueryClass, or kClasses: not classified
         Region region;
     };
     std::vector<Pending> pending_;  // ended, not yet in the histograms

@@ -163,8 +163,13 @@ struct GatewaySnapshot {
     // deadline: by share of failed requests, then p99.9).
     std::vector<CustomerTail> worst_customers;
     std::vector<TimelineMark> timeline;  // in time order
-    HdrHistogram latency_us;  // all accepted requests since the start: the classes merged
+    // All accepted requests since the start: the classes and the unclassified merged.
+    HdrHistogram latency_us;
+    // By the query's class, for the requests whose query the compiler classified.
     std::array<HdrHistogram, kClasses> latency_by_class_us;
+    // Requests refused before their query was classified (401, 429, shed, a 400 for max_results
+    // or the query itself, a deadline passed in the batch lane's queue): they have no class.
+    HdrHistogram latency_unclassified_us;
 };
 
 }  // namespace taillab::gateway

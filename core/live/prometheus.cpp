@@ -76,6 +76,9 @@ std::string label(std::string_view name, std::string_view value) {
     return std::string(name) + "=" + quoted(value);
 }
 
+// The class label of requests refused before their query was classified.
+constexpr std::string_view kUnclassified = "unclassified";
+
 std::string bound(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s);
@@ -95,10 +98,10 @@ std::string prometheusText(const GatewaySnapshot& s, const std::map<int, std::ui
     w.sample("taillab_requests_in_flight", "", s.in_flight);
 
     w.family("taillab_request_duration_seconds", "histogram",
-             "Latency from accept to response by query class; failures count at their latency.");
-    for (int c = 0; c < gateway::kClasses; ++c) {
-        const HdrHistogram& h = s.latency_by_class_us[static_cast<std::size_t>(c)];
-        const std::string cls = label("class", gateway::kClassNames[static_cast<std::size_t>(c)]);
+             "Latency from accept to response by query class (unclassified: refused before the query was "
+             "classified); failures count at their latency.");
+    const auto latency = [&](std::string_view className, const HdrHistogram& h) {
+        const std::string cls = label("class", className);
         const auto count = static_cast<std::uint64_t>(h.totalCount());
         for (const double le : kBucketsS) {
             const auto us = static_cast<std::int64_t>(le * 1e6 + 0.5);
@@ -109,7 +112,10 @@ std::string prometheusText(const GatewaySnapshot& s, const std::map<int, std::ui
         w.sample("taillab_request_duration_seconds_sum", cls,
                  h.empty() ? 0.0 : h.mean() * static_cast<double>(count) / 1e6);
         w.sample("taillab_request_duration_seconds_count", cls, count);
-    }
+    };
+    for (int c = 0; c < gateway::kClasses; ++c)
+        latency(gateway::kClassNames[static_cast<std::size_t>(c)], s.latency_by_class_us[static_cast<std::size_t>(c)]);
+    latency(kUnclassified, s.latency_unclassified_us);
 
     w.family("taillab_cache_lookups_total", "counter", "Cache lookups by query class.");
     for (int c = 0; c < gateway::kClasses; ++c)

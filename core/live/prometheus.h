@@ -1,8 +1,9 @@
 // /metrics: a gateway snapshot in Prometheus text exposition format (version 0.0.4), for the live
-// gateway. Latency is a histogram per query class in seconds, read from the snapshot's HDR
-// histograms (bucket counts are exact up to the HDR histogram's precision, 3 significant digits;
-// _sum is the HDR mean times the count); everything else is counters and gauges named after the
-// snapshot's fields. `promtool check metrics` accepts the output (tested).
+// gateway. Latency is a histogram per query class in seconds (class="unclassified": requests
+// refused before their query was classified, so that every request is counted once), read from
+// the snapshot's HDR histograms (bucket counts are exact up to the HDR histogram's precision, 3
+// significant digits; _sum is the HDR mean times the count); everything else is counters and
+// gauges named after the snapshot's fields. `promtool check metrics` accepts the output (tested).
 #pragma once
 
 #include <cstdint>

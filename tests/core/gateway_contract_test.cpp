@@ -587,6 +587,38 @@ TEST(GatewayContract, UnknownKeysAndBadQueriesAreRejectedWithTheirStatus) {
     EXPECT_TRUE(h.port.started.empty());
 }
 
+// A request refused before the compiler classified its query (an unknown key, a max_results out
+// of range, a query that is not UTF-8 or is blank) has no class: its latency is recorded apart,
+// never in the class a default would give it, and still once in the whole run's histogram.
+TEST(GatewayContract, RequestsRefusedBeforeClassificationAreInNoClass) {
+    Harness h;
+    h.port.stageCost = fromMs(0.1);
+    h.gw.onRequest(ms(0), request(1, "weather in paris today", "no-such-key"));
+    h.gw.onRequest(ms(1), request(2, "bad \xff utf8"));
+    Request tooMany = request(3, "weather in paris today");
+    tooMany.max_results = 0;
+    h.gw.onRequest(ms(2), tooMany);
+    h.gw.onRequest(ms(3), request(4, "   "));
+    ASSERT_EQ(h.port.responses.size(), 4u);
+    h.gw.onRequest(ms(4), request(5, "weather in paris today"));
+    ASSERT_EQ(h.port.started.size(), 1u);
+    const QueryClass cls = h.port.started[0].query_class;
+    const auto body = page(5);
+    h.gw.onAnswer(ms(30), h.port.started[0].id, answerWith(*body, h.port.started[0].cache_key));
+    ASSERT_EQ(h.port.responses.size(), 5u);
+    ASSERT_EQ(h.port.responses[4].r.status, 200);
+
+    GatewaySnapshot s;
+    h.gw.fillSnapshot(s, ms(40));
+    EXPECT_EQ(s.latency_unclassified_us.totalCount(), 4);
+    for (int c = 0; c < kClasses; ++c)
+        EXPECT_EQ(s.latency_by_class_us[static_cast<std::size_t>(c)].totalCount(), c == static_cast<int>(cls) ? 1 : 0)
+            << kClassNames[static_cast<std::size_t>(c)];
+    EXPECT_EQ(s.latency_us.totalCount(), 5);
+    // Refusals count at their latency: the stages they went through.
+    EXPECT_GE(s.latency_unclassified_us.min(), 100);
+}
+
 TEST(GatewayContract, TheGatewayNeverInventsTimeStageCostsComeFromTheDriver) {
     Harness h;
     const auto body = page(5);

@@ -75,9 +75,14 @@ void expectInvariants(const GatewaySnapshot& s) {
     // Every accepted request has its latency recorded exactly once, failures included.
     EXPECT_EQ(static_cast<std::uint64_t>(s.latency_us.totalCount()), s.accepted);
     EXPECT_EQ(s.latency_us.outOfRangeCount(), 0);
+    // ... in its query's class, or (refused before the compiler classified it) in none.
     std::int64_t byClass = 0;
     for (const HdrHistogram& h : s.latency_by_class_us) byClass += h.totalCount();
-    EXPECT_EQ(static_cast<std::uint64_t>(byClass), s.accepted);
+    const auto unclassified = static_cast<std::uint64_t>(s.latency_unclassified_us.totalCount());
+    EXPECT_EQ(static_cast<std::uint64_t>(byClass) + unclassified, s.accepted);
+    // A 401, a 429 or a shed request never reaches the compiler: no class's figures hold it.
+    EXPECT_GE(unclassified, outcome(s, Outcome::Unauthorized) + outcome(s, Outcome::RateLimited) +
+                                outcome(s, Outcome::Shed));
     // Windows: each one's requests split into ok, rejected, failed; none counts more than all.
     std::uint64_t inWindows = 0;
     for (const WindowPoint& w : s.windows) {

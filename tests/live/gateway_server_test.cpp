@@ -17,6 +17,7 @@
 #include "gateway_rig.h"
 #include "gateway_sim/gateway_sim.h"
 #include "http_test_client.h"
+#include "promtool_check.h"
 
 namespace taillab::live {
 namespace {
@@ -95,6 +96,50 @@ TEST_F(GatewayServerTest, RejectionsMetricsAndHealthOverHttp) {
     const auto health = c.request("GET", "/healthz");
     ASSERT_EQ(health.ending, Ending::Response);
     EXPECT_EQ(health.response->status, 200);
+}
+
+// A request the gateway refuses before its query is classified (an unknown key, max_results 0)
+// is in no query class on /metrics: it counts under class="unclassified" at its latency, and the
+// latency series together count every answer once. promtool accepts the live exposition.
+TEST_F(GatewayServerTest, RefusalsBeforeClassificationAreInNoQueryClassOnMetrics) {
+    start(serveScenario(""));
+    TestConnection c(gateway->bound());
+    const std::string query = "weather in paris today";
+    for (int i = 0; i < 5; ++i) {
+        const auto r = search(c, query, "nope");
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 401);
+    }
+    for (int i = 0; i < 2; ++i) {
+        const auto r = c.request("POST", "/search/lite", json{{"query", query}, {"max_results", 0}}.dump(),
+                                 {{"Authorization", "Bearer " + key}});
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 400);
+    }
+    const auto before = c.request("GET", "/metrics");
+    ASSERT_EQ(before.ending, Ending::Response) << before.error;
+    EXPECT_EQ(test::promtoolProblems(before.response->body), "");
+    const auto m = test::promSamples(before.response->body);
+    EXPECT_EQ(m.at("taillab_request_duration_seconds_count{class=\"unclassified\"}"), 7);
+    EXPECT_GT(m.at("taillab_request_duration_seconds_sum{class=\"unclassified\"}"), 0);
+    for (const std::string_view cls : gateway::kClassNames)
+        EXPECT_EQ(m.at("taillab_request_duration_seconds_count{class=\"" + std::string(cls) + "\"}"), 0) << cls;
+
+    // One answered search: in its class, and the counts still add up to the answers.
+    const auto ok = search(c, query, key);
+    ASSERT_EQ(ok.ending, Ending::Response) << ok.error;
+    ASSERT_EQ(ok.response->status, 200) << ok.response->body;
+    const std::string cls = json::parse(ok.response->body).at("class");
+    const auto after = test::promSamples(c.request("GET", "/metrics").response->body);
+    EXPECT_EQ(after.at("taillab_request_duration_seconds_count{class=\"" + cls + "\"}"), 1);
+    EXPECT_EQ(after.at("taillab_request_duration_seconds_count{class=\"unclassified\"}"), 7);
+    double counted = 0, answered = 0;
+    for (const auto& [k, v] : after) {
+        if (k.rfind("taillab_request_duration_seconds_count{", 0) == 0) counted += v;
+        if (k.rfind("taillab_requests_total{", 0) == 0) answered += v;
+    }
+    EXPECT_EQ(counted, 8);
+    EXPECT_EQ(answered, 8);
 }
 
 // atlas answers every call after 400 ms, borealis after 30 ms; the router always picks atlas

@@ -3,16 +3,11 @@
 #include "live/prometheus.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 
 #include "gateway_sim/gateway_sim.h"
+#include "promtool_check.h"
 
 namespace taillab::live {
 namespace {
@@ -25,46 +20,16 @@ gateway::GatewaySnapshot twoHours() {
     return sim.snapshot();
 }
 
-// "name{labels}" -> value, for every sample line.
-std::map<std::string, double> samples(const std::string& text) {
-    std::map<std::string, double> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        const std::size_t space = line.rfind(' ');
-        out[line.substr(0, space)] = std::stod(line.substr(space + 1));
-    }
-    return out;
-}
-
 TEST(Prometheus, PromtoolAcceptsTheExposition) {
     const std::string text = prometheusText(twoHours(), {{400, 3}, {413, 1}});
     EXPECT_NE(text.find("taillab_http_refused_total{status=\"400\"} 3\n"), std::string::npos);
-    char path[] = "/tmp/taillab_metrics_XXXXXX";
-    const int fd = mkstemp(path);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    close(fd);
-    ASSERT_EQ(std::system("command -v promtool > /dev/null"), 0)
-        << "promtool not found: scripts/dev.sh installs Debian's prometheus package";
-    // promtool prints lint problems and exits non-zero on any.
-    const std::string cmd = std::string("promtool check metrics < ") + path + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string said;
-    char buf[512];
-    while (fgets(buf, sizeof buf, p)) said += buf;
-    const int status = pclose(p);
-    std::remove(path);
-    EXPECT_EQ(status, 0) << said;
-    EXPECT_EQ(said, "");
+    EXPECT_EQ(test::promtoolProblems(text), "");
 }
 
 TEST(Prometheus, SamplesAgreeWithTheSnapshot) {
     const gateway::GatewaySnapshot s = twoHours();
     ASSERT_GT(s.accepted, 1000u);
-    const auto m = samples(prometheusText(s));
+    const auto m = test::promSamples(prometheusText(s));
     EXPECT_EQ(m.at("taillab_requests_total{outcome=\"ok\"}"), static_cast<double>(s.outcomes[0]));
     EXPECT_EQ(m.at("taillab_upstream_calls_total{role=\"hedge\"}"), static_cast<double>(s.hedge_calls));
     for (int c = 0; c < gateway::kClasses; ++c) {
@@ -84,6 +49,17 @@ TEST(Prometheus, SamplesAgreeWithTheSnapshot) {
         EXPECT_EQ(m.at("taillab_request_duration_seconds_bucket{" + cls + ",le=\"0.5\"}"),
                   static_cast<double>(h.countAtOrBelow(500000)));
     }
+    // Requests refused before classification have their own series; with the classes' they count
+    // every request the gateway answered, once.
+    EXPECT_EQ(m.at("taillab_request_duration_seconds_count{class=\"unclassified\"}"),
+              static_cast<double>(s.latency_unclassified_us.totalCount()));
+    double counted = 0, answered = 0;
+    for (const auto& [k, v] : m) {
+        if (k.rfind("taillab_request_duration_seconds_count{", 0) == 0) counted += v;
+        if (k.rfind("taillab_requests_total{", 0) == 0) answered += v;
+    }
+    EXPECT_EQ(counted, answered);
+    EXPECT_GT(s.latency_unclassified_us.totalCount(), 0);  // the week has 429s and unknown keys
     // Exactly one state per breaker.
     double states = 0;
     for (const auto& [k, v] : m)
