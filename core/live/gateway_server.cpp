@@ -57,6 +57,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
               rearm();
           }) {
         for (const Url& u : upstreams) upstreamHosts.push_back(toString(u.at));
+        driver.setKnobs(params);
     }
 
     // Checks and builds the timeline's knob changes; collects its faults' marks.
@@ -129,6 +130,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         if (keys.empty()) return;
         driver.reconfigure(config);
         params = next;
+        driver.setKnobs(params);
         rearm();
     }
 

@@ -26,7 +26,7 @@ void LiveDriver::onHttp(std::uint64_t ticket, const HttpRequestParts& in, Time a
         if (path == "/healthz") {
             JsonObjectWriter(r.body).field("status", "serving").field("latency_ms", latencyMs(io_.now() - accepted)).close();
         } else {
-            r.body = prometheusText(snapshot(), refused_);
+            r.body = prometheusText(snapshot(), refused_, knobs_ ? &*knobs_ : nullptr);
             r.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
         }
         return io_.reply(ticket, std::move(r));

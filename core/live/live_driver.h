@@ -25,6 +25,7 @@
 #include "gateway/flat_map.h"
 #include "gateway/gateway.h"
 #include "gateway/snapshot.h"
+#include "knobs/knob.h"
 #include "live/search_api.h"
 #include "live/upstream_wire.h"
 
@@ -67,6 +68,8 @@ public:
     // A request the HTTP layer answered itself (HttpHandler::refused), counted on /metrics.
     void countRefused(int status) { ++refused_[status]; }
     void addMark(gateway::TimelineMark mark);
+    // The knobs in force, shown on /metrics (the caller says so after each change).
+    void setKnobs(const Params& knobs) { knobs_ = knobs; }
     gateway::GatewaySnapshot snapshot();
     std::uint64_t requests() const { return requests_; }
 
@@ -90,6 +93,7 @@ private:
     std::uint64_t nextTrace_ = 1ULL << 63;  // ids of requests that came without X-Request-Id
     std::uint64_t requests_ = 0;
     std::map<int, std::uint64_t> refused_;  // answered before the gateway, by status
+    std::optional<Params> knobs_;  // for /metrics, once setKnobs is called
 };
 
 }  // namespace taillab::live

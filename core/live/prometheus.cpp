@@ -76,6 +76,10 @@ std::string label(std::string_view name, std::string_view value) {
     return std::string(name) + "=" + quoted(value);
 }
 
+// gateway::MarkKind's names, for the timeline's counter.
+constexpr std::array<std::string_view, 4> kMarkKindNames{"knob", "fault", "breaker", "phase"};
+static_assert(static_cast<std::size_t>(gateway::MarkKind::Phase) + 1 == kMarkKindNames.size());
+
 // The class label of requests refused before their query was classified.
 constexpr std::string_view kUnclassified = "unclassified";
 
@@ -87,7 +91,8 @@ std::string bound(double s) {
 
 }  // namespace
 
-std::string prometheusText(const GatewaySnapshot& s, const std::map<int, std::uint64_t>& refused) {
+std::string prometheusText(const GatewaySnapshot& s, const std::map<int, std::uint64_t>& refused,
+                           const Params* knobs) {
     Writer w;
     w.family("taillab_requests_total", "counter",
              "Requests the gateway answered, by outcome (probes not included).");
@@ -175,6 +180,33 @@ std::string prometheusText(const GatewaySnapshot& s, const std::map<int, std::ui
              "Requests answered before the gateway saw them (malformed, unknown path, oversized, timed out, "
              "server full), by HTTP status.");
     for (const auto& [status, n] : refused) w.sample("taillab_http_refused_total", label("status", std::to_string(status)), n);
+
+    // The timeline's marks so far (a fault the scenario schedules later is marked ahead).
+    std::array<std::uint64_t, kMarkKindNames.size()> marks{};
+    for (const gateway::TimelineMark& m : s.timeline)
+        if (m.t_s <= s.now_s) ++marks[static_cast<std::size_t>(m.kind)];
+    w.family("taillab_timeline_events_total", "counter",
+             "Marks on the gateway's timeline so far, by kind: knob changes (POST /admin/knobs, the scenario's "
+             "timeline), faults, breaker changes, incident phases.");
+    for (std::size_t k = 0; k < marks.size(); ++k)
+        w.sample("taillab_timeline_events_total", label("kind", kMarkKindNames[k]), marks[k]);
+    if (knobs) {
+        w.family("taillab_knob_value", "gauge",
+                 "The gateway's knobs in force, by knob: numbers in the knob's unit, switches as 1 (on) or 0 (off).");
+        for (const KnobSpec& k : knobs->specs()) {
+            if (k.kind == KnobKind::Choice) continue;
+            w.sample("taillab_knob_value", label("knob", k.key),
+                     k.kind == KnobKind::Boolean ? (knobs->flag(k.key) ? 1.0 : 0.0) : knobs->real(k.key));
+        }
+        w.family("taillab_knob_choice", "gauge", "The gateway's knobs that take a choice, by knob (1: the choice in force).");
+        for (const KnobSpec& k : knobs->specs()) {
+            if (k.kind != KnobKind::Choice) continue;
+            const int current = knobs->choiceIndex(k.key);
+            for (std::size_t c = 0; c < k.choices.size(); ++c)
+                w.sample("taillab_knob_choice", label("knob", k.key) + "," + label("choice", k.choices[c]),
+                         static_cast<std::uint64_t>(static_cast<int>(c) == current));
+        }
+    }
     return w.take();
 }
 

@@ -289,6 +289,37 @@ TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTh
     EXPECT_EQ(search(c, "weather in lyon", key).response->status, 200);
 }
 
+// PROTOCOL.md: a knob change is marked on the gateway's timeline, which /metrics shows: the knob
+// events so far, and every knob's value in force.
+TEST_F(GatewayServerTest, AnAdminKnobChangeShowsOnMetrics) {
+    start(serveScenario(R"("hedge_mode": "fixed", "hedge_delay_ms": 420)"), true);
+    TestConnection c(gateway->bound());
+    const auto metrics = [&] {
+        const auto r = c.request("GET", "/metrics");
+        EXPECT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(test::promtoolProblems(r.response->body), "");
+        return test::promSamples(r.response->body);
+    };
+    const auto before = metrics();
+    EXPECT_EQ(before.at("taillab_timeline_events_total{kind=\"knob\"}"), 0);
+    EXPECT_EQ(before.at("taillab_knob_value{knob=\"hedge_delay_ms\"}"), 420);
+    EXPECT_EQ(before.at("taillab_knob_choice{knob=\"hedge_mode\",choice=\"fixed\"}"), 1);
+
+    const auto ok = c.request("POST", "/admin/knobs", R"({"hedge_delay_ms": 300, "hedge_mode": "off"})");
+    ASSERT_EQ(ok.ending, Ending::Response) << ok.error;
+    ASSERT_EQ(ok.response->status, 200) << ok.response->body;
+    const auto after = metrics();
+    EXPECT_EQ(after.at("taillab_timeline_events_total{kind=\"knob\"}"), 1);
+    EXPECT_EQ(after.at("taillab_knob_value{knob=\"hedge_delay_ms\"}"), 300);
+    EXPECT_EQ(after.at("taillab_knob_choice{knob=\"hedge_mode\",choice=\"fixed\"}"), 0);
+    EXPECT_EQ(after.at("taillab_knob_choice{knob=\"hedge_mode\",choice=\"off\"}"), 1);
+    // A refused change is no event and leaves the values.
+    EXPECT_EQ(c.request("POST", "/admin/knobs", R"({"hedge_delay_ms": -5})").response->status, 400);
+    const auto refused = metrics();
+    EXPECT_EQ(refused.at("taillab_timeline_events_total{kind=\"knob\"}"), 1);
+    EXPECT_EQ(refused.at("taillab_knob_value{knob=\"hedge_delay_ms\"}"), 300);
+}
+
 // What PROTOCOL.md promises of every answer: latency_ms in each JSON body, Allow on a 405,
 // WWW-Authenticate on a 401, 415 for a body that is not JSON, refusals counted on /metrics, and
 // an admin example the gateway takes.
