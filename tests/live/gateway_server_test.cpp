@@ -240,10 +240,8 @@ TEST_F(GatewayServerTest, ADeadlinePassedBeforeTheBodyCameIsReportedAtItsRealLat
     const json j = json::parse(r.response->body);
     EXPECT_EQ(j.at("error"), "deadline_missed");
     EXPECT_GE(j.at("latency_ms").get<double>(), 1200);
-    std::int64_t slowest = 0;
-    for (const HdrHistogram& h : gateway->snapshot().latency_by_class_us)
-        if (!h.empty()) slowest = std::max(slowest, h.max());
-    EXPECT_GE(slowest, 1'150'000);  // microseconds
+    // On the histogram of every request (in its class, or in none if refused before the compiler).
+    EXPECT_GE(gateway->snapshot().latency_us.max(), 1'150'000);  // microseconds
 }
 
 TEST_F(GatewayServerTest, AdminKnobsRetuneTheRunningGatewayAllOrNothingAndMarkTheTimeline) {
