@@ -239,7 +239,10 @@ TEST_F(GatewayServerTest, ADeadlinePassedBeforeTheBodyCameIsReportedAtItsRealLat
     EXPECT_EQ(r.response->status, 503) << r.response->body;
     const json j = json::parse(r.response->body);
     EXPECT_EQ(j.at("error"), "deadline_missed");
-    EXPECT_GE(j.at("latency_ms").get<double>(), 1200);
+    // The server stamps the first byte when its loop reads it, which on a loaded machine can be a
+    // few ms after the client sent it: the bound is the 1.2 s wait with room for that, far above
+    // the 300 ms deadline a stopped clock would report.
+    EXPECT_GE(j.at("latency_ms").get<double>(), 1150);
     // On the histogram of every request (in its class, or in none if refused before the compiler).
     EXPECT_GE(gateway->snapshot().latency_us.max(), 1'150'000);  // microseconds
 }
