@@ -3,16 +3,33 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QStyle>
 #include <QToolButton>
 
 #include "palette_colors.h"
+#include "plots/chart_style.h"
 
 namespace taillab::ui {
 
+MessageBanner::Colors MessageBanner::colorsFor(const QPalette& p, Kind kind) {
+    const QColor accent = kind == Kind::Error ? failColor(p) : noticeColor(p);
+    Colors c;
+    c.fill = blend(p.color(QPalette::Window), accent, isDark(p) ? 0.16 : 0.12);
+    c.border = accent;
+    c.text = p.color(QPalette::WindowText);
+    // A palette whose text does not read on the tint (a system theme's odd pair): black or
+    // white, whichever reads better.
+    if (chart_style::contrastRatio(c.text, c.fill) < kMinContrast)
+        c.text = chart_style::contrastRatio(Qt::black, c.fill) >= chart_style::contrastRatio(Qt::white, c.fill)
+                     ? QColor(Qt::black)
+                     : QColor(Qt::white);
+    return c;
+}
+
 MessageBanner::MessageBanner(QWidget* parent) : QFrame(parent) {
     setObjectName("messageBanner");
-    setFrameShape(QFrame::StyledPanel);
+    setFrameShape(QFrame::NoFrame);  // paintEvent draws the tint and its border
     auto* row = new QHBoxLayout(this);
     row->setContentsMargins(8, 6, 4, 6);
     row->setSpacing(8);
@@ -58,13 +75,20 @@ QString MessageBanner::text() const {
     return detail_.isEmpty() ? title_ : title_ + ": " + detail_;
 }
 
+QColor MessageBanner::labelTextColor() const { return label_->palette().color(QPalette::WindowText); }
+
 void MessageBanner::changeEvent(QEvent* event) {
     QFrame::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && !restyling_) {
-        restyling_ = true;
-        restyle();
-        restyling_ = false;
-    }
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) restyle();
+}
+
+void MessageBanner::paintEvent(QPaintEvent*) {
+    const Colors c = colors();
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(QPen(c.border, 1));
+    p.setBrush(c.fill);
+    p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
 }
 
 void MessageBanner::restyle() {
@@ -73,15 +97,16 @@ void MessageBanner::restyle() {
                          ->standardIcon(kind_ == Kind::Error ? QStyle::SP_MessageBoxWarning
                                                              : QStyle::SP_MessageBoxInformation)
                          .pixmap(side, side));
-    // From the parent's palette: the style sheet below changes this frame's own.
-    const QPalette p = parentWidget() ? parentWidget()->palette() : palette();
-    const QColor accent = kind_ == Kind::Error ? failColor(p) : noticeColor(p);
-    const QColor fill = blend(p.color(QPalette::Window), accent, 0.12);
-    // Only this frame: the label and the button keep the palette's own colours.
-    const QString sheet = QString("QFrame#messageBanner { background: %1; border: 1px solid %2; "
-                                  "border-radius: 4px; }")
-                              .arg(fill.name(), accent.name());
-    if (sheet != styleSheet()) setStyleSheet(sheet);  // setting it sends a PaletteChange
+    // The label's text in the colour that reads on the tint; a label's palette change does not
+    // come back here (only this frame's own does).
+    const QColor text = colors().text;
+    QPalette lp = label_->palette();
+    if (lp.color(QPalette::WindowText) != text || lp.color(QPalette::Text) != text) {
+        lp.setColor(QPalette::WindowText, text);
+        lp.setColor(QPalette::Text, text);
+        label_->setPalette(lp);
+    }
+    update();
 }
 
 }  // namespace taillab::ui

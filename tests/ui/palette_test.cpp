@@ -88,6 +88,26 @@ TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
     const QImage banner = window.banner()->grab().toImage();
     const QColor tint = banner.pixelColor(banner.width() / 2, 2 + banner.height() / 8);
     EXPECT_EQ(isDark(pal), tint.lightnessF() < 0.5) << tint.name().toStdString();
+    // Its text reads on that tint (WCAG AA, 4.5:1): the colours it draws, from the palette, for
+    // either kind; the label has that text colour; the tint drawn is the one computed.
+    for (const auto kind : {MessageBanner::Kind::Error, MessageBanner::Kind::Notice}) {
+        const MessageBanner::Colors c = MessageBanner::colorsFor(pal, kind);
+        EXPECT_GE(chart_style::contrastRatio(c.text, c.fill), MessageBanner::kMinContrast)
+            << c.text.name().toStdString() << " on " << c.fill.name().toStdString();
+    }
+    const MessageBanner::Colors drawn = window.banner()->colors();
+    EXPECT_TRUE(near(tint, drawn.fill, 3)) << tint.name().toStdString() << " vs " << drawn.fill.name().toStdString();
+    EXPECT_EQ(window.banner()->labelTextColor(), drawn.text);
+    EXPECT_GE(chart_style::contrastRatio(window.banner()->labelTextColor(), tint), MessageBanner::kMinContrast);
+    // A theme switched while the banner shows: tint and text follow it together (a style sheet
+    // used to keep the old tint under the new text).
+    window.findChild<QAction*>(dark ? "theme_light" : "theme_dark")->trigger();
+    QApplication::processEvents();
+    const QImage switched = window.banner()->grab().toImage();
+    const QColor tint2 = switched.pixelColor(switched.width() / 2, 2 + switched.height() / 8);
+    EXPECT_EQ(!dark, tint2.lightnessF() < 0.5) << tint2.name().toStdString();
+    EXPECT_GE(chart_style::contrastRatio(window.banner()->labelTextColor(), tint2), MessageBanner::kMinContrast)
+        << window.banner()->labelTextColor().name().toStdString() << " on " << tint2.name().toStdString();
     if (qEnvironmentVariableIsSet("TAILLAB_SHOTS"))
         window.grab().save(QString("/tmp/palette-%1.png").arg(dark ? "dark" : "light"));
 }
