@@ -257,16 +257,16 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         }
         q.region = home;  // the reroute's target has its breaker open
     }
-    metrics_.enter(Stage::Edge);
+    metrics_.enter(Stage::Edge, q.probe);
     StageWork edge;
     if (q.region != home && !q.pinned) {
         edge.spilled_from = home;  // the trip to the other region is the edge's
         if (!q.probe) ++metrics_.totals.rerouted;
     }
     Time t = stage(Stage::Edge, now, q, edge);
-    metrics_.pass(Stage::Edge);
+    metrics_.pass(Stage::Edge, q.probe);
     // Gateway: API key, token bucket, admission.
-    metrics_.enter(Stage::Gateway);
+    metrics_.enter(Stage::Gateway, q.probe);
     if (!key) {
         finish(now, r, Outcome::Unauthorized, stage(Stage::Gateway, t, q), nullptr, {},
                "unknown API key");
@@ -332,9 +332,9 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
 
 // Compiler and cache, for a request that holds its admission slot (or needs none).
 void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) {
-    metrics_.pass(Stage::Gateway);
+    metrics_.pass(Stage::Gateway, reqs_[r].probe);
     Req& q = reqs_[r];
-    metrics_.enter(Stage::Compiler);
+    metrics_.enter(Stage::Compiler, q.probe);
     std::string_view problem;
     std::string detail;
     std::string_view normalized;
@@ -358,7 +358,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
     }
     t = stage(Stage::Compiler, t, q);
     if (!problem.empty()) return finish(now, r, Outcome::BadRequest, t, nullptr, {}, problem);
-    metrics_.pass(Stage::Compiler);
+    metrics_.pass(Stage::Compiler, q.probe);
     lookup(now, r, t, normalized);
 }
 
@@ -366,7 +366,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
 // only when it goes upstream (or a refresh does), not when the cache answers it.
 void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normalized) {
     Req& q = reqs_[r];
-    metrics_.enter(Stage::Cache);
+    metrics_.enter(Stage::Cache, q.probe);
     q.instance = static_cast<std::uint8_t>(instanceFor(q.trace, q.region));
     const Cache::Lookup found = cache_.lookup(t, q.region, q.instance, q.cacheKey, q.cls);
     StageWork work;
@@ -374,7 +374,7 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
     t = stage(Stage::Cache, t, q, work);
     if (!q.probe) metrics_.onLookup(q.cls, found.hit);
     if (found.hit) {
-        metrics_.pass(Stage::Cache);
+        metrics_.pass(Stage::Cache, q.probe);
         // Stale-while-revalidate: answer now, refresh in the background (one per key).
         if (found.stale && cache_.startRefresh(q.region, q.cacheKey))
             spawnRefresh(now, r, t, normalized);
@@ -387,7 +387,7 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
         if (const std::optional<std::uint32_t> f = flights_.join(q.region, fk, r)) {
             q.flight = *f;
             ++metrics_.totals.coalesced;
-            metrics_.pass(Stage::Cache);
+            metrics_.pass(Stage::Cache, q.probe);
             // Detaches near its deadline; one that joins past that point waits for the leader
             // up to its own cutoff, as a detached waiter with no time to call does.
             const Time detachAt = deadline_.detachAt(q.deadline);
@@ -400,7 +400,7 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
         q.flight = flights_.lead(q.region, fk, r);
         q.leader = true;
     }
-    metrics_.pass(Stage::Cache);
+    metrics_.pass(Stage::Cache, q.probe);
     startEngines(now, r, t);
 }
 
@@ -433,7 +433,7 @@ void Gateway::spawnRefresh(Time now, std::uint32_t r, Time t, std::string_view n
 
 void Gateway::serve(Time now, std::uint32_t r, Time t, const RankedResults* results, bool cached,
                     bool stale) {
-    metrics_.enter(Stage::Merge);
+    metrics_.enter(Stage::Merge, reqs_[r].probe);
     Req& q = reqs_[r];
     q.cacheHit = cached;
     q.staleHit = stale;
@@ -446,13 +446,13 @@ void Gateway::serve(Time now, std::uint32_t r, Time t, const RankedResults* resu
         return finish(now, r, Outcome::DeadlineMissed, end, nullptr, kRetryAfter503,
                       "the deadline passed while the answer was merged");
     }
-    metrics_.pass(Stage::Merge);
+    metrics_.pass(Stage::Merge, q.probe);
     finish(now, r, Outcome::Ok, end, results);
 }
 
 void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
     Req& q = reqs_[r];
-    metrics_.enter(Stage::Router);
+    metrics_.enter(Stage::Router, q.probe);
     t = stage(Stage::Router, t, q);
     Router::Draws draws{q.draws, 0};
     const std::optional<int> primary =
@@ -463,8 +463,8 @@ void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
         return finish(now, r, Outcome::NoEngine, t, nullptr, kRetryAfter503,
                       "every engine's breaker is open");
     }
-    metrics_.pass(Stage::Router);
-    metrics_.enter(Stage::Engines);
+    metrics_.pass(Stage::Router, q.probe);
+    metrics_.enter(Stage::Engines, q.probe);
     if (!deadline_.worthCalling(q.deadline, t)) {
         return finish(now, r, Outcome::DeadlineMissed, t, nullptr, kRetryAfter503,
                       "too little time left to call an engine");
@@ -703,7 +703,7 @@ void Gateway::onAnswer(Time now, CallId id, const UpstreamAnswer& answer) {
     if (valid) {
         cancelOutstanding(now, r);
         metrics_.charge(Stage::Engines, now - q.engineStart);
-        metrics_.pass(Stage::Engines);
+        metrics_.pass(Stage::Engines, q.probe);
         const std::shared_ptr<const RankedResults>& merged = mergeAnswer(*answer.page);
         cache_.write(now, q.region, q.instance, q.cacheKey, q.cls, merged);
         if (q.background) return retire(r);

@@ -24,8 +24,17 @@ public:
     // Totals since the start: the stages count into these directly.
     GatewaySnapshot totals;
 
-    void enter(Stage s) { ++stage(s).entered; }
-    void pass(Stage s) { ++stage(s).passed; }
+    // `probe`: a synthetic probe, counted among the stage's requests and apart as well.
+    void enter(Stage s, bool probe) {
+        StageStats& st = stage(s);
+        ++st.entered;
+        if (probe) ++st.probes_entered;
+    }
+    void pass(Stage s, bool probe) {
+        StageStats& st = stage(s);
+        ++st.passed;
+        if (probe) ++st.probes_passed;
+    }
     void charge(Stage s, Duration d) {
         StageStats& st = stage(s);
         const double ms = toMs(d);

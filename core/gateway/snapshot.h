@@ -57,10 +57,13 @@ struct HourPoint {
 
 // Per-stage totals since the start: how many requests entered the stage, how many it passed
 // on, and the simulated time spent in it (the engines stage: from the first call to the winning
-// answer).
+// answer). The synthetic health probes (GatewaySnapshot::probes) go through the stages like any
+// request and are in these counts; probes_entered and probes_passed say how many of them.
 struct StageStats {
     std::uint64_t entered = 0;
     std::uint64_t passed = 0;
+    std::uint64_t probes_entered = 0;  // of `entered`
+    std::uint64_t probes_passed = 0;   // of `passed`
     double time_ms_total = 0;
     double time_ms_max = 0;
     double budget_ms = 0;  // the stage's slice of the deadline (seed 000's budget table)

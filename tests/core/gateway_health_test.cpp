@@ -354,6 +354,38 @@ TEST(GatewayHealth, PhasesHaveMarksAndFiguresTheLabNamesBeforeItRuns) {
     EXPECT_EQ(written[0]["phase"], "calm");  // sorted by time: 03:00 first
 }
 
+// The synthetic health probes go through the request path like any request: every stage counts
+// the probes that reach it apart from the customers' requests (the stage cards name them), a
+// probe a stage passes on enters the next, and the edge's are all of them.
+TEST(GatewayHealth, EveryStageCountsTheProbesThatReachIt) {
+    for (const bool probes : {true, false}) {
+        Params p = test::gatewayDay(1);
+        p.set("probes", probes ? 1 : 0);
+        GatewaySim sim(p, 3);
+        sim.advanceTo(2 * 3600);
+        const GatewaySnapshot s = sim.snapshot();
+        const auto stage = [&s](Stage st) { return s.stages[static_cast<std::size_t>(st)]; };
+        EXPECT_EQ(s.probes > 0, probes);
+        EXPECT_EQ(stage(Stage::Edge).probes_entered, s.probes);
+        EXPECT_EQ(stage(Stage::Edge).entered - stage(Stage::Edge).probes_entered, s.accepted);
+        for (int i = 0; i < kStages; ++i) {
+            const StageStats& st = s.stages[static_cast<std::size_t>(i)];
+            EXPECT_LE(st.probes_entered, st.entered) << kStageNames[static_cast<std::size_t>(i)];
+            EXPECT_LE(st.probes_passed, st.passed) << kStageNames[static_cast<std::size_t>(i)];
+            EXPECT_LE(st.probes_passed, st.probes_entered) << kStageNames[static_cast<std::size_t>(i)];
+            if (!probes) EXPECT_EQ(st.probes_entered, 0u) << kStageNames[static_cast<std::size_t>(i)];
+        }
+        // Edge, gateway, compiler and cache hand a request straight on.
+        EXPECT_EQ(stage(Stage::Gateway).probes_entered, stage(Stage::Edge).probes_passed);
+        EXPECT_EQ(stage(Stage::Compiler).probes_entered, stage(Stage::Gateway).probes_passed);
+        EXPECT_EQ(stage(Stage::Cache).probes_entered, stage(Stage::Compiler).probes_passed);
+        if (probes) {
+            for (const Stage st : {Stage::Gateway, Stage::Compiler, Stage::Cache, Stage::Merge})
+                EXPECT_GT(stage(st).probes_entered, 0u) << kStageNames[static_cast<std::size_t>(st)];
+        }
+    }
+}
+
 // The July replay under v3 is byte-identical run to run, and compare lines v3 and v4 up.
 TEST(GatewayHealth, TheJulyReplayIsDeterministic) {
     const Scenario s = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/july-v3.json");

@@ -123,6 +123,14 @@ TEST_F(GatewayViewTest, PlayingAShortRunFillsEveryChartAndTable) {
     EXPECT_TRUE(view_->findChild<QLabel*>("gatewayConservation")->text().contains("✓"));
     EXPECT_GT(s.stages[0].entered, 0u);
     EXPECT_TRUE(view_->stagePath()->stageLines(0)[1].startsWith("in "));
+    // The probes go through the path, and every card they reach says how many, not the edge's
+    // alone.
+    ASSERT_GT(s.probes, 0u);
+    for (const gateway::Stage stage : {gateway::Stage::Edge, gateway::Stage::Gateway, gateway::Stage::Compiler,
+                                       gateway::Stage::Cache, gateway::Stage::Merge}) {
+        const int i = static_cast<int>(stage);
+        EXPECT_TRUE(view_->stagePath()->stageLines(i)[4].startsWith("probes in ")) << i;
+    }
 }
 
 // At 1280x720 the stage cards are narrow: each line still fits its card (the compact form when
@@ -143,7 +151,7 @@ TEST_F(GatewayViewTest, StageCardsKeepTitlesBudgetsAndCountsApartAtSmallSizes) {
         for (int stage = 0; stage < gateway::kStages; ++stage) {
             const QStringList lines = path->drawnLines(stage);
             const int width = path->textWidth(stage);
-            for (int k = 1; k <= 2; ++k) {
+            for (int k : {1, 2, 4}) {  // counts, times, probes
                 EXPECT_LE(fm.horizontalAdvance(lines[k]), width) << stage << " " << lines[k].toStdString();
                 EXPECT_FALSE(lines[k].contains(QChar(0x2026))) << "elided: " << lines[k].toStdString();
                 compacted = compacted || lines[k] != path->stageLines(stage)[k];

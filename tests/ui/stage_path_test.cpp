@@ -1,6 +1,6 @@
-// The request path's edge card reconciles with the conservation line above the charts: the
-// synthetic health probes that went through the edge are a term of their own, not hidden in a
-// count larger than "accepted".
+// The request path's cards reconcile with the conservation line above the charts: the
+// synthetic health probes are a term of their own on every card they reach, not hidden in
+// counts larger than "accepted" (the edge) or in the customers' counts (the stages after it).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,25 +10,44 @@
 namespace taillab::ui::test {
 namespace {
 
-TEST(StagePath, TheEdgeCardNamesTheProbesApartFromTheAcceptedRequests) {
+TEST(StagePath, EveryCardNamesTheProbesApartFromTheCustomersRequests) {
     auto s = std::make_shared<gateway::GatewaySnapshot>();
     s->accepted = 228'927;
     s->probes = 25'920;
     auto& edge = s->stages[static_cast<std::size_t>(gateway::Stage::Edge)];
     edge.entered = edge.passed = s->accepted + s->probes;
+    edge.probes_entered = edge.probes_passed = s->probes;
     auto& gw = s->stages[static_cast<std::size_t>(gateway::Stage::Gateway)];
-    gw.entered = gw.passed = 1000;
+    gw.entered = 1100;
+    gw.passed = 1050;
+    gw.probes_entered = 100;
+    gw.probes_passed = 100;
     StagePathWidget path;
     path.resize(1280, path.sizeHint().height());
     path.setSnapshot(s);
-    EXPECT_EQ(path.stageLines(0)[1], "in 228,927 + 25,920 probes");
-    EXPECT_EQ(path.compactLines(0)[1], "229k + 25.9k probes");
-    EXPECT_EQ(path.stageLines(1)[1], "in 1,000 → out 1,000") << "the other cards are as they were";
-    // No probes (v3): the edge card is like the others.
+    EXPECT_EQ(path.stageLines(0)[1], "in 228,927 → out 228,927") << "the edge's in is the accepted count";
+    EXPECT_EQ(path.stageLines(0)[4], "probes in 25,920 → out 25,920");
+    EXPECT_EQ(path.compactLines(0)[4], "probes 25.9k → 25.9k");
+    EXPECT_EQ(path.stageLines(1)[1], "in 1,000 → out 950") << "the customers' requests alone";
+    EXPECT_EQ(path.stageLines(1)[4], "probes in 100 → out 100") << "not only on the edge's card";
+    EXPECT_EQ(path.stageLines(2)[4], "no probes");
+    // Every card has its probes line, as drawn: the cards keep one height.
+    for (int stage = 0; stage < gateway::kStages; ++stage)
+        EXPECT_FALSE(path.drawnLines(stage)[4].isEmpty()) << stage;
+
+    // No probes (v3): no probe counts, and the cards are as before.
     s->probes = 0;
     edge.entered = edge.passed = s->accepted;
+    edge.probes_entered = edge.probes_passed = 0;
     path.setSnapshot(s);
     EXPECT_EQ(path.stageLines(0)[1], "in 228,927 → out 228,927");
+    EXPECT_EQ(path.stageLines(0)[4], "no probes");
+
+    // Where none can be sent (the live gateway) the line is left out, and its height with it.
+    const int withProbes = path.sizeHint().height();
+    path.setProbesShown(false);
+    EXPECT_TRUE(path.stageLines(0)[4].isEmpty());
+    EXPECT_LT(path.sizeHint().height(), withProbes);
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ int StagePathWidget::captionHeight() const { return fontMetrics().height() + 4; 
 
 QSize StagePathWidget::sizeHint() const {
     const int line = fontMetrics().height();
-    return {1200, captionHeight() + 2 * kMargin + 2 * kPad + 4 * line + kBarHeight + 6};
+    // The text lines, then the bar under them (with the gap above it and the pad below).
+    return {1200, captionHeight() + 2 * kMargin + 2 * kPad + textLines() * line + kBarHeight + 6};
 }
 
 QSize StagePathWidget::minimumSizeHint() const { return {7 * 120, sizeHint().height()}; }
@@ -80,37 +81,39 @@ QRectF StagePathWidget::boxRect(int stage) const {
     return {kMargin + stage * (w + kArrow), top, w, height() - top - kMargin};
 }
 
-// The synthetic health probes among the requests that entered the edge: they go through the
-// path like any request but are not accepted requests (the conservation line above the charts
-// counts those), so the edge card names them as a term of their own.
-std::uint64_t edgeProbes(const gateway::GatewaySnapshot& s, int stage) {
-    if (stage != static_cast<int>(gateway::Stage::Edge)) return 0;
-    return std::min<std::uint64_t>(s.probes, s.stages[static_cast<std::size_t>(stage)].entered);
-}
+namespace {
+
+// The customers' requests of a stage: its counts without the synthetic probes (the edge's "in"
+// is then the conservation line's "accepted").
+std::uint64_t customersIn(const gateway::StageStats& s) { return s.entered - std::min(s.probes_entered, s.entered); }
+std::uint64_t customersOut(const gateway::StageStats& s) { return s.passed - std::min(s.probes_passed, s.passed); }
+
+}  // namespace
 
 QStringList StagePathWidget::stageLines(int stage) const {
     const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
-    if (!snapshot_) return {name, tr("in – → out –"), tr("mean – · max – ms"), tr("budget – ms")};
+    const QString noProbes = probesShown_ ? tr("no probes") : QString();
+    if (!snapshot_)
+        return {name, tr("in – → out –"), tr("mean – · max – ms"), tr("budget – ms"), noProbes};
     const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
-    if (const std::uint64_t probes = edgeProbes(*snapshot_, stage))
-        // The edge passes every request it takes in: "→ out" would say the same number again.
-        return {name, tr("in %1 + %2 probes").arg(count(s.entered - probes), count(probes)),
-                tr("mean %1 · max %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)),
-                tr("budget %1 ms").arg(ms(s.budget_ms))};
-    return {name, tr("in %1 → out %2").arg(count(s.entered), count(s.passed)),
+    return {name, tr("in %1 → out %2").arg(count(customersIn(s)), count(customersOut(s))),
             tr("mean %1 · max %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)),
-            tr("budget %1 ms").arg(ms(s.budget_ms))};
+            tr("budget %1 ms").arg(ms(s.budget_ms)),
+            !probesShown_ || s.probes_entered == 0
+                ? noProbes
+                : tr("probes in %1 → out %2").arg(count(s.probes_entered), count(s.probes_passed))};
 }
 
 QStringList StagePathWidget::compactLines(int stage) const {
     const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
-    if (!snapshot_) return {name, tr("– → –"), tr("– / – ms"), tr("≤ – ms")};
+    const QString noProbes = probesShown_ ? tr("no probes") : QString();
+    if (!snapshot_) return {name, tr("– → –"), tr("– / – ms"), tr("≤ – ms"), noProbes};
     const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
-    if (const std::uint64_t probes = edgeProbes(*snapshot_, stage))
-        return {name, tr("%1 + %2 probes").arg(shortCount(s.entered - probes), shortCount(probes)),
-                tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms))};
-    return {name, tr("%1 → %2").arg(count(s.entered), count(s.passed)),
-            tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms))};
+    return {name, tr("%1 → %2").arg(count(customersIn(s)), count(customersOut(s))),
+            tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms)),
+            !probesShown_ || s.probes_entered == 0
+                ? noProbes
+                : tr("probes %1 → %2").arg(shortCount(s.probes_entered), shortCount(s.probes_passed))};
 }
 
 int StagePathWidget::textWidth(int stage) const {
@@ -125,7 +128,7 @@ QStringList StagePathWidget::drawnLines(int stage) const {
     const QFontMetrics boldMetrics(bold);
     const int width = textWidth(stage);
     QStringList out = full;
-    for (int k = 1; k <= 2; ++k) {
+    for (int k : {1, 2, 4}) {
         if (fm.horizontalAdvance(full[k]) <= width) continue;
         out[k] = fm.horizontalAdvance(compact[k]) <= width
                      ? compact[k]
@@ -155,6 +158,13 @@ bool StagePathWidget::longBudgetsFit() const {
 
 void StagePathWidget::setMeasured(bool measured) {
     measured_ = measured;
+    update();
+}
+
+void StagePathWidget::setProbesShown(bool shown) {
+    if (shown == probesShown_) return;
+    probesShown_ = shown;
+    updateGeometry();
     update();
 }
 
@@ -191,13 +201,17 @@ void StagePathWidget::paintEvent(QPaintEvent*) {
         p.setFont(font());
         p.setPen(mutedText(palette()));
         p.drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignRight, lines[3]);
-        p.setPen(palette().color(QPalette::Text));
-        for (int k = 1; k <= 2; ++k)
-            p.drawText(QRectF(text.left(), text.top() + k * line, text.width(), line),
+        // Customers' counts, the probes among them (muted: not the customers'), the times.
+        int row = 1;
+        for (int k : {1, 4, 2}) {
+            if (k == 4 && !probesShown_) continue;
+            p.setPen(k == 4 ? mutedText(palette()) : palette().color(QPalette::Text));
+            p.drawText(QRectF(text.left(), text.top() + row++ * line, text.width(), line),
                        Qt::AlignLeft, lines[k]);
+        }
 
         // Budget bar: full width = budget (over budget fills it and turns red), tick at the max.
-        const QRectF bar(text.left(), text.top() + 3 * line + 5, text.width(), kBarHeight);
+        const QRectF bar(text.left(), text.top() + row * line + 5, text.width(), kBarHeight);
         p.setPen(Qt::NoPen);
         p.setBrush(blend(palette().color(QPalette::Base), palette().color(QPalette::Text), 0.12));
         p.drawRoundedRect(bar, 2, 2);
@@ -232,17 +246,20 @@ bool StagePathWidget::event(QEvent* event) {
     auto* help = static_cast<QHelpEvent*>(event);
     for (int i = 0; i < kStages; ++i) {
         if (!boxRect(i).contains(help->pos())) continue;
-        QString tip = stageLines(i).join("\n");
+        QStringList lines = stageLines(i);
+        lines.removeAll(QString());
+        QString tip = lines.join("\n");
         if (snapshot_) {
             const auto& s = snapshot_->stages[static_cast<std::size_t>(i)];
-            tip += tr("\ntotal time %1 ms over %2 requests").arg(s.time_ms_total, 0, 'f', 0)
+            tip += tr("\ntotal time %1 ms over %2 requests and probes").arg(s.time_ms_total, 0, 'f', 0)
                        .arg(count(s.entered));
-            if (snapshot_->probes > 0)
-                tip += i == static_cast<int>(gateway::Stage::Edge)
-                           ? tr("\n%1 accepted requests (the count above the charts) and %2 synthetic "
-                                "health probes, which go through the path too")
-                                 .arg(count(s.entered - edgeProbes(*snapshot_, i)), count(edgeProbes(*snapshot_, i)))
-                           : tr("\nthe counts include the synthetic health probes that got this far");
+            if (i == static_cast<int>(gateway::Stage::Edge))
+                tip += tr("\nin: the accepted requests, the count above the charts");
+            if (probesShown_)
+                tip += tr("\nprobes: the synthetic health probes (a search per region every 15 s, and "
+                          "with probed balancing one into every zone of every provider every 5 s), which go through the "
+                          "path like any request; the mean and max times include them, the in and "
+                          "out counts above them do not");
         }
         QToolTip::showText(help->globalPos(), tip, this);
         return true;

@@ -1,7 +1,9 @@
 // The request path drawn stage by stage (edge -> gateway -> compiler -> cache -> router ->
-// engines -> merge): one box per stage with how many requests entered and passed it, the mean
-// and max simulated time spent in it, and a bar of that time against the stage's budget (seed
-// 000's budget table). Painted with QPainter from the latest snapshot.
+// engines -> merge): one box per stage with how many requests entered and passed it, how many
+// synthetic health probes did (they go through the path like any request, on every card they
+// reach, counted apart from the customers' requests), the mean and max simulated time spent in
+// it, and a bar of that time against the stage's budget (seed 000's budget table). Painted with
+// QPainter from the latest snapshot.
 #pragma once
 
 #include <QWidget>
@@ -17,12 +19,19 @@ class StagePathWidget : public QWidget {
     void setSnapshot(GatewaySnapshotPtr snapshot);
     // A live gateway's stages take measured time, not simulated: the caption says so.
     void setMeasured(bool measured);
+    // The probes line on every card (default on); off where no probes can be sent (the live
+    // gateway sends none), which saves the line's height.
+    void setProbesShown(bool shown);
+    bool probesShown() const { return probesShown_; }
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
-    // The text of one stage's box, as drawn (tests and tooltips).
+    // The text of one stage's box (tests and tooltips): its name, the customers' requests in and
+    // out ("in 5,829 → out 5,823", probes left out), mean and max time, the budget, and the
+    // probes ("probes in 96 → out 96", "no probes"; "" when the probes line is not shown).
     QStringList stageLines(int stage) const;
     // The same lines, shorter, for a card too narrow for them: "5,829 → 5,823",
-    // "5.24 / 12.3 ms" (mean / max), "≤ 8.00 ms". The tooltip keeps the long form.
+    // "5.24 / 12.3 ms" (mean / max), "≤ 8.00 ms", "probes 96 → 96". The tooltip keeps the long
+    // form.
     QStringList compactLines(int stage) const;
     // The lines as drawn in the card of `stage` at the current width: each long line that does
     // not fit is replaced by its compact form (and elided only if even that is too wide); the
@@ -42,8 +51,12 @@ class StagePathWidget : public QWidget {
     QRectF boxRect(int stage) const;
     int captionHeight() const;
 
+    // Rows of text in a card: name, counts, the probes (when shown), times.
+    int textLines() const { return probesShown_ ? 4 : 3; }
+
     GatewaySnapshotPtr snapshot_;
     bool measured_ = false;
+    bool probesShown_ = true;
 };
 
 }  // namespace taillab::ui
