@@ -270,6 +270,23 @@ TEST_F(LiveViewTest, TheStatusSaysWhoseCountsAndARateOutOfReachSaysWhatTheRunOff
     EXPECT_TRUE(status.contains("req/s, not the 100 asked")) << status.toStdString();
     EXPECT_TRUE(status.contains("clients by ")) << status.toStdString();
     EXPECT_TRUE(status.contains("without an answer")) << status.toStdString();
+    // At 1280x720 this longest of status lines is shown whole on its row (wrapped if need be),
+    // not cut with the rest in a tooltip; the address beside the fault row is whole too; and the
+    // notice leaves the window its size (the charts scroll instead).
+    QApplication::processEvents();
+    auto* statusLabel = view_->findChild<QLabel*>("liveStatus");
+    ASSERT_NE(statusLabel, nullptr);
+    EXPECT_EQ(statusLabel->text(), view_->statusText());
+    EXPECT_FALSE(statusLabel->text().contains(QChar(0x2026)));
+    EXPECT_GE(statusLabel->height(), statusLabel->heightForWidth(statusLabel->width()))
+        << "the line's wrapped height is cut";
+    EXPECT_LE(statusLabel->geometry().right(), view_->width());
+    auto* url = view_->findChild<QLabel*>("liveUrl");
+    ASSERT_NE(url, nullptr);
+    EXPECT_EQ(url->text(), view_->urlText());
+    EXPECT_TRUE(url->text().contains("http://127.0.0.1:")) << url->text().toStdString();
+    EXPECT_EQ(window_->size(), QSize(1280, 720));
+    saveScreenshot(*window_, "live-status-1280");
     view_->stop();
     ASSERT_TRUE(waitDrawn([](const LiveFrame& f) { return !f.running; }));
 

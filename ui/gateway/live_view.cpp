@@ -10,6 +10,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -154,10 +155,12 @@ void LiveView::buildLayout() {
     layout->setSpacing(2);
     layout->addWidget(buildControls());
     layout->addWidget(buildFaultRow());
+    layout->addWidget(buildStatusRow());
     message_ = new MessageBanner(this);
     layout->addWidget(message_);
     stagePath_ = new StagePathWidget(this);
     stagePath_->setMeasured(true);
+    stagePath_->setProbesShown(false);  // the live gateway sends no synthetic probes
     layout->addWidget(stagePath_);
 
     knobs_ = new KnobPanel(this);
@@ -282,14 +285,7 @@ QWidget* LiveView::buildControls() {
                         "with tolerances (its own window; stop this run first for a quiet machine)"));
     connect(twin, &QPushButton::clicked, this, &LiveView::twinRequested);
     h->addWidget(twin);
-    h->addSpacing(8);
-    url_ = new QLabel(row);
-    url_->setObjectName("liveUrl");
-    url_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    url_->setToolTip(tr("The gateway's address: any HTTP client may send to it while it runs"));
-    // Never wider than what is left of the row.
-    url_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    h->addWidget(url_, 1);
+    h->addStretch(1);
     return row;
 }
 
@@ -347,13 +343,29 @@ QWidget* LiveView::buildFaultRow() {
     connect(clearFaultsButton_, &QPushButton::clicked, session_, &LiveSession::removeFaults);
     h->addWidget(clearFaultsButton_);
     h->addSpacing(8);
-    status_ = new QLabel(row);
+    // The address where the scenario row has no room left for it at 1280 px.
+    url_ = new QLabel(row);
+    url_->setObjectName("liveUrl");
+    url_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    url_->setToolTip(tr("The gateway's address: any HTTP client may send to it while it runs"));
+    // Never wider than what is left of the row.
+    url_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    h->addWidget(url_, 1);
+    return row;
+}
+
+QWidget* LiveView::buildStatusRow() {
+    // A row of its own, the window's whole width: the line is read, not hovered for, so it is
+    // never cut; a font or a window too narrow for it wraps it onto a second line.
+    status_ = new QLabel(this);
     statusLine_ = tr("Not running: pick a scenario and a rate, then Start");
     status_->setObjectName("liveStatus");
-    // A long line never widens the window (showStatusLine cuts it to the room left).
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    status_->setContentsMargins(6, 0, 6, 0);
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    h->addWidget(status_, 1);
-    return row;
+    status_->setText(statusLine_);
+    return status_;
 }
 
 QWidget* LiveView::buildRunPage() {
@@ -363,7 +375,15 @@ QWidget* LiveView::buildRunPage() {
     grid_ = new GatewayChartGrid(page);
     grid_->setElapsedTime(true);
     for (const auto& [id, view] : grid_->charts()) addChart(id, view);
-    layout->addWidget(grid_, 1);
+    // The charts scroll when a notice or a wrapped status line leaves too little height for them
+    // (1280x720), rather than squeeze their plots past reading or grow the window.
+    auto* scroll = new QScrollArea(page);
+    scroll->setObjectName("liveRunScroll");
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(grid_);
+    layout->addWidget(scroll, 1);
     return page;
 }
 
@@ -745,12 +765,9 @@ QString LiveView::message() const { return message_->text(); }
 QString LiveView::statusText() const { return statusLine_; }
 
 void LiveView::showStatusLine() {
-    // Cut to the room the row leaves (…), whole in the tooltip.
-    status_->setText(
-        status_->fontMetrics().elidedText(statusLine_, Qt::ElideRight, status_->width()));
+    status_->setText(statusLine_);  // whole: its row wraps it when the window is too narrow
     status_->setToolTip(
-        statusLine_ +
-        tr("\n\nThe load generator: requests sent, answered (any status) and failed (refused, "
+        tr("The load generator: requests sent, answered (any status) and failed (refused, "
            "reset, timed out); its own scheduling lag; the clients' p99 so far from each "
            "request's intended send time (corrected) and from when it got a connection "
            "(uncorrected)."));
@@ -764,7 +781,6 @@ void LiveView::showUrl() {
 
 void LiveView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
-    showStatusLine();
     showUrl();
 }
 

@@ -1,13 +1,13 @@
 // The "Gateway (live)" tab: a gateway scenario run for real on 127.0.0.1 (the emulated fleet,
 // the gateway and the open-loop load generator, in this process, each on its own thread; see
-// LiveSession). On top: the scenario, the rate and connections, Start / Stop, the gateway's URL
-// and the generator's counts and lag; below them a fault control for the fleet. On the left the
-// gateway lab's knobs, applied to the running gateway and fleet at once; on the right the
-// simulated view's charts (the same chart classes and builders), drawn from the gateway's
-// snapshot in seconds since the start, the clients' corrected and uncorrected percentiles in a
-// tab of their own, and the tables. Knob changes and faults land on every time chart's timeline.
-// "Save run as scenario" writes the run's first knobs, seed and timeline, which the simulated tab
-// opens.
+// LiveSession). On top: the scenario, the rate and connections, Start / Stop; below them a fault
+// control for the fleet and the gateway's URL, then the generator's counts and lag on a line of
+// their own (wrapped, never cut). On the left the gateway lab's knobs, applied to the running
+// gateway and fleet at once; on the right the simulated view's charts (the same chart classes
+// and builders), drawn from the gateway's snapshot in seconds since the start, the clients'
+// corrected and uncorrected percentiles in a tab of their own, and the tables. Knob changes and
+// faults land on every time chart's timeline. "Save run as scenario" writes the run's first
+// knobs, seed and timeline, which the simulated tab opens.
 #pragma once
 
 #include <QWidget>
@@ -113,6 +113,7 @@ class LiveView : public QWidget {
     void showUrl();
     QWidget* buildControls();
     QWidget* buildFaultRow();
+    QWidget* buildStatusRow();
     QWidget* buildRunPage();
     void loadScenarios(const std::string& directory);
     void onScenarioPicked();
@@ -152,8 +153,8 @@ class LiveView : public QWidget {
     QPushButton* saveButton_ = nullptr;
     QLabel* url_ = nullptr;
     QLabel* status_ = nullptr;
-    QString statusLine_;  // the whole status line; status_ shows what fits
-    QString urlLine_;     // the same for url_
+    QString statusLine_;  // the status line, as status_ shows it (wrapped if need be)
+    QString urlLine_;     // the whole address line; url_ shows what fits
     QComboBox* faultEngine_ = nullptr;
     QComboBox* faultRegion_ = nullptr;
     QComboBox* faultEffect_ = nullptr;
