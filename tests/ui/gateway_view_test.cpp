@@ -199,6 +199,11 @@ TEST_F(GatewayViewTest, TheSeekSliderHasRoomForAWeekAt1280x720) {
         ASSERT_EQ(window_->size(), size) << "the window takes the size";
         EXPECT_GE(view_->transport()->seekSlider()->width(), 300) << size.width();
     }
+    // A notice over the charts leaves the window its size as well: the charts scroll under it.
+    window_->resize(1280, 720);
+    view_->showMessage("A notice of two lines: the first says what happened,\nthe second what to do", false);
+    QApplication::processEvents();
+    EXPECT_EQ(window_->size(), QSize(1280, 720));
 }
 
 TEST_F(GatewayViewTest, PauseStopsSimulatedTime) {

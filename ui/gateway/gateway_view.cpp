@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
@@ -174,7 +175,15 @@ QWidget* GatewayView::buildRunPage() {
 
     grid_ = new GatewayChartGrid(page);
     for (const auto& [id, view] : grid_->charts()) addChart(id, view);
-    layout->addWidget(grid_, 1);
+    // The charts scroll when a notice leaves them too little height (1280x720), rather than
+    // squeeze their plots past reading or grow the window past the screen.
+    auto* scroll = new QScrollArea(page);
+    scroll->setObjectName("gatewayRunScroll");
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(grid_);
+    layout->addWidget(scroll, 1);
     return page;
 }
 
