@@ -148,6 +148,37 @@ TEST_F(IncidentBoardTest, TheCrosshairReadsEveryChartAtOneMoment) {
     EXPECT_EQ(chart(incident_charts::kErrors)->crosshair(), tails->crosshair());
 }
 
+// A row whose labels crowd splits in two tracks; at the board's lane height each track holds a
+// line of label text, so neither label cuts the other (descenders included) nor the plot's frame.
+TEST_F(IncidentBoardTest, LaneLabelsInSplitRowsDoNotOverlap) {
+    EventLaneChart* lane = board_->lane();
+    const double t = kTue + 3600;
+    lane->setEvents({{t, t + 7200, 0, "US-East engines +150 ms, every call"},
+                     {t + 600, t + 9000, 0, "US-East TCP resets 5%"},
+                     {t, std::nullopt, 1, "operator reroutes US-East to EU, slowly"},
+                     {t + 300, std::nullopt, 1, "operator starts cold standby on provider B"},
+                     {t, t + 1800, 2, "Jul 28 14:22 latency anomaly, no drops"},
+                     {t + 900, t + 5400, 2, "Jul 28 16:05 retries mask TCP resets"}});
+    lane->replotNow();
+    QApplication::processEvents();
+    const QRectF area = lane->plotArea();
+    const auto& labels = lane->labels();
+    int split = 0;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        if (!labels[i].shown) continue;
+        EXPECT_GE(labels[i].rect.top(), area.top() - 0.5) << labels[i].text.toStdString();
+        EXPECT_LE(labels[i].rect.bottom(), area.bottom() + 0.5) << labels[i].text.toStdString();
+        for (std::size_t j = i + 1; j < labels.size(); ++j) {
+            if (!labels[j].shown || lane->events()[i].row != lane->events()[j].row) continue;
+            split += lane->tracks()[i] != lane->tracks()[j];
+            EXPECT_FALSE(labels[i].rect.adjusted(0, 0.5, 0, -0.5).intersects(labels[j].rect.adjusted(0, 0.5, 0, -0.5)))
+                << labels[i].text.toStdString() << " / " << labels[j].text.toStdString() << " at "
+                << lane->height() << " px";
+        }
+    }
+    EXPECT_EQ(split, 3) << "every row split in two tracks";
+}
+
 TEST_F(IncidentBoardTest, ClickingAnEventSeeksThereAndZoomsToIt) {
     EventLaneChart* lane = board_->lane();
     ASSERT_FALSE(lane->events().empty());

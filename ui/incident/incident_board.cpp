@@ -41,7 +41,9 @@ using gateway::GatewaySnapshot;
 namespace ic = incident_charts;
 
 constexpr double kEventPad_s = 1800;  // around an instant (or a short span) when zooming to it
-constexpr int kLaneHeight = 160;  // three rows of two tracks, each a line of label text
+// Three rows of two tracks, each at least a line of the lanes' label text (8 pt) high, under the
+// title and over the time axis: less, and a split row's two labels overlap.
+constexpr int kLaneHeight = 200;
 constexpr int kFrameBudgetMs = 100;
 constexpr std::size_t kMaxDrawnPoints = 900;  // a series' points drawn (decimated beyond)
 // A chart's least size: below it the legend leaves the plot a sliver and the axis labels elide.
