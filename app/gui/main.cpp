@@ -33,13 +33,14 @@
 // zooms every chart to that phase of A's timeline ("sev1"), with half an hour either side;
 // --pick TIME attributes the window at that moment and grabs the Attribution tab instead.
 //
-// --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a name under the scenario
-// directory; default week-v4-september) and starts it at --rate requests per second (default
+// --live opens the "Gateway (live)" tab with GATEWAY-SCENARIO (a gateway scenario file or name,
+// as --gateway takes it, refused as --gateway refuses it; default week-v4-september) and starts it at --rate requests per second (default
 // 30, which week-v4-september reaches from Mon 00:00): the emulated fleet, the gateway and the load generator on 127.0.0.1, in this process.
 // With --screenshot it grabs the window after --until of wall-clock time (default 20s; a bare
 // number is seconds here), stops the run and exits.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
@@ -53,6 +54,7 @@
 
 #include "export_actions.h"
 #include "gateway/gateway_charts.h"
+#include "gateway/gateway_scenario.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
 #include "gateway/live_view.h"
@@ -391,14 +393,20 @@ int runIncident(taillab::ui::MainWindow& window, const IncidentArgs& a) {
 // `until` of wall-clock time.
 int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, const QString& rate,
                const QString& from, const QString& until, const QString& screenshot) {
-    taillab::ui::LiveView* view = window.openLive();
-    const std::string name =
-        positional.isEmpty() ? "week-v4-september"
-                             : QFileInfo(positional.first()).completeBaseName().toStdString();
-    if (!view->selectScenario(name)) {
-        std::fprintf(stderr, "taillab: no gateway scenario '%s'\n", name.c_str());
+    // A file or a name, read and refused as --gateway reads and refuses them.
+    taillab::Scenario scenario;
+    try {
+        const std::string key =
+            positional.isEmpty() ? "week-v4-september" : positional.first().toStdString();
+        scenario = taillab::loadScenarioFile(
+            taillab::ui::findGatewayScenarioFile(key, scenarioDirectory()));
+        taillab::ui::gatewayRunFromScenario(scenario);  // a scenario for another lab is refused
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "taillab: cannot open gateway scenario: %s\n", e.what());
         return 2;
     }
+    taillab::ui::LiveView* view = window.openLive();
+    view->pickScenario(scenario);
     bool ok = true;
     const double perSecond = rate.isEmpty() ? 30 : rate.toDouble(&ok);
     if (!ok || !(perSecond > 0)) {
@@ -432,90 +440,140 @@ int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, c
     return QApplication::exec();
 }
 
-}  // namespace
+// The command line: its options, added to a parser in --help's order.
+struct Options {
+    explicit Options(QCommandLineParser& parser) {
+        parser.setApplicationDescription("TailLab: a desktop lab for tail latency");
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument("scenario", "Scenario file, name or lab id (default: fanout)",
+                                     "[SCENARIO]");
+        parser.addOption(screenshot);
+        parser.addOption(exportTo);
+        parser.addOption(size);
+        parser.addOption(gateway);
+        parser.addOption(until);
+        parser.addOption(sweep);
+        parser.addOption(chart);
+        parser.addOption(theme);
+        parser.addOption(live);
+        parser.addOption(rate);
+        parser.addOption(from);
+        parser.addOption(incident);
+        parser.addOption(compare);
+        parser.addOption(set);
+        parser.addOption(focus);
+        parser.addOption(pick);
+    }
 
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName("TailLab");
-    QApplication::setOrganizationName("TailLab");
-    QApplication::setApplicationVersion(TAILLAB_VERSION);
-    QApplication::setStyle("Fusion");
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription("TailLab: a desktop lab for tail latency");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument("scenario", "Scenario file, name or lab id (default: fanout)",
-                                 "[SCENARIO]");
-    const QCommandLineOption screenshot("screenshot",
+    const QCommandLineOption screenshot{"screenshot",
                                         "Save the window to FILE.png after the first complete "
                                         "result and exit.",
-                                        "FILE.png");
-    const QCommandLineOption exportTo("export",
+                                        "FILE.png"};
+    const QCommandLineOption exportTo{"export",
                                       "Export the visible chart to FILE (.png, .svg, .pdf, .csv "
                                       "or .json) after the first complete result and exit.",
-                                      "FILE");
-    const QCommandLineOption size("size", "Window size, e.g. 1440x900.", "WxH");
-    const QCommandLineOption gateway(
-        "gateway", "Open the Gateway view (seed 000's search gateway, simulated as it runs); "
-                   "SCENARIO is then a gateway scenario file or name.");
-    const QCommandLineOption until("until",
+                                      "FILE"};
+    const QCommandLineOption size{"size", "Window size, e.g. 1440x900.", "WxH"};
+    const QCommandLineOption gateway{
+        "gateway",
+        "Open the Gateway view (seed 000's search gateway, simulated as it runs); "
+        "SCENARIO is then a gateway scenario file or name."};
+    const QCommandLineOption until{"until",
                                    "With --gateway and --screenshot/--export: simulated time to "
                                    "run to first (90m, 36h, 2d; default 36h).",
-                                   "TIME", "36h");
-    const QCommandLineOption sweep("sweep", "With --gateway and --screenshot/--export: also run "
-                                            "the hedge-delay sweep and show it.");
-    const QCommandLineOption chart(
+                                   "TIME", "36h"};
+    const QCommandLineOption sweep{"sweep",
+                                   "With --gateway and --screenshot/--export: also run "
+                                   "the hedge-delay sweep and show it."};
+    const QCommandLineOption chart{
         "chart",
         QString::fromStdString("With --gateway --export: the chart to write, one of " +
                                chartIdList() +
                                " (default gateway_percentiles; with --sweep gateway_hedge_sweep)."),
-        "ID");
-    parser.addOption(screenshot);
-    parser.addOption(exportTo);
-    parser.addOption(size);
-    parser.addOption(gateway);
-    parser.addOption(until);
-    parser.addOption(sweep);
-    parser.addOption(chart);
-    const QCommandLineOption theme("theme", "Colour theme: system, light or dark (default: as last "
-                                            "time, else system).", "NAME");
-    parser.addOption(theme);
-    const QCommandLineOption live(
-        "live", "Open the Gateway (live) tab and start GATEWAY-SCENARIO (a name) for real on "
-                "127.0.0.1; with --screenshot, grab the window after --until (default 20s).");
-    const QCommandLineOption rate("rate", "With --live: requests per second over the first hour (default 30).",
-                                  "R");
-    const QCommandLineOption from("from", "With --live: the hour of the scenario's run to start at (38: Tue 14:00).",
-                                  "H");
-    parser.addOption(live);
-    parser.addOption(rate);
-    parser.addOption(from);
-    const QCommandLineOption incident(
-        "incident", "Open the Incidents tab: SCENARIO (a gateway scenario with a fault timeline; "
-                    "default the July replay) replayed as it happens; with --screenshot or "
-                    "--export (.png, .svg, .pdf: the board; .csv, .json: its data) run to --until "
-                    "(\"Tue 07:30\" or 36h; default the end) first.");
-    const QCommandLineOption compare("compare", "With --incident: the scenario B to run beside A on "
-                                                "the same seed (its faults and arrivals).", "SCENARIO");
-    const QCommandLineOption set("set", "With --incident: B is A (or --compare's) with this knob "
-                                        "changed; repeatable.", "KNOB=VALUE");
-    parser.addOption(incident);
-    parser.addOption(compare);
-    const QCommandLineOption pick("pick", "With --incident and --screenshot: attribute the window "
-                                          "at this moment (\"Tue 07:20\") and show the Attribution tab.",
-                                  "TIME");
-    const QCommandLineOption focus("focus", "With --incident: zoom every chart to this phase of A's "
-                                            "(e.g. sev1), as a click on it in the timeline does.", "PHASE");
-    parser.addOption(set);
-    parser.addOption(focus);
-    parser.addOption(pick);
+        "ID"};
+    const QCommandLineOption theme{"theme",
+                                   "Colour theme: system, light or dark (default: as last "
+                                   "time, else system).",
+                                   "NAME"};
+    const QCommandLineOption live{
+        "live",
+        "Open the Gateway (live) tab and start GATEWAY-SCENARIO (a file or name) for real on "
+        "127.0.0.1; with --screenshot, grab the window after --until (default 20s)."};
+    const QCommandLineOption rate{
+        "rate", "With --live: requests per second over the first hour (default 30).", "R"};
+    const QCommandLineOption from{
+        "from", "With --live: the hour of the scenario's run to start at (38: Tue 14:00).", "H"};
+    const QCommandLineOption incident{
+        "incident",
+        "Open the Incidents tab: SCENARIO (a gateway scenario with a fault timeline; "
+        "default the July replay) replayed as it happens; with --screenshot or "
+        "--export (.png, .svg, .pdf: the board; .csv, .json: its data) run to --until "
+        "(\"Tue 07:30\" or 36h; default the end) first."};
+    const QCommandLineOption compare{"compare",
+                                     "With --incident: the scenario B to run beside A on "
+                                     "the same seed (its faults and arrivals).",
+                                     "SCENARIO"};
+    const QCommandLineOption set{"set",
+                                 "With --incident: B is A (or --compare's) with this knob "
+                                 "changed; repeatable.",
+                                 "KNOB=VALUE"};
+    const QCommandLineOption pick{"pick",
+                                  "With --incident and --screenshot: attribute the window "
+                                  "at this moment (\"Tue 07:20\") and show the Attribution tab.",
+                                  "TIME"};
+    const QCommandLineOption focus{"focus",
+                                   "With --incident: zoom every chart to this phase of A's "
+                                   "(e.g. sev1), as a click on it in the timeline does.",
+                                   "PHASE"};
+};
+
+// True when the command line asks for --help or --version (which QCommandLineParser answers).
+bool asksHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        if (a == "--") break;
+        if (a == "-h" || a == "--help" || a == "-?" || a == "--help-all" || a == "-v" ||
+            a == "--version")
+            return true;
+    }
+    return false;
+}
+
+void setApplicationNames() {
+    QCoreApplication::setApplicationName("TailLab");
+    QCoreApplication::setOrganizationName("TailLab");
+    QCoreApplication::setApplicationVersion(TAILLAB_VERSION);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // --help and --version need no display: answered before a QApplication, which would abort
+    // without one. A command line the parser refuses goes on to the QApplication, which knows
+    // Qt's own options (-platform ...), and is answered there.
+    if (asksHelpOrVersion(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        setApplicationNames();
+        QCommandLineParser parser;
+        const Options o(parser);
+        if (parser.parse(QCoreApplication::arguments())) {
+            if (parser.isSet("help") || parser.isSet("help-all")) parser.showHelp(0);
+            if (parser.isSet("version")) parser.showVersion();
+        }
+    }
+    QApplication app(argc, argv);
+    setApplicationNames();
+    QApplication::setStyle("Fusion");
+
+    QCommandLineParser parser;
+    const Options o(parser);
     parser.process(app);
 
     taillab::ui::MainWindow window(scenarioDirectory());
     std::optional<QSize> requestedSize;
-    if (parser.isSet(size)) {
-        const auto m = QRegularExpression("^(\\d+)x(\\d+)$").match(parser.value(size));
+    if (parser.isSet(o.size)) {
+        const auto m = QRegularExpression("^(\\d+)x(\\d+)$").match(parser.value(o.size));
         if (!m.hasMatch()) {
             std::fprintf(stderr, "taillab: --size expects WxH, e.g. 1440x900\n");
             return 2;
@@ -525,57 +583,57 @@ int main(int argc, char** argv) {
         gRequestedSize = requestedSize;
     }
     std::optional<taillab::ui::Theme> requestedTheme;
-    if (parser.isSet(theme)) {
-        requestedTheme = taillab::ui::parseTheme(parser.value(theme));
+    if (parser.isSet(o.theme)) {
+        requestedTheme = taillab::ui::parseTheme(parser.value(o.theme));
         if (!requestedTheme) {
             std::fprintf(stderr, "taillab: --theme expects system, light or dark, not '%s'\n",
-                         qPrintable(parser.value(theme)));
+                         qPrintable(parser.value(o.theme)));
             return 2;
         }
         taillab::ui::applyTheme(*requestedTheme);
     }
-    if (parser.isSet(screenshot) && parser.isSet(exportTo)) {
+    if (parser.isSet(o.screenshot) && parser.isSet(o.exportTo)) {
         std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
         return 2;
     }
-    if ((parser.isSet(compare) || parser.isSet(set) || parser.isSet(focus) || parser.isSet(pick)) &&
-        !parser.isSet(incident)) {
+    if ((parser.isSet(o.compare) || parser.isSet(o.set) || parser.isSet(o.focus) || parser.isSet(o.pick)) &&
+        !parser.isSet(o.incident)) {
         std::fprintf(stderr, "taillab: --compare, --set, --focus and --pick go with --incident\n");
         return 2;
     }
-    if (parser.isSet(incident) && (parser.isSet(gateway) || parser.isSet(live))) {
+    if (parser.isSet(o.incident) && (parser.isSet(o.gateway) || parser.isSet(o.live))) {
         std::fprintf(stderr, "taillab: use one of --incident, --gateway and --live\n");
         return 2;
     }
-    if (parser.isSet(incident)) {
-        return runIncident(window, {parser.positionalArguments(), parser.value(compare),
-                                    parser.values(set), parser.value(until), parser.isSet(until),
-                                    parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
-                                    parser.isSet(exportTo) ? parser.value(exportTo) : QString(),
-                                    parser.value(focus), parser.value(pick)});
+    if (parser.isSet(o.incident)) {
+        return runIncident(window, {parser.positionalArguments(), parser.value(o.compare),
+                                    parser.values(o.set), parser.value(o.until), parser.isSet(o.until),
+                                    parser.isSet(o.screenshot) ? parser.value(o.screenshot) : QString(),
+                                    parser.isSet(o.exportTo) ? parser.value(o.exportTo) : QString(),
+                                    parser.value(o.focus), parser.value(o.pick)});
     }
-    if (parser.isSet(live)) {
-        return runLiveTab(window, parser.positionalArguments(), parser.value(rate), parser.value(from),
-                          parser.isSet(until) ? parser.value(until) : QString("20s"),
-                          parser.isSet(screenshot) ? parser.value(screenshot) : QString());
+    if (parser.isSet(o.live)) {
+        return runLiveTab(window, parser.positionalArguments(), parser.value(o.rate), parser.value(o.from),
+                          parser.isSet(o.until) ? parser.value(o.until) : QString("20s"),
+                          parser.isSet(o.screenshot) ? parser.value(o.screenshot) : QString());
     }
-    if (parser.isSet(gateway)) {
-        return runGateway(window, {parser.positionalArguments(), parser.value(until),
-                                   parser.isSet(sweep),
-                                   parser.isSet(chart) ? parser.value(chart) : QString(),
-                                   parser.isSet(screenshot) ? parser.value(screenshot) : QString(),
-                                   parser.isSet(exportTo) ? parser.value(exportTo) : QString()});
+    if (parser.isSet(o.gateway)) {
+        return runGateway(window, {parser.positionalArguments(), parser.value(o.until),
+                                   parser.isSet(o.sweep),
+                                   parser.isSet(o.chart) ? parser.value(o.chart) : QString(),
+                                   parser.isSet(o.screenshot) ? parser.value(o.screenshot) : QString(),
+                                   parser.isSet(o.exportTo) ? parser.value(o.exportTo) : QString()});
     }
-    if (parser.isSet(screenshot)) {
-        const QString path = parser.value(screenshot);
+    if (parser.isSet(o.screenshot)) {
+        const QString path = parser.value(o.screenshot);
         armFirstResult(window, [&window, path] {
             if (saveWindow(window, path)) return true;
             std::fprintf(stderr, "taillab: cannot write %s\n", qPrintable(path));
             return false;
         });
     }
-    if (parser.isSet(exportTo)) {
-        const QString path = parser.value(exportTo);
+    if (parser.isSet(o.exportTo)) {
+        const QString path = parser.value(o.exportTo);
         const auto format = formatFor(path);
         if (!format) {
             std::fprintf(stderr, "taillab: --export needs a .png, .svg, .pdf, .csv or .json file\n");
@@ -591,7 +649,7 @@ int main(int argc, char** argv) {
     // An interactive session starts where the last one ended (geometry, splitters, tab, lab,
     // gateway speed) and is remembered when it ends; a scripted one neither reads nor writes.
     const QStringList args = parser.positionalArguments();
-    const bool scripted = parser.isSet(screenshot) || parser.isSet(exportTo);
+    const bool scripted = parser.isSet(o.screenshot) || parser.isSet(o.exportTo);
     QString key = args.isEmpty() ? QString("fanout") : args.first();
     if (!scripted) {
         QSettings settings;

@@ -2,6 +2,7 @@
 // exit, and bad arguments are refused with exit code 2.
 #include <gtest/gtest.h>
 
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
@@ -15,12 +16,18 @@ namespace {
 struct AppRun {
     int exitCode = -1;
     QString errors;
+    QString output;
 };
 
-AppRun runApp(const QStringList& args) {
+// Runs taillab offscreen, or with no display at all when `display` is false.
+AppRun runApp(const QStringList& args, bool display = true) {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
+    if (display) {
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+    } else {
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) env.remove(name);
+    }
     p.setProcessEnvironment(env);
     p.start(TAILLAB_GUI_PATH, args);
     if (!p.waitForFinished(180000 * taillab::ui::test::kSlowdown)) {
@@ -28,7 +35,7 @@ AppRun runApp(const QStringList& args) {
         return {};
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardError()), QString::fromUtf8(p.readAllStandardOutput())};
 }
 
 TEST(AppTest, ExportWritesTheVisibleChartAndExits) {
@@ -49,6 +56,42 @@ TEST(AppTest, ScreenshotIsTheWholeWindow) {
     ASSERT_FALSE(image.isNull());
     EXPECT_EQ(image.width(), 1200);
     EXPECT_EQ(image.height(), 800);
+}
+
+// --help and --version answer on a machine with no display (a build server, ssh).
+TEST(AppTest, HelpAndVersionNeedNoDisplay) {
+    AppRun r = runApp({"--help"}, /*display=*/false);
+    EXPECT_EQ(r.exitCode, 0) << r.errors.toStdString();
+    EXPECT_TRUE(r.output.contains("--live")) << r.output.toStdString();
+    EXPECT_TRUE(r.output.contains("--gateway")) << r.output.toStdString();
+    r = runApp({"--version"}, /*display=*/false);
+    EXPECT_EQ(r.exitCode, 0) << r.errors.toStdString();
+    EXPECT_TRUE(r.output.contains(TAILLAB_VERSION)) << r.output.toStdString();
+}
+
+// --live takes a scenario file as --gateway does, and refuses a missing or broken one with
+// --gateway's words.
+TEST(AppTest, LiveTakesAScenarioFileAndRefusesABrokenOneAsGatewayDoes) {
+    QTemporaryDir dir;
+    const QString broken = dir.filePath("mylive.json");
+    {
+        QFile f(broken);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(R"({"schema_version":1,"name":"mylive","lab":"gateway","seed":1,"params":{"dayz":1}})");
+    }
+    const AppRun live = runApp({"--live", broken});
+    const AppRun gateway = runApp({"--gateway", broken, "--until", "1h", "--screenshot",
+                                   dir.filePath("x.png")});
+    EXPECT_EQ(live.exitCode, 2);
+    EXPECT_EQ(gateway.exitCode, 2);
+    EXPECT_TRUE(live.errors.contains("cannot open gateway scenario: " + broken + ":1:"))
+        << live.errors.toStdString();
+    EXPECT_EQ(live.errors.split('\n').filter("taillab:"), gateway.errors.split('\n').filter("taillab:"));
+    const QString missing = dir.filePath("gone.json");
+    const AppRun none = runApp({"--live", missing});
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_TRUE(none.errors.contains("no gateway scenario '" + missing + "'")) << none.errors.toStdString();
+    EXPECT_FALSE(none.errors.contains("'gone'")) << "the path, not a name made of it";
 }
 
 TEST(AppTest, BadArgumentsAreRefused) {

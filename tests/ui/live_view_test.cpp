@@ -16,6 +16,8 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <functional>
 #include <memory>
 
@@ -379,6 +381,35 @@ TEST_F(LiveViewTest, StartsAgainAfterStopAndClosingWhileRunningReturns) {
     window_->close();
     window_.reset();
     SUCCEED();
+}
+
+// taillab --live PATH: a scenario file outside the scenario directory is offered in the picker,
+// picked and run; the path of one the picker lists picks that one.
+TEST_F(LiveViewTest, AScenarioFileIsPickedAndRun) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mylive.json");
+    {
+        std::ifstream in(scenarioDirectory() + "/gateway/week-v4-september.json");
+        nlohmann::json doc = nlohmann::json::parse(in);
+        doc["name"] = "mylive";
+        doc["title"] = "My own live week";
+        std::ofstream(path.toStdString()) << doc.dump(1);
+    }
+    const std::size_t offered = view_->scenarios().size();
+    view_->pickScenario(loadScenarioFile(
+        findGatewayScenarioFile(path.toStdString(), scenarioDirectory())));
+    ASSERT_NE(view_->currentScenario(), nullptr);
+    EXPECT_EQ(view_->currentScenario()->name, "mylive");
+    EXPECT_EQ(view_->currentScenario()->file, path.toStdString());
+    EXPECT_EQ(view_->scenarios().size(), offered + 1);
+    ASSERT_TRUE(startAndWaitForAnswers()) << lastFrame();
+    EXPECT_EQ(view_->currentScenario()->name, "mylive");
+    view_->stop();
+
+    const std::string shipped = scenarioDirectory() + "/gateway/day-eu-atlas-slow.json";
+    view_->pickScenario(loadScenarioFile(shipped));
+    EXPECT_EQ(view_->currentScenario()->name, "day-eu-atlas-slow");
+    EXPECT_EQ(view_->scenarios().size(), offered + 1) << "a file the picker lists is not added again";
 }
 
 }  // namespace

@@ -15,8 +15,7 @@ GatewayRunSpec defaultGatewayRun() {
     return spec;
 }
 
-GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory,
-                              const std::vector<std::string>& overrides) {
+std::string findGatewayScenarioFile(const std::string& key, const std::string& scenarioDirectory) {
     namespace fs = std::filesystem;
     std::vector<fs::path> candidates{fs::path(key), fs::path(key + ".json")};
     if (!scenarioDirectory.empty()) {
@@ -28,8 +27,14 @@ GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenari
     }
     std::error_code ec;
     for (const auto& c : candidates)
-        if (fs::is_regular_file(c, ec)) return gatewayRunFromScenario(loadScenarioFile(c.string(), overrides));
+        if (fs::is_regular_file(c, ec)) return c.string();
     throw std::invalid_argument("no gateway scenario '" + key + "'");
+}
+
+GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory,
+                              const std::vector<std::string>& overrides) {
+    return gatewayRunFromScenario(
+        loadScenarioFile(findGatewayScenarioFile(key, scenarioDirectory), overrides));
 }
 
 bool isGatewayScenarioFile(const std::string& path) {

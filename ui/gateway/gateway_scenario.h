@@ -37,6 +37,9 @@ GatewayRunSpec defaultGatewayRun();
 // `overrides` are applied to the file as `taillab-cli run --set` applies them ("params.k=v").
 GatewayRunSpec loadGatewayRun(const std::string& key, const std::string& scenarioDirectory,
                               const std::vector<std::string>& overrides = {});
+// The file loadGatewayRun reads for `key`; throws std::invalid_argument ("no gateway scenario
+// 'key'") when there is none.
+std::string findGatewayScenarioFile(const std::string& key, const std::string& scenarioDirectory);
 // True when `path` holds a JSON object whose "lab" is "gateway" (whatever else is wrong in it).
 bool isGatewayScenarioFile(const std::string& path);
 // The same, for a file already parsed; throws std::invalid_argument unless its lab is "gateway".

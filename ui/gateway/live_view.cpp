@@ -427,6 +427,24 @@ bool LiveView::selectScenario(const std::string& name) {
     return true;
 }
 
+void LiveView::pickScenario(const Scenario& scenario) {
+    namespace fs = std::filesystem;
+    for (std::size_t i = 0; i < scenarios_.size(); ++i) {
+        std::error_code ec;
+        if (!scenario.file.empty() && !scenarios_[i].file.empty() &&
+            fs::equivalent(scenario.file, scenarios_[i].file, ec)) {
+            scenarioBox_->setCurrentIndex(static_cast<int>(i));
+            return;
+        }
+    }
+    scenarios_.push_back(scenario);
+    scenarioBox_->addItem(QString::fromStdString(scenario.title.empty() ? scenario.name : scenario.title),
+                          QString::fromStdString(scenario.name));
+    scenarioBox_->setItemData(scenarioBox_->count() - 1, QString::fromStdString(scenario.file),
+                              Qt::ToolTipRole);
+    scenarioBox_->setCurrentIndex(scenarioBox_->count() - 1);
+}
+
 void LiveView::setRate(double perSecond) { rate_->setValue(perSecond); }
 
 void LiveView::setStartHour(int hours) { startAt_->setValue(hours); }

@@ -51,6 +51,9 @@ class LiveView : public QWidget {
     const std::vector<Scenario>& scenarios() const { return scenarios_; }
     // Picks a scenario by name ("day-eu-atlas-slow"); false when there is none.
     bool selectScenario(const std::string& name);
+    // Picks `scenario` (a gateway scenario read from a file, e.g. taillab --live PATH): the one
+    // offered from the same file, else it is added to the picker.
+    void pickScenario(const Scenario& scenario);
     void setRate(double perSecond);
     // The hour of the scenario's run the next Start begins at (0: its first hour).
     void setStartHour(int hours);
