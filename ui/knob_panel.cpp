@@ -147,6 +147,8 @@ void KnobPanel::setScenario(const Scenario& scenario, const std::string& mainKno
     debounce_->stop();
     trailing_ = false;
     scenario_ = scenario;
+    inForce_ = scenario.params;
+    setBy_.clear();
     mainKnob_ = mainKnob;
     editors_.clear();
     rows_.clear();
@@ -236,7 +238,7 @@ void KnobPanel::addKnobRow(QVBoxLayout* column, const KnobSpec& spec, double val
     connect(reset, &QToolButton::clicked, this, [this, key] {
         Row* r = row(key);
         if (!r) return;
-        const double scenarioValue = scenario_.params.real(key);
+        const double scenarioValue = inForce_.real(key);
         const double before = r->editor->value();
         applyValue(key, scenarioValue);
         undo_->push(new KnobEdit(this, key,
@@ -281,8 +283,10 @@ void KnobPanel::refreshMarks() {
     for (const Row& r : rows_) current.set(r.editor->spec().key, r.editor->value());
     for (Row& r : rows_) {
         const KnobSpec& spec = r.editor->spec();
-        const double scenarioValue = scenario_.params.real(spec.key);
-        const bool modified = r.editor->value() != scenarioValue;
+        const double inForce = inForce_.real(spec.key);
+        const bool modified = r.editor->value() != inForce;
+        const auto setBy = setBy_.find(spec.key);
+        const QString setByNote = setBy == setBy_.end() ? QString() : setBy->second;
         std::string why;
         const bool used = current.used(spec.key, &why);
         // The whole row (label, editor, reset) is greyed while the knob does nothing, and every
@@ -292,19 +296,43 @@ void KnobPanel::refreshMarks() {
         if (r.editor->property("note").toString() != note) {
             r.editor->setProperty("note", note);
             r.editor->setNote(note);
-            if (r.label)
-                r.label->setToolTip(QString::fromStdString(spec.help) +
-                                    (note.isEmpty() ? QString() : "\n(" + note + ")"));
         }
+        // A value the scenario's own timeline set is no edit: no dot, its label in italics and
+        // its tooltip saying when.
+        QString tip = QString::fromStdString(spec.help);
+        if (!note.isEmpty()) tip += "\n(" + note + ")";
+        if (!setByNote.isEmpty()) tip += "\n" + setByNote;
+        if (r.label) {
+            if (r.label->toolTip() != tip) r.label->setToolTip(tip);
+            QFont f = r.label->font();
+            if (f.italic() != !setByNote.isEmpty()) {
+                f.setItalic(!setByNote.isEmpty());
+                r.label->setFont(f);
+            }
+        } else if (r.editor->property("setBy").toString() != setByNote) {
+            r.editor->setProperty("setBy", setByNote);  // a check box: its own tooltip says it
+            r.editor->setToolTip(tip);
+        }
+        const QString resetTip =
+            setByNote.isEmpty()
+                ? tr("Back to the scenario's %1").arg(formatValue(spec, inForce))
+                : tr("Back to %1 (%2)").arg(formatValue(spec, inForce), setByNote);
+        if (r.reset->toolTip() != resetTip) r.reset->setToolTip(resetTip);
         if (r.editor->property("modified").toBool() == modified && !r.reset->isHidden() == modified)
             continue;
         r.editor->setProperty("modified", modified);
         r.reset->setVisible(modified);
-        r.reset->setToolTip(tr("Back to the scenario's %1").arg(formatValue(spec, scenarioValue)));
         if (r.label)
             r.label->setText((modified ? QStringLiteral("\u25CF ") : QString()) +
                              QString::fromStdString(spec.label));
     }
+}
+
+void KnobPanel::setInForce(const Params& params, const std::map<std::string, QString>& setBy) {
+    if (params == inForce_ && setBy == setBy_) return;
+    inForce_ = params;
+    setBy_ = setBy;
+    refreshMarks();
 }
 
 void KnobPanel::onEdit() {
@@ -330,7 +358,7 @@ Scenario KnobPanel::editedScenario() const {
 
 bool KnobPanel::isEdited() const {
     const Scenario s = editedScenario();
-    return !(s.params == scenario_.params) || s.seed != scenario_.seed;
+    return !(s.params == inForce_) || s.seed != scenario_.seed;
 }
 
 KnobEditor* KnobPanel::editor(const std::string& key) const {
@@ -350,7 +378,7 @@ void KnobPanel::showValues(const Params& params) {
 void KnobPanel::resetToScenario() {
     // One undoable step: each knob that differs goes back, as its own reset button would.
     const bool anyDiffers = std::any_of(rows_.begin(), rows_.end(), [&](const Row& r) {
-        return r.editor->value() != scenario_.params.real(r.editor->spec().key);
+        return r.editor->value() != inForce_.real(r.editor->spec().key);
     });
     if (!anyDiffers) {
         const QSignalBlocker block(seed_);
@@ -362,7 +390,7 @@ void KnobPanel::resetToScenario() {
     for (Row& r : rows_) {
         const std::string& key = r.editor->spec().key;
         const double before = r.editor->value();
-        r.editor->setValue(scenario_.params.real(key));
+        r.editor->setValue(inForce_.real(key));
         r.committed = r.editor->value();
         if (r.committed != before)
             undo_->push(new KnobEdit(this, key, tr("Reset knobs"), before, r.committed, false));

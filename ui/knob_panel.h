@@ -10,6 +10,7 @@
 #pragma once
 
 #include <QWidget>
+#include <map>
 #include <vector>
 
 #include "scenario/scenario.h"
@@ -48,6 +49,13 @@ class KnobPanel : public QWidget {
     void applyValue(const std::string& key, double value);
     // Shows `params` (a run's knobs as its timeline changed them): neither an edit nor undoable.
     void showValues(const Params& params);
+    // The scenario's own values at this moment of its run: its knobs with the changes its
+    // timeline has made by now, and for each knob the timeline set, what to say about it ("set
+    // by the timeline at Tue 07:00"). A knob at its value here is no edit (no dot, no reset
+    // button; its label in italics says why); the reset buttons go back to it. setScenario
+    // starts from the scenario's values, with no note.
+    void setInForce(const Params& params, const std::map<std::string, QString>& setBy);
+    const Params& inForce() const { return inForce_; }
 
   public slots:
     void resetToScenario();
@@ -69,6 +77,8 @@ class KnobPanel : public QWidget {
     Row* row(const std::string& key);
 
     Scenario scenario_;
+    Params inForce_;                          // see setInForce
+    std::map<std::string, QString> setBy_;    // knob -> what set it (the timeline, when)
     std::string mainKnob_;
     std::vector<KnobEditor*> editors_;
     std::vector<Row> rows_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QToolButton>
 
@@ -93,6 +94,51 @@ TEST_F(GatewayViewTest, ARestartStartsFromTheRunsFirstKnobsNotTheOnesInForce) {
     Params expected = spec.params;
     expected.set("days", 2);
     EXPECT_EQ(view_->latestFrame()->initialParams.toJson(), expected.toJson());
+}
+
+// A knob the scenario's own timeline changed is not the user's edit: the panel shows the value in
+// force, with neither the edited dot nor a reset button, and says what set it; the user's edit
+// of it still shows as one, and its reset goes back to the value in force; Restart goes back to
+// the scenario's first values.
+TEST_F(GatewayViewTest, AKnobTheTimelineChangedIsNoEdit) {
+    const GatewayRunSpec spec = atlasDay();
+    ASSERT_TRUE(startAndWait(spec));
+    KnobPanel* knobs = view_->knobPanel();
+    ASSERT_TRUE(seekAndWait(16 * kHour));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return knobs->editor("hedge_budget")->value() == 0.075; },
+                                5000 * kSlowdown));
+    EXPECT_EQ(knobs->editor("hedge_delay_ms")->value(), 300);
+    for (const char* key : {"hedge_mode", "hedge_delay_ms", "hedge_budget"}) {
+        EXPECT_FALSE(knobs->editor(key)->property("modified").toBool()) << key;
+        EXPECT_TRUE(knobs->resetButton(key)->isHidden()) << key;
+    }
+    EXPECT_FALSE(knobs->isEdited());
+    QLabel* budgetLabel = knobs->editor("hedge_budget")->parentWidget()->findChild<QLabel*>(
+        QString(), Qt::FindDirectChildrenOnly);
+    ASSERT_NE(budgetLabel, nullptr);
+    EXPECT_FALSE(budgetLabel->text().startsWith(QChar(0x25CF))) << budgetLabel->text().toStdString();
+    EXPECT_TRUE(budgetLabel->toolTip().contains("timeline at Tue 15:00"))
+        << budgetLabel->toolTip().toStdString();
+
+    // The user's own edit is one, and its reset goes back to the value in force.
+    knobs->applyValue("hedge_budget", 0.2);
+    EXPECT_TRUE(knobs->editor("hedge_budget")->property("modified").toBool());
+    EXPECT_FALSE(knobs->resetButton("hedge_budget")->isHidden());
+    knobs->resetButton("hedge_budget")->click();
+    EXPECT_EQ(knobs->editor("hedge_budget")->value(), 0.075);
+    EXPECT_TRUE(knobs->resetButton("hedge_budget")->isHidden());
+
+    // Restart: the scenario's first values, and no mark left from the timeline.
+    const std::uint64_t run = view_->latestFrame()->runId;
+    view_->transport()->restartButton()->click();
+    ASSERT_TRUE(waitDrawn([run](const GatewayFrame& f) { return f.runId > run && f.snapshot->now_s < kHour; }));
+    EXPECT_EQ(view_->latestFrame()->initialParams.toJson(), spec.params.toJson());
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return knobs->editor("hedge_budget")->value() == spec.params.real("hedge_budget"); },
+        5000 * kSlowdown));
+    EXPECT_EQ(knobs->editor("hedge_mode")->value(), spec.params.real("hedge_mode"));
+    EXPECT_FALSE(budgetLabel->toolTip().contains("timeline")) << budgetLabel->toolTip().toStdString();
+    EXPECT_TRUE(knobs->resetButton("hedge_budget")->isHidden());
 }
 
 }  // namespace

@@ -296,9 +296,25 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
 
 void GatewayView::syncKnobs(const GatewayFrame& frame) {
     // Only once the worker has seen the last edit, so an older frame never undoes it.
-    if (frame.commandSeq < knobCommand_ || frame.params == shownParams_) return;
-    knobs_->showValues(frame.params);
-    shownParams_ = frame.params;
+    if (frame.commandSeq < knobCommand_) return;
+    if (!(frame.params == shownParams_)) {
+        knobs_->showValues(frame.params);
+        shownParams_ = frame.params;
+    }
+    // What the scenario itself has in force by now: a knob its timeline changed is no edit.
+    Params inForce = spec_.params;
+    std::map<std::string, QString> setBy;
+    const double now_s = frame.snapshot ? frame.snapshot->now_s : 0;
+    const double offset = week_time::startOffset_s(startDayOf(frame.params));
+    for (const TimelineEvent& e : spec_.timeline.events) {
+        if (e.set.empty() || e.at_s > now_s) continue;
+        for (const KnobSetting& k : e.set) {
+            if (!inForce.spec(k.key)) continue;
+            inForce.set(k.key, k.value);
+            setBy[k.key] = tr("Set by the scenario's timeline at %1").arg(week_time::label(offset + e.at_s));
+        }
+    }
+    knobs_->setInForce(inForce, setBy);
 }
 
 QString GatewayView::exportCaption() const { return exporter_->caption(); }
