@@ -238,6 +238,7 @@ GatewayView* MainWindow::openGateway(std::optional<GatewayRunSpec> spec, bool pl
     } else if (!gateway_->hasRun()) {
         gateway_->startRun(defaultGatewayRun(), play);
     }
+    updateTitle();  // the scenario just started
     if (created && gatewaySpeed_) {  // after the first start, which sets the default speed
         gateway_->session()->setSpeed(*gatewaySpeed_);
         gateway_->transport()->setSpeed(*gatewaySpeed_);
@@ -875,7 +876,21 @@ bool MainWindow::openFile(const QString& path) {
     try {
         openGateway(loadGatewayRun(path.toStdString(), {}));
     } catch (const std::exception& e) {
-        openGateway()->showMessage(tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what())));
+        // The parser's message starts with the file's path ("x.json:1:185: …"): said once.
+        const QString why = QString::fromUtf8(e.what());
+        const QString text = why.startsWith(path) ? tr("Cannot open %1").arg(why)
+                                                  : tr("Cannot open %1: %2").arg(path, why);
+        // Nothing else changes: the run on screen (if any) goes on, and no other run starts.
+        if (gateway_ && gateway_->hasRun()) {
+            tabs_->setCurrentWidget(gatewayPage_);
+            gateway_->showMessage(text);
+        } else if (live_ && tabs_->currentWidget() == livePage_) {
+            live_->showMessage(text);
+        } else {
+            if (!labsShown()) tabs_->setCurrentIndex(0);
+            banner_->showMessage(MessageBanner::Kind::Error, text);
+            status_->showLabsMessage(text);
+        }
         forgetRecent(path);
         return false;
     }
@@ -1102,7 +1117,11 @@ void MainWindow::updateTitle() {
         return;
     }
     if (gatewayShown()) {
-        setWindowTitle(tr("Gateway, seed 000 (simulated)[*] — TailLab"));
+        // The scenario on screen, as the labs' title names theirs.
+        const GatewayRunSpec spec = gateway_ ? gateway_->runSpec() : defaultGatewayRun();
+        setWindowTitle(tr("%1 (%2, simulated)[*] — TailLab")
+                           .arg(QString::fromStdString(spec.title.empty() ? spec.name : spec.title),
+                                QString::fromStdString(spec.name)));
         setWindowModified(false);
         return;
     }

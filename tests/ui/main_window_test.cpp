@@ -1133,5 +1133,48 @@ TEST(MainWindowTest, TheLabTreeNumbersLabsAndNamesScenariosInWords) {
     EXPECT_EQ(LabBrowser::entryLabel("Power of d choices", "", "power-of-d"), "power-of-d");
 }
 
+// Opening a broken gateway file changes nothing but the banner: no gateway run starts (the default
+// week included), the run on screen goes on, and the path is said once. The window's title names
+// the gateway scenario on screen.
+TEST(MainWindowTest, AFailedGatewayOpenKeepsWhatWasThereAndTheTitleFollowsTheScenario) {
+    QTemporaryDir dir;
+    const QString broken = dir.filePath("broken.json");
+    {
+        std::ofstream out(broken.toStdString());
+        out << R"({"schema_version":1,"name":"t","title":"t","lab":"gateway","seed":1,)"
+            << R"("params":{"days":1},"timeline":[{"at":"Mon 09:30","until":"Mon 13:00",)"
+            << R"("fault":{"target":{"engine":"atlass"},"effect":"slow","factor":3}}]})";
+    }
+    MainWindow window(scenarioDirectory());
+    window.show();
+    ASSERT_TRUE(window.openScenario("fanout"));
+
+    // From the labs, with no gateway run yet: the labs' banner says it, nothing starts.
+    EXPECT_FALSE(window.openFile(broken));
+    EXPECT_TRUE(window.gatewayView() == nullptr || !window.gatewayView()->hasRun());
+    EXPECT_TRUE(window.banner()->isVisible());
+    const QString text = window.banner()->text();
+    EXPECT_EQ(text.count(broken), 1) << text.toStdString();
+    EXPECT_TRUE(text.contains("atlass")) << text.toStdString();
+    EXPECT_FALSE(window.windowTitle().contains("Gateway")) << window.windowTitle().toStdString();
+
+    // A good one: its title in the window's.
+    const QString good = QString::fromStdString(scenarioDirectory() + "/gateway/day-eu-atlas-slow.json");
+    ASSERT_TRUE(window.openFile(good));
+    ASSERT_NE(window.gatewayView(), nullptr);
+    const GatewayRunSpec opened = window.gatewayView()->runSpec();
+    EXPECT_EQ(opened.name, "day-eu-atlas-slow");
+    EXPECT_TRUE(window.windowTitle().contains(QString::fromStdString(opened.title)))
+        << window.windowTitle().toStdString();
+
+    // On the gateway tab: the run goes on, the gateway's banner says why, once.
+    EXPECT_FALSE(window.openFile(broken));
+    EXPECT_EQ(window.gatewayView()->runSpec().name, opened.name);
+    EXPECT_EQ(window.gatewayView()->runSpec().file, opened.file);
+    EXPECT_EQ(window.gatewayView()->message().count(broken), 1)
+        << window.gatewayView()->message().toStdString();
+    EXPECT_TRUE(window.windowTitle().contains(QString::fromStdString(opened.title)));
+}
+
 }  // namespace
 }  // namespace taillab::ui::test
