@@ -91,7 +91,7 @@ TEST(ChartAnnotations, LabelsStackElideAndNeverOverlap) {
         << view.readoutText().toStdString();
 }
 
-TEST(ChartAnnotations, ACrowdHidesWhatHasNoRoomAndStillFitsASmallChart) {
+TEST(ChartAnnotations, ACrowdKeepsEveryLabelFindableAndStillFitsASmallChart) {
     std::vector<Annotation> crowd;
     for (int i = 0; i < 14; ++i)
         crowd.push_back(knob(5 * 3600 + i * 240, "hedge_delay_ms change " + std::to_string(i)));
@@ -104,17 +104,49 @@ TEST(ChartAnnotations, ACrowdHidesWhatHasNoRoomAndStillFitsASmallChart) {
         if (l.shown) maxRow = std::max(maxRow, l.row);
     }
     EXPECT_GT(shown, 0);
-    EXPECT_LT(shown, 14) << "fourteen labels cannot all fit in a few pixels";
+    EXPECT_LT(shown, 14) << "fourteen boxes cannot all fit in a few pixels";
     EXPECT_LT(maxRow, AnnotationLayer::kMaxRows);
     expectNoOverlap(labels, view.rect());
-    for (const AnnotationLabel& l : labels)
-        if (l.shown) {
-            EXPECT_GE(l.rect.width(), AnnotationLayer::kMinLabelPx - 1);
+    for (const AnnotationLabel& l : labels) {
+        // Readable, or a marker ("…") to hover; one with no room even for that is named by the
+        // box of a label before it.
+        if (l.shown && l.text != QString(QChar(0x2026)))
+            EXPECT_GE(l.rect.width(), AnnotationLayer::kMinLabelPx - 1) << l.text.toStdString();
+        if (!l.shown) {
+            ASSERT_TRUE(l.sharedWith.has_value()) << l.full.toStdString();
+            EXPECT_TRUE(labels[*l.sharedWith].shown);
         }
+    }
+    // Hovering a box lists what it stands for.
+    const AnnotationLabel& last = labels.back();
+    const std::size_t host = last.shown ? labels.size() - 1 : *last.sharedWith;
+    view.showReadoutNear(labels[host].rect.center().toPoint());
+    EXPECT_TRUE(view.readoutText().contains(last.full) || view.readoutText().contains("more here"))
+        << view.readoutText().toStdString();
     // Zoomed out of view: no label at all.
     view.setAnnotations({knob(3 * kDay, "after the end")});
     QTest::qWait(50);
     EXPECT_FALSE(view.annotationLabels().front().shown);
+}
+
+// A small gateway chart (1280x720's grid) with a knob change, a fault and another change close
+// together: the fault's label is elided or a marker, never dropped, and hovering it names it.
+TEST(ChartAnnotations, AFaultBetweenTwoChangesKeepsABoxToHover) {
+    const std::vector<Annotation> day{knob(7 * 3600, "operator: fixed 300 ms hedge"),
+                                      fault(9.5 * 3600, 13 * 3600, "atlas slow ×3 (EU)"),
+                                      knob(15 * 3600, "hedge_budget 0.15 -> 0.075")};
+    for (const QSize size : {QSize(324, 230), QSize(260, 200), QSize(760, 400)}) {
+        GatewayTimeChart view;
+        show(view, size, day);
+        const auto& labels = view.annotationLabels();
+        ASSERT_EQ(labels.size(), day.size());
+        for (const AnnotationLabel& l : labels)
+            EXPECT_TRUE(l.shown) << l.full.toStdString() << " at " << size.width();
+        expectNoOverlap(labels, view.rect());
+        view.showReadoutNear(labels[1].rect.center().toPoint());
+        EXPECT_TRUE(view.readoutText().startsWith("Fault: atlas slow"))
+            << view.readoutText().toStdString() << " at " << size.width();
+    }
 }
 
 TEST(ChartAnnotations, ColoursReadOnThePlotInALightAndADarkPalette) {

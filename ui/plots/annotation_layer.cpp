@@ -196,6 +196,7 @@ void AnnotationLayer::layout() {
     const int rows = std::clamp(static_cast<int>(fullHeight / 4 / rowHeight), 1, kMaxRows);
     const double maxWidth = std::clamp(area.width() * 0.45, 110.0, 260.0);
     const double pad = kPadding.left() + kPadding.right();
+    const double markerWidth = fm.horizontalAdvance(QChar(0x2026)) + pad + 3;
 
     struct Placed {
         std::size_t index;
@@ -225,7 +226,7 @@ void AnnotationLayer::layout() {
     for (std::size_t k = 0; k < order.size(); ++k) {
         const std::size_t i = order[k];
         const double natural = fm.horizontalAdvance(labels_[i].full) + pad + 1;
-        const double width = std::min(natural, maxWidth);
+        double width = std::min(natural, maxWidth);
         // Right of its line (or span start), or else ending at it; inside the plot's width.
         const double right = std::max(static_cast<double>(area.left()),
                                       std::min(anchor[i], area.right() - width));
@@ -252,21 +253,61 @@ void AnnotationLayer::layout() {
                 left = leftSide;
             }
         }
-        labels_[i].leftOfLine = row >= 0 && left != right;
         if (row < 0) {
             // No room: shorten the label before it in the row where that leaves the most.
             double best = 0;
+            int bestRow = -1;
             for (int r = 0; r < rows; ++r) {
                 const Placed& prev = placed[static_cast<std::size_t>(r)].back();
                 const double room = left - kGapPx - prev.left;
                 if (room > best) {
                     best = room;
-                    row = r;
+                    bestRow = r;
                 }
             }
-            if (row < 0 || best < kMinLabelPx) continue;  // hidden; hover still finds it
-            placed[static_cast<std::size_t>(row)].back().width = best;
+            if (bestRow >= 0 && best >= kMinLabelPx) {
+                row = bestRow;
+                placed[static_cast<std::size_t>(row)].back().width = best;
+            }
         }
+        if (row < 0) {
+            // Still no room for a readable label: a marker ("…"; hovering it gives the text)
+            // where one clears, else the label before it shortened to a marker to make room.
+            width = markerWidth;
+            const double markerRight = std::max(static_cast<double>(area.left()),
+                                                std::min(anchor[i], area.right() - width));
+            const double markerLeft = anchor[i] - width;
+            for (int r = 0; r < rows && row < 0; ++r) {
+                if (clears(r, markerRight)) {
+                    row = r;
+                    left = markerRight;
+                } else if (markerLeft >= area.left() && clears(r, markerLeft)) {
+                    row = r;
+                    left = markerLeft;
+                }
+            }
+            double best = 0;
+            for (int r = 0; r < rows && row < 0; ++r) {
+                const Placed& prev = placed[static_cast<std::size_t>(r)].back();
+                const double room = markerRight - kGapPx - prev.left;
+                if (room >= markerWidth && room > best) {
+                    best = room;
+                    row = r;
+                    left = markerRight;
+                }
+            }
+            if (best > 0) placed[static_cast<std::size_t>(row)].back().width = best;
+        }
+        if (row < 0) {
+            // Not even a marker fits (lines a pixel or two apart): the nearest marker or label
+            // before it stands for it too, and hovering that lists both.
+            const Placed* host = nullptr;
+            for (const auto& inRow : placed)
+                if (!inRow.empty() && (!host || inRow.back().left > host->left)) host = &inRow.back();
+            if (host) labels_[i].sharedWith = host->index;
+            continue;
+        }
+        labels_[i].leftOfLine = left + width <= anchor[i] + 0.5;  // ends at its line
         placed[static_cast<std::size_t>(row)].push_back({i, left, width, natural});
         labels_[i].row = row;
     }
@@ -285,6 +326,8 @@ void AnnotationLayer::layout() {
             l.text = p.width >= p.natural
                          ? l.full
                          : fm.elidedText(l.full, Qt::ElideRight, static_cast<int>(p.width - pad));
+            // Too short to read: a marker, which hovering names.
+            if (p.width < kMinLabelPx && p.width < p.natural) l.text = QString(QChar(0x2026));
             l.rect = QRectF(p.left, top - (static_cast<double>(r) + 1) * rowHeight, p.width,
                             rowHeight - kRowGapPx);
             l.shown = true;
@@ -303,6 +346,15 @@ void AnnotationLayer::layout() {
         it.connector->start->setCoords(x, l.rect.bottom());
         it.connector->end->setCoords(x, top);
     }
+}
+
+std::vector<std::size_t> AnnotationLayer::hits(QPointF pos) const {
+    const std::optional<std::size_t> first = hit(pos);
+    if (!first) return {};
+    std::vector<std::size_t> all{*first};
+    for (std::size_t i = 0; i < labels_.size(); ++i)
+        if (labels_[i].sharedWith == *first) all.push_back(i);
+    return all;
 }
 
 std::optional<std::size_t> AnnotationLayer::hit(QPointF pos) const {

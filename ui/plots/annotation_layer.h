@@ -5,8 +5,9 @@
 // another size): each goes in the row nearest the data where it clears the labels before it,
 // starting at its line, or ending at it when the next line comes too soon or there is no room
 // after it; elided when long. When no row has room, the label before it in the least crowded
-// row is shortened, and when that would leave it unreadable the new label is hidden (its line or
-// span stays). The strip is as tall as the rows in use. Hovering a label or a line gives the
+// row is shortened; when that would leave it unreadable the new label becomes a marker ("…")
+// instead, and when not even a marker fits (lines a pixel apart) the nearest label before it
+// stands for it too. So every annotation in view has a box to hover. The strip is as tall as the rows in use. Hovering a label or a line gives the
 // full text (hit()). Colours come from chart_style::annotationColors, so they read in a dark
 // palette too.
 //
@@ -35,6 +36,9 @@ struct AnnotationLabel {
     int row = 0;
     bool shown = false;
     bool leftOfLine = false;  // ends at its line (no room after it)
+    // Not shown because no room was left even for a marker: the label whose box stands for
+    // this one too (hovering it names both).
+    std::optional<std::size_t> sharedWith;
 };
 
 class AnnotationLayer {
@@ -62,6 +66,8 @@ class AnnotationLayer {
     const std::vector<AnnotationLabel>& labels() const { return labels_; }
     // The annotation whose label, knob line or span edge is at `pos` (plot pixels).
     std::optional<std::size_t> hit(QPointF pos) const;
+    // hit's annotation first, then the ones whose labels it stands for (sharedWith).
+    std::vector<std::size_t> hits(QPointF pos) const;
 
   private:
     struct Items;

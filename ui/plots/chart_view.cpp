@@ -175,7 +175,7 @@ void ChartView::setChart(const Chart& chart) {
     } else {
         rebuildGraphs();
     }
-    if (!sameSeries) chart_style::fitLegend(*plot_, width());
+    if (!sameSeries) chart_style::fitLegend(*plot_, size());
     if (newChart) userView_ = false;
     if (!userView_) fitToData();
     if (horizontalOnly_) fitYToView();
@@ -332,7 +332,7 @@ void ChartView::placeCrosshair() {
 void ChartView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     chart_style::fitTitle(*plot_, width());
-    chart_style::fitLegend(*plot_, width());
+    chart_style::fitLegend(*plot_, size());
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -451,7 +451,7 @@ void ChartView::rebuildGraphs() {
         QCPGraph* legend = plot_->addGraph();
         legend->setLayer(kGhostLayer);
         chart_style::styleBaselineGraph(
-            *legend, ghostLegend_.isEmpty() ? tr("pinned run (baseline)") : ghostLegend_, look.axis,
+            *legend, ghostLegend_.isEmpty() ? tr("baseline run") : ghostLegend_, look.axis,
             look.background);
     }
     updateData();
@@ -641,18 +641,28 @@ void ChartView::onMouseMove(QMouseEvent* event) {
 }
 
 bool ChartView::showAnnotationReadout(QPoint pos) {
-    const std::optional<std::size_t> hit = annotations_->hit(pos);
-    if (!hit) return false;
-    const Annotation& a = annotations_->annotations()[*hit];
-    const QString kind = a.kind == "knob"    ? tr("Knob change")
-                         : a.kind == "fault" ? tr("Fault")
-                         : a.kind == "phase" ? tr("Phase")
-                                             : QString::fromStdString(a.kind);
-    QString when = formatX(a.x0);
-    if (a.x1) when += QString::fromUtf8(" – ") + formatX(*a.x1);
-    const QString text =
-        QString("%1: %2\n%3: %4")
-            .arg(kind, QString::fromStdString(a.label), fullLabel(*plot_->xAxis), when);
+    // The annotation there, and those whose labels had no room and are named by its box.
+    const std::vector<std::size_t> hits = annotations_->hits(pos);
+    if (hits.empty()) return false;
+    constexpr std::size_t kMaxListed = 5;  // a taller box would cover the chart
+    QStringList lines;
+    for (std::size_t i : hits) {
+        if (lines.size() == static_cast<qsizetype>(kMaxListed)) {
+            lines << tr("and %n more here (zoom in to tell them apart)", "",
+                        static_cast<int>(hits.size() - kMaxListed));
+            break;
+        }
+        const Annotation& a = annotations_->annotations()[i];
+        const QString kind = a.kind == "knob"    ? tr("Knob change")
+                             : a.kind == "fault" ? tr("Fault")
+                             : a.kind == "phase" ? tr("Phase")
+                                                 : QString::fromStdString(a.kind);
+        QString when = formatX(a.x0);
+        if (a.x1) when += QString::fromUtf8(" – ") + formatX(*a.x1);
+        lines << QString("%1: %2\n%3: %4")
+                     .arg(kind, QString::fromStdString(a.label), fullLabel(*plot_->xAxis), when);
+    }
+    const QString text = lines.join("\n");
     readout_->tracer->setVisible(false);
     readout_->label->setVisible(true);
     chart_style::placeReadoutLabel(*readout_->label, *plot_, plot_->xAxis->pixelToCoord(pos.x()),
@@ -725,7 +735,7 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
     // is a row of its own under the legend while the file is written.
     const QSize s = exportSize(size);
     chart_style::fitTitle(*plot_, s.width());
-    chart_style::fitLegend(*plot_, s.width());
+    chart_style::fitLegend(*plot_, s);
     QCPTextElement* caption = nullptr;
     if (!exportCaption_.isEmpty()) {
         QFont f = plot_->legend->font();
@@ -752,17 +762,17 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
         plot_->plotLayout()->simplify();
     }
     chart_style::fitTitle(*plot_, width());
-    chart_style::fitLegend(*plot_, width());
+    chart_style::fitLegend(*plot_, QWidget::size());
     plot_->replot();  // the export laid the labels out at its own size
     return ok;
 }
 
 void ChartView::renderTo(QCPPainter& painter, QSize size) const {
     chart_style::fitTitle(*plot_, size.width());
-    chart_style::fitLegend(*plot_, size.width());
+    chart_style::fitLegend(*plot_, size);
     plot_->toPainter(&painter, size.width(), size.height());
     chart_style::fitTitle(*plot_, width());
-    chart_style::fitLegend(*plot_, width());
+    chart_style::fitLegend(*plot_, QWidget::size());
     plot_->replot();
 }
 
