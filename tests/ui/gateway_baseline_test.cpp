@@ -46,7 +46,7 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
         // One legend entry for the ghosts, after the chart's own.
         QStringList legend;
         for (const auto& s : own) legend << s.name;
-        legend << "pinned run (baseline)";
+        legend << "baseline run";
         EXPECT_EQ(chart->legendNames(), legend) << id;
         // The ghost covers the pinned run's whole day; the axes follow the live run.
         EXPECT_GT(ghosts.front().x.back(), 20 * kHour) << id;
@@ -76,6 +76,34 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
         EXPECT_FALSE(view_->chartView(id)->legendNames().join(",").contains("baseline")) << id;
     }
     EXPECT_FALSE(view_->clearBaselineAction()->isEnabled());
+}
+
+// At 1280x720 with a pinned run, every chart keeps most of its height for the data: the legends
+// (the chart's series and the baseline's entry) take more columns with their names elided
+// rather than stack until the plot is a sliver.
+TEST_F(GatewayViewTest, WithABaselineTheLegendsLeaveThePlotsRoomAt1280x720) {
+    window_->resize(1280, 720);
+    GatewayRunSpec spec = oneDay();
+    spec.params.set("load_multiplier", 0.2);
+    ASSERT_TRUE(startAndWait(spec));
+    ASSERT_TRUE(seekAndWait(6 * kHour));
+    view_->pinBaselineAction()->trigger();
+    spec.params.set("hedge_budget", 0.02);
+    ASSERT_TRUE(startAndWait(spec));
+    ASSERT_TRUE(seekAndWait(6 * kHour));
+    ChartView* percentiles = view_->chartView(gateway_charts::kPercentiles);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !percentiles->baselineSeries().empty(); }, 5000 * kSlowdown));
+    QTest::qWait(100);  // the queued replots lay the legends out
+    for (const std::string& id : view_->chartIds()) {
+        ChartView* chart = view_->chartView(id);
+        if (!chart->isVisible() || chart->legendNames().isEmpty()) continue;
+        chart->replotNow();
+        const int rows = (chart->legendNames().size() + chart->legendColumns() - 1) /
+                         chart->legendColumns();
+        EXPECT_LE(rows, std::max(2, static_cast<int>(chart->height() * 0.3 / 14))) << id;
+        EXPECT_GE(chart->plotArea().height(), chart->height() / 4)
+            << id << ": " << chart->plotArea().height() << " px of " << chart->height();
+    }
 }
 
 }  // namespace

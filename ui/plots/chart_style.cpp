@@ -23,6 +23,8 @@ constexpr int kPaletteSize = static_cast<int>(sizeof(kPalette) / sizeof(kPalette
 constexpr int kLegendColumns = 3;
 constexpr QSize kLegendIcon{28, 12};
 constexpr int kLegendSpacing = 18;
+// At most this share of a chart's height for its legend, so the data keeps the rest.
+constexpr double kLegendShare = 0.36;
 
 constexpr int kAxisLabelPoints = 10, kSmallestPoints = 8;
 
@@ -171,10 +173,73 @@ QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room)
     return metrics.elidedText(full, Qt::ElideRight, room);
 }
 
-void fitLegend(QCustomPlot& plot, int width) {
+namespace {
+
+// A legend entry whose name is elided to a width (0: whole), so more columns fit a short chart;
+// the plottable keeps its whole name (the read-out and exports say it).
+class ElidingLegendItem : public QCPPlottableLegendItem {
+  public:
+    using QCPPlottableLegendItem::QCPPlottableLegendItem;
+    void setMaxTextWidth(int width) { maxTextWidth_ = width; }
+
+  protected:
+    QString shownName() const {
+        const QString name = mPlottable->name();
+        if (maxTextWidth_ <= 0) return name;
+        return QFontMetrics(getFont()).elidedText(name, Qt::ElideRight, maxTextWidth_);
+    }
+    void draw(QCPPainter* painter) override {
+        if (!mPlottable) return;
+        const QSize icon = mParentLegend->iconSize();
+        // The icon as QCustomPlot draws it (its text clipped away), then the name, elided.
+        painter->save();
+        painter->setClipRect(QRect(mRect.topLeft(), icon), Qt::IntersectClip);
+        QCPPlottableLegendItem::draw(painter);
+        painter->restore();
+        painter->setFont(getFont());
+        painter->setPen(QPen(getTextColor()));
+        const QString name = shownName();
+        const QRect text = painter->fontMetrics().boundingRect(0, 0, 0, icon.height(),
+                                                               Qt::TextDontClip, name);
+        const int textHeight = std::max(text.height(), icon.height());
+        painter->drawText(mRect.x() + icon.width() + mParentLegend->iconTextPadding(), mRect.y(),
+                          text.width(), textHeight, Qt::TextDontClip, name);
+    }
+    QSize minimumOuterSizeHint() const override {
+        if (!mPlottable) return {};
+        const QSize icon = mParentLegend->iconSize();
+        const QRect text = QFontMetrics(getFont()).boundingRect(0, 0, 0, icon.height(),
+                                                                Qt::TextDontClip, shownName());
+        return {icon.width() + mParentLegend->iconTextPadding() + text.width() + mMargins.left() +
+                    mMargins.right(),
+                std::max(text.height(), icon.height()) + mMargins.top() + mMargins.bottom()};
+    }
+
+  private:
+    int maxTextWidth_ = 0;
+};
+
+// The legend's entries as ElidingLegendItems, in their order (QCustomPlot adds plain ones).
+void useElidingItems(QCPLegend& legend) {
+    bool plain = false;
+    for (int i = 0; i < legend.itemCount(); ++i)
+        plain = plain || !dynamic_cast<ElidingLegendItem*>(legend.item(i));
+    if (!plain) return;
+    std::vector<QCPAbstractPlottable*> plottables;
+    for (int i = 0; i < legend.itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend.item(i)))
+            plottables.push_back(item->plottable());
+    legend.clearItems();
+    for (QCPAbstractPlottable* p : plottables) legend.addItem(new ElidingLegendItem(&legend, p));
+}
+
+}  // namespace
+
+void fitLegend(QCustomPlot& plot, QSize size) {
     QCPLegend* legend = plot.legend;
     const int items = legend->itemCount();
     if (items == 0) return;
+    useElidingItems(*legend);
     const QFontMetrics metrics(legend->font());
     int widest = 0;
     for (int i = 0; i < items; ++i) {
@@ -187,6 +252,7 @@ void fitLegend(QCustomPlot& plot, int width) {
     for (int i = 0; i < items; ++i)
         if (QCPAbstractLegendItem* item = legend->item(i); item && item->margins().bottom() != 2)
             item->setMargins(QMargins(0, 0, 0, 2));
+    const int width = size.width();
     const int available = width - legend->margins().left() - legend->margins().right();
     auto columnsFor = [&](int iconWidth, int spacing) {
         const int itemWidth = iconWidth + legend->iconTextPadding() + widest + 16;
@@ -196,8 +262,32 @@ void fitLegend(QCustomPlot& plot, int width) {
     // A narrow chart takes shorter icons and less spacing before it stacks every item in one
     // column (a legend that tall leaves the data no room).
     int columns = columnsFor(kLegendIcon.width(), kLegendSpacing);
-    const bool compact = columns < std::min(items, 2) && columnsFor(16, 6) > columns;
+    bool compact = columns < std::min(items, 2) && columnsFor(16, 6) > columns;
     if (compact) columns = columnsFor(16, 6);
+    // A short chart keeps most of its height for the data: a legend of more rows than
+    // kLegendShare of the height allows takes more columns, compact, its names elided to fit
+    // (the read-out and the exported data keep them whole).
+    int textWidth = 0;
+    const int rowHeight = metrics.height() + 2;
+    const int maxRows = std::max(
+        2, static_cast<int>((size.height() * kLegendShare - legend->margins().bottom()) / rowHeight));
+    const int rows = (items + columns - 1) / columns;
+    if (size.height() > 0 && rows > maxRows) {
+        constexpr int kIcon = 16, kSpacing = 6, kMinText = 40;
+        const int most = std::max(
+            1, (available + kSpacing) / (kIcon + legend->iconTextPadding() + kMinText + kSpacing));
+        const int wanted = std::min({items, most, (items + maxRows - 1) / maxRows});
+        if (wanted > columns) {
+            compact = true;
+            columns = wanted;
+            textWidth = (available - (columns - 1) * kSpacing) / columns - kIcon -
+                        legend->iconTextPadding() - 2;
+            if (textWidth >= widest) textWidth = 0;
+        }
+    }
+    for (int i = 0; i < items; ++i)
+        if (auto* item = dynamic_cast<ElidingLegendItem*>(legend->item(i)))
+            item->setMaxTextWidth(textWidth);
     legend->setIconSize(compact ? QSize(16, kLegendIcon.height()) : kLegendIcon);
     legend->setColumnSpacing(compact ? 6 : kLegendSpacing);
     if (columns != legend->wrap() || legend->columnCount() > columns) {

@@ -5,6 +5,7 @@
 
 #include <QColor>
 #include <QPalette>
+#include <QSize>
 #include <QString>
 #include <vector>
 
@@ -33,8 +34,10 @@ void setTitle(QCustomPlot& plot, const QString& title);
 // Fits the title to `width` pixels: the full size when it fits, else a smaller font (down to
 // 8 pt), else elided at the end. The full title is kept for when the chart widens again.
 void fitTitle(QCustomPlot& plot, int width);
-// As many legend columns as fit `width` pixels without clipping a name.
-void fitLegend(QCustomPlot& plot, int width);
+// As many legend columns as fit `size`'s width without clipping a name; when that many rows
+// would take more than about a third of its height (kLegendShare), more columns with the names elided (the
+// entries keep their whole names for legendNames and the read-out).
+void fitLegend(QCustomPlot& plot, QSize size);
 // An axis label fitted to `room` pixels: whole when it fits; else a trailing unit in parentheses
 // ("Latency (ms)") is kept and the words before it are elided ("Lat… (ms)"), or the unit
 // alone when no word is left; else the label elided at its end.

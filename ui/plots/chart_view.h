@@ -85,7 +85,7 @@ class ChartView : public QWidget {
 
     // A pinned earlier run's series (x in the chart's data units), drawn under the chart's own as
     // muted dashed ghosts named "<name> (baseline)", each in the colour of the series of the same
-    // name, with one legend entry for them all ("pinned run (baseline)"); from the next setChart
+    // name, with one legend entry for them all ("baseline run"); from the next setChart
     // on. Empty: none. The axes fit the chart's own x range.
     void setBaseline(std::vector<Series> series);
     const std::vector<Series>& baseline() const { return baseline_; }
@@ -93,7 +93,7 @@ class ChartView : public QWidget {
     std::vector<PlottedSeries> baselineSeries() const;
     static QString baselineName(const std::string& name);
     // Another run drawn the same way (A/B): its legend entry and the suffix its series' names
-    // take instead of "pinned run (baseline)" and " (baseline)". Empty: the defaults.
+    // take instead of "baseline run" and " (baseline)". Empty: the defaults.
     void setBaselineLabels(const QString& legend, const QString& suffix);
     // The visible axis ranges, in plot coordinates.
     struct ViewRange {
