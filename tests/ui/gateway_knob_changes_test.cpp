@@ -122,11 +122,13 @@ TEST_F(GatewayViewTest, AKnobTheTimelineChangedIsNoEdit) {
 
     // The user's own edit is one, and its reset goes back to the value in force.
     knobs->applyValue("hedge_budget", 0.2);
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.params.real("hedge_budget") == 0.2; }));
     EXPECT_TRUE(knobs->editor("hedge_budget")->property("modified").toBool());
     EXPECT_FALSE(knobs->resetButton("hedge_budget")->isHidden());
     knobs->resetButton("hedge_budget")->click();
     EXPECT_EQ(knobs->editor("hedge_budget")->value(), 0.075);
     EXPECT_TRUE(knobs->resetButton("hedge_budget")->isHidden());
+    ASSERT_TRUE(waitDrawn([](const GatewayFrame& f) { return f.params.real("hedge_budget") == 0.075; }));
 
     // Restart: the scenario's first values, and no mark left from the timeline.
     const std::uint64_t run = view_->latestFrame()->runId;

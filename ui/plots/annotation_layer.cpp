@@ -196,7 +196,7 @@ void AnnotationLayer::layout() {
     const int rows = std::clamp(static_cast<int>(fullHeight / 4 / rowHeight), 1, kMaxRows);
     const double maxWidth = std::clamp(area.width() * 0.45, 110.0, 260.0);
     const double pad = kPadding.left() + kPadding.right();
-    const double markerWidth = fm.horizontalAdvance(QChar(0x2026)) + pad + 3;
+    const double markerWidth = fm.horizontalAdvance(QChar(0x2026)) + pad + 1;
 
     struct Placed {
         std::size_t index;
@@ -204,6 +204,7 @@ void AnnotationLayer::layout() {
     };
     std::vector<std::vector<Placed>> placed(static_cast<std::size_t>(rows));
     std::vector<double> anchor(items_.size(), NAN);
+    std::vector<double> spanEnd(items_.size(), NAN);  // a fault's last pixel in view; else its line
     for (std::size_t i = 0; i < items_.size(); ++i) {
         const Annotation& a = annotations_[i];
         const double p0 = plot_.xAxis->coordToPixel(toPlotX_(a.x0));
@@ -212,6 +213,7 @@ void AnnotationLayer::layout() {
         // Visible when its line, or some of its span, is inside the axis rect.
         if (!std::isfinite(lo) || hi < area.left() || lo > area.right()) continue;
         anchor[i] = std::max(lo, static_cast<double>(area.left()));
+        spanEnd[i] = std::min(hi, static_cast<double>(area.right()));
     }
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < items_.size(); ++i)
@@ -271,16 +273,20 @@ void AnnotationLayer::layout() {
             }
         }
         if (row < 0) {
-            // Still no room for a readable label: a marker ("…"; hovering it gives the text)
-            // where one clears, else the label before it shortened to a marker to make room.
+            // Still no room for a readable label: a marker ("…"; hovering it gives the text) at
+            // its line, ending at it, or (a fault) anywhere over its span where one clears;
+            // else the label before it shortened, down to a marker, to make room.
             width = markerWidth;
             const double markerRight = std::max(static_cast<double>(area.left()),
                                                 std::min(anchor[i], area.right() - width));
             const double markerLeft = anchor[i] - width;
+            const double lastLeft = std::max(markerRight, spanEnd[i] - width);
             for (int r = 0; r < rows && row < 0; ++r) {
-                if (clears(r, markerRight)) {
+                const Placed& prev = placed[static_cast<std::size_t>(r)].back();
+                const double after = std::max(markerRight, prev.left + prev.width + kGapPx);
+                if (after <= lastLeft) {
                     row = r;
-                    left = markerRight;
+                    left = after;
                 } else if (markerLeft >= area.left() && clears(r, markerLeft)) {
                     row = r;
                     left = markerLeft;
@@ -289,11 +295,12 @@ void AnnotationLayer::layout() {
             double best = 0;
             for (int r = 0; r < rows && row < 0; ++r) {
                 const Placed& prev = placed[static_cast<std::size_t>(r)].back();
-                const double room = markerRight - kGapPx - prev.left;
-                if (room >= markerWidth && room > best) {
+                const double at = std::max(markerRight, prev.left + markerWidth + kGapPx);
+                const double room = at - kGapPx - prev.left;
+                if (at <= lastLeft && room > best) {
                     best = room;
                     row = r;
-                    left = markerRight;
+                    left = at;
                 }
             }
             if (best > 0) placed[static_cast<std::size_t>(row)].back().width = best;
