@@ -20,7 +20,7 @@
 // defaults, playing; a file the scenario parser refuses exits 2 with its message
 // (file:line:col: JSON path: what). With
 // --screenshot or --export it first runs, as fast as it goes, to --until (simulated time since
-// the run started: 90m, 36h, 2d; a bare number is hours; default 36h), and with --sweep also runs
+// the run started: 90m, 36h, 2d; a bare number is hours; default 36h, or the run's end when sooner), and with --sweep also runs
 // the hedge-delay sweep and shows its tab; --export writes the chart named by --chart (default
 // gateway_percentiles, or with --sweep the sweep's, gateway_hedge_sweep; an unknown id is
 // refused with the list of ids, which --help gives too).
@@ -178,6 +178,7 @@ std::string chartIdList() {
 struct GatewayArgs {
     QStringList positional;
     QString until;
+    bool untilSet = false;  // --until given: else 36h, or the run's end when it comes sooner
     bool sweep = false;
     QString chart;       // "" when not asked for: the sweep's chart with --sweep, else the percentiles
     QString screenshot;  // "" when not asked for
@@ -186,7 +187,7 @@ struct GatewayArgs {
 
 // taillab --gateway: opens the Gateway tab and, when scripted, arms the screenshot or export.
 int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
-    const auto untilS = parseDuration(a.until);
+    auto untilS = parseDuration(a.until);
     if (!untilS) {
         std::fprintf(stderr, "taillab: --until expects a simulated time such as 36h\n");
         return 2;
@@ -203,6 +204,8 @@ int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
     }
     // Past the run's end the run would quietly stop at it: refused, as --incident refuses it.
     const int days = spec.params.spec("days") ? static_cast<int>(spec.params.real("days")) : 7;
+    // The default stops at the run's end: a one-day scenario opens without --until.
+    if (!a.untilSet) untilS = std::min(*untilS, days * 86400.0);
     if (*untilS > days * 86400.0) {
         std::fprintf(stderr,
                      "taillab: --until %s is past the end of the run, which covers %d day%s (%dh)\n",
@@ -481,7 +484,7 @@ struct Options {
         "SCENARIO is then a gateway scenario file or name."};
     const QCommandLineOption until{"until",
                                    "With --gateway and --screenshot/--export: simulated time to "
-                                   "run to first (90m, 36h, 2d; default 36h).",
+                                   "run to first (90m, 36h, 2d; default 36h, or the run's end when sooner).",
                                    "TIME", "36h"};
     const QCommandLineOption sweep{"sweep",
                                    "With --gateway and --screenshot/--export: also run "
@@ -619,7 +622,7 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(o.gateway)) {
         return runGateway(window, {parser.positionalArguments(), parser.value(o.until),
-                                   parser.isSet(o.sweep),
+                                   parser.isSet(o.until), parser.isSet(o.sweep),
                                    parser.isSet(o.chart) ? parser.value(o.chart) : QString(),
                                    parser.isSet(o.screenshot) ? parser.value(o.screenshot) : QString(),
                                    parser.isSet(o.exportTo) ? parser.value(o.exportTo) : QString()});

@@ -155,6 +155,11 @@ TEST(AppTest, AGatewayRunIsNotRunPastItsEnd) {
     EXPECT_TRUE(r.errors.contains("--until 30d is past the end of the run, which covers 7 days"))
         << r.errors.toStdString();
     EXPECT_FALSE(QFileInfo::exists(dir.filePath("x.png")));
+    // Without --until, a one-day scenario runs to its end rather than being refused for 36h.
+    const AppRun day = runApp({"--gateway", "gateway/day-eu-atlas-slow", "--screenshot",
+                               dir.filePath("day.png")});
+    EXPECT_EQ(day.exitCode, 0) << day.errors.toStdString();
+    EXPECT_TRUE(QFileInfo::exists(dir.filePath("day.png")));
 }
 
 // A --size smaller than the window can be is said on stderr, with the size used.

@@ -24,7 +24,7 @@ constexpr int kLegendColumns = 3;
 constexpr QSize kLegendIcon{28, 12};
 constexpr int kLegendSpacing = 18;
 // At most this share of a chart's height for its legend, so the data keeps the rest.
-constexpr double kLegendShare = 0.36;
+constexpr double kLegendShare = 0.4;
 
 constexpr int kAxisLabelPoints = 10, kSmallestPoints = 8;
 
