@@ -1119,7 +1119,7 @@ void MainWindow::updateTitle() {
     if (gatewayShown()) {
         // The scenario on screen, as the labs' title names theirs.
         const GatewayRunSpec spec = gateway_ ? gateway_->runSpec() : defaultGatewayRun();
-        setWindowTitle(tr("%1 (%2, simulated)[*] — TailLab")
+        setWindowTitle(tr("Gateway (simulated): %1 (%2)[*] — TailLab")
                            .arg(QString::fromStdString(spec.title.empty() ? spec.name : spec.title),
                                 QString::fromStdString(spec.name)));
         setWindowModified(false);
