@@ -35,8 +35,8 @@ void setTitle(QCustomPlot& plot, const QString& title);
 // 8 pt), else elided at the end. The full title is kept for when the chart widens again.
 void fitTitle(QCustomPlot& plot, int width);
 // As many legend columns as fit `size`'s width without clipping a name; when that many rows
-// would take more than 40% of its height (kLegendShare), more columns with the names elided (the
-// entries keep their whole names for legendNames and the read-out).
+// would take more than 40% of its height (kLegendShare), more columns with the names elided
+// (the entries keep their whole names for legendNames and the read-out).
 void fitLegend(QCustomPlot& plot, QSize size);
 // An axis label fitted to `room` pixels: whole when it fits; else a trailing unit in parentheses
 // ("Latency (ms)") is kept and the words before it are elided ("Lat… (ms)"), or the unit
