@@ -379,6 +379,9 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     for (int c = 0; c < kClasses; ++c)
         r.distributions.push_back(
             NamedHistogram{"request_" + std::string(kClassNames[c]), s.latency_by_class_us[c]});
+    // Refused before the compiler read the query (401, 429, shed...): in "request", in no class.
+    if (!s.latency_unclassified_us.empty())
+        r.distributions.push_back(NamedHistogram{"request_unclassified", s.latency_unclassified_us});
     addGatewayFigures(r, s);
 
     Chart dist{"latency", "Request latency, accept to last byte", ChartKind::Percentile,
@@ -388,6 +391,8 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
         if (!s.latency_by_class_us[c].empty())
             dist.series.push_back(
                 percentileSeries(std::string(kClassLabels[c]), s.latency_by_class_us[c]));
+    if (!s.latency_unclassified_us.empty())
+        dist.series.push_back(percentileSeries("refused before classification", s.latency_unclassified_us));
     // Seed 000's before/after table, for comparison on the same axes.
     const std::vector<double> at{0.5, 0.9, 0.99, 0.999};
     dist.series.push_back(Series{"published v3 (August)", SeriesRole::Published, at,

@@ -138,6 +138,31 @@ TEST(GatewaySimInvariants, Defaults) {
     EXPECT_GT(s.cache_hits[0] + s.cache_hits[1], 0u);
 }
 
+// The result's distributions: "request" holds every request; the classes and
+// "request_unclassified" (the 401s, 429s and shed requests the compiler never read) split it
+// without overlap, and the latency chart draws the unclassified as a curve of their own.
+TEST(GatewaySimInvariants, TheResultsDistributionsSplitEveryRequestIntoAClassOrNone) {
+    Params p = params({{"unknown_key_rate", 0.01}});
+    const GatewaySnapshot s = runToEnd(p);
+    ASSERT_GT(outcome(s, Outcome::Unauthorized), 0u);
+    const LabResult r = gatewayResult(s, p, 1);
+    std::int64_t all = -1, split = 0, unclassified = -1;
+    for (const NamedHistogram& d : r.distributions) {
+        if (d.name == "request") all = d.histogram.totalCount();
+        else split += d.histogram.totalCount();
+        if (d.name == "request_unclassified") unclassified = d.histogram.totalCount();
+    }
+    EXPECT_EQ(all, static_cast<std::int64_t>(s.accepted));
+    EXPECT_EQ(split, all);
+    EXPECT_GE(unclassified, static_cast<std::int64_t>(outcome(s, Outcome::Unauthorized)));
+    const Chart* latency = nullptr;
+    for (const Chart& c : r.charts)
+        if (c.id == "latency") latency = &c;
+    ASSERT_NE(latency, nullptr);
+    EXPECT_TRUE(std::any_of(latency->series.begin(), latency->series.end(),
+                            [](const Series& x) { return x.name == "refused before classification"; }));
+}
+
 constexpr double kSunday = 6;  // the quietest day: the heavy-load runs use it to stay quick
 
 TEST(GatewaySimInvariants, HeavyLoad) {

@@ -23,7 +23,7 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
     const auto pinned = view_->chartView(gateway_charts::kPercentiles)->plottedSeries();
     PlottedSeries pinnedNines;
     for (const auto& p : view_->chartView(gateway_charts::kLatencyNines)->plottedSeries())
-        if (p.name == gateway_charts::kAllClasses) pinnedNines = p;
+        if (p.name == gateway_charts::kAllRequests) pinnedNines = p;
     ASSERT_FALSE(pinnedNines.x.isEmpty());
     ASSERT_TRUE(view_->pinBaselineAction()->isEnabled());
     view_->pinBaselineAction()->trigger();
@@ -63,7 +63,7 @@ TEST_F(GatewayViewTest, APinnedRunIsDrawnUnderTheNextRunUntilCleared) {
     // The whole-run nines chart ghosts the pinned run's merged curve, as it ended.
     ChartView* nines = view_->chartView(gateway_charts::kLatencyNines);
     ASSERT_EQ(nines->baselineSeries().size(), 1u);
-    EXPECT_EQ(nines->baselineSeries()[0].name.toStdString(), std::string(gateway_charts::kAllClasses) + " (baseline)");
+    EXPECT_EQ(nines->baselineSeries()[0].name.toStdString(), std::string(gateway_charts::kAllRequests) + " (baseline)");
     EXPECT_EQ(nines->baselineSeries()[0].x, pinnedNines.x);
     EXPECT_EQ(nines->baselineSeries()[0].y, pinnedNines.y);
 

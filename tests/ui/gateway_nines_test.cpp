@@ -18,12 +18,12 @@
 namespace taillab::ui::test {
 namespace {
 
-using gateway_charts::kAllClasses;
+using gateway_charts::kAllRequests;
 using gateway_charts::kDeadline;
 using gateway_charts::kLatencyNines;
 
 const std::vector<std::string> kNinesSeries{"navigational",    "evergreen", "product pricing",
-                                            "long-tail agent", "news live", kAllClasses,
+                                            "long-tail agent", "news live", kAllRequests,
                                             kDeadline};
 
 std::vector<std::string> names(const Chart& c) {
@@ -129,7 +129,7 @@ TEST_F(GatewayViewTest, TheNinesChartDrawsTheRunsHistogramsMergedAndByClass) {
     for (std::size_t i = 0; i < drawn.size(); ++i)
         EXPECT_EQ(drawn[i].name.toStdString(), kNinesSeries[i]);
 
-    const PlottedSeries* merged = find(drawn, kAllClasses);
+    const PlottedSeries* merged = find(drawn, kAllRequests);
     ASSERT_NE(merged, nullptr);
     EXPECT_EQ(yAt(*merged, 0.99), static_cast<double>(s.latency_us.valueAtPercentile(99)) / 1000.0);
     EXPECT_EQ(yAt(*merged, 0.9), static_cast<double>(s.latency_us.valueAtPercentile(90)) / 1000.0);
@@ -165,16 +165,16 @@ TEST_F(GatewayViewTest, TheNinesChartFollowsTheFramesWithoutRebuildingItsGraphs)
     std::vector<QCPGraph*> graphs;
     for (int i = 0; i < plot->graphCount(); ++i) graphs.push_back(plot->graph(i));
     ASSERT_EQ(graphs.size(), kNinesSeries.size());
-    const auto before = find(nines->plottedSeries(), kAllClasses)->y;
+    const auto before = find(nines->plottedSeries(), kAllRequests)->y;
 
     ASSERT_TRUE(seekAndWait(9 * kHour));
     const gateway::GatewaySnapshot& s = *view_->latestFrame()->snapshot;
     for (int i = 0; i < plot->graphCount(); ++i)
         EXPECT_EQ(plot->graph(i), graphs[static_cast<std::size_t>(i)]) << i;
     const std::vector<PlottedSeries> drawn = nines->plottedSeries();
-    const PlottedSeries* merged = find(drawn, kAllClasses);
+    const PlottedSeries* merged = find(drawn, kAllRequests);
     ASSERT_NE(merged, nullptr);
-    const Series expected = percentileSeries(kAllClasses, s.latency_us);
+    const Series expected = percentileSeries(kAllRequests, s.latency_us);
     EXPECT_EQ(std::vector<double>(merged->y.begin(), merged->y.end()), expected.y);
     EXPECT_NE(merged->y, before) << "the chart still shows 03:00";
 }

@@ -61,11 +61,11 @@ void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
     }
     // Percentiles of six histograms: cheap enough for every frame; the series keep their names,
     // so the graphs stay and only their data is replaced.
-    // The pinned run's whole-run curve (all classes) as a ghost: the class curves would bury it.
+    // The pinned run's whole-run curve (all requests) as a ghost: the class curves would bury it.
     std::vector<Series> ninesGhost;
     if (baseline)
         for (Series& series : gateway_charts::latencyNines(*baseline, std::nullopt).series)
-            if (series.name == gateway_charts::kAllClasses) ninesGhost.push_back(std::move(series));
+            if (series.name == gateway_charts::kAllRequests) ninesGhost.push_back(std::move(series));
     nines_->setBaseline(ninesGhost);
     nines_->setChart(gateway_charts::latencyNines(s, deadline_ms));
     QStringList lanes;

@@ -147,11 +147,11 @@ Chart latencyNines(const GatewaySnapshot& s, std::optional<double> deadline_ms) 
     c.x_label = "Percentile";
     c.y_label = "Latency (ms)";
     c.log_y = true;
-    // The classes first and "all classes" last, as on the cache chart, so each class keeps its
-    // colour across the two charts and the merged curve is drawn on top.
+    // The classes first and "all requests" last, as "all classes" is on the cache chart, so each
+    // class keeps its colour across the two charts and the merged curve is drawn on top.
     for (int k = 0; k < gateway::kClasses; ++k)
         c.series.push_back(percentileSeries(kShortClassNames[k], s.latency_by_class_us[k]));
-    c.series.push_back(percentileSeries(kAllClasses, s.latency_us));
+    c.series.push_back(percentileSeries(kAllRequests, s.latency_us));
     Series deadline{kDeadline, SeriesRole::ClosedForm, {}, {}};
     // Across the percentiles drawn, so the line never stretches the x axis past the data.
     double deepest = -1;

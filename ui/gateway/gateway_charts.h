@@ -68,10 +68,13 @@ Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
 Chart cache(const gateway::GatewaySnapshot& s, double offset_s);
 
 // The whole run so far on the nines axis (ChartKind::Percentile): one series per query class,
-// then "all classes", each read from its HDR histogram (percentileSeries), and the deadline as a
-// dashed reference line across the percentiles drawn. The series are always all there (empty
+// then "all requests" (kAllRequests), each read from its HDR histogram (percentileSeries), and
+// the deadline as a dashed reference line across the percentiles drawn. The series are always all there (empty
 // before the first request ends), so a redraw only replaces their data.
 inline constexpr const char* kAllClasses = "all classes";
+// The latency chart's merged curve: every request, those refused before their query was
+// classified (which are in no class) included.
+inline constexpr const char* kAllRequests = "all requests";
 inline constexpr const char* kDeadline = "deadline";
 Chart latencyNines(const gateway::GatewaySnapshot& s, std::optional<double> deadline_ms);
 
