@@ -90,7 +90,7 @@ int maxResultsBucket(int n) {
     if (!maxResultsInRange(n))
         throw std::invalid_argument("max_results " + maxResultsRangeText() + ", got " +
                                     std::to_string(n));
-    return n <= 10 ? 10 : n <= 20 ? 20 : kMaxResultsHighest;
+    return maxResultsBucketInRange(n);
 }
 
 std::uint64_t TextHash::value() const { return mix64(h_); }

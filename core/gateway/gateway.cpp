@@ -347,7 +347,7 @@ void Gateway::admitted(Time now, std::uint32_t r, Time t, std::string_view raw) 
             q.cls = f.query_class;
             q.classified = true;
             q.zeroOk = f.zero_results_allowed;
-            q.fetchCount = static_cast<std::uint8_t>(maxResultsBucket(q.maxResults));
+            q.fetchCount = static_cast<std::uint8_t>(maxResultsBucketInRange(q.maxResults));  // checked at entry
             q.cacheKey = foldCacheKey(keyPrefix(q.endpoint, q.region, q.lang), f.normalized_hash,
                                       q.fetchCount);
             normalized = memo_.normalized(f, raw);
@@ -903,7 +903,7 @@ void Gateway::prefetch(const Request& in) {
         const Region region =
             Edge::route(in.region_pin, keys_[*key].home, cfg_.reroute, cfg_.reroute_share, in.trace);
         const std::uint64_t cacheKey = foldCacheKey(keyPrefix(in.endpoint, region, in.lang),
-                                                    ref.normalized_hash, maxResultsBucket(in.max_results));
+                                                    ref.normalized_hash, maxResultsBucketInRange(in.max_results));
         cache_.prefetch(region, instanceFor(in.trace, region), cacheKey);
     } catch (const std::invalid_argument&) {
         // A request that will be a 400: nothing to load.

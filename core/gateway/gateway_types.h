@@ -39,6 +39,8 @@ constexpr int kMaxResultsHighest = 50;
 constexpr bool maxResultsInRange(std::int64_t n) {
     return n >= kMaxResultsLowest && n <= kMaxResultsHighest;
 }
+// The result-count bucket of an n in the range: 1..10 -> 10, 11..20 -> 20, 21..50 -> 50.
+constexpr int maxResultsBucketInRange(int n) { return n <= 10 ? 10 : n <= 20 ? 20 : kMaxResultsHighest; }
 // What a value outside the range is told, after the field's name: "must be an integer from 1 to 50".
 inline std::string maxResultsRangeText() {
     return "must be an integer from " + std::to_string(kMaxResultsLowest) + " to " +

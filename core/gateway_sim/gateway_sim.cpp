@@ -619,6 +619,10 @@ struct GatewaySim::Impl final : Port {
     // ---- Port ----------------------------------------------------------------------------
     Time stageEnd(Time start, const StageWork& w) override {
         if (w.stage == Stage::Engines) return start;
+        // chargeStageCosts: what a live gateway measured, all of the stage's time (it has no
+        // modelled spill).
+        if (chargedCosts) [[unlikely]]
+            return stageDone(start, w, (*chargedCosts)[static_cast<std::size_t>(w.stage)], Duration{});
         const std::uint64_t purpose = static_cast<std::uint64_t>(w.stage) |
                                       (w.background ? 8u : 0u) | (w.shared_answer ? 16u : 0u);
         // One mix per draw, keyed by (seed, trace, purpose): the draws of a request's stages do
@@ -627,24 +631,24 @@ struct GatewaySim::Impl final : Port {
         auto level = [&](std::uint64_t i) {
             return static_cast<std::size_t>(mix64(key + i * 0x9E3779B97F4A7C15ULL) >> kCostLevelShift);
         };
-        Duration cpu{}, spill{};
-        if (chargedCosts) {
-            // What a live gateway measured, all of the stage's time (it has no modelled spill).
-            cpu = (*chargedCosts)[static_cast<std::size_t>(w.stage)];
+        const CostTable& t = costTable();
+        std::int64_t units = 0;
+        if (w.shared_answer) {
+            units = t.units[kL2Row][level(0)];  // a waiter on another instance reads it from L2
         } else {
-            const CostTable& t = costTable();
-            std::int64_t units = 0;
-            if (w.shared_answer) {
-                units = t.units[kL2Row][level(0)];  // a waiter on another instance reads it from L2
-            } else {
-                units = t.units[static_cast<std::size_t>(w.stage)][level(0)];
-                if (w.l2) units += t.units[kL2Row][level(1)];
-            }
-            cpu = Duration{units * kCostUnitNs};
-            // The trip to another region is network time, not a CPU's.
-            if (w.spilled_from)
-                spill = fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)][static_cast<std::size_t>(w.region)]);
+            units = t.units[static_cast<std::size_t>(w.stage)][level(0)];
+            if (w.l2) units += t.units[kL2Row][level(1)];
         }
+        const Duration cpu{units * kCostUnitNs};
+        // The trip to another region is network time, not a CPU's.
+        const Duration spill = w.spilled_from ? fromMs(kSpillMs[static_cast<std::size_t>(*w.spilled_from)]
+                                                               [static_cast<std::size_t>(w.region)])
+                                              : Duration{};
+        return stageDone(start, w, cpu, spill);
+    }
+    // A stage's end, given its CPU time and its network time: the CPU's queue when the run models
+    // the gateway's CPUs.
+    Time stageDone(Time start, const StageWork& w, Duration cpu, Duration spill) {
         Time done = start + cpu;
         if (compute) {
             const int pool = pickPool(w.region, w.trace);
