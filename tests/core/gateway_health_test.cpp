@@ -373,7 +373,9 @@ TEST(GatewayHealth, EveryStageCountsTheProbesThatReachIt) {
             EXPECT_LE(st.probes_entered, st.entered) << kStageNames[static_cast<std::size_t>(i)];
             EXPECT_LE(st.probes_passed, st.passed) << kStageNames[static_cast<std::size_t>(i)];
             EXPECT_LE(st.probes_passed, st.probes_entered) << kStageNames[static_cast<std::size_t>(i)];
-            if (!probes) EXPECT_EQ(st.probes_entered, 0u) << kStageNames[static_cast<std::size_t>(i)];
+            if (!probes) {
+                EXPECT_EQ(st.probes_entered, 0u) << kStageNames[static_cast<std::size_t>(i)];
+            }
         }
         // Edge, gateway, compiler and cache hand a request straight on.
         EXPECT_EQ(stage(Stage::Gateway).probes_entered, stage(Stage::Edge).probes_passed);

@@ -110,8 +110,9 @@ TEST(ChartAnnotations, ACrowdKeepsEveryLabelFindableAndStillFitsASmallChart) {
     for (const AnnotationLabel& l : labels) {
         // Readable, or a marker ("…") to hover; one with no room even for that is named by the
         // box of a label before it.
-        if (l.shown && l.text != QString(QChar(0x2026)))
+        if (l.shown && l.text != QString(QChar(0x2026))) {
             EXPECT_GE(l.rect.width(), AnnotationLayer::kMinLabelPx - 1) << l.text.toStdString();
+        }
         if (!l.shown) {
             ASSERT_TRUE(l.sharedWith.has_value()) << l.full.toStdString();
             EXPECT_TRUE(labels[*l.sharedWith].shown);
