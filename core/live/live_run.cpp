@@ -36,16 +36,28 @@ Duration liveChartWindow(Duration scenarioWindow, Duration duration) {
     return std::min(scenarioWindow, fromSeconds(wanted));
 }
 
+LiveWindows chooseLiveWindows(Scenario& scenario, std::optional<Duration> window, Duration duration) {
+    LiveWindows w;
+    w.scenario_window_s = scenario.params.real("window_s");
+    w.chosen = !window;
+    const Duration chosen = window ? *window : liveChartWindow(fromSeconds(w.scenario_window_s), duration);
+    scenario.params.set("window_s", toSeconds(chosen));  // the knob's range checks a window set by hand
+    w.window_s = scenario.params.real("window_s");
+    return w;
+}
+
+void countLiveWindows(LiveWindows& w, const gateway::GatewaySnapshot& snapshot, double started_s) {
+    w.count = snapshot.windows.size();
+    if (snapshot.windows.empty()) return;
+    const double from = snapshot.windows.size() > 1 ? snapshot.windows[snapshot.windows.size() - 2].t_s : started_s;
+    w.last_window_s = snapshot.windows.back().t_s - from;
+    w.last_partial = w.last_window_s < w.window_s - 1e-6;
+}
+
 LiveRun runLive(const Scenario& given, const LiveRunOptions& options,
                 const LoadGenerator::IntervalCallback& onInterval) {
     Scenario scenario = given;
-    LiveWindows windows;
-    windows.scenario_window_s = given.params.real("window_s");
-    windows.chosen = !options.window;
-    const Duration window =
-        options.window ? *options.window : liveChartWindow(fromSeconds(windows.scenario_window_s), options.duration);
-    scenario.params.set("window_s", toSeconds(window));  // the knob's range checks a window set by hand
-    windows.window_s = scenario.params.real("window_s");
+    LiveWindows windows = chooseLiveWindows(scenario, options.window, options.duration);
     LiveStackOptions o;
     o.rate_per_s = options.rate_per_s;
     o.duration = options.duration;
@@ -64,12 +76,7 @@ LiveRun runLive(const Scenario& given, const LiveRunOptions& options,
     const gateway::GatewaySnapshot snapshot = stack.snapshot();
     const double started = stack.startedAt();
     run.result = gateway::gatewayResult(snapshot, scenario.params, scenario.seed, gateway::liveTimeAxis(started));
-    windows.count = snapshot.windows.size();
-    if (!snapshot.windows.empty()) {
-        const double from = snapshot.windows.size() > 1 ? snapshot.windows[snapshot.windows.size() - 2].t_s : started;
-        windows.last_window_s = snapshot.windows.back().t_s - from;
-        windows.last_partial = windows.last_window_s < windows.window_s - 1e-6;
-    }
+    countLiveWindows(windows, snapshot, started);
     run.windows = windows;
     run.notes.push_back(liveWindowsNote(windows));
     run.result.lab = scenario.lab;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/time.h"
+#include "gateway/snapshot.h"
 #include "labs/lab_result.h"
 #include "live/load_generator.h"
 #include "live/load_scaling.h"
@@ -47,6 +48,12 @@ struct LiveWindows {
 };
 
 // One sentence for a run's notes: the windows' length and unit, how many, the last one's length.
+// Sets `scenario`'s window_s for a live run of `duration`: `window` when the user set one, else
+// liveChartWindow's; the result says which, and the scenario's own window.
+LiveWindows chooseLiveWindows(Scenario& scenario, std::optional<Duration> window, Duration duration);
+// Fills in the windows `snapshot` closed: how many, and the last one's true length (it ends with
+// the run); `started_s` is when the run started, on the snapshot's clock.
+void countLiveWindows(LiveWindows& windows, const gateway::GatewaySnapshot& snapshot, double started_s);
 std::string liveWindowsNote(const LiveWindows& windows);
 
 struct LiveRun {

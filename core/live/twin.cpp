@@ -122,21 +122,6 @@ std::vector<TwinRow> rowsOf(const GatewaySnapshot& sim, const GatewaySnapshot& l
     return rows;
 }
 
-// The live half's windows, as a live run reports them (both halves are cut alike).
-LiveWindows windowsOf(const GatewaySnapshot& live, double started, const TwinPlan& plan) {
-    LiveWindows w;
-    w.window_s = plan.scenario.params.real("window_s");
-    w.scenario_window_s = plan.scenario_window_s;
-    w.chosen = plan.window_chosen;
-    w.count = live.windows.size();
-    if (!live.windows.empty()) {
-        const double from = live.windows.size() > 1 ? live.windows[live.windows.size() - 2].t_s : started;
-        w.last_window_s = live.windows.back().t_s - from;
-        w.last_partial = w.last_window_s < w.window_s - 1e-6;
-    }
-    return w;
-}
-
 }  // namespace
 
 void checkTwinOptions(const Scenario& scenario, const TwinOptions& options) {
@@ -160,11 +145,7 @@ TwinPlan planTwin(const Scenario& scenario, const TwinOptions& options) {
     }
     // Both halves' charts cut as a live run's are (live_run.h): the scenario's windows would
     // close none in a short twin.
-    plan.scenario_window_s = s.params.real("window_s");
-    plan.window_chosen = !options.window;
-    s.params.set("window_s", toSeconds(options.window ? *options.window
-                                                      : liveChartWindow(fromSeconds(plan.scenario_window_s),
-                                                                        options.duration)));
+    plan.windows = chooseLiveWindows(s, options.window, options.duration);
     // Scaled as a live run of the same length is (live/load_scaling.h).
     WorkloadPlan arrivals(s, options.rate_per_s, options.start_at, options.duration);
     plan.scenario = arrivals.scenario();
@@ -293,9 +274,10 @@ TwinRun runTwin(const Scenario& scenario, const TwinOptions& options) {
         return r;
     };
     // Both halves' time charts in seconds since their start, as a live run's are.
-    run.simulated = result(simSnap, gateway::TimeAxis{toSeconds(options.start_at), 1, "Time since start (s)"});
+    run.simulated = result(simSnap, gateway::liveTimeAxis(toSeconds(options.start_at)));
     run.live = result(liveSnap, gateway::liveTimeAxis(liveStarted));
-    run.windows = windowsOf(liveSnap, liveStarted, run.plan);
+    run.windows = run.plan.windows;
+    countLiveWindows(run.windows, liveSnap, liveStarted);
     run.rows = rowsOf(simSnap, liveSnap, run.load);
     run.stages = compareStages(simSnap, liveSnap);
     for (std::size_t i = 0; i < run.stages.size(); ++i)

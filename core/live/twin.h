@@ -60,8 +60,7 @@ struct TwinCancelled : std::runtime_error {
 // The arrivals both halves of a twin run send.
 struct TwinPlan {
     Scenario scenario;  // as both halves run it: load_multiplier set, probes off, the chart window
-    double scenario_window_s = 0;  // the scenario's own chart window
-    bool window_chosen = false;    // the chart window is liveChartWindow's, not the user's
+    LiveWindows windows;  // the chart window both halves use (none counted yet)
     std::vector<PlannedRequest> requests;
     double mean_rate_per_s = 0;  // of the requests planned
     LoadScaling scaling;         // the rate asked, the load_multiplier, the rate offered
