@@ -10,7 +10,7 @@
 namespace taillab {
 namespace {
 
-double lognormalSurvival(const LognormalParams& p, double t) { return 1.0 - lognormalCdf(p, t); }
+double lognormalTail(const LognormalParams& p, double t) { return 1.0 - lognormalCdf(p, t); }
 
 double exponentialSurvival(double mean, double t) { return t <= 0 ? 1.0 : std::exp(-t / mean); }
 
@@ -47,20 +47,20 @@ ServiceModel hedgeIdleServiceModel(const HedgeIdleConfig& c) {
 double HedgeIdleModel::survival(double t) const {
     switch (c_.service) {
         case HedgeIdleService::Lognormal:
-            return lognormalSurvival(c_.body, t);
+            return lognormalTail(c_.body, t);
         case HedgeIdleService::Exponential:
             return exponentialSurvival(c_.exponentialMean(), t);
         case HedgeIdleService::Mixture:
             break;
     }
-    return (1 - c_.slow_probability) * lognormalSurvival(c_.body, t) +
-           c_.slow_probability * lognormalSurvival(c_.slow, t);
+    return (1 - c_.slow_probability) * lognormalTail(c_.body, t) +
+           c_.slow_probability * lognormalTail(c_.slow, t);
 }
 
 double HedgeIdleModel::independentSurvival(double t) const {
     const CorrelatedSlowness cs{c_.slow_probability, c_.shared_fraction};
     const double q = cs.independentProbability();
-    return (1 - q) * lognormalSurvival(c_.body, t) + q * lognormalSurvival(c_.slow, t);
+    return (1 - q) * lognormalTail(c_.body, t) + q * lognormalTail(c_.slow, t);
 }
 
 double HedgeIdleModel::hedgedSurvival(double t, double d) const {
@@ -75,7 +75,7 @@ double HedgeIdleModel::hedgedSurvival(double t, double d) const {
     }
     const double s = c_.slow_probability * c_.shared_fraction;
     return (1 - s) * independentSurvival(t) * independentSurvival(t - d) +
-           s * lognormalSurvival(c_.slow, t) * lognormalSurvival(c_.slow, t - d);
+           s * lognormalTail(c_.slow, t) * lognormalTail(c_.slow, t - d);
 }
 
 double HedgeIdleModel::quantile(double p) const {
@@ -201,7 +201,7 @@ HedgeIdleModel::PairMoments HedgeIdleModel::pairMoments(double d) const {
         parts.push_back({1.0, [this](double t) { return survival(t); }});
     } else {
         parts.push_back({1 - s, [this](double t) { return independentSurvival(t); }});
-        parts.push_back({s, [this](double t) { return lognormalSurvival(c_.slow, t); }});
+        parts.push_back({s, [this](double t) { return lognormalTail(c_.slow, t); }});
     }
     const double far = 20 * farTailMs();
     const double h = 1e-3 * c_.body.median_ms;

@@ -20,7 +20,7 @@ using Ptr = json::json_pointer;
 constexpr double kDay = 86400;
 
 // Shortest text that reads back as the same double ("7200", "0.01", "5.123").
-std::string formatNumber(double v) {
+std::string shortestNumber(double v) {
     char buffer[32];
     const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
     return std::string(buffer, end);
@@ -50,7 +50,7 @@ struct Range {
     }
     // A bound as a reader writes it: 600000, not the shorter 6e+05.
     static std::string bound(double v) {
-        return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : formatNumber(v);
+        return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : shortestNumber(v);
     }
 };
 
@@ -145,7 +145,7 @@ public:
         for (const Edge& edge : edges) {
             extra += edge.extra;
             if (extra > kSurgeFactor.hi - 1 + 1e-9) {
-                v_.fail(at / edge.event / "fault" / "factor", "overlapping surges would multiply the traffic by " + formatNumber(extra + 1) +
+                v_.fail(at / edge.event / "fault" / "factor", "overlapping surges would multiply the traffic by " + shortestNumber(extra + 1) +
                                    " here; surges that overlap may add up to x" + Range::bound(kSurgeFactor.hi) +
                                    " at most");
             }
@@ -219,7 +219,7 @@ private:
     }
 
     std::string when(double s) const {
-        return formatRunTime(s, vocab_.start_weekday) + ", " + formatNumber(s) + " s";
+        return formatRunTime(s, vocab_.start_weekday) + ", " + shortestNumber(s) + " s";
     }
 
     int coveredDays() const {
@@ -239,7 +239,7 @@ private:
         if (value.is_number()) {
             const double s = value.get<double>();
             if (!std::isfinite(s) || s < 0 || s >= end)
-                v_.fail(at, "expected seconds since the run's start in [0, " + formatNumber(end) +
+                v_.fail(at, "expected seconds since the run's start in [0, " + shortestNumber(end) +
                                 ") (" + coverage() + "), found " + value.dump());
             return s;
         }
