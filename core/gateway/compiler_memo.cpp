@@ -10,7 +10,8 @@ constexpr std::size_t kEvictAhead = 4;
 constexpr std::size_t kSlotAhead = 16;
 }  // namespace
 
-CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
+CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h,
+                                     const AnalyzedQuery* given) {
     if (const Facts* known = index_.find(h)) {
         ++hits_;
         return Ref{known->slot, known->query_class, known->zero_results_allowed,
@@ -35,8 +36,8 @@ CompilerMemo::Ref CompilerMemo::find(std::string_view raw, std::uint64_t h) {
     }
     Slot& slot = slots_[i];
     slot.raw_hash = 0;
-    analyzeQuery(raw, scratch_);  // throws before the slot is filed
-    const AnalyzedQuery& f = scratch_;
+    if (!given) analyzeQuery(raw, scratch_);  // throws before the slot is filed
+    const AnalyzedQuery& f = given ? *given : scratch_;
     const bool same = f.normalized == raw;
     if (!same) slot.normalized.assign(f.normalized);
     slot.raw_hash = h;

@@ -36,8 +36,9 @@ public:
     // The analysis of `raw`. Throws std::invalid_argument (a 400) for invalid UTF-8 or a query
     // that is empty after normalization; failures are not remembered.
     Ref find(std::string_view raw) { return find(raw, hashOf(raw)); }
-    // The same with `hash` == hashOf(raw) already computed.
-    Ref find(std::string_view raw, std::uint64_t hash);
+    // The same with `hash` == hashOf(raw) already computed, and, when `given` is not null, with
+    // analyzeQuery(raw) too: a miss files it instead of analysing `raw` (and then never throws).
+    Ref find(std::string_view raw, std::uint64_t hash, const AnalyzedQuery* given = nullptr);
     static std::uint64_t hashOf(std::string_view raw) {
         const std::uint64_t h = hashRawText(raw);
         return h == 0 ? 1 : h;  // 0 marks an empty slot

@@ -40,6 +40,8 @@
 
 namespace taillab::gateway {
 
+struct AnalyzedQuery;  // compiler.h
+
 struct RequestId {
     std::uint32_t slot = 0;
     std::uint32_t generation = 0;  // 0 is never a live generation
@@ -70,6 +72,13 @@ struct Request {
     int max_results = 10;      // maxResultsInRange (gateway_types.h), else a 400
     std::optional<Region> region_pin;  // X-Region
     std::optional<Time> accepted;      // when the edge accepted it; default: now
+    // What the driver already worked out of `query` with the gateway's own functions, so that
+    // the gateway need not do it again: CompilerMemo::hashOf(query) (0: none), and
+    // analyzeQuery(query) (null: none; valid for the duration of the call). A driver that draws
+    // requests ahead on another thread works them out there. Either is optional; a wrong one
+    // gives wrong answers, so a driver passes none rather than a guess.
+    std::uint64_t query_hash = 0;
+    const AnalyzedQuery* analysis = nullptr;
 };
 
 // X-RateLimit-Limit / -Remaining / -Reset, on every response to a known key.

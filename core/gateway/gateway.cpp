@@ -282,7 +282,12 @@ RequestId Gateway::onRequest(Time now, const Request& in) {
         return id;
     }
     q.lane = keys_[*key].lane;
-    if (hinted) q.analysis = hint.ref;
+    if (hinted) {
+        q.analysis = hint.ref;
+    } else if (in.analysis) {
+        q.analysis = memo_.find(in.query, in.query_hash != 0 ? in.query_hash : CompilerMemo::hashOf(in.query),
+                                in.analysis);
+    }
     // 0 for a value out of range: a 400 in the compiler.
     static_assert(kMaxResultsLowest > 0 && kMaxResultsHighest <= 255, "a byte holds max_results");
     q.maxResults = maxResultsInRange(in.max_results) ? static_cast<std::uint8_t>(in.max_results) : 0;
@@ -883,9 +888,9 @@ void Gateway::noteBreakers() {
         metrics_.onBreaker(c.at, c.region, c.engine, c.state, c.switched_off);
 }
 
-void Gateway::prefetchQuery(std::string_view query) {
+void Gateway::prefetchQuery(std::string_view query, std::uint64_t hash) {
     Hashed& h = hashed_[(reinterpret_cast<std::uintptr_t>(query.data()) >> 4) % hashed_.size()];
-    h = Hashed{query, CompilerMemo::hashOf(query)};
+    h = Hashed{query, hash != 0 ? hash : CompilerMemo::hashOf(query)};
     memo_.prefetch(h.hash);
 }
 
@@ -896,8 +901,10 @@ void Gateway::prefetch(const Request& in) {
         const Hashed& h =
             hashed_[(reinterpret_cast<std::uintptr_t>(in.query.data()) >> 4) % hashed_.size()];
         const bool known = h.query.data() == in.query.data() && h.query.size() == in.query.size();
-        const CompilerMemo::Ref ref =
-            memo_.find(in.query, known ? h.hash : CompilerMemo::hashOf(in.query));
+        const std::uint64_t hash = in.query_hash != 0 ? in.query_hash
+                                   : known            ? h.hash
+                                                      : CompilerMemo::hashOf(in.query);
+        const CompilerMemo::Ref ref = memo_.find(in.query, hash, in.analysis);
         prefetched_[in.trace % prefetched_.size()] = Prefetched{in.trace, in.query, in.api_key, ref, *key};
         if (cache_.tiers() == CacheTiers::Off) return;
         const Region region =

@@ -76,8 +76,8 @@ public:
     void prefetch(const Request& request);
     // A hint for a request further ahead (same promise): hashes its query and starts loading the
     // memo slot its analysis sits in, so that prefetch() of it, a few requests later, does not
-    // wait on memory.
-    void prefetchQuery(std::string_view query);
+    // wait on memory. `hash`: CompilerMemo::hashOf(query) when the driver has it, else 0.
+    void prefetchQuery(std::string_view query, std::uint64_t hash = 0);
 
     // A region's breaker (the driver's health model: its probes fail on much of its capacity):
     // while open, no unpinned request is rerouted or spilled into it; pinned ones still go.

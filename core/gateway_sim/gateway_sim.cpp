@@ -10,10 +10,12 @@
 #include <future>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <stdexcept>
 
 #include "fleet/fleet.h"
 #include "gateway/gateway.h"
+#include "gateway_sim/query_preanalysis.h"
 #include "gateway_sim/sim_config.h"
 #include "gateway_sim/surges.h"
 #include "sim/distributions.h"
@@ -106,7 +108,8 @@ const CostTable& costTable() {
 struct GatewaySim::Impl final : Port {
     Impl(const Params& p, std::uint64_t s, const Timeline& t, Time start)
         : params(p), initial(p), seed(s), workload(p, s), workloadOdd(p, s), fleet(fleetConfigFromParams(p), s),
-          gateway(gatewayConfigFromParams(p, workload), s, *this), timeline(t) {
+          gateway(gatewayConfigFromParams(p, workload), s, *this),
+          preanalysis(gateway.config().compile_memo_entries), timeline(t) {
         end = workload.end();
         if (start < kZero || start >= end) throw std::invalid_argument("the start lies outside the run");
         drawAhead(static_cast<int>(toSeconds(start) / 3600));
@@ -762,12 +765,23 @@ struct GatewaySim::Impl final : Port {
     // draws, this thread reads only what no drawing writes (customers, hour counts).
     Workload& hourWorkload(int h) { return h % 2 == 0 ? workload : workloadOdd; }
 
+    // An hour's arrivals and the analyses of their texts that the gateway's memo will lack
+    // (QueryPreanalysis), drawn together on the drawing thread.
+    struct Drawn {
+        std::vector<RequestSpec> arrivals;
+        std::vector<AnalyzedQuery> analyses;
+    };
+    static void draw(Workload& w, QueryPreanalysis& preanalysis, int h, Drawn& out) {
+        out.arrivals.clear();
+        w.generateHour(h, out.arrivals);
+        preanalysis.annotate(out.arrivals, out.analyses);
+    }
+
     void drawAhead(int h) {
-        std::vector<RequestSpec> out = std::move(spareBuffer);
-        out.clear();
+        Drawn out{std::move(spareBuffer), std::move(spareAnalyses)};
         Workload& w = hourWorkload(h);
-        ahead = std::async(std::launch::async, [&w, h, out = std::move(out)]() mutable {
-            w.generateHour(h, out);
+        ahead = std::async(std::launch::async, [&w, &p = preanalysis, h, out = std::move(out)]() mutable {
+            draw(w, p, h, out);
             return std::move(out);
         });
         aheadHour = h;
@@ -776,16 +790,16 @@ struct GatewaySim::Impl final : Port {
     // Hour h's arrivals into hourBuffer: the ones drawn ahead, else (never, while hours follow
     // one another) drawn now.
     void takeHour(int h) {
-        spareBuffer = std::move(hourBuffer);
+        Drawn done;
         if (aheadHour == h) {
-            aheadHour = -1;
-            hourBuffer = ahead.get();
-            return;
+            done = ahead.get();
+        } else {
+            if (ahead.valid()) done = ahead.get();
+            draw(hourWorkload(h), preanalysis, h, done);
         }
-        if (ahead.valid()) ahead.get();
         aheadHour = -1;
-        hourBuffer.clear();
-        hourWorkload(h).generateHour(h, hourBuffer);
+        spareBuffer = std::exchange(hourBuffer, std::move(done.arrivals));
+        spareAnalyses = std::exchange(hourAnalyses, std::move(done.analyses));
     }
 
     // ---- the event loop --------------------------------------------------------------------
@@ -848,7 +862,8 @@ struct GatewaySim::Impl final : Port {
                 if (nextArrival + 3 * kPrefetchAhead < hourBuffer.size())
                     __builtin_prefetch(hourBuffer[nextArrival + 3 * kPrefetchAhead].text);
                 if (nextArrival + 2 * kPrefetchAhead < hourBuffer.size())
-                    gateway.prefetchQuery(hourBuffer[nextArrival + 2 * kPrefetchAhead].query());
+                    gateway.prefetchQuery(hourBuffer[nextArrival + 2 * kPrefetchAhead].query(),
+                                          hourBuffer[nextArrival + 2 * kPrefetchAhead].text_hash);
                 if (nextArrival + kPrefetchAhead < hourBuffer.size())
                     gateway.prefetch(request(hourBuffer[nextArrival + kPrefetchAhead]));
                 const RequestSpec& spec = hourBuffer[nextArrival++];
@@ -870,6 +885,8 @@ struct GatewaySim::Impl final : Port {
         r.trace = spec.trace;
         r.endpoint = static_cast<Endpoint>(spec.endpoint);
         r.query = spec.query();
+        r.query_hash = spec.text_hash;
+        if (spec.analysis != 0) r.analysis = &hourAnalyses[spec.analysis - 1];
         r.max_results = spec.max_results;
         if (spec.customer == kUnknownCustomer) {
             r.api_key = kUnknownKey;
@@ -972,10 +989,13 @@ struct GatewaySim::Impl final : Port {
     Workload workloadOdd;  // draws the odd hours
     fleet::Fleet fleet;
     Gateway gateway;
+    QueryPreanalysis preanalysis;  // the drawing thread's; outlives `ahead`, which uses it
     EventQueue<Event> queue;
     std::vector<RequestSpec> hourBuffer;
-    std::vector<RequestSpec> spareBuffer;  // the hour before's, reused by the next draw
-    std::future<std::vector<RequestSpec>> ahead;  // the next hour's arrivals, being drawn
+    std::vector<AnalyzedQuery> hourAnalyses;  // hourBuffer's RequestSpec::analysis indexes these
+    std::vector<RequestSpec> spareBuffer;     // the hour before's, reused by the next draw
+    std::vector<AnalyzedQuery> spareAnalyses;
+    std::future<Drawn> ahead;  // the next hour's arrivals, being drawn
     int aheadHour = -1;                           // which hour `ahead` holds; -1: none
     std::size_t nextArrival = 0;
     std::vector<CallState> calls;

@@ -65,13 +65,18 @@ struct Customer {
 struct RequestSpec {
     Time at{};
     std::uint64_t trace = 0;
+    const char* text = nullptr;  // valid until the next generateHour()
     std::uint32_t customer = 0;  // index; kUnknownCustomer for an unknown API key
     QueryClass query_class = QueryClass::Evergreen;  // the class its text was written for
     std::uint8_t endpoint = 0;  // 0 /search/lite, 1 /search/fast
     std::uint8_t max_results = 10;
     bool batch = false;
-    const char* text = nullptr;  // valid until the next generateHour()
     std::uint16_t text_len = 0;
+    // Left 0 by the workload, for a driver that works out its gateway's hints ahead (GatewaySim):
+    // 1 + the index of the text's analysis in a table of the driver's (0: none), and the text's
+    // hash (0: none). In the padding the fields above leave, but for the hash.
+    std::uint32_t analysis = 0;
+    std::uint64_t text_hash = 0;
     std::string_view query() const { return {text, text_len}; }
 };
 constexpr std::uint32_t kUnknownCustomer = 0xffffffffu;
