@@ -297,7 +297,8 @@ void addGatewayFigures(LabResult& r, const GatewaySnapshot& s) {
     }
     // Gateway compute's mechanisms: the busiest provider's share of a window's requests (over
     // all regions), reroutes and spills a region breaker refused, and how long standby took to
-    // serve after a region's first zone failed its probes (the longest such takeover).
+    // serve with all its CPUs after a region's first zone failed its probes (the longest such
+    // takeover; its first CPUs serve earlier, over the ramp).
     // Shares per hour of run time: a minute's few dozen requests are too few to tell a share
     // (the balancer's weights) from its sampling noise.
     double maxShare = 0;

@@ -573,7 +573,10 @@ struct GatewaySim::Impl final : Port {
     }
 
     // Moves a region's serving standby CPUs toward their target: down at once, up one at a time
-    // over the ramp.
+    // over the ramp. Its strip reads "starting" for the whole ramp, while some of the CPUs it
+    // was asked for are not online yet (each that is serves at once), and "serving" once all
+    // are: July's 69 cold CPUs started at 08:10 and were all online at 08:22 (july-v3's notes).
+    // The states are notes; the CPUs that serve are the same either way.
     void retargetStandby(int g) {
         RegionCompute& rc = regions[static_cast<std::size_t>(g)];
         const Region region = static_cast<Region>(g);
@@ -594,8 +597,7 @@ struct GatewaySim::Impl final : Port {
             sizeCpus();
             return;
         }
-        if (rc.standbyOnline == 0)
-            gateway.metrics().onHealth(now, HealthKind::Standby, region, kStandbyProvider, HealthState::Starting);
+        gateway.metrics().onHealth(now, HealthKind::Standby, region, kStandbyProvider, HealthState::Starting);
         rc.ramping = true;
         rampStep[static_cast<std::size_t>(g)] = fromSeconds(ramp / (target - rc.standbyOnline));
         queue.schedule(now + rampStep[static_cast<std::size_t>(g)],
@@ -607,16 +609,16 @@ struct GatewaySim::Impl final : Port {
         if (generation != rc.ramp || !rc.ramping) return;
         const int target = standbyTarget(g);
         if (rc.standbyOnline >= target) return;
-        if (rc.standbyOnline == 0)
-            gateway.metrics().onHealth(now, HealthKind::Standby, static_cast<Region>(g), kStandbyProvider,
-                                       HealthState::Serving);
         ++rc.standbyOnline;
         sizeCpus();
-        if (rc.standbyOnline < target)
+        if (rc.standbyOnline < target) {
             queue.schedule(now + rampStep[static_cast<std::size_t>(g)],
                            Event{EventType::StandbyStep, static_cast<std::uint8_t>(g), generation});
-        else
+        } else {
             rc.ramping = false;
+            gateway.metrics().onHealth(now, HealthKind::Standby, static_cast<Region>(g), kStandbyProvider,
+                                       HealthState::Serving);
+        }
     }
 
     // ---- Port ----------------------------------------------------------------------------

@@ -132,7 +132,7 @@ const std::vector<std::pair<std::string_view, FigureText>>& fixedNames() {
         {"minutes_above_5pct_errors", count("Time with more than 5% of requests failing", "min")},
         {"max_provider_share", share("Busiest provider's share of an hour's requests, at most")},
         {"spill_refused", count("Reroutes and spills refused by a region breaker", "requests")},
-        {"standby_takeover_s", count("Standby serving after a zone failed its probes, at most", "s")},
+        {"standby_takeover_s", count("Standby all online after a zone failed its probes, at most", "s")},
         {"standby_takeovers", count("Standby takeovers", "takeovers")},
         {"region_breaker_minutes", count("Region breakers open", "min")},
         {"probe_failing_minutes", count("Providers failing their probes (per region)", "min")},

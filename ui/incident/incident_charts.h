@@ -101,8 +101,8 @@ Chart regionShare(const gateway::GatewaySnapshot& s, double offset_s);
 inline constexpr const char* kBreakerStates[] = {"closed", "open", "half-open"};
 std::vector<std::string> breakerLanes(const gateway::GatewaySnapshot& s);
 Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
-// Health probes per (region, provider) and each region's standby: normal, failing, starting,
-// serving.
+// Health probes per (region, provider) and each region's standby: normal, failing, starting
+// (its CPUs coming online over the ramp; those online already serve), serving (all online).
 inline constexpr const char* kHealthStates[] = {"normal", "failing", "starting", "serving"};
 std::vector<std::string> healthLanes();
 Chart health(const gateway::GatewaySnapshot& s, double offset_s);
