@@ -208,7 +208,7 @@ FigureText describeBase(const std::string& name) {
         if (m[1] == "queue_depth_vs_normal")
             return {"Deepest window's mean requests in flight over the median window's" + where, "×", 2};
         if (m[1] == "minutes_at_peak")
-            return count("From the first to the last window with half the worst window's failed share" + where, "min");
+            return count("Longest run of windows at half the peak failed share or more (5-window rates)" + where, "min");
         if (m[1] == "peak_error_rate") return share("Worst window's failed requests (the truth)" + where);
         if (m[1] == "peak_error_rate_seen")
             return share("Worst window's failed requests, as clients saw them" + where);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -196,6 +198,46 @@ TEST(GatewayHealth, WarmStandbyTakesOverWithinTwentySecondsAndColdRampsOverMinut
         EXPECT_EQ(standby[1].t0_s, 12 * 3600.0 + 600);
         EXPECT_TRUE(standby[1].ongoing);
     }
+}
+
+// A window series for minutes_at_peak_EU: one window a minute, EU alone, `requests` each, and
+// the failures per window from `failed`.
+GatewaySnapshot euWindows(std::size_t n, std::uint32_t requests, const std::function<std::uint32_t(std::size_t)>& failed) {
+    GatewaySnapshot s;
+    for (std::size_t i = 0; i < n; ++i) {
+        WindowPoint w;
+        w.t_s = 60.0 * static_cast<double>(i + 1);
+        w.requests = w.regions[0].requests = requests;
+        w.failed = w.regions[0].failed = failed(i);
+        s.windows.push_back(w);
+    }
+    s.now_s = s.end_s = 60.0 * static_cast<double>(n);
+    return s;
+}
+
+// minutes_at_peak is the length of the peak, whatever the noise: a clear peak over a noisy
+// background gets its exact length, a spike shorter than the smoothing span its own, and a
+// noisy run with no peak (july-v4, below) a few minutes rather than the whole run.
+TEST(GatewayHealth, MinutesAtPeakIsThePeaksExactLength) {
+    const Params p = computeDay(1);
+    std::mt19937_64 rng(7);
+    std::vector<std::uint32_t> background(24 * 60);
+    std::binomial_distribution<std::uint32_t> quiet(40, 0.02);
+    for (std::uint32_t& f : background) f = quiet(rng);
+    // 75 windows at 13 of 40 failed (the July SEV-1's third), from 07:00.
+    const GatewaySnapshot peak = euWindows(background.size(), 40, [&](std::size_t i) {
+        return i >= 7 * 60 && i < 7 * 60 + 75 ? 13u : background[i];
+    });
+    EXPECT_DOUBLE_EQ(*gatewayResult(peak, p, 1).figure("minutes_at_peak_EU"), 75);
+    // A 3-minute spike at 100%, and a lower 40-minute hump elsewhere at a fifth of it: the
+    // longest run at half the peak is the spike, not stretched to the 5-window span.
+    const GatewaySnapshot spike = euWindows(background.size(), 40, [&](std::size_t i) {
+        if (i >= 300 && i < 303) return 40u;
+        return i >= 900 && i < 940 ? 8u : background[i];
+    });
+    EXPECT_DOUBLE_EQ(*gatewayResult(spike, p, 1).figure("minutes_at_peak_EU"), 3);
+    // No failures: no peak.
+    EXPECT_EQ(*gatewayResult(euWindows(60, 40, [](std::size_t) { return 0u; }), p, 1).figure("minutes_at_peak_EU"), 0);
 }
 
 // July's operator brought cold standby up in EU-West alone: standby_region keeps the other
@@ -393,6 +435,47 @@ TEST(GatewayHealth, EveryStageCountsTheProbesThatReachIt) {
                 EXPECT_GT(stage(st).probes_entered, 0u) << kStageNames[static_cast<std::size_t>(st)];
         }
     }
+}
+
+GatewaySnapshot runIncident(const std::string& name, LabResult* result) {
+    const Scenario s = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/incidents/" + name + ".json");
+    GatewaySim sim(s.params, s.seed, s.timeline);
+    EXPECT_TRUE(sim.drain());
+    GatewaySnapshot snapshot = sim.snapshot();
+    *result = gatewayResult(snapshot, s.params, s.seed);
+    appendExpectationChecks(s, *result);
+    return snapshot;
+}
+
+// The July replays: v3's 75 minutes at the peak hold (its checks pass), and the noisy regions
+// and the noisy v4 run get a peak of minutes, not the run's 72 hours (minutes_at_peak used to
+// measure from the first to the last window at half the worst window: 3,488 minutes for v4's
+// EU-West). v3's cold standby reads "starting" while its 69 CPUs come online, 08:10 to 08:22,
+// then "serving".
+TEST(GatewayHealth, TheJulyReplaysMeasureThePeakAndTheStandbyRamp) {
+    const double run = 3 * 24 * 60;
+    LabResult v3, v4;
+    const GatewaySnapshot s3 = runIncident("july-v3", &v3);
+    runIncident("july-v4", &v4);
+    for (const Check& c : v3.checks) EXPECT_TRUE(c.pass) << c.name << ": " << c.simulated;
+    for (const Check& c : v4.checks) EXPECT_TRUE(c.pass) << c.name << ": " << c.simulated;
+    EXPECT_NEAR(*v3.figure("minutes_at_peak_EU"), 75, 10);
+    for (const char* f : {"minutes_at_peak_US", "minutes_at_peak_APAC"})
+        EXPECT_LT(*v3.figure(f), run / 20) << "v3 " << f;
+    for (const char* f : {"minutes_at_peak_EU", "minutes_at_peak_US", "minutes_at_peak_APAC"}) {
+        EXPECT_GT(*v4.figure(f), 0) << "v4 " << f;
+        EXPECT_LT(*v4.figure(f), run / 20) << "v4 " << f;
+    }
+    std::vector<HealthSpan> standby;
+    for (const HealthSpan& h : s3.health_spans)
+        if (h.kind == HealthKind::Standby && h.region == static_cast<int>(Region::EU)) standby.push_back(h);
+    const double tue = 24 * 3600.0;
+    ASSERT_EQ(standby.size(), 2u);
+    EXPECT_EQ(standby[0].state, HealthState::Starting);
+    EXPECT_DOUBLE_EQ(standby[0].t0_s, tue + 8 * 3600 + 10 * 60);
+    EXPECT_NEAR(standby[0].t1_s, tue + 8 * 3600 + 22 * 60, 1e-6);
+    EXPECT_EQ(standby[1].state, HealthState::Serving);
+    EXPECT_DOUBLE_EQ(standby[1].t0_s, standby[0].t1_s);
 }
 
 // The July replay under v3 is byte-identical run to run, and compare lines v3 and v4 up.
