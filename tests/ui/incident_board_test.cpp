@@ -21,6 +21,7 @@
 #include <QtTest/QTest>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -367,7 +368,9 @@ TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
     }
     EXPECT_NE(csv.find("# Error rate: truth and what clients saw"), std::string::npos);
     EXPECT_NE(csv.find("; x: Simulated time (s since Mon 00:00 UTC); y: Failed (%)\n"), std::string::npos);
-    EXPECT_NE(csv.find("incident_error_rate,\"all, truth [B]\",closed_form,"), std::string::npos);
+    // B is a second simulated run, not theory: its rows are "simulated" as A's are, named apart.
+    EXPECT_NE(csv.find("incident_error_rate,\"all, truth [B]\",simulated,"), std::string::npos);
+    EXPECT_EQ(csv.find(" [B]\",closed_form,"), std::string::npos);
     EXPECT_NE(csv.find("incident_queue_depth,EU,simulated,"), std::string::npos);
     // The strips are spans: a lane by name, its state, from when to when.
     EXPECT_NE(csv.find("chart,lane,state,start_s,end_s,start,end\n"), std::string::npos);
@@ -378,6 +381,26 @@ TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
     EXPECT_EQ(json["caption"], caption.toStdString());
     EXPECT_EQ(json["charts"].size(), board_->chartIds().size() - 1);
     EXPECT_EQ(json["normal_queue_depth"]["basis"], "median of the windows before the first fault");
+    // Each of B's series has the role of A's series of the same name: the export says what the
+    // data is, whichever run it came from.
+    int bSeries = 0;
+    for (const auto& c : json["charts"]) {
+        if (!c.contains("series")) continue;
+        std::map<std::string, std::string> roleOfA;
+        for (const auto& s : c["series"]) {
+            const std::string name = s["name"];
+            if (name.size() < 4 || name.compare(name.size() - 4, 4, " [B]") != 0) roleOfA[name] = s["role"];
+        }
+        for (const auto& s : c["series"]) {
+            const std::string name = s["name"];
+            if (name.size() < 4 || name.compare(name.size() - 4, 4, " [B]") != 0) continue;
+            ++bSeries;
+            const auto a = roleOfA.find(name.substr(0, name.size() - 4));
+            ASSERT_NE(a, roleOfA.end()) << c["id"] << ": " << name << " has no A series";
+            EXPECT_EQ(s["role"], a->second) << c["id"] << ": " << name;
+        }
+    }
+    EXPECT_GT(bSeries, 10);
     QString error;
     EXPECT_FALSE(board_->exportBoard(dir.filePath("board.txt"), &error));
     EXPECT_TRUE(error.contains(".png"));

@@ -113,12 +113,14 @@ QStringList laneNames(const std::vector<std::string>& lanes, bool compare) {
     return out;
 }
 
-// A chart's data for export, whole: its own series (A) and the ghosts (B) under names that say so.
+// A chart's data for export, whole: its own series (A) and the ghosts (B) under names that say
+// so. A ghost keeps its role: B is a second simulated run on the same seed, not theory, so its
+// series are "simulated" as A's are (drawn dashed on the board, but the role says what the data
+// is, not how it is drawn); only the name tells the runs apart.
 Chart dataChart(const Chart& own, const std::vector<Series>& ghosts, const QString& bSuffix) {
     Chart c = own;
     for (Series s : ghosts) {
         s.name += bSuffix.toStdString();
-        s.role = SeriesRole::ClosedForm;
         c.series.push_back(std::move(s));
     }
     return c;
