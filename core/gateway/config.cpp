@@ -1,8 +1,9 @@
 #include "gateway/config.h"
 
 #include <set>
-#include <sstream>
 #include <stdexcept>
+
+#include "base/format.h"
 
 namespace taillab::gateway {
 namespace {
@@ -11,9 +12,7 @@ namespace {
 
 template <typename T>
 std::string str(T v) {
-    std::ostringstream out;
-    out << v;
-    return out.str();
+    return formatNumber(static_cast<double>(v));
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 #include "gateway_sim/gateway_sim.h"
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
+#include "base/format.h"
 #include "gateway_sim/sim_config.h"
 
 namespace taillab::gateway {
@@ -375,10 +375,9 @@ GatewayConfig gatewayConfigFromParams(const Params& p, const Workload& workload)
     c.clamp_lo_ms = p.real("hedge_clamp_min_ms");
     c.clamp_hi_ms = p.real("hedge_clamp_max_ms");
     if (c.clamp_hi_ms < c.clamp_lo_ms) {
-        std::ostringstream msg;
-        msg << "hedge_clamp_max_ms (" << c.clamp_hi_ms << " ms) is below hedge_clamp_min_ms ("
-            << c.clamp_lo_ms << " ms)";
-        throw std::invalid_argument(msg.str());
+        throw std::invalid_argument("hedge_clamp_max_ms (" + formatNumber(c.clamp_hi_ms) +
+                                    " ms) is below hedge_clamp_min_ms (" +
+                                    formatNumber(c.clamp_lo_ms) + " ms)");
     }
     c.hedge_budget = p.real("hedge_budget");
     c.hedge_burst = p.real("hedge_budget_burst");
@@ -493,11 +492,7 @@ std::string knobValueText(const Params& p, const KnobSpec& k) {
     switch (k.kind) {
         case KnobKind::Choice: return p.choice(k.key);
         case KnobKind::Boolean: return p.flag(k.key) ? "on" : "off";
-        default: {
-            std::ostringstream out;
-            out << p.real(k.key);
-            return out.str();
-        }
+        default: return formatNumber(p.real(k.key));
     }
 }
 

@@ -3,17 +3,12 @@
 #include <algorithm>
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
+
+#include "base/format.h"
 
 namespace taillab {
 namespace {
-
-std::string formatNumber(double v) {
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
 
 std::string describeJson(const nlohmann::json& v) {
     if (v.is_null()) return "null";  // its type and its text are the same word

@@ -6,19 +6,14 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
+
+#include "base/format.h"
 
 namespace taillab {
 namespace {
 
 constexpr std::array<std::string_view, 7> kEffectNames{
     "down", "slow", "invalid", "resets", "latency", "capacity_lost", "surge"};
-
-std::string formatNumber(double v) {
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
 
 const KnobSpec* findKnob(const std::vector<KnobSpec>& knobs, const std::string& key) {
     for (const auto& k : knobs)
@@ -71,11 +66,8 @@ std::string effectText(const Fault& f) {
             return "invalid answers " + percent(f.share);
         case FaultEffect::Resets:
             return "resets " + percent(f.share);
-        case FaultEffect::Latency: {
-            std::ostringstream out;
-            out << '+' << f.add_ms << " ms";
-            return out.str();
-        }
+        case FaultEffect::Latency:
+            return "+" + formatNumber(f.add_ms) + " ms";
         case FaultEffect::CapacityLost:
             return "capacity lost " + percent(f.share);
         case FaultEffect::Surge:

@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "base/format.h"
 #include "scenario/json_validator.h"
 #include "scenario/timeline.h"
 
@@ -18,13 +19,6 @@ using json = nlohmann::json;
 using Ptr = json::json_pointer;
 
 constexpr double kDay = 86400;
-
-// Shortest text that reads back as the same double ("7200", "0.01", "5.123").
-std::string shortestNumber(double v) {
-    char buffer[32];
-    const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
-    return std::string(buffer, end);
-}
 
 std::string describe(const json& v) { return briefJson(v); }
 
@@ -49,9 +43,7 @@ struct Range {
         return std::string(loOpen ? "(" : "[") + bound(lo) + ", " + bound(hi) + (hiOpen ? ")" : "]");
     }
     // A bound as a reader writes it: 600000, not the shorter 6e+05.
-    static std::string bound(double v) {
-        return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : shortestNumber(v);
-    }
+    static std::string bound(double v) { return formatNumber(v); }
 };
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -145,7 +137,7 @@ public:
         for (const Edge& edge : edges) {
             extra += edge.extra;
             if (extra > kSurgeFactor.hi - 1 + 1e-9) {
-                v_.fail(at / edge.event / "fault" / "factor", "overlapping surges would multiply the traffic by " + shortestNumber(extra + 1) +
+                v_.fail(at / edge.event / "fault" / "factor", "overlapping surges would multiply the traffic by " + formatNumber(extra + 1) +
                                    " here; surges that overlap may add up to x" + Range::bound(kSurgeFactor.hi) +
                                    " at most");
             }
@@ -219,7 +211,7 @@ private:
     }
 
     std::string when(double s) const {
-        return formatRunTime(s, vocab_.start_weekday) + ", " + shortestNumber(s) + " s";
+        return formatRunTime(s, vocab_.start_weekday) + ", " + formatNumber(s) + " s";
     }
 
     int coveredDays() const {
@@ -239,7 +231,7 @@ private:
         if (value.is_number()) {
             const double s = value.get<double>();
             if (!std::isfinite(s) || s < 0 || s >= end)
-                v_.fail(at, "expected seconds since the run's start in [0, " + shortestNumber(end) +
+                v_.fail(at, "expected seconds since the run's start in [0, " + formatNumber(end) +
                                 ") (" + coverage() + "), found " + value.dump());
             return s;
         }
