@@ -1,11 +1,6 @@
 #include "scenario_options.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -98,43 +93,13 @@ void checkOutputPath(const std::string& path, const std::string& flag,
     if (path.empty() || path == "-") return;
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::is_directory(path, ec))
-        throw UsageError{flag + " " + path + ": is a directory (expected a file to write)"};
-    for (const std::string& input : inputs)
-        if (!input.empty() && input != "-" && fs::equivalent(path, input, ec) && !ec)
-            throw UsageError{flag + " " + path + ": is also an input ('" + input +
-                             "'); writing it would destroy what is being read"};
-    WriteTarget target;
-    try {
-        target = writeTarget(path);
-    } catch (const std::system_error& e) {
-        throw UsageError{flag + " " + path + ": " + e.what()};
-    }
-    if (target.in_place) {
-        // A device, a pipe or a FIFO: written to as it is (io/atomic_file.h), so it must open for
-        // writing. Opening a FIFO without a reader would wait; access() does not.
-        if (::access(target.path.c_str(), W_OK) != 0)
-            throw UsageError{flag + " " + path + ": cannot write it: " + std::strerror(errno)};
-        return;
-    }
-    const fs::path p(target.path);
-    const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-    if (!fs::is_directory(dir, ec))
-        throw UsageError{flag + " " + path + ": " +
-                         (fs::exists(dir, ec) ? "'" + dir.string() + "' is not a directory"
-                                              : "the directory '" + dir.string() + "' does not exist")};
-    // The same step the write begins with: a file created beside the target, then removed. Its
-    // name is as long as the longest temporary the write may use (io/atomic_file.cpp: the target's
-    // name, then ".tmp-PID-" and a counter of up to 10 digits), so a name too long for the
-    // directory is found now, not after the run.
-    const fs::path probe =
-        dir / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        throw UsageError{flag + " " + path + ": cannot write in '" + dir.string() +
-                         "': " + std::strerror(errno)};
-    ::close(fd);
-    ::unlink(probe.c_str());
+    if (!fs::is_directory(path, ec))
+        for (const std::string& input : inputs)
+            if (!input.empty() && input != "-" && fs::equivalent(path, input, ec) && !ec)
+                throw UsageError{flag + " " + path + ": is also an input ('" + input +
+                                 "'); writing it would destroy what is being read"};
+    if (const std::optional<std::string> why = writeProblem(path))
+        throw UsageError{flag + " " + path + ": " + *why};
 }
 
 void writeOutput(const std::string& text, const std::string& path) {

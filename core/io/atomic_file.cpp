@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -74,6 +75,42 @@ WriteTarget writeTarget(const std::string& path) {
     if (S_ISDIR(st.st_mode)) fail(path, "it is a directory", EISDIR);
     if (S_ISSOCK(st.st_mode)) fail(path, "it is a socket", ENXIO);
     return {p.string(), !S_ISREG(st.st_mode), std::nullopt};
+}
+
+std::optional<std::string> writeProblem(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return "is a directory (expected a file to write)";
+    WriteTarget target;
+    try {
+        target = writeTarget(path);
+    } catch (const std::system_error& e) {
+        return std::string(e.what());
+    }
+    if (target.in_place) {
+        // A device, a pipe or a FIFO: written to as it is, so it must open for writing. Opening a
+        // FIFO without a reader would wait; access() does not.
+        if (::access(target.path.c_str(), W_OK) != 0)
+            return "cannot write it: " + std::string(std::strerror(errno));
+        return std::nullopt;
+    }
+    const fs::path p(target.path);
+    const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    if (!fs::is_directory(dir, ec))
+        return fs::exists(dir, ec) ? "'" + dir.string() + "' is not a directory"
+                                   : "the directory '" + dir.string() + "' does not exist";
+    // The same step the write begins with: a file created beside the target, then removed. Its
+    // name is as long as the longest temporary the write may use (temporaryName: the target's
+    // name, then ".tmp-PID-" and a counter of up to 10 digits), so a name too long for the
+    // directory is found now, not after the work.
+    const fs::path probe =
+        dir / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return "cannot write in '" + dir.string() + "': " + std::string(std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return std::nullopt;
 }
 
 // Closes and removes the temporary unless it has been renamed into place. (Outside the anonymous

@@ -28,6 +28,12 @@ struct WriteTarget {
 };
 WriteTarget writeTarget(const std::string& path);
 
+// Why a write of `path` would fail before a byte is written ("the directory '/x' does not
+// exist", "is a directory (expected a file to write)", "cannot write in 'd': Permission denied"),
+// or nullopt when it can begin: called before the work, so that a mistyped output path costs
+// nothing. It creates and removes a file beside the target, as the write would.
+std::optional<std::string> writeProblem(const std::string& path);
+
 // Replaces (or creates) `path` with `bytes`. An existing file keeps its permission bits; a new one
 // gets 0666 less the umask, as any file would. On any failure the temporary is removed, the old
 // file is left as it was, and std::system_error (a std::runtime_error) names the path, the step
