@@ -38,6 +38,10 @@
 // 30, which week-v4-september reaches from Mon 00:00): the emulated fleet, the gateway and the load generator on 127.0.0.1, in this process.
 // With --screenshot it grabs the window after --until of wall-clock time (default 20s; a bare
 // number is seconds here), stops the run and exits.
+//
+// A command line taillab would not follow as written (an unknown option, one without the option
+// it goes with, a second SCENARIO, a --size over 8192 a side, an output it cannot write; see
+// command_line.h) exits 2 with what and why before any window opens; 1 is a failure of its own.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -52,6 +56,7 @@
 #include <memory>
 #include <optional>
 
+#include "command_line.h"
 #include "export_actions.h"
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_scenario.h"
@@ -167,14 +172,6 @@ std::optional<taillab::ui::ExportFormat> formatFor(const QString& path) {
     return std::nullopt;
 }
 
-// The gateway's chart ids, for --chart: "gateway_percentiles, gateway_latency_nines, ...".
-std::string chartIdList() {
-    std::string out;
-    for (const std::string& id : taillab::ui::gateway_charts::chartIds())
-        out += (out.empty() ? "" : ", ") + id;
-    return out;
-}
-
 struct GatewayArgs {
     QStringList positional;
     QString until;
@@ -225,7 +222,7 @@ int runGateway(taillab::ui::MainWindow& window, const GatewayArgs& a) {
     const std::vector<std::string> ids = charts::chartIds();
     if (std::find(ids.begin(), ids.end(), chartId) == ids.end()) {
         std::fprintf(stderr, "taillab: no gateway chart '%s'; the charts: %s\n", chartId.c_str(),
-                     chartIdList().c_str());
+                     taillab::app::chartIdList().c_str());
         return 2;
     }
     if (chartId == charts::kSweep && !a.exportTo.isEmpty() && !a.sweep) {
@@ -443,94 +440,6 @@ int runLiveTab(taillab::ui::MainWindow& window, const QStringList& positional, c
     return QApplication::exec();
 }
 
-// The command line: its options, added to a parser in --help's order.
-struct Options {
-    explicit Options(QCommandLineParser& parser) {
-        parser.setApplicationDescription("TailLab: a desktop lab for tail latency");
-        parser.addHelpOption();
-        parser.addVersionOption();
-        parser.addPositionalArgument("scenario", "Scenario file, name or lab id (default: fanout)",
-                                     "[SCENARIO]");
-        parser.addOption(screenshot);
-        parser.addOption(exportTo);
-        parser.addOption(size);
-        parser.addOption(gateway);
-        parser.addOption(until);
-        parser.addOption(sweep);
-        parser.addOption(chart);
-        parser.addOption(theme);
-        parser.addOption(live);
-        parser.addOption(rate);
-        parser.addOption(from);
-        parser.addOption(incident);
-        parser.addOption(compare);
-        parser.addOption(set);
-        parser.addOption(focus);
-        parser.addOption(pick);
-    }
-
-    const QCommandLineOption screenshot{"screenshot",
-                                        "Save the window to FILE.png after the first complete "
-                                        "result and exit.",
-                                        "FILE.png"};
-    const QCommandLineOption exportTo{"export",
-                                      "Export the visible chart to FILE (.png, .svg, .pdf, .csv "
-                                      "or .json) after the first complete result and exit.",
-                                      "FILE"};
-    const QCommandLineOption size{"size", "Window size, e.g. 1440x900.", "WxH"};
-    const QCommandLineOption gateway{
-        "gateway",
-        "Open the Gateway view (seed 000's search gateway, simulated as it runs); "
-        "SCENARIO is then a gateway scenario file or name."};
-    const QCommandLineOption until{"until",
-                                   "With --gateway and --screenshot/--export: simulated time to "
-                                   "run to first (90m, 36h, 2d; default 36h, or the run's end when sooner).",
-                                   "TIME", "36h"};
-    const QCommandLineOption sweep{"sweep",
-                                   "With --gateway and --screenshot/--export: also run "
-                                   "the hedge-delay sweep and show it."};
-    const QCommandLineOption chart{
-        "chart",
-        QString::fromStdString("With --gateway --export: the chart to write, one of " +
-                               chartIdList() +
-                               " (default gateway_percentiles; with --sweep gateway_hedge_sweep)."),
-        "ID"};
-    const QCommandLineOption theme{"theme",
-                                   "Colour theme: system, light or dark (default: as last "
-                                   "time, else system).",
-                                   "NAME"};
-    const QCommandLineOption live{
-        "live",
-        "Open the Gateway (live) tab and start GATEWAY-SCENARIO (a file or name) for real on "
-        "127.0.0.1; with --screenshot, grab the window after --until (default 20s)."};
-    const QCommandLineOption rate{
-        "rate", "With --live: requests per second over the first hour (default 30).", "R"};
-    const QCommandLineOption from{
-        "from", "With --live: the hour of the scenario's run to start at (38: Tue 14:00).", "H"};
-    const QCommandLineOption incident{
-        "incident",
-        "Open the Incidents tab: SCENARIO (a gateway scenario with a fault timeline; "
-        "default the July replay) replayed as it happens; with --screenshot or "
-        "--export (.png, .svg, .pdf: the board; .csv, .json: its data) run to --until "
-        "(\"Tue 07:30\" or 36h; default the end) first."};
-    const QCommandLineOption compare{"compare",
-                                     "With --incident: the scenario B to run beside A on "
-                                     "the same seed (its faults and arrivals).",
-                                     "SCENARIO"};
-    const QCommandLineOption set{"set",
-                                 "With --incident: B is A (or --compare's) with this knob "
-                                 "changed; repeatable.",
-                                 "KNOB=VALUE"};
-    const QCommandLineOption pick{"pick",
-                                  "With --incident and --screenshot: attribute the window "
-                                  "at this moment (\"Tue 07:20\") and show the Attribution tab.",
-                                  "TIME"};
-    const QCommandLineOption focus{"focus",
-                                   "With --incident: zoom every chart to this phase of A's "
-                                   "(e.g. sev1), as a click on it in the timeline does.",
-                                   "PHASE"};
-};
-
 // True when the command line asks for --help or --version (which QCommandLineParser answers).
 bool asksHelpOrVersion(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
@@ -559,7 +468,7 @@ int main(int argc, char** argv) {
         QCoreApplication core(argc, argv);
         setApplicationNames();
         QCommandLineParser parser;
-        const Options o(parser);
+        const taillab::app::Options o(parser);
         if (parser.parse(QCoreApplication::arguments())) {
             if (parser.isSet("help") || parser.isSet("help-all")) parser.showHelp(0);
             if (parser.isSet("version")) parser.showVersion();
@@ -569,21 +478,21 @@ int main(int argc, char** argv) {
     setApplicationNames();
     QApplication::setStyle("Fusion");
 
+    // Everything the command line asks is checked here, before a window is made: a mistake is
+    // said (exit 2) rather than ignored, or found after a run.
     QCommandLineParser parser;
-    const Options o(parser);
-    parser.process(app);
-
-    taillab::ui::MainWindow window(scenarioDirectory());
-    std::optional<QSize> requestedSize;
-    if (parser.isSet(o.size)) {
-        const auto m = QRegularExpression("^(\\d+)x(\\d+)$").match(parser.value(o.size));
-        if (!m.hasMatch()) {
-            std::fprintf(stderr, "taillab: --size expects WxH, e.g. 1440x900\n");
-            return 2;
-        }
-        requestedSize = QSize(m.captured(1).toInt(), m.captured(2).toInt());
-        window.resize(*requestedSize);
-        gRequestedSize = requestedSize;
+    const taillab::app::Options o(parser);
+    if (!parser.parse(QApplication::arguments())) {
+        QString error = parser.errorText();  // "Unknown option 'bogus'."
+        if (error.endsWith('.')) error.chop(1);
+        std::fprintf(stderr, "taillab: %s (try taillab --help)\n", qPrintable(error));
+        return taillab::app::kExitBadInput;
+    }
+    if (parser.isSet("help") || parser.isSet("help-all")) parser.showHelp(0);
+    if (parser.isSet("version")) parser.showVersion();
+    if (const QString problem = taillab::app::commandLineProblem(parser, o); !problem.isEmpty()) {
+        std::fprintf(stderr, "taillab: %s\n", qPrintable(problem));
+        return taillab::app::kExitBadInput;
     }
     std::optional<taillab::ui::Theme> requestedTheme;
     if (parser.isSet(o.theme)) {
@@ -591,23 +500,18 @@ int main(int argc, char** argv) {
         if (!requestedTheme) {
             std::fprintf(stderr, "taillab: --theme expects system, light or dark, not '%s'\n",
                          qPrintable(parser.value(o.theme)));
-            return 2;
+            return taillab::app::kExitBadInput;
         }
-        taillab::ui::applyTheme(*requestedTheme);
     }
-    if (parser.isSet(o.screenshot) && parser.isSet(o.exportTo)) {
-        std::fprintf(stderr, "taillab: use --screenshot or --export, not both\n");
-        return 2;
+    std::optional<QSize> requestedSize;
+    if (parser.isSet(o.size)) requestedSize = taillab::app::parseSize(parser.value(o.size)).size;
+
+    taillab::ui::MainWindow window(scenarioDirectory());
+    if (requestedSize) {
+        window.resize(*requestedSize);
+        gRequestedSize = requestedSize;
     }
-    if ((parser.isSet(o.compare) || parser.isSet(o.set) || parser.isSet(o.focus) || parser.isSet(o.pick)) &&
-        !parser.isSet(o.incident)) {
-        std::fprintf(stderr, "taillab: --compare, --set, --focus and --pick go with --incident\n");
-        return 2;
-    }
-    if (parser.isSet(o.incident) && (parser.isSet(o.gateway) || parser.isSet(o.live))) {
-        std::fprintf(stderr, "taillab: use one of --incident, --gateway and --live\n");
-        return 2;
-    }
+    if (requestedTheme) taillab::ui::applyTheme(*requestedTheme);
     if (parser.isSet(o.incident)) {
         return runIncident(window, {parser.positionalArguments(), parser.value(o.compare),
                                     parser.values(o.set), parser.value(o.until), parser.isSet(o.until),

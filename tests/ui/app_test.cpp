@@ -2,12 +2,17 @@
 // exit, and bad arguments are refused with exit code 2.
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QtSvg/QSvgRenderer>
 #include <QTemporaryDir>
+
+#include <utility>
+#include <vector>
 
 #include "ui_test_support.h"
 
@@ -109,6 +114,91 @@ TEST(AppTest, BadArgumentsAreRefused) {
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_TRUE(r.errors.contains("--theme expects system, light or dark, not 'sepia'"))
         << r.errors.toStdString();
+}
+
+// A --size no export could hold is refused before a window opens (it used to ask the display
+// for gigabytes and hang), as is one too long to be a number; --help says the bound.
+TEST(AppTest, ASizeLargerThanAnExportCanHoldIsRefusedBeforeAWindowOpens) {
+    QTemporaryDir dir;
+    const QString png = dir.filePath("x.png");
+    for (const QString size : {"100000x100000", "800x100000", "99999999999999999999x600"}) {
+        const AppRun r = runApp({"labs/fanout", "--size", size, "--screenshot", png});
+        EXPECT_EQ(r.exitCode, 2) << size.toStdString() << "\n" << r.errors.toStdString();
+        EXPECT_TRUE(r.errors.contains("--size " + size + " is larger than taillab draws: at most "))
+            << r.errors.toStdString();
+        EXPECT_FALSE(QFileInfo::exists(png));
+    }
+    const AppRun help = runApp({"--help"}, /*display=*/false);
+    const QRegularExpression bound("at most (\\d+) a side");
+    const QRegularExpressionMatch m = bound.match(help.output.simplified());
+    ASSERT_TRUE(m.hasMatch()) << help.output.toStdString();
+    const AppRun refused = runApp({"labs/fanout", "--size", QString("%1x600").arg(m.captured(1).toInt() + 1),
+                                   "--screenshot", png});
+    EXPECT_EQ(refused.exitCode, 2) << refused.errors.toStdString();
+    EXPECT_TRUE(help.output.contains("Exit codes:")) << help.output.toStdString();
+}
+
+// An option that means nothing without another, a second SCENARIO, and an option given twice
+// are refused (exit 2, before a window opens) instead of being quietly ignored by a window that
+// opens anyway.
+TEST(AppTest, OptionsThatWouldBeIgnoredAreRefused) {
+    QTemporaryDir dir;
+    const QString png = dir.filePath("x.png");
+    const std::vector<std::pair<QStringList, QString>> cases{
+        {{"--until", "36h", "labs/fanout"}, "--until goes with --gateway, --incident or --live"},
+        {{"labs/fanout", "extra_arg"}, "'extra_arg' is one too many after 'labs/fanout'"},
+        {{"--gateway", "--until", "3h"}, "--until goes with --screenshot or --export"},
+        {{"--gateway", "--sweep"}, "--sweep goes with --screenshot or --export"},
+        {{"--sweep", "--screenshot", png}, "--sweep goes with --gateway"},
+        {{"--chart", "gateway_queue", "--export", dir.filePath("x.csv")}, "--chart goes with --gateway"},
+        {{"--gateway", "--until", "1h", "--chart", "gateway_queue", "--screenshot", png},
+         "--chart names the chart --export writes"},
+        {{"--rate", "50", "--from", "38"}, "--rate and --from go with --live"},
+        {{"--live", "--until", "5s"}, "--until goes with --screenshot under --live"},
+        {{"--live", "--export", png}, "--live grabs the window with --screenshot; it has no --export"},
+        {{"--gateway", "--live"}, "use one of --incident, --gateway and --live"},
+        {{"--size", "800x600", "--size", "1024x768"}, "--size given twice ('800x600', then '1024x768')"},
+        {{"--incident", "a", "b"}, "'b' is one too many after 'a'; compare with --compare B"},
+    };
+    for (const auto& [args, says] : cases) {
+        const AppRun r = runApp(args);
+        EXPECT_EQ(r.exitCode, 2) << args.join(' ').toStdString() << "\n" << r.errors.toStdString();
+        EXPECT_TRUE(r.errors.contains("taillab: " + says)) << args.join(' ').toStdString() << "\n"
+                                                           << r.errors.toStdString();
+    }
+}
+
+// Every bad input exits 2 with the option (and the path) it is about, before any work: an unknown
+// option, a missing value, an output nowhere to be written. 1 is kept for taillab's own failures.
+TEST(AppTest, BadInputExitsTwoNamingTheOptionAndWhy) {
+    QTemporaryDir dir;
+    AppRun r = runApp({"--bogus"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("taillab: Unknown option 'bogus' (try taillab --help)")) << r.errors.toStdString();
+    r = runApp({"labs/fanout", "--screenshot"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("screenshot")) << r.errors.toStdString();
+    const QString missing = dir.filePath("no/such/dir");
+    r = runApp({"labs/fanout", "--export", missing + "/x.png"});
+    EXPECT_EQ(r.exitCode, 2) << r.errors.toStdString();
+    EXPECT_TRUE(r.errors.contains("--export " + missing + "/x.png: the directory '" + missing + "' does not exist"))
+        << r.errors.toStdString();
+    {
+        QFile f(dir.filePath("file"));
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    }
+    r = runApp({"--gateway", "--until", "1h", "--screenshot", dir.filePath("file/x.png")});
+    EXPECT_EQ(r.exitCode, 2) << r.errors.toStdString();
+    EXPECT_TRUE(r.errors.contains("--screenshot " + dir.filePath("file/x.png") + ": '" + dir.filePath("file") +
+                                  "' is not a directory"))
+        << r.errors.toStdString();
+    r = runApp({"--incident", "--export", dir.path()  + "/"});
+    EXPECT_EQ(r.exitCode, 2) << r.errors.toStdString();
+    EXPECT_TRUE(r.errors.contains("--export needs a .png")) << r.errors.toStdString();
+    r = runApp({"labs/coordinated-omission", "--export", dir.filePath("sub.png")});
+    EXPECT_EQ(r.exitCode, 0) << r.errors.toStdString();  // the check leaves nothing behind
+    EXPECT_EQ(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+              QStringList({"file", "sub.png"}));
 }
 
 // A gateway chart id that does not exist is refused with the ids that do, as --help lists them;
