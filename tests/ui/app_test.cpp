@@ -146,7 +146,7 @@ TEST(AppTest, OptionsThatWouldBeIgnoredAreRefused) {
     const QString png = dir.filePath("x.png");
     const std::vector<std::pair<QStringList, QString>> cases{
         {{"--until", "36h", "labs/fanout"}, "--until goes with --gateway, --incident or --live"},
-        {{"labs/fanout", "extra_arg"}, "'extra_arg' is one too many after 'labs/fanout'"},
+        {{"labs/fanout", "extra_arg"}, "one SCENARIO at most: 'extra_arg' is one too many after 'labs/fanout'"},
         {{"--gateway", "--until", "3h"}, "--until goes with --screenshot or --export"},
         {{"--gateway", "--sweep"}, "--sweep goes with --screenshot or --export"},
         {{"--sweep", "--screenshot", png}, "--sweep goes with --gateway"},
@@ -158,7 +158,7 @@ TEST(AppTest, OptionsThatWouldBeIgnoredAreRefused) {
         {{"--live", "--export", png}, "--live grabs the window with --screenshot; it has no --export"},
         {{"--gateway", "--live"}, "use one of --incident, --gateway and --live"},
         {{"--size", "800x600", "--size", "1024x768"}, "--size given twice ('800x600', then '1024x768')"},
-        {{"--incident", "a", "b"}, "'b' is one too many after 'a'; compare with --compare B"},
+        {{"--incident", "a", "b"}, "one SCENARIO at most: 'b' is one too many after 'a'; compare with --compare B"},
     };
     for (const auto& [args, says] : cases) {
         const AppRun r = runApp(args);
