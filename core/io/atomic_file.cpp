@@ -96,18 +96,19 @@ std::optional<std::string> writeProblem(const std::string& path) {
     }
     const fs::path p(target.path);
     const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    const std::string dirName = dir.string();  // named: GCC 12 warns (-Wrestrict) on "'" + a temporary
     if (!fs::is_directory(dir, ec))
-        return fs::exists(dir, ec) ? "'" + dir.string() + "' is not a directory"
-                                   : "the directory '" + dir.string() + "' does not exist";
+        return fs::exists(dir, ec) ? "'" + dirName + "' is not a directory"
+                                   : "the directory '" + dirName + "' does not exist";
     // The same step the write begins with: a file created beside the target, then removed. Its
     // name is as long as the longest temporary the write may use (temporaryName: the target's
     // name, then ".tmp-PID-" and a counter of up to 10 digits), so a name too long for the
     // directory is found now, not after the work.
-    const fs::path probe =
-        dir / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
+    const std::string name = p.filename().string();
+    const fs::path probe = dir / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-p999999999");
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
-        return "cannot write in '" + dir.string() + "': " + std::string(std::strerror(errno));
+        return "cannot write in '" + dirName + "': " + std::string(std::strerror(errno));
     ::close(fd);
     ::unlink(probe.c_str());
     return std::nullopt;

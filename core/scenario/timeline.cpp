@@ -66,8 +66,10 @@ std::string effectText(const Fault& f) {
             return "invalid answers " + percent(f.share);
         case FaultEffect::Resets:
             return "resets " + percent(f.share);
-        case FaultEffect::Latency:
-            return "+" + formatNumber(f.add_ms) + " ms";
+        case FaultEffect::Latency: {
+            const std::string ms = formatNumber(f.add_ms);  // named: GCC 12 warns on "+" + a temporary
+            return "+" + ms + " ms";
+        }
         case FaultEffect::CapacityLost:
             return "capacity lost " + percent(f.share);
         case FaultEffect::Surge:
