@@ -1,9 +1,8 @@
 #include "chart_pane.h"
 #include "palette_colors.h"
 
-#include <QEvent>
-
 #include <QComboBox>
+#include <QPainter>
 #include <QSignalBlocker>
 #include <QTabBar>
 #include <QVBoxLayout>
@@ -85,18 +84,21 @@ void ChartPane::updateSelectorMode() {
 }
 
 void ChartPane::setActive(bool active) {
+    if (active == active_) return;
     active_ = active;
-    const QColor border = active ? palette().color(QPalette::Highlight)
-                                 : blend(palette().color(QPalette::Window),
-                                         palette().color(QPalette::WindowText), 0.2);
-    const QString sheet = QString("QFrame#%1 { border: 1px solid %2; border-radius: 3px; }")
-                              .arg(objectName(), border.name());
-    if (sheet != styleSheet()) setStyleSheet(sheet);
+    update();
 }
 
-void ChartPane::changeEvent(QEvent* event) {
-    QFrame::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) setActive(active_);
+void ChartPane::paintEvent(QPaintEvent* event) {
+    QFrame::paintEvent(event);
+    const QColor border = active_ ? palette().color(QPalette::Highlight)
+                                  : blend(palette().color(QPalette::Window),
+                                          palette().color(QPalette::WindowText), 0.2);
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(QPen(border, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
 }
 
 void ChartPane::setPlaceholder(const QString& text) {

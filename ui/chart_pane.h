@@ -41,7 +41,9 @@ class ChartPane : public QFrame {
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
-    void changeEvent(QEvent* event) override;
+    // The border, drawn from the palette: a style sheet here would stop the application's
+    // palette from reaching the chart inside, which then kept the old theme after a switch.
+    void paintEvent(QPaintEvent* event) override;
 
   private:
     void choose(int index);
