@@ -1,15 +1,32 @@
 #include "explanation_panel.h"
 #include "palette_colors.h"
 
+#include <QEvent>
+#include <QScrollBar>
+
 namespace taillab::ui {
 
 ExplanationPanel::ExplanationPanel(QWidget* parent) : QTextBrowser(parent) {
     setObjectName("explanationPanel");
     setOpenExternalLinks(true);
     document()->setDocumentMargin(10);
+    setStyledHtml({});
+}
+
+void ExplanationPanel::setStyledHtml(const QString& html) {
+    html_ = html;
     document()->setDefaultStyleSheet(
         "h2 { margin-bottom: 4px; } h3 { margin-top: 12px; margin-bottom: 2px; }"
         " .muted { color: " + mutedText(palette()).name() + "; }");
+    setHtml(html);
+}
+
+void ExplanationPanel::changeEvent(QEvent* event) {
+    QTextBrowser::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange || html_.isEmpty()) return;
+    const int scrolled = verticalScrollBar()->value();
+    setStyledHtml(html_);
+    verticalScrollBar()->setValue(scrolled);
 }
 
 void ExplanationPanel::show(const Lab& lab, const Scenario& scenario) {
@@ -25,11 +42,11 @@ void ExplanationPanel::show(const Lab& lab, const Scenario& scenario) {
                  ? tr("Built-in: the lab's default parameters (no scenario file found).")
                  : tr("File: %1").arg(QString::fromStdString(scenario.file).toHtmlEscaped())) +
             "</p>";
-    setHtml(html);
+    setStyledHtml(html);
 }
 
 void ExplanationPanel::showError(const QString& title, const QString& message) {
-    setHtml("<h2>" + title.toHtmlEscaped() + "</h2><pre>" + message.toHtmlEscaped() + "</pre>");
+    setStyledHtml("<h2>" + title.toHtmlEscaped() + "</h2><pre>" + message.toHtmlEscaped() + "</pre>");
 }
 
 }  // namespace taillab::ui

@@ -14,6 +14,14 @@ class ExplanationPanel : public QTextBrowser {
     explicit ExplanationPanel(QWidget* parent = nullptr);
     void show(const Lab& lab, const Scenario& scenario);
     void showError(const QString& title, const QString& message);
+
+  protected:
+    // A theme switch: the muted text's colour is in the document's style sheet; shown again.
+    void changeEvent(QEvent* event) override;
+
+  private:
+    void setStyledHtml(const QString& html);
+    QString html_;
 };
 
 }  // namespace taillab::ui

@@ -3,6 +3,8 @@
 #include <QHeaderView>
 #include <QSignalBlocker>
 
+#include "table_widgets.h"
+
 namespace taillab::ui {
 namespace {
 
@@ -35,6 +37,7 @@ LabBrowser::LabBrowser(QWidget* parent) : QTreeWidget(parent) {
     setUniformRowHeights(true);
     setAnimated(true);
     setIndentation(16);
+    drawCellTones(this);  // a scenario that does not load, in the theme's fail colour
     connect(this, &QTreeWidget::currentItemChanged, this,
             [this](QTreeWidgetItem* current, QTreeWidgetItem*) { onCurrentItemChanged(current); });
 }
@@ -65,7 +68,7 @@ void LabBrowser::setCatalog(const LabCatalog* catalog) {
                 item->setText(0,
                               QString::fromStdString(entry.file).section('/', -1) + tr(" (error)"));
                 item->setToolTip(0, QString::fromStdString(entry.error));
-                item->setForeground(0, QColor(0xa0, 0x30, 0x30));
+                item->setData(0, kCellToneRole, static_cast<int>(CellTone::Fail));
                 continue;
             }
             const Scenario& s = entry.scenario;

@@ -1,5 +1,4 @@
 #include "results_panel.h"
-#include "palette_colors.h"
 
 #include <algorithm>
 #include <QHeaderView>
@@ -122,9 +121,7 @@ void ResultsPanel::fillChecks(const LabResult& r) {
                                                            : tr("FAIL"),
                              Qt::AlignCenter);
         if (!partial && c.applies()) {
-            const QPalette& pal = checks_->palette();
-            verdict->setBackground(c.pass ? passFill(pal) : failFill(pal));
-            verdict->setForeground(c.pass ? passColor(pal) : failColor(pal));
+            setCellTone(verdict, c.pass ? CellTone::Pass : CellTone::Fail, true);
             QFont f = verdict->font();
             f.setBold(true);
             verdict->setFont(f);
@@ -142,7 +139,7 @@ void ResultsPanel::fillChecks(const LabResult& r) {
     if (!note_.isEmpty()) {
         const int row = static_cast<int>(r.checks.size());
         auto* note = item(note_);
-        note->setForeground(mutedText(checks_->palette()));
+        setCellTone(note, CellTone::Muted);
         checks_->setItem(row, 0, note);
         checks_->setSpan(row, 0, 1, checks_->columnCount());
     }

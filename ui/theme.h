@@ -1,6 +1,10 @@
 // The window's colour theme: the system's palette, or TailLab's own light or dark one. Applied to
 // the whole application (QApplication::setPalette); every view derives its colours from the
-// palette (palette_colors.h, plots/chart_style.h), so a change restyles what is on screen.
+// palette (palette_colors.h, plots/chart_style.h), so a change restyles what is on screen:
+// Qt hands the new palette down to every widget with a PaletteChange, on which a chart restyles
+// (ChartView::changeEvent), and tables resolve their pass / fail colours when they draw
+// (table_widgets.h). No widget may carry a style sheet: one stops that hand-down for the widget
+// and everything inside it (a chart pane's border did, and its charts kept the old theme).
 #pragma once
 
 #include <QPalette>

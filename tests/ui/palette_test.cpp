@@ -16,6 +16,7 @@
 #include "palette_colors.h"
 #include "plots/chart_style.h"
 #include "results_panel.h"
+#include "table_widgets.h"
 #include "theme.h"
 #include "ui_test_support.h"
 
@@ -75,9 +76,12 @@ TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
         QTableWidgetItem* v = table->item(row, 4);
         if (!v || (v->text() != "pass" && v->text() != "FAIL")) continue;
         ++verdicts;
-        const QColor fill = v->background().color();
+        // The colours the cell is drawn in, from the table's palette at the time.
+        const std::optional<ToneColors> tone = toneColors(v->data(kCellToneRole), table->palette());
+        ASSERT_TRUE(tone.has_value()) << v->text().toStdString();
+        const QColor fill = tone->fill;
         EXPECT_EQ(isDark(pal), fill.lightnessF() < 0.5) << fill.name().toStdString();
-        EXPECT_GE(chart_style::contrastRatio(v->foreground().color(), fill), 4.5);
+        EXPECT_GE(chart_style::contrastRatio(tone->text, fill), 4.5);
     }
     EXPECT_GT(verdicts, 0);
 

@@ -1,6 +1,7 @@
 #include "gateway/twin_panel.h"
 
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -165,17 +166,31 @@ void TwinPanel::cancel() {
     status_->setText(tr("Cancelling…"));
 }
 
+void TwinPanel::setStatusFailed(bool failed) {
+    statusFailed_ = failed;
+    // Only WindowText set: the label keeps inheriting every other role (none at all when it is
+    // not a failure), so a theme switch still reaches it.
+    QPalette p;
+    if (failed) p.setColor(QPalette::WindowText, failColor(palette()));
+    status_->setPalette(p);
+}
+
+void TwinPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) setStatusFailed(statusFailed_);
+}
+
 void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
     done_ = true;
     join();
     setRunning(false);
     if (!run) {
         status_->setText(tr("The twin run did not finish: %1").arg(error));
-        status_->setStyleSheet(QStringLiteral("color: %1").arg(failColor(palette()).name()));
+        setStatusFailed(true);
         emit finished(false);
         return;
     }
-    status_->setStyleSheet({});
+    setStatusFailed(false);
     result_ = std::move(*run);
     const live::TwinRun& r = *result_;
     QString status = tr("%1 requests over %2 s at %3 req/s (load_multiplier %4), from %5 of %6.")
@@ -199,7 +214,7 @@ void TwinPanel::onDone(std::shared_ptr<live::TwinRun> run, QString error) {
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 1 && c <= 4) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (c == 5) item->setForeground(row.within ? passColor(palette()) : failColor(palette()));
+            if (c == 5) setCellTone(item, row.within ? CellTone::Pass : CellTone::Fail);
             if (!row.verdict.empty()) item->setToolTip(QString::fromStdString(row.verdict));
             table_->setItem(i, c, item);
         }

@@ -53,10 +53,15 @@ class TwinPanel : public QWidget {
   signals:
     void finished(bool ok);
 
+  protected:
+    void changeEvent(QEvent* event) override;
+
   private:
     void onDone(std::shared_ptr<live::TwinRun> run, QString error);
     void join();
     void setRunning(bool running);
+    // The status line in the palette's fail colour while it reports a failed run.
+    void setStatusFailed(bool failed);
 
     std::optional<Scenario> scenario_;
     std::optional<live::TwinRun> result_;
@@ -69,6 +74,7 @@ class TwinPanel : public QWidget {
     QPushButton* run_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QLabel* status_ = nullptr;
+    bool statusFailed_ = false;
     QTableWidget* table_ = nullptr;
     QTableWidget* stages_ = nullptr;
     QLabel* verdict_ = nullptr;
