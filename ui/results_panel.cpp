@@ -60,9 +60,11 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
     checks_->horizontalHeaderItem(2)->setToolTip(
         tr("The closed form's value or the published figure"));
     checks_->horizontalHeader()->setMinimumSectionSize(48);
-    checks_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 5; ++c)
         checks_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // The names tell the checks apart ("p50 before", "p50 after"): they take the room the numbers
+    // leave and are never cut; a table too narrow for them all scrolls sideways.
+    keepColumnWhole(checks_, 0);
     figures_ = makeReadOnlyTable({tr("Figure"), tr("Value")}, this);
     figures_->setObjectName("figuresTable");
     figures_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);

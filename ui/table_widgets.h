@@ -37,4 +37,10 @@ struct ToneColors {
 };
 std::optional<ToneColors> toneColors(const QVariant& toneData, const QPalette& palette);
 
+// Keeps the text of `column` whole, never elided: the column takes the room the other columns
+// (sized to their contents) leave, like a stretch column, but no less than its widest text, or,
+// for a text longer than 40% of the table's width, its widest word, the text then wrapping onto
+// more lines; when even that is too wide, the table scrolls sideways.
+void keepColumnWhole(QTableWidget* table, int column);
+
 }  // namespace taillab::ui
