@@ -359,7 +359,10 @@ void ChartView::restyle() {
     crosshairItems_->box->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     readout_->tracer->setPen(QPen(palette().color(QPalette::Text), 1.5));
     annotations_->restyle();
-    if (!chart_.series.empty()) rebuildGraphs();  // series colours follow the background
+    if (!chart_.series.empty()) {
+        rebuildGraphs();  // series colours follow the background
+        chart_style::fitLegend(*plot_, size());  // the rebuilt legend's entries, laid out as before
+    }
     replot();
 }
 
