@@ -132,6 +132,19 @@ void EventLaneChart::styleBar(std::size_t i) {
         bars_[i]->setPen(QPen(color, 1));
 }
 
+void EventLaneChart::styleText(QCPItemText& text) const {
+    text.setBrush(chart_style::annotationColors(palette(), chart_style::plotColors(palette()).background).labelFill);
+    text.setColor(palette().color(QPalette::Text));
+}
+
+void EventLaneChart::changeEvent(QEvent* event) {
+    GatewayTimeChart::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange) return;
+    for (std::size_t i = 0; i < bars_.size(); ++i) styleBar(i);
+    for (QCPItemText* t : texts_) styleText(*t);
+    replot();
+}
+
 QColor EventLaneChart::rowColor(int row) const {
     const chart_style::AnnotationColors c =
         chart_style::annotationColors(palette(), chart_style::plotColors(palette()).background);
@@ -164,10 +177,9 @@ void EventLaneChart::rebuildItems() {
         // Over every bar, on a backing of the plot's colour: a label that runs past its own short
         // span is not crossed by that span's edge.
         text->setLayer(kLabelLayer);
-        text->setBrush(chart_style::annotationColors(palette(), chart_style::plotColors(palette()).background).labelFill);
+        styleText(*text);
         text->setFont(laneLabelFont());
         text->setPadding(kLanePadding);
-        text->setColor(palette().color(QPalette::Text));
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         text->position->setType(QCPItemPosition::ptAbsolute);
         text->setClipToAxisRect(true);

@@ -70,6 +70,8 @@ class EventLaneChart : public GatewayTimeChart {
     bool event(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void focusInEvent(QFocusEvent* event) override;
+    // A theme switch: the bars and the labels' backing take the new palette with the chart.
+    void changeEvent(QEvent* event) override;
     void configureAxes(const Chart& chart) override;
     void adjustRanges() override;
     bool hasData() const override { return !events_.empty(); }
@@ -78,6 +80,7 @@ class EventLaneChart : public GatewayTimeChart {
     void rebuildItems();
     void layoutItems();
     void styleBar(std::size_t i);
+    void styleText(QCPItemText& text) const;
     QColor rowColor(int row) const;
     // The events' indices in time order (start, then row): the keyboard's order.
     std::vector<std::size_t> timeOrder() const;
