@@ -12,6 +12,7 @@ namespace taillab::ui {
 namespace {
 
 QString number(double v) {
+    if (std::isnan(v)) return QString("—");  // no value: the check's tooltip says why
     if (!std::isfinite(v)) return QString::number(v);
     if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-3)) return QString::number(v, 'g', 4);
     QString s = QString::number(v, 'f', std::abs(v) >= 100 ? 1 : 4);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "base/format.h"
 #include "labs/fanout_stats.h"
 #include "labs/lab.h"
 
@@ -328,8 +329,18 @@ void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h,
                    const std::function<double(double)>& cdf,
                    const std::function<double(double)>& q) {
     const double p = pct / 100.0;
-    addQuantileCheck(r, name, percentileMs(h, pct), q(p), p, cdf, h.totalCount(),
-                     "closed form: quantile of the model CDF; 4 SE (delta method) + HDR");
+    const double expected = q(p);
+    const std::string source = "closed form: quantile of the model CDF; 4 SE (delta method) + HDR";
+    if (std::isnan(expected)) {
+        // Shown as "—" (null in the result file), with the reason, not as a made-up number.
+        r.checks.push_back(makeCheck(name, percentileMs(h, pct), expected, INFINITY, false, source));
+        r.checks.back().inconclusive =
+            formatNumbers("the model has no single value here: its CDF equals %g", p) +
+            " all across the gap between its two modes (neither mode reaches into it at double "
+            "precision), so every value in the gap is this quantile and no run length decides it";
+        return;
+    }
+    addQuantileCheck(r, name, percentileMs(h, pct), expected, p, cdf, h.totalCount(), source);
 }
 
 // The largest |simulated - expected| over the points, in standard errors of each point's own

@@ -50,7 +50,7 @@ class FanoutModel {
     double backendCdf(double x_ms) const;
     // Max of n calls; `hedged`: each call is the faster of two replicas sent at once.
     double requestCdf(double x_ms, int n, bool hedged) const;
-    double backendQuantile(double p) const;
+    double backendQuantile(double p) const;  // mixtureQuantile: NaN where it is not one value
     double requestQuantile(double p, int n, bool hedged) const;
     // P(at least one of n calls at or over the threshold).
     double someCallSlowProbability(int n, bool hedged) const;
@@ -73,6 +73,15 @@ class FanoutModel {
     double independentCallSurvival(double x_ms) const;
     FanoutConfig c_;
 };
+
+// The p-quantile of the two-mode mixture (1-w)·body + w·slow: the smallest x with F(x) >= p, by
+// bisection on F(x) - p summed so it keeps its sign in the gap between the modes (F can stay
+// within far less than a double's precision of p there: summing the two CDFs as they are gives
+// exactly p all across the gap, and the bisection a made-up point).
+// NaN when p is not in (0, 1), or when F equals p in double precision over a stretch (far-apart
+// narrow modes whose tails both underflow there): then every x in it is a p-quantile.
+double mixtureQuantile(const LognormalParams& body, const LognormalParams& slow, double w,
+                       double p);
 
 // 1 - (1 - b)^(1/n): the largest per-call slow rate that keeps n independent calls within b.
 double perBackendBudget(double request_budget, int n);
