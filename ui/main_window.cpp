@@ -52,6 +52,14 @@
 namespace taillab::ui {
 namespace {
 
+// "Unstable: utilisation R·s = 10,000, at or above 1." of a note: up to the first full stop
+// that ends a sentence (one followed by a space or the end), the whole text when there is none.
+QString firstSentence(const QString& text) {
+    for (qsizetype i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1))
+        if (i + 1 == text.size() || text[i + 1] == ' ') return text.left(i + 1);
+    return text;
+}
+
 constexpr const char* kLastScenarioDirKey = "scenarios/lastSaveDirectory";
 constexpr const char* kRecentKey = "scenarios/recent";
 
@@ -810,6 +818,7 @@ void MainWindow::onRedraw(DirtyLevel level) {
         charts_->setResult(latest_, level == DirtyLevel::Rebuild);
         results_->setResult(latest_.get());
         export_->updateEnabled();
+        showRunNotes();
     } else {
         export_->updateEnabled();
         if (auto* v = charts_->currentView()) v->replot();
@@ -818,7 +827,10 @@ void MainWindow::onRedraw(DirtyLevel level) {
         const CheckTally t = tallyChecks(latest_->checks);
         QString message = t.total() == 0 ? tr("Finished")
                                          : tr("Finished: checks %1").arg(checkTallyText(t));
-        if (t.not_applicable > 0)
+        if (!latest_->notes.empty())
+            // "Unstable: utilisation R·s = 10,000, at or above 1." The banner has the rest.
+            message += " — " + firstSentence(QString::fromStdString(latest_->notes.front()));
+        else if (t.not_applicable > 0)
             message += tr(" — n/a: the knobs or timeline differ from the scenario's");
         if (t.inconclusive > 0)
             // Some need a longer run, some no run length decides: each check's tooltip says which.
@@ -850,8 +862,28 @@ void MainWindow::reportProblem(const QString& title, const QString& detail) {
     results_->setEnabled(!stale_);
 }
 
+// A run's notes (LabResult::notes) in the banner, as a notice; a notice of an earlier run goes
+// once a run without notes is drawn. An error the banner shows is left alone.
+void MainWindow::showRunNotes() {
+    if (stale_ || (banner_->kind() == MessageBanner::Kind::Error && !banner_->text().isEmpty()))
+        return;
+    if (latest_->notes.empty()) {
+        if (shownNotes_) banner_->clear();
+        shownNotes_ = false;
+        return;
+    }
+    QStringList notes;
+    for (const std::string& n : latest_->notes) notes << QString::fromStdString(n);
+    const QString first = firstSentence(notes.front());
+    notes.front() = notes.front().mid(first.size()).trimmed();
+    if (notes.front().isEmpty()) notes.removeFirst();
+    banner_->showMessage(MessageBanner::Kind::Notice, first, notes.join("\n"));
+    shownNotes_ = true;
+}
+
 void MainWindow::clearProblem() {
     banner_->clear();
+    shownNotes_ = false;
     stale_ = false;
     staleVeil_->hide();
     results_->setEnabled(true);

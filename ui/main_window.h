@@ -180,6 +180,7 @@ class MainWindow : public QMainWindow {
     void onFailed(const QString& message);
     void reportProblem(const QString& title, const QString& detail);
     void clearProblem();
+    void showRunNotes();
     void openFileDialog();
     void saveRunDialog();
     void updateSaveRun();
@@ -237,6 +238,7 @@ class MainWindow : public QMainWindow {
     QWidget* staleVeil_ = nullptr;  // over the charts while the result is stale
     QString openError_;
     bool stale_ = false;
+    bool shownNotes_ = false;  // the banner shows the drawn run's notes
     quint64 problemGeneration_ = 0;  // the run generation when the banner went up
     QUndoGroup* undo_ = nullptr;  // the visible tab's knob edits (Edit -> Undo, Redo)
     // Restored, applied when the gateway view is built.

@@ -70,6 +70,7 @@ int cmdRun(const std::vector<std::string>& args) {
                 break;
         }
     }
+    for (const std::string& note : result.notes) std::cerr << "note: " << note << "\n";
     std::cerr << passed << " checks passed, " << failed << " failed";
     if (notApplicable > 0)
         std::cerr << ", " << notApplicable << " " << firstNotApplicable->not_applicable;

@@ -249,6 +249,7 @@ nlohmann::ordered_json toJson(const LabResult& r) {
     j["parameters"] = r.parameters;
     if (r.cancelled) j["cancelled"] = true;
     if (r.progress < 1.0) j["progress"] = r.progress;
+    if (!r.notes.empty()) j["notes"] = r.notes;
     j["summary"] = nlohmann::ordered_json::object();
     for (const auto& d : r.distributions) j["summary"][d.name] = summarize(d.histogram);
     j["figures"] = nlohmann::ordered_json::object();

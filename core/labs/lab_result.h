@@ -176,6 +176,10 @@ struct LabResult {
     std::vector<Chart> charts;
     std::vector<Check> checks;
     std::vector<Annotation> annotations;  // the run's timeline, for every time chart
+    // What a reader must know before reading the numbers, in plain words ("Unstable: utilisation
+    // R·s = 10,000, at or above 1. ..."): the CLI prints them, result files write them as
+    // "notes", the GUI shows them in a banner above the charts. Empty for most runs.
+    std::vector<std::string> notes;
     double progress = 1.0;  // < 1 for a partial (streamed) result
     bool cancelled = false;
 
