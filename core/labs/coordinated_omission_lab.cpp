@@ -14,8 +14,14 @@
 // essay_003.hdrhistogram_doc_example (scenarios/labs/coordinated-omission-hdr-doc.json).
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
+#include "base/format.h"
 #include "labs/coordinated_omission_model.h"
 #include "labs/lab_common.h"
 #include "labs/labs.h"
@@ -57,17 +63,45 @@ double fractionAtOrBelowMs(const HdrHistogram& h, double limit_ms) {
            static_cast<double>(h.totalCount());
 }
 
+// 10,000 as "10,000", 1.25 as "1.25".
+std::string utilisationText(double u) {
+    if (u >= 100) return groupedCount(std::llround(u));
+    return formatNumbers("%.3g", u);
+}
+
+// What a run must say before its numbers are read: at utilisation R·s >= 1 the server cannot keep
+// up, so the open loop's queue never drains and no percentile it reports settles; nothing else
+// about the run says so (the checks that remain, conservation, all pass).
+std::optional<std::string> instabilityNote(const co::Config& c) {
+    const double u = c.utilisation();
+    if (u < 1.0) return std::nullopt;
+    const double perSecond = 1000.0 / c.service.mean();
+    return "Unstable: utilisation R·s = " + utilisationText(u) + ", at or above 1. The server " +
+           "can finish " + utilisationText(perSecond) + " requests a second and is sent " +
+           utilisationText(c.rate_per_s) + ", so the open loop's queue grows for the whole run: " +
+           "its latencies have no steady state (they grow with the duration) and the closed " +
+           "forms, which need R·s < 1, do not exist. The closed loop, one request in flight, " +
+           "never queues: it reports the service time (and the stall once).";
+}
+
 // The closed forms of one run (all three, or none).
 struct ClosedForms {
     std::optional<RampDistribution> open, closed, corrected;
     double toleranceSlackMs = 0;  // one ramp step when slot times are rounded to whole ns
+    // Why there are none when the run is the deterministic case the closed forms cover but the
+    // server cannot keep up ("no steady state at utilisation 10,000"); "" otherwise.
+    std::string missing;
 };
 
 ClosedForms closedForms(const co::Config& c) {
     ClosedForms f{co::openLoopClosedForm(c), co::closedLoopClosedForm(c),
-                  co::correctedClosedForm(c), 0.0};
+                  co::correctedClosedForm(c), 0.0, {}};
     const double nsPerSlot = 1e9 / c.rate_per_s;
     if (f.open && nsPerSlot != std::floor(nsPerSlot)) f.toleranceSlackMs = f.open->rampStepMs;
+    const bool deterministic =
+        !c.poisson && std::holds_alternative<ConstantModel>(c.service.variant());
+    if (!f.open && deterministic && c.utilisation() >= 1.0)
+        f.missing = "no steady state at utilisation " + utilisationText(c.utilisation());
     return f;
 }
 
@@ -76,6 +110,53 @@ Check versusClosedForm(const std::string& name, double simulated, double exact, 
     return makeCheck(name, simulated, exact, exact * kHdrResolution + 0.001 + slack, false,
                      "closed form, deterministic case (see coordinated_omission_model.h); "
                      "tolerance = HDR 3 digits (value/1024) + 1 µs");
+}
+
+// A loop's per-window p99 and max. Every series drawn is one the legend can promise a line
+// for: a window of fewer than 100 latencies has no p99 apart from its max (the closed loop's
+// stall window holds one sample, whose "p99" rose with the max), so its p99 is left out; a p99
+// within 10% of the max in every window would sit under the max's line on a chart of many
+// decades, so the max is drawn alone and its name says how close the p99 is; and a loop with no
+// window of 100 has a max and no p99 line.
+constexpr double kWindowP99UnderMax = 0.9;
+
+void windowSeries(const std::vector<co::WindowPoint>& windows, const std::string& loop,
+                  std::vector<Series>& out) {
+    Series p99{loop + " p99", SeriesRole::Simulated, {}, {}};
+    Series max{loop + " max", SeriesRole::Simulated, {}, {}};
+    double closest = 1.0;  // the lowest p99 / max over the windows
+    for (const co::WindowPoint& w : windows) {
+        max.x.push_back(w.start_s);
+        max.y.push_back(w.max_ms);
+        if (!w.hasP99()) continue;
+        p99.x.push_back(w.start_s);
+        p99.y.push_back(w.p99_ms);
+        if (w.max_ms > 0) closest = std::min(closest, w.p99_ms / w.max_ms);
+    }
+    if (windows.empty()) {
+        out.push_back(std::move(p99));
+        out.push_back(std::move(max));
+        return;
+    }
+    const std::string few = groupedCount(co::kWindowP99Samples);
+    if (p99.x.empty()) {
+        max.name += " (no p99: no window holds the " + few + " latencies a p99 needs)";
+        out.push_back(std::move(max));
+        return;
+    }
+    if (closest >= kWindowP99UnderMax && p99.x.size() == max.x.size()) {
+        max.name += closest >= 1.0 ? " (its p99 equals it in every window)"
+                                   : formatNumbers(" (its p99 within %.2g%% of it in every window)",
+                                                   100 * (1 - closest));
+        out.push_back(std::move(max));
+        return;
+    }
+    if (p99.x.size() < max.x.size())
+        p99.name += " (windows of " + few + "+ latencies; in fewer it is their max)";
+    // The max first, the p99 over it: where they coincide the p99 shows, and the max rises
+    // above it where they part.
+    out.push_back(std::move(max));
+    out.push_back(std::move(p99));
 }
 
 class CoordinatedOmissionLab final : public Lab {
@@ -102,6 +183,9 @@ class CoordinatedOmissionLab final : public Lab {
                      bool corrected) const;
     void fillChecks(LabResult& r, const co::Config& c, const LoopSimulation& open,
                     const LoopSimulation& closed, const ClosedForms& forms, bool corrected) const;
+    static void addMissingFormChecks(LabResult& r, const LoopSimulation& open,
+                                     const LoopSimulation& closed, const ClosedForms& forms,
+                                     bool corrected);
 };
 
 std::vector<KnobSpec> CoordinatedOmissionLab::knobs() const {
@@ -165,6 +249,8 @@ LabResult CoordinatedOmissionLab::run(const Params& params, std::uint64_t seed, 
     r.parameters = params.toJson();
     const ClosedForms forms = closedForms(config);
 
+    if (std::optional<std::string> note = instabilityNote(config)) r.notes.push_back(*note);
+
     LoopSimulation open(config, Loop::Open, seed, false);
     LoopSimulation closed(config, Loop::Closed, seed, corrected);
     double nextPartial = 1.0 / kPartials;
@@ -220,9 +306,13 @@ void CoordinatedOmissionLab::fillCharts(LabResult& r, const LoopSimulation& open
         pc.series.push_back(
             percentileSeries("closed loop + recordCorrected(1/R)", closed.corrected(), nines));
     auto addForm = [&](const std::optional<RampDistribution>& d, const std::string& name) {
-        if (!d) return;
-        pc.series.push_back(closedFormPercentileSeries(
-            name, [&](double p) { return d->quantile(p); }, nines));
+        if (d) {
+            pc.series.push_back(closedFormPercentileSeries(
+                name, [&](double p) { return d->quantile(p); }, nines));
+        } else if (!forms.missing.empty()) {
+            // Listed, with no curve, so the legend says why the curve is not there.
+            pc.series.push_back({name + ": " + forms.missing, SeriesRole::ClosedForm, {}, {}});
+        }
     };
     addForm(forms.open, "open loop, closed form (ramp)");
     addForm(forms.closed, "closed loop, closed form");
@@ -238,16 +328,7 @@ void CoordinatedOmissionLab::fillCharts(LabResult& r, const LoopSimulation& open
              true,
              {}};
     auto addWindows = [&](const LoopSimulation& sim, const std::string& name) {
-        Series p99{name + " p99", SeriesRole::Simulated, {}, {}};
-        Series max{name + " max", SeriesRole::Simulated, {}, {}};
-        for (const auto& w : sim.windows()) {
-            p99.x.push_back(w.start_s);
-            p99.y.push_back(w.p99_ms);
-            max.x.push_back(w.start_s);
-            max.y.push_back(w.max_ms);
-        }
-        tc.series.push_back(std::move(p99));
-        tc.series.push_back(std::move(max));
+        windowSeries(sim.windows(), name, tc.series);
     };
     addWindows(open, "open loop");
     addWindows(closed, "closed loop");
@@ -306,7 +387,10 @@ void CoordinatedOmissionLab::fillChecks(LabResult& r, const co::Config& config,
     checks.push_back(makeClaim("open-loop p99 >= closed-loop p99", percentileMs(o, 99),
                                percentileMs(c, 99), percentileMs(o, 99) >= percentileMs(c, 99),
                                "the closed loop never times the queue the stall builds"));
-    if (!forms.open) return;
+    if (!forms.open) {
+        if (!forms.missing.empty()) addMissingFormChecks(r, open, closed, forms, corrected);
+        return;
+    }
     const double slack = forms.toleranceSlackMs;
     checks.push_back(versusClosedForm("open-loop p99 (ms)", percentileMs(o, 99),
                                       forms.open->quantile(0.99), slack));
@@ -336,6 +420,37 @@ void CoordinatedOmissionLab::fillChecks(LabResult& r, const co::Config& config,
                                "closed form: the stalled sample plus its ramp of 1/R"));
 }
 
+// The closed-form checks of a deterministic run whose server cannot keep up: listed under the
+// names they have when the closed forms exist, not applicable, with nothing to compare against
+// (written as null, shown as "—"), rather than left out so the checks that remain read "pass".
+void CoordinatedOmissionLab::addMissingFormChecks(LabResult& r, const LoopSimulation& open,
+                                                  const LoopSimulation& closed,
+                                                  const ClosedForms& forms, bool corrected) {
+    const HdrHistogram& o = open.latencies();
+    const HdrHistogram& c = closed.latencies();
+    std::vector<std::pair<std::string, double>> simulated = {
+        {"open-loop p99 (ms)", percentileMs(o, 99)},
+        {"open-loop p99.9 (ms)", percentileMs(o, 99.9)},
+        {"open-loop max (ms)", usToMs(o.max())},
+        {"closed-loop p99 (ms)", percentileMs(c, 99)},
+        {"closed-loop max (ms)", usToMs(c.max())},
+        {"closed-loop samples", static_cast<double>(closed.sent())},
+        {"raw fraction at or below 1 ms", fractionAtOrBelowMs(c, 1.0)},
+    };
+    if (corrected) {
+        simulated.emplace_back("corrected p99 (ms)", percentileMs(closed.corrected(), 99));
+        simulated.emplace_back("corrected fraction at or below 1 ms",
+                               fractionAtOrBelowMs(closed.corrected(), 1.0));
+    }
+    for (const auto& [name, value] : simulated) {
+        r.checks.push_back(makeCheck(name, value, std::numeric_limits<double>::quiet_NaN(), 0,
+                                     false, "closed form, deterministic case (needs R·s < 1)"));
+        r.checks.back().not_applicable =
+            "not applicable: " + forms.missing +
+            " (R·s >= 1: the server cannot keep up, and the closed form needs R·s < 1)";
+    }
+}
+
 std::string CoordinatedOmissionLab::explanation() const {
     return R"(<p>A server normally answers in <i>s</i>, a fraction of a millisecond. At some moment
 it stops for <i>S</i>, seconds or more, far longer than any answer. How bad was that? It depends on
@@ -362,7 +477,12 @@ The honest fix is to test open-loop: send on the schedule and time from the sche
 <p>The closed-form curves are the exact distributions for constant service on a fixed
 schedule. With exponential or lognormal service, or Poisson sends, there is no closed form here:
 the lab then checks that every request is counted once and that the open loop's p99 is at least
-the closed loop's.</p>)";
+the closed loop's.</p>
+<p>All of this needs a server that keeps up: R&middot;s &lt; 1. At a utilisation R&middot;s of 1
+or more the open loop's queue grows for the whole run and never drains, so its percentiles have no
+steady state and grow with the duration; the closed loop, one request in flight, still reports
+the service time. The lab says so above the charts, lists the closed-form curves as having no
+steady state, and marks the checks against them not applicable.</p>)";
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ const ConstantModel* constantService(const Config& c) {
 // The deterministic case the closed forms cover: constant service s < 1/R on the fixed schedule.
 bool hasClosedForm(const Config& c) {
     const ConstantModel* m = constantService(c);
-    return !c.poisson && m && m->value_ms > 0 && c.rate_per_s * m->value_ms / 1000.0 < 1.0;
+    return !c.poisson && m && m->value_ms > 0 && c.utilisation() < 1.0;
 }
 
 // Where the stall meets the fixed schedule.
@@ -37,7 +37,7 @@ StallHit locateStall(const Config& c) {
 }  // namespace
 
 HdrConfig Config::histogramConfig() const {
-    const double load = rate_per_s * service.mean() / 1000.0;
+    const double load = utilisation();
     const double worstSeconds = toSeconds(stall) + toSeconds(duration) * std::max(1.0, load) + 1.0;
     HdrConfig h;
     h.highest_trackable = static_cast<std::int64_t>(std::clamp(2e6 * worstSeconds, 60e6, 1e15));
@@ -148,7 +148,8 @@ void LoopSimulation::flushWindow() {
     windows_.push_back(WindowPoint{toSeconds(config_.window * windowIndex_),
                                    static_cast<double>(window_.valueAtPercentile(
                                        100.0 * kWindowPercentile)) / 1000.0,
-                                   static_cast<double>(window_.max()) / 1000.0});
+                                   static_cast<double>(window_.max()) / 1000.0,
+                                   window_.totalCount()});
     window_.reset();
 }
 

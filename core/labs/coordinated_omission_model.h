@@ -53,6 +53,9 @@ struct Config {
     Duration window = fromSeconds(1);
 
     Duration interval() const { return fromSeconds(1.0 / rate_per_s); }
+    // R times the mean service: at 1 or more the server cannot keep up with the schedule, the
+    // open loop's queue never drains and nothing it measures has a steady state.
+    double utilisation() const { return rate_per_s * service.mean() / 1000.0; }
     // Latency histograms must hold the longest stall plus the longest backlog.
     HdrConfig histogramConfig() const;
 };
@@ -85,10 +88,16 @@ class StallingServer {
     Time freeAt_ = kZero;
 };
 
+// A window's p99 is a value 1% of its latencies exceed; of fewer than 100 it is their max.
+constexpr std::int64_t kWindowP99Samples = 100;
+
 struct WindowPoint {
     double start_s = 0;
-    double p99_ms = 0;
+    double p99_ms = 0;  // the max when the window holds fewer than kWindowP99Samples
     double max_ms = 0;
+    std::int64_t count = 0;  // latencies recorded in the window
+
+    bool hasP99() const { return count >= kWindowP99Samples; }
 };
 
 // One load generator driving one server, advanced a chunk of requests at a time so a caller can

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "lab_test_support.h"
 #include "labs/coordinated_omission_model.h"
+#include "labs/lab_common.h"
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
@@ -200,6 +202,125 @@ TEST(CoordinatedOmissionScenarios, PassAndQuoteThePublishedFigures) {
         const LabResult r = runScenario(s);
         test::expectAllChecksPass(r);
     }
+}
+
+// 100,000 req/s at 100 ms (utilisation 10,000): the open loop's p50 was 500,095,254 ms, the
+// three closed-form curves were gone without a word and the status read "checks 5 pass". The run
+// says it is unstable (notes, in the result file too), the curves are listed with the reason they
+// are not drawn, and the checks against them are there, not applicable, none of them a pass.
+TEST(CoordinatedOmissionLab, AnOverloadedServerSaysSoAndItsClosedFormsDoNotApply) {
+    const LabResult r =
+        runOmission({{"rate_per_s", 100000}, {"service_ms", 100}, {"duration_s", 10}});
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_EQ(r.notes[0].rfind("Unstable: utilisation R·s = 10,000, at or above 1.", 0), 0u)
+        << r.notes[0];
+    EXPECT_EQ(toJson(r)["notes"], nlohmann::json(r.notes));
+    const Chart* pc = r.chart("percentiles");
+    ASSERT_NE(pc, nullptr);
+    int forms = 0;
+    for (const Series& s : pc->series) {
+        if (s.role != SeriesRole::ClosedForm) continue;
+        ++forms;
+        EXPECT_TRUE(s.x.empty()) << s.name;
+        EXPECT_NE(s.name.find("no steady state at utilisation 10,000"), std::string::npos)
+            << s.name;
+    }
+    EXPECT_EQ(forms, 3);  // open, closed and corrected
+    const CheckTally t = tallyChecks(r.checks);
+    EXPECT_EQ(t.failed, 0u);
+    EXPECT_EQ(t.not_applicable, 9u);
+    for (const char* name : {"open-loop p99 (ms)", "open-loop max (ms)", "closed-loop samples",
+                             "corrected p99 (ms)"}) {
+        const Check* c = test::checkNamed(r, name);
+        ASSERT_NE(c, nullptr) << name;
+        EXPECT_EQ(verdictOf(*c), Verdict::NotApplicable) << name;
+        EXPECT_NE(c->not_applicable.find("no steady state"), std::string::npos);
+        EXPECT_TRUE(std::isnan(c->closed_form));
+    }
+    // What still passes is what needs no steady state: conservation and the loops' order.
+    for (const Check& c : r.checks)
+        if (c.passed())
+            EXPECT_TRUE(c.source == "conservation" || c.source.rfind("conservation:", 0) == 0 ||
+                        c.name == "open-loop p99 >= closed-loop p99")
+                << c.name;
+}
+
+// The boundary: R·s = 1 has no steady state either; just below it the closed forms hold.
+TEST(CoordinatedOmissionLab, UtilisationOneIsUnstableJustBelowIsNot) {
+    const LabResult at = runOmission({{"service_ms", 1}, {"duration_s", 20}, {"stall_at_s", 5}});
+    ASSERT_EQ(at.notes.size(), 1u);
+    EXPECT_NE(at.notes[0].find("utilisation R·s = 1,"), std::string::npos) << at.notes[0];
+    const LabResult below =
+        runOmission({{"service_ms", 0.9}, {"duration_s", 20}, {"stall_at_s", 5}});
+    EXPECT_TRUE(below.notes.empty());
+    EXPECT_FALSE(toJson(below).contains("notes"));
+    test::expectAllChecksPass(below);
+    // Random service at the same load: no closed form to mark, but the note all the same.
+    EXPECT_EQ(runOmission({{"service_ms", 1.2},
+                           {"service_model", "exponential"},
+                           {"duration_s", 20},
+                           {"stall_at_s", 5}})
+                  .notes.size(),
+              1u);
+}
+
+const Series* windowSeries(const LabResult& r, const std::string& name) {
+    const Chart* c = r.chart("windows");
+    if (!c) return nullptr;
+    for (const Series& s : c->series)
+        if (s.name.rfind(name, 0) == 0) return &s;
+    return nullptr;
+}
+
+// A window of fewer than 100 latencies has no p99 apart from its max. The closed loop's stall
+// window holds one sample, so its "p99" rose to 2,000 ms with the max, and everywhere else both
+// are the service time: the chart listed 4 series and drew 2. Each series drawn is now one a
+// reader can see: the closed loop's p99 stays at s through the stall while its max rises, and the
+// open loop's max, its p99 within 1% of it in every window, is one line whose name says so.
+TEST(CoordinatedOmissionLab, WindowChartDrawsEverySeriesItsLegendNames) {
+    Config c;
+    c.duration = fromSeconds(40);
+    co::LoopSimulation closed(c, co::Loop::Closed, 1, false);
+    while (closed.advance(kChunk)) {
+    }
+    bool sawThinWindow = false;
+    for (const co::WindowPoint& w : closed.windows()) {
+        if (w.hasP99()) continue;
+        sawThinWindow = true;
+        EXPECT_EQ(w.p99_ms, w.max_ms) << "a p99 of " << w.count << " latencies is their max";
+    }
+    EXPECT_TRUE(sawThinWindow) << "the stall window holds one closed-loop sample";
+
+    const LabResult r = runOmission({{"duration_s", 40}});
+    const Chart* tc = r.chart("windows");
+    ASSERT_NE(tc, nullptr);
+    for (std::size_t i = 0; i < tc->series.size(); ++i) {
+        EXPECT_FALSE(tc->series[i].x.empty()) << tc->series[i].name;
+        for (std::size_t j = 0; j < i; ++j)
+            EXPECT_FALSE(tc->series[i].x == tc->series[j].x && tc->series[i].y == tc->series[j].y)
+                << tc->series[i].name << " draws the same line as " << tc->series[j].name;
+    }
+    const Series* p99 = windowSeries(r, "closed loop p99");
+    const Series* max = windowSeries(r, "closed loop max");
+    ASSERT_TRUE(p99 && max);
+    EXPECT_LE(*std::max_element(p99->y.begin(), p99->y.end()), 0.5 * (1 + kHdrResolution));
+    EXPECT_GT(*std::max_element(max->y.begin(), max->y.end()), 2000);
+    EXPECT_LT(p99->x.size(), max->x.size());
+    EXPECT_NE(p99->name.find("100+"), std::string::npos) << p99->name;
+    // The open loop's p99 is within 1% of its max in every window: one line, named so.
+    EXPECT_EQ(windowSeries(r, "open loop p99"), nullptr);
+    const Series* open = windowSeries(r, "open loop max");
+    ASSERT_NE(open, nullptr);
+    EXPECT_NE(open->name.find("its p99 within"), std::string::npos) << open->name;
+    EXPECT_EQ(tc->series.size(), 3u);
+
+    // Overloaded: the closed loop's 100 ms requests make 10 a window, never enough for a p99.
+    const LabResult busy =
+        runOmission({{"rate_per_s", 100000}, {"service_ms", 100}, {"duration_s", 10}});
+    EXPECT_EQ(windowSeries(busy, "closed loop p99"), nullptr);
+    const Series* busyMax = windowSeries(busy, "closed loop max");
+    ASSERT_NE(busyMax, nullptr);
+    EXPECT_NE(busyMax->name.find("no p99"), std::string::npos) << busyMax->name;
 }
 
 // The explanation opened on a server that answers in half a millisecond and stops for two
