@@ -333,7 +333,8 @@ void checkQuantile(LabResult& r, const std::string& name, const HdrHistogram& h,
     const std::string source = "closed form: quantile of the model CDF; 4 SE (delta method) + HDR";
     if (std::isnan(expected)) {
         // Shown as "—" (null in the result file), with the reason, not as a made-up number.
-        r.checks.push_back(makeCheck(name, percentileMs(h, pct), expected, INFINITY, false, source));
+        r.checks.push_back(
+            makeCheck(name, percentileMs(h, pct), expected, INFINITY, false, source));
         r.checks.back().inconclusive =
             formatNumbers("the model has no single value here: its CDF equals %g", p) +
             " all across the gap between its two modes (neither mode reaches into it at double "
