@@ -112,51 +112,36 @@ Check versusClosedForm(const std::string& name, double simulated, double exact, 
                      "tolerance = HDR 3 digits (value/1024) + 1 µs");
 }
 
-// A loop's per-window p99 and max. Every series drawn is one the legend can promise a line
-// for: a window of fewer than 100 latencies has no p99 apart from its max (the closed loop's
-// stall window holds one sample, whose "p99" rose with the max), so its p99 is left out; a p99
-// within 10% of the max in every window would sit under the max's line on a chart of many
-// decades, so the max is drawn alone and its name says how close the p99 is; and a loop with no
-// window of 100 has a max and no p99 line.
-constexpr double kWindowP99UnderMax = 0.9;
+// A loop's per-window p99 and max, under names that stay the same whatever the run (a compare
+// and a pinned run pair series by name). A window of fewer than 100 latencies has no p99 apart
+// from its max (the closed loop's stall window holds one sample, whose "p99" rose to the max), so
+// the p99 leaves it out; a loop with no window of 100 has no p99 series. The p99 is drawn over
+// the max: where they coincide the p99 shows and the max rises above it where they part. Returns
+// what the chart's title must add for the reader, naming the loop as `shortName` ("open"):
+// "open p99 ≈ max" when the p99 is within 10% of the max in every window (a line under a line on
+// a chart of many decades), "closed: too few for a p99" when there is no p99 line at all; ""
+// otherwise.
+constexpr double kWindowP99NearMax = 0.9;
 
-void windowSeries(const std::vector<co::WindowPoint>& windows, const std::string& loop,
-                  std::vector<Series>& out) {
+std::string windowSeries(const std::vector<co::WindowPoint>& windows, const std::string& loop,
+                         const std::string& shortName, std::vector<Series>& out) {
     Series p99{loop + " p99", SeriesRole::Simulated, {}, {}};
     Series max{loop + " max", SeriesRole::Simulated, {}, {}};
-    double closest = 1.0;  // the lowest p99 / max over the windows
+    bool near = true;
     for (const co::WindowPoint& w : windows) {
         max.x.push_back(w.start_s);
         max.y.push_back(w.max_ms);
         if (!w.hasP99()) continue;
         p99.x.push_back(w.start_s);
         p99.y.push_back(w.p99_ms);
-        if (w.max_ms > 0) closest = std::min(closest, w.p99_ms / w.max_ms);
+        near = near && w.p99_ms >= kWindowP99NearMax * w.max_ms;
     }
-    if (windows.empty()) {
-        out.push_back(std::move(p99));
-        out.push_back(std::move(max));
-        return;
-    }
-    const std::string few = groupedCount(co::kWindowP99Samples);
-    if (p99.x.empty()) {
-        max.name += " (no p99: no window holds the " + few + " latencies a p99 needs)";
-        out.push_back(std::move(max));
-        return;
-    }
-    if (closest >= kWindowP99UnderMax && p99.x.size() == max.x.size()) {
-        max.name += closest >= 1.0 ? " (its p99 equals it in every window)"
-                                   : formatNumbers(" (its p99 within %.2g%% of it in every window)",
-                                                   100 * (1 - closest));
-        out.push_back(std::move(max));
-        return;
-    }
-    if (p99.x.size() < max.x.size())
-        p99.name += " (windows of " + few + "+ latencies; in fewer it is their max)";
-    // The max first, the p99 over it: where they coincide the p99 shows, and the max rises
-    // above it where they part.
+    const bool noP99 = !windows.empty() && p99.x.empty();
     out.push_back(std::move(max));
+    if (noP99) return shortName + ": too few for a p99";
+    const bool underMax = !windows.empty() && near && p99.x.size() == windows.size();
     out.push_back(std::move(p99));
+    return underMax ? shortName + " p99 ≈ max" : "";
 }
 
 class CoordinatedOmissionLab final : public Lab {
@@ -310,8 +295,10 @@ void CoordinatedOmissionLab::fillCharts(LabResult& r, const LoopSimulation& open
             pc.series.push_back(closedFormPercentileSeries(
                 name, [&](double p) { return d->quantile(p); }, nines));
         } else if (!forms.missing.empty()) {
-            // Listed, with no curve, so the legend says why the curve is not there.
-            pc.series.push_back({name + ": " + forms.missing, SeriesRole::ClosedForm, {}, {}});
+            // Listed, with no curve, so the legend says why the curve is not there ("open loop,
+            // closed form: no steady state at utilisation 10,000").
+            const std::string base = name.substr(0, name.find(" ("));
+            pc.series.push_back({base + ": " + forms.missing, SeriesRole::ClosedForm, {}, {}});
         }
     };
     addForm(forms.open, "open loop, closed form (ramp)");
@@ -327,11 +314,14 @@ void CoordinatedOmissionLab::fillCharts(LabResult& r, const LoopSimulation& open
              false,
              true,
              {}};
-    auto addWindows = [&](const LoopSimulation& sim, const std::string& name) {
-        windowSeries(sim.windows(), name, tc.series);
-    };
-    addWindows(open, "open loop");
-    addWindows(closed, "closed loop");
+    const std::string openSaid = windowSeries(open.windows(), "open loop", "open", tc.series);
+    const std::string closedSaid =
+        windowSeries(closed.windows(), "closed loop", "closed", tc.series);
+    std::string said = openSaid.empty() || closedSaid.empty() ? openSaid + closedSaid
+                                                              : openSaid + "; " + closedSaid;
+    if (openSaid == "open p99 ≈ max" && closedSaid == "closed p99 ≈ max")
+        said = "p99 ≈ max in both loops";
+    if (!said.empty()) tc.title += " (" + said + ")";
     r.charts.push_back(std::move(tc));
 }
 

@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTimer>
 
@@ -221,6 +222,53 @@ TEST(MainWindowTest, QuotedFiguresShowAsNotApplicableOnceAKnobMoves) {
     spin->setValue(100);
     ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
     EXPECT_TRUE(verdicts("n/a").empty());
+}
+
+// 100,000 req/s at 100 ms each: utilisation 10,000. The status read "checks 5 pass" and nothing
+// said the server could not keep up. The banner says so as a notice, the status says so, and the
+// checks against the closed forms it has no steady state for read n/a with no expected value;
+// back at a load the server keeps up with, the notice goes.
+TEST(MainWindowTest, AnOverloadedCoordinatedOmissionRunSaysItIsUnstable) {
+    MainWindow window(scenarioDirectory());
+    DrawnRecorder recorder(window);
+    window.show();
+    ASSERT_TRUE(openAndWait(window, recorder, "coordinated-omission"));
+    EXPECT_FALSE(window.banner()->isVisible());
+    auto spin = [&](const char* key) {
+        return window.knobPanel()->editor(key)->findChild<QDoubleSpinBox*>(
+            QString("knob_spin_") + key);
+    };
+    ASSERT_TRUE(spin("rate_per_s") && spin("service_ms"));
+    quint64 generation = window.controller()->generation();
+    spin("rate_per_s")->setValue(100000);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    generation = window.controller()->generation();
+    spin("service_ms")->setValue(100);
+    ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+
+    EXPECT_TRUE(window.banner()->isVisible());
+    EXPECT_EQ(window.banner()->kind(), MessageBanner::Kind::Notice);
+    EXPECT_TRUE(window.banner()->text().startsWith("Unstable: utilisation R·s = 10,000"))
+        << window.banner()->text().toStdString();
+    EXPECT_TRUE(window.runStatus()->message().contains("Unstable: utilisation R·s = 10,000"))
+        << window.runStatus()->message().toStdString();
+    QTableWidget* table = window.resultsPanel()->checksTable();
+    bool sawOpenLoopP99 = false;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        if (!table->item(row, 0) || table->item(row, 0)->text() != "open-loop p99 (ms)") continue;
+        sawOpenLoopP99 = true;
+        EXPECT_EQ(table->item(row, 2)->text(), QString("—"));
+        EXPECT_EQ(table->item(row, 4)->text(), QString("n/a"));
+    }
+    EXPECT_TRUE(sawOpenLoopP99);
+
+    for (const auto& [key, value] : {std::pair{"rate_per_s", 1000.0}, {"service_ms", 0.5}}) {
+        generation = window.controller()->generation();
+        spin(key)->setValue(value);
+        ASSERT_TRUE(waitForNewFinal(window, recorder, generation));
+    }
+    EXPECT_FALSE(window.banner()->isVisible());
+    EXPECT_FALSE(window.runStatus()->message().contains("Unstable"));
 }
 
 // Geometry, splitters, the folded side panel, the open tab, the last scenario and the gateway's
