@@ -325,7 +325,7 @@ TEST(GatewayContract, ADeadlineChangeDoesNotMoveTheDeadlineOfARequestInFlight) {
 }
 
 // A breaker that trips on four samples, with no hedge, cache or coalescing in the way.
-GatewayConfig breakerConfig() {
+GatewayConfig breakerGatewayConfig() {
     GatewayConfig c = baseConfig();
     c.hedge_mode = HedgeMode::Off;
     c.cache_tiers = CacheTiers::Off;
@@ -337,7 +337,7 @@ GatewayConfig breakerConfig() {
 }
 
 TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
-    GatewayConfig c = breakerConfig();
+    GatewayConfig c = breakerGatewayConfig();
     c.breaker.probe_fraction = 1.0;  // every eligible call probes while half-open
     c.breaker.close_after = 2;
     Harness h(c);
@@ -396,7 +396,7 @@ TEST(GatewayContract, ABreakerOpensHalfOpensAndCloses) {
 // nothing is tracked (block pages open no breaker, no mark appears). Switched back on, the breaker
 // starts closed with an empty window: what it saw while off does not open it.
 TEST(GatewayContract, BreakersSwitchedOffEndTheOpenSpanAndTrackNothingUntilBackOn) {
-    GatewayConfig c = breakerConfig();
+    GatewayConfig c = breakerGatewayConfig();
     Harness h(c);
     const auto block = std::make_shared<ResultBody>(std::vector<ResultItem>{}, PageKind::BlockPage);
     const auto good = page(3);
