@@ -18,20 +18,11 @@
 #include "results_panel.h"
 #include "table_widgets.h"
 #include "theme.h"
+#include "theme_test_support.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
 namespace {
-
-// Puts the application back on the system palette however the test ends.
-struct SystemThemeAfter {
-    ~SystemThemeAfter() { applyTheme(Theme::System); }
-};
-
-bool near(const QColor& a, const QColor& b, int tolerance = 6) {
-    return std::abs(a.red() - b.red()) <= tolerance && std::abs(a.green() - b.green()) <= tolerance &&
-           std::abs(a.blue() - b.blue()) <= tolerance;
-}
 
 class PaletteTest : public ::testing::TestWithParam<bool> {};
 

@@ -10,19 +10,11 @@
 #include "palette_colors.h"
 #include "results_panel.h"
 #include "theme.h"
+#include "theme_test_support.h"
 #include "ui_test_support.h"
 
 namespace taillab::ui::test {
 namespace {
-
-struct SystemThemeAfter {
-    ~SystemThemeAfter() { applyTheme(Theme::System); }
-};
-
-bool near(const QColor& a, const QColor& b, int tolerance = 6) {
-    return std::abs(a.red() - b.red()) <= tolerance && std::abs(a.green() - b.green()) <= tolerance &&
-           std::abs(a.blue() - b.blue()) <= tolerance;
-}
 
 // The first "pass" cell of the checks table as drawn: a pixel inside the cell clear of its text.
 std::optional<QColor> drawnPassCell(QTableWidget& table) {
