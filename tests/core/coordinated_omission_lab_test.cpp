@@ -238,11 +238,13 @@ TEST(CoordinatedOmissionLab, AnOverloadedServerSaysSoAndItsClosedFormsDoNotApply
         EXPECT_TRUE(std::isnan(c->closed_form));
     }
     // What still passes is what needs no steady state: conservation and the loops' order.
-    for (const Check& c : r.checks)
-        if (c.passed())
+    for (const Check& c : r.checks) {
+        if (c.passed()) {
             EXPECT_TRUE(c.source == "conservation" || c.source.rfind("conservation:", 0) == 0 ||
                         c.name == "open-loop p99 >= closed-loop p99")
                 << c.name;
+        }
+    }
 }
 
 // The boundary: R·s = 1 has no steady state either; just below it the closed forms hold.

@@ -189,8 +189,11 @@ TEST(FanoutLab, ABackendQuantileInTheGapIsTheTailsCrossingOrNone) {
     EXPECT_TRUE(std::isnan(none->closed_form));
     EXPECT_EQ(verdictOf(*none), Verdict::Inconclusive);
     EXPECT_NE(none->inconclusive.find("no single value"), std::string::npos) << none->inconclusive;
-    for (const auto& c : toJson(flat)["checks"])
-        if (c["name"] == "backend p50") EXPECT_TRUE(c["closed_form"].is_null());
+    for (const auto& c : toJson(flat)["checks"]) {
+        if (c["name"] == "backend p50") {
+            EXPECT_TRUE(c["closed_form"].is_null());
+        }
+    }
 }
 
 TEST(FanoutLab, DefaultRunPassesItsChecksAndHasTheKeyChart) {
