@@ -34,7 +34,8 @@ class WholeColumn : public QObject {
     static constexpr double kWrapShare = 0.4;
 
   public:
-    WholeColumn(QTableWidget* table, int column) : QObject(table), table_(table), column_(column) {
+    WholeColumn(QTableWidget* table, int column)
+        : QObject(table), table_(table), viewport_(table->viewport()), column_(column) {
         timer_.setSingleShot(true);
         timer_.setInterval(0);
         connect(&timer_, &QTimer::timeout, this, &WholeColumn::fit);
@@ -56,9 +57,11 @@ class WholeColumn : public QObject {
     }
 
   protected:
+    // Compares pointers only: the viewport's events also arrive while the table is being
+    // destroyed, when it is no longer a QTableWidget to call.
     bool eventFilter(QObject* watched, QEvent* event) override {
         const QEvent::Type t = event->type();
-        if ((watched == table_->viewport() && t == QEvent::Resize) ||
+        if ((watched == viewport_ && t == QEvent::Resize) ||
             (watched == table_ && (t == QEvent::FontChange || t == QEvent::StyleChange || t == QEvent::Show)))
             schedule();
         return false;
@@ -110,6 +113,7 @@ class WholeColumn : public QObject {
     }
 
     QTableWidget* table_;
+    const QObject* viewport_;  // the table's, which this filters
     int column_;
     QTimer timer_;
 };
