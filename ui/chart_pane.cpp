@@ -153,6 +153,16 @@ void ChartPane::setResult(const LabResultPtr& result, bool rebuild) {
             tabs_->setTabToolTip(i, title);
             combo_->addItem(title);
         }
+    } else {
+        // Same charts, but a title may say something new of this run (an overloaded run's
+        // per-window chart says where its p99 sits): the selector reads as the chart does.
+        for (int i = 0; i < tabs_->count(); ++i) {
+            const QString title = QString::fromStdString(result_->charts[static_cast<std::size_t>(i)].title);
+            if (tabs_->tabText(i) == title) continue;
+            tabs_->setTabText(i, title);
+            tabs_->setTabToolTip(i, title);
+            combo_->setItemText(i, title);
+        }
     }
     tabs_->setCurrentIndex(chartIndex());
     combo_->setCurrentIndex(chartIndex());

@@ -21,6 +21,7 @@
 #include <QComboBox>
 #include <QSettings>
 #include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -261,6 +262,30 @@ TEST(MainWindowTest, AnOverloadedCoordinatedOmissionRunSaysItIsUnstable) {
         EXPECT_EQ(table->item(row, 4)->text(), QString("n/a"));
     }
     EXPECT_TRUE(sawOpenLoopP99);
+    // The chart selectors read as the charts do: the per-window chart's title now says where a
+    // p99 sits, and neither the tabs nor the drop-down list keep the stable run's title.
+    auto expectSelectorsReadTheTitles = [&] {
+        const LabResultPtr result = window.latestResult();
+        ASSERT_TRUE(result);
+        for (int p = 0; p < ChartArea::kPanes; ++p) {
+            ChartPane* pane = window.chartArea()->pane(p);
+            auto* tabs = pane->findChild<QTabBar*>(QString(), Qt::FindDirectChildrenOnly);
+            auto* combo = pane->findChild<QComboBox*>(QString(), Qt::FindDirectChildrenOnly);
+            ASSERT_TRUE(tabs && combo);
+            ASSERT_EQ(tabs->count(), static_cast<int>(result->charts.size()));
+            ASSERT_EQ(combo->count(), tabs->count());
+            for (int i = 0; i < tabs->count(); ++i) {
+                const std::string& title = result->charts[static_cast<std::size_t>(i)].title;
+                EXPECT_EQ(tabs->tabText(i).toStdString(), title) << "pane " << p;
+                EXPECT_EQ(combo->itemText(i).toStdString(), title) << "pane " << p;
+            }
+        }
+    };
+    bool titleSaysWhere = false;
+    for (const Chart& c : window.latestResult()->charts)
+        titleSaysWhere = titleSaysWhere || c.title.rfind("Per-window p99 and max (", 0) == 0;
+    EXPECT_TRUE(titleSaysWhere) << "the overloaded run's per-window chart says where its p99 sits";
+    expectSelectorsReadTheTitles();
 
     for (const auto& [key, value] : {std::pair{"rate_per_s", 1000.0}, {"service_ms", 0.5}}) {
         generation = window.controller()->generation();
@@ -269,6 +294,7 @@ TEST(MainWindowTest, AnOverloadedCoordinatedOmissionRunSaysItIsUnstable) {
     }
     EXPECT_FALSE(window.banner()->isVisible());
     EXPECT_FALSE(window.runStatus()->message().contains("Unstable"));
+    expectSelectorsReadTheTitles();
 }
 
 // Geometry, splitters, the folded side panel, the open tab, the last scenario and the gateway's
