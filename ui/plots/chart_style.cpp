@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace taillab::ui::chart_style {
 namespace {
@@ -233,6 +234,28 @@ void useElidingItems(QCPLegend& legend) {
     for (QCPAbstractPlottable* p : plottables) legend.addItem(new ElidingLegendItem(&legend, p));
 }
 
+// The width to elide the legend's names to so that its columns fit `room` (text only), or 0 when
+// they fit whole. The legend fills its rows first, so column c holds items c, c + columns, ...;
+// each column is as wide as its widest name. Only the widest columns give up width: the cap is
+// the one at which the columns' capped widths fill the room, so a column of short names keeps
+// them whole and leaves its share to the long ones.
+int elisionWidth(const QCPLegend& legend, const QFontMetrics& metrics, int columns, int room) {
+    std::vector<int> widths(static_cast<std::size_t>(columns), 0);
+    for (int i = 0; i < legend.itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend.item(i)))
+            widths[static_cast<std::size_t>(i % columns)] =
+                std::max(widths[static_cast<std::size_t>(i % columns)],
+                         metrics.horizontalAdvance(item->plottable()->name()));
+    std::sort(widths.begin(), widths.end());
+    int left = room;
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        const int share = left / static_cast<int>(widths.size() - c);
+        if (widths[c] > share) return std::max(share, 1);
+        left -= widths[c];
+    }
+    return 0;
+}
+
 }  // namespace
 
 void fitLegend(QCustomPlot& plot, QSize size) {
@@ -280,9 +303,9 @@ void fitLegend(QCustomPlot& plot, QSize size) {
         if (wanted > columns) {
             compact = true;
             columns = wanted;
-            textWidth = (available - (columns - 1) * kSpacing) / columns - kIcon -
-                        legend->iconTextPadding() - 2;
-            if (textWidth >= widest) textWidth = 0;
+            textWidth = elisionWidth(*legend, metrics, columns,
+                                     available - (columns - 1) * kSpacing -
+                                         columns * (kIcon + legend->iconTextPadding() + 2));
         }
     }
     for (int i = 0; i < items; ++i)
