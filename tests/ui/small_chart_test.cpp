@@ -76,6 +76,40 @@ std::vector<int> legendInk(QCustomPlot& plot, int rows) {
 
 // QCustomPlot clips each legend item to its rect. Drawn as laid out, every name has the same
 // ink as when drawn with room to spare below it: no descender of any row ("p", ",") is cut.
+// A legend too tall for a short chart takes more columns with its names elided; a column of
+// short names keeps them whole and leaves the room it does not need to the long ones, so the
+// columns fill the chart's width rather than each taking an equal share.
+TEST(SmallCharts, AnElidingLegendGivesTheRoomShortNamesLeaveToTheLongOnes) {
+    QCustomPlot plot;
+    plot.resize(300, 120);
+    plot.legend->setVisible(true);
+    // Filled row by row: columns 0 and 2 hold the long names, column 1 the short ones.
+    const QStringList names = {"navigational requests", "p50", "product pricing requests",
+                               "long-tail agent requests", "p90", "all requests in the run"};
+    for (const QString& name : names) plot.addGraph()->setName(name);
+    chart_style::fitLegend(plot, plot.size());
+    plot.replot();
+    QCPLegend* legend = plot.legend;
+    ASSERT_EQ(legend->itemCount(), 6);
+    ASSERT_EQ(legend->wrap(), 3) << "two rows in a 120 px chart, so three columns";
+    const QFontMetrics metrics(legend->font());
+    // An entry's text width as laid out: its hint less the icon and the padding beside it.
+    auto shown = [&](int i) {
+        return legend->item(i)->minimumOuterSizeHint().width() - legend->iconSize().width() -
+               legend->iconTextPadding();
+    };
+    for (int i : {1, 4}) EXPECT_EQ(shown(i), metrics.horizontalAdvance(names[i])) << "whole: " << names[i].toStdString();
+    int columns = 0;
+    for (int c = 0; c < 3; ++c)
+        columns += std::max(legend->item(c)->minimumOuterSizeHint().width(),
+                            legend->item(c + 3)->minimumOuterSizeHint().width());
+    const int room = plot.width() - legend->margins().left() - legend->margins().right() -
+                     2 * legend->columnSpacing();
+    EXPECT_LE(columns, room) << "the columns fit the chart";
+    EXPECT_GE(columns, room - 12) << "and leave it no room unused: the short column's share went to the long names";
+    for (int i : {0, 2, 3, 5}) EXPECT_LT(shown(i), metrics.horizontalAdvance(names[i])) << "elided: " << names[i].toStdString();
+}
+
 TEST(SmallCharts, EveryLegendEntryIsDrawnWhole) {
     GatewayTimeChart view;
     view.resize(330, 260);
