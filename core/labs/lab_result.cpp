@@ -194,6 +194,7 @@ const char* seriesRoleName(SeriesRole r) {
         case SeriesRole::Simulated: return "simulated";
         case SeriesRole::ClosedForm: return "closed_form";
         case SeriesRole::Published: return "published";
+        case SeriesRole::Reference: return "reference";
     }
     return "simulated";
 }

@@ -17,7 +17,9 @@
 
 namespace taillab {
 
-enum class SeriesRole { Simulated, ClosedForm, Published };
+// What a series is: a run's own figures, a model's prediction, a published figure, or a fixed line
+// to read the data against that no model predicts (a deadline, a normal level).
+enum class SeriesRole { Simulated, ClosedForm, Published, Reference };
 
 struct Series {
     std::string name;

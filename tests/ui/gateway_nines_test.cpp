@@ -75,7 +75,7 @@ TEST(GatewayChartsTest, TheNinesChartReadsEveryClassAndTheMergedHistogram) {
     // 5,000 requests: the curve stops at the last percentile they resolve (99.98%).
     EXPECT_LE(merged.x.back(), 1.0 - 1.0 / 5000);
     const Series& deadline = c.series.back();
-    EXPECT_EQ(deadline.role, SeriesRole::ClosedForm);
+    EXPECT_EQ(deadline.role, SeriesRole::Reference);
     EXPECT_EQ(deadline.x, (std::vector<double>{0.0, merged.x.back()}));
     EXPECT_EQ(deadline.y, (std::vector<double>{600.0, 600.0}));
 }
@@ -150,7 +150,7 @@ TEST_F(GatewayViewTest, TheNinesChartDrawsTheRunsHistogramsMergedAndByClass) {
     }
     const PlottedSeries* deadline = find(drawn, kDeadline);
     ASSERT_NE(deadline, nullptr);
-    EXPECT_EQ(deadline->role, SeriesRole::ClosedForm);
+    EXPECT_EQ(deadline->role, SeriesRole::Reference);
     ASSERT_EQ(deadline->y.size(), 2);
     EXPECT_EQ(deadline->y[0], frame->params.real("deadline_ms"));
     EXPECT_EQ(deadline->x.back(), merged->x.back()) << "the line ends where the data does";

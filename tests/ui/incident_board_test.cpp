@@ -372,6 +372,9 @@ TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
     EXPECT_NE(csv.find("incident_error_rate,\"all, truth [B]\",simulated,"), std::string::npos);
     EXPECT_EQ(csv.find(" [B]\",closed_form,"), std::string::npos);
     EXPECT_NE(csv.find("incident_queue_depth,EU,simulated,"), std::string::npos);
+    // The normal depth is a line to read the depth against, not a model's prediction.
+    EXPECT_NE(csv.find("incident_queue_depth,EU normal,reference,"), std::string::npos);
+    EXPECT_EQ(csv.find("closed_form"), std::string::npos) << "the board draws no closed form";
     // The strips are spans: a lane by name, its state, from when to when.
     EXPECT_NE(csv.find("chart,lane,state,start_s,end_s,start,end\n"), std::string::npos);
     EXPECT_NE(csv.find("incident_breakers,EU / region breaker,closed,"), std::string::npos);

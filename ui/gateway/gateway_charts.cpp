@@ -152,7 +152,7 @@ Chart latencyNines(const GatewaySnapshot& s, std::optional<double> deadline_ms) 
     for (int k = 0; k < gateway::kClasses; ++k)
         c.series.push_back(percentileSeries(kShortClassNames[k], s.latency_by_class_us[k]));
     c.series.push_back(percentileSeries(kAllRequests, s.latency_us));
-    Series deadline{kDeadline, SeriesRole::ClosedForm, {}, {}};
+    Series deadline{kDeadline, SeriesRole::Reference, {}, {}};
     // Across the percentiles drawn, so the line never stretches the x axis past the data.
     double deepest = -1;
     for (const Series& series : c.series)

@@ -261,7 +261,7 @@ Chart queueDepth(const GatewaySnapshot& s, double offset_s) {
             return positive(w.regions[static_cast<std::size_t>(r)].queue_mean);
         }));
     for (int r = 0; r < kRegions; ++r) {
-        Series line{region(r) + " normal", SeriesRole::ClosedForm, {}, {}};
+        Series line{region(r) + " normal", SeriesRole::Reference, {}, {}};
         const double d = normal.depth[static_cast<std::size_t>(r)];
         if (!s.windows.empty() && d > 0) {
             line.x = {offset_s + s.windows.front().t_s, offset_s + s.windows.back().t_s};

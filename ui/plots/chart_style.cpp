@@ -351,7 +351,8 @@ void styleGraph(QCPGraph& graph, const Series& series, const QColor& color, cons
             graph.setLineStyle(QCPGraph::lsLine);
             graph.setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, 5));
             break;
-        case SeriesRole::ClosedForm: {
+        case SeriesRole::ClosedForm:
+        case SeriesRole::Reference: {
             QPen pen(color.darker(125), 2.0, Qt::DashLine);
             pen.setDashPattern({5, 3});
             graph.setPen(pen);
@@ -505,6 +506,8 @@ QString roleLabel(SeriesRole role) {
             return "closed form";
         case SeriesRole::Published:
             return "published";
+        case SeriesRole::Reference:
+            return "reference";
     }
     return {};
 }
