@@ -234,18 +234,17 @@ void useElidingItems(QCPLegend& legend) {
     for (QCPAbstractPlottable* p : plottables) legend.addItem(new ElidingLegendItem(&legend, p));
 }
 
-// The width to elide the legend's names to so that its columns fit `room` (text only), or 0 when
-// they fit whole. The legend fills its rows first, so column c holds items c, c + columns, ...;
-// each column is as wide as its widest name. Only the widest columns give up width: the cap is
-// the one at which the columns' capped widths fill the room, so a column of short names keeps
-// them whole and leaves its share to the long ones.
-int elisionWidth(const QCPLegend& legend, const QFontMetrics& metrics, int columns, int room) {
+// The width to elide the legend's names (`names`: each entry's name width) to so that its columns
+// fit `room` (text only), or 0 when they fit whole. The legend fills its rows first, so column c
+// holds entries c, c + columns, ...; each column is as wide as its widest name. Only the widest
+// columns give up width: the cap is the one at which the columns' capped widths fill the room,
+// so a column of short names keeps them whole and leaves its share to the long ones.
+int elisionWidth(const std::vector<int>& names, int columns, int room) {
     std::vector<int> widths(static_cast<std::size_t>(columns), 0);
-    for (int i = 0; i < legend.itemCount(); ++i)
-        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend.item(i)))
-            widths[static_cast<std::size_t>(i % columns)] =
-                std::max(widths[static_cast<std::size_t>(i % columns)],
-                         metrics.horizontalAdvance(item->plottable()->name()));
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        int& column = widths[i % static_cast<std::size_t>(columns)];
+        column = std::max(column, names[i]);
+    }
     std::sort(widths.begin(), widths.end());
     int left = room;
     for (std::size_t c = 0; c < widths.size(); ++c) {
@@ -264,11 +263,11 @@ void fitLegend(QCustomPlot& plot, QSize size) {
     if (items == 0) return;
     useElidingItems(*legend);
     const QFontMetrics metrics(legend->font());
-    int widest = 0;
-    for (int i = 0; i < items; ++i) {
+    std::vector<int> names(static_cast<std::size_t>(items), 0);  // each entry's name width
+    for (int i = 0; i < items; ++i)
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
-            widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
-    }
+            names[static_cast<std::size_t>(i)] = metrics.horizontalAdvance(item->plottable()->name());
+    const int widest = *std::max_element(names.begin(), names.end());
     // QCustomPlot clips each item to its rect, which is as tall as the font's line; a
     // descender on the last row ("p", ",") lost its bottom pixels. Two pixels under each item
     // keep every glyph whole.
@@ -303,7 +302,7 @@ void fitLegend(QCustomPlot& plot, QSize size) {
         if (wanted > columns) {
             compact = true;
             columns = wanted;
-            textWidth = elisionWidth(*legend, metrics, columns,
+            textWidth = elisionWidth(names, columns,
                                      available - (columns - 1) * kSpacing -
                                          columns * (kIcon + legend->iconTextPadding() + 2));
         }
