@@ -24,6 +24,7 @@
 #include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
+#include <qcustomplot.h>
 
 #include "gateway/gateway_session.h"
 #include "gateway/week_time.h"
@@ -314,6 +315,24 @@ TEST_F(IncidentBoardTest, ABOverlaysBothRunsAndTheirDifference) {
     EXPECT_EQ(ghosts.front().name, "all, truth [B]");
     EXPECT_GT(ghosts.front().x.size(), 50u);
     EXPECT_TRUE(errors->legendNames().join("|").contains("B: "));
+    // The queue chart draws A's "normal" levels and B's ghosts, both broken lines: their strokes
+    // differ in kind, so a level is not read as B's run.
+    const auto* queuePlot = chart(incident_charts::kQueue)->findChild<QCustomPlot*>();
+    ASSERT_NE(queuePlot, nullptr);
+    const QCPGraph* normal = nullptr;
+    const QCPGraph* ghost = nullptr;
+    for (int i = 0; i < queuePlot->graphCount(); ++i) {
+        const QCPGraph* g = queuePlot->graph(i);
+        if (g->name() == "EU normal") normal = g;
+        if (!ghost && g->name().endsWith(" [B]") && !g->name().contains("normal")) ghost = g;
+    }
+    ASSERT_NE(normal, nullptr);
+    ASSERT_NE(ghost, nullptr);
+    EXPECT_EQ(normal->pen().style(), Qt::CustomDashLine);
+    EXPECT_EQ(ghost->pen().style(), Qt::CustomDashLine);
+    // Two dashes of near lengths read alike: the level is dash-dotted (dash, gap, dot, gap).
+    EXPECT_EQ(normal->pen().dashPattern().size(), 4);
+    EXPECT_EQ(ghost->pen().dashPattern().size(), 2) << ghost->name().toStdString();
     // B's strips are lanes of their own under A's.
     auto* breakers = static_cast<BreakerStripChart*>(chart(incident_charts::kBreakers));
     EXPECT_TRUE(breakers->laneLabels().join("|").contains("B "));

@@ -352,8 +352,14 @@ void styleGraph(QCPGraph& graph, const Series& series, const QColor& color, cons
             break;
         case SeriesRole::ClosedForm:
         case SeriesRole::Reference: {
+            // A closed form is dashed; a reference line (a level to read the data against) is
+            // dash-dotted, so that neither reads as a pinned run's or B's ghost (dashed, thin).
             QPen pen(color.darker(125), 2.0, Qt::DashLine);
-            pen.setDashPattern({5, 3});
+            if (series.role == SeriesRole::ClosedForm) {
+                pen.setDashPattern({5, 3});
+            } else {
+                pen.setDashPattern({7, 2.5, 1.5, 2.5});
+            }
             graph.setPen(pen);
             graph.setLineStyle(QCPGraph::lsLine);
             graph.setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));

@@ -1,5 +1,5 @@
 // The look of every chart: fonts, colours, series styles (simulated: solid line with markers;
-// closed form: dashed line; published: scatter points), title and legend placement, range
+// closed form: dashed line; reference level: dash-dotted line; published: scatter points), title and legend placement, range
 // padding and number formatting. Shared by the chart wrappers in ui/plots/.
 #pragma once
 
