@@ -189,7 +189,9 @@ TEST(FanoutLab, ABackendQuantileInTheGapIsTheTailsCrossingOrNone) {
     EXPECT_TRUE(std::isnan(none->closed_form));
     EXPECT_EQ(verdictOf(*none), Verdict::Inconclusive);
     EXPECT_NE(none->inconclusive.find("no single value"), std::string::npos) << none->inconclusive;
-    for (const auto& c : toJson(flat)["checks"]) {
+    // Named: a range-for over a part of a temporary reads it after it is gone (until C++23).
+    const auto exported = toJson(flat);
+    for (const auto& c : exported["checks"]) {
         if (c["name"] == "backend p50") {
             EXPECT_TRUE(c["closed_form"].is_null());
         }
