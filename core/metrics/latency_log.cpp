@@ -132,6 +132,11 @@ void LatencyLogReader::feedText(std::string_view block) {
 }
 
 void LatencyLogReader::parseLine(std::string_view line) {
+    // A UTF-8 byte-order mark before the first line (editors on Windows write one) is no part of
+    // the text, as for scenario files; it was refused as "not a number: '1'", the mark invisible.
+    // The fast path never takes a first line that starts with one (not a digit): it comes here.
+    constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+    if (lines_ == 0 && line.starts_with(kByteOrderMark)) line.remove_prefix(kByteOrderMark.size());
     const std::string_view token = trim(line);
     if (token.empty() || token.front() == '#') return;
     const char* const b = token.data();

@@ -160,6 +160,23 @@ TEST(LatencyLogReader, TextBlockBoundariesDoNotMatter) {
         expectSameLogCounts(readInBlocks(LatencyLogFormat::Text, log, sizes), whole);
 }
 
+// A UTF-8 byte-order mark opens the file only: the first line's value is read, in any cut of the
+// blocks; one anywhere else is what it is, text that is not a number.
+TEST(LatencyLogReader, AByteOrderMarkBeforeTheFirstLineIsSkipped) {
+    const std::string bom = "\xEF\xBB\xBF";
+    const HdrHistogram plain = readWhole(LatencyLogFormat::Text, "1\n2\n3");
+    for (const std::vector<std::size_t>& sizes : std::vector<std::vector<std::size_t>>{{100}, {1}, {2, 1}})
+        expectSameLogCounts(readInBlocks(LatencyLogFormat::Text, bom + "1\n2\n3", sizes), plain);
+    EXPECT_EQ(readWhole(LatencyLogFormat::Text, bom + "7").totalCount(), 1) << "one line, no newline";
+    EXPECT_EQ(readWhole(LatencyLogFormat::Text, bom + "# comment\n7\n").totalCount(), 1);
+    try {
+        readWhole(LatencyLogFormat::Text, "1\n" + bom + "2\n");
+        FAIL() << "a mark on the second line was taken";
+    } catch (const LatencyLogError& e) {
+        EXPECT_EQ(e.line(), 2);
+    }
+}
+
 TEST(LatencyLogReader, U64leRecordsValuesAcrossBlocks) {
     Rng rng(29, "latency-log-u64");
     std::vector<std::uint64_t> values;
