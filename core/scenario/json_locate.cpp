@@ -161,6 +161,16 @@ std::size_t byteOrderMarkSize(std::string_view t) {
     return t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
 
+// Text saved as UTF-16 (some editors' "Unicode"): a UTF-16 byte-order mark, or ASCII with a NUL
+// in every other byte of its first characters. Named as such: "a NUL byte" sent its readers
+// looking for a binary file.
+bool looksLikeUtf16(std::string_view t) {
+    if (t.starts_with("\xFF\xFE") || t.starts_with("\xFE\xFF")) return true;
+    if (t.size() < 4) return false;
+    const auto nul = [&](std::size_t i) { return t[i] == '\0'; };
+    return (!nul(0) && nul(1) && !nul(2) && nul(3)) || (nul(0) && !nul(1) && nul(2) && !nul(3));
+}
+
 bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 bool readHex4(std::string_view t, std::size_t i, unsigned& out) {
@@ -251,6 +261,8 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
     enum class Want { Value, Key, After } want = Want::Value;
     // The parser takes a NUL byte for the end of the text (as in a C string): whatever follows
     // one would be dropped without a word, so it is refused wherever it stands.
+    if (looksLikeUtf16(t))
+        return JsonTextProblem{0, "", "UTF-16 text: scenario files are UTF-8 (save it as UTF-8)"};
     if (const std::size_t nul = t.find('\0'); nul != kNone)
         return JsonTextProblem{nul, "",
                                "a NUL byte: scenario text holds none (nothing after it would be "

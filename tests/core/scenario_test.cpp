@@ -354,6 +354,27 @@ TEST(Scenario, ANulByteAnywhereIsAnErrorAtItsPosition) {
     EXPECT_NE(e.detail().find("NUL byte"), std::string::npos) << e.what();
 }
 
+// A file saved as UTF-16 is named as such at its start, with or without its byte-order mark,
+// in either byte order; not as a binary file's NUL byte.
+TEST(Scenario, UTF16TextIsNamedAsSuch) {
+    const std::string ascii = R"({"schema_version": 1, "name": "x", "lab": "fanout"})";
+    auto utf16 = [&](bool little, std::string mark) {
+        for (const char c : ascii) {
+            if (!little) mark.push_back('\0');
+            mark.push_back(c);
+            if (little) mark.push_back('\0');
+        }
+        return mark;
+    };
+    for (const std::string& text : {utf16(true, "\xFF\xFE"), utf16(false, "\xFE\xFF"), utf16(true, ""),
+                                    utf16(false, "")}) {
+        const ScenarioError e = parseError(text);
+        EXPECT_EQ(e.line(), 1);
+        EXPECT_EQ(e.column(), 1);
+        EXPECT_NE(e.detail().find("UTF-16"), std::string::npos) << e.what();
+    }
+}
+
 // A UTF-8 byte-order mark is not part of the text a person sees: every error (a value's, a key's,
 // a duplicate key's, a syntax error's) is where it is without one.
 TEST(Scenario, AByteOrderMarkMovesNoErrorLocation) {
