@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "labs/figure_text.h"
+#include "labs/lab_common.h"
 #include "table_widgets.h"
 
 namespace taillab::ui {
@@ -14,6 +15,10 @@ namespace {
 QString number(double v) {
     if (std::isnan(v)) return QString("—");  // no value: the check's tooltip says why
     if (!std::isfinite(v)) return QString::number(v);
+    // A count reads as one, grouped ("1,000,000"), not "1e+06" in one lab and "100000" in the
+    // next.
+    if (v == std::floor(v) && std::abs(v) < 1e15)
+        return QString::fromStdString(groupedCount(static_cast<std::int64_t>(v)));
     if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-3)) return QString::number(v, 'g', 4);
     QString s = QString::number(v, 'f', std::abs(v) >= 100 ? 1 : 4);
     if (s.contains('.')) {
@@ -109,7 +114,11 @@ void ResultsPanel::fillChecks(const LabResult& r) {
         name->setToolTip(source);
         checks_->setItem(row, 0, name);
         checks_->setItem(row, 1, item(number(c.simulated), Qt::AlignRight));
-        checks_->setItem(row, 2, item(number(c.closed_form), Qt::AlignRight));
+        // A claim's expected value is a bound: its sign says which side the run must be on.
+        const QString expected = c.bound == Bound::Within || std::isnan(c.closed_form)
+                                     ? number(c.closed_form)
+                                     : QString::fromUtf8(boundSymbol(c.bound)) + " " + number(c.closed_form);
+        checks_->setItem(row, 2, item(expected, Qt::AlignRight));
         const QString tolerance =
             c.tolerance == 0          ? QString("—")
             : toleranceUnbounded(c) ? tr("unbounded")

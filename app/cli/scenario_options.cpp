@@ -142,9 +142,13 @@ void noteUnusedOverrides(const std::string& command, const Scenario& scenario,
 
 std::string failedCheckMessage(const Check& c) {
     std::ostringstream s;
-    s << "check failed: " << c.name << ": simulated " << c.simulated << ", expected "
-      << c.closed_form << " ± " << c.tolerance << (c.relative ? " (relative)" : "") << " ["
-      << c.source << "]";
+    s << "check failed: " << c.name << ": simulated " << c.simulated << ", expected ";
+    if (c.bound == Bound::Within) {
+        s << c.closed_form << " ± " << c.tolerance << (c.relative ? " (relative)" : "");
+    } else {
+        s << boundSymbol(c.bound) << " " << c.closed_form;
+    }
+    s << " [" << c.source << "]";
     return s.str();
 }
 

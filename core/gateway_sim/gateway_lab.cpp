@@ -595,7 +595,7 @@ LabResult gatewayResult(const GatewaySnapshot& s, const Params& params, std::uin
     ch.push_back(makeCheck("every request answered once", static_cast<double>(s.double_answers), 0,
                            0, false, "invariant"));
     ch.push_back(makeClaim("hedges within the budget", static_cast<double>(s.hedge_calls),
-                           s.hedge_allowance, s.hedge_calls <= s.hedge_allowance + 1e-9,
+                           Bound::AtMost, s.hedge_allowance, s.hedge_calls <= s.hedge_allowance + 1e-9,
                            "invariant: hedges <= budget fraction x primaries + burst"));
     return r;
 }

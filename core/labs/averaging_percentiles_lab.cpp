@@ -351,7 +351,8 @@ void AveragingPercentilesLab::fillQuantileChecks(Run& run, const Measured& m) {
     const Check difference = r.checks.back();
     r.checks.push_back(makeClaim(e > 0 ? "mean of host " + px + " overstates the pooled " + px
                                        : "mean of host " + px + " understates the pooled " + px,
-                                 m.errorMs(), 0, (m.errorMs() > 0) == (e > 0),
+                                 m.errorMs(), e > 0 ? Bound::Above : Bound::Below, 0,
+                                 (m.errorMs() > 0) == (e > 0),
                                  "closed form: the sign of mean_j q_j(p) - Q(p)"));
     r.checks.back().inconclusive = difference.inconclusive;
     r.checks.back().advice = difference.advice;

@@ -375,7 +375,7 @@ void CoordinatedOmissionLab::fillChecks(LabResult& r, const co::Config& config,
                                    slots, 0, false, "conservation: every slot is sent or skipped"));
     }
     checks.push_back(makeClaim("open-loop p99 >= closed-loop p99", percentileMs(o, 99),
-                               percentileMs(c, 99), percentileMs(o, 99) >= percentileMs(c, 99),
+                               Bound::AtLeast, percentileMs(c, 99), percentileMs(o, 99) >= percentileMs(c, 99),
                                "the closed loop never times the queue the stall builds"));
     if (!forms.open) {
         if (!forms.missing.empty()) addMissingFormChecks(r, open, closed, forms, corrected);

@@ -378,7 +378,7 @@ void addSweepClaims(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
         groupedCount(kSweepRequests) + ", about " + groupedCount(kSweepCalls) +
         " calls), allowed 4.5 sqrt(P(1-P)/n)";
     r.checks.push_back(
-        makeClaim("sweep points within 4.5 SE of 1-R(t)", z, kSweepMaxZ, z <= kSweepMaxZ, source));
+        makeClaim("sweep points within 4.5 SE of 1-R(t)", z, Bound::AtMost, kSweepMaxZ, z <= kSweepMaxZ, source));
 }
 
 // Backups per call against 1 - F(d). A request's share of backups B/N mixes the two states, so
@@ -419,7 +419,8 @@ void addChecks(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
     requireProportionResolution(r.checks.back());
     if (t.config.sequential)
         r.checks.push_back(makeClaim("chain slow at least as often as a call",
-                                     share(t.slow, t.requests), share(t.someCallSlow, t.requests),
+                                     share(t.slow, t.requests), Bound::AtLeast,
+                                     share(t.someCallSlow, t.requests),
                                      t.slow >= t.someCallSlow,
                                      "a sum is at least its largest term"));
     const double pb = model.backendSlowProbability();

@@ -208,7 +208,7 @@ void addSweepClaim(LabResult& r, const HedgeIdleRun& run) {
         source += "; " + std::to_string(wide) + " points wider than 25% of their value left out (" +
                   decide.text + ")";
     r.checks.push_back(makeClaim("sweep p99.9 points within 4.5 SE of the survival product", z,
-                                 kSweepMaxZ, z <= kSweepMaxZ, source));
+                                 Bound::AtMost, kSweepMaxZ, z <= kSweepMaxZ, source));
     Check& claim = r.checks.back();
     if (wide > 0) claim.advice = decide.knobs;
     if (checked == 0 && wide > 0)

@@ -176,7 +176,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
     r.checks.push_back(
         makeClaim("every request answered exactly once; every copy finished, "
                   "dropped or stopped",
-                  conserved ? 1 : 0, 1, conserved, "conservation"));
+                  conserved ? 1 : 0, Bound::Equal, 1, conserved, "conservation"));
     if (!setup.exponential) return;
     const double meanMs = setup.service.mean();
     const double mu = 1.0 / meanMs;

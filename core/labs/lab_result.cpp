@@ -95,17 +95,42 @@ void requireSampleResolution(Check& c, std::int64_t n, double sePart, const RunK
     requireResolution(c, runAtLeast(*samples, knob));
 }
 
-Check makeClaim(std::string name, double simulated, double threshold, bool holds,
+Check makeClaim(std::string name, double simulated, Bound bound, double threshold, bool holds,
                 std::string source) {
+    if (bound == Bound::Within) throw std::logic_error("a claim is one-sided: " + name);
     Check c{std::move(name),   simulated, threshold, 0.0, false,
-            std::move(source), holds,     {},        {},  {}};
+            std::move(source), holds,     {},        {},  {}, bound};
     return c;
+}
+
+const char* boundSymbol(Bound b) {
+    switch (b) {
+        case Bound::Within: return "\u00b1";
+        case Bound::AtLeast: return "\u2265";
+        case Bound::AtMost: return "\u2264";
+        case Bound::Above: return ">";
+        case Bound::Below: return "<";
+        case Bound::Equal: return "=";
+    }
+    return "";
+}
+
+const char* boundName(Bound b) {
+    switch (b) {
+        case Bound::Within: return "within";
+        case Bound::AtLeast: return "at_least";
+        case Bound::AtMost: return "at_most";
+        case Bound::Above: return "above";
+        case Bound::Below: return "below";
+        case Bound::Equal: return "equal";
+    }
+    return "";
 }
 
 void checkRecordedInRange(LabResult& r, std::int64_t outOfRange, const std::string& what) {
     if (outOfRange == 0) return;
     r.checks.push_back(makeClaim("every sample within its histogram's range (" + what + ")",
-                                 static_cast<double>(outOfRange), 0, false,
+                                 static_cast<double>(outOfRange), Bound::Equal, 0, false,
                                  "invariant: samples outside the range were dropped, so the "
                                  "percentiles read from the histogram are wrong"));
 }
@@ -266,6 +291,9 @@ nlohmann::ordered_json toJson(const LabResult& r) {
         jc["name"] = c.name;
         jc["simulated"] = c.simulated;
         jc["closed_form"] = c.closed_form;
+        // A claim's side of it (two-sided checks, the most, write none: their results keep
+        // their bytes).
+        if (c.bound != Bound::Within) jc["bound"] = boundName(c.bound);
         // An unbounded tolerance is null, and `pass` says only what a check decided: null when
         // it is inconclusive or not applicable (`verdict` and the reason say which).
         jc["tolerance"] = toleranceUnbounded(c) ? nlohmann::ordered_json(nullptr)

@@ -64,8 +64,18 @@ struct KnobAdvice {
     bool operator==(const KnobAdvice&) const = default;
 };
 
+// How a check's simulated value must stand to its expected one: within its tolerance (a
+// two-sided check, makeCheck) or on one side of it (a claim, makeClaim: "hedges within the
+// budget" is at most the budget). Tables show a claim's expected value with its sign ("<= 15,785"),
+// so that a bound is not read as the value the run should have had.
+enum class Bound : std::uint8_t { Within, AtLeast, AtMost, Above, Below, Equal };
+// "±", "≥", "≤", ">", "<", "=" (UTF-8), for tables and messages.
+const char* boundSymbol(Bound b);
+// "within", "at_least", "at_most", "above", "below", "equal": as result files write it.
+const char* boundName(Bound b);
+
 // A simulated value beside its expected value. Passes when |simulated - expected| <= tolerance
-// (absolute) or <= tolerance * |expected| (relative).
+// (absolute) or <= tolerance * |expected| (relative); a claim passes as its `bound` says.
 struct Check {
     std::string name;
     double simulated = 0;
@@ -88,6 +98,7 @@ struct Check {
     // check (or, for a claim that decides and leaves some points out, that `source` names as the
     // one that would check them too); empty when it names none.
     std::vector<KnobAdvice> advice;
+    Bound bound = Bound::Within;  // a claim's side of `closed_form`; Within for makeCheck's
 
     bool applies() const { return not_applicable.empty() && inconclusive.empty(); }
     // The reason the check does not apply, whichever it is ("" when it applies).
@@ -159,8 +170,9 @@ inline constexpr const char* kNoSampleSizeDecides =
 // the part of its tolerance that shrinks like 1/√n), or kNoSampleSizeDecides when none would.
 // `knob` is what to raise.
 void requireSampleResolution(Check& c, std::int64_t n, double sePart, const RunKnob& knob = {});
-// A one-sided or qualitative claim (e.g. "duplicate-all wins at 20% load"): passes when `holds`.
-Check makeClaim(std::string name, double simulated, double threshold, bool holds,
+// A one-sided claim (e.g. "open-loop p99 >= closed-loop p99"): `simulated` stands to `threshold`
+// as `bound` says (never Within) when `holds`, which the caller decides (with its own slack).
+Check makeClaim(std::string name, double simulated, Bound bound, double threshold, bool holds,
                 std::string source);
 
 struct NamedHistogram {

@@ -181,7 +181,7 @@ void addChecks(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
     bool conserved = true;
     for (const auto& p : points)
         for (const auto& q : p.byD) conserved = conserved && q.conserved;
-    r.checks.push_back(makeClaim("every arrival departs exactly once", conserved ? 1 : 0, 1,
+    r.checks.push_back(makeClaim("every arrival departs exactly once", conserved ? 1 : 0, Bound::Equal, 1,
                                  conserved, "conservation"));
     for (const auto& p : points) {
         // The d = 1 queues settle slowest: a run too short for them cannot decide their checks.

@@ -340,7 +340,7 @@ void addChecks(LabResult& r, const ReportSetup& setup, const std::vector<RouterS
     bool conserved = true;
     for (const auto& s : runs) conserved = conserved && s.conserved;
     r.checks.push_back(makeClaim("every request answered or failed exactly once", conserved ? 1 : 0,
-                                 1, conserved, "conservation"));
+                                 Bound::Equal, 1, conserved, "conservation"));
     if (runs.empty() || !closedFormApplies(setup.fleet)) return;
     const RouterSummary& s = runs.front();
     const double expected =

@@ -62,11 +62,13 @@ void appendExpectationChecks(const Scenario& scenario, LabResult& result) {
         }
         if (e.at_least) {
             result.checks.push_back(makeClaim(e.figure + " >= " + std::to_string(*e.at_least),
-                                              figure, *e.at_least, figure >= *e.at_least, source));
+                                              figure, Bound::AtLeast, *e.at_least,
+                                              figure >= *e.at_least, source));
         }
         if (e.at_most) {
             result.checks.push_back(makeClaim(e.figure + " <= " + std::to_string(*e.at_most),
-                                              figure, *e.at_most, figure <= *e.at_most, source));
+                                              figure, Bound::AtMost, *e.at_most,
+                                              figure <= *e.at_most, source));
         }
         for (std::size_t i = first; i < result.checks.size(); ++i)
             result.checks[i].not_applicable = notApplicable;

@@ -62,7 +62,7 @@ TEST(CheckAdvice, AnAdvisedRunAboveTheKnobsRangeSaysNoRunHereDecides) {
                       {{"servers", 20'000}, {"requests", 12e6}});
     requireResolution(r.checks[3], "run at least 7315 s (duration_s)", {{"duration_s", 7315}});
     requireResolution(r.checks[4], kNoSampleSizeDecides);
-    Check claim = makeClaim("sweep", 1, 4.5, true,
+    Check claim = makeClaim("sweep", 1, Bound::AtMost, 4.5, true,
                             "closed form; 2 points left out (run at least "
                             "12,000,000 requests)");
     claim.advice = {{"requests", 12e6}};
@@ -88,6 +88,22 @@ TEST(CheckAdvice, AnAdvisedRunAboveTheKnobsRangeSaysNoRunHereDecides) {
     // Advice on a knob the lab does not have is a mistake in the lab.
     r.checks[0].advice = {{"calibration_samples", 5}};
     EXPECT_THROW(noteAdviceBeyondKnobs(r, knobs), std::logic_error);
+}
+
+// A claim's expected value is a bound: the result says which side of it the run must be on (a
+// reader would take "expected 15,785" for the value the run should have had); a two-sided check
+// writes no bound, its result's bytes as before. A claim cannot be two-sided.
+TEST(CheckBound, AClaimWritesItsSideAndACheckWritesNone) {
+    LabResult r;
+    r.checks.push_back(makeCheck("p99", 1, 1, 0.1, false, "closed form"));
+    r.checks.push_back(makeClaim("hedges within the budget", 10, Bound::AtMost, 12, true, "invariant"));
+    r.checks.push_back(makeClaim("overstates", 3, Bound::Above, 0, true, "sign"));
+    const auto j = toJson(r);
+    EXPECT_FALSE(j.at("checks").at(0).contains("bound"));
+    EXPECT_EQ(j.at("checks").at(1).at("bound"), "at_most");
+    EXPECT_EQ(j.at("checks").at(2).at("bound"), "above");
+    EXPECT_STREQ(boundSymbol(Bound::AtMost), "\u2264");
+    EXPECT_THROW(makeClaim("x", 1, Bound::Within, 1, true, ""), std::logic_error);
 }
 
 TEST(CheckRecordedInRange, DroppedSamplesAreAFailedInvariant) {

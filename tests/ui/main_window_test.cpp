@@ -235,6 +235,23 @@ TEST(MainWindowTest, AnOverloadedCoordinatedOmissionRunSaysItIsUnstable) {
     window.show();
     ASSERT_TRUE(openAndWait(window, recorder, "coordinated-omission"));
     EXPECT_FALSE(window.banner()->isVisible());
+    // A claim's expected value is a bound and reads as one; counts read grouped.
+    {
+        QTableWidget* table = window.resultsPanel()->checksTable();
+        bool sawClaim = false;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (!table->item(row, 0)) continue;
+            const QString name = table->item(row, 0)->text();
+            if (name == "open-loop p99 >= closed-loop p99") {
+                sawClaim = true;
+                EXPECT_TRUE(table->item(row, 2)->text().startsWith(QString::fromUtf8("\u2265 ")))
+                    << table->item(row, 2)->text().toStdString();
+            }
+            if (name == "open loop: every request recorded once")
+                EXPECT_EQ(table->item(row, 1)->text(), "100,000");
+        }
+        EXPECT_TRUE(sawClaim);
+    }
     auto spin = [&](const char* key) {
         return window.knobPanel()->editor(key)->findChild<QDoubleSpinBox*>(
             QString("knob_spin_") + key);
