@@ -434,18 +434,41 @@ void setUpReadoutLabel(QCPItemText& label, const QPalette& palette) {
     label.setLayer("overlay");
 }
 
+QRectF readoutRect(const QCPItemText& label) {
+    return QRectF(label.topLeft->pixelPosition(), label.bottomRight->pixelPosition());
+}
+
 void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, double value,
                        const QString& text) {
     const double px = plot.xAxis->coordToPixel(key);
     const double py = plot.yAxis->coordToPixel(value);
     const QRect area = plot.axisRect()->rect();
     constexpr int kOffset = 12;
-    const bool left = px > area.center().x();
-    const bool below = py < area.center().y();
     label.setText(text);
-    label.setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
-                               (below ? Qt::AlignTop : Qt::AlignBottom));
-    label.position->setCoords(px + (left ? -kOffset : kOffset), py + (below ? kOffset : -kOffset));
+    // Placed by its top left corner, worked out here from the box's size (its anchors measure it
+    // as it is drawn).
+    label.setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label.position->setCoords(0, 0);
+    const QSizeF box = readoutRect(label).size();
+    // The box is drawn over the whole widget (not clipped to the axis rect), so the widget's
+    // edges bound it. Beside the point on the side toward the plot's centre; if the box does not
+    // fit there (wider than the room, as a long time stamp in a narrow chart is), on the other
+    // side; if it fits on neither, as near as it can be, inside the widget. When it is larger
+    // than the widget, its start (the left edge, the top line) stays in view.
+    const QRectF bounds = plot.viewport();
+    auto place = [kOffset](double at, double size, double lower, double upper, bool before) {
+        const double after = at + kOffset, ahead = at - kOffset - size;
+        const double first = before ? ahead : after, second = before ? after : ahead;
+        auto fits = [&](double start) { return start >= lower && start + size <= upper; };
+        if (fits(first)) return first;
+        if (fits(second)) return second;
+        return std::max(lower, std::min(first, upper - size));
+    };
+    const double x = place(px, box.width(), bounds.left(), bounds.left() + bounds.width(),
+                           px > area.center().x());
+    const double y = place(py, box.height(), bounds.top(), bounds.top() + bounds.height(),
+                           py >= area.center().y());
+    label.position->setCoords(std::round(x), std::round(y));
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <QColor>
 #include <QPalette>
+#include <QRectF>
 #include <QSize>
 #include <QString>
 #include <vector>
@@ -65,9 +66,12 @@ void padRange(QCPAxis& axis);
 void rangeAround(QCPAxis& axis, double at);
 
 void setUpReadoutLabel(QCPItemText& label, const QPalette& palette);
-// Puts the read-out next to the point (plot coordinates), on the side with room.
+// Puts the read-out next to the point (plot coordinates), on a side where it fits whole, else
+// moved inside the plot widget (its top left kept in view when it is larger).
 void placeReadoutLabel(QCPItemText& label, const QCustomPlot& plot, double key, double value,
                        const QString& text);
+// A read-out's box as drawn, in the plot widget's pixels.
+QRectF readoutRect(const QCPItemText& label);
 
 // The colours of timeline annotations on a plot background: label text from the widget palette
 // (Text, or Base when the palette is dark and Text would vanish on the plot), knob lines the

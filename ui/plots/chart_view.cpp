@@ -124,6 +124,7 @@ ChartView::ChartView(QWidget* parent)
         }
     });
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
+    plot_->installEventFilter(this);  // for the pointer leaving it
     connect(plot_, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { markUserView(); });
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         pressAt_ = e->pos();
@@ -347,7 +348,22 @@ bool ChartView::event(QEvent* event) {
     if (event->type() == QEvent::Polish &&
         plotBackground_ != chart_style::plotColors(palette()).background)
         restyle();
+    if (event->type() == QEvent::Leave) hideReadout();
     return QWidget::event(event);
+}
+
+bool ChartView::eventFilter(QObject* watched, QEvent* event) {
+    // The plot fills the view, so the pointer leaving the chart leaves the plot; a box left up
+    // would stand beside the next chart's as if both were read at the pointer.
+    if (watched == plot_ && event->type() == QEvent::Leave) hideReadout();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ChartView::hideReadout() {
+    if (!readout_->label->visible() && !readout_->tracer->visible()) return;
+    readout_->label->setVisible(false);
+    readout_->tracer->setVisible(false);
+    replot();
 }
 
 void ChartView::restyle() {
@@ -625,6 +641,10 @@ QString ChartView::formatY(double y) const { return chart_style::formatNumber(y)
 
 QString ChartView::readoutText() const {
     return readout_->label->visible() ? readout_->label->text() : QString();
+}
+
+QRect ChartView::readoutRect() const {
+    return readout_->label->visible() ? chart_style::readoutRect(*readout_->label).toRect() : QRect();
 }
 
 void ChartView::onMouseMove(QMouseEvent* event) {

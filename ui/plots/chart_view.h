@@ -105,6 +105,8 @@ class ChartView : public QWidget {
     // The hover read-out's text ("" when hidden) and a way to drive it (tests, keyboard).
     QString readoutText() const;
     void showReadoutNear(QPoint widgetPos);
+    // Its box, in the plot widget's pixels (an empty rect when hidden).
+    QRect readoutRect() const;
 
     // Export at `size` (default: the widget's size, at least kMinExportSize), atomically: on
     // failure false, and an existing file at `path` is left as it was.
@@ -162,6 +164,7 @@ class ChartView : public QWidget {
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
     bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     QCustomPlot* plot() const { return plot_; }
     // Axis types, tickers and ranges for the chart; called on every setChart.
     virtual void configureAxes(const Chart& chart) = 0;
@@ -186,6 +189,9 @@ class ChartView : public QWidget {
     // The one key (x) and the one value (y) of the visible data, each when all of it has the same.
     std::pair<std::optional<double>, std::optional<double>> singleKeyAndValue() const;
     void onMouseMove(QMouseEvent* event);
+    // The pointer left the chart: its hover read-out goes (the crosshair, set by the owner for
+    // every chart at once, stays).
+    void hideReadout();
     void markUserView();
     QSize exportSize(QSize requested) const;
     // Runs `write` on a temporary file beside `path` and renames it into place.
