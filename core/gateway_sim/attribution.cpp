@@ -109,6 +109,18 @@ void markUnreachedStages(RequestWaterfall& w) {
         last = std::max(last, static_cast<int>(s.stage));
     }
     if (!w.calls.empty()) last = std::max(last, static_cast<int>(Stage::Engines));
+    // Where it still was at the response: the furthest stage whose host had not answered, else
+    // the engines if a call was in the air or in a queue until then; else nowhere (answered
+    // before the path went on).
+    std::optional<Stage> waitingAt;
+    for (const StageSpan& s : w.stages)
+        if (s.reached && s.unfinished && (!waitingAt || s.stage > *waitingAt)) waitingAt = s.stage;
+    if (!waitingAt)
+        for (const CallSpan& c : w.calls)
+            if (c.until_ms() >= w.latency_ms && (c.cancelled_ms || c.end_ms > w.latency_ms))
+                waitingAt = Stage::Engines;  // given up by the response, not answered at it
+    for (StageSpan& s : w.stages)
+        if (!s.reached) s.waiting_at = waitingAt;
     if (!isFailed(w.outcome) || w.coalesced) return;
     for (int s = last + 1; s < kStages; ++s) {
         if (listed[static_cast<std::size_t>(s)]) continue;
@@ -116,6 +128,7 @@ void markUnreachedStages(RequestWaterfall& w) {
         span.stage = static_cast<Stage>(s);
         span.start_ms = span.end_ms = w.latency_ms;
         span.reached = false;
+        span.waiting_at = waitingAt;
         w.stages.push_back(span);
     }
 }

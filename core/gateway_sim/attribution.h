@@ -50,6 +50,11 @@ struct StageSpan {
     // never ended, or the request failed before the path got there). start_ms == end_ms ==
     // latency_ms; the stage had no part in its latency and no deadline left to speak of.
     bool reached = true;
+    // Not reached: where the request still was when it was answered, the stage that kept it from
+    // getting here: a stage whose host had not answered (unfinished), or Engines (a call still in
+    // the air or in an engine's queue). nullopt: nothing was under way, the request had been
+    // answered (refused, failed) before the path got here.
+    std::optional<Stage> waiting_at;
 };
 
 struct CallSpan {
@@ -118,7 +123,8 @@ double splitSegments(RequestWaterfall& w);
 
 // Marks the stages whose work started at or after the response as not reached and, for a failed
 // request that was not waiting on another's flight, appends the stages of the path after the
-// last one reached (calls count as reaching "engines") as not reached.
+// last one reached (calls count as reaching "engines") as not reached; each says where the
+// request was still waiting at the response, if anywhere (StageSpan::waiting_at).
 void markUnreachedStages(RequestWaterfall& w);
 
 struct WindowAttribution {

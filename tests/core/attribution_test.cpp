@@ -159,7 +159,11 @@ TEST(Attribution, StagesAfterTheResponseAreNotReached) {
         EXPECT_FALSE(w.stages[i].reached) << i;
         EXPECT_FALSE(w.stages[i].unfinished) << i;
         EXPECT_DOUBLE_EQ(w.stages[i].start_ms, 600);
+        // Not reached because it was still at the edge, not because it had been answered.
+        ASSERT_TRUE(w.stages[i].waiting_at.has_value()) << i;
+        EXPECT_EQ(*w.stages[i].waiting_at, Stage::Edge) << i;
     }
+    EXPECT_FALSE(w.stages[0].waiting_at.has_value());
     EXPECT_EQ(splitSegments(w), 0);
     EXPECT_DOUBLE_EQ(w.segment_ms[static_cast<std::size_t>(Stage::Edge)], 600);
     // A call reached the engines: only merge is left; an answered request gains nothing.
@@ -172,6 +176,30 @@ TEST(Attribution, StagesAfterTheResponseAreNotReached) {
     ASSERT_EQ(called.stages.size(), 3u);
     EXPECT_EQ(called.stages.back().stage, Stage::Merge);
     EXPECT_FALSE(called.stages.back().reached);
+    // Its call was answered before the response: nothing was under way, it had been answered.
+    EXPECT_FALSE(called.stages.back().waiting_at.has_value());
+    // A call given up by the response: it was still waiting on the engines.
+    RequestWaterfall inAir = called;
+    inAir.stages.pop_back();
+    inAir.calls.front().start_ms = 10;
+    inAir.calls.front().end_ms = 900;
+    inAir.calls.front().cancelled_ms = 600;
+    markUnreachedStages(inAir);
+    ASSERT_EQ(inAir.stages.size(), 3u);
+    ASSERT_TRUE(inAir.stages.back().waiting_at.has_value());
+    EXPECT_EQ(*inAir.stages.back().waiting_at, Stage::Engines);
+    // Every engine's breaker open: answered 503 at the router, nothing after it was waited for.
+    RequestWaterfall refused;
+    refused.latency_ms = 5;
+    refused.outcome = Outcome::NoEngine;
+    refused.stages = {{Stage::Edge, 0, 1}, {Stage::Gateway, 1, 2}, {Stage::Compiler, 2, 3},
+                      {Stage::Cache, 3, 4}, {Stage::Router, 4, 5}};
+    markUnreachedStages(refused);
+    ASSERT_EQ(refused.stages.size(), static_cast<std::size_t>(kStages));
+    for (std::size_t i = 5; i < refused.stages.size(); ++i) {
+        EXPECT_FALSE(refused.stages[i].reached) << i;
+        EXPECT_FALSE(refused.stages[i].waiting_at.has_value()) << i;
+    }
     RequestWaterfall ok = called;
     ok.outcome = Outcome::Ok;
     ok.stages.pop_back();

@@ -445,11 +445,16 @@ TEST_F(IncidentBoardTest, APickedMomentFillsTheAttributionPanel) {
     EXPECT_TRUE(rows.front().startsWith("edge")) << rows.front().toStdString();
     EXPECT_TRUE(panel->verdict()->text().contains(QString::number(r.slowest.front().status)));
     // EU has no CPU left: the slowest request's edge never answered, so the stages after it were
-    // never reached, engines and merge included, and are said to be, not given times.
+    // never reached, engines and merge included, and are said to be, not given times: because
+    // it was still at the edge, not because it had been answered before them.
     const QString all = rows.join("\n");
     EXPECT_TRUE(rows.front().contains("(unfinished)")) << all.toStdString();
     for (const char* stage : {"gateway", "compiler", "cache", "router", "engines", "merge"})
-        EXPECT_EQ(rows.count(QString("%1: not reached").arg(stage)), 1) << stage << "\n" << all.toStdString();
+        EXPECT_EQ(rows.count(QString("%1: not reached, still waiting at edge when the response went out")
+                                 .arg(stage)),
+                  1)
+            << stage << "\n" << all.toStdString();
+    EXPECT_FALSE(all.contains("answered before")) << all.toStdString();
     EXPECT_EQ(rows.size(), gateway::kStages) << all.toStdString();
     EXPECT_FALSE(all.contains("no CPU")) << all.toStdString();
     EXPECT_FALSE(all.contains("deadline left 0.00 ms")) << all.toStdString();
@@ -535,6 +540,24 @@ TEST(IncidentWaterfall, DrawsAndSaysACallsWaitInItsEnginesQueue) {
     EXPECT_GT(pixels(WaterfallWidget::kQueuedColor, hedgeRow, hedgeRow + lineH), 20);
     EXPECT_GT(pixels(QColor(0xf5, 0x85, 0x18).rgb(), primaryRow, primaryRow + lineH), 20);  // the flight
     EXPECT_EQ(pixels(QColor(0xe4, 0x57, 0x56).rgb(), hedgeRow, hedgeRow + lineH), 0);
+}
+
+// A request failed with no call in the air (every engine's breaker open) was answered at the
+// router: the stages after it were not reached because it had failed, not because it waited.
+TEST(IncidentWaterfall, SaysWhyAStageWasNotReached) {
+    gateway::RequestWaterfall w;
+    w.latency_ms = 5;
+    w.deadline_ms = 600;
+    w.outcome = gateway::Outcome::NoEngine;
+    w.stages = {{gateway::Stage::Edge, 0, 1}, {gateway::Stage::Router, 1, 5}};
+    gateway::markUnreachedStages(w);
+    WaterfallWidget view;
+    view.setRequest(w);
+    const QStringList rows = view.rowTexts();
+    const QString all = rows.join("\n");
+    EXPECT_EQ(rows.count("engines: not reached, failed before it got here"), 1) << all.toStdString();
+    EXPECT_EQ(rows.count("merge: not reached, failed before it got here"), 1) << all.toStdString();
+    EXPECT_FALSE(all.contains("answered before")) << all.toStdString();
 }
 
 TEST(IncidentCommandLine, RunsFromAScriptAndRefusesBadArguments) {

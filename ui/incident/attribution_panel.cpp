@@ -72,7 +72,19 @@ struct Row {
     bool marker = false;      // a decision at one moment (start): drawn as a tick, not a bar
     bool noBar = false;       // a call given up in its engine's queue: only the wait is drawn
     bool notReached = false;  // a stage the request never got to: no bar, no times
+    QString why;              // not reached: why, said across the plot
 };
+
+// Why a stage was not reached: the request was still waiting upstream when it was answered, or
+// it had been answered (failed) before its path got there.
+QString whyNotReached(const RequestWaterfall& w, const gateway::StageSpan& s) {
+    if (s.waiting_at == gateway::Stage::Engines)
+        return QObject::tr("still waiting on the engines when the response went out");
+    if (s.waiting_at)
+        return QObject::tr("still waiting at %1 when the response went out").arg(stageName(*s.waiting_at));
+    return gateway::isFailed(w.outcome) ? QObject::tr("failed before it got here")
+                                        : QObject::tr("answered before it got here");
+}
 
 
 std::vector<Row> rowsOf(const RequestWaterfall& w) {
@@ -84,6 +96,7 @@ std::vector<Row> rowsOf(const RequestWaterfall& w) {
         if (!s.reached) {
             Row row{label, s.start_ms, s.end_ms, kStage, QObject::tr("not reached")};
             row.notReached = true;
+            row.why = whyNotReached(w, s);
             rows.push_back(std::move(row));
             continue;
         }
@@ -140,7 +153,7 @@ QStringList WaterfallWidget::rowTexts() const {
     QStringList out;
     if (!request_) return out;
     for (const Row& r : rowsOf(*request_))
-        out << (r.notReached ? QString("%1: %2").arg(r.label, r.note)
+        out << (r.notReached ? QString("%1: %2, %3").arg(r.label, r.note, r.why)
                              : QString("%1 %2–%3, %4").arg(r.label, ms(r.start), ms(r.end), r.note));
     return out;
 }
@@ -201,7 +214,7 @@ void WaterfallWidget::paintEvent(QPaintEvent*) {
             // Nothing to draw: the row says so across the plot, muted.
             p.setPen(palette().color(QPalette::PlaceholderText));
             p.drawText(QRect(plot.left() + 6, y, plot.width() - 6, lineH), Qt::AlignLeft | Qt::AlignVCenter,
-                       tr("answered before it got here"));
+                       fm.elidedText(r.why, Qt::ElideRight, plot.width() - 6));
         } else {
             // The wait in the engine's queue ("queued"), then the flight ("engines").
             if (std::isfinite(r.queuedFrom)) {
