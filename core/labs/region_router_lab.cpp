@@ -11,8 +11,10 @@
 // checked with a tolerance of four batch-means standard errors over the windows. The fleet-level
 // figures have no closed form: the scenarios in scenarios/incidents/ hold them against the
 // published ones of seed 002 (routing_002).
+#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "labs/labs.h"
@@ -239,6 +241,19 @@ LabResult RegionRouterLab::run(const Params& params, std::uint64_t seed, RunCont
 }
 
 std::string RegionRouterLab::explanation() const {
+    // The incident as the defaults run it, its numbers read from the knobs so the text cannot
+    // drift from them (the losses are spread evenly from the first to the last).
+    auto knobDefault = [&](std::string_view key) {
+        for (const KnobSpec& k : knobs())
+            if (k.key == key) return k.defaultValue;
+        throw std::logic_error("region_router: no knob " + std::string(key));
+    };
+    auto number = [](double v) { return std::to_string(static_cast<long long>(std::lround(v))); };
+    const std::string incident =
+        "<p>In the fra incident, " + number(knobDefault("fault_nodes")) + " of fra's " +
+        number(knobDefault("nodes")) + " nodes fail by default, the first at " +
+        number(knobDefault("fault_at_s")) + " s and the last " + number(knobDefault("fault_spread_s")) +
+        " s later (<i>First loss at</i> and <i>Losses spread over</i>). ";
     return R"(<p>Sending every request to the closest region is simple and often wrong: a close region
 can be saturated, a region can be up while one of its accelerators runs at a third of its speed,
 and a switch that declares a region dead moves all of its traffic at once onto a neighbour that
@@ -252,8 +267,7 @@ has sent since the last record, so a region that degrades gets proportionally le
 ramp. The <b>switch</b> router sends each request to the nearest region that is healthy, and
 moves a region's whole traffic to the next nearest the moment its record crosses a threshold.
 Both retry a timed-out or rejected attempt once in another region.</p>
-<p>In the fra incident, two of fra's four nodes fail thirty seconds apart. Watch the traffic chart:
-under the score router fra's share slides down while ams, lhr and the rest of Europe take a
+)" + incident + R"(Watch the traffic chart: under the score router fra's share slides down while ams, lhr and the rest of Europe take a
 little each; under the switch it stays at 100% until the second loss, while fra's queue times out
 and retries pile up, then drops to zero and ams carries twice its load. Latency is measured
 from arrival at the edge, retries included, and a request that fails for good counts at the

@@ -404,5 +404,22 @@ TEST(RegionRouterLab, CancellationStopsEarly) {
     EXPECT_LT(r.progress, 0.5);
 }
 
+// The explanation said the two fra nodes "fail thirty seconds apart" while the default spread
+// was 40 s (the charts shade 60 s to 100 s): it says the defaults' numbers, read from the knobs.
+TEST(RegionRouterLab, ExplanationSaysTheDefaultFaultTimes) {
+    const Lab* lab = findLab("region_router");
+    const Params p = lab->defaultParams();
+    const std::string text = lab->explanation();
+    auto n = [&](const char* key) { return std::to_string(std::lround(p.real(key))); };
+    EXPECT_EQ(text.find("thirty"), std::string::npos) << text;
+    EXPECT_NE(text.find(n("fault_nodes") + " of fra's " + n("nodes") + " nodes fail"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("the first at " + n("fault_at_s") + " s and the last " + n("fault_spread_s") +
+                        " s later"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(n("fault_spread_s"), "40");  // what the tester saw shaded: 60 s to 100 s
+}
+
 }  // namespace
 }  // namespace taillab
