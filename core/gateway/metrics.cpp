@@ -264,6 +264,11 @@ void GatewayMetrics::fill(GatewaySnapshot& s, Time now) {
     });
     if (tails.size() > 10) tails.resize(10);
     s.worst_customers = std::move(tails);
+    // Any customer's histogram has the customers' layout: its bucket for the global p99.
+    s.customers_global_p99_ms =
+        s.latency_us.empty() || keyLatency_.empty()
+            ? std::nan("")
+            : static_cast<double>(keyLatency_.front().highestEquivalent(s.latency_us.valueAtPercentile(99))) / 1000.0;
 }
 
 }  // namespace taillab::gateway

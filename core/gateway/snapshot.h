@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -165,6 +166,11 @@ struct GatewaySnapshot {
     // p99 furthest above the global p99, worst first (ties, as when every p99 sits at the
     // deadline: by share of failed requests, then p99.9).
     std::vector<CustomerTail> worst_customers;
+    // The global p99 (latency_us's) read at the customers' resolution: a customer's histogram
+    // has 2 significant digits, so a customer whose requests make the global tail reads this,
+    // not latency_us's own p99 (3 digits: 578 ms there can be 582 ms here). What their p99s
+    // compare with. NaN before any request (and in a snapshot not filled by the metrics).
+    double customers_global_p99_ms = std::numeric_limits<double>::quiet_NaN();
     std::vector<TimelineMark> timeline;  // in time order
     // All accepted requests since the start: the classes and the unclassified merged.
     HdrHistogram latency_us;

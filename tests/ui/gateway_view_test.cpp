@@ -109,13 +109,21 @@ TEST_F(GatewayViewTest, PlayingAShortRunFillsEveryChartAndTable) {
     EXPECT_GT(view_->tables()->customersTable()->rowCount(), 0);
     // The ranking says so when it cannot single anyone out: every customer at the global p99,
     // itself at the deadline (the default day's case).
-    const double global = GatewayTables::globalP99_ms(s);
+    const double global = GatewayTables::customersGlobalP99_ms(s);
+    ASSERT_FALSE(std::isnan(s.customers_global_p99_ms));
     bool same = true;
     for (const auto& c : s.worst_customers) same = same && std::abs(c.p99_ms / global - 1) < 0.03;
     const double deadline = view_->latestFrame()->params.real("deadline_ms");
     const QString note = view_->tables()->customersNote();
     if (same && global >= 0.9 * deadline) {
         EXPECT_TRUE(note.contains("deadline")) << note.toStdString();
+        // The note's p99 is the one the rows show.
+        QTableWidget* rows = view_->tables()->customersTable();
+        for (int row = 0; row < rows->rowCount(); ++row)
+            if (std::abs(s.worst_customers[static_cast<std::size_t>(row)].p99_ms - global) < 1e-9) {
+                EXPECT_TRUE(note.contains(QString("(%1 ms)").arg(rows->item(row, 2)->text())))
+                    << note.toStdString() << " / row " << row;
+            }
     } else if (!same) {
         EXPECT_TRUE(note.isEmpty()) << note.toStdString();
     }
@@ -407,6 +415,61 @@ TEST(GatewayTablesTest, AnEmptyCustomerRankingSaysWhy) {
     tables.setFrame(frame);
     EXPECT_EQ(tables.customersTable()->rowCount(), 2);
     EXPECT_TRUE(tables.customersNote().isEmpty()) << tables.customersNote().toStdString();
+}
+
+// Every customer at the deadline: the note said the global p99 was 578 ms while each row said
+// 582 ms and "1.01 ×" (the customers' histograms have 2 significant digits, the global one 3).
+// The note and the rows compare with the global p99 read at the customers' resolution.
+TEST(GatewayTablesTest, TheNoteSaysTheP99TheRowsShow) {
+    GatewayTables tables;
+    auto snapshot = std::make_shared<gateway::GatewaySnapshot>();
+    snapshot->latency_us = HdrHistogram(HdrConfig{1, 60'000'000, 3});
+    snapshot->latency_us.record(578'000, 1000);
+    snapshot->accepted = 1000;
+    snapshot->customers_global_p99_ms =
+        HdrHistogram(HdrConfig{1, 60'000'000, 2}).highestEquivalent(snapshot->latency_us.valueAtPercentile(99)) /
+        1000.0;
+    ASSERT_EQ(QString::number(GatewayTables::globalP99_ms(*snapshot), 'f', 0), "578");
+    for (const char* name : {"cust-001 (pro)", "cust-002 (free)"}) {
+        gateway::CustomerTail c;
+        c.name = name;
+        c.requests = 500;
+        c.p99_ms = snapshot->customers_global_p99_ms;  // the same requests, the same bucket
+        c.failed = 10;
+        snapshot->worst_customers.push_back(c);
+    }
+    auto frame = std::make_shared<GatewayFrame>();
+    frame->snapshot = snapshot;
+    frame->params = Params(gateway::GatewaySim::knobs());
+    frame->params.set("deadline_ms", 580);
+    tables.setFrame(frame);
+    const QString note = tables.customersNote();
+    ASSERT_EQ(tables.customersTable()->rowCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+        const QString p99 = tables.customersTable()->item(row, 2)->text();
+        EXPECT_TRUE(note.contains(QString("(%1 ms)").arg(p99))) << note.toStdString() << " / " << p99.toStdString();
+        EXPECT_EQ(tables.customersTable()->item(row, 3)->text(), "1.00 ×") << row;
+    }
+}
+
+// A scenario with no timeline events: the Timeline tab says so instead of a blank table.
+TEST(GatewayTablesTest, AnEmptyTimelineSaysSo) {
+    GatewayTables tables;
+    auto snapshot = std::make_shared<gateway::GatewaySnapshot>();
+    auto frame = std::make_shared<GatewayFrame>();
+    frame->snapshot = snapshot;
+    frame->params = Params(gateway::GatewaySim::knobs());
+    tables.setFrame(frame);
+    EXPECT_EQ(tables.timelineTable()->rowCount(), 0);
+    EXPECT_TRUE(tables.timelineNote().contains("No timeline events")) << tables.timelineNote().toStdString();
+    // Once an event comes, the note goes.
+    gateway::TimelineMark m;
+    m.t_s = 60;
+    m.what = "hedge_delay_ms 420 -> 300";
+    snapshot->timeline.push_back(m);
+    tables.setFrame(frame);
+    EXPECT_EQ(tables.timelineTable()->rowCount(), 1);
+    EXPECT_TRUE(tables.timelineNote().isEmpty()) << tables.timelineNote().toStdString();
 }
 
 TEST(GatewayChartsTest, InFlightIsDrawnAgainstItsLimitOnALogAxis) {

@@ -52,7 +52,8 @@ GatewayTables::GatewayTables(QWidget* parent) : QTabWidget(parent) {
         {tr("Customer"), tr("Requests"), tr("p99 (ms)"), tr("× global"), tr("503s")}, this);
     customers_->setObjectName("gatewayCustomersTable");
     customers_->horizontalHeaderItem(3)->setToolTip(
-        tr("How many times the global p99 this customer's own p99 is"));
+        tr("How many times the global p99 this customer's own p99 is, both read at the "
+           "customers' resolution (1%)"));
     customers_->horizontalHeaderItem(4)->setToolTip(
         tr("Share of this customer's requests that ended in a 503 after acceptance (deadline "
            "missed or no engine), each recorded at its latency"));
@@ -73,7 +74,19 @@ GatewayTables::GatewayTables(QWidget* parent) : QTabWidget(parent) {
     column->addWidget(customers_, 1);
     addTab(customersPage, tr("Worst customers"));
     addTab(counters_, tr("Counters"));
-    addTab(timeline_, tr("Timeline"));
+    // An empty timeline says so above its table, as the empty customer ranking does.
+    auto* timelinePage = new QWidget(this);
+    auto* timelineColumn = new QVBoxLayout(timelinePage);
+    timelineColumn->setContentsMargins(0, 0, 0, 0);
+    timelineColumn->setSpacing(2);
+    timelineNote_ = new QLabel(timelinePage);
+    timelineNote_->setObjectName("gatewayTimelineNote");
+    timelineNote_->setWordWrap(true);
+    timelineNote_->setContentsMargins(4, 2, 4, 2);
+    timelineNote_->setVisible(false);
+    timelineColumn->addWidget(timelineNote_);
+    timelineColumn->addWidget(timeline_, 1);
+    addTab(timelinePage, tr("Timeline"));
 }
 
 double GatewayTables::globalP99_ms(const gateway::GatewaySnapshot& s) {
@@ -112,8 +125,19 @@ QString GatewayTables::customersNote() const {
     return customersNote_->isHidden() ? QString() : customersNote_->text();
 }
 
+QString GatewayTables::timelineNote() const {
+    return timelineNote_->isHidden() ? QString() : timelineNote_->text();
+}
+
+double GatewayTables::customersGlobalP99_ms(const gateway::GatewaySnapshot& s) {
+    return std::isnan(s.customers_global_p99_ms) ? globalP99_ms(s) : s.customers_global_p99_ms;
+}
+
 void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s, double deadline_ms) {
-    const double global = globalP99_ms(s);
+    // The customers' p99s have 2 significant digits: compared with the global p99 read the same
+    // way, a customer whose requests are the global tail reads 1.00 ×, and the note says the
+    // number its rows show.
+    const double global = customersGlobalP99_ms(s);
     // When every listed customer's p99 is the global one and that sits at the deadline, the
     // table ranks nobody: the tail is the deadline's, and only the 503 share tells them apart.
     bool allAtGlobal = !s.worst_customers.empty() && global > 0;
@@ -130,7 +154,7 @@ void GatewayTables::fillCustomers(const gateway::GatewaySnapshot& s, double dead
         note = tr("Every customer listed has the global p99 (%1 ms), at the %2 ms deadline: the "
                   "tail is the deadline's, not any customer's. They are ranked by their share of "
                   "503s.")
-                   .arg(global, 0, 'f', 0)
+                   .arg(global, 0, 'f', global >= 100 ? 0 : 1)
                    .arg(deadline_ms, 0, 'f', 0);
     else if (allAtGlobal)
         note = tr("Every customer listed has about the global p99 (%1 ms): no customer's tail "
@@ -206,6 +230,12 @@ void GatewayTables::fillTimeline(const GatewayFrame& f) {
     timelineKey_ = key;
     const int startDay = f.params.spec("start_day") ? f.params.choiceIndex("start_day") : 0;
     const double offset = week_time::startOffset_s(startDay);
+    // Up to now (a live run can still bring some): the scenario's own changes and faults, and
+    // the breakers the run moved.
+    timelineNote_->setText(events.empty() ? tr("No timeline events in this scenario so far: no knob "
+                                               "change, fault, phase or breaker change.")
+                                          : QString());
+    timelineNote_->setVisible(events.empty());
     // Newest first.
     timeline_->setRowCount(static_cast<int>(events.size()));
     for (std::size_t i = 0; i < events.size(); ++i) {

@@ -26,11 +26,16 @@ class GatewayTables : public QTabWidget {
     QString customersNote() const;
     QTableWidget* countersTable() const { return counters_; }
     QTableWidget* timelineTable() const { return timeline_; }
+    // Above the timeline when it has no event yet ("" hidden).
+    QString timelineNote() const;
 
     static QString conservationLine(const gateway::GatewaySnapshot& s);
     // What the line means, for its tooltip.
     static QString conservationHelp();
     static double globalP99_ms(const gateway::GatewaySnapshot& s);
+    // The global p99 at the customers' resolution (GatewaySnapshot::customers_global_p99_ms):
+    // what the customers table and its note compare their p99s with.
+    static double customersGlobalP99_ms(const gateway::GatewaySnapshot& s);
 
   private:
     void fillCustomers(const gateway::GatewaySnapshot& s, double deadline_ms);
@@ -41,6 +46,7 @@ class GatewayTables : public QTabWidget {
     QLabel* customersNote_ = nullptr;
     QTableWidget* counters_ = nullptr;
     QTableWidget* timeline_ = nullptr;
+    QLabel* timelineNote_ = nullptr;
     QString timelineKey_;  // what the timeline table shows
     bool elapsed_ = false;
 };
