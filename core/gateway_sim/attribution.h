@@ -54,7 +54,7 @@ struct StageSpan {
     // getting here: a stage whose host had not answered (unfinished), or Engines (a call still in
     // the air or in an engine's queue). nullopt: nothing was under way, the request had been
     // answered (refused, failed) before the path got here.
-    std::optional<Stage> waiting_at;
+    std::optional<Stage> waiting_at{};
 };
 
 struct CallSpan {
