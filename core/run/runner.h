@@ -13,8 +13,9 @@ LabResult runScenario(const Scenario& scenario, RunControl& control,
                       const PartialSink& partial = {});
 // Adds one check per scenario expectation, comparing it with the lab's named figure. When the
 // run's knobs or timeline differ from the ones the expectations were written for
-// (Scenario::expect_setup, Scenario::expect_timeline), the checks are marked not applicable,
-// naming the knobs or the event that moved: a what-if run passes when its own checks do. parseScenario has already refused names the lab does not declare for that
+// (Scenario::expect_setup; Scenario::expect_timeline by what its events do, sameEffect: a label
+// changes nothing), the checks are marked not applicable, naming the knobs or the event that
+// moved: a what-if run passes when its own checks do. parseScenario has already refused names the lab does not declare for that
 // setup (Lab::figureNames), so a figure missing from a run with it is the lab's bug:
 // std::logic_error.
 void appendExpectationChecks(const Scenario& scenario, LabResult& result);

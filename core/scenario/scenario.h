@@ -88,17 +88,18 @@ struct Scenario {
     Params expect_setup;
     Timeline timeline;
     // The timeline `expect` was written for: the file's own, before --set overrides. Where
-    // `timeline` differs (an event changed or removed by --set), the expectations do not apply
-    // to the run, as with moved knobs.
+    // `timeline` differs in what it does (sameEffect: an event changed or removed by --set, not
+    // a new label), the expectations do not apply to the run, as with moved knobs.
     Timeline expect_timeline;
 
     // expect_setup and expect_timeline count only beside expectations: without any they mean
-    // nothing.
+    // nothing; and expect_timeline only by what it does, its labels naming nothing the figures
+    // depend on.
     bool operator==(const Scenario& o) const {
         return file == o.file && name == o.name && title == o.title && lab == o.lab &&
                seed == o.seed && params == o.params && notes == o.notes && expect == o.expect &&
-               (expect.empty() ||
-                (expect_setup == o.expect_setup && expect_timeline == o.expect_timeline)) &&
+               (expect.empty() || (expect_setup == o.expect_setup &&
+                                   sameEffect(expect_timeline, o.expect_timeline))) &&
                timeline == o.timeline;
     }
 };

@@ -153,6 +153,16 @@ double Timeline::phaseEnd(std::size_t index, double end_s) const {
     return end_s;
 }
 
+bool sameEffect(const TimelineEvent& a, const TimelineEvent& b) {
+    return a.at_s == b.at_s && a.until_s == b.until_s && a.set == b.set && a.fault == b.fault &&
+           a.phase == b.phase;
+}
+
+bool sameEffect(const Timeline& a, const Timeline& b) {
+    return std::equal(a.events.begin(), a.events.end(), b.events.begin(), b.events.end(),
+                      [](const TimelineEvent& x, const TimelineEvent& y) { return sameEffect(x, y); });
+}
+
 std::string defaultLabel(const TimelineEvent& event, const std::vector<KnobSpec>& knobs) {
     if (event.fault) return faultLabel(*event.fault);
     if (!event.phase.empty()) return event.phase;

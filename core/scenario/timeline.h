@@ -119,8 +119,9 @@ struct TimelineEvent {
     std::string phase;              // a phase's id; empty for a knob change or a fault
     std::string path;  // where it was read from ("/timeline/3"); "" when made in code
 
-    // Two events are equal when they do the same thing at the same time: `path` is where one
-    // was read from, not part of what it is (a timeline written and read back renumbers them).
+    // Two events are equal when a file writes them alike: `path` is where one was read from,
+    // not part of what it is (a timeline written and read back renumbers them). Whether they
+    // make the same run is sameEffect's question.
     bool operator==(const TimelineEvent& o) const {
         return at_s == o.at_s && until_s == o.until_s && label == o.label && set == o.set &&
                fault == o.fault && phase == o.phase;
@@ -135,6 +136,14 @@ struct Timeline {
     double phaseEnd(std::size_t index, double end_s) const;
     bool operator==(const Timeline&) const = default;
 };
+
+// Whether two events do the same thing at the same time, so that a run with one is the run with
+// the other: their times, knob settings, fault and phase id. The label only names the event on
+// the charts, and the path where it was read from; neither changes what runs.
+bool sameEffect(const TimelineEvent& a, const TimelineEvent& b);
+// Whether two timelines make the same run: as many events, each with the same effect as the
+// other's at its place (both are sorted by time, stably).
+bool sameEffect(const Timeline& a, const Timeline& b);
 
 // What a lab offers a timeline, given the run's params: the knobs it may change, the names a
 // fault may target, and the run's calendar (for "Ddd HH:MM" times).

@@ -305,10 +305,24 @@ TEST(Scenario, QuotedFiguresDoNotApplyOnceTheTimelineMoves) {
         EXPECT_EQ(writeScenarioJson(s).find("\"expect\""), std::string::npos) << o;
     }
     // An override that leaves the timeline as the file has it changes nothing: the figures apply.
-    const Scenario same = parseScenario(text, file, {"timeline.7.set.standby_cpus=69"});
+    // Nor does a label, which names an event on the charts and changes nothing in the run.
+    for (const char* o : {"timeline.7.set.standby_cpus=69", "timeline.7.label=standby on",
+                          "timeline.5.label=zone a lost", "timeline.6.label=SEV-1"}) {
+        const Scenario same = parseScenario(text, file, {o});
+        LabResult r;
+        EXPECT_THROW(appendExpectationChecks(same, r), std::logic_error) << o;  // they need the figures
+        EXPECT_NE(writeScenarioJson(same).find("\"expect\""), std::string::npos) << o;
+        // Written and read back, it is the scenario it was, figures and all.
+        EXPECT_TRUE(parseScenario(writeScenarioJson(same), file) == same) << o;
+    }
+    // A label changed beside a moved event: the timeline differs at the moved one.
+    const Scenario both = parseScenario(text, file, {"timeline.5.label=zone a lost",
+                                                     "timeline.7.set.standby_cpus=0"});
     LabResult r;
-    EXPECT_THROW(appendExpectationChecks(same, r), std::logic_error);  // they need the figures
-    EXPECT_NE(writeScenarioJson(same).find("\"expect\""), std::string::npos);
+    ASSERT_NO_THROW(appendExpectationChecks(both, r));
+    ASSERT_FALSE(r.checks.empty());
+    EXPECT_NE(r.checks[0].not_applicable.find("the event at /timeline/7 differs"), std::string::npos)
+        << r.checks[0].not_applicable;
 }
 
 // Writing a scenario over a file keeps the file's published figures only when it writes the same
@@ -323,6 +337,9 @@ TEST(Scenario, KeepsTheFilesFiguresOnlyWithTheirKnobsAndTimeline) {
     EXPECT_TRUE(keepsExpectationsOf(parseScenario(text, file, {"timeline.7.set.standby_cpus=69"}),
                                     there))
         << "an override that changes nothing";
+    EXPECT_TRUE(keepsExpectationsOf(parseScenario(text, file, {"timeline.7.label=standby on"}),
+                                    there))
+        << "a new label";
     EXPECT_FALSE(keepsExpectationsOf(parseScenario(text, file, {"timeline.7.set.standby_cpus=0"}),
                                      there))
         << "a moved event";
