@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "commands.h"
 #include "io/text_file.h"
@@ -57,6 +59,19 @@ std::string pointerToken(const std::string& key) {
     std::string out;
     for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
     return out;
+}
+
+// A word as a shell reads it back: bare when it holds only characters no shell treats specially,
+// else in single quotes (a label with spaces, "timeline=[]").
+std::string shellWord(const std::string& word) {
+    const bool bare = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+        return std::isalnum(c) || std::string_view("@%+=:,./_-").find(static_cast<char>(c)) !=
+                                      std::string_view::npos;
+    });
+    if (bare) return word;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
 }
 
 // Validating reads of a result document, each failure naming the JSON pointer.
@@ -224,9 +239,18 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
 
 std::string inputCommandLine(const std::string& argument,
                              const std::vector<std::string>& overrides) {
-    std::string text = argument;
-    for (const auto& o : overrides)
-        text += o.rfind("seed=", 0) == 0 ? " --seed " + o.substr(5) : " --set " + o;
+    // `run` takes --seed once: of several (--seed, then --a-set seed=4) the last is the run's.
+    std::size_t lastSeed = overrides.size();
+    for (std::size_t k = 0; k < overrides.size(); ++k)
+        if (overrides[k].starts_with("seed=")) lastSeed = k;
+    std::string text = shellWord(argument);
+    for (std::size_t k = 0; k < overrides.size(); ++k) {
+        const std::string& o = overrides[k];
+        if (!o.starts_with("seed="))
+            text += " --set " + shellWord(o);
+        else if (k == lastSeed)
+            text += " --seed " + shellWord(o.substr(5));
+    }
     return text;
 }
 

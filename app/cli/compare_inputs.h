@@ -71,7 +71,9 @@ struct CompareInput {
     bool isScenario() const { return scenario.has_value(); }
 };
 
-// The argument with its overrides as they would be typed: "labs/fanout --set params.backends=10".
+// The argument with its overrides as they would be typed, a command line `run` takes and that
+// runs the same scenario: "labs/fanout --set params.backends=10 --seed 4" (the last seed given;
+// words a shell would split or expand single-quoted).
 std::string inputCommandLine(const std::string& argument,
                              const std::vector<std::string>& overrides);
 

@@ -76,6 +76,8 @@ std::vector<ParameterDiff> parameterDiffs(const ComparedRun& a, const ComparedRu
     flatten(a.parameters, "", pa);
     flatten(b.parameters, "", pb);
     std::vector<ParameterDiff> out;
+    // The seed first: runs that differ in it differ by chance as well as by the rest.
+    if (a.seed != b.seed) out.push_back({"seed", ojson(a.seed), ojson(b.seed)});
     for (const auto& name : unionNames(namesOf(pa), namesOf(pb))) {
         const ojson* va = findNamed(pa, name);
         const ojson* vb = findNamed(pb, name);

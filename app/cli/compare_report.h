@@ -25,7 +25,7 @@ struct CompareSide {
 };
 
 struct ParameterDiff {
-    std::string name;  // as in the result's "parameters" (nested keys joined with '.')
+    std::string name;  // as in the result's "parameters" (nested keys joined with '.'), or "seed"
     std::optional<nlohmann::ordered_json> a;  // nullopt: the side has no such parameter
     std::optional<nlohmann::ordered_json> b;
 };

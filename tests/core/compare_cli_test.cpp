@@ -344,6 +344,47 @@ TEST_F(CompareCli, TimelinesThatDifferAreListed) {
     EXPECT_TRUE(js.at("b").at("timeline_only_here").empty()) << js.at("b").dump();
 }
 
+// Runs with other seeds differ by chance alone: the seed is listed with what differs, in every
+// form, not only in the lines naming the sides.
+TEST_F(CompareCli, ASeedThatDiffersIsListedWithTheParameters) {
+    const std::string r1 = writeResult(kFanout, "r1.json");
+    const auto o = runCli("compare " + r1 + " " + kFanout + " --seed 2 --format json --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const ojson j = ojson::parse(o.out);
+    EXPECT_EQ(j.at("a").at("differing_parameters"), ojson({{"seed", 1}})) << j.at("a").dump();
+    EXPECT_EQ(j.at("b").at("differing_parameters"), ojson({{"seed", 2}})) << j.at("b").dump();
+    const auto md = runCli("compare " + r1 + " " + kFanout + " --seed 2 --quiet");
+    ASSERT_EQ(md.exit_code, 0) << md.err;
+    EXPECT_NE(md.out.find("## Parameters that differ\n\n| parameter | A | B |\n|---|---:|---:|\n"
+                          "| seed | 1 | 2 |\n\n"),
+              std::string::npos)
+        << md.out;
+    const auto csv = runCli("compare " + r1 + " " + kFanout + " --seed 2 --format csv --quiet");
+    EXPECT_NE(csv.out.find("\nparameter,A,B\nseed,1,2\n"), std::string::npos) << csv.out;
+}
+
+// A side's command line is one `run` takes and that gives that side: a seed given twice (--seed,
+// then --a-set seed=...) is the last one, given once; a value with spaces is quoted for the shell.
+TEST_F(CompareCli, EachSidesCommandLineRunsAsThatSide) {
+    const auto o = runCli("compare " + kFanout + " --seed 3 --a-set seed=4 --a-set \"notes=A's run\""
+                          " --b-set params.backends=10 --series none --quiet");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto rows = lines(o.out);
+    const std::string sideA = "- A: `" + kFanout +
+                              " --seed 4 --set 'notes=A'\\''s run'` (scenario): scenario fanout, seed 4";
+    const std::string sideB = "- B: `" + kFanout + " --seed 3 --set params.backends=10` (scenario): "
+                              "scenario fanout, seed 3";
+    ASSERT_EQ(rows.at(2), sideA) << o.out;
+    ASSERT_EQ(rows.at(3), sideB) << o.out;
+    for (const auto& [row, seed] : {std::pair{sideA, 4}, std::pair{sideB, 3}}) {
+        const std::string line = row.substr(row.find('`') + 1, row.rfind('`') - row.find('`') - 1);
+        const std::string file = "side" + std::to_string(seed) + ".json";
+        const auto run = runCli("run " + line + " --out " + path(file));
+        ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 3) << line << "\n" << run.err;
+        EXPECT_EQ(ojson::parse(readFile(path(file))).at("seed"), seed) << line;
+    }
+}
+
 TEST_F(CompareCli, BadInputIsExit2WithAMessageNamingTheProblem) {
     const std::string a = writeResult(kFanout, "a.json");
     const std::string b = writeResult(kFanout + " --set params.backends=10", "b.json");
