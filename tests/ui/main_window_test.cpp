@@ -247,8 +247,9 @@ TEST(MainWindowTest, AnOverloadedCoordinatedOmissionRunSaysItIsUnstable) {
                 EXPECT_TRUE(table->item(row, 2)->text().startsWith(QString::fromUtf8("\u2265 ")))
                     << table->item(row, 2)->text().toStdString();
             }
-            if (name == "open loop: every request recorded once")
+            if (name == "open loop: every request recorded once") {
                 EXPECT_EQ(table->item(row, 1)->text(), "100,000");
+            }
         }
         EXPECT_TRUE(sawClaim);
     }

@@ -72,7 +72,7 @@ struct Row {
     bool marker = false;      // a decision at one moment (start): drawn as a tick, not a bar
     bool noBar = false;       // a call given up in its engine's queue: only the wait is drawn
     bool notReached = false;  // a stage the request never got to: no bar, no times
-    QString why;              // not reached: why, said across the plot
+    QString why = {};         // not reached: why, said across the plot
 };
 
 // Why a stage was not reached: the request was still waiting upstream when it was answered, or
