@@ -144,13 +144,17 @@ std::string comparisonMarkdown(const Comparison& c) {
     }
     if (c.hasTimeline) {
         out += "\n## Timeline that differs\n\n";
-        if (c.timeline.empty()) {
+        if (!c.timelineUnknown.empty()) {
+            out += "Not compared: " + c.timelineUnknown + ".\n";
+        } else if (c.timeline.empty()) {
             out += "None.\n";
         } else {
-            out += markdownLine({"only in", "from (h)", "to (h)", "kind", "event"}) + markdownRule(5, 1);
-            for (const auto& t : c.timeline)
-                out += markdownLine({t.side, readable(t.mark.x0), readable(t.mark.x1), t.mark.kind,
-                                     t.mark.label});
+            for (const auto& t : c.timeline) out += "- " + t.text() + "\n";
+        }
+        // A label names an event on the charts: noted, apart from what ran.
+        if (!c.relabelled.empty()) {
+            out += "\nLabels only (the events and so the runs are the same):\n\n";
+            for (const auto& t : c.relabelled) out += "- " + t.text() + "\n";
         }
     }
     out += "\n## Figures\n\n";
@@ -189,9 +193,22 @@ std::string comparisonCsv(const Comparison& c) {
     section({"parameter", "A", "B"});
     for (const auto& p : c.parameters) out += csvLine({p.name, valueText(p.a), valueText(p.b)});
     if (c.hasTimeline) {
-        section({"only in", "from", "to", "kind", "event"});
-        for (const auto& t : c.timeline)
-            out += csvLine({t.side, exact(t.mark.x0), exact(t.mark.x1), t.mark.kind, t.mark.label});
+        // A row per event that differs, then those whose labels alone do; none when the
+        // timelines are not compared (the JSON form says why).
+        section(
+            {"timeline event A", "timeline event B", "at (s)", "label A", "label B", "differs"});
+        auto index = [](const std::optional<std::size_t>& i) {
+            return i ? std::to_string(*i) : "";
+        };
+        for (const auto* list : {&c.timeline, &c.relabelled})
+            for (const auto& t : *list) {
+                std::string differs = !t.b ? "only in A" : !t.a ? "only in B" : "";
+                for (const auto& change : t.changes)
+                    differs += (differs.empty() ? "" : "; ") + change.text;
+                if (t.labelsDiffer) differs += differs.empty() ? "label" : "; label";
+                out += csvLine(
+                    {index(t.a), index(t.b), formatNumber(t.atS), t.aLabel, t.bLabel, differs});
+            }
     }
     section(figureHeader());
     for (const auto& f : c.figures)
@@ -229,16 +246,36 @@ std::string comparisonJson(const Comparison& c) {
             const auto& v = s == &c.a ? p.a : p.b;
             side["differing_parameters"][p.name] = v ? *v : ojson(nullptr);
         }
-        if (c.hasTimeline) {
-            side["timeline_only_here"] = ojson::array();
-            for (const auto& t : c.timeline)
-                if (t.side == s->label)
-                    side["timeline_only_here"].push_back({{"from", t.mark.x0},
-                                                          {"to", t.mark.x1 ? ojson(*t.mark.x1) : ojson(nullptr)},
-                                                          {"kind", t.mark.kind},
-                                                          {"event", t.mark.label}});
-        }
         out[s == &c.a ? "a" : "b"] = std::move(side);
+    }
+    if (c.hasTimeline) {
+        auto diffJson = [](const TimelineDiff& t) {
+            auto index = [](const std::optional<std::size_t>& i) {
+                return i ? ojson(*i) : ojson(nullptr);
+            };
+            ojson changes = ojson::array();
+            for (const auto& change : t.changes)
+                changes.push_back({{"name", change.name},
+                                   {"a", change.a ? *change.a : ojson(nullptr)},
+                                   {"b", change.b ? *change.b : ojson(nullptr)}});
+            return ojson{{"a_index", index(t.a)},
+                         {"b_index", index(t.b)},
+                         {"at_s", t.atS},
+                         {"at", t.at},
+                         {"a_label", t.a ? ojson(t.aLabel) : ojson(nullptr)},
+                         {"b_label", t.b ? ojson(t.bLabel) : ojson(nullptr)},
+                         {"changes", std::move(changes)},
+                         {"labels_differ", t.labelsDiffer},
+                         {"text", t.text()}};
+        };
+        ojson timeline;
+        if (!c.timelineUnknown.empty()) timeline["not_compared"] = c.timelineUnknown;
+        timeline["differences"] = ojson::array();
+        for (const auto& t : c.timeline) timeline["differences"].push_back(diffJson(t));
+        // Events that do the same under other labels: the same runs.
+        timeline["labels_only"] = ojson::array();
+        for (const auto& t : c.relabelled) timeline["labels_only"].push_back(diffJson(t));
+        out["timeline"] = std::move(timeline);
     }
     out["figures"] = ojson::array();
     for (const auto& f : c.figures) {

@@ -13,9 +13,11 @@
 
 #include "commands.h"
 #include "io/text_file.h"
+#include "labs/lab.h"
 #include "run/runner.h"
 #include "run/sweep_runner.h"
 #include "scenario/json_locate.h"
+#include "scenario/json_validator.h"
 #include "scenario_options.h"
 
 namespace taillab::cli {
@@ -137,6 +139,31 @@ class ResultReader {
     std::string where_;
 };
 
+// A result's "timeline", parsed as a scenario's is, under the run's parameters (they give the
+// knobs an event may set and the weekdays of its times): each event is what the run applied.
+void readTimeline(const ojson& value, const Lab* lab, const ResultReader& r, ComparedRun& run) {
+    if (!lab) r.fail("/lab", "unknown lab '" + run.lab + "', whose timeline cannot be read");
+    Params params = lab->defaultParams();
+    for (const auto& [key, v] : run.parameters.items()) {
+        try {
+            params.setJson(key, nlohmann::json(v));
+        } catch (const std::invalid_argument& e) {
+            r.fail("/parameters/" + pointerToken(key), e.what());
+        }
+    }
+    const std::optional<TimelineVocabulary> vocabulary = lab->timelineVocabulary(params);
+    if (!vocabulary) r.fail("/timeline", "lab '" + run.lab + "' applies no timeline");
+    const std::string noText;  // messages name the JSON pointer, as the reader's others do
+    try {
+        run.timeline =
+            parseTimeline(nlohmann::json(value), nlohmann::json::json_pointer("/timeline"),
+                          *vocabulary, JsonValidator(noText, "", {}));
+    } catch (const ScenarioError& e) {
+        r.fail(e.path(), e.detail());
+    }
+    run.timelineVocabulary = *vocabulary;
+}
+
 struct SideRun {
     std::string json;  // the result as `run` would write it
     std::size_t checks = 0;
@@ -207,25 +234,14 @@ ComparedRun readResult(const ojson& doc, const std::string& where) {
                  "true or false (null only beside a not_applicable or inconclusive reason)");
         run.checks.emplace_back(r.string(checks[i], at, "name"), outcome);
     }
-    // The timeline's marks; a result without the key had none.
-    if (doc.contains("annotations")) {
-        const ojson& marks = doc.at("annotations");
-        r.expect(marks, marks.is_array(), "/annotations", "an array");
-        for (std::size_t i = 0; i < marks.size(); ++i) {
-            const std::string at = "/annotations/" + std::to_string(i);
-            r.expect(marks[i], marks[i].is_object(), at, "an object");
-            ComparedRun::Mark m;
-            m.kind = r.string(marks[i], at, "kind");
-            m.label = r.string(marks[i], at, "label");
-            const ojson& x0 = r.member(marks[i], at, "x0");
-            r.expect(x0, x0.is_number(), at + "/x0", "a number");
-            m.x0 = x0.get<double>();
-            if (marks[i].contains("x1") && !marks[i].at("x1").is_null()) {
-                r.expect(marks[i].at("x1"), marks[i].at("x1").is_number(), at + "/x1", "a number");
-                m.x1 = marks[i].at("x1").get<double>();
-            }
-            run.timeline.push_back(std::move(m));
-        }
+    // The timeline; a result of a lab that applies one, written before results recorded it,
+    // has only the annotations its charts draw.
+    const Lab* lab = findLab(run.lab);
+    if (doc.contains("timeline")) {
+        readTimeline(doc.at("timeline"), lab, r, run);
+    } else if (doc.contains("annotations") && lab &&
+               lab->timelineVocabulary(lab->defaultParams())) {
+        run.timelineUnknown = true;
     }
     // Time charts go to "series"; a result without the key simply has none.
     if (doc.contains("series")) {

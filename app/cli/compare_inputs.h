@@ -46,14 +46,15 @@ struct ComparedRun {
     std::vector<std::pair<std::string, std::optional<double>>> figures;  // in the lab's order
     std::vector<std::pair<std::string, CheckOutcome>> checks;
     std::vector<TimeChart> timeCharts;
-    // The run's timeline as its charts mark it (phases, faults, knob changes), from /annotations.
-    struct Mark {
-        std::string kind, label;
-        double x0 = 0;
-        std::optional<double> x1;
-        bool operator==(const Mark&) const = default;
-    };
-    std::vector<Mark> timeline;
+    // The timeline the run applied, from the result's "timeline" (LabResult::timeline), read
+    // back as a scenario's is under the run's parameters: events in time order, each with its
+    // index in the file's order. Empty for a lab that applies none. With it, what its events
+    // are written with: the knobs they may set and the run's first weekday.
+    Timeline timeline;
+    TimelineVocabulary timelineVocabulary;
+    // A result of a lab that applies timelines, written before results recorded them: only its
+    // charts' annotations name the events (a knob change by its label, not by what it set).
+    bool timelineUnknown = false;
 };
 
 // Reads and validates a parsed result JSON. Throws UsageError "<where>: not a result of

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <sstream>
-#include <tuple>
+
+#include "base/format.h"
 
 namespace taillab::cli {
 namespace {
@@ -144,34 +144,130 @@ std::string windowsDiffer(const std::vector<double>& a, const std::vector<double
            ": they stand for windows of other widths, so B - A is left out";
 }
 
-// A run's marks as they compare with another run's: a knob change by what it set ("hedge_budget
-// -> 0.075"; its label also names the value before, which the other run's own parameters may
-// make different), and a mark that lasts to the end of its run as open-ended (runs of other
-// lengths end at other times).
-std::vector<ComparedRun::Mark> comparableMarks(const ComparedRun& run) {
-    double end = 0;
-    for (const TimeChart& c : run.timeCharts)
-        for (const auto& s : c.series)
-            for (double x : s.x) end = std::max(end, x);
-    std::vector<ComparedRun::Mark> out;
-    for (ComparedRun::Mark m : run.timeline) {
-        if (m.x1 && std::abs(*m.x1 - end) <= 1e-9 * std::max(1.0, end)) m.x1.reset();
-        if (m.kind == "knob") {
-            std::string label, part;
-            std::istringstream parts(m.label);
-            while (std::getline(parts, part, ',')) {
-                const auto arrow = part.find(" -> ");
-                const auto key = part.find_first_not_of(' ');
-                const auto space = part.find(' ', key);
-                if (arrow != std::string::npos && space != std::string::npos && space < arrow)
-                    part = part.substr(key, space - key) + part.substr(arrow);
-                label += (label.empty() ? "" : ",") + part;
-            }
-            m.label = label;
-        }
-        out.push_back(std::move(m));
+// An event as a scenario file writes it, without its label, flattened: "at", "until", "phase",
+// a knob it sets by the knob's name, a fault's keys as "fault.effect", "fault.target.engine".
+std::vector<std::pair<std::string, ojson>> eventKeys(const TimelineEvent& e,
+                                                     const std::vector<KnobSpec>& knobs) {
+    ojson written = timelineToJson(Timeline{{e}}, knobs).at(0);
+    written.erase("label");
+    std::vector<std::pair<std::string, ojson>> keys;
+    flatten(written, "", keys);
+    for (auto& [name, value] : keys)
+        if (name.starts_with("set.")) name.erase(0, 4);
+    return keys;
+}
+
+// A value of an event's key for reading: a time as the run's calendar writes it, a number as
+// typed, a choice by name.
+std::string eventValueText(const std::string& name, const std::optional<ojson>& v, bool knob,
+                           int weekday) {
+    if (!v) return name == "until" ? "end of run" : knob ? "not set" : "none";
+    if ((name == "at" || name == "until") && v->is_number())
+        return formatRunTime(v->get<double>(), weekday);
+    if (v->is_string()) return v->get<std::string>();
+    if (v->is_number()) return taillab::formatNumber(v->get<double>());
+    return v->dump();
+}
+
+// What differs between two events, key by key, in A's order, then the keys only B has.
+std::vector<EventChange> eventChanges(const TimelineEvent& ea, const ComparedRun& a,
+                                      const TimelineEvent& eb, const ComparedRun& b) {
+    const auto ka = eventKeys(ea, a.timelineVocabulary.knobs);
+    const auto kb = eventKeys(eb, b.timelineVocabulary.knobs);
+    std::vector<EventChange> out;
+    for (const auto& name : unionNames(namesOf(ka), namesOf(kb))) {
+        const ojson* va = findNamed(ka, name);
+        const ojson* vb = findNamed(kb, name);
+        if (va && vb && *va == *vb) continue;
+        EventChange c{name, std::nullopt, std::nullopt, {}};
+        if (va) c.a = *va;
+        if (vb) c.b = *vb;
+        const bool knob = !ea.set.empty();
+        c.text = name + " " + eventValueText(name, c.a, knob, a.timelineVocabulary.start_weekday) +
+                 " -> " + eventValueText(name, c.b, knob, b.timelineVocabulary.start_weekday);
+        out.push_back(std::move(c));
     }
     return out;
+}
+
+// A knob change, a fault or a phase: only events of one kind are one event changed.
+int eventKind(const TimelineEvent& e) { return e.fault ? 1 : e.phase.empty() ? 0 : 2; }
+
+// Which of B's events is A's i-th (nullopt: none). First the events that do the same (both
+// timelines are in time order, and such events share their time); then, of the rest, those of
+// one kind at one index in their files: the same event, changed (`--b-set timeline.3.at=...`).
+// Any other event is one side's alone.
+std::vector<std::optional<std::size_t>> pairEvents(const Timeline& ta, const Timeline& tb) {
+    const auto& ea = ta.events;
+    const auto& eb = tb.events;
+    std::vector<std::optional<std::size_t>> match(ea.size());
+    std::vector<bool> taken(eb.size(), false);
+    for (std::size_t i = 0, from = 0; i < ea.size(); ++i) {
+        while (from < eb.size() && eb[from].at_s < ea[i].at_s) ++from;
+        for (std::size_t j = from; j < eb.size() && eb[j].at_s == ea[i].at_s; ++j)
+            if (!taken[j] && sameEffect(ea[i], eb[j])) {
+                match[i] = j;
+                taken[j] = true;
+                break;
+            }
+    }
+    std::map<std::size_t, std::size_t> byIndex;  // B's unpaired events by their index in B's file
+    for (std::size_t j = 0; j < eb.size(); ++j)
+        if (!taken[j]) byIndex.emplace(fileIndex(eb[j]).value_or(j), j);
+    for (std::size_t i = 0; i < ea.size(); ++i) {
+        if (match[i]) continue;
+        const auto it = byIndex.find(fileIndex(ea[i]).value_or(i));
+        if (it == byIndex.end() || eventKind(eb[it->second]) != eventKind(ea[i])) continue;
+        match[i] = it->second;
+        byIndex.erase(it);
+    }
+    return match;
+}
+
+// The timelines' events that differ, in time order: changed, one side's alone, or relabelled.
+void diffTimelines(const ComparedRun& a, const ComparedRun& b, Comparison& c) {
+    const auto& ea = a.timeline.events;
+    const auto& eb = b.timeline.events;
+    const auto match = pairEvents(a.timeline, b.timeline);
+    // A label the event's values would generate follows them: its change is theirs.
+    auto custom = [](const TimelineEvent& e, const ComparedRun& run) {
+        return e.label != defaultLabel(e, run.timelineVocabulary.knobs);
+    };
+    std::vector<TimelineDiff> all;
+    std::vector<bool> paired(eb.size(), false);
+    for (std::size_t i = 0; i < ea.size(); ++i) {
+        TimelineDiff d;
+        d.a = fileIndex(ea[i]).value_or(i);
+        d.atS = ea[i].at_s;
+        d.at = formatRunTime(ea[i].at_s, a.timelineVocabulary.start_weekday);
+        d.aLabel = ea[i].label;
+        if (match[i]) {
+            const TimelineEvent& other = eb[*match[i]];
+            paired[*match[i]] = true;
+            d.b = fileIndex(other).value_or(*match[i]);
+            d.bLabel = other.label;
+            d.labelsDiffer = d.aLabel != d.bLabel && (custom(ea[i], a) || custom(other, b));
+            if (!sameEffect(ea[i], other)) {
+                d.changes = eventChanges(ea[i], a, other, b);
+                // Not expected (both are read from what a file writes), but never a silent same.
+                if (d.changes.empty()) d.changes.push_back({"event", {}, {}, "the events differ"});
+            }
+            if (d.changes.empty() && !d.labelsDiffer) continue;
+        }
+        all.push_back(std::move(d));
+    }
+    for (std::size_t j = 0; j < eb.size(); ++j) {
+        if (paired[j]) continue;
+        TimelineDiff d;
+        d.b = fileIndex(eb[j]).value_or(j);
+        d.atS = eb[j].at_s;
+        d.at = formatRunTime(eb[j].at_s, b.timelineVocabulary.start_weekday);
+        d.bLabel = eb[j].label;
+        all.push_back(std::move(d));
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const TimelineDiff& x, const TimelineDiff& y) { return x.atS < y.atS; });
+    for (auto& d : all) (d.sameEffect() ? c.relabelled : c.timeline).push_back(std::move(d));
 }
 
 SeriesTable seriesTable(const std::string& id, const ComparedRun& a, const ComparedRun& b) {
@@ -207,6 +303,20 @@ SeriesTable seriesTable(const std::string& id, const ComparedRun& a, const Compa
 
 }  // namespace
 
+std::string TimelineDiff::text() const {
+    const std::string index = a && b && *a != *b ? "timeline[" + std::to_string(*a) + "] in A, [" +
+                                                       std::to_string(*b) + "] in B"
+                                                 : "timeline[" + std::to_string(a ? *a : *b) + "]";
+    const std::string label = a ? aLabel : bLabel;
+    const std::string relabel = "label '" + aLabel + "' -> '" + bLabel + "'";
+    if (sameEffect()) return index + " (" + at + "): " + relabel;
+    std::string text = index + " (" + at + ", '" + label + "'): ";
+    if (!b) return text + "only in A";
+    if (!a) return text + "only in B";
+    for (std::size_t k = 0; k < changes.size(); ++k) text += (k ? "; " : "") + changes[k].text;
+    return labelsDiffer ? text + "; " + relabel : text;
+}
+
 std::optional<double> FigureRow::difference() const {
     if (!a || !b) return std::nullopt;
     return *b - *a;
@@ -224,13 +334,24 @@ Comparison makeComparison(CompareSide sideA, const ComparedRun& a, CompareSide s
     c.b = std::move(sideB);
     c.parameters = parameterDiffs(a, b);
     // Two runs can share every parameter and differ in their timelines (a fault, a knob changed
-    // at 10:30): that difference is as much the comparison's as a parameter's.
-    c.hasTimeline = !a.timeline.empty() || !b.timeline.empty();
-    const std::vector<ComparedRun::Mark> ka = comparableMarks(a), kb = comparableMarks(b);
-    for (const auto& [label, run, mine, theirs] : {std::tuple{"A", &a, &ka, &kb}, std::tuple{"B", &b, &kb, &ka}})
-        for (std::size_t i = 0; i < mine->size(); ++i)
-            if (std::find(theirs->begin(), theirs->end(), (*mine)[i]) == theirs->end())
-                c.timeline.push_back({label, run->timeline[i]});
+    // at 10:30): that difference is as much the comparison's as a parameter's. Events compare by
+    // what they do: a label only names one on the charts.
+    c.hasTimeline =
+        !a.timeline.empty() || !b.timeline.empty() || a.timelineUnknown || b.timelineUnknown;
+    if (a.timelineUnknown || b.timelineUnknown) {
+        const bool both = a.timelineUnknown && b.timelineUnknown;
+        c.timelineUnknown = std::string(both                ? "A and B are result files"
+                                        : a.timelineUnknown ? "A is a result file"
+                                                            : "B is a result file") +
+                            " from before results recorded the timeline they ran (" +
+                            (both ? "they have only the marks on their charts"
+                                  : "it has only the marks on its charts") +
+                            ", which name the events but not what they set): write " +
+                            (both ? "them" : "it") +
+                            " again with taillab-cli run --out to compare timelines";
+    } else {
+        diffTimelines(a, b, c);
+    }
     for (const auto& name : unionNames(namesOf(a.figures), namesOf(b.figures))) {
         const auto* fa = findNamed(a.figures, name);
         const auto* fb = findNamed(b.figures, name);

@@ -65,18 +65,45 @@ struct SeriesTable {
     bool comparable() const { return windowsDiffer.empty(); }
 };
 
-// A mark of one run's timeline that the other run does not have (same kind, label and times).
+// One key where two timeline events differ: a knob the event sets ("hedge_delay_ms"), "at",
+// "until", "phase", or a fault's ("fault.effect", "fault.target.engine", "fault.factor").
+struct EventChange {
+    std::string name;
+    // As a scenario file writes it (times in seconds, choices by name); nullopt: not there.
+    std::optional<nlohmann::ordered_json> a;
+    std::optional<nlohmann::ordered_json> b;
+    std::string text;  // for reading: "hedge_delay_ms 300 -> 200", "at Tue 07:00 -> Tue 08:00"
+};
+
+// An event of A's timeline and its counterpart in B's, where they differ: in what they do
+// (`changes`), by one side not having it, or (sameEffect()) in their labels alone.
 struct TimelineDiff {
-    std::string side;  // "A" or "B"
-    ComparedRun::Mark mark;
+    // The event's index in A's and B's timeline, in its file's order (timeline[i]); nullopt: the
+    // side has no counterpart.
+    std::optional<std::size_t> a;
+    std::optional<std::size_t> b;
+    double atS = 0;              // when: A's event's time, else B's
+    std::string at;              // the same as the run's calendar writes it: "Tue 07:00"
+    std::string aLabel, bLabel;  // "" for a side without it
+    bool labelsDiffer = false;   // and one of them is not the label its values would generate
+    std::vector<EventChange> changes;
+
+    bool sameEffect() const { return a && b && changes.empty(); }
+    // "timeline[0] (Tue 07:00, 'operator: fixed 300 ms hedge'): hedge_delay_ms 300 -> 200",
+    // "...: only in B", "timeline[0] (Tue 07:00): label 'a' -> 'b'".
+    std::string text() const;
 };
 
 struct Comparison {
     CompareSide a;
     CompareSide b;
     std::vector<ParameterDiff> parameters;
-    bool hasTimeline = false;             // either run has one: the section is shown
-    std::vector<TimelineDiff> timeline;  // A's marks B lacks, then B's that A lacks
+    bool hasTimeline = false;            // either run has one, or may have (timelineUnknown): shown
+    std::vector<TimelineDiff> timeline;  // events that differ in what they do, in time order
+    std::vector<TimelineDiff> relabelled;  // events that do the same under other labels
+    // Why the timelines are not compared (a side's result file does not record its timeline);
+    // "" when they are.
+    std::string timelineUnknown;
     std::vector<FigureRow> figures;  // A's order, then the figures only B has
     std::vector<CheckRow> checks;    // likewise
     std::vector<SeriesTable> series;

@@ -35,7 +35,9 @@ usage:
                                          B is A changed by the --b-set overrides (at least one).
                                          --set and --seed apply to every scenario side, --a-set
                                          and --b-set to one; scenario sides run in parallel.
-                                         Writes the parameters that differ, the figures (A, B,
+                                         Writes the parameters that differ (the seed too), the
+                                         timeline events that differ in what they do (time,
+                                         knobs set, fault; new labels apart), the figures (A, B,
                                          B - A, (B - A)/|A|), the checks of both and, per
                                          --series (default: percentiles_over_time when there
                                          is one), each time chart's windows aligned on x.

@@ -308,6 +308,7 @@ nlohmann::ordered_json toJson(const LabResult& r) {
     }
     j["all_checks_pass"] = r.allChecksPass();
     if (!r.annotations.empty()) j["annotations"] = toJson(r.annotations);
+    if (!r.timeline.is_null()) j["timeline"] = r.timeline;
     return j;
 }
 

@@ -190,6 +190,10 @@ struct LabResult {
     std::vector<Chart> charts;
     std::vector<Check> checks;
     std::vector<Annotation> annotations;  // the run's timeline, for every time chart
+    // The timeline the run applied, in the scenario schema (timelineToJson) and its file's order,
+    // so that a result can be read back event by event (compare diffs two runs' events, which
+    // annotations name only by their labels); null for a lab that applies no timeline.
+    nlohmann::ordered_json timeline;
     // What a reader must know before reading the numbers, in plain words ("Unstable: utilisation
     // R·s = 10,000, at or above 1. ..."): the CLI prints them, result files write them as
     // "notes", the GUI shows them in a banner above the charts. Empty for most runs.

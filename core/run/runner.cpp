@@ -1,5 +1,6 @@
 #include "run/runner.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -21,6 +22,19 @@ std::string knobDifferences(const Params& setup, const Params& params) {
     }
     if (n > 3) out += "; and " + std::to_string(n - 3) + " more";
     return out;
+}
+
+// Events read from a file in the file's order (they run in time order), those made in code after
+// them: then /timeline/3 in a result is the scenario's /timeline/3, the event that
+// `--set timeline.3...` changes.
+Timeline inFileOrder(Timeline timeline) {
+    auto index = [](const TimelineEvent& e) {
+        return fileIndex(e).value_or(std::numeric_limits<std::size_t>::max());
+    };
+    std::stable_sort(
+        timeline.events.begin(), timeline.events.end(),
+        [&](const TimelineEvent& a, const TimelineEvent& b) { return index(a) < index(b); });
+    return timeline;
 }
 
 // "the event at /timeline/7 differs", or "3 events here, 12 in the scenario".
@@ -103,6 +117,8 @@ LabResult runScenario(const Scenario& scenario, RunControl& control, const Parti
     result.scenario = scenario.name;
     result.seed = scenario.seed;
     result.parameters = scenario.params.toJson();
+    if (lab->timelineVocabulary(scenario.params))
+        result.timeline = timelineToJson(inFileOrder(scenario.timeline), scenario.params.specs());
     if (!result.cancelled) appendExpectationChecks(scenario, result);
     return result;
 }

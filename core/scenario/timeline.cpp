@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -161,6 +162,16 @@ bool sameEffect(const TimelineEvent& a, const TimelineEvent& b) {
 bool sameEffect(const Timeline& a, const Timeline& b) {
     return std::equal(a.events.begin(), a.events.end(), b.events.begin(), b.events.end(),
                       [](const TimelineEvent& x, const TimelineEvent& y) { return sameEffect(x, y); });
+}
+
+std::optional<std::size_t> fileIndex(const TimelineEvent& event) {
+    constexpr std::string_view prefix = "/timeline/";
+    const std::string& p = event.path;
+    std::size_t i = 0;
+    if (!p.starts_with(prefix)) return std::nullopt;
+    const auto [end, ec] = std::from_chars(p.data() + prefix.size(), p.data() + p.size(), i);
+    if (ec != std::errc() || end != p.data() + p.size()) return std::nullopt;
+    return i;
 }
 
 std::string defaultLabel(const TimelineEvent& event, const std::vector<KnobSpec>& knobs) {

@@ -145,6 +145,10 @@ bool sameEffect(const TimelineEvent& a, const TimelineEvent& b);
 // other's at its place (both are sorted by time, stably).
 bool sameEffect(const Timeline& a, const Timeline& b);
 
+// The event's index in the "timeline" array it was read from ("/timeline/3" -> 3); nullopt for
+// an event made in code.
+std::optional<std::size_t> fileIndex(const TimelineEvent& event);
+
 // What a lab offers a timeline, given the run's params: the knobs it may change, the names a
 // fault may target, and the run's calendar (for "Ddd HH:MM" times).
 struct TimelineVocabulary {

@@ -320,28 +320,118 @@ TEST_F(CompareCli, PartialRunsAndDuplicateKeysAreRefused) {
 }
 
 // Two runs that share every parameter can still differ in their timelines (a fault, a knob
-// changed mid-run): compare lists the marks only one of them has.
+// changed mid-run): compare lists the events only one of them has.
 TEST_F(CompareCli, TimelinesThatDifferAreListed) {
     const auto o = runCli("compare gateway/day-eu-atlas-slow labs/gateway --set params.load_multiplier=0.1 "
                           "--format json --series none --quiet");
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const auto j = ojson::parse(o.out);
-    const auto& onlyA = j.at("a").at("timeline_only_here");
-    ASSERT_EQ(onlyA.size(), 3u) << onlyA.dump();
-    EXPECT_EQ(onlyA[1].at("kind"), "fault");
-    EXPECT_EQ(onlyA[1].at("from"), 9.5);
-    EXPECT_TRUE(j.at("b").at("timeline_only_here").empty());
+    const auto& differences = j.at("timeline").at("differences");
+    ASSERT_EQ(differences.size(), 3u) << differences.dump();
+    EXPECT_EQ(differences[1].at("a_index"), 1);
+    EXPECT_TRUE(differences[1].at("b_index").is_null());
+    EXPECT_EQ(differences[1].at("at_s"), 9.5 * 3600);
+    EXPECT_EQ(differences[1].at("text"), "timeline[1] (Tue 09:30, 'atlas slow ×3 (EU)'): only in A");
+    EXPECT_TRUE(j.at("timeline").at("labels_only").empty());
     const auto md = runCli("compare gateway/day-eu-atlas-slow gateway/day-eu-atlas-slow --set "
                            "params.load_multiplier=0.1 --series none --quiet");
-    EXPECT_NE(md.out.find("## Timeline that differs\n\nNone."), std::string::npos) << md.out;
-    // One timeline under other parameters: a knob change's label names the value before it,
-    // which the parameters set; what the change sets is the same, so nothing differs.
+    EXPECT_NE(md.out.find("## Timeline that differs\n\nNone.\n\n## Figures"), std::string::npos) << md.out;
+    // One timeline under other parameters: a knob change's chart mark names the value before
+    // it, which the parameters set; what the change sets is the same, so nothing differs.
     const auto same = runCli("compare gateway/day-eu-atlas-slow --set params.load_multiplier=0.1 "
                              "--b-set params.hedge_budget=0.1 --format json --series none --quiet");
     ASSERT_EQ(same.exit_code, 0) << same.err;
     const auto js = ojson::parse(same.out);
-    EXPECT_TRUE(js.at("a").at("timeline_only_here").empty()) << js.at("a").dump();
-    EXPECT_TRUE(js.at("b").at("timeline_only_here").empty()) << js.at("b").dump();
+    EXPECT_TRUE(js.at("timeline").at("differences").empty()) << js.at("timeline").dump();
+    EXPECT_TRUE(js.at("timeline").at("labels_only").empty()) << js.at("timeline").dump();
+}
+
+// An event compares by what it does: its time, the knobs it sets, its fault. A label only names
+// it on the charts, so a new label alone is noted apart and never stands in for a value that
+// changed (a custom label hides the values from the chart's mark).
+TEST_F(CompareCli, TimelineEventsCompareByWhatTheyDoNotByTheirLabels) {
+    const std::string gw = "gateway/day-eu-atlas-slow --set params.load_multiplier=0.1";
+    const std::string options = " --series none --quiet";
+    const auto delay = runCli("compare " + gw + " --b-set timeline.0.set.hedge_delay_ms=200" + options);
+    ASSERT_EQ(delay.exit_code, 0) << delay.err;
+    EXPECT_NE(delay.out.find("## Timeline that differs\n\n"
+                             "- timeline[0] (Tue 07:00, 'operator: fixed 300 ms hedge'): "
+                             "hedge_delay_ms 300 -> 200\n\n## Figures"),
+              std::string::npos)
+        << delay.out;
+    const auto label = runCli("compare " + gw + " --b-set timeline.0.label=foo" + options);
+    ASSERT_EQ(label.exit_code, 0) << label.err;
+    EXPECT_NE(label.out.find("## Timeline that differs\n\nNone.\n\n"
+                             "Labels only (the events and so the runs are the same):\n\n"
+                             "- timeline[0] (Tue 07:00): label 'operator: fixed 300 ms hedge' -> "
+                             "'foo'\n\n## Figures"),
+              std::string::npos)
+        << label.out;
+    const auto both = runCli("compare " + gw + " --b-set timeline.0.label=foo --b-set "
+                             "timeline.1.fault.factor=4 --b-set timeline.2.at=57600 --b-set "
+                             "'timeline.0.set.hedge_mode=rolling p90 per (region, engine)' --format json" + options);
+    ASSERT_EQ(both.exit_code, 0) << both.err;
+    const auto t = ojson::parse(both.out).at("timeline");
+    ASSERT_EQ(t.at("differences").size(), 3u) << t.dump(1);
+    EXPECT_TRUE(t.at("labels_only").empty()) << t.dump(1);
+    const auto& knob = t.at("differences")[0];
+    EXPECT_EQ(knob.at("text"), "timeline[0] (Tue 07:00, 'operator: fixed 300 ms hedge'): "
+                               "hedge_mode fixed -> rolling p90 per (region, engine); "
+                               "label 'operator: fixed 300 ms hedge' -> 'foo'");
+    EXPECT_EQ(knob.at("changes"),
+              ojson::parse(R"j([{"name": "hedge_mode", "a": "fixed",
+                                     "b": "rolling p90 per (region, engine)"}])j"));
+    EXPECT_EQ(knob.at("a_label"), "operator: fixed 300 ms hedge");
+    EXPECT_EQ(knob.at("b_label"), "foo");
+    EXPECT_EQ(t.at("differences")[1].at("text"),
+              "timeline[1] (Tue 09:30, 'atlas slow ×3 (EU)'): fault.factor 3 -> 4");
+    EXPECT_EQ(t.at("differences")[2].at("text"),
+              "timeline[2] (Tue 15:00, 'hedge_budget 0.075'): at Tue 15:00 -> Tue 16:00");
+    EXPECT_EQ(t.at("differences")[2].at("changes"),
+              ojson::parse(R"([{"name": "at", "a": 54000, "b": 57600}])"));
+}
+
+// A result file records the timeline its run applied, so two result files, or a result and a
+// scenario, compare their events as two scenarios do; a result written before results recorded
+// it has only its charts' marks, and compare says it cannot tell what its events did.
+TEST_F(CompareCli, ResultFilesCompareTheirTimelinesEventByEvent) {
+    const std::string gw = "gateway/day-eu-atlas-slow --set params.load_multiplier=0.1";
+    const std::string change = " --set timeline.0.set.hedge_delay_ms=200";
+    const std::string a = writeResult(gw, "a.json");
+    const std::string b = writeResult(gw + change, "b.json");
+    const std::string options = " --series none --quiet";
+    const auto files = runCli("compare " + a + " " + b + options);
+    const auto mixed = runCli("compare " + a + " " + gw + change + options);
+    const auto scenarios = runCli("compare " + gw + " --b-set timeline.0.set.hedge_delay_ms=200" + options);
+    ASSERT_EQ(files.exit_code, 0) << files.err;
+    const std::string tables = from(files.out, "## Parameters");
+    EXPECT_NE(tables.find("hedge_delay_ms 300 -> 200"), std::string::npos) << tables;
+    EXPECT_EQ(from(mixed.out, "## Parameters"), tables);
+    EXPECT_EQ(from(scenarios.out, "## Parameters"), tables);
+
+    ojson old = ojson::parse(readFile(a));
+    ASSERT_TRUE(old.contains("annotations"));
+    old.erase("timeline");
+    std::ofstream(path("old.json")) << old.dump(2);
+    const auto o = runCli("compare " + path("old.json") + " " + b + " --format json" + options);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const auto t = ojson::parse(o.out).at("timeline");
+    EXPECT_EQ(t.at("not_compared").get<std::string>().rfind("A is a result file from before results "
+                                                            "recorded the timeline they ran", 0),
+              0u)
+        << t.dump();
+    EXPECT_TRUE(t.at("differences").empty());
+
+    // The recorded timeline is read as a scenario's is: a bad one is refused at its path.
+    ojson bad = ojson::parse(readFile(a));
+    bad["timeline"][1]["fault"]["effect"] = "melted";
+    std::ofstream(path("bad.json")) << bad.dump(2);
+    const auto refused = runCli("compare " + path("bad.json") + " " + b);
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_NE(refused.err.find("A: " + path("bad.json") +
+                               ": not a result of taillab-cli run: /timeline/1/fault/effect: "),
+              std::string::npos)
+        << refused.err;
 }
 
 // Runs with other seeds differ by chance alone: the seed is listed with what differs, in every

@@ -5,16 +5,17 @@
 
 #include <algorithm>
 #include <set>
-#include <vector>
 #include <string>
+#include <vector>
 
+#include "gateway_day.h"
 #include "gateway_sim/gateway_lab.h"
 #include "gateway_sim/gateway_sim.h"
 #include "labs/lab.h"
 #include "labs/lab_result.h"
 #include "run/runner.h"
+#include "scenario/json_validator.h"
 #include "scenario/scenario.h"
-#include "gateway_day.h"
 #include "timeline_support.h"
 
 namespace taillab::gateway {
@@ -278,6 +279,34 @@ TEST(GatewayTimeline, ABadEventIsRefusedBeforeTheRunAtItsPath) {
                   std::string::npos)
             << e.what();
     }
+}
+
+// A result records the timeline its run applied, in the scenario schema and in its file's order
+// (the run applies it in time order): /timeline/0 in the result is the file's /timeline/0, so a
+// result can be read back event by event (taillab-cli compare does). A lab that applies no
+// timeline records none.
+TEST(GatewayTimeline, AResultRecordsItsTimelineInItsFilesOrder) {
+    const std::string text = test::gateway(
+        {R"({"at": 7200, "set": {"hedge_delay_ms": 200}, "label": "later"})",
+         R"({"at": 3600, "until": 5400, "fault": {"target": {"engine": "atlas"}, "effect": "down"}})"},
+        R"({"days": 1, "load_multiplier": 0.1})");
+    const Scenario s = parseScenario(text, "t.json");
+    ASSERT_EQ(s.timeline.events.at(0).path, "/timeline/1");
+    const nlohmann::ordered_json written = toJson(runScenario(s)).at("timeline");
+    ASSERT_EQ(written.size(), 2u) << written.dump();
+    EXPECT_EQ(written[0].at("label"), "later");
+    EXPECT_EQ(written[0].at("at"), 7200);
+    EXPECT_EQ(written[1].at("fault").at("effect"), "down");
+    const Lab* lab = findLab("gateway");
+    const std::string noText;
+    const Timeline back =
+        parseTimeline(nlohmann::json(written), nlohmann::json::json_pointer("/timeline"),
+                      *lab->timelineVocabulary(s.params), JsonValidator(noText, "result.json", {}));
+    EXPECT_TRUE(back == s.timeline);
+    const Scenario fanout = parseScenario(
+        R"({"schema_version": 1, "name": "f", "lab": "fanout", "params": {"requests": 2000}})",
+        "f.json");
+    EXPECT_FALSE(toJson(runScenario(fanout)).contains("timeline"));
 }
 
 // Capacity lost: with atlas's whole capacity gone in APAC for an hour, APAC's primary calls wait
