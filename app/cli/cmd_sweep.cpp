@@ -99,12 +99,15 @@ std::string readText(const std::string& path) {
     }
 }
 
-// Knobs that contradict each other (reported at /params), or a timeline change that contradicts
-// the knobs before it (at /timeline/N/set): judged on the real points, since the file alone, or
-// one value alone, meets values that are not its point's.
+// Mistakes that may lie in the combination rather than in one value, judged on the real points
+// since the file alone, or one value alone, meets values that are not its point's: knobs that
+// contradict each other (reported at /params), and anything in the timeline, which is read
+// against the point's knobs (the days and first day its times must fall in, the providers,
+// zones and egress IPs its faults may name, the knobs in force when a change comes) and against
+// its other events (an "until" after its "at", surges that overlap).
 bool judgedOnThePoints(const ScenarioError& e) {
     const std::string& path = e.path();
-    return path == "/params" || (path.starts_with("/timeline/") && path.ends_with("/set"));
+    return path == "/params" || path == "/timeline" || path.starts_with("/timeline/");
 }
 
 // Builds and validates every point before anything runs: first each --vary value on its own (so

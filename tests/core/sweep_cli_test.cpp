@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -229,6 +230,37 @@ TEST_F(SweepCli, ATimelineChangeAPointMakesInvalidIsRefusedBeforeAnyPointRuns) {
     o = runCli("sweep " + scenario + " --vary params.hedge_clamp_max_ms=600,550 --figures requests --quiet");
     EXPECT_EQ(o.exit_code, 0) << o.err;
     EXPECT_EQ(lines(o.out).size(), 3u) << o.out;
+}
+
+// A timeline's times, and what else in it the knobs or its other events decide, are judged on
+// the points: a value valid at every point it is part of runs, although the file alone, or the
+// value alone, would refuse it. They used to be refused from the file's own days ("Wed is not
+// within the run") with every point valid. A point that is really invalid is still refused before
+// any point runs, named.
+TEST_F(SweepCli, TimelineTimesAreJudgedOnThePointsTheyArePartOf) {
+    const std::string scenario = path("day.json");
+    std::ofstream(scenario) << R"({"schema_version": 1, "name": "day", "lab": "gateway",
+        "params": {"days": 1, "start_day": "Tue", "load_multiplier": 0.1},
+        "timeline": [{"at": "Tue 07:00", "set": {"hedge_mode": "fixed", "hedge_delay_ms": 300}},
+                     {"at": "Tue 09:30", "until": "Tue 13:00",
+                      "fault": {"target": {"engine": "atlas", "region": "EU"}, "effect": "slow", "factor": 3}}]})";
+    for (const auto& [args, points] : std::vector<std::pair<std::string, std::size_t>>{
+             {"--vary params.days=2,3 --vary 'timeline.0.at=Wed 07:00,Wed 08:00'", 4},
+             {"--set 'timeline.0.at=Wed 07:00' --vary params.days=2,3", 2},
+             // The file's "until" is before this "at": not the point's own "until".
+             {"--vary 'timeline.1.at=Tue 14:00' --vary 'timeline.1.until=Tue 15:00,Tue 16:00'", 2}}) {
+        const auto o = runCli("sweep " + scenario + " " + args + " --figures requests --quiet");
+        EXPECT_EQ(o.exit_code, 0) << args << "\n" << o.err;
+        EXPECT_EQ(lines(o.out).size(), points + 1) << args << "\n" << o.out;
+    }
+    const auto o = runCli("sweep " + scenario + " --vary params.days=1,2 --vary 'timeline.0.at=Wed 07:00'");
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_NE(o.err.find("taillab-cli sweep: point params.days=1 timeline.0.at=Wed 07:00: " + scenario +
+                         " (--vary timeline.0.at): /timeline/0/at: Wed is not within the run (the run covers Tue)"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(o.err.find("[1/"), std::string::npos) << "nothing may run: " << o.err;
 }
 
 // A point whose knobs differ from the scenario's is a what-if: the figures the scenario quotes
