@@ -125,8 +125,10 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
         for (const auto& value : v.values) {
             std::vector<std::string> overrides = o.overrides;
             overrides.push_back(v.path + "=" + value);
+            std::vector<std::string> options(o.overrides.size(), "--set");
+            options.push_back("--vary");
             try {
-                parseScenario(text, file, overrides);
+                parseScenario(text, file, overrides, options);
             } catch (const ScenarioError& e) {
                 if (judgedOnThePoints(e)) continue;
                 throw UsageError{"--vary " + overrides.back() + ": " +

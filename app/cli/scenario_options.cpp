@@ -46,6 +46,20 @@ unsigned parseJobs(const std::string& text) {
     return n;
 }
 
+namespace {
+
+// --seed N and --set seed=N set one value, and the second would win without a word. (Two --set
+// of any one path are refused by parseScenario, which would name a --seed as "--set seed=N".)
+void refuseSecondSeed(const std::vector<std::string>& overrides, const std::string& seed) {
+    for (const std::string& o : overrides)
+        if (o.starts_with("seed="))
+            throw UsageError{"the seed is given twice ('" + elideText(o.substr(5)) + "', then '" +
+                             elideText(seed) +
+                             "'): --seed N and --set seed=N set the same value; give it once"};
+}
+
+}  // namespace
+
 bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
                         std::vector<std::string>& overrides) {
     const std::string& a = args[i];
@@ -59,11 +73,14 @@ bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
         if (v.empty() || ec != std::errc() || end != v.data() + v.size() || leadingZero)
             throw UsageError{"--seed expects an integer in [0, 2^64), found '" + elideText(v) + "'" +
                              (leadingZero ? " (write it without leading zeros)" : "")};
+        refuseSecondSeed(overrides, v);
         overrides.push_back("seed=" + v);
         return true;
     }
     if (a == "--set") {
-        overrides.push_back(optionValue(args, i));
+        const std::string& assignment = optionValue(args, i);
+        if (assignment.starts_with("seed=")) refuseSecondSeed(overrides, assignment.substr(5));
+        overrides.push_back(assignment);
         return true;
     }
     return false;

@@ -26,7 +26,9 @@ std::vector<std::string> splitList(const std::string& option, const std::string&
 unsigned parseJobs(const std::string& text);
 
 // Handles `--seed N` and `--set dotted.path=value` at args[i]: appends the override ("seed=N" or
-// the assignment) and advances i past the value. Returns false when args[i] is neither.
+// the assignment) and advances i past the value. Returns false when args[i] is neither. Throws
+// UsageError for a seed given twice (--seed and --set seed=); two --set of one path are refused
+// when the scenario is read (parseScenario).
 bool takeOverrideOption(const std::vector<std::string>& args, std::size_t& i,
                         std::vector<std::string>& overrides);
 

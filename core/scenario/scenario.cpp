@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -162,6 +163,51 @@ bool isUtf8(std::string_view s) {
     return true;
 }
 
+// The values an override sets, as JSON pointers: its path, or for an object, which applyOverride
+// merges member by member, each member's path (recursively), as if each had an override of its own.
+void pathsSetBy(const nlohmann::json& value, const nlohmann::json::json_pointer& at,
+                std::vector<std::string>& out) {
+    if (!value.is_object() || value.empty()) {
+        out.push_back(at.to_string());
+        return;
+    }
+    for (const auto& [key, member] : value.items()) pathsSetBy(member, at / key, out);
+}
+
+// Refuses overrides[index] when it sets a value an earlier override given by the same option sets
+// too (the same path, one within the other, or a member of an object the other merges): one of the
+// two values would be dropped without a word. `taken` maps each option to the JSON pointers its
+// overrides have set so far, with the override that set each. Overrides from different options
+// layer on purpose (compare's --b-set over --set) and are not compared.
+void refuseOverlap(const std::vector<std::string>& overrides, std::size_t index,
+                   const std::string& option,
+                   std::map<std::string, std::map<std::string, std::size_t>>& taken) {
+    const std::string& assignment = overrides[index];
+    const std::string raw = assignment.substr(assignment.find('=') + 1);
+    // The text has passed applyOverride's checks: parsing it again is safe.
+    nlohmann::json value = nlohmann::json::parse(raw, nullptr, false);
+    if (value.is_discarded()) value = raw;
+    std::vector<std::string> paths;
+    pathsSetBy(value, dottedToPointer(assignment.substr(0, assignment.find('='))), paths);
+    auto& mine = taken[option];
+    for (const std::string& path : paths) {
+        // The shared path: an earlier one at or above this one, or one below it.
+        std::optional<std::pair<std::string, std::size_t>> clash;
+        for (std::string up = path; !up.empty() && !clash; up.erase(up.rfind('/')))
+            if (const auto it = mine.find(up); it != mine.end()) clash = *it;
+        if (const auto below = mine.lower_bound(path + "/");
+            !clash && below != mine.end() && below->first.starts_with(path + "/"))
+            clash = std::pair(path, below->second);
+        if (clash)
+            throw ScenarioError(option + " " + elideText(assignment), std::nullopt, std::nullopt,
+                                "",
+                                pointerToDotted(clash->first) + " is already set by " + option +
+                                    " " + elideText(overrides[clash->second]) +
+                                    ": give it once (else the last value would win without a word)");
+    }
+    for (std::string& path : paths) mine.emplace(std::move(path), index);
+}
+
 // Whether the lab takes these knobs together (Lab::checkParams).
 bool paramsAgree(const Lab& lab, const Params& params) {
     try {
@@ -260,9 +306,12 @@ Scenario parseScenario(const std::string& text, const std::string& file,
             ? std::optional(doc.at("timeline"))
             : std::nullopt;
     std::vector<std::string> overridden;
+    std::map<std::string, std::map<std::string, std::size_t>> taken;  // refuseOverlap's
     for (std::size_t k = 0; k < overrides.size(); ++k) {
         const std::string& o = overrides[k];
-        applyOverride(doc, o, k < overrideOptions.size() ? overrideOptions[k] : "--set");
+        const std::string option = k < overrideOptions.size() ? overrideOptions[k] : "--set";
+        applyOverride(doc, o, option);
+        refuseOverlap(overrides, k, option, taken);
         overridden.push_back(dottedToPointer(o.substr(0, o.find('='))).to_string());
     }
 

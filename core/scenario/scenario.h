@@ -106,6 +106,9 @@ struct Scenario {
 
 // Parses and validates scenario text. `file` is only used in messages. `overrideOptions` names
 // the option each override came from, for messages ("--b-set"; "--set" for those not given).
+// Two overrides from one option that set one value (the same path, one within the other, or a
+// member of an object the other merges) are an error naming both; overrides from different
+// options apply in order, the later over the earlier (compare's --b-set over its --set).
 Scenario parseScenario(const std::string& text, const std::string& file,
                        const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& overrideOptions = {});

@@ -140,6 +140,49 @@ TEST_F(Cli, AKnobThatHasNoEffectIsNoted) {
         << compare.out;
 }
 
+// A small gateway day (Tue, a tenth of the load): a run takes well under a second.
+std::string smallGatewayDay(const std::string& timeline) {
+    return R"({"schema_version": 1, "name": "day", "lab": "gateway",
+  "params": {"days": 1, "start_day": "Tue", "load_multiplier": 0.1},
+  "timeline": )" + timeline + "}\n";
+}
+
+// A second --set of one path used to win without a word (a second --seed is refused as given
+// twice): every command that reads a scenario refuses it, naming the path and both values.
+TEST_F(Cli, ASecondSetOfOnePathIsRefusedByEveryCommand) {
+    const std::string day = path("day.json");
+    std::ofstream(day) << smallGatewayDay("[]");
+    const std::string twice = " --set params.instances=5 --set params.instances=6";
+    const std::string says = "--set params.instances=6: params.instances is already set by --set "
+                             "params.instances=5";
+    for (const std::string& command :
+         {"run " + day + twice + " --out " + path("r.json"), "sweep " + day + twice + " --vary params.days=1,2",
+          // (With a duration: a server that took them would stop by itself.)
+          "compare " + day + twice + " --b-set params.days=2", "fleet " + day + twice + " --duration 1s",
+          "serve " + day + twice + " --upstream atlas=http://127.0.0.1:9 --duration 1s",
+          "twin " + day + twice + " --duration 1s",
+          "live " + day + twice + " --duration 1s"}) {
+        const auto o = runCli(command);
+        EXPECT_EQ(o.exit_code, 2) << command << "\n" << o.out;
+        EXPECT_NE(o.out.find(says), std::string::npos) << command << "\n" << o.out;
+    }
+    // compare's per-side options too (a --b-set over the common --set is B's own value).
+    auto o = runCli("compare " + day + " --b-set params.instances=5 --b-set params.instances=6");
+    EXPECT_EQ(o.exit_code, 2) << o.out;
+    EXPECT_NE(o.out.find("B: --b-set params.instances=6: params.instances is already set by --b-set "
+                         "params.instances=5"),
+              std::string::npos)
+        << o.out;
+    // The seed, however it is given; an object that sets the knob among others.
+    o = runCli("run " + day + " --seed 3 --set seed=5");
+    EXPECT_EQ(o.exit_code, 2) << o.out;
+    EXPECT_NE(o.out.find("the seed is given twice ('3', then '5')"), std::string::npos) << o.out;
+    o = runCli("run " + day + " --set 'params={\"instances\": 5, \"days\": 1}' --set params.instances=6");
+    EXPECT_EQ(o.exit_code, 2) << o.out;
+    EXPECT_NE(o.out.find("params.instances is already set by --set params={\"instances\": 5"), std::string::npos)
+        << o.out;
+}
+
 TEST_F(Cli, SameSeedSameBytesOtherSeedOtherResult) {
     ASSERT_EQ(runCli("run labs/fanout --seed 11 --out " + path("a.json")).exit_code, 0);
     ASSERT_EQ(runCli("run labs/fanout --seed 11 --out " + path("b.json")).exit_code, 0);

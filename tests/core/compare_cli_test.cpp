@@ -228,7 +228,7 @@ TEST_F(CompareCli, PercentilesOverTimeAreShownUnlessSeriesSaysNone) {
 // Points at one x are only comparable when they end windows of one width: with another
 // window_s, B - A is left out and said why; runs of other lengths but one window still compare.
 TEST_F(CompareCli, SeriesOfOtherWindowWidthsAreShownWithoutDifferences) {
-    auto o = runCli("compare " + kOmission + " --set params.duration_s=40 --b-set params.window_s=2.5 "
+    auto o = runCli("compare labs/coordinated-omission --set params.duration_s=40 --b-set params.window_s=2.5 "
                     "--format json --series windows --quiet");
     ASSERT_EQ(o.exit_code, 0) << o.err;
     auto j = ojson::parse(o.out);

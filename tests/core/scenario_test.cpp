@@ -2,6 +2,8 @@
 // was expected and what was found.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "labs/lab.h"
 #include "run/runner.h"
 #include "scenario/json_locate.h"
@@ -262,6 +264,38 @@ TEST(Scenario, AnObjectOverrideMergesIntoTheObjectItReplaces) {
     EXPECT_EQ(s.params.integer("backends"), 50);
     EXPECT_EQ(s.params.integer64("requests"), 2000);
     EXPECT_EQ(s.params.real("threshold_ms"), 250);
+}
+
+// Two overrides from one option that set one value: the last used to win without a word.
+// Refused, naming the value and both overrides: the same path, one within the other, or a
+// member of an object one of them merges. Overrides from different options layer (compare's
+// --b-set over --set), and an object's other members merge as before.
+TEST(Scenario, TwoOverridesOfOneValueFromOneOptionAreRefused) {
+    const std::string text = R"({"schema_version": 1, "name": "x", "lab": "fanout"})";
+    for (const auto& [first, second, value] :
+         std::vector<std::array<std::string, 3>>{
+             {"params.backends=5", "params.backends=6", "params.backends"},
+             {"params.backends=5", "params.backends=5", "params.backends"},
+             {R"(params={"backends": 5})", "params.backends=6", "params.backends"},
+             {"params.backends=5", R"(params={"backends": 6, "requests": 2000})", "params.backends"},
+             {R"(expect=[{"figure": "slow_fraction"}])", "expect.0.figure=p99_ms", "expect"},
+             {"params.backends=5", "params=3", "params"},
+             {"seed=3", "seed=4", "seed"}}) {
+        const ScenarioError e = parseError(text, {"params.requests=1000", first, second});
+        EXPECT_EQ(std::string(e.what()), "--set " + second + ": " + value + " is already set by --set " +
+                                             first + ": give it once (else the last value would win "
+                                             "without a word)");
+    }
+    const Scenario s = parseScenario(text, "x.json", {"params.backends=5", "params.backends=6"},
+                                     {"--set", "--b-set"});
+    EXPECT_EQ(s.params.integer("backends"), 6);
+    EXPECT_THROW(parseScenario(text, "x.json", {"params.backends=5", "params.backends=6"},
+                               {"--b-set", "--b-set"}),
+                 ScenarioError);
+    const Scenario merged =
+        parseScenario(text, "x.json", {R"(params={"backends": 5})", "params.requests=1000"});
+    EXPECT_EQ(merged.params.integer("backends"), 5);
+    EXPECT_EQ(merged.params.integer64("requests"), 1000);
 }
 
 TEST(Scenario, OverridePathsWithEmptyComponentsAreRejected) {
