@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -165,6 +166,38 @@ std::vector<Point> buildPoints(const SweepOptions& o) {
         points.push_back(std::move(p));
     }
     return points;
+}
+
+// Notes each knob change of the timeline that changes nothing at some points
+// (ineffectiveSettings: a knob set to the value it has, or one the knobs then do not use), as
+// noteUnusedOverrides does for a run.
+void noteIneffectiveSettings(const SweepOptions& o, const std::vector<Point>& points) {
+    struct Ineffective {
+        std::string path, source, why;  // the first point's source and reason
+        std::size_t points = 0;
+    };
+    std::vector<Ineffective> found;                 // in the order the points first give them
+    std::map<std::string, std::size_t> foundIndex;  // path -> its entry in found
+    std::vector<std::string> options(o.overrides.size(), "--set");
+    options.insert(options.end(), o.vary.size(), "--vary");
+    for (const Point& p : points)
+        for (IneffectiveSetting& s : ineffectiveSettings(p.scenario.params, p.scenario.timeline)) {
+            const auto [it, fresh] = foundIndex.emplace(s.path, found.size());
+            if (fresh) {
+                std::vector<std::string> overrides = o.overrides;
+                overrides.insert(overrides.end(), p.assignments.begin(), p.assignments.end());
+                found.push_back({s.path, givenIn(p.scenario, s.path, overrides, options),
+                                 std::move(s.why)});
+            }
+            ++found[it->second].points;
+        }
+    for (const Ineffective& f : found)
+        std::cerr << "taillab-cli sweep: note: " << f.source << ": " << f.path << " has no effect "
+                  << (f.points == points.size()
+                          ? std::string("at any point")
+                          : "at " + std::to_string(f.points) + " of " +
+                                std::to_string(points.size()) + " points")
+                  << ": " << f.why << "\n";
 }
 
 // Notes each --set and --vary whose knob the points do not use (KnobSpec::usedWhen: a hedge
@@ -374,6 +407,7 @@ int cmdSweep(const std::vector<std::string>& args) {
     const std::vector<Point> points = buildPoints(o);
     checkOutputPath(o.outPath, "--out", {resolveScenarioPath(o.scenarioArg)});
     noteUnusedKnobs(o, points);
+    noteIneffectiveSettings(o, points);
     if (o.figures) checkFigureNames(*o.figures, points);
     const std::vector<Outcome> outcomes = runPoints(points, o.jobs, o.quiet);
 

@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <system_error>
 
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "scenario/json_locate.h"
+#include "scenario/json_validator.h"
 
 namespace taillab::cli {
 
@@ -146,6 +148,19 @@ std::string unusedOverrideReason(const Params& params, const std::string& overri
     return key + " is " + why;
 }
 
+std::string givenIn(const Scenario& scenario, const std::string& pointer,
+                    const std::vector<std::string>& overrides,
+                    const std::vector<std::string>& options) {
+    const std::string file = scenario.file.empty() ? "<scenario>" : scenario.file;
+    const std::string dotted = pointerToDotted(pointer);
+    for (std::size_t i = overrides.size(); i-- > 0;) {
+        const std::string path = overrides[i].substr(0, overrides[i].find('='));
+        if (dotted == path || dotted.starts_with(path + "."))
+            return file + " (" + (i < options.size() ? options[i] : "--set") + " " + path + ")";
+    }
+    return file;
+}
+
 void noteUnusedOverrides(const std::string& command, const Scenario& scenario,
                          const std::vector<std::string>& overrides,
                          const std::vector<std::string>& options) {
@@ -155,6 +170,14 @@ void noteUnusedOverrides(const std::string& command, const Scenario& scenario,
             std::cerr << "taillab-cli " << command << ": note: "
                       << (i < options.size() ? options[i] : "--set") << " " << overrides[i]
                       << " has no effect: " << why << "\n";
+    // compare notes each of its sides, which may share the file and its timeline: a line once.
+    static std::set<std::string> noted;
+    for (const IneffectiveSetting& s : ineffectiveSettings(scenario.params, scenario.timeline)) {
+        const std::string line = "taillab-cli " + command + ": note: " +
+                                 givenIn(scenario, s.path, overrides, options) + ": " + s.path +
+                                 " has no effect: " + s.why + "\n";
+        if (noted.insert(line).second) std::cerr << line;
+    }
 }
 
 std::string failedCheckMessage(const Check& c) {

@@ -57,9 +57,18 @@ std::string overriddenKnob(const std::string& override);
 // Why the knob `override` sets does nothing in a run with `params` ("hedge_delay_ms is not used
 // while Hedge mode is percentile"); "" when it is used, or the override is not a knob's.
 std::string unusedOverrideReason(const Params& params, const std::string& override);
+// Where the value at JSON pointer `pointer` of `scenario` was given, as notes name it: its file,
+// and the last of `overrides` that set it when one did ("gw.json (--vary timeline.0.at)").
+// `options` names the option each override came from ("--b-set"; "--set" past its end).
+std::string givenIn(const Scenario& scenario, const std::string& pointer,
+                    const std::vector<std::string>& overrides,
+                    const std::vector<std::string>& options = {});
 // Notes on stderr, as "taillab-cli COMMAND: note: --set params.k=v has no effect: ...", each
 // override in `overrides` whose knob the run does not use with the other knobs as they are: the
-// GUI greys such a knob out; a command line would otherwise take it without a word.
+// GUI greys such a knob out; a command line would otherwise take it without a word. Then, as
+// "taillab-cli COMMAND: note: FILE: /timeline/N/set/k has no effect: ...", each knob change of
+// the scenario's timeline that changes nothing (ineffectiveSettings), each line once a process
+// (compare notes two sides that may share a timeline).
 // `options` names the option each override came from ("--b-set"; "--set" past its end).
 void noteUnusedOverrides(const std::string& command, const Scenario& scenario,
                          const std::vector<std::string>& overrides,

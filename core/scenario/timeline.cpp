@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "base/format.h"
 
@@ -182,6 +183,59 @@ std::string defaultLabel(const TimelineEvent& event, const std::vector<KnobSpec>
         label += (label.empty() ? "" : ", ") + s.key + " " +
                  knobValueText(findKnob(knobs, s.key), s.value);
     return label;
+}
+
+std::vector<IneffectiveSetting> ineffectiveSettings(const Params& params,
+                                                   const Timeline& timeline) {
+    struct Found {
+        std::size_t event, slot;  // the order they are reported in
+        IneffectiveSetting setting;
+    };
+    std::vector<Found> found;
+    auto note = [&](std::size_t event, std::size_t slot, std::string why) {
+        const TimelineEvent& e = timeline.events[event];
+        const std::string& key = e.set[slot].key;
+        found.push_back({event, slot,
+                         {e.path.empty() ? "\"" + e.label + "\" (" + key + ")" : e.path + "/set/" + key,
+                          std::move(why)}});
+    };
+    // Settings of knobs unused when they came, by knob: each changes nothing unless the knobs
+    // make it used before the knob is set again.
+    struct Unused {
+        std::size_t event, slot;
+        std::string why;
+    };
+    std::map<std::string, Unused> unused;
+    Params p = params;
+    for (std::size_t i = 0; i < timeline.events.size(); ++i) {
+        const TimelineEvent& e = timeline.events[i];
+        if (e.set.empty()) continue;
+        for (const KnobSetting& k : e.set)
+            if (const auto it = unused.find(k.key); it != unused.end()) {
+                note(it->second.event, it->second.slot, std::move(it->second.why));
+                unused.erase(it);
+            }
+        std::vector<double> before;  // each knob's value when the event comes
+        for (const KnobSetting& k : e.set) before.push_back(p.real(k.key));
+        for (const KnobSetting& k : e.set) p.set(k.key, k.value);
+        std::erase_if(unused, [&](const auto& u) { return p.used(u.first); });
+        for (std::size_t slot = 0; slot < e.set.size(); ++slot) {
+            const KnobSetting& k = e.set[slot];
+            std::string why;
+            if (before[slot] == k.value)
+                note(i, slot, k.key + " is already " + knobValueText(p.spec(k.key), k.value) +
+                                  " when the event comes");
+            else if (!p.used(k.key, &why))
+                unused[k.key] = {i, slot, k.key + " is " + why};
+        }
+    }
+    for (auto& [key, u] : unused) note(u.event, u.slot, std::move(u.why));
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+        return a.event != b.event ? a.event < b.event : a.slot < b.slot;
+    });
+    std::vector<IneffectiveSetting> out;
+    for (Found& f : found) out.push_back(std::move(f.setting));
+    return out;
 }
 
 nlohmann::ordered_json timelineToJson(const Timeline& timeline,

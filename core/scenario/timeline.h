@@ -186,6 +186,18 @@ Timeline parseTimeline(const nlohmann::json& value, const nlohmann::json::json_p
 // a setting of a knob not in `knobs`.
 nlohmann::ordered_json timelineToJson(const Timeline& timeline, const std::vector<KnobSpec>& knobs);
 
+// A knob change of a timeline event that leaves the run as it would be without it: the knob
+// already has that value when the event comes, or the knob is unused (KnobSpec::usedWhen) under
+// every value the other knobs take from then until it is next set or the run ends. A command
+// line notes each, as it notes a --set of a knob the run does not use: the file would otherwise
+// draw a change ("hedge_delay_ms 420 -> 100") that changes nothing.
+struct IneffectiveSetting {
+    std::string path;  // "/timeline/3/set/hedge_delay_ms"; for an event made in code, its label
+    std::string why;   // "hedge_delay_ms is not used while Hedge delay is rolling p90"
+};
+// Those of `timeline`, in time order, for a run that starts with `params`.
+std::vector<IneffectiveSetting> ineffectiveSettings(const Params& params, const Timeline& timeline);
+
 // The label an event gets when its file gives none.
 std::string defaultLabel(const TimelineEvent& event, const std::vector<KnobSpec>& knobs);
 

@@ -147,6 +147,62 @@ std::string smallGatewayDay(const std::string& timeline) {
   "timeline": )" + timeline + "}\n";
 }
 
+// A timeline change that changes nothing (a knob the knobs in force leave unused, or one set to
+// the value it has) is noted as a --set of such a knob is, naming the event's path: it used to be
+// taken without a word and drawn as "hedge_delay_ms 420 -> 100". The run still runs.
+TEST_F(Cli, ATimelineChangeThatChangesNothingIsNoted) {
+    const std::string unused = path("unused.json");
+    std::ofstream(unused) << smallGatewayDay(R"([{"at": "Tue 08:00", "set": {"hedge_delay_ms": 100}}])");
+    const std::string why = "hedge_delay_ms is not used while Hedge delay is rolling p90 per (region, engine)";
+    auto o = runCli("run " + unused + " --out " + path("r.json"));
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_NE(o.out.find("taillab-cli run: note: " + unused + ": /timeline/0/set/hedge_delay_ms has no "
+                         "effect: " + why),
+              std::string::npos)
+        << o.out;
+    // Made by an override: named with it.
+    o = runCli("run " + unused + " --set 'timeline.0.set.hedge_delay_ms=200' --out " + path("r.json"));
+    EXPECT_NE(o.out.find("note: " + unused + " (--set timeline.0.set.hedge_delay_ms): "
+                         "/timeline/0/set/hedge_delay_ms has no effect"),
+              std::string::npos)
+        << o.out;
+    // Used once the mode is fixed, by the same event or a later one: no note.
+    for (const char* timeline :
+         {R"([{"at": "Tue 08:00", "set": {"hedge_delay_ms": 100, "hedge_mode": "fixed"}}])",
+          R"([{"at": "Tue 08:00", "set": {"hedge_delay_ms": 100}}, {"at": "Tue 09:00", "set": {"hedge_mode": "fixed"}}])"}) {
+        std::ofstream(path("used.json")) << smallGatewayDay(timeline);
+        o = runCli("run " + path("used.json") + " --out " + path("r.json"));
+        EXPECT_EQ(o.exit_code, 0) << o.out;
+        EXPECT_EQ(o.out.find("no effect"), std::string::npos) << timeline << "\n" << o.out;
+    }
+    // The value the knob already has.
+    std::ofstream(path("same.json")) << smallGatewayDay(
+        R"([{"at": "Tue 07:00", "set": {"hedge_mode": "fixed", "hedge_delay_ms": 300}},
+            {"at": "Tue 08:00", "set": {"hedge_delay_ms": 300}}])");
+    o = runCli("run " + path("same.json") + " --out " + path("r.json"));
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_NE(o.out.find("note: " + path("same.json") + ": /timeline/1/set/hedge_delay_ms has no effect: "
+                         "hedge_delay_ms is already 300 when the event comes"),
+              std::string::npos)
+        << o.out;
+
+    // sweep says at how many points; compare notes a timeline its two sides share once.
+    o = runCli("sweep " + unused + " --vary timeline.0.set.hedge_delay_ms=100,200 --vary "
+               "params.hedge_mode=fixed,off --figures p99_ms --quiet");
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_NE(o.out.find("taillab-cli sweep: note: " + unused + " (--vary timeline.0.set.hedge_delay_ms): "
+                         "/timeline/0/set/hedge_delay_ms has no effect at 2 of 4 points: hedge_delay_ms is "
+                         "not used while Hedge delay is off"),
+              std::string::npos)
+        << o.out;
+    o = runCli("compare " + unused + " --b-set params.hedge_budget=0.1 --series none --quiet");
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    const std::string note = "taillab-cli compare: note: " + unused + ": /timeline/0/set/hedge_delay_ms has no effect";
+    const std::size_t first = o.out.find(note);
+    EXPECT_NE(first, std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find(note, first + 1), std::string::npos) << o.out;
+}
+
 // A second --set of one path used to win without a word (a second --seed is refused as given
 // twice): every command that reads a scenario refuses it, naming the path and both values.
 TEST_F(Cli, ASecondSetOfOnePathIsRefusedByEveryCommand) {

@@ -154,6 +154,46 @@ TEST(TimelineSet, AChangeThatContradictsTheKnobsBeforeItIsAnErrorAtItsSet) {
               2u);
 }
 
+// A knob change that leaves the run as it would be without it: its knob already has the value,
+// or no knob in force from then until it is set again uses it. The command line notes each;
+// the run takes them (a timeline saved from the GUI may hold one).
+TEST(TimelineSet, ChangesThatChangeNothingAreFoundWithTheirPathAndWhy) {
+    auto found = [](const std::vector<std::string>& events, const std::string& params = "{}") {
+        const Scenario s = parseScenario(gateway(events, params), "week.json");
+        std::vector<std::string> out;
+        for (const IneffectiveSetting& i : ineffectiveSettings(s.params, s.timeline))
+            out.push_back(i.path + ": " + i.why);
+        return out;
+    };
+    using Lines = std::vector<std::string>;
+    const std::string unused =
+        "hedge_delay_ms is not used while Hedge delay is rolling p90 per (region, engine)";
+    // A fixed delay while the delay is a rolling percentile's, to the end of the run.
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_delay_ms": 100}})"}),
+              (Lines{"/timeline/0/set/hedge_delay_ms: " + unused}));
+    // ... or until it is set again, in time order whatever the file's order.
+    EXPECT_EQ(found({R"({"at": 9000, "set": {"hedge_mode": "fixed", "hedge_delay_ms": 200}})",
+                     R"({"at": 3600, "set": {"hedge_delay_ms": 100}})"}),
+              (Lines{"/timeline/1/set/hedge_delay_ms: " + unused}));
+    // The value it has: the scenario's, or an earlier change's.
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_mode": "fixed"}})"}, R"({"hedge_mode": "fixed"})"),
+              (Lines{"/timeline/0/set/hedge_mode: hedge_mode is already fixed when the event comes"}));
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_mode": "fixed", "hedge_delay_ms": 300}})",
+                     R"({"at": 7200, "set": {"hedge_delay_ms": 300, "hedge_budget": 0.1}})"}),
+              (Lines{"/timeline/1/set/hedge_delay_ms: hedge_delay_ms is already 300 when the event comes"}));
+    // Used: with the mode its own event sets, or one a later event sets before the delay moves
+    // again (at the same time included), the change matters.
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_delay_ms": 100, "hedge_mode": "fixed"}})"}), Lines{});
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_delay_ms": 100}})",
+                     R"({"at": 9000, "set": {"hedge_mode": "fixed"}})"}),
+              Lines{});
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_delay_ms": 100}})",
+                     R"({"at": 3600, "set": {"hedge_mode": "fixed"}})"}),
+              Lines{});
+    EXPECT_EQ(found({R"({"at": 3600, "set": {"hedge_delay_ms": 100}})"}, R"({"hedge_mode": "fixed"})"),
+              Lines{});
+}
+
 TEST(TimelineSet, AnEventSetsKnobsOrStartsAFault) {
     expectError(R"({"at": 0, "set": {}})", "{}", "/timeline/0/set",
                 "expected at least one knob to change");
