@@ -8,6 +8,7 @@
 
 #include "gateway_sim/gateway_lab.h"
 #include "live/live_stack.h"
+#include "run/runner.h"
 
 namespace taillab::live {
 namespace {
@@ -83,6 +84,7 @@ LiveRun runLive(const Scenario& given, const LiveRunOptions& options,
     run.result.scenario = scenario.name;
     run.result.seed = scenario.seed;
     run.result.parameters = scenario.params.toJson();
+    run.result.timeline = recordedTimeline(scenario);
     return run;
 }
 

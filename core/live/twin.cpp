@@ -12,6 +12,7 @@
 #include "live/live_run.h"
 #include "live/live_stack.h"
 #include "live/workload_plan.h"
+#include "run/runner.h"
 
 namespace taillab::live {
 namespace {
@@ -271,6 +272,7 @@ TwinRun runTwin(const Scenario& scenario, const TwinOptions& options) {
         r.scenario = s.name;
         r.seed = s.seed;
         r.parameters = s.params.toJson();
+        r.timeline = recordedTimeline(s);
         return r;
     };
     // Both halves' time charts in seconds since their start, as a live run's are.

@@ -117,10 +117,15 @@ LabResult runScenario(const Scenario& scenario, RunControl& control, const Parti
     result.scenario = scenario.name;
     result.seed = scenario.seed;
     result.parameters = scenario.params.toJson();
-    if (lab->timelineVocabulary(scenario.params))
-        result.timeline = timelineToJson(inFileOrder(scenario.timeline), scenario.params.specs());
+    result.timeline = recordedTimeline(scenario);
     if (!result.cancelled) appendExpectationChecks(scenario, result);
     return result;
+}
+
+nlohmann::ordered_json recordedTimeline(const Scenario& scenario) {
+    const Lab* lab = findLab(scenario.lab);
+    if (!lab || !lab->timelineVocabulary(scenario.params)) return nullptr;
+    return timelineToJson(inFileOrder(scenario.timeline), scenario.params.specs());
 }
 
 LabResult runScenario(const Scenario& scenario) {

@@ -19,6 +19,10 @@ LabResult runScenario(const Scenario& scenario, RunControl& control,
 // setup (Lab::figureNames), so a figure missing from a run with it is the lab's bug:
 // std::logic_error.
 void appendExpectationChecks(const Scenario& scenario, LabResult& result);
+// What a result records of the timeline a run of `scenario` applies (LabResult::timeline): its
+// events in the scenario schema and its file's order; null for a lab that applies none. Set by
+// runScenario, and by the live runs, which build their results themselves.
+nlohmann::ordered_json recordedTimeline(const Scenario& scenario);
 // Convenience for tests and tools: no pause, no cancel.
 LabResult runScenario(const Scenario& scenario);
 

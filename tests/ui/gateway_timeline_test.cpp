@@ -192,6 +192,7 @@ TEST_F(GatewayViewTest, ASavedRunReplaysIdenticallyFromTheCliAndTheGui) {
 
     LabResult gui = gateway::gatewayResult(*end->snapshot, end->initialParams, end->seed);
     gui.scenario = saved.name;
+    gui.timeline = recordedTimeline(saved);  // as a run of the saved scenario records it
     const std::string expected = toJson(gui).dump(2) + "\n";
 
     QProcess cli;
