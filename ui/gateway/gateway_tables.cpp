@@ -31,6 +31,23 @@ QString percent(double num, double den) {
     return den > 0 ? QString::number(100.0 * num / den, 'f', 1) + "%" : QString("–");
 }
 
+// A page with a wrapped note above its table (hidden until there is something to say), the table
+// taking the height. Returns the page; the note goes to *note.
+QWidget* notedPage(QTableWidget* table, const char* noteName, QLabel** note, QWidget* parent) {
+    auto* page = new QWidget(parent);
+    auto* column = new QVBoxLayout(page);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(2);
+    *note = new QLabel(page);
+    (*note)->setObjectName(noteName);
+    (*note)->setWordWrap(true);
+    (*note)->setContentsMargins(4, 2, 4, 2);
+    (*note)->setVisible(false);
+    column->addWidget(*note);
+    column->addWidget(table, 1);
+    return page;
+}
+
 void setRow(QTableWidget* t, int row, const QStringList& cells) {
     for (int c = 0; c < cells.size(); ++c) {
         auto* item = t->item(row, c);
@@ -61,32 +78,11 @@ GatewayTables::GatewayTables(QWidget* parent) : QTabWidget(parent) {
     counters_->setObjectName("gatewayCountersTable");
     timeline_ = makeTable({tr("Event"), tr("Simulated time (UTC)")}, this);
     timeline_->setObjectName("gatewayTimelineTable");
-    auto* customersPage = new QWidget(this);
-    auto* column = new QVBoxLayout(customersPage);
-    column->setContentsMargins(0, 0, 0, 0);
-    column->setSpacing(2);
-    customersNote_ = new QLabel(customersPage);
-    customersNote_->setObjectName("gatewayCustomersNote");
-    customersNote_->setWordWrap(true);
-    customersNote_->setContentsMargins(4, 2, 4, 2);
-    customersNote_->setVisible(false);
-    column->addWidget(customersNote_);
-    column->addWidget(customers_, 1);
-    addTab(customersPage, tr("Worst customers"));
+    addTab(notedPage(customers_, "gatewayCustomersNote", &customersNote_, this),
+           tr("Worst customers"));
     addTab(counters_, tr("Counters"));
     // An empty timeline says so above its table, as the empty customer ranking does.
-    auto* timelinePage = new QWidget(this);
-    auto* timelineColumn = new QVBoxLayout(timelinePage);
-    timelineColumn->setContentsMargins(0, 0, 0, 0);
-    timelineColumn->setSpacing(2);
-    timelineNote_ = new QLabel(timelinePage);
-    timelineNote_->setObjectName("gatewayTimelineNote");
-    timelineNote_->setWordWrap(true);
-    timelineNote_->setContentsMargins(4, 2, 4, 2);
-    timelineNote_->setVisible(false);
-    timelineColumn->addWidget(timelineNote_);
-    timelineColumn->addWidget(timeline_, 1);
-    addTab(timelinePage, tr("Timeline"));
+    addTab(notedPage(timeline_, "gatewayTimelineNote", &timelineNote_, this), tr("Timeline"));
 }
 
 double GatewayTables::globalP99_ms(const gateway::GatewaySnapshot& s) {
