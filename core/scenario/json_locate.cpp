@@ -370,13 +370,16 @@ std::string elideText(std::string_view s, std::size_t limit) {
 TextPosition positionOfOffset(std::string_view text, std::size_t offset) {
     TextPosition pos;
     // Lines end as JSON's white space allows them to: LF, CR-LF, or CR alone (old Mac files),
-    // each one line end; the byte-order mark takes no column.
+    // each one line end; the byte-order mark takes no column. A column is a character, as an
+    // editor counts it: the bytes that continue a UTF-8 sequence take none of their own, so a
+    // mistake after "Zürich" or "東京" is at the column the editor's cursor shows.
     for (std::size_t i = byteOrderMarkSize(text); i < offset && i < text.size(); ++i) {
         const bool crlf = text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n';
+        const bool continuation = (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
         if ((text[i] == '\n' || text[i] == '\r') && !crlf) {
             ++pos.line;
             pos.column = 1;
-        } else if (!crlf) {
+        } else if (!crlf && !continuation) {
             ++pos.column;
         }
     }

@@ -13,7 +13,7 @@ namespace taillab {
 
 struct TextPosition {
     int line = 1;    // 1-based
-    int column = 1;  // 1-based, in bytes
+    int column = 1;  // 1-based, in characters (UTF-8 code points; a tab is one)
 };
 
 enum class LocateTarget { Value, Key };

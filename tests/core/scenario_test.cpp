@@ -462,6 +462,28 @@ TEST(Scenario, ACarriageReturnAloneEndsALine) {
     }
 }
 
+// A column counts characters, as an editor's cursor does, not bytes: the same mistake after a
+// two-byte, a three-byte and a four-byte character is at the same column as after an ASCII one.
+TEST(Scenario, AColumnCountsCharactersNotBytes) {
+    const auto at = [](const std::string& label) {
+        return parseError(R"({"schema_version": 1, "name": "x", "title": ")" + label +
+                          R"(", "lab": "fanout", "params": {"bogus": 1}})");
+    };
+    const ScenarioError ascii = at("ab");
+    ASSERT_TRUE(ascii.column()) << ascii.what();
+    for (const std::string label : {"\xC3\xBC" "b", "\xE6\x9D\xB1" "b", "\xF0\x9F\x98\x80" "b"}) {
+        const ScenarioError e = at(label);
+        EXPECT_EQ(e.line(), ascii.line()) << e.what();
+        EXPECT_EQ(e.column(), ascii.column()) << e.what();
+    }
+    const std::string text = "{\"n\": \"\xC3\xBC\xC3\xBC\",\n \"\xE6\x9D\xB1\": 1}";
+    const auto key = locateJson(text, nlohmann::json::json_pointer("/\xE6\x9D\xB1"), LocateTarget::Key);
+    ASSERT_TRUE(key);
+    EXPECT_EQ(key->line, 2);
+    EXPECT_EQ(key->column, 2);
+    EXPECT_EQ(positionOfOffset(text, text.find(',')).column, 11);  // after {"n": "üü", 10 characters
+}
+
 TEST(JsonLocate, FindsNestedValuesAndArrayElements) {
     const std::string text = "{\n \"a\": {\"b\": [10, {\"c\": true}]},\n \"d\": 1\n}";
     auto p = locateJson(text, nlohmann::json::json_pointer("/a/b/1/c"));
