@@ -102,6 +102,12 @@ class WheelOnlyWithFocus : public QObject {
 }  // namespace
 
 QString knobValueText(const KnobSpec& spec, double value) {
+    if (spec.kind == KnobKind::Choice) {
+        const auto i = static_cast<std::size_t>(value);
+        return value >= 0 && i < spec.choices.size() ? QString::fromStdString(spec.choices[i])
+                                                     : QString::number(value);
+    }
+    if (spec.kind == KnobKind::Boolean) return value != 0 ? QObject::tr("on") : QObject::tr("off");
     return QString::number(value * displayScale(spec), 'g', 6) + suffixFor(spec, value);
 }
 

@@ -37,7 +37,8 @@ enum class SliderScale {
 // The scale a numeric knob's slider moves on (see the comment at the top).
 SliderScale sliderScaleFor(const KnobSpec& spec);
 
-// A number knob's value as its editor shows it, unit included: "1 day", "1.85 ×", "1 %".
+// A knob's value as its editor shows it, unit included: "1 day", "1.85 ×", "1 %"; a choice by its
+// name, a switch as "on" or "off".
 QString knobValueText(const KnobSpec& spec, double value);
 
 class KnobEditor : public QWidget {

@@ -79,15 +79,6 @@ class KnobEdit : public QUndoCommand {
     bool first_ = true;
 };
 
-QString formatValue(const KnobSpec& spec, double value) {
-    if (spec.kind == KnobKind::Choice) {
-        const auto i = static_cast<std::size_t>(value);
-        return i < spec.choices.size() ? QString::fromStdString(spec.choices[i]) : QString();
-    }
-    if (spec.kind == KnobKind::Boolean) return value != 0 ? QObject::tr("on") : QObject::tr("off");
-    return knobValueText(spec, value);
-}
-
 }  // namespace
 
 KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
@@ -315,8 +306,8 @@ void KnobPanel::refreshMarks() {
         }
         const QString resetTip =
             setByNote.isEmpty()
-                ? tr("Back to the scenario's %1").arg(formatValue(spec, inForce))
-                : tr("Back to %1 (%2)").arg(formatValue(spec, inForce), setByNote);
+                ? tr("Back to the scenario's %1").arg(knobValueText(spec, inForce))
+                : tr("Back to %1 (%2)").arg(knobValueText(spec, inForce), setByNote);
         if (r.reset->toolTip() != resetTip) r.reset->setToolTip(resetTip);
         if (r.editor->property("modified").toBool() == modified && !r.reset->isHidden() == modified)
             continue;

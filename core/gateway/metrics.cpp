@@ -110,7 +110,7 @@ void GatewayMetrics::onBreaker(Time at, Region region, int engine, BreakerState 
                              totals.engines[static_cast<std::size_t>(engine)] + " breaker " +
                              std::string(kBreakerStateNames[static_cast<std::size_t>(state)]) +
                              (switchedOff ? " (breakers off)" : ""),
-                         {}});
+                         {}, {}});
 }
 
 void GatewayMetrics::onHealth(Time at, HealthKind kind, Region region, int provider,

@@ -113,12 +113,21 @@ struct CustomerTail {
 // knob change, a fault from the scenario's timeline, a breaker changing state, a phase of an
 // incident the timeline names (a note: it changes nothing).
 enum class MarkKind : std::uint8_t { Knob, Fault, Breaker, Phase };
+// One knob a change moved, by its key: a view names it and writes its values as its knob panel
+// does ("Hedge budget 15 % -> 7.5 %"), where `what` keeps the key for scenarios and the CLI.
+struct KnobStep {
+    std::string key;
+    double from = 0, to = 0;
+};
 struct TimelineMark {
     double t_s = 0;
     std::optional<double> end_s;  // faults: when the fault ends (nullopt: an instant)
     MarkKind kind = MarkKind::Knob;
     std::string what;  // "hedge_delay_ms 420 -> 300", "EU/atlas breaker open", "atlas slow ×3 (EU)"
     std::string phase;  // a phase's id ("sev1"), for its figures; empty for other kinds
+    // A knob change whose text is the default one: the knobs it moved, in `what`'s order. Empty
+    // for a change with a label of its own, one not applied, and the other kinds.
+    std::vector<KnobStep> knobs;
 };
 
 struct GatewaySnapshot {

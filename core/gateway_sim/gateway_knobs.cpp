@@ -516,6 +516,19 @@ std::string knobChangeText(const Params& from, const Params& to, const TimelineE
     return knobChangeText(from, to, keys);
 }
 
+std::vector<KnobStep> knobSteps(const Params& from, const Params& to, const std::vector<std::string>& keys) {
+    std::vector<KnobStep> steps;
+    for (const std::string& key : keys) steps.push_back(KnobStep{key, from.real(key), to.real(key)});
+    return steps;
+}
+
+std::vector<KnobStep> knobSteps(const Params& from, const Params& to, const TimelineEvent& change) {
+    if (change.label != defaultLabel(change, to.specs())) return {};
+    std::vector<std::string> keys;
+    for (const KnobSetting& k : change.set) keys.push_back(k.key);
+    return knobSteps(from, to, keys);
+}
+
 std::vector<std::string> changedKnobs(const Params& from, const Params& to) {
     std::vector<std::string> keys;
     for (const KnobSpec& k : to.specs())

@@ -243,7 +243,7 @@ public:
         GatewaySnapshot s;
         for (const TimelineEvent& e : timeline.events)
             if (!e.phase.empty())
-                s.timeline.push_back(TimelineMark{e.at_s, std::nullopt, MarkKind::Phase, e.label, e.phase});
+                s.timeline.push_back(TimelineMark{e.at_s, std::nullopt, MarkKind::Phase, e.label, e.phase, {}});
         LabResult r;
         addGatewayFigures(r, s);
         return figureNamesOf(r);

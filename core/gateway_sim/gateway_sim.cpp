@@ -206,7 +206,8 @@ struct GatewaySim::Impl final : Port {
     void applyKnobs(const Params& p, const TimelineEvent& e) {
         checkRunChange(params, p);
         const GatewayConfig gc = gatewayConfigFromParams(p, workload);  // validates first
-        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob, knobChangeText(params, p, e), {}});
+        gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob,
+                                               knobChangeText(params, p, e), {}, knobSteps(params, p, e)});
         gateway.reconfigure(now, gc);
         fleet.setConfig(fleetConfigFromParams(p));
         capacity = p.integer("engine_capacity");
@@ -233,13 +234,13 @@ struct GatewaySim::Impl final : Port {
                 return applyKnobs(p, e);
             } catch (const std::invalid_argument& x) {
                 gateway.metrics().addMark(TimelineMark{toSeconds(now), std::nullopt, MarkKind::Knob,
-                                                       "not applied: " + knobChangeText(params, p, e) + " (" + x.what() + ")", {}});
+                                                       "not applied: " + knobChangeText(params, p, e) + " (" + x.what() + ")", {}, {}});
                 return;
             }
         }
         if (a.kind == Action::Phase) {
             gateway.metrics().addMark(TimelineMark{e.at_s, timeline.phaseEnd(a.event, toSeconds(end)),
-                                                   MarkKind::Phase, e.label, e.phase});
+                                                   MarkKind::Phase, e.label, e.phase, {}});
             return;
         }
         const Fault& f = *e.fault;
@@ -247,7 +248,7 @@ struct GatewaySim::Impl final : Port {
         const bool start = a.kind == Action::Start;
         if (start)
             gateway.metrics().addMark(TimelineMark{
-                e.at_s, e.until_s ? *e.until_s : toSeconds(end), MarkKind::Fault, e.label, {}});
+                e.at_s, e.until_s ? *e.until_s : toSeconds(end), MarkKind::Fault, e.label, {}, {}});
         switch (f.effect) {
             case FaultEffect::Surge: return;  // shapes the arrivals of the hours it covers
             case FaultEffect::CapacityLost: {

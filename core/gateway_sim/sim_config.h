@@ -12,6 +12,7 @@
 
 #include "fleet/fleet.h"
 #include "gateway/config.h"
+#include "gateway/snapshot.h"
 #include "knobs/knob.h"
 #include "scenario/timeline.h"
 #include "workload/workload.h"
@@ -55,6 +56,10 @@ std::string knobChangeText(const Params& from, const Params& to, const std::vect
 // How a timeline knob change reads on the charts: its own label, or, when that is the default
 // one, knobChangeText for the knobs it sets (`to` is `from` with its settings).
 std::string knobChangeText(const Params& from, const Params& to, const TimelineEvent& change);
+// The steps knobChangeText writes, for a view to write them in its own words: one for each of
+// `keys`; for a change with a label of its own, none.
+std::vector<KnobStep> knobSteps(const Params& from, const Params& to, const std::vector<std::string>& keys);
+std::vector<KnobStep> knobSteps(const Params& from, const Params& to, const TimelineEvent& change);
 // The keys of the knobs whose values differ, in the knobs' order.
 std::vector<std::string> changedKnobs(const Params& from, const Params& to);
 

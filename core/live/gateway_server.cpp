@@ -89,7 +89,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
             if (e.until_s && fromSeconds(*e.until_s) <= startAt) continue;
             driver.addMark(gateway::TimelineMark{origin + e.at_s, e.until_s ? std::optional(origin + *e.until_s)
                                                                               : std::nullopt,
-                                                 gateway::MarkKind::Fault, e.label, {}});
+                                                 gateway::MarkKind::Fault, e.label, {}, {}});
         }
         for (std::size_t i = 0; i < planned.size(); ++i) {
             if (planned[i].at <= startAt) {
@@ -113,20 +113,24 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
             config = params == c.from ? c.config : changedConfig(params, next, seed);
         } catch (const std::invalid_argument& x) {
             driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob,
-                                                 "not applied: " + what + " (" + x.what() + ")", {}});
+                                                 "not applied: " + what + " (" + x.what() + ")", {}, {}});
             return;
         }
-        apply(next, config, what, true);
+        apply(next, config, what, true, gateway::knobSteps(params, next, c.event));
     }
 
     // On the loop: new knobs from now on, marked (an edit that changes nothing is not, unless
     // `markUnchanged`: a timeline change is drawn where it fired either way).
     void apply(const Params& next, const gateway::GatewayConfig& config, std::string what,
-               bool markUnchanged = false) {
+               bool markUnchanged = false, std::vector<gateway::KnobStep> steps = {}) {
         const std::vector<std::string> keys = gateway::changedKnobs(params, next);
         if (keys.empty() && !markUnchanged) return;
-        if (what.empty()) what = gateway::knobChangeText(params, next, keys);
-        driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob, what, {}});
+        if (what.empty()) {
+            what = gateway::knobChangeText(params, next, keys);
+            steps = gateway::knobSteps(params, next, keys);
+        }
+        driver.addMark(gateway::TimelineMark{toSeconds(loop.now()), std::nullopt, gateway::MarkKind::Knob, what,
+                                             {}, std::move(steps)});
         if (keys.empty()) return;
         driver.reconfigure(config);
         params = next;

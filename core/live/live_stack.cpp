@@ -274,7 +274,7 @@ std::string LiveStack::injectFault(const Fault& fault, std::optional<double> dur
     e.label = label;
     const double now = m.gateway->nowSeconds();
     m.gateway->addMark(gateway::TimelineMark{now, duration_s ? std::optional(now + *duration_s) : std::nullopt,
-                                             gateway::MarkKind::Fault, label, {}});
+                                             gateway::MarkKind::Fault, label, {}, {}});
     e.path = id;  // which recorded event removeFault ends
     std::lock_guard lock(m.mutex);
     m.recorded.push_back(std::move(e));

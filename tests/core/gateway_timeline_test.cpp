@@ -71,6 +71,13 @@ TEST(GatewayTimeline, AScenarioKnobChangeReplaysAChangeMadeByHand) {
         if (m.kind == MarkKind::Knob) {
             found = true;
             EXPECT_EQ(m.what, "hedge_delay_ms 420 -> 250, hedge_mode rolling p90 per (region, engine) -> fixed");
+            // The same steps, for a view to name in its own words (a choice by its index).
+            ASSERT_EQ(m.knobs.size(), 2u);
+            EXPECT_EQ(m.knobs[0].key, "hedge_delay_ms");
+            EXPECT_EQ(m.knobs[0].from, 420);
+            EXPECT_EQ(m.knobs[0].to, 250);
+            EXPECT_EQ(m.knobs[1].key, "hedge_mode");
+            EXPECT_EQ(m.knobs[1].to, 1);
         }
     EXPECT_TRUE(found);
 }

@@ -398,6 +398,11 @@ TEST_F(GatewayServerTest, TheScenariosTimelineAppliesKnobsAtTheirTimesAndMarksFa
     for (const auto& m : s.timeline)
         if (m.kind == gateway::MarkKind::Knob) {
             EXPECT_GE(m.t_s - started, 1.5);
+            // The steps behind the text, for a view to write in its own words.
+            ASSERT_EQ(m.knobs.size(), 1u);
+            EXPECT_EQ(m.knobs[0].key, "hedge_delay_ms");
+            EXPECT_EQ(m.knobs[0].from, 420);
+            EXPECT_EQ(m.knobs[0].to, 180);
         }
 }
 

@@ -91,7 +91,8 @@ TEST_F(GatewayViewTest, FileOpenShowsAGatewayScenarioWithItsTimelineOnEveryTimeC
         EXPECT_EQ(a[1].kind, "fault");
         EXPECT_EQ(a[1].x0, tuesday + 9.5 * kHour);
         EXPECT_EQ(a[1].x1, tuesday + 13 * kHour);
-        EXPECT_EQ(a[2].label, "hedge_budget 0.15 -> 0.075") << "the knob, from and to";
+        // The knob as its panel names it, from and to (the result file keeps the key).
+        EXPECT_EQ(a[2].label, "Hedge budget 0.15 → 0.075 of primary rate");
     }
     // Breaker marks are not annotations: they stay on the breaker strips.
     EXPECT_EQ(gateway_charts::annotations(s, 0).size(), 3u);

@@ -288,7 +288,7 @@ TEST_F(GatewayViewTest, KnobChangeMidRunAppearsInTheTimeline) {
         EXPECT_EQ(drawn[0].x0, 6 * kHour) << id;
         EXPECT_FALSE(drawn[0].x1.has_value()) << id;
         EXPECT_EQ(drawn[0].kind, "knob") << id;
-        EXPECT_EQ(drawn[0].label, "hedge_delay_ms 420 -> 300") << id;
+        EXPECT_EQ(drawn[0].label, "Fixed hedge delay 420 → 300 ms") << id;
     }
 }
 
@@ -314,6 +314,21 @@ TEST_F(GatewayViewTest, SeekingBackGivesTheSameStateAsAFreshRun) {
     EXPECT_EQ(seeked->snapshot->latency_us.totalCount(), expected.latency_us.totalCount());
     EXPECT_EQ(seeked->snapshot->latency_us.valueAtPercentile(99),
               expected.latency_us.valueAtPercentile(99));
+}
+
+// A knob the run cannot change mid-run (the workload's) starts it again, and the notice names
+// the knobs as the panel does, not by their keys.
+TEST_F(GatewayViewTest, AKnobFixedForTheRunRestartsItNamingTheKnobAsThePanelDoes) {
+    ASSERT_TRUE(seekAndWait(2 * kHour));
+    QSignalSpy notices(&session(), &GatewaySession::notice);
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"load_multiplier", 1.5}, {"agent_share", 0.2}})));
+    ASSERT_EQ(notices.size(), 1);
+    const QString notice = notices.front().front().toString();
+    EXPECT_TRUE(notice.startsWith("Load multiplier and Agent bursts cannot change during a run: the run "
+                                  "started again"))
+        << notice.toStdString();
+    EXPECT_FALSE(notice.contains("load_multiplier")) << notice.toStdString();
+    EXPECT_EQ(view_->latestFrame()->params.real("load_multiplier"), 1.5);
 }
 
 TEST_F(GatewayViewTest, HedgeSweepRunsOffTheUiThreadBesideThePublishedPoints) {
@@ -466,10 +481,35 @@ TEST(GatewayTablesTest, AnEmptyTimelineSaysSo) {
     gateway::TimelineMark m;
     m.t_s = 60;
     m.what = "hedge_delay_ms 420 -> 300";
+    m.knobs = {{"hedge_delay_ms", 420, 300}};
     snapshot->timeline.push_back(m);
     tables.setFrame(frame);
     EXPECT_EQ(tables.timelineTable()->rowCount(), 1);
     EXPECT_TRUE(tables.timelineNote().isEmpty()) << tables.timelineNote().toStdString();
+    // The row names the knob as its panel does, not by its key.
+    EXPECT_EQ(tables.timelineTable()->item(0, 0)->text(), "Fixed hedge delay 420 → 300 ms");
+}
+
+// A knob change reads as the knob panel writes the knobs: label, values in the panel's units (a
+// share in percent, a choice by name), the unit once; a change with a label of its own, and any
+// other mark, by its text.
+TEST(GatewayChartsTest, AKnobChangeIsNamedAsItsPanelNamesIt) {
+    gateway::TimelineMark m;
+    m.what = "hedge_mode rolling p90 per (region, engine) -> fixed, agent_share 0.15 -> 0.3";
+    m.knobs = {{"hedge_mode", 2, 1}, {"agent_share", 0.15, 0.3}};
+    EXPECT_EQ(gateway_charts::markLabel(m),
+              "Hedge delay rolling p90 per (region, engine) → fixed, Agent bursts 15 → 30 %");
+    m.knobs = {{"days", 1, 2}};
+    EXPECT_EQ(gateway_charts::markLabel(m), "Days simulated 1 day → 2 days");
+    m.knobs = {{"no_such_knob", 1, 2}};
+    EXPECT_EQ(gateway_charts::markLabel(m), m.what) << "a key this view does not know: the run's text";
+    m.knobs.clear();
+    m.what = "operator: fixed 300 ms hedge";
+    EXPECT_EQ(gateway_charts::markLabel(m), m.what);
+    m.kind = gateway::MarkKind::Fault;
+    m.what = "atlas down (EU)";
+    m.knobs = {{"hedge_delay_ms", 420, 300}};
+    EXPECT_EQ(gateway_charts::markLabel(m), m.what);
 }
 
 TEST(GatewayChartsTest, InFlightIsDrawnAgainstItsLimitOnALogAxis) {

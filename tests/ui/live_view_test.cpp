@@ -155,7 +155,7 @@ TEST_F(LiveViewTest, ARunDrawsTheChartsAndMarksKnobsAndFaultsThenSavesAScenario)
     })) << view_->message().toStdString();
     const auto& knobMarks = view_->chartView(gateway_charts::kPercentiles)->annotations();
     EXPECT_TRUE(std::any_of(knobMarks.begin(), knobMarks.end(), [](const Annotation& a) {
-        return a.kind == "knob" && a.label.find("hedge_budget") != std::string::npos;
+        return a.kind == "knob" && a.label.find("Hedge budget") != std::string::npos;  // as the panel names it
     }));
 
     // A fault on the fleet, for a while: a shaded span on the time charts.

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gateway_sim/gateway_sim.h"
+#include "knob_editor.h"
+
 namespace taillab::ui::gateway_charts {
 namespace {
 
@@ -165,6 +168,26 @@ Chart latencyNines(const GatewaySnapshot& s, std::optional<double> deadline_ms) 
     return c;
 }
 
+std::string markLabel(const gateway::TimelineMark& m) {
+    if (m.kind != gateway::MarkKind::Knob || m.knobs.empty()) return m.what;
+    static const std::vector<KnobSpec> specs = gateway::GatewaySim::knobs();
+    QStringList steps;
+    for (const gateway::KnobStep& k : m.knobs) {
+        const auto spec = std::find_if(specs.begin(), specs.end(),
+                                       [&](const KnobSpec& s) { return s.key == k.key; });
+        if (spec == specs.end()) return m.what;  // not a knob this view knows: as the run wrote it
+        QString from = knobValueText(*spec, k.from);
+        const QString to = knobValueText(*spec, k.to);
+        // A number's unit once, after the new value, when both have it: "420 → 300 ms".
+        const qsizetype unitAt = from.indexOf(' ');
+        if (spec->kind != KnobKind::Choice && spec->kind != KnobKind::Boolean && unitAt > 0 &&
+            to.endsWith(from.mid(unitAt)))
+            from.truncate(unitAt);
+        steps << QString("%1 %2 → %3").arg(QString::fromStdString(spec->label), from, to);
+    }
+    return steps.join(", ").toStdString();
+}
+
 std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
     std::vector<Annotation> out;
     for (const gateway::TimelineMark& m : s.timeline) {
@@ -175,7 +198,7 @@ std::vector<Annotation> annotations(const GatewaySnapshot& s, double offset_s) {
         a.kind = m.kind == gateway::MarkKind::Knob    ? "knob"
                  : m.kind == gateway::MarkKind::Phase ? "phase"
                                                       : "fault";
-        a.label = m.what;
+        a.label = markLabel(m);
         out.push_back(std::move(a));
     }
     return out;

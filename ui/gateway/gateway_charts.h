@@ -78,6 +78,11 @@ inline constexpr const char* kAllRequests = "all requests";
 inline constexpr const char* kDeadline = "deadline";
 Chart latencyNines(const gateway::GatewaySnapshot& s, std::optional<double> deadline_ms);
 
+// A timeline mark as the GUI writes it: a knob change by the knobs' labels and values as their
+// panel shows them ("Hedge budget 15 % → 7.5 %"), other marks (and a change with a label of its
+// own) by their text.
+std::string markLabel(const gateway::TimelineMark& m);
+
 // The run's knob changes (instants) and faults (spans to their end) as annotations for every
 // time chart, x in the charts' seconds since Mon 00:00; breaker marks stay on the breaker strips.
 std::vector<Annotation> annotations(const gateway::GatewaySnapshot& s, double offset_s);

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "gateway/gateway_charts.h"
 #include "gateway/week_time.h"
 #include "table_widgets.h"
 
@@ -237,7 +238,7 @@ void GatewayTables::fillTimeline(const GatewayFrame& f) {
     for (std::size_t i = 0; i < events.size(); ++i) {
         const auto& e = events[events.size() - 1 - i];
         setRow(timeline_, static_cast<int>(i),
-               {QString::fromStdString(e.what),
+               {QString::fromStdString(gateway_charts::markLabel(e)),
                 elapsed_ ? tr("%1 s").arg(e.t_s, 0, 'f', 1) : week_time::label(offset + e.t_s, true)});
     }
 }

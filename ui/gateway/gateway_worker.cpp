@@ -4,6 +4,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "gateway_sim/sim_config.h"
 #include "ui_threads.h"
 
 namespace taillab::ui {
@@ -21,6 +22,21 @@ double msSince(GatewayWorker::Clock::time_point t) {
 Params withChanges(Params base, const std::vector<KnobSetting>& changes) {
     for (const KnobSetting& c : changes) base.set(c.key, c.value);
     return base;
+}
+
+// Why a run cannot take `to` from `from` mid-run, in the knob panel's words: "Load multiplier and
+// Agent bursts cannot change during a run". Empty when no knob fixed for a run differs.
+std::string fixedKnobsChanged(const Params& from, const Params& to) {
+    std::vector<std::string> labels;
+    for (const std::string& k : gateway::fixedRunKnobs()) {
+        const KnobSpec* spec = to.spec(k);
+        if (spec && from.spec(k) && from.real(k) != to.real(k)) labels.push_back(spec->label);
+    }
+    if (labels.empty()) return {};
+    std::string list = labels.front();
+    for (std::size_t i = 1; i < labels.size(); ++i)
+        list += (i + 1 == labels.size() ? " and " : ", ") + labels[i];
+    return list + " cannot change during a run";
 }
 
 }  // namespace
@@ -173,7 +189,8 @@ void GatewayWorker::applyChanges(std::uint64_t seq, const std::vector<KnobSettin
             publish(true);
             return;
         }
-        callbacks_.restarted(Restart::Refused, e.what());
+        const std::string fixed = fixedKnobsChanged(sim_->params(), now);
+        callbacks_.restarted(Restart::Refused, fixed.empty() ? e.what() : fixed);
         restart(seq, changes, seed_, playing_);
         return;
     }

@@ -176,7 +176,7 @@ std::vector<LaneMark> laneMarks(const GatewaySnapshot& s, double offset_s) {
         l.x0 = offset_s + m.t_s;
         if (m.end_s) l.x1 = offset_s + *m.end_s;
         l.row = row;
-        l.label = m.what;
+        l.label = gateway_charts::markLabel(m);
         out.push_back(std::move(l));
     }
     return out;
