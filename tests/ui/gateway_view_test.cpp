@@ -316,6 +316,21 @@ TEST_F(GatewayViewTest, SeekingBackGivesTheSameStateAsAFreshRun) {
               expected.latency_us.valueAtPercentile(99));
 }
 
+// The time charts side by side share their time axis: from the run's start (the first window's
+// point is at its end, 00:10; the breaker strips start at 00:00) to now.
+TEST_F(GatewayViewTest, TheTimeChartsShareTheRunsTimeAxis) {
+    ASSERT_TRUE(seekAndWait(3 * kHour));
+    const double now = view_->latestFrame()->snapshot->now_s;
+    ASSERT_EQ(now, 3 * kHour);
+    for (const std::string id : {gateway_charts::kPercentiles, gateway_charts::kQueue,
+                                 gateway_charts::kHedging, gateway_charts::kBreakers,
+                                 gateway_charts::kCache}) {
+        const ChartView::ViewRange r = view_->chartView(id)->viewRange();
+        EXPECT_EQ(r.xLower, 0) << id << ": the run starts Monday 00:00";
+        EXPECT_EQ(r.xUpper, now) << id;
+    }
+}
+
 // A knob the run cannot change mid-run (the workload's) starts it again, and the notice names
 // the knobs as the panel does, not by their keys.
 TEST_F(GatewayViewTest, AKnobFixedForTheRunRestartsItNamingTheKnobAsThePanelDoes) {

@@ -317,6 +317,7 @@ TEST_F(LiveViewTest, TheTimeChartsRunToNowNotToTheLastWindow) {
         EXPECT_GE(r.xUpper, now - 1e-9) << id << ": the axis ends before the run's " << now << " s";
     }
     EXPECT_GE(view_->chartView(gateway_charts::kBreakers)->viewRange().xUpper, now - 1);
+    EXPECT_EQ(view_->chartView(gateway_charts::kBreakers)->viewRange().xLower, 0);
     view_->stop();
 }
 

@@ -44,6 +44,9 @@ void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
         return c;
     };
     const std::vector<Annotation> annotations = gateway_charts::annotations(s, offset_s);
+    // The run so far on every time chart's axis: a simulated run starts at time 0 (its first
+    // day's midnight on the week's axis), a live one at 0 s since its start.
+    const GatewayTimeChart::Span run{elapsed_ ? 0.0 : offset_s, s.now_s + offset_s};
     breakers_->setAnnotations(annotations);
     using Build = Chart (*)(const gateway::GatewaySnapshot&, double);
     const std::pair<GatewayTimeChart*, Build> series[] = {
@@ -53,8 +56,8 @@ void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
         {cache_, &gateway_charts::cache}};
     for (const auto& [chart, build] : series) {
         chart->setAnnotations(annotations);
-        // Elapsed time: the axes run to now, as the breaker strips' do.
-        chart->setElapsedEnd(elapsed_ ? std::optional(s.now_s + offset_s) : std::nullopt);
+        // From the run's start to now, as the breaker strips' do.
+        chart->setRunSpan(run);
         // The pinned run lines up with this one by time since its start.
         chart->setBaseline(baseline ? build(*baseline, offset_s).series : std::vector<Series>{});
         chart->setChart(timeAxis(build(s, offset_s)));
@@ -80,6 +83,7 @@ void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
         lanes << name;
     }
     breakers_->setLanes(lanes);
+    breakers_->setRunSpan(run);
     breakers_->showStrips(timeAxis(gateway_charts::breakers(s, offset_s)));
 }
 

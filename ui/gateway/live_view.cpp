@@ -671,7 +671,7 @@ void LiveView::drawCharts(const LiveFrame& frame) {
     grid_->draw(s, offset, deadline);
     sayWhenWindowsDraw(g.params);
     client_->setAnnotations(gateway_charts::annotations(s, offset));
-    client_->setElapsedEnd(s.now_s + offset);
+    client_->setRunSpan(GatewayTimeChart::Span{0.0, s.now_s + offset});
     drawClientChart();
 }
 

@@ -143,6 +143,7 @@ void BreakerStripChart::configureAxes(const Chart& chart) {
 }
 
 void BreakerStripChart::adjustRanges() {
+    GatewayTimeChart::adjustRanges();
     const int lanes = std::max<int>(1, static_cast<int>(lanes_.size()));
     plot()->yAxis->setRange(-0.6, lanes - 0.4);
 }

@@ -57,19 +57,29 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
 }
 
 void GatewayTimeChart::adjustRanges() {
-    if (!elapsed_) return;
-    const double end = std::max(elapsedEnd_.value_or(0.0), 10.0);
-    for (int i = 0; i < plot()->graphCount(); ++i) {
-        if (plot()->graph(i)->data()->isEmpty()) continue;
-        // Seconds since the start: from the start (not before it, nor at the first window's end)
-        // to now, or to the data's end, unless the user zoomed in.
+    if (!span_) return;
+    const double start = span_->start;
+    const double end = std::max(span_->end, start + 10.0);
+    const int own = static_cast<int>(chart().series.size());
+    bool any = false;
+    double dataEnd = end;
+    for (int i = 0; i < plot()->graphCount() && i < own; ++i) {
+        bool found = false;
+        const QCPRange keys = plot()->graph(i)->getKeyRange(found);
+        if (!found) continue;
+        any = true;
+        dataEnd = std::max(dataEnd, keys.upper);
+    }
+    if (any) {
+        // From the start (not before it, nor at the first window's end) to now, or to the data's
+        // end, unless the user zoomed in.
         const QCPRange x = plot()->xAxis->range();
-        if (x.lower < 0 || !hasUserView()) plot()->xAxis->setRange(0, std::max(x.upper, end));
+        if (x.lower < start || !hasUserView()) plot()->xAxis->setRange(start, hasUserView() ? x.upper : dataEnd);
         return;
     }
     // Nothing yet (a live run's first chart window has not closed): the run so far, not an
     // axis padded around nothing.
-    plot()->xAxis->setRange(0, end);
+    plot()->xAxis->setRange(start, end);
     plot()->yAxis->setRange(plot()->yAxis->scaleType() == QCPAxis::stLogarithmic ? QCPRange(1, 100)
                                                                                 : QCPRange(0, 1));
 }

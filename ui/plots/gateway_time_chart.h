@@ -17,10 +17,15 @@ class GatewayTimeChart : public TimeChart {
     // Seconds since the run's start on the x axis instead of the week (from the next setChart).
     void setElapsedTime(bool elapsed);
     bool elapsedTime() const { return elapsed_; }
-    // With elapsed time: how long the run has gone so far (from the next setChart). The x axis
-    // spans it, as the status line and the breaker strips do, however few windows have closed
-    // (a chart window of 10 s leaves one point at 10 s after 19 s). nullopt: the data alone.
-    void setElapsedEnd(std::optional<double> end_s) { elapsedEnd_ = end_s; }
+    // The run so far, from its start to now, in the x axis's units (from the next setChart).
+    // The x axis spans it, as the status line and the breaker strips do, however few windows
+    // have closed (a chart window of 10 s leaves one point at 10 s after 19 s; the first
+    // 10-minute window's point is at 00:10, its data from 00:00), so charts side by side share
+    // their time axis. Unless the user zoomed in. nullopt: the data alone.
+    struct Span {
+        double start = 0, end = 0;
+    };
+    void setRunSpan(std::optional<Span> span) { span_ = span; }
 
   protected:
     void configureAxes(const Chart& chart) override;
@@ -29,7 +34,7 @@ class GatewayTimeChart : public TimeChart {
 
   private:
     bool elapsed_ = false;
-    std::optional<double> elapsedEnd_;
+    std::optional<Span> span_;
 };
 
 }  // namespace taillab::ui
