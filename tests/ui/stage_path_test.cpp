@@ -3,6 +3,7 @@
 // counts larger than "accepted" (the edge) or in the customers' counts (the stages after it).
 #include <gtest/gtest.h>
 
+#include <QRegularExpression>
 #include <memory>
 
 #include "gateway/stage_path_widget.h"
@@ -27,7 +28,8 @@ TEST(StagePath, EveryCardNamesTheProbesApartFromTheCustomersRequests) {
     path.setSnapshot(s);
     EXPECT_EQ(path.stageLines(0)[1], "in 228,927 → out 228,927") << "the edge's in is the accepted count";
     EXPECT_EQ(path.stageLines(0)[4], "probes in 25,920 → out 25,920");
-    EXPECT_EQ(path.compactLines(0)[4], "probes 25.9k → 25.9k");
+    EXPECT_EQ(path.compactLines(0)[4], "probes 25,920 → 25,920");
+    EXPECT_EQ(path.compactLines(0, /*shortCounts=*/true)[4], "probes 25.9k → 25.9k");
     EXPECT_EQ(path.stageLines(1)[1], "in 1,000 → out 950") << "the customers' requests alone";
     EXPECT_EQ(path.stageLines(1)[4], "probes in 100 → out 100") << "not only on the edge's card";
     EXPECT_EQ(path.stageLines(2)[4], "no probes");
@@ -48,6 +50,40 @@ TEST(StagePath, EveryCardNamesTheProbesApartFromTheCustomersRequests) {
     path.setProbesShown(false);
     EXPECT_TRUE(path.stageLines(0)[4].isEmpty());
     EXPECT_LT(path.sizeHint().height(), withProbes);
+}
+
+// Counts read alike on every card: in full where they fit, else in thousands everywhere, never
+// "534,075" on one line beside "34.6k" on the next (a week's counts at 1280x720).
+TEST(StagePath, CountsAreInOneFormOnEveryCard) {
+    auto s = std::make_shared<gateway::GatewaySnapshot>();
+    s->accepted = 534'075;
+    s->probes = 34'560;
+    for (auto& stage : s->stages) {
+        stage.entered = stage.passed = s->accepted + s->probes;
+        stage.probes_entered = stage.probes_passed = s->probes;
+    }
+    StagePathWidget path;
+    path.setSnapshot(s);
+    const QRegularExpression grouped("\\d,\\d{3}");
+    for (const int width : {700, 900, 1000, 1280, 1600, 2400}) {
+        path.resize(width, path.sizeHint().height());
+        int full = 0, thousands = 0;
+        for (int stage = 0; stage < gateway::kStages; ++stage) {
+            const QStringList lines = path.drawnLines(stage);
+            for (int k : {1, 4}) {
+                full += lines[k].contains(grouped) ? 1 : 0;
+                thousands += lines[k].contains("k") ? 1 : 0;
+            }
+        }
+        EXPECT_TRUE(full == 0 || thousands == 0)
+            << width << " px: " << full << " count lines in full beside " << thousands << " in thousands";
+        if (width == 2400) {
+            EXPECT_EQ(thousands, 0) << "room for every count in full";
+        }
+        if (width == 700) {
+            EXPECT_EQ(full, 0) << "no room for them in full";
+        }
+    }
 }
 
 }  // namespace

@@ -104,16 +104,17 @@ QStringList StagePathWidget::stageLines(int stage) const {
                 : tr("probes in %1 → out %2").arg(count(s.probes_entered), count(s.probes_passed))};
 }
 
-QStringList StagePathWidget::compactLines(int stage) const {
+QStringList StagePathWidget::compactLines(int stage, bool shortCounts) const {
+    const auto number = [shortCounts](std::uint64_t v) { return shortCounts ? shortCount(v) : count(v); };
     const QString name = QString::fromUtf8(gateway::kStageNames[static_cast<std::size_t>(stage)]);
     const QString noProbes = probesShown_ ? tr("no probes") : QString();
     if (!snapshot_) return {name, tr("– → –"), tr("– / – ms"), tr("≤ – ms"), noProbes};
     const gateway::StageStats& s = snapshot_->stages[static_cast<std::size_t>(stage)];
-    return {name, tr("%1 → %2").arg(count(customersIn(s)), count(customersOut(s))),
+    return {name, tr("%1 → %2").arg(number(customersIn(s)), number(customersOut(s))),
             tr("%1 / %2 ms").arg(ms(mean(s)), ms(s.time_ms_max)), tr("≤ %1 ms").arg(ms(s.budget_ms)),
             !probesShown_ || s.probes_entered == 0
                 ? noProbes
-                : tr("probes %1 → %2").arg(shortCount(s.probes_entered), shortCount(s.probes_passed))};
+                : tr("probes %1 → %2").arg(number(s.probes_entered), number(s.probes_passed))};
 }
 
 int StagePathWidget::textWidth(int stage) const {
@@ -121,7 +122,8 @@ int StagePathWidget::textWidth(int stage) const {
 }
 
 QStringList StagePathWidget::drawnLines(int stage) const {
-    const QStringList full = stageLines(stage), compact = compactLines(stage);
+    const bool shortCounts = !fullCountsFit();
+    const QStringList full = stageLines(stage), compact = compactLines(stage, shortCounts);
     const QFontMetrics fm = fontMetrics();
     QFont bold = font();
     bold.setBold(true);
@@ -129,7 +131,10 @@ QStringList StagePathWidget::drawnLines(int stage) const {
     const int width = textWidth(stage);
     QStringList out = full;
     for (int k : {1, 2, 4}) {
-        if (fm.horizontalAdvance(full[k]) <= width) continue;
+        // In thousands, a count line is in its short form on every card: never "534,075" on one
+        // line beside "34.6k" on the next.
+        const bool countLine = k != 2;
+        if (!(shortCounts && countLine) && fm.horizontalAdvance(full[k]) <= width) continue;
         out[k] = fm.horizontalAdvance(compact[k]) <= width
                      ? compact[k]
                      : fm.elidedText(compact[k], Qt::ElideRight, width);
@@ -152,6 +157,19 @@ bool StagePathWidget::longBudgetsFit() const {
         if (boldMetrics.horizontalAdvance(full[0]) + kBudgetGap + fm.horizontalAdvance(full[3]) >
             textWidth(stage))
             return false;
+    }
+    return true;
+}
+
+// Whether every card's count lines fit with counts in full, long or compact.
+bool StagePathWidget::fullCountsFit() const {
+    const QFontMetrics fm = fontMetrics();
+    for (int stage = 0; stage < kStages; ++stage) {
+        const QStringList full = stageLines(stage), compact = compactLines(stage);
+        const int width = textWidth(stage);
+        for (int k : {1, 4})
+            if (fm.horizontalAdvance(full[k]) > width && fm.horizontalAdvance(compact[k]) > width)
+                return false;
     }
     return true;
 }

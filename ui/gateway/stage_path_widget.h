@@ -30,13 +30,15 @@ class StagePathWidget : public QWidget {
     // probes ("probes in 96 → out 96", "no probes"; "" when the probes line is not shown).
     QStringList stageLines(int stage) const;
     // The same lines, shorter, for a card too narrow for them: "5,829 → 5,823",
-    // "5.24 / 12.3 ms" (mean / max), "≤ 8.00 ms", "probes 96 → 96". The tooltip keeps the long
-    // form.
-    QStringList compactLines(int stage) const;
+    // "5.24 / 12.3 ms" (mean / max), "≤ 8.00 ms", "probes 96 → 96"; with `shortCounts`, counts
+    // of 10,000 and more in thousands ("534k → 534k", "probes 34.6k → 34.6k"). The tooltip keeps
+    // the long form.
+    QStringList compactLines(int stage, bool shortCounts = false) const;
     // The lines as drawn in the card of `stage` at the current width: each long line that does
     // not fit is replaced by its compact form (and elided only if even that is too wide); the
     // budget is left out when it would touch the stage name, and takes its compact form on
-    // every card when one card has no room for the long one.
+    // every card when one card has no room for the long one. Counts read alike on every card:
+    // in full where every count line fits with them, else in thousands on every card.
     QStringList drawnLines(int stage) const;
     // The width the lines of a card have, in pixels.
     int textWidth(int stage) const;
@@ -48,6 +50,7 @@ class StagePathWidget : public QWidget {
   private:
     static constexpr int kBudgetGap = 8;  // between a card's name and its budget
     bool longBudgetsFit() const;
+    bool fullCountsFit() const;
     QRectF boxRect(int stage) const;
     int captionHeight() const;
 
