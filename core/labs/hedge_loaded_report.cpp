@@ -56,7 +56,7 @@ Chart distributionChart(const LabResult& r, const ReportSetup& setup) {
     Chart c;
     c.id = "distribution";
     char title[96];
-    std::snprintf(title, sizeof title, "Response time at load %.2f", setup.chosenLoad);
+    std::snprintf(title, sizeof title, "Response time at load %s", loadLabel(setup.chosenLoad).c_str());
     c.title = title;
     c.kind = ChartKind::Percentile;
     c.x_label = "Percentile";

@@ -24,11 +24,10 @@ inline std::string loadKey(double load) {
     return key;
 }
 
-// A load as check names show it, the key with its decimal point: "0.9", "0.07", "1.0".
+// A load as check names and titles show it, in percent as the knob panel and the figures table
+// show a load, to the key's hundredth: "90 %", "7 %", "100 %".
 inline std::string loadLabel(double load) {
-    std::string label = loadKey(load);
-    std::replace(label.begin(), label.end(), '_', '.');
-    return label;
+    return std::to_string(std::lround(load * 100)) + " %";
 }
 
 // 0.1, 0.2, ..., 0.9 with `chosen` added in order when it is not one of them.

@@ -161,7 +161,7 @@ void addCharts(LabResult& r, const std::vector<LoadPoint>& points, const ReportS
     Chart dist;
     dist.id = "distribution";
     char title[96];
-    std::snprintf(title, sizeof title, "Time in system at load %.2f", setup.chosenLoad);
+    std::snprintf(title, sizeof title, "Time in system at load %s", loadLabel(setup.chosenLoad).c_str());
     dist.title = title;
     dist.kind = ChartKind::Percentile;
     dist.x_label = "Percentile";

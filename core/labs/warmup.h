@@ -58,16 +58,16 @@ inline std::int64_t requestsToMeasure(const Warmup& w, std::int64_t measured, bo
 }
 
 // Why an unsettled run cannot decide a check, naming `deciding`, the run that would (or, when
-// nullopt, saying that no run length would): "too short to decide: at load 0.90 the queues need
+// nullopt, saying that no run length would): "too short to decide: at load 90 % the queues need
 // about 1,899 service times to settle (5 M/M/1 relaxation times); run at least 862,072 requests
 // (341,764 to settle, the rest to bring the tolerance within 25% of the value)".
 inline std::string unsettledReason(const Warmup& w, double load,
                                    std::optional<std::int64_t> deciding) {
     char why[200];
     std::snprintf(why, sizeof why,
-                  "too short to decide: at load %.2f the queues need about %s service times to "
+                  "too short to decide: at load %ld %% the queues need about %s service times to "
                   "settle (%.0f M/M/1 relaxation times); ",
-                  load, groupedCount(std::llround(w.time)).c_str(), Warmup::kWarmupRelaxations);
+                  std::lround(load * 100), groupedCount(std::llround(w.time)).c_str(), Warmup::kWarmupRelaxations);
     const std::string settle = groupedCount(w.neededRequests);
     const std::string share = std::to_string(std::lround(100 * kMaxToleranceShare)) + "%";
     if (!deciding)

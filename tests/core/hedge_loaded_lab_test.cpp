@@ -144,7 +144,7 @@ const Check* loadedCheck(const LabResult& r, const std::string& name) {
 // run too short to settle, or too short to resolve the figure within 25%, decides nothing.
 TEST(HedgeLoadedLab, AShortRunDecidesNoCheckItCannotFail) {
     const LabResult r = test::runLabFileWithRequests("hedge-loaded", 6'000);
-    const Check* p99 = loadedCheck(r, "no hedging: p99 response (ms) at load 0.9");
+    const Check* p99 = loadedCheck(r, "no hedging: p99 response (ms) at load 90 %");
     ASSERT_NE(p99, nullptr);
     EXPECT_FALSE(p99->applies());
     EXPECT_FALSE(p99->passed());
@@ -153,7 +153,7 @@ TEST(HedgeLoadedLab, AShortRunDecidesNoCheckItCannotFail) {
     const std::int64_t settle = warmupFor(0.9, 10, 6'000).neededRequests;
     EXPECT_GT(test::advisedRequests(*p99).value_or(0), settle) << p99->inconclusive;
     // Load 0.5 settles in 6,000 requests, but its p99 tolerance is ±44% of the value.
-    const Check* half = loadedCheck(r, "no hedging: p99 response (ms) at load 0.5");
+    const Check* half = loadedCheck(r, "no hedging: p99 response (ms) at load 50 %");
     ASSERT_NE(half, nullptr);
     EXPECT_FALSE(half->applies());
     EXPECT_EQ(half->inconclusive.rfind("too few samples to decide", 0), 0u) << half->inconclusive;
@@ -187,7 +187,7 @@ TEST(HedgeLoadedLab, DefaultScenarioDrawsAP99ThatRisesWithLoad) {
 // a run of 7,178 requests was still inconclusive (tolerance 68% of the value). The advised run
 // decides the check; one a tenth shorter does not.
 TEST(HedgeLoadedLab, TheAdvisedRunDecidesTheCheck) {
-    const std::string name = "no hedging: mean response (ms) at load 0.8";
+    const std::string name = "no hedging: mean response (ms) at load 80 %";
     const LabResult r = test::runLabFile("hedge-loaded");
     const Check* advised = loadedCheck(r, name);
     ASSERT_NE(advised, nullptr);
@@ -211,12 +211,12 @@ TEST(HedgeLoadedLab, ASettledRunDecidesItsChecks) {
     p.set("servers", 2);
     p.set("requests", 30'000);
     const LabResult r = lab->run(p, 5, control, {});
-    const Check* mean = loadedCheck(r, "no hedging: mean response (ms) at load 0.8");
+    const Check* mean = loadedCheck(r, "no hedging: mean response (ms) at load 80 %");
     ASSERT_NE(mean, nullptr);
     EXPECT_TRUE(mean->applies()) << mean->inconclusive;
     EXPECT_TRUE(mean->pass) << mean->simulated << " vs " << mean->closed_form;
     EXPECT_LE(toleranceShare(*mean), kMaxToleranceShare);
-    const Check* p99 = loadedCheck(r, "no hedging: p99 response (ms) at load 0.9");
+    const Check* p99 = loadedCheck(r, "no hedging: p99 response (ms) at load 90 %");
     ASSERT_NE(p99, nullptr);
     EXPECT_FALSE(p99->applies());
 }

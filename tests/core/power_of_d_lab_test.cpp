@@ -67,13 +67,13 @@ TEST(PowerOfDLab, DefaultScenarioPassesAndDrawsTheKeyChart) {
     // passing on a wide tolerance, and name a run at least as long as the one that settles.
     const std::int64_t settle = warmupFor(0.9, 100, 20'000).neededRequests;
     for (const Check& c : r.checks)
-        if (c.name.find("d = 1, load 0.9") != std::string::npos) {
+        if (c.name.find("d = 1, load 90 %") != std::string::npos) {
             EXPECT_EQ(c.inconclusive.rfind("too short to decide", 0), 0u) << c.inconclusive;
             EXPECT_GE(test::advisedRequests(c).value_or(0), settle) << c.inconclusive;
         }
     // Settling is not enough for the p99: its tolerance needs more measured arrivals than that.
     for (const Check& c : r.checks)
-        if (c.name == "p99 time in system, d = 1, load 0.9") {
+        if (c.name == "p99 time in system, d = 1, load 90 %") {
             EXPECT_GT(test::advisedRequests(c).value_or(0), settle) << c.inconclusive;
         }
     // Best of two beats random by a wide margin at 90% load.
@@ -98,7 +98,7 @@ TEST(PowerOfDLab, EveryCheckDecidesWithinAQuarterOrNamesTheRunThatWould) {
     }
     EXPECT_GT(undecided, 0);
     for (const std::string name :
-         {"p99 time in system, d = 1, load 0.6", "mean time in system, d = 3, load 0.9"}) {
+         {"p99 time in system, d = 1, load 60 %", "mean time in system, d = 3, load 90 %"}) {
         const Check* advised = test::checkNamed(r, name);
         ASSERT_NE(advised, nullptr) << name;
         test::expectAdvisedRunDecides("power-of-d", *advised);
@@ -112,7 +112,7 @@ TEST(PowerOfDLab, AnAllowanceWiderThanAQuarterNamesTheServersThatWouldDecide) {
     const Scenario s = loadScenarioFile(test::labScenarioPath("power-of-d"),
                                         {"params.load=0.99", "params.max_d=2"});
     const LabResult r = runScenario(s);
-    const Check* c = test::checkNamed(r, "mean time in system, d = 2, load 0.99");
+    const Check* c = test::checkNamed(r, "mean time in system, d = 2, load 99 %");
     ASSERT_NE(c, nullptr);
     EXPECT_FALSE(c->applies());
     EXPECT_FALSE(c->failed());
@@ -136,7 +136,7 @@ TEST(PowerOfDLab, AnAdvisedRunAboveTheRequestsKnobSaysNoRunHereDecides) {
     const std::string beyond =
         " — above the 10,000,000 the requests knob allows, so no run here decides it";
     const LabResult r = runScenario(s);
-    const Check* mean = test::checkNamed(r, "mean time in system, d = 1, load 0.99");
+    const Check* mean = test::checkNamed(r, "mean time in system, d = 1, load 99 %");
     ASSERT_NE(mean, nullptr);
     EXPECT_TRUE(mean->inconclusive.ends_with("run at least 39,401,752 requests" + beyond))
         << mean->inconclusive;
