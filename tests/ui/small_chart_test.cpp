@@ -349,6 +349,51 @@ TEST(SmallCharts, AnElidedAxisLabelKeepsItsUnit) {
     EXPECT_EQ(chart_style::fitAxisLabel(full, fm, -5), QString());
 }
 
+// A y label too long for its axis goes on two lines before anything is cut: "In… (log)" read as
+// nothing on the queue chart at 1280x720. At its unit first, else at the most even space.
+TEST(SmallCharts, AYLabelTooLongForItsAxisTakesTwoLines) {
+    const QFontMetrics fm{QFont()};
+    EXPECT_EQ(chart_style::fitAxisLabel("In flight (log)", fm, fm.horizontalAdvance("In flight") + 1, true),
+              "In flight\n(log)");
+    EXPECT_EQ(chart_style::fitAxisLabel("Region / engine", fm, fm.horizontalAdvance("Region /") + 1, true),
+              "Region /\nengine");
+    EXPECT_EQ(chart_style::fitAxisLabel("In flight (log)", fm, fm.horizontalAdvance("In flight (log)"), true),
+              "In flight (log)") << "one line where it fits";
+    // Too long for two lines as well: shortened with its unit kept, on one line.
+    const QString cut = chart_style::fitAxisLabel("Requests in flight (log)", fm, fm.horizontalAdvance("(log)") + 2, true);
+    EXPECT_EQ(cut, "(log)");
+    // Not for an x axis (height is scarce there): as before.
+    EXPECT_FALSE(chart_style::fitAxisLabel("In flight (log)", fm, fm.horizontalAdvance("In flight") + 1).contains('\n'));
+
+    // As drawn: the queue chart in a 1280x720 grid's cell, with a label a little longer than
+    // its axis (the fonts differ from machine to machine).
+    GatewayTimeChart view;
+    Chart chart = gateway_charts::queue(snapshot(), 0);
+    chart.y_label = "Requests in flight (log)";
+    ASSERT_TRUE(showChart(view, chart, 330, 190));
+    const QString shown = view.drawnAxisLabel(Qt::Vertical);
+    EXPECT_TRUE(shown.contains('\n') && !shown.contains(QChar(0x2026)) &&
+                QString(shown).replace('\n', ' ') == chart.y_label.c_str())
+        << shown.toStdString() << " on " << view.axisLength(Qt::Vertical) << " px at "
+        << view.axisLabelPointSize(Qt::Vertical) << " pt";
+
+    // The frame that first draws two lines is laid out for them: its label strip does not grow
+    // on the next frame (the first line used to be cut off at the widget's edge until then, and
+    // in an export for good).
+    view.resize(900, 600);
+    QApplication::processEvents();
+    view.replotNow();
+    ASSERT_FALSE(view.drawnAxisLabel(Qt::Vertical).contains('\n'));
+    view.resize(330, 190);
+    QApplication::processEvents();
+    ASSERT_TRUE(view.drawnAxisLabel(Qt::Vertical).contains('\n'))
+        << view.drawnAxisLabel(Qt::Vertical).toStdString() << " on " << view.axisLength(Qt::Vertical) << " px at "
+        << view.axisLabelPointSize(Qt::Vertical) << " pt";
+    const QRect first = view.plotArea();
+    view.replotNow();
+    EXPECT_EQ(view.plotArea(), first);
+}
+
 // A word cut short says nothing: "Latency (ms)" on a short axis is "(ms)", never "Late… (ms)"
 // (the live tab's whole-run nines chart at 1280x720); cut words go back to the last whole one.
 TEST(SmallCharts, AnElidedAxisLabelKeepsWholeWordsOnly) {

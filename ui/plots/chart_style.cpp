@@ -152,10 +152,21 @@ QFont axisLabelFont(const QString& full, int room) {
     return f;
 }
 
-QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room) {
+QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room, bool twoLines) {
     room = std::max(room, 0);
     if (metrics.horizontalAdvance(full) <= room) return full;
     const qsizetype open = full.lastIndexOf(QStringLiteral(" ("));
+    if (twoLines) {
+        const auto fits = [&](qsizetype at) {
+            return metrics.horizontalAdvance(full.left(at)) <= room &&
+                   metrics.horizontalAdvance(full.mid(at + 1)) <= room;
+        };
+        if (open > 0 && full.endsWith(QChar(')')) && fits(open))
+            return full.left(open) + QChar('\n') + full.mid(open + 1);
+        // Else as text wraps: the first line as long as fits.
+        for (qsizetype at = full.lastIndexOf(QChar(' ')); at > 0; at = full.lastIndexOf(QChar(' '), at - 1))
+            if (fits(at)) return full.left(at) + QChar('\n') + full.mid(at + 1);
+    }
     if (open > 0 && full.endsWith(QChar(')'))) {
         const QString unit = full.mid(open + 1);
         const QString words = metrics.elidedText(

@@ -42,7 +42,10 @@ void fitLegend(QCustomPlot& plot, QSize size);
 // An axis label fitted to `room` pixels: whole when it fits; else a trailing unit in parentheses
 // ("Latency (ms)") is kept and the words before it are elided ("Lat… (ms)"), or the unit
 // alone when no word is left; else the label elided at its end.
-QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room);
+// With `twoLines` (a y axis, whose label strip can take a second line's width but not more
+// height), a label too long for one line is broken in two where both lines fit, at its unit
+// first ("In flight" over "(log)"), else as text wraps, before anything is elided.
+QString fitAxisLabel(const QString& full, const QFontMetrics& metrics, int room, bool twoLines = false);
 // The font for an axis label with `room` pixels: the usual size when the whole label fits, else
 // the largest smaller size (down to 8 pt, as titles) at which it does, else 8 pt (and
 // fitAxisLabel then shortens it).

@@ -107,20 +107,32 @@ ChartView::ChartView(QWidget* parent)
     crosshairItems_->empty->setVisible(false);
 
     // Axis labels longer than their axis are fitted to it once the layout knows the axis
-    // lengths: a smaller font first (down to 8 pt), then shortened with the unit kept. A label's
-    // length does not change the layout; a smaller font makes its strip a few pixels thinner,
-    // which the next layout takes up (the y axis's room is the axis rect's height, which the y
-    // label's strip does not change, so the choice settles).
+    // lengths: a smaller font first (down to 8 pt), then (the y axis) on two lines, then
+    // shortened with the unit kept. A label's length does not change the layout; a smaller font
+    // or a second line changes its strip's thickness, so the layout is made again at once (this
+    // frame and an export are drawn with the strip they need, not a line cut off at the edge).
+    // The y axis's room is the axis rect's height, which the y label's strip does not change, so
+    // the choice settles.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-        const QRect area = plot_->axisRect()->rect();
-        for (const auto& [axis, room] :
-             {std::pair{plot_->xAxis, area.width()}, std::pair{plot_->yAxis, area.height()}}) {
-            const QString full = fullLabel(*axis);
-            const QFont font = chart_style::axisLabelFont(full, room);
-            if (axis->labelFont() != font) axis->setLabelFont(font);
-            const QString text = chart_style::fitAxisLabel(full, QFontMetrics(font), room);
-            axis->setProperty("fittedLabel", text);
-            if (axis->label() != text) axis->setLabel(text);
+        for (int pass = 0; pass < 3; ++pass) {
+            bool thicker = false;
+            const QRect area = plot_->axisRect()->rect();
+            for (const auto& [axis, room] :
+                 {std::pair{plot_->xAxis, area.width()}, std::pair{plot_->yAxis, area.height()}}) {
+                const QString full = fullLabel(*axis);
+                const QFont font = chart_style::axisLabelFont(full, room);
+                const QString text =
+                    chart_style::fitAxisLabel(full, QFontMetrics(font), room, axis == plot_->yAxis);
+                thicker = thicker || font != axis->labelFont() ||
+                          text.count('\n') != axis->label().count('\n');
+                if (axis->labelFont() != font) axis->setLabelFont(font);
+                axis->setProperty("fittedLabel", text);
+                if (axis->label() != text) axis->setLabel(text);
+            }
+            if (!thicker) return;
+            for (const auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                                     QCPLayoutElement::upLayout})
+                plot_->plotLayout()->update(phase);
         }
     });
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);

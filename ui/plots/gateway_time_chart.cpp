@@ -10,6 +10,8 @@
 namespace taillab::ui {
 namespace {
 
+constexpr double kEndRoom = 0.02;  // past the run's end, as a share of its span: a marker's room
+
 // Ticks at round simulated times (1 min ... 1 day), labelled "Tue\n04:00".
 class WeekTicker : public QCPAxisTicker {
   protected:
@@ -57,9 +59,11 @@ void GatewayTimeChart::configureAxes(const Chart& chart) {
 }
 
 void GatewayTimeChart::adjustRanges() {
-    if (!span_) return;
-    const double start = span_->start;
-    const double end = std::max(span_->end, start + 10.0);
+    // Elapsed time with no span given: from 0 s, as a live run's charts start.
+    const std::optional<Span> span = span_ ? span_ : elapsed_ ? std::optional(Span{}) : std::nullopt;
+    if (!span) return;
+    const double start = span->start;
+    const double end = std::max(span->end, start + 10.0);
     const int own = static_cast<int>(chart().series.size());
     bool any = false;
     double dataEnd = end;
@@ -72,9 +76,11 @@ void GatewayTimeChart::adjustRanges() {
     }
     if (any) {
         // From the start (not before it, nor at the first window's end) to now, or to the data's
-        // end, unless the user zoomed in.
+        // end, with room for the last point's marker, unless the user zoomed in. Every chart
+        // given the same span has the same range, whatever its data.
         const QCPRange x = plot()->xAxis->range();
-        if (x.lower < start || !hasUserView()) plot()->xAxis->setRange(start, hasUserView() ? x.upper : dataEnd);
+        const double upper = dataEnd + kEndRoom * (dataEnd - start);
+        if (x.lower < start || !hasUserView()) plot()->xAxis->setRange(start, hasUserView() ? x.upper : upper);
         return;
     }
     // Nothing yet (a live run's first chart window has not closed): the run so far, not an
