@@ -377,7 +377,8 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
     StageWork work;
     work.l2 = found.consulted_l2;
     t = stage(Stage::Cache, t, q, work);
-    if (!q.probe) metrics_.onLookup(q.cls, found.hit);
+    // With the cache off nothing is looked up: no lookups, and no hit rate (not a rate of 0).
+    if (!q.probe && cache_.tiers() != CacheTiers::Off) metrics_.onLookup(q.cls, found.hit);
     if (found.hit) {
         metrics_.pass(Stage::Cache, q.probe);
         // Stale-while-revalidate: answer now, refresh in the background (one per key).

@@ -209,6 +209,9 @@ TEST(GatewaySimInvariants, NoCacheNoCoalescing) {
     const GatewaySnapshot s = runToEnd(p);
     expectInvariants(s);
     for (int c = 0; c < kClasses; ++c) EXPECT_EQ(s.cache_hits[c], 0u);
+    // Nothing is looked up, so no window has a hit rate (not a rate of 0).
+    for (int c = 0; c < kClasses; ++c) EXPECT_EQ(s.cache_lookups[c], 0u);
+    for (const WindowPoint& w : s.windows) EXPECT_TRUE(std::isnan(w.cache_hit_rate_all));
     EXPECT_EQ(s.coalesced, 0u);
     EXPECT_EQ(s.refresh_calls, 0u);
 }

@@ -333,6 +333,27 @@ TEST_F(GatewayViewTest, TheTimeChartsShareTheRunsTimeAxis) {
     }
 }
 
+// With the cache off nothing is looked up: the cache chart says so instead of drawing a hit
+// rate of 0 on a meaningless axis (v3), and the counters name each outcome in words.
+TEST_F(GatewayViewTest, ACacheThatIsOffIsSaidNotDrawnAsZero) {
+    GatewayRunSpec spec = oneDay();
+    spec.params.set("cache_tiers", 0);
+    ASSERT_TRUE(startAndWait(spec));
+    ASSERT_TRUE(seekAndWait(3 * kHour));
+    ChartView* cache = view_->chartView(gateway_charts::kCache);
+    EXPECT_EQ(points(*cache), 0u);
+    EXPECT_TRUE(cache->emptyShown());
+    EXPECT_TRUE(cache->emptyText().contains("cache is off")) << cache->emptyText().toStdString();
+    EXPECT_GT(points(*view_->chartView(gateway_charts::kPercentiles)), 0u);
+
+    QStringList counters;
+    QTableWidget* table = view_->tables()->countersTable();
+    for (int row = 0; row < table->rowCount(); ++row) counters << table->item(row, 0)->text();
+    EXPECT_TRUE(counters.contains("deadline missed (503)")) << counters.join(" | ").toStdString();
+    EXPECT_TRUE(counters.contains("rate limited (429)")) << counters.join(" | ").toStdString();
+    for (const QString& c : counters) EXPECT_FALSE(c.contains('_')) << c.toStdString();
+}
+
 // A knob the run cannot change mid-run (the workload's) starts it again, and the notice names
 // the knobs as the panel does, not by their keys.
 TEST_F(GatewayViewTest, AKnobFixedForTheRunRestartsItNamingTheKnobAsThePanelDoes) {

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
@@ -272,6 +273,13 @@ TEST_F(LiveViewTest, TheStatusSaysWhoseCountsAndARateOutOfReachSaysWhatTheRunOff
     EXPECT_TRUE(status.contains("req/s, not the 100 asked")) << status.toStdString();
     EXPECT_TRUE(status.contains("clients by ")) << status.toStdString();
     EXPECT_TRUE(status.contains("without an answer")) << status.toStdString();
+    // The clients' counts add up: what was sent is answered, without an answer, or in flight.
+    const QRegularExpressionMatch counts =
+        QRegularExpression("([0-9,]+) sent: ([0-9,]+) answered, ([0-9,]+) without an answer, ([0-9,]+) in flight")
+            .match(status);
+    ASSERT_TRUE(counts.hasMatch()) << status.toStdString();
+    const auto number = [&](int i) { return counts.captured(i).remove(',').toULongLong(); };
+    EXPECT_EQ(number(1), number(2) + number(3) + number(4)) << status.toStdString();
     // At 1280x720 this longest of status lines is shown whole on its row (wrapped if need be),
     // not cut with the rest in a tooltip; the address beside the fault row is whole too; and the
     // notice leaves the window its size (the charts scroll instead).

@@ -36,6 +36,11 @@ void GatewayChartGrid::setElapsedTime(bool elapsed) {
     breakers_->setElapsedTime(elapsed);
 }
 
+void GatewayChartGrid::setEmptyNote(const QString& note) {
+    emptyNote_ = note;
+    for (GatewayTimeChart* c : {percentiles_, queue_, hedging_, cache_}) c->setEmptyText(note);
+}
+
 void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
                             std::optional<double> deadline_ms,
                             const gateway::GatewaySnapshot* baseline) {
@@ -54,6 +59,9 @@ void GatewayChartGrid::draw(const gateway::GatewaySnapshot& s, double offset_s,
         {queue_, &gateway_charts::queue},
         {hedging_, &gateway_charts::hedging},
         {cache_, &gateway_charts::cache}};
+    cache_->setEmptyText(cacheOff_ ? tr("The cache is off in this run (Cache tiers: off): nothing is "
+                                        "looked up, so there is no hit rate")
+                                   : emptyNote_);
     for (const auto& [chart, build] : series) {
         chart->setAnnotations(annotations);
         // From the run's start to now, as the breaker strips' do.

@@ -37,11 +37,19 @@ class GatewayChartGrid : public QWidget {
               std::optional<double> deadline_ms,
               const gateway::GatewaySnapshot* baseline = nullptr);
 
+    // What the time charts say while they have nothing to draw ("each 10 s window is drawn as it
+    // closes"); the cache chart says instead that the cache is off, when `cacheOff` (from the
+    // next draw).
+    void setEmptyNote(const QString& note);
+    void setCacheOff(bool cacheOff) { cacheOff_ = cacheOff; }
+
     // The charts by gateway_charts id, in the order the grid shows them.
     const std::vector<std::pair<std::string, ChartView*>>& charts() const { return charts_; }
 
   private:
     bool elapsed_ = false;
+    bool cacheOff_ = false;
+    QString emptyNote_;
     GatewayTimeChart* percentiles_ = nullptr;
     PercentileChart* nines_ = nullptr;  // the whole run on the nines axis
     GatewayTimeChart* queue_ = nullptr;

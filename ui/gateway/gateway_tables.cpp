@@ -181,11 +181,16 @@ void GatewayTables::fillCounters(const gateway::GatewaySnapshot& s) {
     rows.push_back({tr("rejected"), grouped(s.rejected), percent(s.rejected, accepted)});
     rows.push_back({tr("failed"), grouped(s.failed), percent(s.failed, accepted)});
     rows.push_back({tr("in flight"), grouped(s.in_flight), percent(s.in_flight, accepted)});
-    for (int o = 0; o < gateway::kOutcomes; ++o)
-        rows.push_back({tr("outcome %1 (%2)")
-                            .arg(QString::fromUtf8(gateway::kOutcomeNames[o]))
-                            .arg(gateway::kOutcomeStatus[o]),
+    // Each outcome in words, with its status: the identifiers (kOutcomeNames) are the result
+    // files' and /metrics' names.
+    const QString outcomeWords[gateway::kOutcomes] = {
+        tr("answered"),         tr("bad request"),     tr("unknown API key"), tr("rate limited"),
+        tr("shed by admission"), tr("deadline missed"), tr("no engine answered")};
+    static_assert(gateway::kOutcomes == 7, "a word for each outcome");
+    for (int o = 0; o < gateway::kOutcomes; ++o) {
+        rows.push_back({tr("%1 (%2)").arg(outcomeWords[o]).arg(gateway::kOutcomeStatus[o]),
                         grouped(s.outcomes[o]), percent(s.outcomes[o], accepted)});
+    }
     const double primary = static_cast<double>(s.primary_calls);
     rows.push_back({tr("engine calls: primary"), grouped(s.primary_calls), QString()});
     rows.push_back({tr("engine calls: hedges"), grouped(s.hedge_calls),

@@ -291,6 +291,7 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     const std::optional<double> deadline =
         frame.params.spec("deadline_ms") ? std::optional(frame.params.real("deadline_ms"))
                                          : std::nullopt;
+    grid_->setCacheOff(frame.params.spec("cache_tiers") && frame.params.choice("cache_tiers") == "off");
     grid_->draw(s, offset, deadline, baseline_.get());
 }
 

@@ -636,15 +636,23 @@ void LiveView::onFrame(const LiveFramePtr& frame) {
     showUrl();
     const live::LoadProgress& l = frame->load;
     // The clients tally once a second (their last tally is at l.elapsed_s); the gateway's line
-    // beside the tabs counts each request as it arrives, so it runs up to a second ahead.
+    // beside the tabs counts each request as it arrives, so it runs up to a second ahead. The
+    // counts add up: sent (+ too late to send, each a failure) = answered + without an answer +
+    // in flight (+ abandoned at a stop).
+    QString ended = tr("%1 answered, %2 without an answer")
+                        .arg(grouped(l.counts.answered), grouped(l.counts.failed));
+    if (l.counts.abandoned > 0) ended += tr(", %1 abandoned at the stop").arg(grouped(l.counts.abandoned));
+    ended += tr(", %1 in flight").arg(grouped(l.counts.in_flight()));
     statusLine_ =
-        tr("%1 %2 s%3 · clients by %4 s: %5 sent, %6 answered, %7 without an answer · lag p99 %8 · "
-           "client p99 %9")
+        tr("%1 %2 s%3 · clients by %4 s: %5: %6 · lag p99 %7 · client p99 %8")
             .arg(frame->running ? tr("Running,") : tr("Stopped at"))
             .arg(t, 0, 'f', 0)
             .arg(rateText())
             .arg(l.elapsed_s, 0, 'f', 0)
-            .arg(grouped(l.counts.sent), grouped(l.counts.answered), grouped(l.counts.failed))
+            .arg(l.counts.too_late > 0 ? tr("%1 sent + %2 too late to send")
+                                             .arg(grouped(l.counts.sent), grouped(l.counts.too_late))
+                                       : tr("%1 sent").arg(grouped(l.counts.sent)),
+                 ended)
             .arg(ms(l.lag_p99_ms), ms(l.corrected_p99_ms)) +
         tr(" (uncorrected %1)").arg(ms(l.uncorrected_p99_ms));
     showStatusLine();
@@ -668,6 +676,7 @@ void LiveView::drawCharts(const LiveFrame& frame) {
         g.params.spec("deadline_ms") ? std::optional(g.params.real("deadline_ms")) : std::nullopt;
     // x: seconds since the run's start, as the saved scenario's timeline counts them.
     const double offset = -frame.startedAt_s;
+    grid_->setCacheOff(g.params.spec("cache_tiers") && g.params.choice("cache_tiers") == "off");
     grid_->draw(s, offset, deadline);
     sayWhenWindowsDraw(g.params);
     client_->setAnnotations(gateway_charts::annotations(s, offset));
@@ -681,9 +690,7 @@ void LiveView::sayWhenWindowsDraw(const Params& params) {
     windowSaid_s_ = window_s;
     const QString text =
         window_s > 0 ? tr("each %1 s window is drawn as it closes").arg(QString::number(window_s)) : QString();
-    for (const char* id : {gateway_charts::kPercentiles, gateway_charts::kQueue, gateway_charts::kHedging,
-                           gateway_charts::kCache})
-        if (ChartView* view = chartView(id)) view->setEmptyText(text);
+    grid_->setEmptyNote(text);
 }
 
 void LiveView::drawClientChart() {
