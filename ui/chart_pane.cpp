@@ -7,6 +7,7 @@
 #include <QTabBar>
 #include <QVBoxLayout>
 
+#include "plots/chart_style.h"
 #include "plots/chart_view.h"
 
 namespace taillab::ui {
@@ -187,6 +188,8 @@ void ChartPane::showCurrent() {
     // The run's timeline belongs on every time chart (in their x units).
     view_->setAnnotations(c->kind == ChartKind::Time ? result_->annotations
                                                      : std::vector<Annotation>{});
+    // One colour for a series name in every chart of the lab, as the panes show two side by side.
+    view_->setColourPlan(chart_style::colourPlan(result_->charts));
     std::vector<Series> ghosts;
     if (baseline_)
         for (const Chart& b : baseline_->charts)

@@ -207,7 +207,8 @@ void fillDistributions(LabResult& r, const FanoutTally& t) {
         cf("backend (closed form)", [&](double p) { return model.backendQuantile(p); }));
     c.series.push_back(percentileSeries("request (simulated)", t.request));
     if (!t.config.sequential)
-        c.series.push_back(cf("request: max of N (closed form)",
+        // The maximum of N calls; named as the series it pairs with, so it takes its colour.
+        c.series.push_back(cf("request (closed form)",
                               [&](double p) { return model.requestQuantile(p, n, false); }));
     if (t.hedged) {
         c.series.push_back(percentileSeries("hedged request (simulated)", t.hedgedRequest));
@@ -290,14 +291,16 @@ void addSweepCharts(LabResult& r, const FanoutTally& t, const FanoutSweeps& s) {
         hedged.push_back(hedgedSlow(model, static_cast<int>(n)));
         ceiling.push_back(independentCeiling(model, static_cast<int>(n)));
     }
-    byN.series.push_back(points("simulated", SeriesRole::Simulated, nx, s.slowVsN));
-    byN.series.push_back(points("closed form", SeriesRole::ClosedForm, dense, closed));
+    // Named as the distribution chart beside it names the same requests, so that each keeps
+    // its colour from one chart to the other.
+    byN.series.push_back(points("request (simulated)", SeriesRole::Simulated, nx, s.slowVsN));
+    byN.series.push_back(points("request (closed form)", SeriesRole::ClosedForm, dense, closed));
     if (t.config.slowness.shared_fraction > 0)
         byN.series.push_back(
             points("1-(1-p_t)^N, independent ceiling", SeriesRole::ClosedForm, dense, ceiling));
     if (t.hedged) {
-        byN.series.push_back(points("hedged (simulated)", SeriesRole::Simulated, nx, s.hedgedVsN));
-        byN.series.push_back(points("hedged (closed form)", SeriesRole::ClosedForm, dense, hedged));
+        byN.series.push_back(points("hedged request (simulated)", SeriesRole::Simulated, nx, s.hedgedVsN));
+        byN.series.push_back(points("hedged request (closed form)", SeriesRole::ClosedForm, dense, hedged));
     }
     r.charts.push_back(std::move(byN));
 

@@ -267,7 +267,7 @@ TEST(FanoutLab, FormulaFiguresAndCeilingAreTakenAtTheThreshold) {
     ASSERT_NE(byN, nullptr);
     const Series *closed = nullptr, *ceiling = nullptr;
     for (const Series& s : byN->series) {
-        if (s.name == "closed form") closed = &s;
+        if (s.name == "request (closed form)") closed = &s;
         if (s.name.find("independent ceiling") != std::string::npos) ceiling = &s;
     }
     ASSERT_NE(closed, nullptr);
@@ -309,8 +309,8 @@ TEST(FanoutLab, EverySweepDotIsTheLabsOwnRunAtThatPoint) {
     const LabResult r = run(delayed, 100, 0.0, requests);
     const Chart* byN = r.chart("slow_vs_n");
     ASSERT_NE(byN, nullptr);
-    const Series& dots = seriesNamed(*byN, "simulated");
-    const Series& hedgedDots = seriesNamed(*byN, "hedged (simulated)");
+    const Series& dots = seriesNamed(*byN, "request (simulated)");
+    const Series& hedgedDots = seriesNamed(*byN, "hedged request (simulated)");
     ASSERT_EQ(dots.x.size(), hedgedDots.x.size());
     int compared = 0;
     for (std::size_t i = 0; i < dots.x.size(); ++i) {

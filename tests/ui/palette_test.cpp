@@ -110,6 +110,37 @@ TEST_P(PaletteTest, ChartsAndChecksTakeTheirColoursFromThePalette) {
 // The theme is kept with the settings and comes back with the window.
 // The media icons follow the palette: light on a dark theme, dark on a light one, and they change
 // with it.
+// Two charts of a lab side by side give a series of the same name the same colour: "hedged"
+// was red on the left and green on the right (fanout-hedge-independent), where green meant a
+// closed form on the left.
+TEST(PaletteTest, ASeriesNameHasOneColourInEveryChartOfALab) {
+    const auto series = [](std::string name, SeriesRole role = SeriesRole::Simulated) {
+        Series s;
+        s.name = std::move(name);
+        s.role = role;
+        return s;
+    };
+    Chart left, right;
+    left.series = {series("unhedged"), series("hedged"), series("request: max of N", SeriesRole::ClosedForm)};
+    right.series = {series("hedged"), series("request: max of N"), series("unhedged")};
+    const std::vector<QString> plan = chart_style::colourPlan({left, right});
+    ASSERT_EQ(plan.size(), 3u);
+    const auto l = chart_style::seriesColors(left, Qt::white, plan);
+    const auto r = chart_style::seriesColors(right, Qt::white, plan);
+    EXPECT_EQ(l[1], r[0]) << "hedged";
+    EXPECT_EQ(l[0], r[2]) << "unhedged";
+    EXPECT_EQ(l[2], r[1]) << "a closed form and the simulated series it names";
+    EXPECT_NE(l[0], l[1]);
+    EXPECT_NE(l[1], l[2]);
+    // Without the plan each chart counts from its own first series: the same name differs.
+    EXPECT_NE(chart_style::seriesColors(left)[1], chart_style::seriesColors(right)[0]);
+    // Two series of one role and one key in a chart still get two colours.
+    Chart twice;
+    twice.series = {series("hedged"), series("hedged simulated")};
+    const auto t = chart_style::seriesColors(twice, Qt::white, chart_style::colourPlan({twice}));
+    EXPECT_NE(t[0], t[1]);
+}
+
 TEST(ThemeTest, MediaIconsTakeTheButtonTextColour) {
     SystemThemeAfter restore;
     QPushButton button("Stop");

@@ -329,25 +329,51 @@ void fitLegend(QCustomPlot& plot, QSize size) {
     }
 }
 
-std::vector<QColor> seriesColors(const Chart& chart, const QColor& background) {
+std::vector<QString> colourPlan(const std::vector<Chart>& charts) {
+    std::vector<QString> plan;
+    for (const Chart& c : charts)
+        for (const Series& s : c.series) {
+            const QString key = pairingKey(s.name);
+            if (!key.isEmpty() && std::find(plan.begin(), plan.end(), key) == plan.end())
+                plan.push_back(key);
+        }
+    return plan;
+}
+
+std::vector<QColor> seriesColors(const Chart& chart, const QColor& background,
+                                 const std::vector<QString>& plan) {
     const bool dark = luminance(background) < 0.4;
     std::vector<QColor> colors(chart.series.size());
     std::vector<QString> keys(chart.series.size());
-    int next = 0;
+    // Palette places taken in this chart; with a plan, the free ones start after it.
+    std::vector<int> taken;
+    int next = static_cast<int>(plan.size());
+    const auto place = [&](int at) {
+        taken.push_back(at);
+        const QColor c = kPalette[at % kPaletteSize];
+        return dark ? readableOn(c, background, 3.0) : c;
+    };
     for (std::size_t i = 0; i < chart.series.size(); ++i) {
         keys[i] = pairingKey(chart.series[i].name);
         bool paired = false;
+        bool sameRoleBefore = false;
         for (std::size_t j = 0; j < i && !keys[i].isEmpty(); ++j) {
-            if (keys[j] == keys[i] && chart.series[j].role != chart.series[i].role) {
+            if (keys[j] != keys[i]) continue;
+            if (chart.series[j].role != chart.series[i].role) {
                 colors[i] = colors[j];
                 paired = true;
                 break;
             }
+            sameRoleBefore = true;
         }
-        if (!paired) {
-            const QColor c = kPalette[next++ % kPaletteSize];
-            colors[i] = dark ? readableOn(c, background, 3.0) : c;
+        if (paired) continue;
+        const auto planned = std::find(plan.begin(), plan.end(), keys[i]);
+        if (!keys[i].isEmpty() && planned != plan.end() && !sameRoleBefore) {
+            colors[i] = place(static_cast<int>(planned - plan.begin()));
+            continue;
         }
+        while (std::find(taken.begin(), taken.end(), next) != taken.end()) ++next;
+        colors[i] = place(next++);
     }
     return colors;
 }

@@ -53,7 +53,14 @@ QFont axisLabelFont(const QString& full, int room);
 // One colour per series: a closed-form or published series takes the colour of the simulated
 // series it names (e.g. "N=10" and "N=10 closed form"), otherwise the next palette colour.
 // On a dark background each colour is lightened until it reads (contrast 3:1 or better).
-std::vector<QColor> seriesColors(const Chart& chart, const QColor& background = Qt::white);
+// With a `plan` (the colour keys of every series of a lab's charts, in order: colourPlan), a
+// series takes its key's place in the plan, so that charts shown side by side give a series of
+// the same name the same colour; a series whose key is not in the plan, or is already taken in
+// this chart by another of the same role, takes the next colour after the plan's.
+std::vector<QColor> seriesColors(const Chart& chart, const QColor& background = Qt::white,
+                                 const std::vector<QString>& plan = {});
+// The colour keys of `charts`' series, each once, in the order they first appear.
+std::vector<QString> colourPlan(const std::vector<Chart>& charts);
 // `ink` outlines published points (the palette's text colour).
 void styleGraph(QCPGraph& graph, const Series& series, const QColor& color,
                 const QColor& ink = QColor(30, 30, 30));

@@ -175,8 +175,15 @@ bool ChartView::sameGraphs(const Chart& chart) const {
            static_cast<int>(chart.series.size() + ghostNames_.size() + legendOnly);
 }
 
+void ChartView::setColourPlan(std::vector<QString> plan) {
+    if (plan == colourPlan_) return;
+    colourPlan_ = std::move(plan);
+    coloursStale_ = true;
+}
+
 void ChartView::setChart(const Chart& chart) {
-    const bool sameSeries = sameGraphs(chart);
+    const bool sameSeries = sameGraphs(chart) && !coloursStale_;
+    coloursStale_ = false;
     const bool newChart = chart.id != chart_.id;
     chart_ = chart;
     chart_style::setTitle(*plot_, QString::fromStdString(chart.title));
@@ -442,7 +449,7 @@ std::vector<PlottedSeries> ChartView::baselineSeries() const {
 void ChartView::rebuildGraphs() {
     plot_->clearGraphs();
     const chart_style::PlotColors look = chart_style::plotColors(palette());
-    const auto colors = chart_style::seriesColors(chart_, look.background);
+    const auto colors = chart_style::seriesColors(chart_, look.background, colourPlan_);
     for (std::size_t i = 0; i < chart_.series.size(); ++i) {
         QCPGraph* g = plot_->addGraph();
         chart_style::styleGraph(*g, chart_.series[i], colors[i], look.text);

@@ -48,6 +48,9 @@ class ChartView : public QWidget {
     virtual ChartKind kind() const = 0;
     // Shows `chart`: same series set -> new data only; otherwise the graphs are rebuilt. The view
     // is rescaled to the data unless the user has zoomed or panned since the last reset.
+    // The colour plan of the charts shown beside this one (chart_style::colourPlan), so that a
+    // series of the same name has the same colour in each (from the next setChart).
+    void setColourPlan(std::vector<QString> plan);
     void setChart(const Chart& chart);
     const Chart& chart() const { return chart_; }
     // Rescales to the data and forgets the user's zoom.
@@ -220,6 +223,8 @@ class ChartView : public QWidget {
     void keepNonNegative();
     void placeCrosshair();
     QString emptyText_;
+    std::vector<QString> colourPlan_;
+    bool coloursStale_ = false;
     QString ghostLegend_, ghostSuffix_;
     void placeEmptyText();
     struct Readout;
