@@ -851,7 +851,9 @@ void MainWindow::reportProblem(const QString& title, const QString& detail) {
     if (stale_) {
         const QString shown = QString::fromStdString(latest_->scenario);
         text += (text.isEmpty() ? "" : "\n") +
-                tr("The charts and checks below are stale: they are still those of %1.").arg(shown);
+                tr("The charts and checks below are stale: they are still those of the last run "
+                   "that worked (scenario “%1”).")
+                    .arg(shown);
     }
     problemGeneration_ = controller_->generation();
     banner_->showMessage(MessageBanner::Kind::Error, title, text);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <QHeaderView>
+#include <QLocale>
 #include <QTableWidget>
 #include <cmath>
 
@@ -20,7 +21,8 @@ QString number(double v) {
     if (v == std::floor(v) && std::abs(v) < 1e15)
         return QString::fromStdString(groupedCount(static_cast<std::int64_t>(v)));
     if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-3)) return QString::number(v, 'g', 4);
-    QString s = QString::number(v, 'f', std::abs(v) >= 100 ? 1 : 4);
+    // Grouped as counts are, so "14,782" and its bound "≤ 15,784.7" read alike.
+    QString s = QLocale(QLocale::English).toString(v, 'f', std::abs(v) >= 100 ? 1 : 4);
     if (s.contains('.')) {
         while (s.endsWith('0')) s.chop(1);
         if (s.endsWith('.')) s.chop(1);

@@ -93,18 +93,18 @@ double knobValueFromJson(const KnobSpec& spec, const nlohmann::json& value) {
         }
         case KnobKind::Integer:
         case KnobKind::Real: {
+            // One wording for a number out of place or out of range: "expected a number in
+            // [1, 1000] backends, found ...".
+            const std::string range = "a number in [" + formatNumber(spec.min) + ", " +
+                                      formatNumber(spec.max) + "]" +
+                                      (spec.unit.empty() ? "" : " " + spec.unit);
             if (!value.is_number())
-                throw std::invalid_argument("expected a number (" + spec.unit + ") in [" +
-                                            formatNumber(spec.min) + ", " + formatNumber(spec.max) +
-                                            "], found " + describeJson(value));
+                throw std::invalid_argument("expected " + range + ", found " + describeJson(value));
             const double v = value.get<double>();
             if (spec.kind == KnobKind::Integer && std::floor(v) != v)
                 throw std::invalid_argument("expected a whole number, found " + formatNumber(v));
             if (!(v >= spec.min && v <= spec.max))
-                throw std::invalid_argument(
-                    "expected a number in [" + formatNumber(spec.min) + ", " +
-                    formatNumber(spec.max) + "]" + (spec.unit.empty() ? "" : " " + spec.unit) +
-                    ", found " + formatNumber(v));
+                throw std::invalid_argument("expected " + range + ", found " + formatNumber(v));
             return v;
         }
     }

@@ -49,6 +49,22 @@ void expectNamesWhole(QTableWidget& table) {
     EXPECT_GT(names, 3);
 }
 
+// A bound reads as its value does: grouped ("≤ 15,784.7" beside "14,782"), not "≤ 15784.7".
+TEST(ChecksTable, ABoundIsGroupedAsTheValueIs) {
+    LabResult r;
+    r.lab = "gateway";
+    r.checks.push_back(makeClaim("hedges within the budget", 14782, Bound::AtMost, 15784.7, true, "budget"));
+    ResultsPanel panel;
+    panel.setResult(&r);
+    QTableWidget* table = panel.checksTable();
+    QStringList cells;
+    for (int row = 0; row < table->rowCount(); ++row)
+        for (int c = 0; c < table->columnCount(); ++c)
+            if (table->item(row, c)) cells << table->item(row, c)->text();
+    EXPECT_TRUE(cells.contains("14,782")) << cells.join(" | ").toStdString();
+    EXPECT_TRUE(cells.contains(QString::fromUtf8("\u2264 15,784.7"))) << cells.join(" | ").toStdString();
+}
+
 class ChecksTableTest : public ::testing::TestWithParam<QSize> {};
 
 TEST_P(ChecksTableTest, CheckNamesStayWholeWithAPinnedRunsDeltaColumn) {
