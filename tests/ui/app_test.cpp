@@ -114,6 +114,13 @@ TEST(AppTest, BadArgumentsAreRefused) {
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_TRUE(r.errors.contains("--theme expects system, light or dark, not 'sepia'"))
         << r.errors.toStdString();
+    // A lab's scenario given as a gateway one (the region router's incidents sit beside the
+    // gateway's): refused, saying where it opens.
+    r = runApp({"--live", "incidents/fra-incident", "--screenshot", dir.filePath("x.png")});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_TRUE(r.errors.contains("a scenario for the 'region_router' lab, not for the gateway; it opens on "
+                                  "the Labs tab"))
+        << r.errors.toStdString();
 }
 
 // A --size no export could hold is refused before a window opens (it used to ask the display

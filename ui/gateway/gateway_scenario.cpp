@@ -53,7 +53,8 @@ bool isGatewayScenarioFile(const std::string& path) {
 GatewayRunSpec gatewayRunFromScenario(const Scenario& scenario) {
     if (scenario.lab != "gateway")
         throw std::invalid_argument(scenario.file + ": a scenario for the '" + scenario.lab +
-                                    "' lab, not for the gateway");
+                                    "' lab, not for the gateway; it opens on the Labs tab (taillab " +
+                                    scenario.file + ", or File > Open)");
     GatewayRunSpec spec;
     spec.name = scenario.name;
     spec.title = scenario.title.empty() ? scenario.name : scenario.title;

@@ -255,7 +255,7 @@ Chart queueDepth(const GatewaySnapshot& s, double offset_s) {
                         normal.beforeFirstFault
                             ? "Queue depth vs normal (median before the first fault)"
                             : "Queue depth vs normal (median of the run so far)",
-                        "Depth (log)", true);
+                        "Mean requests in flight (log)", true);
     for (int r = 0; r < kRegions; ++r)
         c.series.push_back(windowSeries(region(r), s, offset_s, [r](const WindowPoint& w) {
             return positive(w.regions[static_cast<std::size_t>(r)].queue_mean);
