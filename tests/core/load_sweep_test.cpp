@@ -34,10 +34,12 @@ TEST(LoadSweep, EveryLoadAHundredthApartHasItsOwnKey) {
 }
 
 // Check names read in words: they showed the key ("load 0_1", "load 0_75"); they show the load.
-TEST(LoadSweep, CheckNamesShowTheLoadWithItsDecimalPoint) {
-    EXPECT_EQ(loadLabel(0.1), "0.1");
-    EXPECT_EQ(loadLabel(0.75), "0.75");
-    EXPECT_EQ(loadLabel(0.07), "0.07");
+// In percent, as the load knob and the figures table show a load.
+TEST(LoadSweep, CheckNamesShowTheLoadInPercent) {
+    EXPECT_EQ(loadLabel(0.1), "10 %");
+    EXPECT_EQ(loadLabel(0.75), "75 %");
+    EXPECT_EQ(loadLabel(0.07), "7 %");
+    EXPECT_EQ(loadLabel(0.99), "99 %");
     const Lab* lab = findLab("power_of_d");
     ASSERT_NE(lab, nullptr);
     Params params = lab->defaultParams();
