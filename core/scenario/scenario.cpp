@@ -127,6 +127,11 @@ void setAtPath(nlohmann::json& doc, const std::string& dotted, const nlohmann::j
         }
         walked += (walked.empty() ? "" : ".") + part;
     }
+    // An object merges member by member: an empty one into an object would set nothing, and
+    // pass for a reset it is not.
+    if (value.is_object() && value.empty() && node->is_object())
+        throw std::invalid_argument("'" + dotted + "' is an object, which an override merges member by member: "
+                                    "{} sets nothing (set each value by its own path)");
     if (node->is_null()) *node = value;
     else mergeInto(*node, value);
 }

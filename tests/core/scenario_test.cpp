@@ -137,6 +137,11 @@ TEST(Scenario, OverridesApplyAndAreValidatedLikeTheFile) {
     EXPECT_EQ(typo.path(), "/params/requestz");
     const auto malformed = parseError(kGood, {"params.requests"});
     EXPECT_NE(malformed.detail().find("dotted.path=value"), std::string::npos);
+    // An empty object merges nothing into an object: refused, not passed over as a reset.
+    const auto empty = parseError(kGood, {"params={}"});
+    EXPECT_NE(empty.detail().find("{} sets nothing"), std::string::npos) << empty.what();
+    // Where nothing was, an empty object is a value like any other (and judged as one).
+    EXPECT_EQ(parseError(kGood, {"notes={}"}).path(), "/notes");
 }
 
 TEST(Scenario, ExpectationsAreValidated) {
