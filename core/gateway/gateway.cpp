@@ -393,9 +393,11 @@ void Gateway::lookup(Time now, std::uint32_t r, Time t, std::string_view normali
         if (const std::optional<std::uint32_t> f = flights_.join(q.region, fk, r)) {
             q.flight = *f;
             ++metrics_.totals.coalesced;
-            metrics_.pass(Stage::Cache, q.probe);
-            // Detaches near its deadline; one that joins past that point waits for the leader
-            // up to its own cutoff, as a detached waiter with no time to call does.
+            // A waiter stays in the cache stage until it leaves the flight (completeFlight, the
+            // Detach timer): passed on then, to merge or to the router, or ended here when its
+            // deadline passes first. It detaches near its deadline; one that joins past that
+            // point waits for the leader up to its own cutoff, as a detached waiter with no time
+            // to call does.
             const Time detachAt = deadline_.detachAt(q.deadline);
             if (detachAt > t)
                 arm(r, TimerKind::Detach, detachAt);
@@ -458,7 +460,7 @@ void Gateway::serve(Time now, std::uint32_t r, Time t, const RankedResults* resu
 
 void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
     Req& q = reqs_[r];
-    metrics_.enter(Stage::Router, q.probe);
+    metrics_.enter(Stage::Router, q.probe, q.background);
     t = stage(Stage::Router, t, q);
     Router::Draws draws{q.draws, 0};
     const std::optional<int> primary =
@@ -469,8 +471,8 @@ void Gateway::startEngines(Time now, std::uint32_t r, Time t) {
         return finish(now, r, Outcome::NoEngine, t, nullptr, kRetryAfter503,
                       "every engine's breaker is open");
     }
-    metrics_.pass(Stage::Router, q.probe);
-    metrics_.enter(Stage::Engines, q.probe);
+    metrics_.pass(Stage::Router, q.probe, q.background);
+    metrics_.enter(Stage::Engines, q.probe, q.background);
     if (!deadline_.worthCalling(q.deadline, t)) {
         return finish(now, r, Outcome::DeadlineMissed, t, nullptr, kRetryAfter503,
                       "too little time left to call an engine");
@@ -644,6 +646,7 @@ void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
             }
             flights_.leave(q.flight, r);
             q.flight = kNone;
+            metrics_.pass(Stage::Cache, q.probe);
             return startEngines(now, r, now);
     }
 }
@@ -709,7 +712,7 @@ void Gateway::onAnswer(Time now, CallId id, const UpstreamAnswer& answer) {
     if (valid) {
         cancelOutstanding(now, r);
         metrics_.charge(Stage::Engines, now - q.engineStart);
-        metrics_.pass(Stage::Engines, q.probe);
+        metrics_.pass(Stage::Engines, q.probe, q.background);
         const std::shared_ptr<const RankedResults>& merged = mergeAnswer(*answer.page);
         cache_.write(now, q.region, q.instance, q.cacheKey, q.cls, merged);
         if (q.background) return retire(r);
@@ -755,6 +758,7 @@ void Gateway::completeFlight(Time now, std::uint32_t r,
         x.flight = kNone;
         disarm(w, TimerKind::Detach);
         if (x.done) continue;
+        metrics_.pass(Stage::Cache, x.probe);  // to merge with the answer, or to the router alone
         if (answer) {
             Time at = now;
             if (x.instance != leaderInstance && flights_.regionWide()) {

@@ -24,16 +24,19 @@ public:
     // Totals since the start: the stages count into these directly.
     GatewaySnapshot totals;
 
-    // `probe`: a synthetic probe, counted among the stage's requests and apart as well.
-    void enter(Stage s, bool probe) {
+    // `probe`: a synthetic probe; `refresh`: a stale-while-revalidate refresh (one a probe
+    // started is a refresh, not a probe). Counted among the stage's requests and apart as well.
+    void enter(Stage s, bool probe, bool refresh = false) {
         StageStats& st = stage(s);
         ++st.entered;
-        st.probes_entered += probe;  // not a branch: a probe is one request in thousands
+        st.probes_entered += probe && !refresh;
+        st.refreshes_entered += refresh;
     }
-    void pass(Stage s, bool probe) {
+    void pass(Stage s, bool probe, bool refresh = false) {
         StageStats& st = stage(s);
         ++st.passed;
-        st.probes_passed += probe;
+        st.probes_passed += probe && !refresh;
+        st.refreshes_passed += refresh;
     }
     void charge(Stage s, Duration d) {
         StageStats& st = stage(s);

@@ -59,12 +59,27 @@ struct HourPoint {
 // Per-stage totals since the start: how many requests entered the stage, how many it passed
 // on, and the simulated time spent in it (the engines stage: from the first call to the winning
 // answer). The synthetic health probes (GatewaySnapshot::probes) go through the stages like any
-// request and are in these counts; probes_entered and probes_passed say how many of them.
+// request and are in these counts; probes_entered and probes_passed say how many of them. So are
+// the stale-while-revalidate refreshes, the gateway's own requests (refresh_calls): from a stale
+// hit through the router and the engines into the cache, never to merge, and never answered,
+// rejected or failed; refreshes_entered and refreshes_passed say how many of them (a refresh a
+// probe's stale hit started among them, not among the probes).
+//
+// The customers' requests (entered - probes_entered - refreshes_entered, and the same of passed)
+// and the probes each flow through the path on their own, and their counts reconcile: what a stage
+// passed on entered the next one; the cache passes a miss (or a coalesced waiter that goes on
+// alone) to the router and a hit (or a waiter given its flight's answer) to merge, so merge's
+// entered is the engines' passed plus the cache's passed less the router's entered. A request
+// that entered a stage and was not passed on ended there (rejected or failed) or is still in it:
+// a coalesced waiter stays in the cache until its flight lands, it goes on alone or its deadline
+// passes. Edge's entered is `accepted`, merge's passed is `answered`.
 struct StageStats {
     std::uint64_t entered = 0;
     std::uint64_t passed = 0;
-    std::uint64_t probes_entered = 0;  // of `entered`
-    std::uint64_t probes_passed = 0;   // of `passed`
+    std::uint64_t probes_entered = 0;     // of `entered`
+    std::uint64_t probes_passed = 0;      // of `passed`
+    std::uint64_t refreshes_entered = 0;  // of `entered`
+    std::uint64_t refreshes_passed = 0;   // of `passed`
     double time_ms_total = 0;
     double time_ms_max = 0;
     double budget_ms = 0;  // the stage's slice of the deadline (seed 000's budget table)
