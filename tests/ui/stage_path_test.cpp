@@ -52,6 +52,30 @@ TEST(StagePath, EveryCardNamesTheProbesApartFromTheCustomersRequests) {
     EXPECT_LT(path.sizeHint().height(), withProbes);
 }
 
+// The stale-while-revalidate refreshes go through the router and the engines but never reach
+// merge and are never answered or failed: the cards count them apart, as they do the probes, so
+// that what leaves the engines and the cache is what enters merge.
+TEST(StagePath, TheRefreshesAreNotInTheCustomersCounts) {
+    auto s = std::make_shared<gateway::GatewaySnapshot>();
+    auto& router = s->stages[static_cast<std::size_t>(gateway::Stage::Router)];
+    router.entered = router.passed = 152'250;  // v4 at 36 h
+    router.probes_entered = router.probes_passed = 31;
+    router.refreshes_entered = router.refreshes_passed = 3'295;
+    auto& engines = s->stages[static_cast<std::size_t>(gateway::Stage::Engines)];
+    engines.entered = 152'250;
+    engines.passed = 149'523;
+    engines.probes_entered = 31;
+    engines.probes_passed = 30;
+    engines.refreshes_entered = 3'295;
+    engines.refreshes_passed = 3'158;
+    StagePathWidget path;
+    path.resize(2400, path.sizeHint().height());
+    path.setSnapshot(s);
+    EXPECT_EQ(path.stageLines(static_cast<int>(gateway::Stage::Router))[1], "in 148,924 → out 148,924");
+    EXPECT_EQ(path.stageLines(static_cast<int>(gateway::Stage::Engines))[1], "in 148,924 → out 146,335");
+    EXPECT_EQ(path.stageLines(static_cast<int>(gateway::Stage::Engines))[4], "probes in 31 → out 30");
+}
+
 // Counts read alike on every card: in full where they fit, else in thousands everywhere, never
 // "534,075" on one line beside "34.6k" on the next (a week's counts at 1280x720).
 TEST(StagePath, CountsAreInOneFormOnEveryCard) {

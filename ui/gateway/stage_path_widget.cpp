@@ -83,10 +83,16 @@ QRectF StagePathWidget::boxRect(int stage) const {
 
 namespace {
 
-// The customers' requests of a stage: its counts without the synthetic probes (the edge's "in"
-// is then the conservation line's "accepted").
-std::uint64_t customersIn(const gateway::StageStats& s) { return s.entered - std::min(s.probes_entered, s.entered); }
-std::uint64_t customersOut(const gateway::StageStats& s) { return s.passed - std::min(s.probes_passed, s.passed); }
+// The customers' requests of a stage: its counts without the synthetic probes and the
+// stale-while-revalidate refreshes (the edge's "in" is then the conservation line's "accepted",
+// and each card's "out" is what enters the next: merge's "in" is the engines' "out" plus the
+// cache's "out" less the router's "in").
+std::uint64_t customersIn(const gateway::StageStats& s) {
+    return s.entered - std::min(s.probes_entered + s.refreshes_entered, s.entered);
+}
+std::uint64_t customersOut(const gateway::StageStats& s) {
+    return s.passed - std::min(s.probes_passed + s.refreshes_passed, s.passed);
+}
 
 }  // namespace
 
@@ -269,8 +275,14 @@ bool StagePathWidget::event(QEvent* event) {
         QString tip = lines.join("\n");
         if (snapshot_) {
             const auto& s = snapshot_->stages[static_cast<std::size_t>(i)];
-            tip += tr("\ntotal time %1 ms over %2 requests and probes").arg(s.time_ms_total, 0, 'f', 0)
+            tip += tr("\ntotal time %1 ms over %2 requests, probes and refreshes").arg(s.time_ms_total, 0, 'f', 0)
                        .arg(count(s.entered));
+            if (s.refreshes_entered > 0)
+                tip += tr("\nrefreshes in %1 → out %2: stale-while-revalidate refreshes, the "
+                          "gateway's own calls for a stale cache entry (to the engines and into the "
+                          "cache, never to merge); in the mean and max times and the total, not in "
+                          "the in and out counts above")
+                           .arg(count(s.refreshes_entered), count(s.refreshes_passed));
             if (i == static_cast<int>(gateway::Stage::Edge))
                 tip += tr("\nin: the accepted requests, the count above the charts");
             if (probesShown_)

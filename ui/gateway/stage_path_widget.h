@@ -26,7 +26,8 @@ class StagePathWidget : public QWidget {
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     // The text of one stage's box (tests and tooltips): its name, the customers' requests in and
-    // out ("in 5,829 → out 5,823", probes left out), mean and max time, the budget, and the
+    // out ("in 5,829 → out 5,823", probes and stale-while-revalidate refreshes left out: the
+    // StageStats flow), mean and max time, the budget, and the
     // probes ("probes in 96 → out 96", "no probes"; "" when the probes line is not shown).
     QStringList stageLines(int stage) const;
     // The same lines, shorter, for a card too narrow for them: "5,829 → 5,823",
