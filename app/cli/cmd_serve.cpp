@@ -2,7 +2,8 @@
 // engines given by URL, until SIGINT/SIGTERM or --duration. --keys lists the scenario's API keys;
 // --admin serves POST /admin/knobs and GET /admin/state. The scenario's timeline runs from
 // --start-at on its clock (0: the first day's 00:00), as fleet's does: knob changes apply at their
-// times (those before it at once), faults are marked (the fleet applies them).
+// times (those before it at once), faults are marked (the fleet applies them). A stop is graceful:
+// the searches in flight are answered (503 once --drain, default 5 s, is up) and counted.
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -23,6 +24,7 @@ int cmdServe(const std::vector<std::string>& args) {
     std::vector<std::string> overrides, upstreamArgs;
     live::HostPort listen{"127.0.0.1", 8080};
     std::optional<Duration> duration;
+    Duration drain = live::GatewayServer::kDefaultDrain;
     Duration startAt{};
     bool listKeys = false, admin = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -39,6 +41,8 @@ int cmdServe(const std::vector<std::string>& args) {
             startAt = parseStartAtOption(optionValue(args, i));
         } else if (args[i] == "--duration") {
             duration = parseDurationOption("--duration", optionValue(args, i));
+        } else if (args[i] == "--drain") {
+            drain = parseDurationOption("--drain", optionValue(args, i));
         } else if (args[i] == "--keys") {
             listKeys = true;
         } else if (args[i] == "--admin") {
@@ -89,13 +93,14 @@ int cmdServe(const std::vector<std::string>& args) {
     std::cout << "gateway http://" << live::toString(server->bound()) << "/search/lite\n" << std::flush;
 
     waitForStop(signals, duration);
-    server->stop();
+    server->stop(drain);
     const gateway::GatewaySnapshot s = server->snapshot();
     const live::GatewayServerStats st = server->stats();
     server.reset();
     loop.stop();
     std::cerr << "serve: stopped after " << s.accepted << " searches (" << s.answered << " answered, "
-              << s.rejected << " rejected, " << s.failed << " failed), " << st.upstream_calls << " upstream calls ("
+              << s.rejected << " rejected, " << s.failed << " failed, " << s.in_flight << " in flight), "
+              << st.upstream_calls << " upstream calls ("
               << st.upstream_failures << " failed)";
     if (!s.latency_us.empty())
         std::cerr << std::fixed << std::setprecision(2) << "; latency from accept p50 "

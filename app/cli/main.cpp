@@ -68,7 +68,8 @@ usage:
                                          /admin endpoints take no authentication: an address
                                          other than loopback (0.0.0.0) is allowed, with a warning
   taillab-cli serve SCENARIO [--listen HOST:PORT] --upstream NAME=URL ... [--seed N]
-                    [--set dotted.path=value ...] [--duration D] [--start-at T] [--keys] [--admin]
+                    [--set dotted.path=value ...] [--duration D] [--start-at T] [--drain D]
+                    [--keys] [--admin]
                                          the scenario's gateway over HTTP on 127.0.0.1:8080 (live
                                          mode): POST /search/lite and /search/fast, GET /metrics
                                          and /healthz; one --upstream per engine (the URLs fleet
@@ -77,7 +78,9 @@ usage:
                                          authentication: a warning when --listen is not
                                          loopback); the scenario's timeline applies its knob
                                          changes from T on its clock, as fleet's --start-at
-                                         (give both the same T)
+                                         (give both the same T); on Ctrl-C, SIGTERM or after
+                                         --duration it stops taking requests and answers those
+                                         in flight, with a 503 once --drain (default 5s) is up
   taillab-cli live SCENARIO --duration D [--rate R] [--connections N] [--start-at T] [--seed N]
                    [--set dotted.path=value ...] [--out FILE] [--quiet]
                                          fleet, gateway and open-loop load in one process over

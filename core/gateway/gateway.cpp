@@ -651,6 +651,32 @@ void Gateway::onTimer(Time now, std::uint32_t r, TimerKind kind) {
     }
 }
 
+void Gateway::endInFlight(Time now, std::string_view message) {
+    Busy busy(busy_);
+    endingAll_ = true;
+    // Ending one request can start another (a slot freed admits a batch request from its queue; a
+    // leader ending without an answer sends its waiters on alone): the requests waiting in a
+    // queue go first, then the waiters of a flight, then the rest, and again until none is left.
+    const auto endWhere = [&](auto&& which) {
+        for (std::uint32_t r = 0; r < reqs_.size(); ++r) {
+            Req& q = reqs_[r];
+            if (!q.live || q.done || !which(q)) continue;
+            cancelOutstanding(now, r);
+            if (q.background) {
+                retire(r);
+                continue;
+            }
+            finish(now, r, Outcome::DeadlineMissed, now, nullptr, kRetryAfter503, message);
+        }
+    };
+    for (int pass = 0; live_ > 0 && pass < 4; ++pass) {
+        endWhere([](const Req& q) { return q.queued; });
+        endWhere([](const Req& q) { return q.flight != kNone && !q.leader; });
+        endWhere([](const Req&) { return true; });
+    }
+    endingAll_ = false;
+}
+
 void Gateway::cancelOutstanding(Time now, std::uint32_t r) {
     Req& q = reqs_[r];
     for (int i = 0; i < q.ncalls; ++i) {
@@ -838,7 +864,7 @@ void Gateway::finish(Time now, std::uint32_t r, Outcome o, Time at, const Ranked
     }
     const Duration latency = at - q.accepted;
     const bool disguised =
-        o == Outcome::DeadlineMissed && cfg_.timeout_reply == TimeoutReply::EmptyOk;
+        o == Outcome::DeadlineMissed && cfg_.timeout_reply == TimeoutReply::EmptyOk && !endingAll_;
     Response out;
     out.request = RequestId{r, q.generation};
     out.trace = q.trace;

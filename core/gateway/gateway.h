@@ -64,6 +64,12 @@ public:
     RequestId onRequest(Time now, const Request& request);
     void onAnswer(Time now, CallId call, const UpstreamAnswer& answer);
     void onTimeout(Time now);
+    // Ends every request still in flight at `now`, for a driver that stops serving before their
+    // deadlines (live mode's stop, once its drain time is up): each is answered 503 with
+    // Retry-After and `message`, counted as failed (deadline_missed: its deadline was cut short),
+    // never disguised as an empty 200; background refreshes are dropped. Afterwards nothing is in
+    // flight and no call is out.
+    void endInFlight(Time now, std::string_view message);
     // When onTimeout next has work; nullopt when no timer is armed.
     std::optional<Time> pollTimeout();
     // The same as a plain Time, `none` when no timer is armed: for a driver that asks after
@@ -131,6 +137,7 @@ private:
     std::uint64_t seed_;
     Port& port_;
     bool busy_ = false;
+    bool endingAll_ = false;  // inside endInFlight
     Deadline deadline_;
     ApiKeys keys_;
     RateLimits rateLimits_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -269,6 +270,7 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
     std::vector<TimelineEvent> faultMarks;
     std::vector<Loop::TimerId> timelineTimers;
     bool adminEnabled = false;
+    bool stopping = false;       // stop() has begun
     bool windowsClosed = false;  // stop() closed the last window
     LiveDriver driver;
     HttpServer server;
@@ -309,17 +311,46 @@ void GatewayServer::start() {
     loop_.invoke([&] { impl_->rearm(); });
 }
 
-void GatewayServer::stop() {
+void GatewayServer::stop(Duration drain) {
+    bool first = false;
+    loop_.invoke([&] {
+        first = !impl_->stopping;
+        impl_->stopping = true;
+        // No knob change while it stops: what is in flight ends under the knobs it began with.
+        for (const Loop::TimerId id : impl_->timelineTimers) loop_.cancel(id);
+        impl_->timelineTimers.clear();
+    });
+    if (first && loop_.running() && !loop_.onLoopThread()) drainRequests(drain);
     impl_->server.stop();
     loop_.invoke([&] {
         impl_->wake.clear();
-        for (const Loop::TimerId id : impl_->timelineTimers) loop_.cancel(id);
-        impl_->timelineTimers.clear();
         if (impl_->started != Time{} && !impl_->windowsClosed) {
             impl_->windowsClosed = true;
             impl_->driver.closeLastWindow();  // the run's last window, however short
         }
     });
+}
+
+void GatewayServer::drainRequests(Duration drain) {
+    impl_->server.drain();
+    // The searches in flight end on the loop (answers, the gateway's deadlines); this thread
+    // looks in now and then until none is left and every connection has closed after its answer.
+    const auto settled = [&] {
+        bool done = false;
+        loop_.invoke([&] { done = impl_->responders.empty() && impl_->server.connections() == 0; });
+        return done;
+    };
+    const auto waitUntil = [&](Time until) {
+        while (!settled() && loop_.now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    };
+    waitUntil(loop_.now() + drain);
+    loop_.invoke([&] {
+        if (impl_->driver.inFlight() == 0) return;
+        impl_->driver.endInFlight("the gateway stopped before an answer came (its drain time was up)");
+        impl_->rearm();
+    });
+    // Those answers, and any still being written, get a moment to leave before stop() closes.
+    waitUntil(loop_.now() + kDrainFlush);
 }
 
 gateway::GatewaySnapshot GatewayServer::snapshot() {

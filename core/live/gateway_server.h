@@ -8,6 +8,7 @@
 // snapshot's timeline over their spans, as the simulation marks them (the fleet applies them).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -37,11 +38,21 @@ public:
     GatewayServer(const GatewayServer&) = delete;
     GatewayServer& operator=(const GatewayServer&) = delete;
 
+    // The longest stop() waits for the searches in flight, unless told otherwise.
+    static constexpr Duration kDefaultDrain = std::chrono::seconds(5);
+
     HostPort bound() const;
     void start();
-    // Stops serving; the snapshot's last chart window closes now (shorter than the others) when
-    // anything ended in it.
-    void stop();
+    // Stops serving, gracefully. At once, no new connection or request is taken (one that comes
+    // on an open connection is answered 503 with Retry-After) and the timeline stops; the
+    // searches in flight go on and are answered as they end, within their deadline, for at most
+    // `drain`. Those still in flight then are answered 503 with Retry-After, counted as failed.
+    // So every search the gateway accepted gets a status and is counted (accepted = answered +
+    // rejected + failed, none in flight), and the stop is bounded whatever the upstreams do. Then
+    // every connection closes, and the snapshot's last chart window closes now (shorter than the
+    // others) when anything ended in it. Idempotent; not from the loop's thread. With the loop
+    // not running (nothing could end), it does not wait.
+    void stop(Duration drain = kDefaultDrain);
 
     // Serves the admin requests (PROTOCOL.md, "Gateway admin") from start(): POST /admin/knobs
     // changes knobs as applyParams does, GET /admin/state shows them. Off unless asked for, since
@@ -72,6 +83,10 @@ public:
     struct Impl;
 
 private:
+    // How long the answers that end a drain get to be written before the connections close.
+    static constexpr Duration kDrainFlush = std::chrono::milliseconds(200);
+    void drainRequests(Duration drain);
+
     Loop& loop_;
     std::unique_ptr<Impl> impl_;
 };

@@ -136,6 +136,7 @@ struct HttpServer::Impl final : std::enable_shared_from_this<HttpServer::Impl>, 
     std::optional<Loop::Timer> retry;  // accept again after running out of descriptors
     HostPort bound;
     bool stopped = false;
+    bool draining = false;  // drain(): no new connection, no new request
     std::unordered_map<Session*, std::shared_ptr<Session>> sessions;
     // The connections with no request in progress (new ones and idle keep-alive ones), the one
     // idle longest first: at max_connections the first is closed to make room for a new one.
@@ -198,6 +199,22 @@ public:
         if (!waiting(slot)) return;
         slot->gone = nullptr;  // the handler ends it: nothing to tell it
         closeNow(reset);
+    }
+
+    // drain(): a connection with no request in progress closes (after reading what it already
+    // holds: a request that came is answered 503); one with a request closes after its answer.
+    void drain() {
+        if (closed_) return;
+        const auto self = shared_from_this();
+        switch (state_) {
+            case State::Idle:
+                if (!buffer_.empty() || readable_) readRequest();
+                if (!closed_ && state_ == State::Idle) closeNow(false);
+                return;
+            case State::Reading: return;  // answered 503 once read (or at the read timeout)
+            case State::Pending: keepAlive_ = false; return;
+            case State::Writing: sendKeepAlive_ = false; return;
+        }
     }
 
     bool waiting(const std::shared_ptr<Responder::Slot>& slot) const {
@@ -352,6 +369,15 @@ private:
         firstRequest_ = false;
         head_ = in.method == "HEAD";
         parser_.reset();
+        if (server_.draining) {
+            // The server is stopping: a request that comes now is refused, and its client told
+            // when to try again (at a server that may be back by then).
+            server_.handler.refused(503);
+            HttpReply r = jsonError(server_.loop, in.accepted, 503, "shutting_down",
+                                    "the server is stopping: send the request again shortly");
+            r.headers.emplace_back("Retry-After", "1");
+            return send(std::move(r), false);
+        }
         setState(State::Pending);
         pending_ = std::make_shared<Responder::Slot>();
         pending_->session = weak_from_this();
@@ -410,7 +436,7 @@ private:
 
     // The answer is out: the next request, or the end of the connection.
     void afterAnswer() {
-        if (!sendKeepAlive_) {
+        if (!sendKeepAlive_ || server_.draining) {
             ::shutdown(fd_, SHUT_WR);
             return closeNow(false);
         }
@@ -457,7 +483,7 @@ private:
 }  // namespace
 
 void HttpServer::Impl::acceptAll() {
-    while (!stopped) {
+    while (!stopped && !draining) {
         const int client = ::accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (client < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -578,9 +604,37 @@ HostPort HttpServer::bound() const { return impl_->bound; }
 
 void HttpServer::start() {
     loop_.invoke([&] {
-        if (impl_->stopped || impl_->watch) return;
+        if (impl_->stopped || impl_->draining || impl_->watch) return;
         impl_->watch = Loop::Watch(impl_->loop, impl_->fd, *impl_);
         impl_->acceptAll();  // connections that came before the watch
+    });
+}
+
+namespace {
+
+// Stops listening: connections the system has queued and not yet handed over are refused.
+void closeListener(HttpServer::Impl& impl) {
+    impl.watch.reset();
+    impl.retry.reset();
+    if (impl.fd >= 0) ::close(impl.fd);
+    impl.fd = -1;
+}
+
+std::vector<std::shared_ptr<Session>> openSessions(const HttpServer::Impl& impl) {
+    std::vector<std::shared_ptr<Session>> open;
+    open.reserve(impl.sessions.size());
+    for (const auto& [key, s] : impl.sessions) open.push_back(s);
+    return open;
+}
+
+}  // namespace
+
+void HttpServer::drain() {
+    loop_.invoke([&] {
+        if (impl_->stopped || impl_->draining) return;
+        impl_->draining = true;
+        closeListener(*impl_);
+        for (const auto& s : openSessions(*impl_)) s->drain();
     });
 }
 
@@ -588,13 +642,8 @@ void HttpServer::stop() {
     loop_.invoke([&] {
         if (impl_->stopped) return;
         impl_->stopped = true;
-        impl_->watch.reset();
-        impl_->retry.reset();
-        ::close(impl_->fd);
-        impl_->fd = -1;
-        std::vector<std::shared_ptr<Session>> open;
-        for (const auto& [key, s] : impl_->sessions) open.push_back(s);
-        for (const auto& s : open) s->closeNow(false);
+        closeListener(*impl_);
+        for (const auto& s : openSessions(*impl_)) s->closeNow(false);
     });
 }
 

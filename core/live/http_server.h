@@ -21,7 +21,10 @@
 // request in progress on each: a connection with none (a new one that has sent nothing yet, an
 // idle keep-alive one) is closed to make room first, the one idle longest, as nginx does.
 //
-// Threads: construct, start() and stop() from any thread (they run on the loop through
+// A graceful stop is drain() then stop(): drain() stops taking connections and requests and
+// lets those in progress end (each connection closes after its answer), stop() ends what is left.
+//
+// Threads: construct, start(), drain() and stop() from any thread (they run on the loop through
 // Loop::invoke); the handler and every Responder call run on the loop thread. A server is
 // destroyed before its Loop.
 #pragma once
@@ -112,6 +115,12 @@ public:
     // The address bound: the system's port when 0 was asked for.
     HostPort bound() const;
     void start();
+    // The first half of a graceful stop: the listening socket closes (a client trying to
+    // connect is refused); a connection with no request in progress closes now; a request the
+    // handler holds is answered as the handler answers it, with `Connection: close`; a request
+    // still being read, or one that comes on an open connection afterwards, is answered 503 with
+    // Retry-After (the server is stopping), and its connection closes. Idempotent.
+    void drain();
     // Stops accepting and closes every connection (waiting answers are dropped). Idempotent.
     void stop();
     int connections() const;  // open now; loop thread

@@ -105,6 +105,13 @@ void LiveDriver::closeLastWindow() {
     windowEnd_ = now + window_;
 }
 
+void LiveDriver::endInFlight(std::string_view message) {
+    inInput_ = true;
+    gateway_.endInFlight(io_.now(), message);
+    inInput_ = false;
+    drainQueued();
+}
+
 void LiveDriver::reconfigure(const gateway::GatewayConfig& config) {
     gateway_.reconfigure(io_.now(), config);
 }

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "base/time.h"
@@ -63,6 +64,12 @@ public:
     // Closes the open window now, shorter than the others, when anything ended in it: the end of
     // a run, whose last window would otherwise be lost. Later windows run from now.
     void closeLastWindow();
+
+    // Answers every request still in the gateway now: 503 with Retry-After and `message`,
+    // counted as failed (gateway::Gateway::endInFlight). A stop whose drain time is up.
+    void endInFlight(std::string_view message);
+    // Requests in the gateway still waiting for their answer.
+    std::size_t inFlight() const { return gateway_.requestsInFlight(); }
 
     void reconfigure(const gateway::GatewayConfig& config);
     // A request the HTTP layer answered itself (HttpHandler::refused), counted on /metrics.

@@ -174,5 +174,27 @@ TEST(LiveStack, StoppingEarlyEndsTheLoadAndAStackNeverStartedStopsQuietly) {
                  std::invalid_argument);
 }
 
+// Engines that take 800 ms under a 1.5 s deadline: when the run stops, the load generator gives
+// up on its requests still out, but the gateway answers every search it accepted before it
+// closes, so its figures count each of them once, none left in flight.
+TEST(LiveStack, AStopLeavesNoSearchInFlightAtTheGateway) {
+    const Scenario slow = parseScenario(R"({"schema_version": 1, "name": "stack-stop-test", "title": "t",
+        "lab": "gateway", "seed": 11, "params": {"days": 1, "atlas_median_ms": 800, "atlas_sigma": 0.01,
+        "borealis_median_ms": 800, "borealis_sigma": 0.01, "cirrus_median_ms": 800, "cirrus_sigma": 0.01,
+        "fault_multiplier": 0, "slow_multiplier": 0, "hedge_mode": "off", "deadline_ms": 1500}})",
+                                        "stack-stop-test.json");
+    LiveStackOptions o;
+    o.rate_per_s = 50;
+    LiveStack stack(slow, o);
+    stack.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_GT(stack.snapshot().in_flight, 0u);
+    stack.stop();
+    const gateway::GatewaySnapshot s = stack.snapshot();
+    EXPECT_GT(s.accepted, 0u);
+    EXPECT_EQ(s.in_flight, 0u);
+    EXPECT_EQ(s.answered + s.rejected + s.failed, s.accepted);
+}
+
 }  // namespace
 }  // namespace taillab::live

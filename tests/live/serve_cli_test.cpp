@@ -6,10 +6,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "../core/cli_support.h"
 #include "http_test_client.h"
@@ -33,10 +35,26 @@ void expectBadInput(const std::string& args, const std::string& says) {
 // `taillab-cli serve` in front of an emulated fleet in this process, until stop() sends it
 // SIGTERM (a --duration could end it before a slow run's searches were done); everything it
 // writes (stdout and stderr) is collected in `out`.
+// The fleet's engines answer as the scenario says, or each after about `engineMs` when it is set
+// (serve's own knobs stay the scenario's).
+Scenario fleetScenario(double engineMs) {
+    Scenario s = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/" + kScenario + ".json");
+    if (engineMs > 0) {
+        for (const char* e : {"atlas", "borealis", "cirrus"}) {
+            s.params.set(std::string(e) + "_median_ms", engineMs);
+            s.params.set(std::string(e) + "_sigma", 0.01);
+        }
+        s.params.set("slow_multiplier", 0);
+        s.params.set("fault_multiplier", 0);
+        s.timeline.events.clear();
+    }
+    return s;
+}
+
 struct ServeProcess {
-    Scenario scenario = loadScenarioFile(std::string(TAILLAB_SOURCE_DIR) + "/scenarios/" + kScenario + ".json");
+    Scenario scenario;
     live::Loop loop;
-    live::FleetServer fleet{loop, scenario};
+    live::FleetServer fleet;
     std::string key = live::gatewaySetup(scenario.params, scenario.seed).config.keys[0].key;
     FILE* p = nullptr;
     std::string out;
@@ -44,7 +62,8 @@ struct ServeProcess {
 
     pid_t pid = 0;
 
-    explicit ServeProcess(const std::string& extra = "") {
+    explicit ServeProcess(const std::string& extra = "", double engineMs = 0)
+        : scenario(fleetScenario(engineMs)), fleet(loop, scenario) {
         loop.start();
         fleet.start();
         std::string upstreams;
@@ -98,9 +117,49 @@ TEST(ServeCli, ServesSearchesInFrontOfAFleetAndStopsWithASummary) {
         EXPECT_NE(m.response->body.find("taillab_requests_total{outcome=\"ok\"} 1\n"), std::string::npos);
     }
     EXPECT_EQ(serve.stop(), 0) << serve.out;
-    EXPECT_NE(serve.out.find("serve: stopped after 1 searches (1 answered, 0 rejected, 0 failed)"),
+    EXPECT_NE(serve.out.find("serve: stopped after 1 searches (1 answered, 0 rejected, 0 failed, 0 in flight)"),
               std::string::npos)
         << serve.out;
+}
+
+// Searches in flight when SIGTERM comes (engines that take 200 ms, the stop 30 ms after they
+// were sent) are answered before serve exits, each with a status, and its summary counts them
+// all: accepted = answered + rejected + failed, none left in flight.
+TEST(ServeCli, ASigtermAnswersTheSearchesInFlightAndCountsThem) {
+    ServeProcess serve("", 200);
+    ASSERT_NE(serve.p, nullptr);
+    ASSERT_GT(serve.pid, 0) << serve.out;
+    ASSERT_NE(serve.at.port, 0) << serve.out;
+    std::vector<std::future<TestResult>> searches;
+    for (int i = 0; i < 6; ++i)
+        searches.push_back(std::async(std::launch::async, [&serve, i] {
+            TestConnection c(serve.at);
+            return c.request("POST", "/search/lite",
+                             nlohmann::json{{"query", "ferry times " + std::to_string(i)}}.dump(),
+                             {{"Authorization", "Bearer " + serve.key}});
+        }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_EQ(serve.stop(), 0) << serve.out;
+    for (auto& f : searches) {
+        const TestResult r = f.get();
+        ASSERT_EQ(r.ending, Ending::Response) << r.error << "\n" << serve.out;
+        EXPECT_TRUE(r.response->status == 200 || r.response->status == 503) << r.response->body;
+        if (r.response->status == 503) {
+            EXPECT_TRUE(r.response->header("Retry-After"));
+        }
+    }
+    // "stopped after N searches (A answered, R rejected, F failed, I in flight)"
+    const std::size_t at = serve.out.find("serve: stopped after ");
+    ASSERT_NE(at, std::string::npos) << serve.out;
+    unsigned accepted = 0, answered = 0, rejected = 0, failed = 0, inFlight = 0;
+    ASSERT_EQ(std::sscanf(serve.out.c_str() + at,
+                          "serve: stopped after %u searches (%u answered, %u rejected, %u failed, %u in flight)",
+                          &accepted, &answered, &rejected, &failed, &inFlight),
+              5)
+        << serve.out;
+    EXPECT_EQ(accepted, 6u) << serve.out;
+    EXPECT_EQ(inFlight, 0u) << serve.out;
+    EXPECT_EQ(answered + rejected + failed, accepted) << serve.out;
 }
 
 // A key, known or not, is a secret: it is never written to the process's output nor to /metrics,
@@ -211,6 +270,7 @@ TEST(ServeCli, BadInputIsExplainedWithExitCode2) {
     expectBadInput(kScenario + " --upstream atlas=https://127.0.0.1/", "plain HTTP");
     expectBadInput(kScenario + " --listen 127.0.0.1:99999", "--listen");
     expectBadInput(kScenario + " --duration soon", "--duration");
+    expectBadInput(kScenario + " --drain soon", "--drain");
     // --start-at as fleet reads and checks it, before anything starts.
     expectBadInput(kScenario + " --start-at 25h --upstream atlas=http://127.0.0.1:1/",
                    "within the scenario's run (1 day)");
