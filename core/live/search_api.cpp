@@ -241,6 +241,11 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
     }
     SearchBodyReader body(out);
     if (const std::optional<std::size_t> at = readJson(in.body, body)) {
+        // JSON's grammar takes what this reader refuses (a number beyond the largest double, a
+        // lone surrogate escape): such a value is said by its path, as the admin requests say it,
+        // not as a syntax error at a column.
+        if (const auto value = findJsonTextProblem(in.body); value && value->offset < *at)
+            return badRequest(dottedJsonPath(value->pointer) + ": " + value->message, latency);
         // Where, as an editor counts: line and column of the byte where reading stopped.
         const std::string_view text = in.body;
         const std::size_t stop = std::min(*at - 1, text.size());

@@ -190,8 +190,10 @@ bool readHex4(std::string_view t, std::size_t i, unsigned& out) {
 
 // The JSON string whose opening quote is at t[i], decoded into `out` when given (escapes resolved,
 // \u escapes and surrogate pairs to UTF-8, so that "a" and "\u0061" are the same key). Returns
-// the offset after the closing quote, or kNone when the string is not well formed.
-std::size_t scanString(std::string_view t, std::size_t i, std::string* out) {
+// the offset after the closing quote, or kNone when the string is not well formed. A \u escape of
+// a surrogate that is not half of a pair (JSON's grammar allows it, but it names no character,
+// and the parser refuses it) sets `lone`, when given, to where the first such escape starts.
+std::size_t scanString(std::string_view t, std::size_t i, std::string* out, std::size_t* lone = nullptr) {
     for (++i; i < t.size();) {
         const char c = t[i];
         if (c == '"') return i + 1;
@@ -211,6 +213,8 @@ std::size_t scanString(std::string_view t, std::size_t i, std::string* out) {
                 readHex4(t, i + 2, low) && low >= 0xDC00 && low < 0xE000) {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                 i += 6;
+            } else if (cp >= 0xD800 && cp < 0xE000 && lone && *lone == kNone) {
+                *lone = i - 6;
             }
             if (out) appendUtf8(*out, cp);
             continue;
@@ -222,6 +226,11 @@ std::size_t scanString(std::string_view t, std::size_t i, std::string* out) {
         i += 2;
     }
     return kNone;
+}
+
+JsonTextProblem loneSurrogate(std::string_view t, std::size_t at, std::string pointer) {
+    return JsonTextProblem{at, std::move(pointer),
+                           "a lone UTF-16 surrogate " + std::string(t.substr(at, 6)) + " is not a character"};
 }
 
 std::string escapePointerToken(const std::string& token) {
@@ -293,8 +302,10 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
                         want = c == '{' ? Want::Key : Want::Value;
                     }
                 } else if (c == '"') {
-                    i = scanString(t, i, nullptr);
+                    std::size_t lone = kNone;
+                    i = scanString(t, i, nullptr, &lone);
                     if (i == kNone) return std::nullopt;
+                    if (lone != kNone) return loneSurrogate(t, lone, pointer());
                     want = Want::After;
                 } else if (c == '-' || (c >= '0' && c <= '9')) {
                     const std::size_t start = i;
@@ -318,8 +329,10 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
                 if (c != '"') return std::nullopt;
                 const std::size_t at = i;
                 std::string key;
-                i = scanString(t, i, &key);
+                std::size_t lone = kNone;
+                i = scanString(t, i, &key, &lone);
                 if (i == kNone) return std::nullopt;
+                if (lone != kNone) return loneSurrogate(t, lone, pointer());
                 Frame& f = stack.back();
                 f.key = key;
                 const auto [first, fresh] = f.keys.emplace(std::move(key), at);

@@ -34,8 +34,10 @@ std::string elideText(std::string_view s, std::size_t limit = 60);
 // nesting deeper than kMaxJsonDepth (deeper values would overflow the stack of code that walks
 // them recursively, and no scenario needs more than a handful of levels), the same key twice in
 // one object (JSON leaves the meaning open and the parser would keep the last silently), a
-// number too large for a double ("1e999"), and a NUL byte anywhere (the parser takes it for the
-// end of the text and would drop what follows without a word).
+// number too large for a double ("1e999"), a \u escape of half a UTF-16 surrogate pair standing
+// alone ("\ud800": no character; the parser refuses it as a syntax error, without naming it), and
+// a NUL byte anywhere (the parser takes it for the end of the text and would drop what follows
+// without a word).
 constexpr int kMaxJsonDepth = 64;
 
 struct JsonTextProblem {

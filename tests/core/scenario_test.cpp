@@ -259,6 +259,23 @@ TEST(JsonTextProblem, NumbersTooLargeForADoubleAreFoundWithTheirPath) {
     EXPECT_FALSE(findJsonTextProblem(R"({"x": [1e308, 1e-999, 123456789012345678901234567890]})"));
 }
 
+// "\ud800" is JSON by its grammar but names no character (the parser refuses it, without saying
+// why): found with its path, in a value or a key; a pair is one character.
+TEST(JsonTextProblem, ALoneSurrogateEscapeIsFoundWithItsPath) {
+    const auto p = findJsonTextProblem(R"({"x": ["ok", "a\uD800b"]})");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->pointer, "/x/1");
+    EXPECT_EQ(p->offset, 15u);
+    EXPECT_EQ(p->message, R"(a lone UTF-16 surrogate \uD800 is not a character)");
+    const auto low = findJsonTextProblem(R"({"\udc00": 1})");
+    ASSERT_TRUE(low);
+    EXPECT_EQ(low->message, R"(a lone UTF-16 surrogate \udc00 is not a character)");
+    EXPECT_FALSE(findJsonTextProblem(R"({"x": "\ud83c\udf0a", "\ud83d\ude00": 1})"));
+    const auto reversed = findJsonTextProblem(R"(["\udf0a\ud83c"])");
+    ASSERT_TRUE(reversed);
+    EXPECT_EQ(reversed->offset, 2u);
+}
+
 TEST(JsonTextProblem, SyntaxErrorsAreLeftToTheParser) {
     for (const char* text : {"{", "[1,", "{\"a\" 1}", "{\"a\":1}}", "\"open", "", "nul"})
         EXPECT_FALSE(findJsonTextProblem(text)) << text;

@@ -214,6 +214,33 @@ TEST_F(GatewayBadInputTest, MissingOrUnknownApiKeysGet401AndAMalformedHeader400)
     expectServed(c, "museum opening hours");
 }
 
+// Valid JSON holding a value a search cannot take is said as the admin requests say it: the
+// value's JSON path and the problem, not a syntax error at a column. A real syntax error still
+// names its line and column.
+TEST_F(GatewayBadInputTest, ValidJsonWithABadValueIsNamedByItsPath) {
+    start(badInputScenario());
+    TestConnection c(gateway->bound());
+    const std::vector<std::pair<std::string, std::string>> auth{{"Authorization", "Bearer " + key}};
+    const auto messageOf = [&](const std::string& body) {
+        const TestResult r = c.request("POST", "/search/lite", body, auth);
+        expectErrorReply(r, 400, "bad_request");
+        return r.response ? json::parse(r.response->body).value("message", "") : "";
+    };
+    EXPECT_EQ(messageOf(R"({"query":"x","max_results":1e400})").rfind("$.max_results: the number 1e400 is out of range", 0),
+              0u);
+    EXPECT_EQ(messageOf(R"({"query":"\ud800"})"), R"($.query: a lone UTF-16 surrogate \ud800 is not a character)");
+    EXPECT_EQ(messageOf(R"({"query":"tide \uDC00 brest"})"),
+              R"($.query: a lone UTF-16 surrogate \uDC00 is not a character)");
+    EXPECT_EQ(messageOf(R"({"query":"x", "language": "\ud83d"})"),
+              R"($.language: a lone UTF-16 surrogate \ud83d is not a character)");
+    EXPECT_EQ(messageOf("{\"query\": \"x\",\n \"max_results\": 3,}"),
+              "the body is not valid JSON at line 2, column 19: unexpected '}'");
+    // A surrogate pair is one character: served.
+    const TestResult pair = c.request("POST", "/search/lite", R"({"query":"tide \ud83c\udf0a brest"})", auth);
+    ASSERT_EQ(pair.ending, Ending::Response) << pair.error;
+    EXPECT_EQ(pair.response->status, 200) << pair.response->body;
+}
+
 // The upstreams: one StallServer for every engine, switched between good pages and bad answers.
 // A query answered once is in the gateway's cache, so a good client can still be served while
 // every engine misbehaves.
