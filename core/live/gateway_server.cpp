@@ -188,6 +188,11 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         for (const auto& [key, value] : body.items()) {
             try {
                 next.setJson(key, value);
+                // A knob that shapes the whole run is named by its own path, as any other bad
+                // member is (the check of the whole change below could only say "$").
+                Params one = params;
+                one.setJson(key, value);
+                gateway::checkRunChange(params, one);
             } catch (const std::exception& e) {
                 return fail(400, "bad_request", "$." + key + ": " + e.what());
             }

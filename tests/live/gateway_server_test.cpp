@@ -366,6 +366,24 @@ TEST_F(GatewayServerTest, AnswersCarryWhatTheProtocolPromises) {
     EXPECT_EQ(r.response->status, 200) << example << " -> " << r.response->body;
 }
 
+// Every refusal of /admin/knobs names the JSON path it is about: a knob that shapes the run too
+// ($.days, as PROTOCOL.md promises), not "$".
+TEST_F(GatewayServerTest, AdminRefusalsNameTheirJsonPath) {
+    start(serveScenario(""), true);
+    TestConnection c(gateway->bound());
+    const auto messageOf = [&](const std::string& body) {
+        const auto r = c.request("POST", "/admin/knobs", body);
+        EXPECT_EQ(r.ending, Ending::Response) << r.error;
+        if (!r.response) return std::string();
+        EXPECT_EQ(r.response->status, 400) << r.response->body;
+        return json::parse(r.response->body).value("message", "");
+    };
+    EXPECT_EQ(messageOf(R"({"days": 3})"), "$.days: days cannot change during a run");
+    EXPECT_EQ(messageOf(R"({"hedge_delay_ms": 300, "customers": 12})"), "$.customers: customers cannot change during a run");
+    EXPECT_EQ(messageOf(R"({"load_multiplier": 2})").rfind("$.load_multiplier: ", 0), 0u);
+    EXPECT_EQ(gateway->params().real("days"), 1);
+}
+
 TEST_F(GatewayServerTest, WithoutAdminTheAdminPathsAreNotThere) {
     start(serveScenario(""));
     TestConnection c(gateway->bound());
