@@ -95,9 +95,8 @@ std::variant<FleetCall, WireError> readFleetCall(const ServerRequest& request, i
             query = v.get<std::string>();
             sawQuery = true;
         } else if (it.key() == "language") {
-            if (!v.is_string() || v.get_ref<const std::string&>().empty() ||
-                v.get_ref<const std::string&>().size() > 35)
-                return WireError{"$.language", "must be a language tag such as \"en\" (1 to 35 characters)"};
+            if (!v.is_string() || !isLanguageTag(v.get_ref<const std::string&>()))
+                return WireError{"$.language", std::string(kLanguageTagRule)};
             language = v.get<std::string>();
         } else if (it.key() == "max_results") {
             if (!v.is_number_integer() || !gateway::maxResultsInRange(v.get<std::int64_t>()))

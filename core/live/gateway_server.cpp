@@ -216,9 +216,9 @@ struct GatewayServer::Impl final : HttpHandler, LiveIo {
         HttpRequestParts parts;
         parts.method = r.method;
         parts.target = r.target;
-        parts.authorization = r.header("Authorization").value_or("");
-        parts.region = r.header("X-Region").value_or("");
-        parts.request_id = r.header("X-Request-Id").value_or("");
+        parts.authorization = r.header("Authorization");
+        parts.region = r.header("X-Region");
+        parts.request_id = r.header("X-Request-Id");
         parts.content_type = r.header("Content-Type").value_or("");
         parts.repeated_header = r.repeatedHeader(kSingleValueHeaders).value_or("");
         parts.body = r.body;

@@ -96,7 +96,7 @@ public:
                 sawQuery = true;
                 return;
             case Field::Language:
-                if (v.empty() || v.size() > 35) return wrong();
+                if (!isLanguageTag(v)) return wrong();
                 out_.language = v;
                 return;
             default: return wrong();
@@ -142,7 +142,7 @@ private:
         switch (field_) {
             case Field::Query: return fail("$.query must be a string");
             case Field::Language:
-                return fail("$.language must be a language tag such as \"en\" (1 to 35 characters)");
+                return fail("$.language " + std::string(kLanguageTagRule));
             case Field::MaxResults: return fail("$.max_results " + gateway::maxResultsRangeText());
             case Field::Other: return;  // already said
         }
@@ -158,6 +158,25 @@ private:
 };
 
 }  // namespace
+
+bool isLanguageTag(std::string_view tag) {
+    if (tag.empty() || tag.size() > 35) return false;
+    std::size_t subtag = 0;  // the length of the one being read
+    bool first = true;
+    for (const char c : tag) {
+        if (c == '-') {
+            if (subtag == 0) return false;
+            subtag = 0;
+            first = false;
+            continue;
+        }
+        const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        const bool digit = c >= '0' && c <= '9';
+        if (!letter && !(digit && !first)) return false;
+        if (++subtag > 8) return false;
+    }
+    return subtag > 0;
+}
 
 double latencyMs(Duration d) { return std::round(toMs(d) * 1000.0) / 1000.0; }
 
@@ -214,24 +233,29 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
                           "the JSON body",
                           latency);
     if (auto refused = refuseNonJson(in.content_type, latency)) return std::move(*refused);
-    // Authorization: Bearer KEY. A missing or unknown key is the gateway's 401.
-    if (!in.authorization.empty()) {
-        const std::string_view a = trimSpaces(in.authorization);
-        const std::size_t space = a.find(' ');
-        if (space == std::string_view::npos || !equalsIgnoringCase(a.substr(0, space), "bearer"))
+    // Authorization: Bearer KEY, the key one token (RFC 6750's b64token has no space). A missing
+    // or unknown key is the gateway's 401; a header that is not that form at all, empty
+    // included, is a 400 (the header is wrong, not the key).
+    if (in.authorization) {
+        const std::string_view a = trimSpaces(*in.authorization);
+        const std::size_t space = a.find_first_of(" \t");
+        const std::string_view key = space == std::string_view::npos ? "" : trimSpaces(a.substr(space + 1));
+        if (key.empty() || key.find_first_of(" \t") != std::string_view::npos ||
+            !equalsIgnoringCase(a.substr(0, space), "bearer"))
             return badRequest("Authorization must be 'Bearer <API key>'", latency);
-        out.api_key = std::string(trimSpaces(a.substr(space + 1)));
+        out.api_key = std::string(key);
     }
-    if (!in.region.empty()) {
-        const std::string_view want = trimSpaces(in.region);
+    if (in.region) {
+        const std::string_view want = trimSpaces(*in.region);
         for (int g = 0; g < gateway::kRegions; ++g)
             if (equalsIgnoringCase(want, gateway::kRegionNames[static_cast<std::size_t>(g)]))
                 out.region_pin = static_cast<gateway::Region>(g);
         if (!out.region_pin)
-            return badRequest("X-Region must be EU, US or APAC, not '" + std::string(want) + "'", latency);
+            return badRequest("X-Region must be EU, US or APAC (in any case), not '" + std::string(want) + "'",
+                              latency);
     }
-    if (!in.request_id.empty()) {
-        const std::string_view id = trimSpaces(in.request_id);
+    if (in.request_id) {
+        const std::string_view id = trimSpaces(*in.request_id);
         std::uint64_t v = 0;
         const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
         if (id.empty() || ec != std::errc{} || end != id.data() + id.size())

@@ -26,14 +26,15 @@ struct HttpReply {
     std::optional<std::string_view> header(std::string_view name) const;
 };
 
-// What the server hands over of a request to /search/*.
+// What the server hands over of a request to /search/*. A header sent with an empty value is
+// there (and wrong), not absent.
 struct HttpRequestParts {
     std::string_view method;
-    std::string_view target;         // path (and query string)
-    std::string_view authorization;  // the Authorization header, "" if absent
-    std::string_view region;         // X-Region, "" if absent
-    std::string_view request_id;     // X-Request-Id, "" if absent
-    std::string_view content_type;   // "" if absent
+    std::string_view target;                        // path (and query string)
+    std::optional<std::string_view> authorization;  // the Authorization header
+    std::optional<std::string_view> region;         // X-Region
+    std::optional<std::string_view> request_id;     // X-Request-Id
+    std::string_view content_type;                  // "" if absent
     std::string_view body;
     // One of kSingleValueHeaders sent more than once, "" if none: a 400 rather than a guess.
     std::string_view repeated_header;
@@ -57,6 +58,15 @@ struct SearchRequest {
     // The gateway's view, valid while this object lives.
     gateway::Request view(std::uint64_t trace, Time accepted) const;
 };
+
+// A search's `language`: a language tag as BCP 47 writes one (RFC 5646's form, not its
+// registry): subtags of 1 to 8 ASCII letters or digits joined by '-', the first of letters only,
+// at most 35 characters in all ("en", "pt-BR", "zh-Hant-TW", "es-419"). The gateway and the
+// fleet take the same.
+bool isLanguageTag(std::string_view tag);
+inline constexpr std::string_view kLanguageTagRule =
+    "must be a language tag such as \"en\" or \"pt-BR\" (subtags of 1 to 8 ASCII letters or digits "
+    "joined by '-', the first of letters only; at most 35 characters)";
 
 // The longest query text a search may send, in bytes (the gateway also bounds it after
 // normalization: gateway::kMaxNormalizedQueryBytes).

@@ -241,6 +241,58 @@ TEST_F(GatewayBadInputTest, ValidJsonWithABadValueIsNamedByItsPath) {
     EXPECT_EQ(pair.response->status, 200) << pair.response->body;
 }
 
+// Each header is held to what its error message says it takes. Empty is not absent: an empty
+// X-Request-Id is not a decimal number, an empty Authorization is not "Bearer KEY". A key is one
+// token: anything after it makes the header malformed (400), not an unknown key (401). X-Region
+// is read in any case, as its message says. The language must be a language tag.
+TEST_F(GatewayBadInputTest, HeadersAndTheLanguageAreCheckedAsTheirMessagesSay) {
+    start(badInputScenario());
+    TestConnection c(gateway->bound());
+    const std::string body = R"({"query": "museum opening hours"})";
+    // A request with exactly these headers (an empty value sent as "Name:").
+    const auto send = [&](const std::vector<std::pair<std::string, std::string>>& headers,
+                          const std::string& b) {
+        std::string raw = "POST /search/lite HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+        for (const auto& [k, v] : headers) raw += k + ":" + (v.empty() ? "" : " " + v) + "\r\n";
+        raw += "Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b;
+        c.sendRaw(raw);
+        return c.readResponse();
+    };
+    const std::pair<std::string, std::string> auth{"Authorization", "Bearer " + key};
+    const auto refusedNaming = [&](const std::vector<std::pair<std::string, std::string>>& headers,
+                                   const std::string& b, const std::string& names) {
+        const TestResult r = send(headers, b);
+        expectErrorReply(r, 400, "bad_request");
+        if (r.response) {
+            EXPECT_NE(json::parse(r.response->body).value("message", "").find(names), std::string::npos)
+                << r.response->body;
+        }
+    };
+    refusedNaming({auth, {"X-Request-Id", ""}}, body, "X-Request-Id");
+    refusedNaming({auth, {"X-Region", ""}}, body, "X-Region");
+    refusedNaming({{"Authorization", ""}}, body, "Authorization");
+    refusedNaming({{"Authorization", "Bearer " + key + " extra"}}, body, "Authorization");
+    refusedNaming({{"Authorization", "Bearer  " + key + " " + key}}, body, "Authorization");
+    refusedNaming({auth, {"X-Region", "mars"}}, body, "X-Region must be EU, US or APAC (in any case)");
+    for (const std::string language : {"e n", "", "en_US", "-en", "en-", "en--gb", "toolongtag", "en-toolongtag",
+                                       "7z"}) {
+        SCOPED_TRACE(language);
+        refusedNaming({auth}, json{{"query", "museum"}, {"language", language}}.dump(), "$.language");
+    }
+    // What is taken: a region in any case, a key with spaces around it, tags as BCP 47 writes them.
+    const TestResult apac = send({auth, {"X-Region", "apac"}}, body);
+    ASSERT_EQ(apac.ending, Ending::Response) << apac.error;
+    ASSERT_EQ(apac.response->status, 200) << apac.response->body;
+    EXPECT_EQ(json::parse(apac.response->body).at("region"), "APAC");
+    EXPECT_EQ(send({{"Authorization", "Bearer   " + key + "  "}}, body).response->status, 200);
+    for (const std::string language : {"en", "de", "pt-BR", "zh-Hant-TW", "sr-Latn", "es-419", "x-klingon"}) {
+        SCOPED_TRACE(language);
+        const TestResult r = send({auth}, json{{"query", "museum"}, {"language", language}}.dump());
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 200) << r.response->body;
+    }
+}
+
 // The upstreams: one StallServer for every engine, switched between good pages and bad answers.
 // A query answered once is in the gateway's cache, so a good client can still be served while
 // every engine misbehaves.

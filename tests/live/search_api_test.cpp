@@ -52,7 +52,7 @@ TEST(SearchApi, ReadsAWellFormedSearch) {
     EXPECT_EQ(r.accepted, fromMs(3));
     // Defaults; a missing key is left to the gateway (its 401 is counted like any answer).
     HttpRequestParts bare = post(R"({"query": "x"})");
-    bare.authorization = "";
+    bare.authorization.reset();
     bare.content_type = "";
     auto d = readSearch(bare, {});
     ASSERT_TRUE(std::holds_alternative<SearchRequest>(d));
@@ -80,7 +80,20 @@ TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
     EXPECT_EQ(problem(basic).second, "Authorization must be 'Bearer <API key>'");
     HttpRequestParts region = post(R"({"query": "x"})");
     region.region = "Mars";
-    EXPECT_EQ(problem(region).second, "X-Region must be EU, US or APAC, not 'Mars'");
+    EXPECT_EQ(problem(region).second, "X-Region must be EU, US or APAC (in any case), not 'Mars'");
+    // Sent empty is not absent: each header is then as wrong as its message says.
+    for (std::optional<std::string_view> HttpRequestParts::*header :
+         {&HttpRequestParts::authorization, &HttpRequestParts::region, &HttpRequestParts::request_id}) {
+        HttpRequestParts empty = post(R"({"query": "x"})");
+        empty.*header = "";
+        EXPECT_EQ(problem(empty).first, 400);
+    }
+    // A key is one token: more after it is a malformed header, not an unknown key.
+    HttpRequestParts extra = post(R"({"query": "x"})");
+    extra.authorization = "Bearer key-a extra";
+    EXPECT_EQ(problem(extra).second, "Authorization must be 'Bearer <API key>'");
+    extra.authorization = " bearer\tkey-a ";
+    EXPECT_EQ(problem(extra).first, 0);
     HttpRequestParts twice = post(R"({"query": "x"})");
     twice.repeated_header = "X-Region";
     EXPECT_EQ(problem(twice), (std::pair<int, std::string>{400, "X-Region is sent more than once: it takes one value"}));
@@ -114,6 +127,8 @@ TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
     EXPECT_EQ(problem(post(R"({"query": "x", "maxResults": 5})")).second,
               "$.maxResults is not a field of a search (query, language, max_results)");
     EXPECT_EQ(problem(post(R"({"query": "x", "language": ""})")).first, 400);
+    EXPECT_EQ(problem(post(R"({"query": "x", "language": "e n"})")).second,
+              "$.language " + std::string(kLanguageTagRule));
     // A field given twice: its key and where the first one is, not the last value kept silently.
     EXPECT_EQ(problem(post(R"({"query":"zz","max_results":99,"max_results":5})")),
               (std::pair<int, std::string>{400, "$.max_results: duplicate key \"max_results\" (first at line 1, "
@@ -122,6 +137,15 @@ TEST(SearchApi, EachProblemGetsItsStatusAndSaysWhere) {
     EXPECT_EQ(problem(post(R"({"query": 3, "query": "b"})")).second, "$.query must be a string");
     // Out of range but an integer: the gateway's own 400, through its accounting.
     EXPECT_EQ(problem(post(R"({"query": "x", "max_results": 80})")).first, 0);
+}
+
+TEST(SearchApi, ALanguageIsATagAsBcp47WritesOne) {
+    for (const char* tag : {"en", "EN", "de", "pt-BR", "zh-Hant-TW", "sr-Latn-RS", "es-419", "x-klingon", "i-ami",
+                            "abcdefgh-12345678"})
+        EXPECT_TRUE(isLanguageTag(tag)) << tag;
+    for (const char* tag : {"", "e n", "en_US", "-en", "en-", "en--gb", "abcdefghi", "en-123456789", "7z", "en-ü",
+                            "en\n", "aaaaaaaa-bbbbbbbb-cccccccc-dddddddd-e"})
+        EXPECT_FALSE(isLanguageTag(tag)) << tag;
 }
 
 TEST(SearchApi, ErrorBodiesAreJsonEvenForBytesThatAreNotUtf8) {
