@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gateway_sim/gateway_lab.h"
+#include "live/json_text.h"
 #include "scenario/json_locate.h"
 #include "scenario/json_validator.h"
 #include "scenario/scenario.h"
@@ -129,13 +130,15 @@ std::string notTheFleets(const Fault& fault) {
 json readAdminBody(std::string_view text) {
     // Duplicate keys, nesting and numbers out of range first, with their path: the parser would
     // keep the last of two keys without a word.
-    if (const auto problem = findJsonTextProblem(text)) {
-        throw AdminError(dottedJsonPath(problem->pointer), problem->message);
+    if (const auto problem = findJsonTextProblem(text, "an admin request needs three")) {
+        throw AdminError(problem->path, problem->message);
     }
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
-        throw AdminError("$", "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")");
+        // Said as the gateway says it: line and column.
+        throw AdminError("$", notJsonMessage(text).value_or("the body is not valid JSON (at byte " +
+                                                            std::to_string(e.byte) + ")"));
     }
 }
 

@@ -8,6 +8,8 @@
 
 #include "gateway/compiler.h"
 #include "live/ascii.h"
+#include "live/json_text.h"
+#include "scenario/json_locate.h"
 
 namespace taillab::live {
 namespace {
@@ -82,7 +84,12 @@ std::variant<FleetCall, WireError> readFleetCall(const ServerRequest& request, i
     try {
         body = json::parse(request.body);
     } catch (const json::parse_error& e) {
-        return WireError{"$", "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")"};
+        // Said as the gateway says it: valid JSON with a value the parser refuses by its path,
+        // anything else by line and column.
+        if (const auto value = findJsonTextProblem(request.body, "a search needs one"))
+            return WireError{value->path, value->message};
+        return WireError{"$", notJsonMessage(request.body)
+                                  .value_or("the body is not valid JSON (at byte " + std::to_string(e.byte) + ")")};
     }
     if (!body.is_object()) return WireError{"$", "the body must be a JSON object"};
     std::string query, language = "en";

@@ -1,5 +1,6 @@
 #include "live/json_text.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "base/utf8.h"
 #include "live/json_reader.h"
+#include "scenario/json_locate.h"
 
 namespace taillab::live {
 
@@ -137,6 +139,34 @@ void appendJsonNumber(std::string& out, std::int64_t v) {
 
 std::optional<std::size_t> readJson(std::string_view text, JsonEvents& events) {
     return detail::JsonReader<JsonEvents>(text, events).run();
+}
+
+std::string notJsonMessage(std::string_view body, std::size_t stop) {
+    const std::size_t at = std::min(stop == 0 ? 0 : stop - 1, body.size());
+    const TextPosition p = positionOfOffset(body, at);
+    std::string message = "the body is not valid JSON at line " + std::to_string(p.line) + ", column " +
+                          std::to_string(p.column) + ": ";
+    if (at == body.size()) return message + "it ends early";
+    message += "unexpected '";
+    message += body[at];  // may not be UTF-8: the reply writer replaces it
+    return message + "'";
+}
+
+std::optional<std::string> notJsonMessage(std::string_view body) {
+    struct Ignore final : JsonEvents {
+        void null() override {}
+        void boolean(bool) override {}
+        void number(double, std::string_view) override {}
+        void string(std::string_view) override {}
+        void key(std::string_view) override {}
+        void startObject() override {}
+        void endObject() override {}
+        void startArray() override {}
+        void endArray() override {}
+    } ignore;
+    const std::optional<std::size_t> stop = readJson(body, ignore);
+    if (!stop) return std::nullopt;
+    return notJsonMessage(body, *stop);
 }
 
 }  // namespace taillab::live

@@ -110,4 +110,11 @@ public:
 // follow that point.
 std::optional<std::size_t> readJson(std::string_view text, JsonEvents& events);
 
+// Where and why a request's body is not JSON, as an editor points at it: "the body is not valid
+// JSON at line 2, column 19: unexpected '}'", or "...: it ends early". `stop` is where readJson
+// stopped. The one wording of the gateway and the fleet.
+std::string notJsonMessage(std::string_view body, std::size_t stop);
+// The same, reading `body` to find where: nullopt when it is JSON.
+std::optional<std::string> notJsonMessage(std::string_view body);
+
 }  // namespace taillab::live

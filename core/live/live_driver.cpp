@@ -17,8 +17,10 @@ void LiveDriver::onHttp(std::uint64_t ticket, const HttpRequestParts& in, Time a
     const std::string_view path = in.target.substr(0, in.target.find('?'));
     if (path == "/healthz" || path == "/metrics") {
         if (in.method != "GET" && in.method != "HEAD") {
-            HttpReply r = errorReply(405, "method_not_allowed", std::string(path) + " takes GET", io_.now() - accepted);
-            r.headers.emplace_back("Allow", "GET");
+            HttpReply r = errorReply(405, "method_not_allowed",
+                                     std::string(path) + " takes GET or HEAD, not " + std::string(in.method),
+                                     io_.now() - accepted);
+            r.headers.emplace_back("Allow", "GET, HEAD");
             countRefused(405);
             return io_.reply(ticket, std::move(r));
         }

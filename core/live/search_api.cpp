@@ -58,6 +58,9 @@ void appendResults(std::string& out, int count, const gateway::RankedResults* re
     out.append(start, p);
 }
 
+// How deep a search's body needs to go, for a body nested too deep (findJsonTextProblem).
+constexpr std::string_view kSearchDepth = "a search needs one";
+
 HttpReply badRequest(std::string message, Duration latency) {
     return errorReply(400, "bad_request", message, latency);
 }
@@ -268,29 +271,14 @@ std::variant<SearchRequest, HttpReply> readSearch(const HttpRequestParts& in, Du
         // JSON's grammar takes what this reader refuses (a number beyond the largest double, a
         // lone surrogate escape): such a value is said by its path, as the admin requests say it,
         // not as a syntax error at a column.
-        if (const auto value = findJsonTextProblem(in.body); value && value->offset < *at)
-            return badRequest(dottedJsonPath(value->pointer) + ": " + value->message, latency);
-        // Where, as an editor counts: line and column of the byte where reading stopped.
-        const std::string_view text = in.body;
-        const std::size_t stop = std::min(*at - 1, text.size());
-        const std::size_t lineStart = text.rfind('\n', stop == 0 ? 0 : stop - 1);
-        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
-        const std::size_t column = stop - (lineStart == std::string_view::npos || stop == 0 ? 0 : lineStart + 1) + 1;
-        std::string message = "the body is not valid JSON at line " + std::to_string(line) + ", column " +
-                              std::to_string(column) + ": ";
-        if (stop == text.size()) {
-            message += "it ends early";
-        } else {
-            message += "unexpected '";
-            message += text[stop];  // may not be UTF-8: the reply writer replaces it
-            message += "'";
-        }
-        return badRequest(std::move(message), latency);
+        if (const auto value = findJsonTextProblem(in.body, kSearchDepth); value && value->offset < *at)
+            return badRequest(value->path + ": " + value->message, latency);
+        return badRequest(notJsonMessage(in.body, *at), latency);
     }
     // A duplicate is said as the admin requests say it, with where the first one stands.
     if (body.duplicate)
-        if (const auto dup = findJsonTextProblem(in.body))
-            return badRequest(dottedJsonPath(dup->pointer) + ": " + dup->message, latency);
+        if (const auto dup = findJsonTextProblem(in.body, kSearchDepth))
+            return badRequest(dup->path + ": " + dup->message, latency);
     if (!body.problem.empty()) return badRequest(std::move(body.problem), latency);
     if (!body.sawQuery) return badRequest("$.query is missing", latency);
     return out;

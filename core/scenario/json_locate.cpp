@@ -228,9 +228,8 @@ std::size_t scanString(std::string_view t, std::size_t i, std::string* out, std:
     return kNone;
 }
 
-JsonTextProblem loneSurrogate(std::string_view t, std::size_t at, std::string pointer) {
-    return JsonTextProblem{at, std::move(pointer),
-                           "a lone UTF-16 surrogate " + std::string(t.substr(at, 6)) + " is not a character"};
+std::string loneSurrogate(std::string_view t, std::size_t at) {
+    return "a lone UTF-16 surrogate " + std::string(t.substr(at, 6)) + " is not a character";
 }
 
 std::string escapePointerToken(const std::string& token) {
@@ -251,7 +250,7 @@ std::string dottedJsonPath(std::string_view pointer) {
     return dotted;
 }
 
-std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
+std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t, std::string_view depthNote) {
     struct Frame {
         bool object;
         std::size_t index = 0;  // arrays: the element being read
@@ -259,11 +258,20 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
         std::unordered_map<std::string, std::size_t> keys;  // objects: key -> offset
     };
     std::vector<Frame> stack;
-    auto pointer = [&] {
-        std::string p;
+    // The problem at offset `at`, at the value being read: its JSON pointer and its path.
+    auto problem = [&](std::size_t at, std::string message) {
+        JsonTextProblem p{at, "", std::move(message), "$"};
         for (const Frame& f : stack) {
-            p += '/';
-            p += f.object ? escapePointerToken(f.key) : std::to_string(f.index);
+            p.pointer += '/';
+            p.pointer += f.object ? escapePointerToken(f.key) : std::to_string(f.index);
+            if (f.object) {
+                p.path += '.';
+                p.path += f.key;
+            } else {
+                p.path += '[';
+                p.path += std::to_string(f.index);
+                p.path += ']';
+            }
         }
         return p;
     };
@@ -271,11 +279,11 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
     // The parser takes a NUL byte for the end of the text (as in a C string): whatever follows
     // one would be dropped without a word, so it is refused wherever it stands.
     if (looksLikeUtf16(t))
-        return JsonTextProblem{0, "", "UTF-16 text: scenario files are UTF-8 (save it as UTF-8)"};
+        return problem(0, "UTF-16 text: scenario files are UTF-8 (save it as UTF-8)");
     if (const std::size_t nul = t.find('\0'); nul != kNone)
-        return JsonTextProblem{nul, "",
-                               "a NUL byte: scenario text holds none (nothing after it would be "
-                               "read; is this a binary file?)"};
+        return problem(nul,
+                       "a NUL byte: scenario text holds none (nothing after it would be "
+                       "read; is this a binary file?)");
     // A UTF-8 byte-order mark before the text is skipped, as the parser skips it: were this scan to
     // stop there while the parser goes on, none of its checks (depth, duplicate keys, number
     // range) would apply to the text the parser reads.
@@ -288,9 +296,8 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
             case Want::Value:
                 if (c == '{' || c == '[') {
                     if (stack.size() >= static_cast<std::size_t>(kMaxJsonDepth))
-                        return JsonTextProblem{i, pointer(),
-                                               "nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                                   " levels (a scenario needs a handful)"};
+                        return problem(i, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (" +
+                                              std::string(depthNote) + ")");
                     stack.push_back(Frame{c == '{', 0, {}, {}});
                     ++i;
                     while (i < t.size() && isJsonSpace(t[i])) ++i;
@@ -305,7 +312,7 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
                     std::size_t lone = kNone;
                     i = scanString(t, i, nullptr, &lone);
                     if (i == kNone) return std::nullopt;
-                    if (lone != kNone) return loneSurrogate(t, lone, pointer());
+                    if (lone != kNone) return problem(lone, loneSurrogate(t, lone));
                     want = Want::After;
                 } else if (c == '-' || (c >= '0' && c <= '9')) {
                     const std::size_t start = i;
@@ -314,9 +321,8 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
                     char* end = nullptr;
                     const double x = std::strtod(token.c_str(), &end);
                     if (end == token.c_str() + token.size() && std::isinf(x))
-                        return JsonTextProblem{start, pointer(),
-                                               "the number " + elideText(token, 40) +
-                                                   " is out of range (at most about 1.8e308 in size)"};
+                        return problem(start, "the number " + elideText(token, 40) +
+                                                  " is out of range (at most about 1.8e308 in size)");
                     want = Want::After;
                 } else if (c >= 'a' && c <= 'z') {
                     while (i < t.size() && t[i] >= 'a' && t[i] <= 'z') ++i;
@@ -332,17 +338,15 @@ std::optional<JsonTextProblem> findJsonTextProblem(std::string_view t) {
                 std::size_t lone = kNone;
                 i = scanString(t, i, &key, &lone);
                 if (i == kNone) return std::nullopt;
-                if (lone != kNone) return loneSurrogate(t, lone, pointer());
+                if (lone != kNone) return problem(lone, loneSurrogate(t, lone));
                 Frame& f = stack.back();
                 f.key = key;
                 const auto [first, fresh] = f.keys.emplace(std::move(key), at);
                 if (!fresh) {
                     const TextPosition p = positionOfOffset(t, first->second);
-                    return JsonTextProblem{at, pointer(),
-                                           "duplicate key \"" + elideText(f.key, 40) + "\" (first at line " +
-                                               std::to_string(p.line) + ", column " +
-                                               std::to_string(p.column) +
-                                               "): a key may appear once in an object"};
+                    return problem(at, "duplicate key \"" + elideText(f.key, 40) + "\" (first at line " +
+                                           std::to_string(p.line) + ", column " + std::to_string(p.column) +
+                                           "): a key may appear once in an object");
                 }
                 while (i < t.size() && isJsonSpace(t[i])) ++i;
                 if (i >= t.size() || t[i] != ':') return std::nullopt;

@@ -44,13 +44,18 @@ struct JsonTextProblem {
     std::size_t offset = 0;  // where the offending token starts
     std::string pointer;     // JSON pointer of the offending value ("" at the top)
     std::string message;
+    // The same place as request errors write it: "$", "$.engines.atlas", "$[0][2].k".
+    std::string path;
 };
 
 // The first such problem in `text`, or nullopt. The scan stops quietly at a syntax error: the
 // parser reports those, with their own words. Iterative, so any depth of input is safe to scan.
-std::optional<JsonTextProblem> findJsonTextProblem(std::string_view text);
+// `depthNote` says, after a nesting too deep, how deep the text at hand needs to go.
+std::optional<JsonTextProblem> findJsonTextProblem(std::string_view text,
+                                                   std::string_view depthNote = "a scenario needs a handful");
 
-// A JSON pointer ("/engines/atlas") as request errors write paths ("$.engines.atlas").
+// A JSON pointer ("/engines/atlas") as request errors write paths ("$.engines.atlas"), for a
+// pointer into objects only (an array index would read as a key: JsonTextProblem::path knows).
 std::string dottedJsonPath(std::string_view pointer);
 
 }  // namespace taillab

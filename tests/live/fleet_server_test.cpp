@@ -549,12 +549,26 @@ TEST_F(FleetServerTest, WrongPathsMethodsAndBodiesGetJsonErrors) {
     EXPECT_NE(error("POST", "/engines/atlas/search", R"({"query": "x", "page": 2})", 400).find("$.page"),
               std::string::npos);
     EXPECT_NE(error("POST", "/engines/atlas/search", "[1,", 400).find("not valid JSON"), std::string::npos);
+    // Where, as the gateway says it: line and column, not a byte count.
+    EXPECT_EQ(error("POST", "/engines/atlas/search", "{\"query\": \"x\",\n \"max_results\": 3,}", 400),
+              "$: the body is not valid JSON at line 2, column 19: unexpected '}'");
+    EXPECT_EQ(error("POST", "/admin/knobs", std::string(32000, ' ') + "{x", 400),
+              "$: the body is not valid JSON at line 1, column 32002: unexpected 'x'");
+    // Too deep a nesting, in a request's words: array elements as $[0], no scenario in sight.
+    std::string zeros;
+    for (int i = 0; i < 64; ++i) zeros += "[0]";
+    for (const char* path : {"/admin/knobs", "/admin/faults"})
+        EXPECT_EQ(error("POST", path, std::string(70, '[') + std::string(70, ']'), 400),
+                  "$" + zeros + ": nested deeper than 64 levels (an admin request needs three)");
+    EXPECT_EQ(error("POST", "/admin/knobs", R"({"engines": {"atlas": [[{"sigma": 1, "sigma": 2}]]}})", 400)
+                  .rfind("$.engines.atlas[0][0].sigma: duplicate key", 0),
+              0u);
     const auto r = test::requestOnce(at(), "POST", "/engines/atlas/search", R"({"query": "x"})",
                                      {{"X-TailLab-Role", "boss"}});
     ASSERT_TRUE(r.response);
     EXPECT_EQ(r.response->status, 400);
     EXPECT_NE(r.response->body.find("X-TailLab-Role"), std::string::npos);
-    EXPECT_EQ(fleet->counters().bad_requests, 5u);
+    EXPECT_EQ(fleet->counters().bad_requests, 6u);
 }
 
 TEST(FleetServer, RefusesAScenarioOfAnotherLab) {

@@ -366,8 +366,28 @@ TEST_F(GatewayServerTest, AnswersCarryWhatTheProtocolPromises) {
     EXPECT_EQ(r.response->status, 200) << example << " -> " << r.response->body;
 }
 
-// Every refusal of /admin/knobs names the JSON path it is about: a knob that shapes the run too
-// ($.days, as PROTOCOL.md promises), not "$".
+// /healthz and /metrics serve GET and HEAD: a 405 says both.
+TEST_F(GatewayServerTest, A405OnHealthzOrMetricsAllowsGetAndHead) {
+    start(serveScenario(""));
+    TestConnection c(gateway->bound());
+    for (const std::string path : {"/healthz", "/metrics"}) {
+        SCOPED_TRACE(path);
+        const auto r = c.request("POST", path, "{}");
+        ASSERT_EQ(r.ending, Ending::Response) << r.error;
+        EXPECT_EQ(r.response->status, 405);
+        EXPECT_EQ(r.response->header("Allow"), "GET, HEAD");
+        EXPECT_NE(json::parse(r.response->body).value("message", "").find("GET or HEAD"), std::string::npos)
+            << r.response->body;
+        c.sendRaw("HEAD " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        const auto head = c.readHeadResponse();
+        ASSERT_EQ(head.ending, Ending::Response) << head.error;
+        EXPECT_EQ(head.response->status, 200);
+    }
+}
+
+// Every refusal of /admin/knobs names the JSON path it is about: a knob that shapes the run
+// ($.days, as PROTOCOL.md promises), and a nesting too deep, in the words of a request (array
+// elements as $[0], no scenario in sight).
 TEST_F(GatewayServerTest, AdminRefusalsNameTheirJsonPath) {
     start(serveScenario(""), true);
     TestConnection c(gateway->bound());
@@ -381,6 +401,14 @@ TEST_F(GatewayServerTest, AdminRefusalsNameTheirJsonPath) {
     EXPECT_EQ(messageOf(R"({"days": 3})"), "$.days: days cannot change during a run");
     EXPECT_EQ(messageOf(R"({"hedge_delay_ms": 300, "customers": 12})"), "$.customers: customers cannot change during a run");
     EXPECT_EQ(messageOf(R"({"load_multiplier": 2})").rfind("$.load_multiplier: ", 0), 0u);
+    const std::string deep = std::string(70, '[') + std::string(70, ']');
+    std::string zeros;
+    for (int i = 0; i < 64; ++i) zeros += "[0]";
+    EXPECT_EQ(messageOf(deep), "$" + zeros + ": nested deeper than 64 levels (an admin request needs three)");
+    const std::string inKnob = messageOf(R"({"hedge_delay_ms": )" + deep + "}");
+    EXPECT_EQ(inKnob.rfind("$.hedge_delay_ms[0][0]", 0), 0u) << inKnob;
+    EXPECT_EQ(inKnob.find("scenario"), std::string::npos) << inKnob;
+    EXPECT_EQ(messageOf(R"({"hedge_delay_ms": 1, "x": [{"a": 1, "a": 2}]})").rfind("$.x[0].a: duplicate key", 0), 0u);
     EXPECT_EQ(gateway->params().real("days"), 1);
 }
 
