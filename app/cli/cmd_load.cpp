@@ -64,8 +64,10 @@ second; a summary on stdout at the end.
   --quiet              no progress lines
 
 Exit codes: 0 the run finished (failed requests are counted, not fatal), 2 bad input or nothing
-listening at URL, 1 internal error. Ctrl-C ends the run within a second and reports it (requests
-still waiting for a connection, or unanswered 0.3 s later, are counted as abandoned).
+listening at URL, 1 internal error. Ctrl-C ends the run within a second and reports it: requests
+still waiting for a connection, or unanswered 0.3 s later, are counted as abandoned and recorded
+in the corrected percentiles (and --hgrm, --hlog) at their age then, a lower bound on their
+latency, so a stall the run was stopped in still shows; the elapsed time runs to the stop.
 )";
 
 struct LoadOptions {

@@ -61,6 +61,14 @@ nlohmann::ordered_json percentiles(const HdrHistogram& h) {
     return j;
 }
 
+// What the corrected latencies hold of a run stopped with requests unanswered; "" for none.
+std::string abandonedNote(const live::LoadResult& r) {
+    if (r.counts.abandoned == 0) return "";
+    return "the corrected percentiles include the " + std::to_string(r.counts.abandoned) +
+           " requests abandoned at the stop, each at its age then (a lower bound on its latency); "
+           "uncorrected and connection wait hold only the requests that finished";
+}
+
 std::string scheduleText(const live::RateSchedule& s) {
     if (s.steps.size() == 1) return rateText(s.steps[0].rate);
     return "a schedule of " + std::to_string(s.steps.size()) + " steps (peak " + rateText(s.maxRate()) + ")";
@@ -100,6 +108,7 @@ std::string loadProgressLine(const live::LoadInterval& i) {
     std::string line = buf.data();
     if (i.behind_schedule > 0) line += "  behind schedule by " + std::to_string(i.behind_schedule);
     if (i.counts.too_late > 0) line += "  too late to send " + std::to_string(i.counts.too_late);
+    if (i.counts.abandoned > 0) line += "  abandoned at the stop " + std::to_string(i.counts.abandoned);
     if (i.wait_total && i.corrected_total && live::connectionWaitSignificant(*i.wait_total, *i.corrected_total))
         line += "  connection wait p99 " + ms(i.wait_total->valueAtPercentile(99)) + " ms (raise --connections)";
     return line;
@@ -114,10 +123,12 @@ std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResu
            (r.counts.too_late > 0 ? std::to_string(r.counts.too_late) + " too late to send, " : "") +
            std::to_string(r.counts.answered) + " answered, " +
            std::to_string(r.counts.failed) + " failed, in " + ms(std::llround(r.elapsed_s * 1e3)) +
-           " s" + (!r.stopped_early          ? ""
-                   : r.counts.abandoned > 0 ? " (stopped early; " + std::to_string(r.counts.abandoned) +
-                                                  " still unanswered, abandoned)"
-                                            : " (stopped early)") +
+           " s" +
+           (!r.stopped_early ? ""
+                             : " (stopped early at " + ms(std::llround(r.stopped_at_s * 1e3)) + " s" +
+                                   (r.counts.abandoned > 0
+                                        ? "; " + std::to_string(r.counts.abandoned) + " still unanswered, abandoned)"
+                                        : ")")) +
            "\n\n";
     std::array<char, 160> head{};
     std::snprintf(head.data(), head.size(), "  %-16s %10s %10s %10s %10s %10s\n", "latency (ms)", "p50",
@@ -128,7 +139,10 @@ std::string loadSummaryText(const live::LoadConfig& config, const live::LoadResu
     out += row("scheduling lag", r.lag);
     out += row("connection wait", r.wait);
     out += "\n  corrected: from each request's intended send time (what users at this rate see);\n"
-           "  uncorrected: from when it got a connection (what a closed-loop tool reports)\n\n";
+           "  uncorrected: from when it got a connection (what a closed-loop tool reports)\n";
+    if (std::string note = abandonedNote(r); !note.empty())
+        out += "  " + note.replace(note.find(" (a lower"), 1, "\n  ") + "\n";
+    out += "\n";
     for (const auto& [status, n] : r.counts.statuses)
         out += "  status " + std::to_string(status) + ": " + std::to_string(n) + "\n";
     for (int k = 1; k < live::kHttpFailureKinds; ++k) {
@@ -160,7 +174,12 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
     j["intended"] = r.intended;
     j["sent"] = r.counts.sent;
     j["too_late"] = r.counts.too_late;
+    j["stopped_at_s"] = r.stopped_early ? nlohmann::ordered_json(r.stopped_at_s) : nlohmann::ordered_json(nullptr);
     j["abandoned"] = r.counts.abandoned;
+    // In "corrected" too, at their ages when abandoned (a lower bound on their latencies).
+    j["abandoned_age"] = percentiles(r.abandoned);
+    const std::string note = abandonedNote(r);
+    j["abandoned_note"] = note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(note);
     j["answered"] = r.counts.answered;
     j["failed"] = r.counts.failed;
     nlohmann::ordered_json statuses = nlohmann::ordered_json::object();

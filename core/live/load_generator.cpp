@@ -7,6 +7,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "gateway/gateway_types.h"
 #include "workload/workload.h"
@@ -137,7 +138,9 @@ class Run {
         loop_.run();
         if (config_.plan_source)
             result_.intended = windows_.empty() ? 0 : windows_.back().base + windows_.back().requests.size();
-        result_.elapsed_s = seconds(lastAnswer_ - t0_);
+        // A stopped run lasted until it ended, whenever its last answer came.
+        result_.elapsed_s = seconds((result_.stopped_early ? std::max(lastAnswer_, endedAt_) : lastAnswer_) - t0_);
+        if (result_.stopped_early) result_.stopped_at_s = seconds(stoppedAt_ - t0_);
         result_.peak_connections = client_.poolStats(config_.url.at).peak_open;
         return std::move(result_);
     }
@@ -186,7 +189,7 @@ class Run {
             if (now - intended >= config_.timeout) {
                 if (++cheap > kCheapBatch) return drainLater();
                 expire(intended, now);
-            } else if (inFlight_ < config_.connections && !stopping_) {
+            } else if (inFlight_.size() < config_.connections && !stopping_) {
                 if (++sends > kSendBatch) return drainLater();
                 send(frontSeq_, intended, backlog_.front().reached);
             } else {
@@ -300,30 +303,41 @@ class Run {
     }
 
     // stop(): no more sends. The backlog's timeouts that are due are counted; the rest of it is
-    // abandoned, and so is what is still in flight after kStopGrace (no latency is known for
-    // them, so none is recorded).
+    // abandoned now, and what is still in flight after kStopGrace is abandoned then, each
+    // recorded at its age when abandoned: a lower bound on its latency, but no request the stop
+    // caught unanswered is left out of the corrected latencies.
     void beginStop() {
         if (stopping_ || finished_) return;
         stopping_ = true;
         endSending(true);
         result_.stopped_early = true;  // also when only answers were still awaited
         const TimePoint now = SteadyClock::now();
-        while (backlogSize_ > 0 && now - (t0_ + frontAt_) >= config_.timeout) {
-            expire(t0_ + frontAt_, now);
+        stoppedAt_ = now;
+        while (backlogSize_ > 0) {
+            const TimePoint intended = t0_ + frontAt_;
+            if (now - intended >= config_.timeout) expire(intended, now);
+            else abandon(intended, now);
             popFront();
         }
-        result_.counts.abandoned += backlogSize_;
-        backlog_.clear();
-        backlogSize_ = 0;
         expiryTimer_.clear();
         stopTimer_.setAfter(kStopGrace);
         maybeFinish();
     }
 
     void abandonInFlight() {
-        result_.counts.abandoned += inFlight_;
-        inFlight_ = 0;  // their callbacks die with the client
+        const TimePoint now = SteadyClock::now();
+        for (const auto& entry : inFlight_) abandon(entry.second, now);
+        inFlight_.clear();  // their callbacks die with the client
         maybeFinish();
+    }
+
+    // A request the stop gave up on at `now`: at its age then, in the corrected latencies.
+    void abandon(TimePoint intended, TimePoint now) {
+        const std::int64_t age = micros(now - intended);
+        result_.corrected.record(age);
+        iCorrected_.record(age);
+        result_.abandoned.record(age);
+        ++result_.counts.abandoned;
     }
 
     void send(std::uint64_t seq, TimePoint intended, TimePoint reached) {
@@ -346,9 +360,9 @@ class Run {
         }
         // What is left of its timeout: it ends by intended + timeout, however long it waited.
         request.timeout = std::max(nanoseconds(1), config_.timeout - (SteadyClock::now() - intended));
-        ++inFlight_;
+        inFlight_.emplace(seq, intended);
         client_.request(config_.url.at, std::move(request),
-                        [this, intended, reached](HttpResponse&& r) { complete(intended, reached, r); });
+                        [this, seq, reached](HttpResponse&& r) { complete(seq, reached, r); });
     }
 
     // A request of the backlog whose timeout has passed: it never got a connection, so it has no
@@ -363,9 +377,11 @@ class Run {
         lastAnswer_ = std::max(lastAnswer_, now);
     }
 
-    void complete(TimePoint intended, TimePoint dispatched, const HttpResponse& r) {
-        if (inFlight_ == 0) return;  // abandoned at a stop (the loop has not quit yet)
-        --inFlight_;
+    void complete(std::uint64_t seq, TimePoint dispatched, const HttpResponse& r) {
+        const auto it = inFlight_.find(seq);
+        if (it == inFlight_.end()) return;  // abandoned at a stop (the loop has not quit yet)
+        const TimePoint intended = it->second;
+        inFlight_.erase(it);
         const std::int64_t corrected = micros(r.finished - intended);
         result_.corrected.record(corrected);
         iCorrected_.record(corrected);
@@ -396,8 +412,9 @@ class Run {
         stopTimer_.clear();
         loop_.quit();
         const TimePoint now = SteadyClock::now();
+        endedAt_ = now;
         const TimePoint from = t0_ + config_.interval * ticks_;
-        if (now - from > std::chrono::milliseconds(1) || iCompleted_ > 0) emit(from, now);
+        if (now - from > std::chrono::milliseconds(1) || iCompleted_ > 0 || !iCorrected_.empty()) emit(from, now);
     }
 
     void scheduleTick() {
@@ -476,10 +493,13 @@ class Run {
     std::uint64_t backlogSize_ = 0;
     std::uint64_t frontSeq_ = 0;                  // sequence number of the backlog's front
     nanoseconds frontAt_{};                       // its intended offset (while backlogSize_ > 0)
-    std::uint64_t inFlight_ = 0;                  // handed to the client, not yet answered
+    // Handed to the client, not yet answered: sequence number -> intended send time.
+    std::unordered_map<std::uint64_t, TimePoint> inFlight_;
     bool drainPosted_ = false;
     TimePoint t0_{};
     TimePoint lastAnswer_{};
+    TimePoint stoppedAt_{};                       // when stop() took effect
+    TimePoint endedAt_{};                         // when the run ended
     LoadResult result_;
     HdrHistogram iCorrected_{loadHistogramConfig()};
     HdrHistogram iUncorrected_{loadHistogramConfig()};

@@ -20,6 +20,13 @@
 // answer and counted by kind; answers are counted by status. A request that never got a
 // connection has no uncorrected or wait sample.
 //
+// A stop() leaves no request out of the corrected latencies: one sent (or waiting for a
+// connection) and still unanswered when the run gives up on it is counted as abandoned and
+// recorded at its age then (stop time - intended), a lower bound on the latency it would have
+// had, in `corrected` and in `abandoned`. Dropping it would hide exactly the requests a stall
+// held, so that a run stopped during a stall read as a healthy one. It has no uncorrected or wait
+// sample (its end is unknown).
+//
 // The timeout runs from the intended time too: a request fails as a timeout once its intended time
 // is `timeout` ago, in flight or still waiting for a connection, so the run ends by duration +
 // timeout however far the server (or the generator) falls behind. One the generator reaches only
@@ -110,7 +117,8 @@ struct LoadCounts {
     std::uint64_t too_late = 0;  // reached only after their timeout: never sent, failed as timeouts
     std::uint64_t answered = 0;  // with an HTTP status (any status)
     std::uint64_t failed = 0;    // with a failure kind instead (too_late ones included)
-    std::uint64_t abandoned = 0;  // sent, and still unanswered when stop() ended the run
+    std::uint64_t abandoned = 0;  // sent, still unanswered when stop() ended the run: in the
+                                  // corrected latencies at their age then (see the header comment)
     std::map<int, std::uint64_t> statuses;
     std::array<std::uint64_t, kHttpFailureKinds> failures{};  // indexed by HttpFailure
     std::uint64_t in_flight() const { return sent + too_late - answered - failed - abandoned; }
@@ -138,10 +146,15 @@ struct LoadResult {
     HdrHistogram uncorrected{loadHistogramConfig()};
     HdrHistogram lag{loadHistogramConfig()};
     HdrHistogram wait{loadHistogramConfig()};
+    // The abandoned requests' ages when abandoned (each is in `corrected` too).
+    HdrHistogram abandoned{loadHistogramConfig()};
     LoadCounts counts;
     std::size_t connections = 0;       // the pool's limit
     std::size_t peak_connections = 0;  // the most it held open at once
-    double elapsed_s = 0;              // from the start to the last answer
+    // From the start to the run's end: the last answer, or for a run stopped early the moment
+    // it ended (when stop() took effect, or up to 0.3 s later while answers were awaited).
+    double elapsed_s = 0;
+    double stopped_at_s = 0;           // a run stopped early: from the start to when stop() took effect
     double schedule_s = 0;             // the run's duration
     std::uint64_t intended = 0;        // sends the schedule intended
     std::int64_t start_epoch_ms = 0;   // wall-clock start, for interval logs
@@ -181,7 +194,8 @@ class LoadGenerator {
     LoadResult run(const IntervalCallback& on_interval = {});
     // Ends the run early, within a few tenths of a second whatever the timeout: no more sends,
     // and the requests still waiting for a connection, or in flight 300 ms later, are counted as
-    // abandoned (with no latency). Safe from any thread or a signal handler.
+    // abandoned and recorded at their age then (see the header comment). Safe from any thread or
+    // a signal handler.
     void stop() { stop_.store(true); }
 
     const LoadConfig& config() const { return config_; }

@@ -196,5 +196,33 @@ TEST(LiveStack, AStopLeavesNoSearchInFlightAtTheGateway) {
     EXPECT_EQ(s.answered + s.rejected + s.failed, s.accepted);
 }
 
+// The in-process stack (what `live` and the GUI's live tab run) stopped while every engine
+// answers 3 s late: the requests still unanswered at the stop stay in the clients' corrected
+// latencies, at their age then, and the run's elapsed time runs to the stop.
+TEST(LiveStack, StoppingInAStallKeepsTheStalledRequests) {
+    LiveStackOptions o;
+    o.rate_per_s = 50;
+    LiveStack stack(smallScenario(), o);  // a day of load, stopped after a moment
+    stack.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Fault late;
+    late.effect = FaultEffect::Latency;
+    late.add_ms = 3000;
+    stack.injectFault(late, std::nullopt);
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    stack.stop();
+    const LoadResult& r = stack.loadResult();
+    EXPECT_TRUE(r.stopped_early);
+    EXPECT_GT(r.counts.abandoned, 0u);
+    EXPECT_EQ(r.corrected.totalCount(),
+              static_cast<std::int64_t>(r.counts.answered + r.counts.failed + r.counts.abandoned));
+    EXPECT_GE(r.corrected.max(), 500'000);
+    EXPECT_GE(r.elapsed_s, 0.95);
+    const LoadProgress progress = stack.load();
+    EXPECT_EQ(progress.elapsed_s, r.elapsed_s);
+    ASSERT_TRUE(progress.corrected_p99_ms);
+    EXPECT_GE(*progress.corrected_p99_ms, 500);
+}
+
 }  // namespace
 }  // namespace taillab::live

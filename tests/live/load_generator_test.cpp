@@ -481,5 +481,71 @@ TEST(LoadGenerator, StopIsPromptWhenNothingAnswers) {
     EXPECT_EQ(r.counts.in_flight(), 0u);
 }
 
+// A stop while the server stalls: the requests still unanswered are not dropped from the
+// distribution. Each is recorded in the corrected histogram at its age when it was abandoned (a
+// lower bound on its latency) and counted as abandoned; the run's elapsed time runs to the stop,
+// not to the last answer; and the interval histograms (the .hlog) add up to the whole run's.
+// (They were once left out: a 1.5 s stall read as a corrected p99 under a millisecond, the run
+// as 1 s long, and the generator was blamed for the latency.)
+TEST(LoadGenerator, AStopKeepsTheStalledRequestsInTheCorrectedPercentiles) {
+    StallServer server;  // answers at once, then holds every answer from 1 s on
+    LoadConfig config = configFor(server, 20, 20'000ms);
+    config.interval = 200ms;
+    LoadGenerator generator(config);
+    std::int64_t intervalCorrected = 0;
+    std::thread staller([&] {
+        std::this_thread::sleep_for(1s);
+        server.stallFor(60s);
+        std::this_thread::sleep_for(1500ms);
+        generator.stop();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const LoadResult r = generator.run([&](const LoadInterval& i) { intervalCorrected += i.corrected->totalCount(); });
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    staller.join();
+
+    EXPECT_TRUE(r.stopped_early);
+    EXPECT_GE(r.counts.answered, 15u);
+    EXPECT_GE(r.counts.abandoned, 20u) << "the requests due in the 1.5 s of stall";
+    EXPECT_EQ(r.counts.in_flight(), 0u);
+    // Every request sent is in the corrected histogram: answered, failed or abandoned.
+    EXPECT_EQ(r.corrected.totalCount(),
+              static_cast<std::int64_t>(r.counts.answered + r.counts.failed + r.counts.abandoned));
+    EXPECT_EQ(r.abandoned.totalCount(), static_cast<std::int64_t>(r.counts.abandoned));
+    EXPECT_EQ(intervalCorrected, r.corrected.totalCount()) << "the intervals (the .hlog) miss some";
+    // The first stalled request waited from about 1 s to the stop at 2.5 s at least.
+    EXPECT_GE(r.corrected.max(), 1'300'000);
+    EXPECT_GE(r.corrected.valueAtPercentile(99), 1'000'000);
+    EXPECT_GE(r.corrected.valueAtPercentile(90), 500'000);
+    EXPECT_GE(r.abandoned.min(), 0);
+    // From the start to the stop, not to the last answer (at about 1 s).
+    EXPECT_GE(r.elapsed_s, 2.4);
+    EXPECT_LE(r.elapsed_s, wall_s);
+    EXPECT_GE(r.stopped_at_s, 2.4);
+    EXPECT_LE(r.stopped_at_s, r.elapsed_s);
+    // The server stalled, not the generator: its own lag is no part of these latencies.
+    EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt) << *generatorBottleneckWarning(r);
+}
+
+// The same with nothing answered at all: the stalled requests are the whole distribution.
+TEST(LoadGenerator, AStopWithNothingAnsweredStillHasPercentiles) {
+    StallServer server;
+    server.stallFor(60s);
+    LoadConfig config = configFor(server, 20, 20'000ms);
+    LoadGenerator generator(config);
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(1s);
+        generator.stop();
+    });
+    const LoadResult r = generator.run();
+    stopper.join();
+    EXPECT_EQ(r.counts.answered, 0u);
+    EXPECT_GE(r.counts.abandoned, 15u);
+    EXPECT_EQ(r.corrected.totalCount(), static_cast<std::int64_t>(r.counts.failed + r.counts.abandoned));
+    EXPECT_GE(r.corrected.max(), 900'000);
+    EXPECT_GE(r.elapsed_s, 0.95);
+    EXPECT_EQ(generatorBottleneckWarning(r), std::nullopt) << *generatorBottleneckWarning(r);
+}
+
 }  // namespace
 }  // namespace taillab::live
