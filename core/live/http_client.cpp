@@ -401,11 +401,15 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             case ReadOutcome::Failed:
                 return fail(c, classifyErrno(error), std::string("read: ") + std::strerror(error));
             case ReadOutcome::End:
-                // The end of a response that runs to it, or a cut.
+                // The end of a response that runs to it; or the server hung up without a byte of
+                // one (a reset); or a cut: a response begun and closed (a FIN, not an RST: that is
+                // a read error above) before it was whole is a truncated, malformed one.
                 if (!c->parser->got_some()) return fail(c, HttpFailure::Reset, "read: end of stream");
                 c->parser->put_eof(ec);
                 if (!ec && c->parser->is_done()) return answered(c);
-                return fail(c, HttpFailure::Reset, "read: " + (ec ? ec.message() : std::string("end of stream")));
+                return fail(c, HttpFailure::Protocol,
+                            "read: the response was cut short by the server's close (" +
+                                (ec ? ec.message() : std::string("end of stream")) + ")");
             case ReadOutcome::Blocked: return;
         }
     }

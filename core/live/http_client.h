@@ -16,10 +16,11 @@
 // response unless either side said "Connection: close".
 //
 // Failures are sorted by what a caller does about them: refused (nothing listens), reset (the
-// connection broke or was closed before a whole response), timeout, protocol (the bytes were not
-// a valid HTTP/1.1 response, or it was larger than the limits), other (anything the system
-// reported that fits none of these, e.g. too many open files). The connection is closed after
-// every failure.
+// connection broke, a TCP reset, or was closed before a byte of the response came), timeout,
+// protocol (the bytes were not a valid HTTP/1.1 response, a response was cut short by the
+// server's close, e.g. a body shorter than its Content-Length, or it was larger than the
+// limits), other (anything the system reported that fits none of these, e.g. too many open
+// files). The connection is closed after every failure.
 #pragma once
 
 #include <chrono>

@@ -264,17 +264,29 @@ HttpResponse answeredWhileTheLoopWaits(StallServer& server, Loop& loop, HttpClie
     return std::move(*out);
 }
 
-// An answer cut short by the server's close, its bytes and the close in one report: a read that
-// takes less than it asked for must not count the socket as drained while the close is still
-// unread, or the request waits out its whole timeout and ends as a timeout, not a reset.
-TEST(HttpClient, AnAnswerCutShortByACloseIsAResetAtOnce) {
+// An answer cut short by the server's close (Content-Length 100, then 5 bytes, then a FIN), its
+// bytes and the close in one report: a read that takes less than it asked for must not count the
+// socket as drained while the close is still unread, or the request waits out its whole timeout
+// and ends as a timeout. The connection closed cleanly on a truncated, so malformed, response: a
+// protocol failure, as a junk status line is (it was once counted as a reset).
+TEST(HttpClient, AnAnswerCutShortByACloseIsAProtocolFailureAtOnce) {
     StallServer server;
     Loop loop;
     HttpClient client(loop);
     const auto start = std::chrono::steady_clock::now();
     const HttpResponse r = answeredWhileTheLoopWaits(server, loop, client, StallServer::Mode::Truncated, 20s);
-    EXPECT_EQ(r.failure, HttpFailure::Reset) << r.error;
+    EXPECT_EQ(r.failure, HttpFailure::Protocol) << r.error;
+    EXPECT_NE(r.error.find("cut short"), std::string::npos) << r.error;
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);  // not the 20 s timeout
+}
+
+// The same bytes ended by a TCP reset (RST) rather than a close: the connection broke, a reset.
+TEST(HttpClient, AnAnswerCutShortByAResetIsAReset) {
+    StallServer server;
+    Loop loop;
+    HttpClient client(loop);
+    const HttpResponse r = answeredWhileTheLoopWaits(server, loop, client, StallServer::Mode::TruncatedThenReset, 20s);
+    EXPECT_EQ(r.failure, HttpFailure::Reset) << r.error;
 }
 
 // A whole keep-alive answer and the server's close in one report: the connection is not pooled,

@@ -192,6 +192,23 @@ TEST(LoadGenerator, FailuresCountAtTheirLatency) {
     EXPECT_EQ(r.corrected.totalCount(), 10);
 }
 
+// What `load` counts for an answer cut short: Content-Length 100, 5 bytes, then a FIN is a
+// truncated (malformed) response, a protocol failure; the same bytes then a TCP reset, a reset.
+TEST(LoadGenerator, ATruncatedAnswerIsAProtocolFailureAndAResetAReset) {
+    StallServer server;
+    const auto count = [](const LoadResult& r, HttpFailure f) { return r.counts.failures[static_cast<std::size_t>(f)]; };
+    server.setMode(StallServer::Mode::Truncated);
+    const LoadResult cut = LoadGenerator(configFor(server, 50, 200ms)).run();
+    EXPECT_EQ(cut.counts.failed, 10u);
+    EXPECT_EQ(count(cut, HttpFailure::Protocol), 10u);
+    EXPECT_EQ(count(cut, HttpFailure::Reset), 0u);
+    server.setMode(StallServer::Mode::TruncatedThenReset);
+    const LoadResult reset = LoadGenerator(configFor(server, 50, 200ms)).run();
+    EXPECT_EQ(reset.counts.failed, 10u);
+    EXPECT_EQ(count(reset, HttpFailure::Reset), 10u);
+    EXPECT_EQ(count(reset, HttpFailure::Protocol), 0u);
+}
+
 TEST(LoadGenerator, RefusesImpossibleConfigurations) {
     LoadConfig c;
     c.url = parseUrl("http://127.0.0.1:9/");

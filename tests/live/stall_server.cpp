@@ -94,7 +94,8 @@ class Session : public std::enable_shared_from_this<Session> {
         timer_.async_wait([self = shared_from_this(), mode](boost::system::error_code ec) {
             if (ec) return;
             if (mode == StallServer::Mode::Garbage) return self->garbage();
-            if (mode == StallServer::Mode::Truncated) return self->truncated();
+            if (mode == StallServer::Mode::Truncated) return self->truncated(false);
+            if (mode == StallServer::Mode::TruncatedThenReset) return self->truncated(true);
             if (mode == StallServer::Mode::Oversized) return self->oversized();
             self->answer(mode == StallServer::Mode::AnswerThenClose);
         });
@@ -132,15 +133,26 @@ class Session : public std::enable_shared_from_this<Session> {
                           [self = shared_from_this()](boost::system::error_code, std::size_t) { ++self->state_.answered; });
     }
 
-    void truncated() {
+    // 5 bytes of the 100 promised, then a close (a FIN) or, once they have had time to arrive, a
+    // reset (SO_LINGER 0: an RST, the client reads ECONNRESET).
+    void truncated(bool reset) {
         static const std::string kTruncated =
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
-            R"({"page": "results", "results": [{"title": "cut)";
-        asio::async_write(socket_, asio::buffer(kTruncated), [self = shared_from_this()](boost::system::error_code, std::size_t) {
-            boost::system::error_code ignored;
-            self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
-            self->socket_.close(ignored);
-            ++self->state_.answered;
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"pag";
+        asio::async_write(socket_, asio::buffer(kTruncated), [self = shared_from_this(), reset](boost::system::error_code, std::size_t) {
+            if (!reset) {
+                boost::system::error_code ignored;
+                self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
+                self->socket_.close(ignored);
+                ++self->state_.answered;
+                return;
+            }
+            self->timer_.expires_after(std::chrono::milliseconds(50));
+            self->timer_.async_wait([self](boost::system::error_code) {
+                boost::system::error_code ignored;
+                self->socket_.set_option(asio::socket_base::linger(true, 0), ignored);
+                self->socket_.close(ignored);
+                ++self->state_.answered;
+            });
         });
     }
 

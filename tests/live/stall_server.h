@@ -26,12 +26,14 @@ struct SeenRequest {
 class StallServer {
   public:
     // Answer: 200 with the body (setBody). Garbage: bytes that are not HTTP. Truncated: a 200 whose
-    // Content-Length promises more than the body it sends before closing. HangUp: closes at once.
+    // Content-Length (100) promises more than the body it sends (5 bytes) before closing (a FIN).
+    // TruncatedThenReset: the same bytes, then 50 ms later a TCP reset (RST) instead of a close.
+    // HangUp: closes at once.
     // AnswerThenClose: a whole keep-alive answer, and the connection closed right after it.
     // Oversized: a 200 whose Content-Length is 99,999,999,999, with its first bytes in the same
     // write as the head; the connection stays open. ContinueFirst: an interim "100 Continue" at
     // once, then the answer as Answer gives it.
-    enum class Mode { Answer, Garbage, Truncated, HangUp, AnswerThenClose, Oversized, ContinueFirst };
+    enum class Mode { Answer, Garbage, Truncated, TruncatedThenReset, HangUp, AnswerThenClose, Oversized, ContinueFirst };
 
     StallServer();
     ~StallServer();
