@@ -97,12 +97,20 @@ std::string uncorrectedHgrmPath(const std::string& path) {
 }
 
 std::string loadProgressLine(const live::LoadInterval& i) {
+    // The interval's completions a second; over an interval shorter than a second (the run's
+    // last, or a run that short) their count and how long it was instead: one request in 5 ms is
+    // not a rate of 200 a second.
+    std::array<char, 64> pace{};
+    if (i.length_s >= 0.999)
+        std::snprintf(pace.data(), pace.size(), "rate %.0f/s",
+                      static_cast<double>(i.completed_in_interval) / i.length_s);
+    else
+        std::snprintf(pace.data(), pace.size(), "%llu in the last %.3f s",
+                      static_cast<unsigned long long>(i.completed_in_interval), i.length_s);
     std::array<char, 256> buf{};
-    const double rate = i.length_s > 0 ? static_cast<double>(i.completed_in_interval) / i.length_s : 0;
-    std::snprintf(buf.data(), buf.size(),
-                  "[%6.1fs] sent %llu  completed %llu  rate %.0f/s  p99 %s ms  lag p99 %s ms",
+    std::snprintf(buf.data(), buf.size(), "[%6.1fs] sent %llu  completed %llu  %s  p99 %s ms  lag p99 %s ms",
                   i.start_s + i.length_s, static_cast<unsigned long long>(i.counts.sent),
-                  static_cast<unsigned long long>(i.counts.answered + i.counts.failed), rate,
+                  static_cast<unsigned long long>(i.counts.answered + i.counts.failed), pace.data(),
                   ms(i.corrected_total->valueAtPercentile(99)).c_str(),
                   ms(i.lag_total->valueAtPercentile(99)).c_str());
     std::string line = buf.data();

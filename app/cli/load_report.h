@@ -19,7 +19,8 @@ nlohmann::ordered_json loadSummaryJson(const live::LoadConfig& config, const liv
 // How a live or twin run's time charts are cut ("windows" in its JSON): the window, its unit,
 // how many, and the last one's true length.
 nlohmann::ordered_json liveWindowsJson(const live::LiveWindows& windows);
-// One progress line for stderr, without the newline.
+// One progress line for stderr, without the newline: the counts so far, the interval's completions a
+// second (their count, for an interval shorter than a second), p99 and lag p99 so far.
 std::string loadProgressLine(const live::LoadInterval& interval);
 // A rate as every summary prints it: three significant figures, or the whole number when it has
 // more digits, without an exponent ("100 req/s" for a scaled 99.9962, "33.3 req/s" for 33.2983,

@@ -170,5 +170,20 @@ TEST_F(LoadCli, CtrlCKeepsTheStallInEveryOutput) {
     EXPECT_EQ(corrected, finished + abandoned);
 }
 
+// A progress line over an interval far shorter than a second (here the whole run: one request,
+// --duration 1us) gives the count and how long, not a rate per second extrapolated from a few
+// milliseconds ("rate 198/s" for one request).
+TEST_F(LoadCli, AShortIntervalsProgressGivesTheCountNotARate) {
+    const Outcome o = load(server_.url("") + " --rate 10 --duration 1us");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::vector<std::string> progress;
+    for (const std::string& line : test::lines(o.err))
+        if (line.rfind("[", 0) == 0) progress.push_back(line);
+    ASSERT_EQ(progress.size(), 1u) << o.err;
+    EXPECT_NE(progress[0].find("completed 1 "), std::string::npos) << progress[0];
+    EXPECT_EQ(progress[0].find("/s"), std::string::npos) << progress[0];
+    EXPECT_NE(progress[0].find("1 in the last 0.0"), std::string::npos) << progress[0];
+}
+
 }  // namespace
 }  // namespace taillab
