@@ -346,6 +346,21 @@ TEST_F(IncidentBoardTest, ABOverlaysBothRunsAndTheirDifference) {
     EXPECT_TRUE(chart(incident_charts::kErrors)->baselineSeries().empty());
 }
 
+// A static image of the board cannot be clicked: its timeline lane says what it shows, and the
+// "click one to go there" of the board on screen stays on screen.
+TEST_F(IncidentBoardTest, TheBoardsImagesDoNotAskToBeClicked) {
+    QTemporaryDir dir;
+    QString error;
+    for (const char* ext : {"svg", "pdf", "png"})
+        ASSERT_TRUE(board_->exportBoard(dir.filePath(QString("board.%1").arg(ext)), &error)) << error.toStdString();
+    QString svg = QString::fromStdString(readFile(dir.filePath("board.svg")));
+    EXPECT_TRUE(svg.contains("Timeline: faults, knob changes and phases"));
+    EXPECT_FALSE(svg.contains("click", Qt::CaseInsensitive))
+        << svg.mid(std::max<qsizetype>(0, svg.indexOf("click", 0, Qt::CaseInsensitive) - 80), 160).toStdString();
+    EXPECT_TRUE(chart(incident_charts::kLane)->drawnTitle().contains("click one to go there"))
+        << chart(incident_charts::kLane)->drawnTitle().toStdString();
+}
+
 TEST_F(IncidentBoardTest, ExportsTheBoardAndItsDataWithTheCaption) {
     QTemporaryDir dir;
     const QString caption = board_->exportCaption();

@@ -159,7 +159,7 @@ std::vector<std::string> chartIds() {
 }
 
 Chart lane() {
-    return timeChart(kLane, "Timeline: faults, knob changes and phases (click one to go there)", "");
+    return timeChart(kLane, "Timeline: faults, knob changes and phases", "");
 }
 
 std::vector<LaneMark> laneMarks(const GatewaySnapshot& s, double offset_s) {

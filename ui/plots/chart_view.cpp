@@ -186,7 +186,7 @@ void ChartView::setChart(const Chart& chart) {
     coloursStale_ = false;
     const bool newChart = chart.id != chart_.id;
     chart_ = chart;
-    chart_style::setTitle(*plot_, QString::fromStdString(chart.title));
+    applyTitle();
     plot_->xAxis->setLabel(QString::fromStdString(chart.x_label));
     plot_->yAxis->setLabel(QString::fromStdString(chart.y_label));
     configureAxes(chart);
@@ -620,6 +620,24 @@ QCPTextElement* titleElement(QCustomPlot& plot) {
 }
 }  // namespace
 
+QString ChartView::titleText() const {
+    QString title = QString::fromStdString(chart_.title);
+    if (!titleHint_.isEmpty() && !exporting_) title += " (" + titleHint_ + ")";
+    return title;
+}
+
+void ChartView::applyTitle() const {
+    chart_style::setTitle(*plot_, titleText());
+    chart_style::fitTitle(*plot_, plot_->viewport().width());
+}
+
+void ChartView::setTitleHint(const QString& hint) {
+    if (hint == titleHint_) return;
+    titleHint_ = hint;
+    applyTitle();
+    replot();
+}
+
 QString ChartView::drawnTitle() const {
     const QCPTextElement* t = titleElement(*plot_);
     return t ? t->text() : QString();
@@ -776,6 +794,8 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
     // Title and legend laid out for the export's width, then back for the widget's; the caption
     // is a row of its own under the legend while the file is written.
     const QSize s = exportSize(size);
+    exporting_ = true;
+    applyTitle();
     chart_style::fitTitle(*plot_, s.width());
     chart_style::fitLegend(*plot_, s);
     QCPTextElement* caption = nullptr;
@@ -803,6 +823,8 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
         plot_->plotLayout()->remove(caption);
         plot_->plotLayout()->simplify();
     }
+    exporting_ = false;
+    applyTitle();
     chart_style::fitTitle(*plot_, width());
     chart_style::fitLegend(*plot_, QWidget::size());
     plot_->replot();  // the export laid the labels out at its own size
@@ -810,9 +832,13 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
 }
 
 void ChartView::renderTo(QCPPainter& painter, QSize size) const {
+    exporting_ = true;
+    applyTitle();
     chart_style::fitTitle(*plot_, size.width());
     chart_style::fitLegend(*plot_, size);
     plot_->toPainter(&painter, size.width(), size.height());
+    exporting_ = false;
+    applyTitle();
     chart_style::fitTitle(*plot_, width());
     chart_style::fitLegend(*plot_, QWidget::size());
     plot_->replot();

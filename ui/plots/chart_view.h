@@ -68,6 +68,9 @@ class ChartView : public QWidget {
     int titlePointSize() const;
     // The width, in pixels, the drawn title takes.
     int titleWidth() const;
+    // How to use the chart, after its title on screen only ("click one to go there"): an
+    // exported image cannot be clicked, so exports leave it out. "" for none.
+    void setTitleHint(const QString& hint);
     // An axis label as drawn (elided when longer than its axis) and the axis length in pixels.
     QString drawnAxisLabel(Qt::Orientation axis) const;
     int axisLabelPointSize(Qt::Orientation axis) const;
@@ -205,6 +208,12 @@ class ChartView : public QWidget {
     QCustomPlot* plot_ = nullptr;
     QColor plotBackground_;  // what the plot was last styled for
     QString exportCaption_;
+    QString titleHint_;
+    mutable bool exporting_ = false;  // an export is being laid out and drawn: no title hint
+    // The title with its hint unless exporting; set and fitted to the plot's viewport (the
+    // export's while one is drawn).
+    QString titleText() const;
+    void applyTitle() const;
     void restyle();
     Chart chart_;
     std::vector<Series> baseline_;          // to draw from the next setChart

@@ -47,6 +47,8 @@ EventLaneChart::EventLaneChart(QWidget* parent) : GatewayTimeChart(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setAccessibleName(tr("Timeline of faults, knob changes and phases"));
     setToolTip(tr("Click an event to go there; or Tab here, Left/Right to pick one, Enter to go"));
+    // On screen only: an exported image of the lane cannot be clicked.
+    setTitleHint(tr("click one to go there"));
     connect(plot(), &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
         if (e->button() != Qt::LeftButton) return;
         if (const auto i = eventAt(e->pos())) emit eventClicked(*i);

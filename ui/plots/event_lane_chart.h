@@ -3,10 +3,11 @@
 // pixels wide) with its label written in the row from its start. A row whose labels would run
 // into the next event splits into two tracks, each event in the first one free for its label;
 // a label is elided at the next event of its track and hidden when too little room is left
-// (hovering gives the full text in a tooltip and in the crosshair box). A
-// click on an event emits eventClicked. From the keyboard: Tab to the lane, Left and Right (Home,
-// End) pick the previous or next event in time, drawn outlined; Enter or Space opens it as a
-// click would. The x axis is the gateway charts' week ("Tue 07:30").
+// (hovering gives the full text in a tooltip and in the crosshair box). A click on an event
+// emits eventClicked (the title says so on screen, not in an exported image). From the keyboard:
+// Tab to the lane, Left and Right (Home, End) pick the previous or next event in time, drawn
+// outlined; Enter or Space opens it as a click would. The x axis is the gateway charts' week
+// ("Tue 07:30").
 // qcustomplot.h stays in the .cpp.
 #pragma once
 
