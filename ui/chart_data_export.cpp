@@ -11,6 +11,19 @@ namespace {
 
 std::string number(double v) { return csvNumber(v); }
 
+// Series s's point i of `column`: null when it has none.
+nlohmann::ordered_json pointValue(const PointColumn& column, std::size_t s, std::size_t i) {
+    if (s >= column.values.size() || i >= column.values[s].size()) return nullptr;
+    return column.values[s][i];
+}
+
+std::string csvValue(const nlohmann::ordered_json& v) {
+    if (v.is_number()) return number(v.get<double>());
+    if (v.is_string()) return csvField(v.get<std::string>());
+    if (v.is_null()) return {};
+    return csvField(v.dump());
+}
+
 }  // namespace
 
 std::string csvNumber(double v) {
@@ -67,21 +80,34 @@ std::string exportedXLabel(const Chart& chart) {
 }
 
 std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations,
-                       const std::string& caption, bool chartColumn) {
+                       const std::string& caption, bool chartColumn,
+                       const std::vector<PointColumn>& columns) {
     std::string out;
     if (!caption.empty()) {
         out += "# " + caption + "\n";
         out += csvTitleLine(chart);
     }
-    out += chartColumn ? "chart,series,role,x,y\n" : "series,role,x,y\n";
+    out += chartColumn ? "chart,series,role,x,y" : "series,role,x,y";
+    for (const PointColumn& c : columns) {
+        out += ',';
+        out += csvField(c.name);
+    }
+    out += "\n";
     bool first = true;
-    for (const auto& s : chart.series) {
+    for (std::size_t k = 0; k < chart.series.size(); ++k) {
+        const Series& s = chart.series[k];
         if (!first) out += "\n";
         first = false;
         const std::string name = (chartColumn ? csvField(chart.id) + "," : std::string()) + csvField(s.name);
         const std::string role = seriesRoleName(s.role);
-        for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-            out += name + "," + role + "," + number(s.x[i]) + "," + number(s.y[i]) + "\n";
+        for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+            out += name + "," + role + "," + number(s.x[i]) + "," + number(s.y[i]);
+            for (const PointColumn& c : columns) {
+                out += ',';
+                out += csvValue(pointValue(c, k, i));
+            }
+            out += "\n";
+        }
     }
     if (!annotations.empty()) out += "\n" + annotationsToCsv(annotations);
     return out;
@@ -96,7 +122,8 @@ std::string annotationsToCsv(const std::vector<Annotation>& annotations) {
 }
 
 nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
-                                   const std::vector<Annotation>& annotations) {
+                                   const std::vector<Annotation>& annotations,
+                                   const std::vector<PointColumn>& columns) {
     nlohmann::ordered_json j;
     if (result) {
         j["lab"] = result->lab;
@@ -107,6 +134,12 @@ nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
     nlohmann::ordered_json fields = toJson(chart);  // alive for the loop: items() is a view
     for (auto& [key, value] : fields.items()) j[key] = std::move(value);
     if (j.contains("x_label")) j["x_label"] = exportedXLabel(chart);
+    for (const PointColumn& c : columns)
+        for (std::size_t k = 0; k < chart.series.size(); ++k) {
+            nlohmann::ordered_json values = nlohmann::ordered_json::array();
+            for (std::size_t i = 0; i < chart.series[k].x.size(); ++i) values.push_back(pointValue(c, k, i));
+            j["series"][k][c.name] = std::move(values);
+        }
     if (!annotations.empty()) j["annotations"] = toJson(annotations);
     return j;
 }

@@ -12,6 +12,15 @@
 
 namespace taillab::ui {
 
+// A column beside x and y that says what each point is where x and y do not: the lane a strip
+// lies on (y is only its index), the hedge delay a sweep's point ran at (the chart labels each
+// point with it). values[s][i] is series s's point i, a number or a name; a point without one is
+// written empty (CSV) or null (JSON).
+struct PointColumn {
+    std::string name;  // "lane", "hedge_delay_ms": the CSV column and the JSON field of each series
+    std::vector<std::vector<nlohmann::ordered_json>> values;
+};
+
 // The x axis's label as the data holds x. A percentile chart's x is the quantile, 0.99 for
 // p99, which its axis reads in percent ("99%" under "Percentile"): CSV and JSON label it
 // "Quantile (0 to 1; 0.99 is p99)", so a number is never called a percentile it is not.
@@ -20,9 +29,10 @@ std::string exportedXLabel(const Chart& chart);
 // their units (csvTitleLine); readers skip lines that start with '#'. `chartColumn`: every row
 // starts with the chart's id (header "chart,series,role,x,y"), so that rows of several charts in
 // one file keep apart series of the same name. A NaN y (a gap: a window not rated) is written
-// as an empty field.
+// as an empty field. Each of `columns` adds a column after y ("series,role,x,y,lane").
 std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annotations = {},
-                       const std::string& caption = {}, bool chartColumn = false);
+                       const std::string& caption = {}, bool chartColumn = false,
+                       const std::vector<PointColumn>& columns = {});
 // The section chartToCsv ends with: a header "annotation,kind,x0,x1" and a row an annotation
 // (x1 empty for an instant).
 std::string annotationsToCsv(const std::vector<Annotation>& annotations);
@@ -39,9 +49,11 @@ std::string exportCaption(const std::string& scenario, std::uint64_t seed,
                           const nlohmann::ordered_json& now, const nlohmann::ordered_json& file,
                           const std::string& version);
 // `result` supplies the context (lab, scenario, seed, parameters); may be null. `annotations`
-// are those drawn on the chart, in its x units.
+// are those drawn on the chart, in its x units. Each of `columns` adds a field to every series,
+// an array beside "x" and "y".
 nlohmann::ordered_json chartToJson(const Chart& chart, const LabResult* result,
-                                   const std::vector<Annotation>& annotations = {});
+                                   const std::vector<Annotation>& annotations = {},
+                                   const std::vector<PointColumn>& columns = {});
 // Writes text to a file atomically (io/atomic_file.h): on failure, false, and an existing file
 // is left as it was.
 bool writeTextFile(const std::string& path, const std::string& text);

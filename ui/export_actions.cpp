@@ -170,12 +170,13 @@ bool ExportActions::exportTo(ExportFormat format, const QString& path, QString* 
     }
     const std::optional<ExportTarget> t = target();
     if (!t) return fail(tr("There is no chart to export."));
-    const bool ok = saveChart(*t->view, *t->chart, format, path, t->json, t->caption);
+    const bool ok = saveChart(*t->view, *t->chart, format, path, t->json, t->caption, t->columns);
     return ok ? true : fail(tr("Cannot write %1").arg(path));
 }
 
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
-               const std::function<nlohmann::ordered_json()>& json, const QString& caption) {
+               const std::function<nlohmann::ordered_json()>& json, const QString& caption,
+               const std::vector<PointColumn>& columns) {
     view.setExportCaption(caption);
     switch (format) {
         case ExportFormat::Png: return view.savePng(path);
@@ -183,7 +184,8 @@ bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const Q
         case ExportFormat::Pdf: return view.savePdf(path);
         case ExportFormat::Csv:
             return writeTextFile(path.toStdString(),
-                                 chartToCsv(chart, view.annotations(), caption.toStdString()));
+                                 chartToCsv(chart, view.annotations(), caption.toStdString(),
+                                            /*chartColumn=*/false, columns));
         case ExportFormat::Json:
         case ExportFormat::ResultJson: return writeTextFile(path.toStdString(), json().dump(2) + "\n");
     }

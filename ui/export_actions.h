@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chart_data_export.h"
 #include "chart_sheet.h"
 #include "labs/lab_result.h"
 #include "lab_result_ptr.h"
@@ -31,9 +32,11 @@ enum class ExportFormat { Png, Svg, Pdf, Csv, Json, ResultJson };
 // Writes one chart: the view as PNG/SVG/PDF (annotations included, as drawn), its data and
 // annotations as CSV, or `json` (the caller's JSON of the chart, built only for Json/ResultJson).
 // False when the file cannot be written.
-// `caption` (exportCaption) goes under every image and at the top of the CSV.
+// `caption` (exportCaption) goes under every image and at the top of the CSV; `columns` go
+// beside x and y in the CSV (the caller's JSON carries them itself).
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
-               const std::function<nlohmann::ordered_json()>& json, const QString& caption = {});
+               const std::function<nlohmann::ordered_json()>& json, const QString& caption = {},
+               const std::vector<PointColumn>& columns = {});
 
 // What File → Export writes: a chart shown now, its data, and the caption that says where it
 // came from. The labs' current chart unless the window routes exports elsewhere (the gateway
@@ -44,6 +47,7 @@ struct ExportTarget {
     std::function<nlohmann::ordered_json()> json;
     QString caption;
     QString name;  // suggested file name without extension
+    std::vector<PointColumn> columns;  // what names each point beside x and y (chart_data_export.h)
 };
 
 class ExportActions : public QObject {

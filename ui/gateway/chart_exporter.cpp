@@ -52,7 +52,7 @@ QString shortId(const std::string& id) {
 
 }  // namespace
 
-ChartExporter::ChartExporter(QWidget* owner, std::function<Context()> context)
+ChartExporter::ChartExporter(QWidget* owner, std::function<Context(const std::string& id)> context)
     : QObject(owner), owner_(owner), context_(std::move(context)) {}
 
 void ChartExporter::add(const std::string& id, ChartView* view) {
@@ -106,7 +106,7 @@ void ChartExporter::setCurrent(const std::string& id) {
 }
 
 QString ChartExporter::caption() const {
-    const Context c = context_();
+    const Context c = context_({});
     return QString::fromStdString(
         exportCaption(c.scenario, c.seed, c.params, c.initial_params, TAILLAB_VERSION));
 }
@@ -115,17 +115,18 @@ std::optional<ExportTarget> ChartExporter::target(const std::string& id) const {
     const std::string& which = !id.empty() ? id : !current_.empty() ? current_ : first_;
     ChartView* v = view(which);
     if (!v) return std::nullopt;
-    const Context c = context_();
+    const Context c = context_(which);
     ExportTarget t;
     t.view = v;
     t.chart = &v->chart();
+    t.columns = c.columns;
     t.json = [c, v] {
         LabResult context;
         context.lab = "gateway";
         context.scenario = c.scenario;
         context.seed = c.seed;
         context.parameters = c.params;
-        nlohmann::ordered_json j = chartToJson(v->chart(), &context, v->annotations());
+        nlohmann::ordered_json j = chartToJson(v->chart(), &context, v->annotations(), c.columns);
         if (c.extra) c.extra(j);
         return j;
     };
@@ -143,12 +144,12 @@ bool ChartExporter::exportChart(const std::string& id, ExportFormat format, cons
     };
     if (!view(id)) return fail(tr("There is no chart '%1'.").arg(QString::fromStdString(id)));
     const std::optional<ExportTarget> t = target(id);
-    const bool ok = t && saveChart(*t->view, *t->chart, format, path, t->json, t->caption);
+    const bool ok = t && saveChart(*t->view, *t->chart, format, path, t->json, t->caption, t->columns);
     return ok ? true : fail(tr("Cannot write %1").arg(path));
 }
 
 void ChartExporter::exportWithDialog(const std::string& id, ExportFormat format) {
-    const QString name = QString("%1-%2.%3").arg(context_().file_prefix, shortId(id), extension(format));
+    const QString name = QString("%1-%2.%3").arg(context_(id).file_prefix, shortId(id), extension(format));
     const QString path = askExportPath(owner_, formatText(format).remove("…"), name);
     if (path.isEmpty()) return;
     QString error;

@@ -1,7 +1,7 @@
 // Export for a view's charts, the same in every gateway view: each chart's context menu (PNG, SVG,
 // PDF, CSV, JSON, Reset Zoom), an "Export chart" button for the chart last clicked, and the
-// target File → Export takes. The view says what an export carries (run, seed, knobs, the line
-// under the chart) through a callback asked at export time.
+// target File → Export takes. The view says what an export of a chart carries (run, seed, knobs,
+// the line under the chart, what names each point) through a callback asked at export time.
 #pragma once
 
 #include <QObject>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "chart_data_export.h"
 #include "export_actions.h"
 
 class QToolButton;
@@ -33,9 +34,12 @@ class ChartExporter : public QObject {
         QString file_prefix;            // "gateway": files are named gateway-<chart>.png
         // Adds fields to a chart's JSON export (the run's clock, say).
         std::function<void(nlohmann::ordered_json&)> extra;
+        // Columns beside x and y in CSV, fields of each series in JSON (a strip's lane by name).
+        std::vector<PointColumn> columns;
     };
 
-    ChartExporter(QWidget* owner, std::function<Context()> context);
+    // `context` is asked for the chart being exported ("" for the caption of the view's).
+    ChartExporter(QWidget* owner, std::function<Context(const std::string& id)> context);
 
     // Gives `view` its context menu; clicking it makes it the current chart.
     void add(const std::string& id, ChartView* view);
@@ -60,7 +64,7 @@ class ChartExporter : public QObject {
 
   private:
     QWidget* owner_;
-    std::function<Context()> context_;
+    std::function<Context(const std::string& id)> context_;
     std::map<std::string, ChartView*> views_;
     std::string first_, current_;
     QToolButton* button_ = nullptr;

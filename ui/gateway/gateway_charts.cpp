@@ -129,6 +129,16 @@ Chart breakers(const GatewaySnapshot& s, double offset_s) {
     return c;
 }
 
+PointColumn laneColumn(const Chart& strips, const GatewaySnapshot& s) {
+    PointColumn lanes{"lane", {}};
+    for (const Series& series : strips.series) {
+        std::vector<nlohmann::ordered_json> names;
+        for (const double y : series.y) names.emplace_back(laneName(s, static_cast<int>(std::lround(y))));
+        lanes.values.push_back(std::move(names));
+    }
+    return lanes;
+}
+
 Chart cache(const GatewaySnapshot& s, double offset_s) {
     Chart c = timeChart(kCache, "Cache hit rate by query class", "Hit rate (%)");
     for (int k = 0; k < gateway::kClasses; ++k)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "chart_data_export.h"
 #include "gateway_sim/gateway_sim.h"
 #include "labs/lab_result.h"
 
@@ -65,6 +66,9 @@ std::vector<Series> stripSeries(const std::vector<std::string>& states, int lane
                                 std::vector<StripSpan> spans, double now_s, double offset_s);
 // Series "closed", "open", "half-open"; each span is two points (t0, lane), (t1, lane).
 Chart breakers(const gateway::GatewaySnapshot& s, double offset_s);
+// The lane of every point of `strips` (breakers) by name ("EU / atlas"), for its export: y is
+// only the lane's index.
+PointColumn laneColumn(const Chart& strips, const gateway::GatewaySnapshot& s);
 Chart cache(const gateway::GatewaySnapshot& s, double offset_s);
 
 // The whole run so far on the nines axis (ChartKind::Percentile): one series per query class,

@@ -91,7 +91,7 @@ void GatewayView::buildLayout() {
     auto* top = new QHBoxLayout;
     transport_ = new TransportBar(this);
     top->addWidget(transport_, 1);
-    exporter_ = new ChartExporter(this, [this] {
+    exporter_ = new ChartExporter(this, [this](const std::string& id) {
         ChartExporter::Context c;
         c.scenario = spec_.name;
         c.seed = drawn_ ? drawn_->seed : spec_.seed;
@@ -100,6 +100,8 @@ void GatewayView::buildLayout() {
         c.file_prefix = "gateway";
         if (drawn_ && drawn_->snapshot)
             c.extra = [t = drawn_->snapshot->now_s](nlohmann::ordered_json& j) { j["simulated_time_s"] = t; };
+        if (id == gateway_charts::kBreakers && chartsSnapshot_)
+            c.columns = {gateway_charts::laneColumn(exporter_->view(id)->chart(), *chartsSnapshot_)};
         return c;
     });
     exportButton_ = exporter_->makeButton(this, "gatewayExportButton");

@@ -130,7 +130,7 @@ void LiveView::loadScenarios(const std::string& directory) {
 }
 
 void LiveView::buildLayout() {
-    exporter_ = new ChartExporter(this, [this] {
+    exporter_ = new ChartExporter(this, [this](const std::string& id) {
         ChartExporter::Context c;
         const Scenario* picked = pickedScenario();
         c.scenario = picked ? picked->name : std::string();
@@ -144,6 +144,8 @@ void LiveView::buildLayout() {
                 c.extra = [t = g.snapshot->now_s - drawn_->startedAt_s](nlohmann::ordered_json& j) {
                     j["live_elapsed_s"] = t;
                 };
+            if (id == gateway_charts::kBreakers && g.snapshot)
+                c.columns = {gateway_charts::laneColumn(exporter_->view(id)->chart(), *g.snapshot)};
         } else if (picked) {
             c.seed = picked->seed;
             c.params = c.initial_params = picked->params.toJson();

@@ -18,6 +18,11 @@ constexpr int kMinTripBins = 2;  // a state other than the normal one is at leas
 // labelled by its region.
 constexpr int kMinLaneFontPx = 9;
 
+// What the title adds while the lanes are labelled by region only.
+QString regionNote(bool regions) {
+    return regions ? BreakerStripChart::tr("lanes too thin to name: by region") : QString();
+}
+
 }  // namespace
 
 QColor BreakerStripChart::stateColor(int state) {
@@ -40,11 +45,19 @@ BreakerStripChart::BreakerStripChart(QWidget* parent) : GatewayTimeChart(parent)
     plot()->axisRect()->setRangeDrag(Qt::Horizontal);
     plot()->axisRect()->setRangeZoom(Qt::Horizontal);
     setAnnotationSpansOverData(true);  // the strips fill the lanes
+    // The lanes' labels for the size being laid out: the widget's, or an export's (drawn at its
+    // own size, often taller). A change of labels or of their font is laid out again in the same
+    // pass, so what is drawn next (on screen or in the file) has them; a replot from here drew the
+    // widget instead, and an export kept the labels the widget had.
     connect(plot(), &QCustomPlot::afterLayout, this, [this] {
         const bool before = regionTicks_;
         const QFont font = plot()->yAxis->tickLabelFont();
         updateLaneTicks();
-        if (regionTicks_ != before || plot()->yAxis->tickLabelFont() != font) replot();
+        if (regionTicks_ == before && plot()->yAxis->tickLabelFont() == font) return;
+        setTitleNote(regionNote(regionTicks_));
+        for (const auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                                 QCPLayoutElement::upLayout})
+            plot()->plotLayout()->update(phase);
     });
 }
 
@@ -138,6 +151,7 @@ void BreakerStripChart::showStrips(const Chart& chart) {
 void BreakerStripChart::configureAxes(const Chart& chart) {
     GatewayTimeChart::configureAxes(chart);
     updateLaneTicks(/*force=*/true);  // the lanes as they are now
+    setTitleNote(regionNote(regionTicks_));
     plot()->yAxis->setSubTicks(false);
     drawStrips(chart);
 }

@@ -4,7 +4,9 @@
 // merges spans narrower than one column (about two pixels; at most kBins of them) so a flapping
 // breaker stays cheap to draw, and draws a short trip at least two columns wide, so it shows. On a
 // short chart, where a lane is thinner than a line of the axis's text, the lane labels take a
-// smaller font, and only where a lane is thinner than that does the axis name regions only.
+// smaller font, and only where a lane is thinner than that does the axis name regions only (the
+// title then says so). An export is laid out at its own size, so an image taller than the chart
+// on screen names every lane.
 #pragma once
 
 #include <QColor>

@@ -622,6 +622,7 @@ QCPTextElement* titleElement(QCustomPlot& plot) {
 
 QString ChartView::titleText() const {
     QString title = QString::fromStdString(chart_.title);
+    if (!titleNote_.isEmpty()) title += QString::fromUtf8(" · ") + titleNote_;
     if (!titleHint_.isEmpty() && !exporting_) title += " (" + titleHint_ + ")";
     return title;
 }
@@ -636,6 +637,12 @@ void ChartView::setTitleHint(const QString& hint) {
     titleHint_ = hint;
     applyTitle();
     replot();
+}
+
+void ChartView::setTitleNote(const QString& note) {
+    if (note == titleNote_) return;
+    titleNote_ = note;
+    applyTitle();
 }
 
 QString ChartView::drawnTitle() const {

@@ -71,6 +71,10 @@ class ChartView : public QWidget {
     // How to use the chart, after its title on screen only ("click one to go there"): an
     // exported image cannot be clicked, so exports leave it out. "" for none.
     void setTitleHint(const QString& hint);
+    // What the chart drawn at its size leaves out, after its title on screen and in exports
+    // alike ("lanes too thin to name: by region"). "" for none. Takes effect at
+    // the next layout (a subclass that sets it while one is made lays the plot out again).
+    void setTitleNote(const QString& note);
     // An axis label as drawn (elided when longer than its axis) and the axis length in pixels.
     QString drawnAxisLabel(Qt::Orientation axis) const;
     int axisLabelPointSize(Qt::Orientation axis) const;
@@ -208,9 +212,9 @@ class ChartView : public QWidget {
     QCustomPlot* plot_ = nullptr;
     QColor plotBackground_;  // what the plot was last styled for
     QString exportCaption_;
-    QString titleHint_;
+    QString titleHint_, titleNote_;
     mutable bool exporting_ = false;  // an export is being laid out and drawn: no title hint
-    // The title with its hint unless exporting; set and fitted to the plot's viewport (the
+    // The title with its note, and its hint unless exporting; set and fitted to the plot's viewport (the
     // export's while one is drawn).
     QString titleText() const;
     void applyTitle() const;

@@ -1,0 +1,163 @@
+// What the gateway view's exports say, read back from the files: the breaker strips' lanes by
+// name, in the data and in an image drawn taller than the chart on screen.
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <map>
+#include <set>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "gateway/gateway_charts.h"
+#include "gateway_test_support.h"
+#include "plots/breaker_strip_chart.h"
+
+namespace taillab::ui::test {
+namespace {
+
+// RFC 4180 fields of one CSV line (quoted fields may hold commas and doubled quotes).
+std::vector<std::string> csvFields(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                out.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                out.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+// The data rows of a chart's CSV (after its header, up to the annotations' section), each by
+// the header's column names.
+struct CsvTable {
+    std::string caption;  // the first line, without "# "
+    std::vector<std::string> header;
+    std::vector<std::map<std::string, std::string>> rows;
+};
+CsvTable readCsv(const QString& path) {
+    CsvTable t;
+    std::istringstream in(readFile(path));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("# ", 0) == 0) {
+            if (t.caption.empty()) t.caption = line.substr(2);
+            continue;
+        }
+        if (line.empty()) continue;
+        const std::vector<std::string> fields = csvFields(line);
+        if (t.header.empty()) {
+            t.header = fields;
+            continue;
+        }
+        if (fields.front() == "annotation") break;
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < fields.size() && i < t.header.size(); ++i) row[t.header[i]] = fields[i];
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+// The text of every <text> element of an SVG, in document order.
+QStringList svgTexts(const QString& path) {
+    QStringList out;
+    QXmlStreamReader xml(QByteArray::fromStdString(readFile(path)));
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text"))
+            out << xml.readElementText(QXmlStreamReader::IncludeChildElements);
+    return out;
+}
+
+// The breaker strips' data names every lane beside its index (a "lane" column, a "lane" field of
+// each series), as the chart's axis does.
+TEST_F(GatewayViewTest, TheBreakerExportNamesEveryLane) {
+    ASSERT_TRUE(seekAndWait(2 * kHour));
+    QTemporaryDir dir;
+    QString error;
+    const QString csvPath = dir.filePath("breakers.csv"), jsonPath = dir.filePath("breakers.json");
+    ASSERT_TRUE(view_->exportChart(gateway_charts::kBreakers, ExportFormat::Csv, csvPath, &error)) << error.toStdString();
+    ASSERT_TRUE(view_->exportChart(gateway_charts::kBreakers, ExportFormat::Json, jsonPath, &error)) << error.toStdString();
+    const gateway::GatewaySnapshot& s = *view_->latestFrame()->snapshot;
+    const int lanes = gateway::kRegions * static_cast<int>(s.engines.size());
+    ASSERT_EQ(lanes, 9);
+
+    const CsvTable csv = readCsv(csvPath);
+    EXPECT_EQ(csv.header, (std::vector<std::string>{"series", "role", "x", "y", "lane"}));
+    std::set<std::string> named;
+    ASSERT_FALSE(csv.rows.empty());
+    for (const auto& row : csv.rows) {
+        const int lane = std::stoi(row.at("y"));
+        ASSERT_TRUE(row.count("lane")) << "row without a lane name";
+        EXPECT_EQ(row.at("lane"), gateway_charts::laneName(s, lane));
+        named.insert(row.at("lane"));
+    }
+    EXPECT_EQ(named.size(), static_cast<std::size_t>(lanes));
+
+    const auto json = nlohmann::json::parse(readFile(jsonPath));
+    for (const auto& series : json["series"]) {
+        ASSERT_TRUE(series.contains("lane")) << series["name"];
+        ASSERT_EQ(series["lane"].size(), series["y"].size());
+        for (std::size_t i = 0; i < series["y"].size(); ++i)
+            EXPECT_EQ(series["lane"][i], gateway_charts::laneName(s, series["y"][i].get<int>()));
+    }
+}
+
+// An image of the breaker strips is laid out at its own size: an export tall enough labels every
+// lane although the chart on screen is too short for more than its regions, and one too short
+// says that its lanes go by region; the chart on screen is left as it was.
+TEST(GatewayExportImages, TheBreakerImageLabelsEveryLaneWhenTallEnough) {
+    gateway::GatewaySnapshot s;
+    s.now_s = 7200;
+    s.end_s = 86400;
+    s.engines = {"atlas", "borealis", "cirrus"};
+    s.breaker_spans.push_back({});  // EU / atlas open for ten minutes
+    s.breaker_spans.back().t0_s = 1200;
+    s.breaker_spans.back().t1_s = 1800;
+    QStringList lanes;
+    for (int lane = 0; lane < 9; ++lane) lanes << QString::fromStdString(gateway_charts::laneName(s, lane));
+    BreakerStripChart view;
+    view.setLanes(lanes);
+    view.setMinimumSize(0, 0);
+    view.resize(420, 240);
+    view.show();
+    view.showStrips(gateway_charts::breakers(s, 0));
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    // As short as the gateway view's pane gets in a small window: lanes too thin to name.
+    for (int height = 240; height >= 100 && view.laneLabels().size() != 3; height -= 10) {
+        view.resize(420, height);
+        view.replotNow();
+    }
+    ASSERT_EQ(view.laneLabels(), (QStringList{"EU", "US", "APAC"})) << "the chart on screen is by region";
+
+    QTemporaryDir dir;
+    ASSERT_TRUE(view.saveSvg(dir.filePath("tall.svg"), QSize(960, 600)));
+    const QStringList tall = svgTexts(dir.filePath("tall.svg"));
+    for (const QString& lane : lanes) EXPECT_TRUE(tall.contains(lane)) << lane.toStdString() << " in " << tall.join(" | ").toStdString();
+    EXPECT_FALSE(tall.join(" ").contains("by region")) << tall.join(" | ").toStdString();
+
+    ASSERT_TRUE(view.saveSvg(dir.filePath("short.svg"), QSize(960, 150)));
+    const QStringList shortOne = svgTexts(dir.filePath("short.svg"));
+    EXPECT_TRUE(shortOne.contains("EU")) << shortOne.join(" | ").toStdString();
+    EXPECT_FALSE(shortOne.contains(lanes.front())) << shortOne.join(" | ").toStdString();
+    EXPECT_TRUE(shortOne.join(" ").contains("by region")) << shortOne.join(" | ").toStdString();
+
+    view.replotNow();
+    EXPECT_EQ(view.laneLabels(), (QStringList{"EU", "US", "APAC"})) << "the export left the chart on screen as it was";
+}
+
+}  // namespace
+}  // namespace taillab::ui::test
