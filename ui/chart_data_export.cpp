@@ -1,10 +1,13 @@
 #include "chart_data_export.h"
 
+#include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <cmath>
 #include <system_error>
 
 #include "io/atomic_file.h"
+#include "knob_editor.h"
 
 namespace taillab::ui {
 namespace {
@@ -55,23 +58,34 @@ std::string knobText(const nlohmann::ordered_json& v) {
     return v.dump();
 }
 
-std::string exportCaption(const std::string& scenario, std::uint64_t seed,
-                          const nlohmann::ordered_json& now, const nlohmann::ordered_json& file,
-                          const std::string& version) {
-    std::string knobs;
-    int differ = 0;
-    if (now.is_object())
-        for (const auto& [key, value] : now.items()) {
-            const bool inFile = file.is_object() && file.contains(key);
-            if (inFile && file.at(key) == value) continue;
-            if (++differ > 4) continue;
-            knobs += (differ == 1 ? "" : ", ") + key + " = " + knobText(value) + " (scenario: " +
-                     (inFile ? knobText(file.at(key)) : std::string("unset")) + ")";
-        }
-    if (differ > 4) knobs += ", and " + std::to_string(differ - 4) + " more";
-    if (differ == 0) knobs = "the scenario's knobs";
-    return (scenario.empty() ? std::string("unsaved scenario") : scenario) + " · seed " +
-           std::to_string(seed) + " · " + knobs + " · TailLab " + version;
+ExportCaption exportCaption(const std::string& scenario, std::uint64_t seed,
+                            const nlohmann::ordered_json& now, const nlohmann::ordered_json& reference,
+                            const std::string& version, const std::vector<KnobSpec>& specs) {
+    ExportCaption c;
+    c.lead = QString::fromStdString(scenario.empty() ? std::string("unsaved scenario") : scenario) +
+             QString::fromUtf8(" · seed ") + QString::number(seed);
+    c.none = QStringLiteral("the scenario's knobs");
+    c.tail = QStringLiteral("TailLab ") + QString::fromStdString(version);
+    if (!now.is_object()) return c;
+    for (const auto& [key, value] : now.items()) {
+        const bool inReference = reference.is_object() && reference.contains(key);
+        if (inReference && reference.at(key) == value) continue;
+        const auto spec = std::find_if(specs.begin(), specs.end(), [&](const KnobSpec& s) { return s.key == key; });
+        // As the panel writes it; a value the knob would refuse, as the file has it.
+        auto text = [&](const nlohmann::ordered_json& v) {
+            if (spec != specs.end()) {
+                try {
+                    return knobValueText(*spec, knobValueFromJson(*spec, v));
+                } catch (const std::invalid_argument&) {
+                }
+            }
+            return QString::fromStdString(knobText(v));
+        };
+        const QString name = spec != specs.end() ? QString::fromStdString(spec->label) : QString::fromStdString(key);
+        c.items << QString("%1 = %2 (scenario: %3)")
+                       .arg(name, text(value), inReference ? text(reference.at(key)) : QStringLiteral("unset"));
+    }
+    return c;
 }
 
 std::string exportedXLabel(const Chart& chart) {
@@ -109,7 +123,10 @@ std::string chartToCsv(const Chart& chart, const std::vector<Annotation>& annota
             out += "\n";
         }
     }
-    if (!annotations.empty()) out += "\n" + annotationsToCsv(annotations);
+    if (!annotations.empty()) {
+        out += '\n';
+        out += annotationsToCsv(annotations);
+    }
     return out;
 }
 

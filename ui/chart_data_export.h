@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "knobs/knob.h"
 #include "labs/lab_result.h"
+#include "plots/export_caption.h"
 
 namespace taillab::ui {
 
@@ -42,12 +44,16 @@ std::string csvTitleLine(const Chart& chart);
 std::string csvField(const std::string& s);
 // The shortest text that reads back as the same double; "" for NaN.
 std::string csvNumber(double v);
-// The line every exported chart carries: "<scenario> · seed <n> · <knobs that differ from the
-// scenario, as key = value (scenario: value)> · TailLab <version>". `now` and `file` are knob
-// objects (Params::toJson()); at most four differences are named, then "and N more".
-std::string exportCaption(const std::string& scenario, std::uint64_t seed,
-                          const nlohmann::ordered_json& now, const nlohmann::ordered_json& file,
-                          const std::string& version);
+// The line every exported chart carries: "<scenario> · seed <n> · <each knob that differs from
+// the reference, as label = value (scenario: value)> · TailLab <version>", or "the scenario's
+// knobs" when none does. `now` and `reference` are knob objects (Params::toJson()); the
+// reference is what the scenario itself has in force (its first knobs, with the changes its own
+// timeline has made by then: those are no one's edits). A knob of `specs` goes by its label and
+// its values as the knob panel writes them (knobValueText: "Hedge budget = 20 % (scenario:
+// 7.5 %)"); another by its key and its value as a scenario file writes it.
+ExportCaption exportCaption(const std::string& scenario, std::uint64_t seed,
+                            const nlohmann::ordered_json& now, const nlohmann::ordered_json& reference,
+                            const std::string& version, const std::vector<KnobSpec>& specs = {});
 // `result` supplies the context (lab, scenario, seed, parameters); may be null. `annotations`
 // are those drawn on the chart, in its x units. Each of `columns` adds a field to every series,
 // an array beside "x" and "y".

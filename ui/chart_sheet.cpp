@@ -51,7 +51,7 @@ void paintSheet(QCPPainter& painter, const ChartSheet& sheet) {
         painter.setPen(colors.axis);
         QFontMetrics m(painter.font());
         painter.drawText(QRect(kMargin, kMargin + titleMetrics.height() + 4, width, m.height()),
-                         Qt::AlignLeft, m.elidedText(sheet.caption, Qt::ElideMiddle, width));
+                         Qt::AlignLeft, sheet.caption.fitted(m, width));
     }
     painter.setFont(headerFont(9, false));
     painter.setPen(colors.text);
@@ -140,7 +140,7 @@ bool saveChartSheet(const ChartSheet& sheet, const QString& path, SheetFormat fo
                 generator.setSize(size);
                 generator.setViewBox(QRect(QPoint(0, 0), size));
                 generator.setTitle(sheet.title);
-                generator.setDescription(sheet.caption);
+                generator.setDescription(sheet.caption.text());
                 return paintVectors(generator, sheet);
             }
             QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);

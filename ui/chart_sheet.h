@@ -10,13 +10,15 @@
 #include <memory>
 #include <vector>
 
+#include "plots/export_caption.h"
+
 namespace taillab::ui {
 
 class ChartView;
 
 struct ChartSheet {
     QString title;
-    QString caption;
+    ExportCaption caption;  // shortened at a whole item to the sheet's width
     std::vector<const ChartView*> views;  // in reading order
     QSize cell{900, 560};                 // one chart, in logical pixels (PDF points)
     int columns = 2;

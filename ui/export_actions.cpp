@@ -129,7 +129,7 @@ std::optional<ExportTarget> ExportActions::target() const {
     t.view = view;
     t.chart = chart;
     t.json = [chart, result, view] { return chartToJson(*chart, result.get(), view->annotations()); };
-    t.caption = caption_ ? caption_() : QString();
+    t.caption = caption_ ? caption_() : ExportCaption{};
     t.name = (result ? QString::fromStdString(result->scenario.empty() ? result->lab : result->scenario)
                      : QString("taillab")) +
              "-" + QString::fromStdString(chart->id);
@@ -175,7 +175,7 @@ bool ExportActions::exportTo(ExportFormat format, const QString& path, QString* 
 }
 
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
-               const std::function<nlohmann::ordered_json()>& json, const QString& caption,
+               const std::function<nlohmann::ordered_json()>& json, const ExportCaption& caption,
                const std::vector<PointColumn>& columns) {
     view.setExportCaption(caption);
     switch (format) {
@@ -184,7 +184,7 @@ bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const Q
         case ExportFormat::Pdf: return view.savePdf(path);
         case ExportFormat::Csv:
             return writeTextFile(path.toStdString(),
-                                 chartToCsv(chart, view.annotations(), caption.toStdString(),
+                                 chartToCsv(chart, view.annotations(), caption.text().toStdString(),
                                             /*chartColumn=*/false, columns));
         case ExportFormat::Json:
         case ExportFormat::ResultJson: return writeTextFile(path.toStdString(), json().dump(2) + "\n");

@@ -35,7 +35,7 @@ enum class ExportFormat { Png, Svg, Pdf, Csv, Json, ResultJson };
 // `caption` (exportCaption) goes under every image and at the top of the CSV; `columns` go
 // beside x and y in the CSV (the caller's JSON carries them itself).
 bool saveChart(ChartView& view, const Chart& chart, ExportFormat format, const QString& path,
-               const std::function<nlohmann::ordered_json()>& json, const QString& caption = {},
+               const std::function<nlohmann::ordered_json()>& json, const ExportCaption& caption = {},
                const std::vector<PointColumn>& columns = {});
 
 // What File → Export writes: a chart shown now, its data, and the caption that says where it
@@ -45,7 +45,7 @@ struct ExportTarget {
     ChartView* view = nullptr;
     const Chart* chart = nullptr;
     std::function<nlohmann::ordered_json()> json;
-    QString caption;
+    ExportCaption caption;
     QString name;  // suggested file name without extension
     std::vector<PointColumn> columns;  // what names each point beside x and y (chart_data_export.h)
 };
@@ -64,7 +64,7 @@ class ExportActions : public QObject {
     // A file name for the current chart: "<scenario>-<chart>.<ext>".
     QString suggestedName(ExportFormat format) const;
     // The caption of the labs' exports (scenario, seed, differing knobs, version).
-    void setCaption(std::function<QString()> caption) { caption_ = std::move(caption); }
+    void setCaption(std::function<ExportCaption()> caption) { caption_ = std::move(caption); }
     // Routes chart exports: when `route` returns a target, the chart actions export it instead
     // of the labs' current chart.
     void setRoute(std::function<std::optional<ExportTarget>()> route) { route_ = std::move(route); }
@@ -90,7 +90,7 @@ class ExportActions : public QObject {
     std::function<LabResultPtr()> latest_;
     QWidget* window_;
     QAction* actions_[6] = {};
-    std::function<QString()> caption_;
+    std::function<ExportCaption()> caption_;
     std::function<std::optional<ExportTarget>()> route_;
     SheetSource sheet_;
     QAction* sheetPng_ = nullptr;

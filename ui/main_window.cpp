@@ -357,7 +357,7 @@ ChartSheet MainWindow::wholeViewSheet(std::vector<std::unique_ptr<ChartView>>& o
     if (gatewayShown() && gateway_) {
         const std::optional<ExportTarget> target = gateway_->exportTarget();
         sheet.title = tr("%1 (simulated)").arg(QString::fromStdString(gateway_->runSpec().title));
-        sheet.caption = target ? target->caption : QString();
+        sheet.caption = target ? target->caption : ExportCaption{};
         // Every chart the view draws, in its order, those without simulated data (a sweep not
         // run yet) left out.
         for (const std::string& id : gateway_->chartIds()) {
@@ -373,9 +373,8 @@ ChartSheet MainWindow::wholeViewSheet(std::vector<std::unique_ptr<ChartView>>& o
     }
     if (!labsShown() || !latest_) return sheet;
     sheet.title = QString::fromStdString(scenario_.title.empty() ? latest_->scenario : scenario_.title);
-    sheet.caption = QString::fromStdString(exportCaption(latest_->scenario, latest_->seed,
-                                                         latest_->parameters,
-                                                         scenario_.params.toJson(), TAILLAB_VERSION));
+    sheet.caption = exportCaption(latest_->scenario, latest_->seed, latest_->parameters,
+                                  scenario_.params.toJson(), TAILLAB_VERSION, scenario_.params.specs());
     // Every chart of the result, in the lab's order: a chart a pane shows as drawn there (with
     // its pinned ghosts and overlays), the others drawn afresh.
     for (const Chart& chart : latest_->charts) {
@@ -404,10 +403,9 @@ void MainWindow::buildActions() {
     export_ = new ExportActions(
         charts_, [this] { return labsShown() ? latest_ : LabResultPtr(); }, this);
     export_->setCaption([this] {
-        if (!latest_) return QString();
-        return QString::fromStdString(exportCaption(
-            latest_->scenario, latest_->seed, latest_->parameters, scenario_.params.toJson(),
-            TAILLAB_VERSION));
+        if (!latest_) return ExportCaption{};
+        return exportCaption(latest_->scenario, latest_->seed, latest_->parameters,
+                             scenario_.params.toJson(), TAILLAB_VERSION, scenario_.params.specs());
     });
     // File → Export follows the visible tab: a gateway view's chart while one shows.
     export_->setRoute([this]() -> std::optional<ExportTarget> {

@@ -208,28 +208,72 @@ TEST_F(ExportTest, EveryExportCarriesACaptionNamingTheRun) {
     std::istringstream in(readFile(dir_.filePath("edited.csv")));
     std::string first;
     std::getline(in, first);
-    EXPECT_EQ(first, std::string("# fanout · seed 1 · backends = 50 (scenario: 100) · TailLab ") +
+    // The knob by its label and its values as the knob panel writes them, not by its key.
+    EXPECT_EQ(first, std::string("# fanout · seed 1 · Backends per request = 50 backends (scenario: "
+                                 "100 backends) · TailLab ") +
                          TAILLAB_VERSION);
     // Drawn: the same chart with and without its caption are different images.
     ChartView* view = window_->chartArea()->currentView();
     const Chart& chart = *window_->chartArea()->currentChart();
     const auto none = [] { return nlohmann::ordered_json(); };
     ASSERT_TRUE(saveChart(*view, chart, ExportFormat::Png, dir_.filePath("with.png"), none,
-                          "fanout · seed 1 · TailLab"));
-    ASSERT_TRUE(saveChart(*view, chart, ExportFormat::Png, dir_.filePath("without.png"), none, ""));
+                          ExportCaption::plain("fanout · seed 1 · TailLab")));
+    ASSERT_TRUE(saveChart(*view, chart, ExportFormat::Png, dir_.filePath("without.png"), none, {}));
     const QImage with(dir_.filePath("with.png")), without(dir_.filePath("without.png"));
     ASSERT_FALSE(with.isNull());
     EXPECT_EQ(with.size(), without.size());
     EXPECT_NE(with, without);
 
-    EXPECT_EQ(exportCaption("s", 7, {{"a", 1}, {"b", "x"}, {"c", 3}}, {{"a", 1}, {"b", "y"}}, "9"),
+    // A knob without a spec goes by its key and its value as a file writes it.
+    EXPECT_EQ(exportCaption("s", 7, {{"a", 1}, {"b", "x"}, {"c", 3}}, {{"a", 1}, {"b", "y"}}, "9").text(),
               "s · seed 7 · b = x (scenario: y), c = 3 (scenario: unset) · TailLab 9");
-    EXPECT_EQ(exportCaption("s", 7, {{"a", 1}}, {{"a", 1}}, "9"),
+    EXPECT_EQ(exportCaption("s", 7, {{"a", 1}}, {{"a", 1}}, "9").text(),
               "s · seed 7 · the scenario's knobs · TailLab 9");
+    // The text (CSV, JSON) names every knob that differs; only an image shortens it.
     nlohmann::ordered_json many;
     for (const char* key : {"k0", "k1", "k2", "k3", "k4", "k5"}) many[key] = 1;
-    EXPECT_NE(exportCaption("s", 1, many, nlohmann::ordered_json::object(), "9").find("and 2 more"),
-              std::string::npos);
+    const ExportCaption six = exportCaption("s", 1, many, nlohmann::ordered_json::object(), "9");
+    EXPECT_EQ(six.items.size(), 6);
+    EXPECT_TRUE(six.text().endsWith("k5 = 1 (scenario: unset) · TailLab 9")) << six.text().toStdString();
+}
+
+// A caption too long for its image loses whole items from the end, counted ("… and 2 more"),
+// then all of them ("6 knob changes"), then the version, then the count; only a lead that does
+// not fit alone is cut, after a whole word. Never a word cut in two, never wider than the room.
+TEST(ExportCaptionFit, ALineTooLongIsShortenedAtAWholeItemNeverMidWord) {
+    ExportCaption c;
+    c.lead = QString::fromUtf8("day-eu-atlas-slow · seed 1");
+    c.tail = "TailLab 9";
+    for (int i = 0; i < 6; ++i) c.items << QString("Knob number %1 = %2 ms (scenario: 300 ms)").arg(i).arg(100 + i);
+    const QFontMetrics m{QFont()};
+    const int whole = m.horizontalAdvance(c.text());
+    EXPECT_EQ(c.fitted(m, whole), c.text());
+    const QString lead = c.lead + QString::fromUtf8(" · ");
+    const QString tail = QString::fromUtf8(" · ") + c.tail;
+    int lastKept = 7;
+    for (int width = whole - 1; width > m.horizontalAdvance(lead + tail); width -= 20) {
+        const QString f = c.fitted(m, width);
+        EXPECT_LE(m.horizontalAdvance(f), width) << f.toStdString();
+        EXPECT_TRUE(f.startsWith(c.lead)) << f.toStdString();
+        const qsizetype more = f.indexOf(QString::fromUtf8(", … and "));
+        if (more < 0) {
+            if (f.endsWith(tail)) {
+                EXPECT_EQ(f, lead + "6 knob changes" + tail);
+            }
+            continue;
+        }
+        // The items shown are the first ones, each whole, and the count is of the others.
+        const QString shown = f.left(more);
+        ASSERT_TRUE(c.text().startsWith(shown + ", ")) << f.toStdString();
+        const int kept = static_cast<int>(shown.count(" (scenario: "));
+        EXPECT_TRUE(f.endsWith(QString("and %1 more").arg(6 - kept) + tail)) << f.toStdString();
+        EXPECT_LE(kept, lastKept);
+        lastKept = kept;
+    }
+    EXPECT_LT(lastKept, 6);
+    // Room for the lead only: cut after a whole word, never inside one.
+    const QString cut = c.fitted(m, m.horizontalAdvance("day-eu-atlas-slow · se"));
+    EXPECT_EQ(cut, QString::fromUtf8("day-eu-atlas-slow · …")) << cut.toStdString();
 }
 
 // File -> Export follows the visible tab: from the gateway tab it writes the gateway's chart
@@ -328,7 +372,7 @@ TEST_F(ExportTest, TheWholeViewGoesOnOneSheet) {
     ASSERT_TRUE(ex->exportSheet(png, &error)) << error.toStdString();
     QImage image(png);
     ASSERT_FALSE(image.isNull());
-    const ChartSheet shape{"t", "c", std::vector<const ChartView*>(static_cast<std::size_t>(charts))};
+    const ChartSheet shape{"t", ExportCaption::plain("c"), std::vector<const ChartView*>(static_cast<std::size_t>(charts))};
     EXPECT_EQ(image.size(), sheetSize(shape) * 2);
     const int rows = (charts + 1) / 2;
     const int header = image.height() - rows * shape.cell.height() * 2;
@@ -373,7 +417,7 @@ TEST_F(ExportTest, TheWholeViewGoesOnOneSheet) {
         });
     }
     ASSERT_GE(withData, 4);
-    const ChartSheet gatewayShape{"t", "c", std::vector<const ChartView*>(static_cast<std::size_t>(withData))};
+    const ChartSheet gatewayShape{"t", ExportCaption::plain("c"), std::vector<const ChartView*>(static_cast<std::size_t>(withData))};
     EXPECT_EQ(gatewayImage.size(), sheetSize(gatewayShape) * 2);
 }
 

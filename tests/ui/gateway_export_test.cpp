@@ -1,16 +1,22 @@
 // What the gateway view's exports say, read back from the files: the breaker strips' lanes by
-// name, in the data and in an image drawn taller than the chart on screen.
+// name, in the data and in an image drawn taller than the chart on screen; and a caption that
+// names the user's edits in the knob panel's words, not the scenario's own timeline, and that is
+// shortened at a whole item when it does not fit.
 #include <gtest/gtest.h>
 
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "gateway/gateway_charts.h"
+#include "gateway/gateway_scenario.h"
+#include "gateway_sim/gateway_sim.h"
 #include "gateway_test_support.h"
+#include "knob_editor.h"
 #include "plots/breaker_strip_chart.h"
 
 namespace taillab::ui::test {
@@ -80,6 +86,21 @@ QStringList svgTexts(const QString& path) {
         if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text"))
             out << xml.readElementText(QXmlStreamReader::IncludeChildElements);
     return out;
+}
+
+const KnobSpec& gatewayKnob(const std::string& key) {
+    static const std::vector<KnobSpec> specs = gateway::GatewaySim::knobs();
+    const auto it = std::find_if(specs.begin(), specs.end(), [&](const KnobSpec& s) { return s.key == key; });
+    if (it == specs.end()) throw std::invalid_argument("no gateway knob " + key);
+    return *it;
+}
+
+// Its timeline: 07:00 hedge_mode fixed and hedge_delay_ms 300; 15:00 hedge_budget 0.075.
+GatewayRunSpec atlasDay() {
+    GatewayRunSpec spec = gatewayRunFromScenario(
+        loadScenarioFile(scenarioDirectory() + "/gateway/day-eu-atlas-slow.json"));
+    spec.params.set("load_multiplier", 0.2);
+    return spec;
 }
 
 // The breaker strips' data names every lane beside its index (a "lane" column, a "lane" field of
@@ -157,6 +178,61 @@ TEST(GatewayExportImages, TheBreakerImageLabelsEveryLaneWhenTallEnough) {
 
     view.replotNow();
     EXPECT_EQ(view.laneLabels(), (QStringList{"EU", "US", "APAC"})) << "the export left the chart on screen as it was";
+}
+
+// A knob the scenario's own timeline set is no user change: the caption of a run nobody edited
+// says the scenario's knobs, however far the timeline has gone. An edit is named as the knob
+// panel names it, against the value the scenario has in force by then. A caption too long for
+// its image is shortened at a whole item, with the count of those left out, never mid-word.
+TEST_F(GatewayViewTest, ExportCaptionsNameTheUsersEditsNotTheScenariosTimeline) {
+    const GatewayRunSpec spec = atlasDay();
+    ASSERT_TRUE(startAndWait(spec));
+    ASSERT_TRUE(seekAndWait(20 * kHour));
+    ASSERT_EQ(view_->latestFrame()->params.real("hedge_budget"), 0.075) << "the 15:00 change applied";
+    const QString untouched = view_->exportCaption();
+    EXPECT_FALSE(untouched.contains("hedge", Qt::CaseInsensitive)) << untouched.toStdString();
+    EXPECT_TRUE(untouched.contains("the scenario's knobs")) << untouched.toStdString();
+
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"hedge_budget", 0.2}})));
+    const QString edited = view_->exportCaption();
+    const KnobSpec& budget = gatewayKnob("hedge_budget");
+    const QString expected = QString("%1 = %2 (scenario: %3)")
+                                 .arg(QString::fromStdString(budget.label), knobValueText(budget, 0.2),
+                                      knobValueText(budget, 0.075));
+    EXPECT_TRUE(edited.contains(expected)) << edited.toStdString() << "\nexpected " << expected.toStdString();
+    EXPECT_FALSE(edited.contains("hedge_budget")) << edited.toStdString();
+    EXPECT_FALSE(edited.contains("Fixed hedge delay")) << "set by the timeline: " << edited.toStdString();
+
+    // Many edits: more than an image's width holds.
+    ASSERT_TRUE(waitSettled(session().applyChanges({{"deadline_ms", 700},
+                                                    {"breaker_threshold", 0.5},
+                                                    {"breaker_window_s", 20},
+                                                    {"breaker_open_s", 10},
+                                                    {"serialization_margin_ms", 20},
+                                                    {"ewma_half_life_s", 60}})));
+    const QString full = view_->exportCaption();
+    QTemporaryDir dir;
+    QString error;
+    const QString svg = dir.filePath("percentiles.svg");
+    ASSERT_TRUE(view_->exportChart(gateway_charts::kPercentiles, ExportFormat::Svg, svg, &error)) << error.toStdString();
+    QString drawn;
+    for (const QString& t : svgTexts(svg))
+        if (t.contains("seed 1")) drawn = t;
+    ASSERT_FALSE(drawn.isEmpty()) << "no caption in the image";
+    ASSERT_NE(drawn, full) << "the caption fits: the test needs one that does not";
+    const QString lead = "day-eu-atlas-slow · seed 1 · ";
+    const QString tail = QString(" · TailLab ") + TAILLAB_VERSION;
+    EXPECT_TRUE(drawn.startsWith(lead)) << drawn.toStdString();
+    EXPECT_TRUE(drawn.endsWith(tail)) << drawn.toStdString();
+    // "<whole items>, … and N more": the items shown are the first of the full caption's, whole.
+    const qsizetype more = drawn.indexOf(QString::fromUtf8(", … and "));
+    ASSERT_GT(more, 0) << drawn.toStdString();
+    const QString shown = drawn.left(more);
+    EXPECT_TRUE(full.startsWith(shown + ", ")) << "cut inside an item: " << drawn.toStdString();
+    const int items = static_cast<int>(full.mid(lead.size()).count(" (scenario: "));
+    const int kept = static_cast<int>(shown.mid(lead.size()).count(" (scenario: "));
+    EXPECT_EQ(items, 7);
+    EXPECT_TRUE(drawn.contains(QString("and %1 more").arg(items - kept))) << drawn.toStdString();
 }
 
 }  // namespace

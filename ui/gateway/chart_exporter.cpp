@@ -105,11 +105,16 @@ void ChartExporter::setCurrent(const std::string& id) {
                             .arg(title.isEmpty() ? QString::fromStdString(id) : title));
 }
 
-QString ChartExporter::caption() const {
-    const Context c = context_({});
-    return QString::fromStdString(
-        exportCaption(c.scenario, c.seed, c.params, c.initial_params, TAILLAB_VERSION));
+namespace {
+
+ExportCaption captionOf(const ChartExporter::Context& c) {
+    return c.caption ? *c.caption
+                     : exportCaption(c.scenario, c.seed, c.params, c.reference, TAILLAB_VERSION, c.specs);
 }
+
+}  // namespace
+
+QString ChartExporter::caption() const { return captionOf(context_({})).text(); }
 
 std::optional<ExportTarget> ChartExporter::target(const std::string& id) const {
     const std::string& which = !id.empty() ? id : !current_.empty() ? current_ : first_;
@@ -130,8 +135,7 @@ std::optional<ExportTarget> ChartExporter::target(const std::string& id) const {
         if (c.extra) c.extra(j);
         return j;
     };
-    t.caption = QString::fromStdString(
-        exportCaption(c.scenario, c.seed, c.params, c.initial_params, TAILLAB_VERSION));
+    t.caption = captionOf(c);
     t.name = c.file_prefix + "-" + shortId(which);
     return t;
 }

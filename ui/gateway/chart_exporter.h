@@ -29,8 +29,13 @@ class ChartExporter : public QObject {
     struct Context {
         std::string scenario;
         std::uint64_t seed = 0;
-        nlohmann::ordered_json params;          // the knobs the chart shows
-        nlohmann::ordered_json initial_params;  // the run's first knobs (the caption names what differs)
+        nlohmann::ordered_json params;     // the knobs the chart shows
+        // What the caption compares them with: the knobs the scenario itself has in force at that
+        // moment (a knob its own timeline set is no edit); the caption names what differs.
+        nlohmann::ordered_json reference;
+        std::vector<KnobSpec> specs;  // the knobs' labels and units, for the caption's words
+        // A caption of its own instead (the sweep states its settings, not knob edits).
+        std::optional<ExportCaption> caption;
         QString file_prefix;            // "gateway": files are named gateway-<chart>.png
         // Adds fields to a chart's JSON export (the run's clock, say).
         std::function<void(nlohmann::ordered_json&)> extra;
@@ -52,8 +57,8 @@ class ChartExporter : public QObject {
     void resetViews();
     const std::string& current() const { return current_; }
     void setCurrent(const std::string& id);
-    // The line under every exported chart: run name, seed, knobs that differ from the run's first
-    // ones, TailLab's version.
+    // The line under every exported chart: run name, seed, knobs that differ from the ones the
+    // scenario has in force, TailLab's version.
     QString caption() const;
     // The chart `id`, or the current one (the first added before any click) when empty.
     std::optional<ExportTarget> target(const std::string& id = {}) const;

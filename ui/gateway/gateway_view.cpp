@@ -96,7 +96,10 @@ void GatewayView::buildLayout() {
         c.scenario = spec_.name;
         c.seed = drawn_ ? drawn_->seed : spec_.seed;
         c.params = (drawn_ ? drawn_->params : spec_.params).toJson();
-        c.initial_params = (drawn_ ? drawn_->initialParams : spec_.params).toJson();
+        // A knob the scenario's own timeline set by now is no edit: the reference is what the
+        // scenario has in force, as the knob panel's.
+        c.reference = scenarioInForce(drawn_.get()).toJson();
+        c.specs = spec_.params.specs();
         c.file_prefix = "gateway";
         if (drawn_ && drawn_->snapshot)
             c.extra = [t = drawn_->snapshot->now_s](nlohmann::ordered_json& j) { j["simulated_time_s"] = t; };
@@ -297,6 +300,24 @@ void GatewayView::drawCharts(const GatewayFrame& frame) {
     grid_->draw(s, offset, deadline, baseline_.get());
 }
 
+Params GatewayView::scenarioInForce(const GatewayFrame* frame,
+                                    std::map<std::string, QString>* setBy) const {
+    Params inForce = spec_.params;
+    const double now_s = frame && frame->snapshot ? frame->snapshot->now_s : 0;
+    const double offset = week_time::startOffset_s(startDayOf(frame ? frame->params : spec_.params));
+    for (const TimelineEvent& e : spec_.timeline.events) {
+        if (e.set.empty() || e.at_s > now_s) continue;
+        for (const KnobSetting& k : e.set) {
+            if (!inForce.spec(k.key)) continue;
+            inForce.set(k.key, k.value);
+            if (setBy)
+                (*setBy)[k.key] =
+                    tr("Set by the scenario's timeline at %1").arg(week_time::label(offset + e.at_s));
+        }
+    }
+    return inForce;
+}
+
 void GatewayView::syncKnobs(const GatewayFrame& frame) {
     // Only once the worker has seen the last edit, so an older frame never undoes it.
     if (frame.commandSeq < knobCommand_) return;
@@ -305,18 +326,8 @@ void GatewayView::syncKnobs(const GatewayFrame& frame) {
         shownParams_ = frame.params;
     }
     // What the scenario itself has in force by now: a knob its timeline changed is no edit.
-    Params inForce = spec_.params;
     std::map<std::string, QString> setBy;
-    const double now_s = frame.snapshot ? frame.snapshot->now_s : 0;
-    const double offset = week_time::startOffset_s(startDayOf(frame.params));
-    for (const TimelineEvent& e : spec_.timeline.events) {
-        if (e.set.empty() || e.at_s > now_s) continue;
-        for (const KnobSetting& k : e.set) {
-            if (!inForce.spec(k.key)) continue;
-            inForce.set(k.key, k.value);
-            setBy[k.key] = tr("Set by the scenario's timeline at %1").arg(week_time::label(offset + e.at_s));
-        }
-    }
+    const Params inForce = scenarioInForce(&frame, &setBy);
     knobs_->setInForce(inForce, setBy);
 }
 

@@ -83,8 +83,8 @@ class GatewayView : public QWidget {
     std::vector<std::string> chartIds() const;
     ChartView* chartView(const std::string& id) const;
     std::string currentChartId() const;
-    // The line under every exported gateway chart: run name, seed, knobs that differ from the
-    // run's first ones, TailLab's version.
+    // The line under every exported gateway chart: run name, seed, the user's knob edits (the
+    // knobs that differ from what the scenario has in force by then), TailLab's version.
     QString exportCaption() const;
     // What File → Export takes while this view shows: the chart last clicked (the latency
     // percentiles before any click).
@@ -123,6 +123,11 @@ class GatewayView : public QWidget {
     // go to the worker, never the panel's other values, which lag the run's timeline.
     std::vector<KnobSetting> userChanges() const;
     std::pair<Params, std::uint64_t> currentParams() const;
+    // What the scenario itself has in force at the frame's moment (without a frame: at 0): its
+    // first knobs with the knob changes its own timeline has made by then, which are no one's
+    // edits; and, for each knob the timeline set, what to say of it in `setBy`.
+    Params scenarioInForce(const GatewayFrame* frame,
+                           std::map<std::string, QString>* setBy = nullptr) const;
 
     std::string scenarioDirectory_;
     GatewayRunSpec spec_;

@@ -139,7 +139,8 @@ void LiveView::buildLayout() {
             const GatewayFrame& g = *drawn_->gateway;
             c.seed = g.seed;
             c.params = g.params.toJson();
-            c.initial_params = g.initialParams.toJson();
+            c.reference = g.initialParams.toJson();
+            c.specs = g.params.specs();
             if (g.snapshot)
                 c.extra = [t = g.snapshot->now_s - drawn_->startedAt_s](nlohmann::ordered_json& j) {
                     j["live_elapsed_s"] = t;
@@ -148,7 +149,8 @@ void LiveView::buildLayout() {
                 c.columns = {gateway_charts::laneColumn(exporter_->view(id)->chart(), *g.snapshot)};
         } else if (picked) {
             c.seed = picked->seed;
-            c.params = c.initial_params = picked->params.toJson();
+            c.params = c.reference = picked->params.toJson();
+            c.specs = picked->params.specs();
         }
         return c;
     });

@@ -682,15 +682,19 @@ void IncidentBoard::updateReadout() {
     readout_->setToolTip(tr("Wheel or drag to zoom and pan every chart at once; double-click to reset"));
 }
 
-QString IncidentBoard::exportCaption() const {
+ExportCaption IncidentBoard::caption() const {
     QStringList parts{tr("Incident board"), tr("A: %1").arg(runName(spec_.a))};
     if (spec_.b) parts << tr("B: %1 (dashed)").arg(QString::fromStdString(spec_.bLabel));
     parts << tr("seed %1").arg(drawn_ ? drawn_->seed : spec_.a.seed);
     if (drawn_ && drawn_->snapshot)
         parts << tr("at %1").arg(week_time::label(offset() + drawn_->snapshot->now_s));
-    parts << QString("TailLab %1").arg(TAILLAB_VERSION);
-    return parts.join(" · ");
+    ExportCaption c;
+    c.lead = parts.join(" · ");
+    c.tail = QString("TailLab %1").arg(TAILLAB_VERSION);
+    return c;
 }
+
+QString IncidentBoard::exportCaption() const { return caption().text(); }
 
 QStringList IncidentBoard::exportNotes() const {
     QStringList out;
@@ -721,7 +725,7 @@ bool IncidentBoard::exportBoard(const QString& path, QString* error) const {
     if (ext == "png" || ext == "svg" || ext == "pdf") {
         ChartSheet sheet;
         sheet.title = tr("Incident board: %1").arg(QString::fromStdString(spec_.a.title));
-        sheet.caption = exportCaption();
+        sheet.caption = caption();
         sheet.notes = exportNotes();
         sheet.banner = lane_;
         sheet.bannerHeight = 170;

@@ -25,6 +25,7 @@
 #include "gateway/gateway_frame.h"
 #include "gateway/gateway_scenario.h"
 #include "labs/lab_result.h"
+#include "plots/export_caption.h"
 #include "redraw_scheduler.h"
 
 class QGridLayout;
@@ -119,8 +120,9 @@ class IncidentBoard : public QWidget {
     double timeOffset() const { return offset(); }
 
     // The caption and notes under every export: scenarios, seed, time shown, version; the
-    // timeline's events one a line.
+    // timeline's events one a line. caption() is the caption as the images shorten it.
     QString exportCaption() const;
+    ExportCaption caption() const;
     QStringList exportNotes() const;
     // `path` by extension: .png, .svg, .pdf (the board) or .csv, .json (its data).
     bool exportBoard(const QString& path, QString* error = nullptr) const;

@@ -810,8 +810,7 @@ bool ChartView::saveAtomically(const QString& path, QSize size,
         QFont f = plot_->legend->font();
         f.setPointSizeF(f.pointSizeF() - 1);
         const int room = s.width() - 16;
-        caption = new QCPTextElement(
-            plot_, QFontMetrics(f).elidedText(exportCaption_, Qt::ElideMiddle, std::max(room, 0)), f);
+        caption = new QCPTextElement(plot_, exportCaption_.fitted(QFontMetrics(f), std::max(room, 0)), f);
         caption->setTextColor(chart_style::plotColors(palette()).axis);
         caption->setMargins(QMargins(8, 2, 8, 6));
         const int row = plot_->plotLayout()->rowCount();

@@ -21,6 +21,7 @@
 
 #include "labs/lab_result.h"
 #include "plots/annotation_layer.h"
+#include "plots/export_caption.h"
 
 class QCustomPlot;
 class QCPPainter;
@@ -72,8 +73,8 @@ class ChartView : public QWidget {
     // exported image cannot be clicked, so exports leave it out. "" for none.
     void setTitleHint(const QString& hint);
     // What the chart drawn at its size leaves out, after its title on screen and in exports
-    // alike ("lanes too thin to name: by region"). "" for none. Takes effect at
-    // the next layout (a subclass that sets it while one is made lays the plot out again).
+    // alike ("lanes too thin to name: by region"). "" for none. Takes effect at the next
+    // layout (a subclass that sets it while one is made lays the plot out again).
     void setTitleNote(const QString& note);
     // An axis label as drawn (elided when longer than its axis) and the axis length in pixels.
     QString drawnAxisLabel(Qt::Orientation axis) const;
@@ -121,8 +122,9 @@ class ChartView : public QWidget {
     // Export at `size` (default: the widget's size, at least kMinExportSize), atomically: on
     // failure false, and an existing file at `path` is left as it was.
     // A line under the legend of every PNG, SVG and PDF written from now on (exportCaption:
-    // scenario, seed, knobs, version); "" for none. Not drawn on screen.
-    void setExportCaption(const QString& caption) { exportCaption_ = caption; }
+    // scenario, seed, knobs, version), shortened at a whole item to the export's width; empty
+    // for none. Not drawn on screen.
+    void setExportCaption(const ExportCaption& caption) { exportCaption_ = caption; }
     bool savePng(const QString& path, QSize size = {}) const;
     bool saveSvg(const QString& path, QSize size = {}) const;
     bool savePdf(const QString& path, QSize size = {}) const;
@@ -211,11 +213,11 @@ class ChartView : public QWidget {
 
     QCustomPlot* plot_ = nullptr;
     QColor plotBackground_;  // what the plot was last styled for
-    QString exportCaption_;
+    ExportCaption exportCaption_;
     QString titleHint_, titleNote_;
     mutable bool exporting_ = false;  // an export is being laid out and drawn: no title hint
-    // The title with its note, and its hint unless exporting; set and fitted to the plot's viewport (the
-    // export's while one is drawn).
+    // The title with its note, and its hint unless exporting; set and fitted to the plot's
+    // viewport (the export's while one is drawn).
     QString titleText() const;
     void applyTitle() const;
     void restyle();
