@@ -22,31 +22,6 @@
 namespace taillab::ui::test {
 namespace {
 
-// RFC 4180 fields of one CSV line (quoted fields may hold commas and doubled quotes).
-std::vector<std::string> csvFields(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                out.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                out.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
-}
 
 // The data rows of a chart's CSV (after its header, up to the annotations' section), each by
 // the header's column names.
@@ -95,13 +70,6 @@ const KnobSpec& gatewayKnob(const std::string& key) {
     return *it;
 }
 
-// Its timeline: 07:00 hedge_mode fixed and hedge_delay_ms 300; 15:00 hedge_budget 0.075.
-GatewayRunSpec atlasDay() {
-    GatewayRunSpec spec = gatewayRunFromScenario(
-        loadScenarioFile(scenarioDirectory() + "/gateway/day-eu-atlas-slow.json"));
-    spec.params.set("load_multiplier", 0.2);
-    return spec;
-}
 
 // The breaker strips' data names every lane beside its index (a "lane" column, a "lane" field of
 // each series), as the chart's axis does.

@@ -19,13 +19,6 @@
 namespace taillab::ui::test {
 namespace {
 
-// Timeline: 07:00 hedge_mode fixed (1) and hedge_delay_ms 300; 15:00 hedge_budget 0.075.
-GatewayRunSpec atlasDay() {
-    GatewayRunSpec spec = gatewayRunFromScenario(
-        loadScenarioFile(scenarioDirectory() + "/gateway/day-eu-atlas-slow.json"));
-    spec.params.set("load_multiplier", 0.2);
-    return spec;
-}
 
 // The events of the run's timeline that the scenario did not bring: the edits.
 std::vector<TimelineEvent> edits(const GatewayFrame& f, const GatewayRunSpec& spec) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "gateway/gateway_scenario.h"
 #include "gateway/gateway_session.h"
 #include "gateway/gateway_view.h"
 #include "ui_test_support.h"
@@ -14,6 +15,14 @@
 namespace taillab::ui::test {
 
 constexpr double kHour = 3600;
+
+// Its timeline: 07:00 hedge_mode fixed and hedge_delay_ms 300; 15:00 hedge_budget 0.075.
+inline GatewayRunSpec atlasDay() {
+    GatewayRunSpec spec = gatewayRunFromScenario(
+        loadScenarioFile(scenarioDirectory() + "/gateway/day-eu-atlas-slow.json"));
+    spec.params.set("load_multiplier", 0.2);
+    return spec;
+}
 
 inline GatewayRunSpec oneDay() {
     GatewayRunSpec spec = defaultGatewayRun();

@@ -21,6 +21,32 @@
 
 namespace taillab::ui::test {
 
+// Splits one CSV line (RFC 4180 quoting).
+inline std::vector<std::string> csvFields(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                out.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                out.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
 // A whole file's bytes ("" when it cannot be read).
 inline std::string readFile(const QString& path) {
     std::ifstream in(path.toStdString(), std::ios::binary);
