@@ -36,6 +36,12 @@ std::string csvNumber(double v) {
     return std::string(buffer, r.ptr);
 }
 
+nlohmann::ordered_json jsonNumber(double v) {
+    if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 9007199254740992.0)
+        return static_cast<std::int64_t>(v);
+    return v;
+}
+
 // RFC 4180: quote when the field holds a comma, quote or line break; double inner quotes.
 std::string csvField(const std::string& s) {
     if (s.find_first_of(",\"\r\n") == std::string::npos) return s;

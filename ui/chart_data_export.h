@@ -44,6 +44,8 @@ std::string csvTitleLine(const Chart& chart);
 std::string csvField(const std::string& s);
 // The shortest text that reads back as the same double; "" for NaN.
 std::string csvNumber(double v);
+// A number for JSON: a whole one as an integer (250, not 250.0), others as they are.
+nlohmann::ordered_json jsonNumber(double v);
 // The line every exported chart carries: "<scenario> · seed <n> · <each knob that differs from
 // the reference, as label = value (scenario: value)> · TailLab <version>", or "the scenario's
 // knobs" when none does. `now` and `reference` are knob objects (Params::toJson()); the

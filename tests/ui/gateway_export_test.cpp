@@ -1,9 +1,14 @@
 // What the gateway view's exports say, read back from the files: the breaker strips' lanes by
-// name, in the data and in an image drawn taller than the chart on screen; and a caption that
-// names the user's edits in the knob panel's words, not the scenario's own timeline, and that is
-// shortened at a whole item when it does not fit.
+// name, in the data and in an image drawn taller than the chart on screen; a caption that names
+// the user's edits in the knob panel's words, not the scenario's own timeline, and that is
+// shortened at a whole item when it does not fit; and the hedge-delay sweep's points each with
+// the delay they ran at, under the sweep's own settings (not the main run's), its published
+// points as the published table writes them.
 #include <gtest/gtest.h>
 
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <algorithm>
@@ -14,6 +19,8 @@
 
 #include "gateway/gateway_charts.h"
 #include "gateway/gateway_scenario.h"
+#include "gateway/hedge_sweep.h"
+#include "gateway/sweep_panel.h"
 #include "gateway_sim/gateway_sim.h"
 #include "gateway_test_support.h"
 #include "knob_editor.h"
@@ -201,6 +208,84 @@ TEST_F(GatewayViewTest, ExportCaptionsNameTheUsersEditsNotTheScenariosTimeline) 
     const int kept = static_cast<int>(shown.mid(lead.size()).count(" (scenario: "));
     EXPECT_EQ(items, 7);
     EXPECT_TRUE(drawn.contains(QString("and %1 more").arg(items - kept))) << drawn.toStdString();
+}
+
+// The sweep's export says, for every point, the hedge delay it ran at (a column in CSV, a field
+// of each series in JSON); its parameters and caption are the sweep's (hedge mode fixed, the
+// days each point ran, the delays), not the main run's; and the published points are written
+// as the published table has them, not as 100 × 0.58 comes out in binary (57.99999999999999).
+TEST_F(GatewayViewTest, TheSweepExportSaysEachPointsDelayAndTheSweepsOwnSettings) {
+    SweepPanel* sweep = view_->sweepPanel();
+    view_->showSweepTab(true);
+    sweep->delaysEdit()->setText("600, 250");
+    QSignalSpy done(sweep, &SweepPanel::finished);
+    ASSERT_TRUE(sweep->run());
+    ASSERT_TRUE(done.wait(kGatewayTimeoutMs)) << "the sweep did not finish";
+    ASSERT_EQ(sweep->points().size(), 2u);
+    ASSERT_NE(view_->latestFrame()->params.choice("hedge_mode"), "fixed")
+        << "the main run must hedge otherwise, or the test cannot tell the two apart";
+
+    QTemporaryDir dir;
+    QString error;
+    const QString csvPath = dir.filePath("sweep.csv"), jsonPath = dir.filePath("sweep.json");
+    ASSERT_TRUE(view_->exportChart(gateway_charts::kSweep, ExportFormat::Csv, csvPath, &error)) << error.toStdString();
+    ASSERT_TRUE(view_->exportChart(gateway_charts::kSweep, ExportFormat::Json, jsonPath, &error)) << error.toStdString();
+
+    const std::string publishedPath = findPublishedFigures(scenarioDirectory());
+    ASSERT_FALSE(publishedPath.empty());
+    const nlohmann::json table =
+        nlohmann::json::parse(readFile(QString::fromStdString(publishedPath)))["gateway_000"]["hedge_delay_sweep"];
+    ASSERT_EQ(table.size(), 6u);
+    // The table's extra load is a fraction with so many decimals ("0.58"); in percent, two fewer.
+    auto publishedPercent = [](const nlohmann::json& load) {
+        const std::string text = load.dump();
+        const std::size_t dot = text.find('.');
+        const int decimals = dot == std::string::npos ? 0 : static_cast<int>(text.size() - dot - 1);
+        return QString::number(100 * load.get<double>(), 'f', std::max(0, decimals - 2)).toStdString();
+    };
+
+    const CsvTable csv = readCsv(csvPath);
+    EXPECT_EQ(csv.header, (std::vector<std::string>{"series", "role", "x", "y", "hedge_delay_ms"}));
+    std::set<std::string> simulatedDelays;
+    std::map<std::string, std::map<std::string, std::string>> published;  // by delay
+    for (const auto& row : csv.rows) {
+        if (row.at("role") == "simulated") {
+            simulatedDelays.insert(row.count("hedge_delay_ms") ? row.at("hedge_delay_ms") : "");
+            const double delay = std::atof(row.count("hedge_delay_ms") ? row.at("hedge_delay_ms").c_str() : "-1");
+            const auto p = std::find_if(sweep->points().begin(), sweep->points().end(),
+                                        [&](const SweepPoint& s) { return s.delay_ms == delay; });
+            ASSERT_NE(p, sweep->points().end()) << "a row of no point: " << row.at("x");
+            EXPECT_DOUBLE_EQ(std::stod(row.at("x")), 100 * p->extra_load);
+            EXPECT_DOUBLE_EQ(std::stod(row.at("y")), p->p99_ms);
+        } else if (row.at("role") == "published") {
+            published[row.count("hedge_delay_ms") ? row.at("hedge_delay_ms") : ""] = row;
+        }
+    }
+    EXPECT_EQ(simulatedDelays, (std::set<std::string>{"250", "600"}));
+    for (const auto& point : table) {
+        const std::string delay = point["delay_ms"].dump();
+        ASSERT_TRUE(published.count(delay)) << "no published row for " << delay << " ms";
+        EXPECT_EQ(published[delay]["x"], publishedPercent(point["extra_upstream_load"])) << delay << " ms";
+        EXPECT_EQ(published[delay]["y"], point["p99_ms"].dump()) << delay << " ms";
+    }
+    // The caption states the sweep: its fixed delays and the days each point ran.
+    EXPECT_EQ(csv.caption.find("the scenario's knobs"), std::string::npos) << csv.caption;
+    EXPECT_NE(csv.caption.find("250, 600 ms"), std::string::npos) << csv.caption;
+    EXPECT_NE(csv.caption.find("1 simulated day"), std::string::npos) << csv.caption;
+
+    const auto json = nlohmann::json::parse(readFile(jsonPath));
+    EXPECT_EQ(json["parameters"]["hedge_mode"], "fixed") << json["parameters"].dump();
+    EXPECT_EQ(json["parameters"]["days"], sweep->daysBox()->value());
+    EXPECT_EQ(json["parameters"]["hedge_delay_ms"], nlohmann::json({250, 600}));
+    EXPECT_FALSE(json.contains("simulated_time_s")) << "the main run's clock, not the sweep's";
+    ASSERT_EQ(json["series"].size(), 2u);
+    EXPECT_EQ(json["series"][0]["hedge_delay_ms"], nlohmann::json({250, 600}));
+    nlohmann::json publishedDelays = nlohmann::json::array();
+    for (const auto& point : table) publishedDelays.push_back(point["delay_ms"]);
+    EXPECT_EQ(json["series"][1]["hedge_delay_ms"], publishedDelays);
+    for (std::size_t i = 0; i < table.size(); ++i)
+        EXPECT_EQ(json["series"][1]["x"][i].get<double>(), std::stod(publishedPercent(table[i]["extra_upstream_load"])))
+            << table[i]["delay_ms"] << " ms";
 }
 
 }  // namespace

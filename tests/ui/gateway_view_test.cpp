@@ -432,8 +432,11 @@ TEST_F(GatewayViewTest, EveryChartExportsPngAndCsv) {
         EXPECT_TRUE(lines[0].startsWith("# ")) << id;
         EXPECT_TRUE(lines[0].contains(" · seed ")) << lines[0].toStdString();
         EXPECT_TRUE(lines[1].startsWith("# ")) << id;
-        // The strips name each point's lane beside its index.
-        EXPECT_EQ(lines[2], id == gateway_charts::kBreakers ? "series,role,x,y,lane" : "series,role,x,y") << id;
+        // The strips name each point's lane beside its index, the sweep each point's delay.
+        const char* header = id == gateway_charts::kBreakers ? "series,role,x,y,lane"
+                             : id == gateway_charts::kSweep  ? "series,role,x,y,hedge_delay_ms"
+                                                             : "series,role,x,y";
+        EXPECT_EQ(lines[2], header) << id;
     }
     EXPECT_FALSE(view_->exportChart("no_such_chart", ExportFormat::Png, dir.filePath("x.png")));
 }

@@ -1,7 +1,9 @@
 #include "gateway/gateway_charts.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <string>
 
 #include "gateway_sim/gateway_sim.h"
 #include "knob_editor.h"
@@ -129,6 +131,20 @@ Chart breakers(const GatewaySnapshot& s, double offset_s) {
     return c;
 }
 
+double decimalPercent(double fraction) {
+    if (!std::isfinite(fraction)) return 100 * fraction;
+    // The shortest decimal that reads back as `fraction` ("5.8e-01"), its exponent raised by two.
+    char buffer[64];
+    const auto written = std::to_chars(buffer, buffer + sizeof(buffer), fraction, std::chars_format::scientific);
+    std::string text(buffer, written.ptr);
+    const std::size_t e = text.find('e');
+    const int exponent = std::stoi(text.substr(e + 1)) + 2;
+    text = text.substr(0, e) + "e" + std::to_string(exponent);
+    double out = 100 * fraction;
+    std::from_chars(text.data(), text.data() + text.size(), out, std::chars_format::scientific);
+    return out;
+}
+
 PointColumn laneColumn(const Chart& strips, const GatewaySnapshot& s) {
     PointColumn lanes{"lane", {}};
     for (const Series& series : strips.series) {
@@ -228,7 +244,9 @@ Chart sweep(const std::vector<SweepPoint>& simulated, const std::vector<SweepPoi
         out.name = std::move(name);
         out.role = role;
         for (const auto& p : points) {
-            out.x.push_back(100 * p.extra_load);
+            // A published share in percent as the table's digits say it (0.58 is 58), not as
+            // 100 × 0.58 comes out in binary (57.99999999999999).
+            out.x.push_back(role == SeriesRole::Published ? decimalPercent(p.extra_load) : 100 * p.extra_load);
             out.y.push_back(p.p99_ms);
         }
         return out;

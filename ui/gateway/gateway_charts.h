@@ -97,7 +97,11 @@ struct SweepPoint {
     double p99_ms = 0;
     double extra_load = 0;  // extra engine calls / primary calls (0.1 = 10%)
 };
-// x: extra load in %, y: p99 in ms; points in delay order.
+// 100 × `fraction` as its shortest decimal says it: 0.58 -> 58 (the product in binary is
+// 57.99999999999999), 0.14 -> 14. For published figures, which are decimals.
+double decimalPercent(double fraction);
+// x: extra load in %, y: p99 in ms; points in delay order. The published points' x are the
+// table's decimals in percent (decimalPercent).
 Chart sweep(const std::vector<SweepPoint>& simulated, const std::vector<SweepPoint>& published);
 
 }  // namespace taillab::ui::gateway_charts

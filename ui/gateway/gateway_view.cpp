@@ -92,6 +92,7 @@ void GatewayView::buildLayout() {
     transport_ = new TransportBar(this);
     top->addWidget(transport_, 1);
     exporter_ = new ChartExporter(this, [this](const std::string& id) {
+        if (id == gateway_charts::kSweep) return sweepContext();
         ChartExporter::Context c;
         c.scenario = spec_.name;
         c.seed = drawn_ ? drawn_->seed : spec_.seed;
@@ -329,6 +330,43 @@ void GatewayView::syncKnobs(const GatewayFrame& frame) {
     std::map<std::string, QString> setBy;
     const Params inForce = scenarioInForce(&frame, &setBy);
     knobs_->setInForce(inForce, setBy);
+}
+
+ChartExporter::Context GatewayView::sweepContext() const {
+    const SweepPanel::Settings s = sweep_->settings();
+    ChartExporter::Context c;
+    c.scenario = spec_.name;
+    c.seed = s.seed;
+    c.file_prefix = "gateway";
+    // The knobs every point ran with, the delay being what varies from point to point.
+    nlohmann::ordered_json delays = nlohmann::ordered_json::array();
+    for (const double d : s.delays_ms) delays.push_back(jsonNumber(d));
+    c.params = s.params.toJson();
+    c.params["hedge_delay_ms"] = delays;
+    c.reference = c.params;
+    c.specs = s.params.specs();
+    ExportCaption caption;
+    caption.lead = QString::fromStdString(spec_.name.empty() ? std::string("unsaved scenario") : spec_.name) +
+                   QString::fromUtf8(" · seed %1 · hedge-delay sweep").arg(s.seed);
+    QStringList ms;
+    for (const double d : s.delays_ms) ms << QString::number(d, 'g', 6);
+    caption.items << tr("hedge delay fixed at %1 ms").arg(ms.join(", "))
+                  << (s.days == 1 ? tr("1 simulated day per point") : tr("%1 simulated days per point").arg(s.days))
+                  << (s.shadow ? tr("as seed 000's shadow test") : tr("the current knobs otherwise"));
+    if (!s.ran) caption.items << tr("not run yet: the published points only");
+    caption.itemName = tr("setting");
+    caption.itemsName = tr("settings");
+    caption.tail = QString("TailLab %1").arg(TAILLAB_VERSION);
+    c.caption = caption;
+    c.extra = [s, delays](nlohmann::ordered_json& j) {
+        j["sweep"] = {{"hedge_mode", "fixed"},
+                      {"hedge_delay_ms", delays},
+                      {"days_per_point", s.days},
+                      {"shadow_test", s.shadow},
+                      {"run", s.ran}};
+    };
+    c.columns = {sweep_->delayColumn()};
+    return c;
 }
 
 QString GatewayView::exportCaption() const { return exporter_->caption(); }

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "export_actions.h"
+#include "gateway/chart_exporter.h"
 #include "gateway/gateway_frame.h"
 #include "gateway/gateway_scenario.h"
 #include "redraw_scheduler.h"
@@ -123,6 +124,9 @@ class GatewayView : public QWidget {
     // go to the worker, never the panel's other values, which lag the run's timeline.
     std::vector<KnobSetting> userChanges() const;
     std::pair<Params, std::uint64_t> currentParams() const;
+    // What the sweep's export says of it: the settings its points ran with (not the main run's
+    // knobs nor its clock), its caption, and each point's delay.
+    ChartExporter::Context sweepContext() const;
     // What the scenario itself has in force at the frame's moment (without a frame: at 0): its
     // first knobs with the knob changes its own timeline has made by then, which are no one's
     // edits; and, for each knob the timeline set, what to say of it in `setBy`.

@@ -163,13 +163,8 @@ void SweepPanel::setPublished(std::vector<SweepPoint> points, const QString& sou
     redraw();
 }
 
-bool SweepPanel::run() {
-    const std::vector<double> delays = parseDelays(delays_->text());
-    if (delays.empty()) {
-        status_->setText(tr("Delays must be numbers of milliseconds between 0 and 5000, "
-                            "separated by commas."));
-        return false;
-    }
+SweepPanel::Settings SweepPanel::plannedSettings() const {
+    Settings s;
     auto [params, seed] = currentParams_();
     if (shadow_->isChecked()) {
         params.set("cache_tiers", 0);
@@ -178,6 +173,46 @@ bool SweepPanel::run() {
         params.set("deadline_ms", 60000);
         params.set("hedge_budget", 1);
     }
+    // As every point runs (runHedgeSweepPoint): a fixed delay, for `days` days.
+    params.set("hedge_mode", 1);
+    params.set("days", days_->value());
+    s.params = std::move(params);
+    s.seed = seed;
+    s.delays_ms = parseDelays(delays_->text());
+    std::sort(s.delays_ms.begin(), s.delays_ms.end());
+    s.days = days_->value();
+    s.shadow = shadow_->isChecked();
+    return s;
+}
+
+SweepPanel::Settings SweepPanel::settings() const { return ran_ ? *ran_ : plannedSettings(); }
+
+PointColumn SweepPanel::delayColumn() const {
+    // In the chart's order: each series by delay (gateway_charts::sweep).
+    auto delays = [](std::vector<SweepPoint> points) {
+        std::sort(points.begin(), points.end(),
+                  [](const auto& a, const auto& b) { return a.delay_ms < b.delay_ms; });
+        std::vector<nlohmann::ordered_json> out;
+        for (const SweepPoint& p : points) out.push_back(jsonNumber(p.delay_ms));
+        return out;
+    };
+    PointColumn c{"hedge_delay_ms", {delays(simulated_)}};
+    if (!published_.empty()) c.values.push_back(delays(published_));
+    return c;
+}
+
+bool SweepPanel::run() {
+    const std::vector<double> delays = parseDelays(delays_->text());
+    if (delays.empty()) {
+        status_->setText(tr("Delays must be numbers of milliseconds between 0 and 5000, "
+                            "separated by commas."));
+        return false;
+    }
+    Settings planned = plannedSettings();
+    planned.ran = true;
+    const Params params = planned.params;
+    const std::uint64_t seed = planned.seed;
+    ran_ = std::move(planned);
     running_ = delays;
     simulated_.clear();
     progress_->setRange(0, static_cast<int>(delays.size()));

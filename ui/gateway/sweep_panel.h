@@ -5,8 +5,10 @@
 
 #include <QWidget>
 #include <functional>
+#include <optional>
 #include <vector>
 
+#include "chart_data_export.h"
 #include "gateway/hedge_sweep.h"
 
 class QLabel;
@@ -43,11 +45,28 @@ class SweepPanel : public QWidget {
     // "150, 250 350" -> {150, 250, 350}; empty when a value is not a number in [0, 5000].
     static std::vector<double> parseDelays(const QString& text);
 
+    // What a sweep runs with: every point the knobs `params` (hedge mode fixed and `days` days
+    // already set; the shadow test's settings too when asked) at one of the delays.
+    struct Settings {
+        Params params;
+        std::uint64_t seed = 0;
+        std::vector<double> delays_ms;  // ascending, as the chart orders its points
+        int days = 1;
+        bool shadow = false;
+        bool ran = false;  // the last sweep run (else what Run would run now)
+    };
+    Settings settings() const;
+    // The hedge delay each point of currentChart() ran at (the published ones too), in its
+    // series' order: the column its export carries beside x and y.
+    PointColumn delayColumn() const;
+
   signals:
     void finished(bool cancelled);
 
   private:
     void redraw();
+    // The settings Run would use now (the knobs as currentParams_ gives them).
+    Settings plannedSettings() const;
 
     std::function<std::pair<Params, std::uint64_t>()> currentParams_;
     HedgeSweepRunner* runner_ = nullptr;
@@ -60,6 +79,7 @@ class SweepPanel : public QWidget {
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
+    std::optional<Settings> ran_;           // the sweep in flight or last run
     std::vector<double> running_;           // delays of the sweep in flight or last run
     std::vector<SweepPoint> simulated_;     // points done, any order
     std::vector<SweepPoint> published_;
