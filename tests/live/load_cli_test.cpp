@@ -155,8 +155,10 @@ TEST_F(LoadCli, CtrlCKeepsTheStallInEveryOutput) {
     EXPECT_EQ(json["corrected"]["count"], finished + abandoned);
     EXPECT_EQ(json["abandoned_age"]["count"], abandoned);
     EXPECT_GE(json["corrected"]["p99_ms"].get<double>(), 1000.0) << out;
-    EXPECT_GE(json["elapsed_s"].get<double>(), 2.4) << out;
-    EXPECT_GE(json["stopped_at_s"].get<double>(), 2.4) << out;
+    // The run lasted to the stop (SIGINT 2.5 s after the shell started it; a sanitizer build
+    // takes a moment to start), well past the last answer at about 1 s.
+    EXPECT_GE(json["stopped_at_s"].get<double>(), 1.5) << out;
+    EXPECT_GE(json["elapsed_s"].get<double>(), json["stopped_at_s"].get<double>()) << out;
     EXPECT_TRUE(json["generator_bottleneck"].is_null()) << json["generator_bottleneck"];
     EXPECT_NE(json["abandoned_note"].get<std::string>().find("a lower bound"), std::string::npos);
     EXPECT_NE(out.find("include the " + std::to_string(abandoned) + " requests abandoned"), std::string::npos) << out;
